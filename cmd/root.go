@@ -1,0 +1,95 @@
+// Package cmd holds ledger's cobra commands: one file per command, each
+// parsing flags into an options struct and calling a run function that tests
+// can call without cobra.
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"github.com/ledger-cli/ledger/cmd/cmdutil"
+)
+
+// Execute runs the root command and returns the process exit status.
+func Execute() int {
+	f := cmdutil.NewFactory()
+	root := NewCmdRoot(f)
+	err := root.Execute()
+	if err != nil {
+		var ee *cmdutil.ExitError
+		if !errors.As(err, &ee) || ee.Err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "error: %s\n", err)
+		}
+	}
+	return cmdutil.ExitCode(err)
+}
+
+// NewCmdRoot builds the command tree around f.
+func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ledger",
+		Short: "Client, offline signer and local node for Canton's JSON Ledger API v2",
+		Long: `ledger talks to Canton participant nodes over the JSON Ledger API v2.
+
+It prepares transactions, recomputes their hash locally (schemes V2 and V3)
+without trusting the node, renders them for review, signs them with ed25519
+keys (also on an air-gapped machine) and executes them. It also runs a local
+participant node (ledger serve) that speaks the same API.
+
+Start with:  ledger quickstart`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			_, err := f.OutputFormat()
+			return err
+		},
+	}
+	root.SetIn(f.IO.In)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return cmdutil.UsageError("%s\nRun '%s --help' for usage.", err, c.CommandPath())
+	})
+
+	root.PersistentFlags().StringP("output", "o", cmdutil.FormatTable, "output format: table, json or yaml")
+	bindConfig(f.Config, root)
+
+	root.AddCommand(
+		NewCmdHash(f, nil),
+		NewCmdVerify(f, nil),
+	)
+	return root
+}
+
+// bindConfig wires viper: LEDGER_* environment variables and the persistent
+// flags of root. Flags win over the environment.
+func bindConfig(v *viper.Viper, root *cobra.Command) {
+	v.SetEnvPrefix("LEDGER")
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	v.AutomaticEnv()
+	_ = v.BindPFlag("output", root.PersistentFlags().Lookup("output"))
+}
+
+// exactArgs is cobra.ExactArgs with a usage exit code.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
+			return cmdutil.UsageError("%s", err)
+		}
+		return nil
+	}
+}
+
+// maxArgs is cobra.MaximumNArgs with a usage exit code.
+func maxArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.MaximumNArgs(n)(cmd, args); err != nil {
+			return cmdutil.UsageError("%s", err)
+		}
+		return nil
+	}
+}

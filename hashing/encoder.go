@@ -1,0 +1,117 @@
+package hashing
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"strconv"
+)
+
+// encoder appends the hash preimage of one node or message to buf and, when
+// tracing, records each piece.
+type encoder struct {
+	buf   []byte
+	trace *Trace
+}
+
+func (e *encoder) section(name string) {
+	if e.trace != nil {
+		e.trace.Lines = append(e.trace.Lines, TraceLine{Comment: name})
+	}
+}
+
+func (e *encoder) note(start int, comment string) {
+	e.trace.Lines = append(e.trace.Lines, TraceLine{Bytes: append([]byte(nil), e.buf[start:]...), Comment: comment})
+}
+
+func (e *encoder) byte1(b byte, comment string) {
+	e.buf = append(e.buf, b)
+	if e.trace != nil {
+		e.note(len(e.buf)-1, comment)
+	}
+}
+
+func (e *encoder) bool(v bool) {
+	if v {
+		e.byte1(1, "true (bool)")
+	} else {
+		e.byte1(0, "false (bool)")
+	}
+}
+
+func (e *encoder) some(present bool) {
+	if present {
+		e.byte1(1, "Some")
+	} else {
+		e.byte1(0, "None")
+	}
+}
+
+func (e *encoder) int32(v uint32) {
+	e.buf = binary.BigEndian.AppendUint32(e.buf, v)
+	if e.trace != nil {
+		e.note(len(e.buf)-4, strconv.FormatInt(int64(int32(v)), 10)+" (int)")
+	}
+}
+
+func (e *encoder) int64(v uint64) {
+	e.buf = binary.BigEndian.AppendUint64(e.buf, v)
+	if e.trace != nil {
+		e.note(len(e.buf)-8, strconv.FormatInt(int64(v), 10)+" (long)")
+	}
+}
+
+func (e *encoder) string(s []byte) {
+	e.int32(uint32(len(s)))
+	e.buf = append(e.buf, s...)
+	if e.trace != nil {
+		e.note(len(e.buf)-len(s), string(s)+" (string)")
+	}
+}
+
+// hexID writes a contract id: int32(length of the decoded bytes) ‖ bytes.
+func (e *encoder) hexID(id []byte) error {
+	if err := checkHexID(id); err != nil {
+		return err
+	}
+	e.int32(uint32(len(id) / 2))
+	start := len(e.buf)
+	e.buf, _ = hex.AppendDecode(e.buf, id) // checked above
+	if e.trace != nil {
+		e.note(start, string(id)+" (contractId)")
+	}
+	return nil
+}
+
+// raw writes bytes with no length prefix: seeds and hashes.
+func (e *encoder) raw(b []byte, comment string) {
+	e.buf = append(e.buf, b...)
+	if e.trace != nil {
+		e.note(len(e.buf)-len(b), comment)
+	}
+}
+
+// digest hashes the preimage written so far.
+func (e *encoder) digest() [32]byte { return sha256.Sum256(e.buf) }
+
+// stringList writes a repeated string field; when sorted is true the
+// elements must be strictly ascending, as Canton hashes these lists as
+// sorted sets.
+func (e *encoder) stringList(items [][]byte, sorted bool) error {
+	e.int32(uint32(len(items)))
+	for i, s := range items {
+		if sorted && i > 0 && string(items[i-1]) >= string(s) {
+			if string(items[i-1]) == string(s) {
+				return errorf("%q is listed twice; the participant hashes this list as a set", s)
+			}
+			return errorf("%q comes after %q; the participant hashes this list sorted, so the signature would not match", s, items[i-1])
+		}
+		e.string(s)
+	}
+	return nil
+}
+
+// purpose writes the 4-byte hash purpose PreparedSubmission (48).
+func (e *encoder) purpose() { e.raw(purposePreparedSubmission[:], "Hash Purpose") }
+
+var purposePreparedSubmission = [4]byte{0, 0, 0, 0x30}

@@ -1,0 +1,506 @@
+package hashing
+
+import (
+	"strconv"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// Node kinds, in the Node oneof's field numbers, and their hash tags.
+const (
+	nodeCreate     = 1
+	nodeFetch      = 2
+	nodeExercise   = 3
+	nodeRollback   = 4
+	nodeQueryByKey = 5
+
+	tagCreateNode     = 0x00
+	tagExerciseNode   = 0x01
+	tagFetchNode      = 0x02
+	tagRollbackNode   = 0x03
+	tagQueryByKeyNode = 0x04
+)
+
+// nodeFields holds the singular fields of a create, fetch, exercise or
+// query-by-key message as slices of the input; repeated fields are read
+// again from msg when they are written.
+type nodeFields struct {
+	msg         []byte
+	lfVersion   []byte
+	lf          lfVersion
+	contractID  []byte
+	packageName []byte
+	templateID  []byte
+	argument    []byte // create.argument, exercise.chosen_value
+	interfaceID []byte
+	choiceID    []byte
+	result      []byte // exercise.exercise_result
+	key         []byte
+	consuming   bool
+	byKey       bool
+	exhaustive  bool
+
+	hasTemplateID, hasArgument, hasInterfaceID, hasResult, hasKey bool
+}
+
+// Field numbers per message for the fields read by readNodeFields.
+type nodeLayout struct {
+	lfVersion, contractID, packageName, templateID, argument       protowire.Number
+	interfaceID, choiceID, consuming, result, key, byKey, external protowire.Number
+	exhaustive                                                     protowire.Number
+}
+
+var (
+	createLayout   = nodeLayout{lfVersion: 1, contractID: 2, packageName: 3, templateID: 4, argument: 5, key: 8}
+	fetchLayout    = nodeLayout{lfVersion: 1, contractID: 2, packageName: 3, templateID: 4, interfaceID: 8, key: 9, byKey: 10}
+	exerciseLayout = nodeLayout{lfVersion: 1, contractID: 2, packageName: 3, templateID: 4, interfaceID: 8, choiceID: 9,
+		argument: 10, consuming: 11, result: 13, key: 15, byKey: 16, external: 17}
+	queryByKeyLayout = nodeLayout{lfVersion: 1, packageName: 2, templateID: 3, exhaustive: 4, key: 5}
+)
+
+func readNodeFields(msg []byte, l *nodeLayout) (n nodeFields, err error) {
+	n.msg = msg
+	var s seen
+	r := reader{msg}
+	for {
+		f, ok, err := r.next()
+		if err != nil {
+			return n, err
+		}
+		if !ok {
+			break
+		}
+		switch f.num {
+		case 0:
+		case l.lfVersion:
+			n.lfVersion, err = s.bytesField(f, "lf_version")
+		case l.contractID:
+			n.contractID, err = s.bytesField(f, "contract_id")
+		case l.packageName:
+			n.packageName, err = s.bytesField(f, "package_name")
+		case l.templateID:
+			n.templateID, err = s.bytesField(f, "template_id")
+			n.hasTemplateID = true
+		case l.argument:
+			n.argument, err = s.bytesField(f, "argument")
+			n.hasArgument = true
+		case l.interfaceID:
+			n.interfaceID, err = s.bytesField(f, "interface_id")
+			n.hasInterfaceID = true
+		case l.choiceID:
+			n.choiceID, err = s.bytesField(f, "choice_id")
+		case l.result:
+			n.result, err = s.bytesField(f, "exercise_result")
+			n.hasResult = true
+		case l.key:
+			n.key, err = s.bytesField(f, "key")
+			n.hasKey = true
+		case l.consuming:
+			var v uint64
+			if v, err = s.varintField(f, "consuming"); err == nil {
+				n.consuming, err = boolValue(v, "consuming")
+			}
+		case l.byKey:
+			var v uint64
+			if v, err = s.varintField(f, "by_key"); err == nil {
+				n.byKey, err = boolValue(v, "by_key")
+			}
+		case l.exhaustive:
+			var v uint64
+			if v, err = s.varintField(f, "exhaustive"); err == nil {
+				n.exhaustive, err = boolValue(v, "exhaustive")
+			}
+		case l.external:
+			err = errorf("external_call_results are only hashed by the development scheme V4; V2 and V3 refuse them")
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	n.lf = parseLFVersion(n.lfVersion)
+	return n, nil
+}
+
+// checkVersion refuses node versions the scheme cannot hash and key data on
+// nodes whose version cannot carry keys.
+func (n *nodeFields) checkVersion(s Scheme) error {
+	if n.lf == lfUnknown {
+		return errorf("lf_version %q is not a Daml-LF serialization version this tool knows (\"2.1\" or \"2\")", clip(n.lfVersion))
+	}
+	if n.lf > s.maxLF() {
+		return errorf("cannot hash a node with lf_version %q using hashing scheme %s; contract keys need HASHING_SCHEME_VERSION_V3", n.lfVersion, s.Short())
+	}
+	if n.lf < lf2 && (n.hasKey || n.byKey) {
+		return errorf("a node with lf_version %q cannot carry a contract key or by_key", n.lfVersion)
+	}
+	return nil
+}
+
+func (n *nodeFields) requireTemplate() error {
+	if !n.hasTemplateID {
+		return errorf("template_id is missing")
+	}
+	return nil
+}
+
+// header writes the V2 node-encoding version byte, lf_version and the tag.
+func (e *encoder) nodeHeader(s Scheme, lfVersion []byte, tag byte, name string) {
+	if s == V2 {
+		e.byte1(0x01, "01 (Node Encoding Version)")
+	}
+	e.section(name)
+	if lfVersion != nil {
+		e.section("Node Version")
+		e.string(lfVersion)
+	}
+	e.byte1(tag, name+" Tag")
+}
+
+// repeatedStrings writes field num of msg as a list of strings.
+func (e *encoder) repeatedStrings(msg []byte, num protowire.Number, name string, sorted bool) error {
+	e.section(name)
+	var items [8][]byte
+	list := items[:0]
+	r := reader{msg}
+	for {
+		f, ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if f.num == num {
+			b, err := repeatedBytes(f, name)
+			if err != nil {
+				return err
+			}
+			list = append(list, b)
+		}
+	}
+	return e.stringList(list, sorted)
+}
+
+// createNode writes a create node. seed is nil for input contracts.
+func (e *encoder) createNode(s Scheme, n *nodeFields, seed []byte, inTransaction bool) error {
+	if err := n.checkVersion(s); err != nil {
+		return err
+	}
+	if err := n.requireTemplate(); err != nil {
+		return err
+	}
+	if !n.hasArgument {
+		return errorf("argument is missing")
+	}
+	if inTransaction && seed == nil {
+		return errorf("create node has no seed in node_seeds; the participant requires one")
+	}
+	e.nodeHeader(s, n.lfVersion, tagCreateNode, "Create Node")
+	e.section("Node Seed")
+	e.some(seed != nil)
+	if seed != nil {
+		e.raw(seed, "node seed")
+	}
+	e.section("Contract Id")
+	if err := e.hexID(n.contractID); err != nil {
+		return at(err, "contract_id")
+	}
+	e.section("Package Name")
+	e.string(n.packageName)
+	e.section("Template Id")
+	if err := e.identifier(n.templateID); err != nil {
+		return at(err, "template_id")
+	}
+	e.section("Arg")
+	if err := e.value(n.argument, 1); err != nil {
+		return at(err, "argument")
+	}
+	if err := e.repeatedStrings(n.msg, 6, "Signatories", true); err != nil {
+		return at(err, "signatories")
+	}
+	if err := e.repeatedStrings(n.msg, 7, "Stakeholders", true); err != nil {
+		return at(err, "stakeholders")
+	}
+	if s == V3 {
+		return at(e.optionalKey(n), "key")
+	}
+	return nil
+}
+
+func (e *encoder) fetchNode(s Scheme, n *nodeFields) error {
+	if err := n.checkVersion(s); err != nil {
+		return err
+	}
+	if err := n.requireTemplate(); err != nil {
+		return err
+	}
+	e.nodeHeader(s, n.lfVersion, tagFetchNode, "Fetch Node")
+	e.section("Contract Id")
+	if err := e.hexID(n.contractID); err != nil {
+		return at(err, "contract_id")
+	}
+	e.section("Package Name")
+	e.string(n.packageName)
+	e.section("Template Id")
+	if err := e.identifier(n.templateID); err != nil {
+		return at(err, "template_id")
+	}
+	if err := e.repeatedStrings(n.msg, 5, "Signatories", true); err != nil {
+		return at(err, "signatories")
+	}
+	if err := e.repeatedStrings(n.msg, 6, "Stakeholders", true); err != nil {
+		return at(err, "stakeholders")
+	}
+	e.section("Interface Id")
+	if err := e.optionalIdentifier(n.interfaceID, n.hasInterfaceID); err != nil {
+		return at(err, "interface_id")
+	}
+	if err := e.repeatedStrings(n.msg, 7, "Acting Parties", true); err != nil {
+		return at(err, "acting_parties")
+	}
+	if s == V3 {
+		e.section("By Key")
+		e.bool(n.byKey)
+		return at(e.optionalKey(n), "key")
+	}
+	return nil
+}
+
+// exerciseNode writes an exercise node; children are the hashes of its
+// children, already computed.
+func (e *encoder) exerciseNode(s Scheme, n *nodeFields, seed []byte, children [][32]byte, childTraces []*Trace) error {
+	if err := n.checkVersion(s); err != nil {
+		return err
+	}
+	if err := n.requireTemplate(); err != nil {
+		return err
+	}
+	if seed == nil {
+		return errorf("exercise node has no seed in node_seeds; the participant requires one")
+	}
+	if len(n.choiceID) == 0 {
+		return at(errorf("choice_id is empty"), "choice_id")
+	}
+	if !n.hasArgument {
+		return at(errorf("chosen_value is missing"), "chosen_value")
+	}
+	e.nodeHeader(s, n.lfVersion, tagExerciseNode, "Exercise Node")
+	e.section("Node Seed")
+	e.raw(seed, "node seed")
+	e.section("Contract Id")
+	if err := e.hexID(n.contractID); err != nil {
+		return at(err, "contract_id")
+	}
+	e.section("Package Name")
+	e.string(n.packageName)
+	e.section("Template Id")
+	if err := e.identifier(n.templateID); err != nil {
+		return at(err, "template_id")
+	}
+	if err := e.repeatedStrings(n.msg, 5, "Signatories", true); err != nil {
+		return at(err, "signatories")
+	}
+	if err := e.repeatedStrings(n.msg, 6, "Stakeholders", true); err != nil {
+		return at(err, "stakeholders")
+	}
+	if err := e.repeatedStrings(n.msg, 7, "Acting Parties", true); err != nil {
+		return at(err, "acting_parties")
+	}
+	e.section("Interface Id")
+	if err := e.optionalIdentifier(n.interfaceID, n.hasInterfaceID); err != nil {
+		return at(err, "interface_id")
+	}
+	e.section("Choice Id")
+	e.string(n.choiceID)
+	e.section("Chosen Value")
+	if err := e.value(n.argument, 1); err != nil {
+		return at(err, "chosen_value")
+	}
+	e.section("Consuming")
+	e.bool(n.consuming)
+	e.section("Exercise Result")
+	e.some(n.hasResult)
+	if n.hasResult {
+		if err := e.value(n.result, 1); err != nil {
+			return at(err, "exercise_result")
+		}
+	}
+	if err := e.repeatedStrings(n.msg, 14, "Choice Observers", true); err != nil {
+		return at(err, "choice_observers")
+	}
+	if s == V3 {
+		e.section("By Key")
+		e.bool(n.byKey)
+		if err := e.optionalKey(n); err != nil {
+			return at(err, "key")
+		}
+	}
+	e.childHashes(children, childTraces)
+	return nil
+}
+
+func (e *encoder) childHashes(children [][32]byte, traces []*Trace) {
+	e.section("Children")
+	e.int32(uint32(len(children)))
+	for i := range children {
+		if traces != nil {
+			e.trace.nest(traces[i])
+		}
+		e.raw(children[i][:], "(Hashed Inner Node)")
+	}
+}
+
+func (e *encoder) rollbackNode(s Scheme, children [][32]byte, childTraces []*Trace) {
+	e.nodeHeader(s, nil, tagRollbackNode, "Rollback Node")
+	e.childHashes(children, childTraces)
+}
+
+func (e *encoder) queryByKeyNode(s Scheme, n *nodeFields) error {
+	if s != V3 {
+		return errorf("query-by-key nodes exist only in hashing scheme V3")
+	}
+	if err := n.checkVersion(s); err != nil {
+		return err
+	}
+	if n.lf < lf2 {
+		return errorf("a query-by-key node needs lf_version \"2\", not %q", n.lfVersion)
+	}
+	if err := n.requireTemplate(); err != nil {
+		return err
+	}
+	if !n.hasKey {
+		return at(errorf("key is missing"), "key")
+	}
+	e.nodeHeader(s, n.lfVersion, tagQueryByKeyNode, "QueryByKey Node")
+	e.section("Package Name")
+	e.string(n.packageName)
+	e.section("Template Id")
+	if err := e.identifier(n.templateID); err != nil {
+		return at(err, "template_id")
+	}
+	e.section("Exhaustive")
+	e.bool(n.exhaustive)
+	e.section("Key")
+	if err := e.keyWithMaintainers(n.key); err != nil {
+		return at(err, "key")
+	}
+	e.section("Result")
+	count := 0
+	r := reader{n.msg}
+	for {
+		f, ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if f.num == 6 {
+			if err := want(f, protowire.BytesType, "result"); err != nil {
+				return err
+			}
+			count++
+		}
+	}
+	e.int32(uint32(count))
+	r = reader{n.msg}
+	for i := 0; ; {
+		f, ok, _ := r.next()
+		if !ok {
+			return nil
+		}
+		if f.num == 6 {
+			if err := e.hexID(f.bytes); err != nil {
+				return atIndex(err, "result", i)
+			}
+			i++
+		}
+	}
+}
+
+func (e *encoder) optionalKey(n *nodeFields) error {
+	e.section("Key")
+	e.some(n.hasKey)
+	if n.hasKey {
+		return e.keyWithMaintainers(n.key)
+	}
+	return nil
+}
+
+// keyWithMaintainers writes a GlobalKeyWithMaintainers: string(package_name)
+// ‖ Identifier(template_id) ‖ Value(key) ‖ hash (32 raw bytes) ‖ maintainers.
+func (e *encoder) keyWithMaintainers(b []byte) error {
+	var s seen
+	var gk []byte
+	hasKey := false
+	r := reader{b}
+	for {
+		f, ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if f.num == 1 {
+			if gk, err = s.bytesField(f, "key"); err != nil {
+				return err
+			}
+			hasKey = true
+		}
+	}
+	if !hasKey {
+		return errorf("global key is missing")
+	}
+	var gs seen
+	var tmpl, pkg, val, hash []byte
+	var hasTmpl, hasVal bool
+	r = reader{gk}
+	for {
+		f, ok, err := r.next()
+		if err != nil {
+			return at(err, "key")
+		}
+		if !ok {
+			break
+		}
+		switch f.num {
+		case 1:
+			tmpl, err = gs.bytesField(f, "template_id")
+			hasTmpl = true
+		case 2:
+			pkg, err = gs.bytesField(f, "package_name")
+		case 3:
+			val, err = gs.bytesField(f, "key")
+			hasVal = true
+		case 4:
+			hash, err = gs.bytesField(f, "hash")
+		}
+		if err != nil {
+			return at(err, "key")
+		}
+	}
+	if !hasTmpl {
+		return at(errorf("template_id is missing"), "key")
+	}
+	if !hasVal {
+		return at(errorf("key value is missing"), "key")
+	}
+	if len(hash) != 32 {
+		return at(errorf("key hash has %d bytes, want 32", len(hash)), "key.hash")
+	}
+	e.section("Key Package Name")
+	e.string(pkg)
+	e.section("Key Template Id")
+	if err := e.identifier(tmpl); err != nil {
+		return at(err, "key.template_id")
+	}
+	e.section("Key Value")
+	if err := e.value(val, 1); err != nil {
+		return at(err, "key.key")
+	}
+	e.raw(hash, "key hash")
+	return at(e.repeatedStrings(b, 2, "Maintainers", true), "maintainers")
+}
+
+func nodeIDText(id int32) string { return strconv.FormatInt(int64(id), 10) }

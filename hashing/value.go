@@ -1,0 +1,575 @@
+package hashing
+
+import (
+	"bytes"
+	"strconv"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// MaxValueNesting is Daml's limit on nested values (records, variants,
+// lists, maps, optionals); deeper values are refused as the participant does.
+const MaxValueNesting = 100
+
+// Value hash tags. They are NOT the protobuf field numbers.
+const (
+	tagUnit       = 0x00
+	tagBool       = 0x01
+	tagInt64      = 0x02
+	tagNumeric    = 0x03
+	tagTimestamp  = 0x04
+	tagDate       = 0x05
+	tagParty      = 0x06
+	tagText       = 0x07
+	tagContractID = 0x08
+	tagOptional   = 0x09
+	tagList       = 0x0a
+	tagTextMap    = 0x0b
+	tagRecord     = 0x0c
+	tagVariant    = 0x0d
+	tagEnum       = 0x0e
+	tagGenMap     = 0x0f
+)
+
+// value encodes a com.daml.ledger.api.v2.Value message.
+func (e *encoder) value(b []byte, depth int) error {
+	if depth > MaxValueNesting {
+		return errorf("value nesting exceeds Daml's limit of %d", MaxValueNesting)
+	}
+	r := reader{b}
+	var arm field
+	found := false
+	for {
+		f, ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if f.num < 1 || f.num > 16 {
+			continue // unknown field: ignored, as the participant's decoder does
+		}
+		if found {
+			return errorf("Value has more than one variant set (fields %d and %d)", arm.num, f.num)
+		}
+		arm, found = f, true
+	}
+	if !found {
+		return errorf("Value has no variant set")
+	}
+	return e.valueArm(arm, depth)
+}
+
+func (e *encoder) valueArm(f field, depth int) error {
+	switch f.num {
+	case 1:
+		if err := want(f, protowire.BytesType, "unit"); err != nil {
+			return err
+		}
+		e.byte1(tagUnit, "Unit Type Tag")
+	case 2:
+		if err := want(f, protowire.VarintType, "bool"); err != nil {
+			return err
+		}
+		v, err := boolValue(f.int, "bool")
+		if err != nil {
+			return err
+		}
+		e.byte1(tagBool, "Bool Type Tag")
+		e.bool(v)
+	case 3:
+		if err := want(f, protowire.VarintType, "int64"); err != nil {
+			return err
+		}
+		e.byte1(tagInt64, "Int64 Type Tag")
+		e.int64(uint64(protowire.DecodeZigZag(f.int)))
+	case 4:
+		if err := want(f, protowire.VarintType, "date"); err != nil {
+			return err
+		}
+		days := int32(f.int)
+		if uint64(int64(days)) != f.int {
+			return errorf("date: %d does not fit an int32", f.int)
+		}
+		e.byte1(tagDate, "Date Type Tag")
+		e.int32(uint32(days))
+	case 5:
+		if err := want(f, protowire.Fixed64Type, "timestamp"); err != nil {
+			return err
+		}
+		e.byte1(tagTimestamp, "Timestamp Type Tag")
+		e.int64(f.int)
+	case 6:
+		if err := want(f, protowire.BytesType, "numeric"); err != nil {
+			return err
+		}
+		if err := checkNumeric(f.bytes); err != nil {
+			return at(err, "numeric")
+		}
+		e.byte1(tagNumeric, "Numeric Type Tag")
+		e.string(f.bytes)
+	case 7:
+		if err := want(f, protowire.BytesType, "party"); err != nil {
+			return err
+		}
+		e.byte1(tagParty, "Party Type Tag")
+		e.string(f.bytes)
+	case 8:
+		if err := want(f, protowire.BytesType, "text"); err != nil {
+			return err
+		}
+		e.byte1(tagText, "Text Type Tag")
+		e.string(f.bytes)
+	case 9:
+		if err := want(f, protowire.BytesType, "contract_id"); err != nil {
+			return err
+		}
+		e.byte1(tagContractID, "ContractId Type Tag")
+		return at(e.hexID(f.bytes), "contract_id")
+	case 10:
+		return at(e.optional(f, depth), "optional")
+	case 11:
+		return at(e.list(f, depth), "list")
+	case 12:
+		return at(e.textMap(f, depth), "text_map")
+	case 13:
+		return at(e.genMap(f, depth), "gen_map")
+	case 14:
+		return at(e.record(f, depth), "record")
+	case 15:
+		return at(e.variant(f, depth), "variant")
+	case 16:
+		return at(e.enum(f), "enum")
+	}
+	return nil
+}
+
+func (e *encoder) optional(f field, depth int) error {
+	if err := want(f, protowire.BytesType, "optional"); err != nil {
+		return err
+	}
+	var s seen
+	var inner []byte
+	present := false
+	r := reader{f.bytes}
+	for {
+		g, ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if g.num == 1 {
+			if inner, err = s.bytesField(g, "value"); err != nil {
+				return err
+			}
+			present = true
+		}
+	}
+	e.byte1(tagOptional, "Optional Type Tag")
+	e.some(present)
+	if present {
+		return at(e.value(inner, depth+1), "value")
+	}
+	return nil
+}
+
+// countRepeated counts the occurrences of field num in message b and checks
+// singular fields along the way.
+func countRepeated(b []byte, num protowire.Number, name string) (int, error) {
+	r := reader{b}
+	n := 0
+	for {
+		f, ok, err := r.next()
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			return n, nil
+		}
+		if f.num == num {
+			if err := want(f, protowire.BytesType, name); err != nil {
+				return 0, err
+			}
+			n++
+		}
+	}
+}
+
+func (e *encoder) list(f field, depth int) error {
+	if err := want(f, protowire.BytesType, "list"); err != nil {
+		return err
+	}
+	n, err := countRepeated(f.bytes, 1, "elements")
+	if err != nil {
+		return err
+	}
+	e.byte1(tagList, "List Type Tag")
+	e.int32(uint32(n))
+	r := reader{f.bytes}
+	for i := 0; ; {
+		g, ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if g.num == 1 {
+			if err := e.value(g.bytes, depth+1); err != nil {
+				return atIndex(err, "elements", i)
+			}
+			i++
+		}
+	}
+}
+
+// mapEntry splits a TextMap.Entry or GenMap.Entry into key and value.
+func mapEntry(b []byte) (key, value []byte, hasKey, hasValue bool, err error) {
+	var s seen
+	r := reader{b}
+	for {
+		f, ok, err := r.next()
+		if err != nil {
+			return nil, nil, false, false, err
+		}
+		if !ok {
+			return key, value, hasKey, hasValue, nil
+		}
+		switch f.num {
+		case 1:
+			if key, err = s.bytesField(f, "key"); err != nil {
+				return nil, nil, false, false, err
+			}
+			hasKey = true
+		case 2:
+			if value, err = s.bytesField(f, "value"); err != nil {
+				return nil, nil, false, false, err
+			}
+			hasValue = true
+		}
+	}
+}
+
+func (e *encoder) textMap(f field, depth int) error {
+	if err := want(f, protowire.BytesType, "text_map"); err != nil {
+		return err
+	}
+	n, err := countRepeated(f.bytes, 1, "entries")
+	if err != nil {
+		return err
+	}
+	e.byte1(tagTextMap, "TextMap Type Tag")
+	e.int32(uint32(n))
+	r := reader{f.bytes}
+	var prev []byte
+	for i := 0; ; {
+		g, ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if g.num != 1 {
+			continue
+		}
+		key, val, _, hasValue, err := mapEntry(g.bytes)
+		if err != nil {
+			return atIndex(err, "entries", i)
+		}
+		if i > 0 && bytes.Compare(prev, key) >= 0 {
+			return atIndex(errorf("key %q is not after %q; text-map keys must be unique and sorted, as the participant re-sorts them before hashing", clip(key), clip(prev)), "entries", i)
+		}
+		if !hasValue {
+			return atIndex(errorf("entry has no value"), "entries", i)
+		}
+		e.string(key)
+		if err := e.value(val, depth+1); err != nil {
+			return at(atIndex(err, "entries", i), "value")
+		}
+		prev = key
+		i++
+	}
+}
+
+func (e *encoder) genMap(f field, depth int) error {
+	if err := want(f, protowire.BytesType, "gen_map"); err != nil {
+		return err
+	}
+	n, err := countRepeated(f.bytes, 1, "entries")
+	if err != nil {
+		return err
+	}
+	e.byte1(tagGenMap, "GenMap Type Tag")
+	e.int32(uint32(n))
+	r := reader{f.bytes}
+	for i := 0; ; {
+		g, ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if g.num != 1 {
+			continue
+		}
+		key, val, hasKey, hasValue, err := mapEntry(g.bytes)
+		if err != nil {
+			return atIndex(err, "entries", i)
+		}
+		if !hasKey || !hasValue {
+			return atIndex(errorf("entry needs both key and value"), "entries", i)
+		}
+		if err := e.value(key, depth+1); err != nil {
+			return at(atIndex(err, "entries", i), "key")
+		}
+		if err := e.value(val, depth+1); err != nil {
+			return at(atIndex(err, "entries", i), "value")
+		}
+		i++
+	}
+}
+
+func (e *encoder) record(f field, depth int) error {
+	if err := want(f, protowire.BytesType, "record"); err != nil {
+		return err
+	}
+	var s seen
+	var id []byte
+	hasID := false
+	n := 0
+	r := reader{f.bytes}
+	for {
+		g, ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		switch g.num {
+		case 1:
+			if id, err = s.bytesField(g, "record_id"); err != nil {
+				return err
+			}
+			hasID = true
+		case 2:
+			if err := want(g, protowire.BytesType, "fields"); err != nil {
+				return err
+			}
+			n++
+		}
+	}
+	e.byte1(tagRecord, "Record Type Tag")
+	if err := e.optionalIdentifier(id, hasID); err != nil {
+		return at(err, "record_id")
+	}
+	e.int32(uint32(n))
+	r = reader{f.bytes}
+	for i := 0; ; {
+		g, ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if g.num != 2 {
+			continue
+		}
+		if err := e.recordField(g.bytes, depth); err != nil {
+			return atIndex(err, "fields", i)
+		}
+		i++
+	}
+}
+
+func (e *encoder) recordField(b []byte, depth int) error {
+	var s seen
+	var label, val []byte
+	hasValue := false
+	r := reader{b}
+	for {
+		f, ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		switch f.num {
+		case 1:
+			if label, err = s.bytesField(f, "label"); err != nil {
+				return err
+			}
+		case 2:
+			if val, err = s.bytesField(f, "value"); err != nil {
+				return err
+			}
+			hasValue = true
+		}
+	}
+	if !hasValue {
+		return errorf("record field %q has no value", clip(label))
+	}
+	// The participant treats an empty label as no label (hashing.md §10 item 11).
+	e.some(len(label) > 0)
+	if len(label) > 0 {
+		e.string(label)
+	}
+	return at(e.value(val, depth+1), "value")
+}
+
+func (e *encoder) variant(f field, depth int) error {
+	if err := want(f, protowire.BytesType, "variant"); err != nil {
+		return err
+	}
+	var s seen
+	var id, ctor, val []byte
+	var hasID, hasValue bool
+	r := reader{f.bytes}
+	for {
+		g, ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		switch g.num {
+		case 1:
+			id, err = s.bytesField(g, "variant_id")
+			hasID = true
+		case 2:
+			ctor, err = s.bytesField(g, "constructor")
+		case 3:
+			val, err = s.bytesField(g, "value")
+			hasValue = true
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if len(ctor) == 0 {
+		return errorf("constructor is empty")
+	}
+	if !hasValue {
+		return errorf("variant %q has no value", clip(ctor))
+	}
+	e.byte1(tagVariant, "Variant Type Tag")
+	if err := e.optionalIdentifier(id, hasID); err != nil {
+		return at(err, "variant_id")
+	}
+	e.string(ctor)
+	return at(e.value(val, depth+1), "value")
+}
+
+func (e *encoder) enum(f field) error {
+	if err := want(f, protowire.BytesType, "enum"); err != nil {
+		return err
+	}
+	var s seen
+	var id, ctor []byte
+	hasID := false
+	r := reader{f.bytes}
+	for {
+		g, ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		switch g.num {
+		case 1:
+			id, err = s.bytesField(g, "enum_id")
+			hasID = true
+		case 2:
+			ctor, err = s.bytesField(g, "constructor")
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if len(ctor) == 0 {
+		return errorf("constructor is empty")
+	}
+	e.byte1(tagEnum, "Enum Type Tag")
+	if err := e.optionalIdentifier(id, hasID); err != nil {
+		return at(err, "enum_id")
+	}
+	e.string(ctor)
+	return nil
+}
+
+func (e *encoder) optionalIdentifier(b []byte, present bool) error {
+	e.some(present)
+	if present {
+		return e.identifier(b)
+	}
+	return nil
+}
+
+// identifier writes string(package_id) ‖ module path ‖ entity path, each path
+// as a list of its dot-separated segments.
+func (e *encoder) identifier(b []byte) error {
+	var s seen
+	var pkg, mod, ent []byte
+	r := reader{b}
+	for {
+		f, ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		switch f.num {
+		case 1:
+			pkg, err = s.bytesField(f, "package_id")
+		case 2:
+			mod, err = s.bytesField(f, "module_name")
+		case 3:
+			ent, err = s.bytesField(f, "entity_name")
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if len(pkg) == 0 {
+		return errorf("package_id is empty")
+	}
+	e.string(pkg)
+	if err := e.dottedName(mod); err != nil {
+		return at(err, "module_name")
+	}
+	return at(e.dottedName(ent), "entity_name")
+}
+
+func (e *encoder) dottedName(name []byte) error {
+	if len(name) == 0 {
+		return errorf("name is empty")
+	}
+	e.int32(uint32(bytes.Count(name, []byte{'.'}) + 1))
+	for {
+		seg, rest, more := bytes.Cut(name, []byte{'.'})
+		if len(seg) == 0 {
+			return errorf("name %q has an empty segment", clip(name))
+		}
+		e.string(seg)
+		if !more {
+			return nil
+		}
+		name = rest
+	}
+}
+
+// formatMicros renders µs since the epoch for trace comments.
+func formatMicros(us uint64) string {
+	return time.UnixMicro(int64(us)).UTC().Format(time.RFC3339Nano) + " (" + strconv.FormatInt(int64(us), 10) + " µs)"
+}

@@ -1,0 +1,102 @@
+package hashing
+
+import (
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// field is one decoded protobuf field: its number and either the bytes of a
+// length-delimited value or the integer of a varint or fixed-width value.
+type field struct {
+	num   protowire.Number
+	typ   protowire.Type
+	bytes []byte
+	int   uint64
+}
+
+// reader walks the fields of one protobuf message.
+type reader struct {
+	b []byte
+}
+
+// next returns the next field; ok is false at the end of the message.
+func (r *reader) next() (f field, ok bool, err error) {
+	if len(r.b) == 0 {
+		return field{}, false, nil
+	}
+	num, typ, n := protowire.ConsumeTag(r.b)
+	if n < 0 {
+		return field{}, false, malformed("bad field tag: %v", protowire.ParseError(n))
+	}
+	r.b = r.b[n:]
+	f.num, f.typ = num, typ
+	switch typ {
+	case protowire.VarintType:
+		f.int, n = protowire.ConsumeVarint(r.b)
+	case protowire.Fixed64Type:
+		f.int, n = protowire.ConsumeFixed64(r.b)
+	case protowire.Fixed32Type:
+		var v uint32
+		v, n = protowire.ConsumeFixed32(r.b)
+		f.int = uint64(v)
+	case protowire.BytesType:
+		f.bytes, n = protowire.ConsumeBytes(r.b)
+	default:
+		n = protowire.ConsumeFieldValue(num, typ, r.b)
+	}
+	if n < 0 {
+		return field{}, false, malformed("field %d: %v", num, protowire.ParseError(n))
+	}
+	r.b = r.b[n:]
+	return f, true, nil
+}
+
+// seen tracks which singular fields of a message were already read, so that
+// a field appearing twice is refused instead of merged or overwritten.
+type seen uint64
+
+func (s *seen) once(f field, name string) error {
+	bit := uint64(1) << (uint(f.num) & 63)
+	if *s&seen(bit) != 0 {
+		return errorf("field %s appears more than once", name)
+	}
+	*s |= seen(bit)
+	return nil
+}
+
+// want checks the wire type of a known field.
+func want(f field, typ protowire.Type, name string) error {
+	if f.typ != typ {
+		return malformed("field %s has wire type %d, want %d", name, f.typ, typ)
+	}
+	return nil
+}
+
+// The three shapes of known field, each checked once.
+func (s *seen) bytesField(f field, name string) ([]byte, error) {
+	if err := want(f, protowire.BytesType, name); err != nil {
+		return nil, err
+	}
+	return f.bytes, s.once(f, name)
+}
+
+func (s *seen) varintField(f field, name string) (uint64, error) {
+	if err := want(f, protowire.VarintType, name); err != nil {
+		return 0, err
+	}
+	return f.int, s.once(f, name)
+}
+
+func repeatedBytes(f field, name string) ([]byte, error) {
+	return f.bytes, want(f, protowire.BytesType, name)
+}
+
+// boolValue decodes a proto bool; only 0 and 1 are canonical.
+func boolValue(v uint64, name string) (bool, error) {
+	switch v {
+	case 0:
+		return false, nil
+	case 1:
+		return true, nil
+	}
+	return false, errorf("%s: bool encoded as %d", name, v)
+}
