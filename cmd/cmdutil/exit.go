@@ -8,7 +8,7 @@ import (
 // Exit codes, documented in README.md.
 const (
 	ExitOK           = 0
-	ExitError        = 1
+	ExitFailure      = 1
 	ExitUsage        = 2
 	ExitHashMismatch = 3
 	ExitRejected     = 4
@@ -47,5 +47,5 @@ func ExitCode(err error) int {
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
-	return ExitError
+	return ExitFailure
 }
