@@ -59,7 +59,9 @@ Start with:  ledger quickstart`,
 	bindConfig(f.Config, root)
 
 	root.AddCommand(
-	// Commands are registered here, one line each.
+		// Commands are registered here, one line each.
+		NewCmdHash(f, nil),
+		NewCmdVerify(f, nil),
 	)
 	return root
 }

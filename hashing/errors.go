@@ -52,6 +52,10 @@ func at(err error, field string) error {
 	}
 	var e *Error
 	if errors.As(err, &e) {
+		if e.Node != "" {
+			// The path is relative to the node that failed; a parent adds nothing.
+			return e
+		}
 		switch {
 		case e.Path == "":
 			e.Path = field

@@ -424,8 +424,11 @@ func (h *hasher) leaf(id int32, msg []byte, l *nodeLayout, txLF lfVersion, write
 	if err != nil {
 		return [32]byte{}, nil, err
 	}
-	if n.lf > txLF {
-		return [32]byte{}, nil, errorf("lf_version %q is newer than the transaction version %q", n.lfVersion, h.version)
+	if l == &queryByKeyLayout && h.scheme != V3 {
+		return [32]byte{}, nil, errorf("query-by-key nodes exist only in hashing scheme V3")
+	}
+	if err := h.checkNodeVersion(&n, txLF); err != nil {
+		return [32]byte{}, nil, err
 	}
 	e := h.encoder()
 	defer h.release(e)
@@ -433,6 +436,18 @@ func (h *hasher) leaf(id int32, msg []byte, l *nodeLayout, txLF lfVersion, write
 		return [32]byte{}, nil, err
 	}
 	return e.digest(), e.trace, nil
+}
+
+// checkNodeVersion checks a node's lf_version against the scheme, then
+// against the transaction version, so the most useful error comes first.
+func (h *hasher) checkNodeVersion(n *nodeFields, txLF lfVersion) error {
+	if err := n.checkVersion(h.scheme); err != nil {
+		return err
+	}
+	if n.lf > txLF {
+		return errorf("lf_version %q is newer than the transaction version %q", n.lfVersion, h.version)
+	}
+	return nil
 }
 
 // parent hashes an exercise or rollback node: children first, then the node.
@@ -443,8 +458,8 @@ func (h *hasher) parent(id int32, msg []byte, childField protowire.Number, txLF 
 		if n, err = readNodeFields(msg, &exerciseLayout); err != nil {
 			return [32]byte{}, nil, err
 		}
-		if n.lf > txLF {
-			return [32]byte{}, nil, errorf("lf_version %q is newer than the transaction version %q", n.lfVersion, h.version)
+		if err := h.checkNodeVersion(&n, txLF); err != nil {
+			return [32]byte{}, nil, err
 		}
 	}
 	start := len(h.stack)
@@ -573,7 +588,7 @@ func (h *hasher) metadata(b []byte) (*Trace, error) {
 		prevID = n.contractID
 		e := h.encoder()
 		if err := e.createNode(h.scheme, &n, nil, false); err != nil {
-			return nil, at(atIndex(err, "input_contracts", i), "v1")
+			return nil, atIndex(at(err, "v1"), "input_contracts", i)
 		}
 		hashed[i] = input{createdAt, e.digest(), e.trace}
 		h.release(e)

@@ -556,10 +556,11 @@ func (e *encoder) dottedName(name []byte) error {
 		return errorf("name is empty")
 	}
 	e.int32(uint32(bytes.Count(name, []byte{'.'}) + 1))
+	full := name
 	for {
 		seg, rest, more := bytes.Cut(name, []byte{'.'})
 		if len(seg) == 0 {
-			return errorf("name %q has an empty segment", clip(name))
+			return errorf("name %q has an empty segment", clip(full))
 		}
 		e.string(seg)
 		if !more {

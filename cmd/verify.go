@@ -1,0 +1,135 @@
+package cmd
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/envelope"
+	"github.com/ledger-cli/ledger/hashing"
+)
+
+// VerifyOptions are the inputs of `ledger verify`.
+type VerifyOptions struct {
+	IO     *cmdutil.IOStreams
+	Format string
+
+	File   string
+	Scheme string
+	Trace  bool
+}
+
+// NewCmdVerify builds `ledger verify`.
+func NewCmdVerify(f *cmdutil.Factory, runF func(*VerifyOptions) error) *cobra.Command {
+	opts := &VerifyOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "verify FILE|-",
+		Short: "Check a node's preparedTransactionHash against a local recomputation",
+		Long: `Recompute the hash of a prepared transaction and compare it with the
+preparedTransactionHash the node returned, under the scheme the node named in
+hashingSchemeVersion.
+
+FILE is a prepare response as a Canton node returns it, or an envelope.
+
+Exit status: 0 when the hashes are equal, 3 when they differ, 1 on any other
+error (unreadable input, a transaction the hasher refuses).
+
+With --trace a mismatch also shows where the two encodings part: the node's
+hashingDetails (prepare with verboseHashing) are compared byte by byte with
+ours; without them, our full trace is printed for comparison.`,
+		Example: `  ledger verify prepared.json
+  ledger verify --trace prepared.json   # locate a mismatch`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.File = args[0]
+			var err error
+			if opts.Format, err = f.OutputFormat(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return verifyRun(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Scheme, "scheme", "", "hash under this scheme instead of the one the input names (v2 or v3)")
+	cmd.Flags().BoolVar(&opts.Trace, "trace", false, "on a mismatch, show where the encodings part")
+	return cmd
+}
+
+type verifyOutput struct {
+	Match                bool   `json:"match"`
+	HashingSchemeVersion string `json:"hashingSchemeVersion"`
+	RecomputedHash       string `json:"recomputedHash"`
+	NodeHash             string `json:"nodeHash"`
+	Diagnosis            string `json:"diagnosis,omitempty"`
+	DifferenceOffset     *int   `json:"differenceOffset,omitempty"`
+	DifferenceContext    string `json:"differenceContext,omitempty"`
+}
+
+func verifyRun(opts *VerifyOptions) error {
+	var scheme hashing.Scheme
+	if opts.Scheme != "" {
+		s, err := hashing.ParseScheme(opts.Scheme)
+		if err != nil {
+			return cmdutil.UsageError("--scheme: %s", err)
+		}
+		scheme = s
+	}
+	env, err := envelope.ReadFile(opts.File, opts.IO.In)
+	if err != nil {
+		return err
+	}
+	check, err := env.Verify(scheme, opts.Trace)
+	if errors.Is(err, envelope.ErrNoNodeHash) {
+		return fmt.Errorf("%s: %w", opts.File, err)
+	}
+	if err != nil {
+		return err
+	}
+	out := verifyOutput{
+		Match:                check.Match,
+		HashingSchemeVersion: check.Scheme.String(),
+		RecomputedHash:       base64.StdEncoding.EncodeToString(check.Recomputed[:]),
+		NodeHash:             base64.StdEncoding.EncodeToString(check.NodeHash),
+		Diagnosis:            check.Diagnosis,
+	}
+	if d := check.Difference; d != nil {
+		out.DifferenceOffset, out.DifferenceContext = &d.Offset, d.Context
+	}
+	if opts.Format != cmdutil.FormatTable {
+		if err := cmdutil.WriteStructured(opts.IO.Out, opts.Format, out); err != nil {
+			return err
+		}
+	} else {
+		writeVerifyText(opts, check, out)
+	}
+	if !check.Match {
+		return cmdutil.WithExit(cmdutil.ExitHashMismatch, nil)
+	}
+	return nil
+}
+
+func writeVerifyText(opts *VerifyOptions, check *envelope.Check, out verifyOutput) {
+	w := opts.IO.Out
+	if check.Match {
+		fmt.Fprintf(w, "OK: the node's hash matches the local recomputation (%s)\n  %s\n", check.Scheme, out.RecomputedHash)
+		return
+	}
+	fmt.Fprintf(w, "MISMATCH under %s\n", check.Scheme)
+	fmt.Fprintf(w, "  recomputed: %s  (%s)\n", out.RecomputedHash, hex.EncodeToString(check.Recomputed[:]))
+	fmt.Fprintf(w, "  node:       %s  (%s)\n", out.NodeHash, hex.EncodeToString(check.NodeHash))
+	fmt.Fprintf(w, "Do not sign this transaction: %s.\n", check.Diagnosis)
+	if !opts.Trace {
+		return
+	}
+	if d := check.Difference; d != nil {
+		fmt.Fprintf(w, "\nThe encodings part at byte %d of the traces (%s):\n  ours:   %s\n  theirs: %s\n", d.Offset, d.Context, d.Ours, d.Theirs)
+		return
+	}
+	fmt.Fprintf(w, "\nThe input has no hashingDetails to compare with; our encoding follows.\n\n%s", check.Result.Trace)
+}

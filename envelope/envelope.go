@@ -1,0 +1,308 @@
+// Package envelope reads and writes the one file that carries a prepared
+// transaction from the online machine to the offline signer and back.
+//
+// An envelope is a JSON object that is a superset of the body of
+// POST /v2/interactive-submission/execute, so a signed envelope can be sent
+// as is (`curl -d @signed.json …/execute`); Canton ignores unknown fields.
+// Besides the execute fields (preparedTransaction, partySignatures,
+// deduplicationPeriod, submissionId, userId, hashingSchemeVersion,
+// minLedgerTime) it keeps the node's preparedTransactionHash and, under the
+// single key "envelope", what the online machine knew: the prepare request,
+// the node URL, when it was prepared and the cost estimate.
+//
+// Load also accepts the two other forms a user is likely to hold: the prepare
+// response exactly as a Canton node returns it, and a bare base64
+// preparedTransaction.
+package envelope
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/ledger-cli/ledger/hashing"
+)
+
+// Form says what kind of input Load found.
+type Form int
+
+const (
+	// FormBase64 is a bare base64 preparedTransaction.
+	FormBase64 Form = iota + 1
+	// FormPrepareResponse is a prepare response as the node returns it.
+	FormPrepareResponse
+	// FormEnvelope is a file written by `ledger prepare` or `ledger sign`.
+	FormEnvelope
+)
+
+func (f Form) String() string {
+	switch f {
+	case FormBase64:
+		return "base64 prepared transaction"
+	case FormPrepareResponse:
+		return "prepare response"
+	case FormEnvelope:
+		return "envelope"
+	}
+	return "unknown"
+}
+
+// FormatName and Version identify envelope files; a file with a newer version
+// is refused rather than half-understood.
+const (
+	FormatName = "ledger-envelope"
+	Version    = 1
+)
+
+// Envelope is the file. Field order follows the execute request.
+type Envelope struct {
+	PreparedTransaction  string          `json:"preparedTransaction"`
+	PartySignatures      PartySignatures `json:"partySignatures"`
+	DeduplicationPeriod  json.RawMessage `json:"deduplicationPeriod"`
+	SubmissionID         string          `json:"submissionId"`
+	UserID               string          `json:"userId"`
+	HashingSchemeVersion string          `json:"hashingSchemeVersion"`
+	MinLedgerTime        json.RawMessage `json:"minLedgerTime"`
+
+	PreparedTransactionHash string  `json:"preparedTransactionHash"`
+	HashingDetails          *string `json:"hashingDetails,omitempty"`
+	Info                    *Info   `json:"envelope,omitempty"`
+
+	// Form is how the input looked when loaded; not written.
+	Form Form `json:"-"`
+}
+
+// Info is what the online machine recorded when it prepared the transaction.
+type Info struct {
+	Format         string          `json:"format"`
+	Version        int             `json:"version"`
+	NodeURL        string          `json:"nodeUrl,omitempty"`
+	PreparedAt     string          `json:"preparedAt,omitempty"`
+	PrepareRequest json.RawMessage `json:"prepareRequest,omitempty"`
+	CostEstimation json.RawMessage `json:"costEstimation,omitempty"`
+}
+
+// PartySignatures is the execute request's partySignatures.
+type PartySignatures struct {
+	Signatures []SinglePartySignatures `json:"signatures"`
+}
+
+// SinglePartySignatures holds one party's signatures.
+type SinglePartySignatures struct {
+	Party      string      `json:"party"`
+	Signatures []Signature `json:"signatures"`
+}
+
+// Signature is one signature over the prepared transaction hash.
+type Signature struct {
+	Format               string `json:"format"`
+	Signature            string `json:"signature"`
+	SignedBy             string `json:"signedBy"`
+	SigningAlgorithmSpec string `json:"signingAlgorithmSpec"`
+}
+
+// emptyDedup is what execute needs for "use the node's maximum".
+var emptyDedup = json.RawMessage(`{"Empty":{}}`)
+
+// MaxSize bounds what Load reads; prepared transactions are far smaller.
+const MaxSize = 256 << 20
+
+// ReadFile loads path, or standard input when path is "-".
+func ReadFile(path string, stdin io.Reader) (*Envelope, error) {
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = io.ReadAll(io.LimitReader(stdin, MaxSize+1))
+	} else {
+		data, err = readLimited(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxSize {
+		return nil, fmt.Errorf("%s: larger than %d MiB; this is not a prepared transaction", displayName(path), MaxSize>>20)
+	}
+	env, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", displayName(path), err)
+	}
+	return env, nil
+}
+
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, MaxSize+1))
+}
+
+func displayName(path string) string {
+	if path == "-" {
+		return "standard input"
+	}
+	return path
+}
+
+// Parse detects the form of data and decodes it.
+func Parse(data []byte) (*Envelope, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, errors.New("input is empty: want a prepare response, an envelope or a base64 preparedTransaction")
+	}
+	if trimmed[0] != '{' {
+		text := strings.Join(strings.Fields(string(trimmed)), "")
+		if _, err := DecodeBase64(text); err != nil {
+			return nil, fmt.Errorf("input is neither JSON nor base64: %w", err)
+		}
+		return &Envelope{PreparedTransaction: text, Form: FormBase64}, nil
+	}
+	var env Envelope
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	if err := dec.Decode(&env); err != nil {
+		return nil, fmt.Errorf("malformed JSON: %w", err)
+	}
+	if env.PreparedTransaction == "" {
+		return nil, errors.New(`JSON has no "preparedTransaction": want a prepare response or an envelope`)
+	}
+	if _, err := DecodeBase64(env.PreparedTransaction); err != nil {
+		return nil, fmt.Errorf("preparedTransaction: %w", err)
+	}
+	env.Form = FormPrepareResponse
+	if env.Info != nil {
+		if env.Info.Format != FormatName {
+			return nil, fmt.Errorf(`"envelope.format" is %q, want %q`, env.Info.Format, FormatName)
+		}
+		if env.Info.Version > Version {
+			return nil, fmt.Errorf("envelope version %d is newer than this ledger understands (%d): upgrade ledger", env.Info.Version, Version)
+		}
+		env.Form = FormEnvelope
+	} else if len(env.PartySignatures.Signatures) > 0 {
+		env.Form = FormEnvelope
+	}
+	return &env, nil
+}
+
+// DecodeBase64 decodes standard base64 as the JSON API writes it; padding
+// is optional, as Canton's decoder allows, but URL-safe characters are not.
+func DecodeBase64(s string) ([]byte, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err == nil {
+		return b, nil
+	}
+	if b, err2 := base64.RawStdEncoding.DecodeString(strings.TrimRight(s, "=")); err2 == nil {
+		return b, nil
+	}
+	var ce base64.CorruptInputError
+	if errors.As(err, &ce) {
+		pos := int(ce)
+		if pos < len(s) {
+			return nil, fmt.Errorf("not valid base64: unexpected %q at offset %d", s[pos], pos)
+		}
+		return nil, fmt.Errorf("not valid base64: truncated at offset %d", pos)
+	}
+	return nil, fmt.Errorf("not valid base64: %w", err)
+}
+
+// Raw returns the decoded protobuf bytes of the prepared transaction.
+func (e *Envelope) Raw() ([]byte, error) { return DecodeBase64(e.PreparedTransaction) }
+
+// Scheme returns the hashing scheme the input names. Bare base64 names none:
+// it defaults to V2, as Canton's prepare does.
+func (e *Envelope) Scheme() (hashing.Scheme, error) {
+	if e.HashingSchemeVersion == "" {
+		if e.Form == FormBase64 {
+			return hashing.V2, nil
+		}
+		return 0, errors.New(`"hashingSchemeVersion" is missing: the node's response always names it; pass --scheme if you know it`)
+	}
+	s, err := hashing.ParseScheme(e.HashingSchemeVersion)
+	if err != nil {
+		return 0, fmt.Errorf("hashingSchemeVersion: %w", err)
+	}
+	return s, nil
+}
+
+// NodeHash returns the node's preparedTransactionHash, or nil when the input
+// carries none.
+func (e *Envelope) NodeHash() ([]byte, error) {
+	if e.PreparedTransactionHash == "" {
+		return nil, nil
+	}
+	b, err := DecodeBase64(e.PreparedTransactionHash)
+	if err != nil {
+		return nil, fmt.Errorf("preparedTransactionHash: %w", err)
+	}
+	if len(b) != 32 {
+		return nil, fmt.Errorf("preparedTransactionHash has %d bytes, want 32", len(b))
+	}
+	return b, nil
+}
+
+// Marshal renders the envelope as indented JSON with every execute field
+// present, as Canton's execute decoder requires.
+func (e *Envelope) Marshal() ([]byte, error) {
+	out := *e
+	if len(out.DeduplicationPeriod) == 0 {
+		out.DeduplicationPeriod = emptyDedup
+	}
+	if len(out.MinLedgerTime) == 0 {
+		out.MinLedgerTime = json.RawMessage("null")
+	}
+	if out.PartySignatures.Signatures == nil {
+		out.PartySignatures.Signatures = []SinglePartySignatures{}
+	}
+	b, err := json.MarshalIndent(&out, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// WriteFile writes the envelope atomically: a crash leaves either the old file
+// or the new one, never half of it.
+func (e *Envelope) WriteFile(path string) error {
+	b, err := e.Marshal()
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, b, 0o644)
+}
+
+func writeAtomic(path string, data []byte, mode os.FileMode) error {
+	tmp, err := os.CreateTemp(dirOf(path), ".ledger-*.tmp")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	defer os.Remove(name)
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(name, path)
+}
+
+func dirOf(path string) string {
+	if i := strings.LastIndexByte(path, os.PathSeparator); i >= 0 {
+		return path[:i+1]
+	}
+	return "."
+}
