@@ -62,6 +62,7 @@ Start with:  ledger quickstart`,
 		// Commands are registered here, one line each.
 		NewCmdHash(f, nil),
 		NewCmdVerify(f, nil),
+		NewCmdToken(f, nil),
 	)
 	return root
 }
