@@ -1,0 +1,123 @@
+package display
+
+import (
+	"strconv"
+	"strings"
+)
+
+// namer shortens party, contract and package ids for text output, keeping
+// every short form unique within one review: when two ids would look the
+// same, both get longer until they differ.
+type namer struct {
+	full  bool
+	short map[string]string
+}
+
+// Shortening: a contract id keeps its first 6 and last 4 hex digits
+// ("0007e7…21c5"); a party keeps its hint, the multihash prefix with 4 more
+// digits and the last 4 ("alice::1220a1a2…bebf"); a package id keeps 8 and 4.
+const (
+	contractHead, contractTail = 6, 4
+	partyHead, partyTail       = 8, 4
+	packageHead, packageTail   = 8, 4
+)
+
+func newNamer(r *Review, full bool) *namer {
+	n := &namer{full: full, short: map[string]string{}}
+	if full {
+		return n
+	}
+	parties, contracts := map[string]bool{}, map[string]bool{}
+	walkReview(r, func(p string) { parties[p] = true }, func(c string) { contracts[c] = true })
+	n.assign(parties, partyHead, partyTail, shortParty)
+	n.assign(contracts, contractHead, contractTail, shortHex)
+	return n
+}
+
+// assign picks short forms for ids, widening both ends until no two ids of
+// the set share one.
+func (n *namer) assign(ids map[string]bool, head, tail int, shorten func(string, int, int) string) {
+	pending := ids
+	for len(pending) > 0 {
+		byShort := map[string][]string{}
+		for id := range pending {
+			s := shorten(id, head, tail)
+			byShort[s] = append(byShort[s], id)
+		}
+		next := map[string]bool{}
+		for s, group := range byShort {
+			if len(group) == 1 {
+				n.short[group[0]] = s
+				continue
+			}
+			for _, id := range group {
+				next[id] = true
+			}
+		}
+		pending = next
+		head, tail = head+2, tail+2
+	}
+}
+
+func shortHex(s string, head, tail int) string {
+	if len(s) <= head+tail+1 || !isASCII(s) {
+		return s
+	}
+	return s[:head] + "…" + s[len(s)-tail:]
+}
+
+// shortParty shortens the namespace part of "hint::namespace".
+func shortParty(p string, head, tail int) string {
+	i := strings.LastIndex(p, "::")
+	if i < 0 {
+		return p
+	}
+	return p[:i+2] + shortHex(p[i+2:], head, tail)
+}
+
+func (n *namer) party(p string) string   { return n.id(p) }
+func (n *namer) contract(c string) string { return n.id(c) }
+
+func (n *namer) id(s string) string {
+	if short, ok := n.short[s]; ok && !n.full {
+		return clean(short)
+	}
+	return clean(s)
+}
+
+func (n *namer) pkg(id string) string {
+	if n.full {
+		return clean(id)
+	}
+	return clean(shortHex(id, packageHead, packageTail))
+}
+
+func (n *namer) parties(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = n.party(p)
+	}
+	return out
+}
+
+// clean makes a string from the transaction safe to print: runes a terminal
+// would not show as themselves are written as Go escapes.
+func clean(s string) string {
+	if printable(s) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
+}
+
+// quote writes a Daml text value: always quoted, escapes as in Go.
+func quote(s string) string { return strconv.Quote(s) }
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}

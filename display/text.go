@@ -1,0 +1,695 @@
+package display
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/tree"
+	"github.com/muesli/termenv"
+)
+
+// TextOptions shape RenderText's output.
+type TextOptions struct {
+	// Color adds ANSI colour and bold; without it the output is plain text.
+	Color bool
+	// Width is the terminal width to fit; 0 means 80.
+	Width int
+	// FullIDs prints party, contract and package ids in full instead of
+	// shortened ("alice::1220a1a2…bebf", "0007e7…21c5").
+	FullIDs bool
+}
+
+// DefaultWidth is the width RenderText fits when TextOptions.Width is 0.
+const DefaultWidth = 80
+
+// labelWidth is the column where values start in label/value lines.
+const labelWidth = 13
+
+// RenderText writes r for a person deciding whether to sign: summary,
+// warnings, hash, who submits, deadlines, the node tree with decoded values,
+// input contracts and the full party ids.
+func RenderText(w io.Writer, r *Review, opts TextOptions) error {
+	p := newPrinter(r, opts)
+	p.summary(r)
+	p.warnings(r)
+	p.effects(r)
+	p.submission(r)
+	p.times(r)
+	p.hash(r)
+	p.transaction(r)
+	p.inputContracts(r)
+	p.keyMapping(r)
+	p.parties(r)
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimRight(p.out.String(), "\n"), "\n") {
+		b.WriteString(strings.TrimRight(line, " "))
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+type styles struct {
+	title, label, faint, warn, ok, caution          lipgloss.Style
+	create, archive, exercise, fetch, rollback, bad lipgloss.Style
+	party, contract, amount                         lipgloss.Style
+}
+
+func newStyles(color bool) styles {
+	re := lipgloss.NewRenderer(io.Discard)
+	re.SetHasDarkBackground(true) // no terminal query: only basic ANSI colours are used
+	if color {
+		re.SetColorProfile(termenv.ANSI)
+	} else {
+		re.SetColorProfile(termenv.Ascii)
+	}
+	fg := func(c string) lipgloss.Style { return re.NewStyle().Foreground(lipgloss.Color(c)) }
+	return styles{
+		title:    re.NewStyle().Bold(true),
+		label:    re.NewStyle().Faint(true),
+		faint:    re.NewStyle().Faint(true),
+		warn:     fg("1").Bold(true),
+		ok:       fg("2"),
+		caution:  fg("3").Bold(true),
+		create:   fg("2").Bold(true),
+		archive:  fg("1").Bold(true),
+		exercise: fg("3").Bold(true),
+		fetch:    fg("4").Bold(true),
+		rollback: fg("5").Bold(true),
+		bad:      fg("1"),
+		party:    fg("6"),
+		contract: fg("4"),
+		amount:   re.NewStyle().Bold(true),
+	}
+}
+
+type printer struct {
+	out   strings.Builder
+	nm    *namer
+	st    styles
+	width int
+}
+
+func newPrinter(r *Review, opts TextOptions) *printer {
+	width := opts.Width
+	if width <= 0 {
+		width = DefaultWidth
+	}
+	return &printer{nm: newNamer(r, opts.FullIDs), st: newStyles(opts.Color), width: width}
+}
+
+func (p *printer) line(s string) { p.out.WriteString(s + "\n") }
+
+func (p *printer) heading(title, note string) {
+	p.line("")
+	s := p.st.title.Render(title)
+	if note != "" {
+		s += "  " + note
+	}
+	p.line(s)
+}
+
+// kv writes "  label        value", wrapping value lines under the value
+// column.
+func (p *printer) kv(label, value string) {
+	pad := strings.Repeat(" ", max(1, labelWidth-len(label)))
+	p.line("  " + p.st.label.Render(label) + pad + value)
+}
+
+func (p *printer) summary(r *Review) {
+	for _, l := range wrap(summaryLine(r, p.nm), p.width) {
+		p.line(p.st.title.Render(l))
+	}
+}
+
+func (p *printer) warnings(r *Review) {
+	if len(r.Warnings) == 0 {
+		return
+	}
+	p.heading("WARNINGS", "")
+	for _, w := range r.Warnings {
+		for i, l := range wrap(clean(w), p.width-4) {
+			prefix := "    "
+			if i == 0 {
+				prefix = "  ! "
+			}
+			p.line(prefix + p.st.warn.Render(l))
+		}
+	}
+}
+
+func (p *printer) hash(r *Review) {
+	h := r.Hash
+	if h == nil {
+		p.heading("HASH", p.st.warn.Render("could not be recomputed"))
+		return
+	}
+	p.heading("HASH", "recomputed here with "+h.Scheme)
+	p.kv("hex", h.Hex)
+	p.kv("base64", h.Base64)
+	if h.MatchesNode != nil {
+		if *h.MatchesNode {
+			p.kv("node's hash", p.st.ok.Render("matches"))
+		} else {
+			p.kv("node's hash", p.st.warn.Render("DIFFERS: "+clean(h.NodeHash)))
+		}
+	}
+}
+
+func (p *printer) effects(r *Review) {
+	p.heading("EFFECTS", "")
+	e := r.Effects
+	contracts := func(label string, refs []ContractRef, style lipgloss.Style) {
+		if len(refs) == 0 {
+			p.kv(label, p.st.faint.Render("nothing"))
+			return
+		}
+		for i, c := range refs {
+			if i > 0 {
+				label = ""
+			}
+			p.kv(label, style.Render(qualified(c.Template)+" "+p.nm.contract(c.ContractID)))
+		}
+	}
+	contracts("creates", e.Created, p.st.create)
+	contracts("archives", e.Archived, p.st.archive)
+	if e.RolledBack > 0 {
+		p.kv("rolled back", plural(e.RolledBack, "node")+", without effect")
+	}
+}
+
+func (p *printer) submission(r *Review) {
+	p.heading("SUBMISSION", "")
+	p.kv("act as", p.partyList(r.Submitter.ActAs, p.width-2-labelWidth))
+	p.kv("command id", clean(r.Submitter.CommandID))
+	sync := clean(r.SynchronizerID)
+	if !p.nm.full {
+		sync = clean(shortParty(r.SynchronizerID, partyHead, partyTail))
+	}
+	p.kv("synchronizer", sync)
+	p.kv("mediator", fmt.Sprintf("group %d", r.MediatorGroup))
+	p.kv("uuid", clean(r.TransactionUUID))
+}
+
+func (p *printer) times(r *Review) {
+	t := r.Times
+	p.heading("TIMES", "now "+t.EvaluatedAt)
+	switch sw := t.SignWithin; {
+	case sw == nil:
+		p.kv("time left", p.st.caution.Render("no deadline in the transaction"))
+	case sw.Expired:
+		p.kv("time left", p.st.warn.Render("none: "+sw.Field+" "+sw.TimeLeft))
+	default:
+		p.kv("time left", p.st.ok.Render(strings.TrimSuffix(sw.TimeLeft, " left"))+", until "+sw.Field)
+	}
+	p.kv("prepared", t.PreparationTime)
+	if t.MinLedgerEffectiveTime != "" {
+		p.kv("ledger from", t.MinLedgerEffectiveTime)
+	}
+	if t.MaxLedgerEffectiveTime != nil {
+		p.kv("ledger until", p.deadline(t.MaxLedgerEffectiveTime))
+	}
+	if t.MaxRecordTime != nil {
+		p.kv("record until", p.deadline(t.MaxRecordTime))
+		if !t.MaxRecordTime.Signed {
+			p.kv("", p.st.caution.Render("not covered by the signature under this scheme"))
+		}
+	} else {
+		p.kv("record until", p.st.faint.Render("not set (max_record_time)"))
+	}
+}
+
+func (p *printer) deadline(d *Deadline) string {
+	left := p.st.ok.Render(d.TimeLeft)
+	if d.Expired {
+		left = p.st.warn.Render(d.TimeLeft)
+	}
+	return d.Time + "  " + left
+}
+
+func (p *printer) transaction(r *Review) {
+	note := fmt.Sprintf("Daml-LF %s, %s", clean(r.TransactionVersion), plural(len(r.Nodes), "root node"))
+	p.heading("TRANSACTION", note)
+	t := p.tree()
+	for _, n := range r.Nodes {
+		t.Child(p.node(n, 0))
+	}
+	if len(r.Nodes) > 0 {
+		p.line(t.String())
+	}
+}
+
+func (p *printer) tree() *tree.Tree {
+	return tree.New().
+		EnumeratorStyle(p.st.faint.PaddingRight(1)).
+		ItemStyle(lipgloss.NewStyle())
+}
+
+// node renders n and its children; depth counts tree levels above n.
+func (p *printer) node(n *Node, depth int) *tree.Tree {
+	avail := p.width - 4*(depth+1)
+	b := &block{p: p, avail: avail, template: n.Template}
+	for i, l := range wrap(p.headlineText(n), avail) {
+		if i == 0 {
+			b.lines = append(b.lines, p.st.faint.Render("#"+clean(n.NodeID))+" "+p.kindStyle(n).Render(l))
+		} else {
+			b.lines = append(b.lines, "  "+p.kindStyle(n).Render(l))
+		}
+	}
+	if n.Repeated {
+		b.detail("note", p.st.caution.Render("this node appears a second time in the tree"))
+	}
+	switch n.Kind {
+	case KindExercise:
+		if n.Consuming {
+			b.detail("consuming", p.st.archive.Render("yes: archives "+p.nm.contract(n.ContractID)))
+		} else {
+			b.detail("consuming", "no: the contract stays active")
+		}
+		if n.ByKey {
+			b.detail("by key", "yes")
+		}
+		p.commonDetails(b, n)
+		b.value("argument", n.Argument)
+		if n.Result != nil {
+			b.value("result", n.Result)
+		}
+		for _, x := range n.ExternalCalls {
+			b.detail("external", clean(x.ExtensionID)+" "+clean(x.FunctionID))
+		}
+	case KindCreate, KindFetch:
+		if n.ByKey {
+			b.detail("by key", "yes")
+		}
+		p.commonDetails(b, n)
+		if n.Argument != nil {
+			b.value("argument", n.Argument)
+		}
+	case KindQueryByKey:
+		p.commonDetails(b, n)
+		if n.Lookup != nil {
+			for i, c := range n.Lookup.Found {
+				label := ""
+				if i == 0 {
+					label = "found"
+				}
+				b.detail(label, p.st.contract.Render(p.nm.contract(c)))
+			}
+		}
+	}
+	t := tree.Root(strings.Join(b.lines, "\n"))
+	for _, c := range n.Children {
+		t.Child(p.node(c, depth+1))
+	}
+	return t
+}
+
+func (p *printer) commonDetails(b *block, n *Node) {
+	if n.Interface != nil {
+		b.detail("interface", qualified(n.Interface)+" "+p.st.faint.Render(p.nm.pkg(n.Interface.PackageID)))
+	}
+	b.parties("acting", n.ActingParties)
+	b.parties("signatories", n.Signatories)
+	b.parties("stakeholders", n.Stakeholders)
+	b.parties("observers", n.ChoiceObservers)
+	if n.Template != nil {
+		b.detail("package", clean(n.PackageName)+" "+p.st.faint.Render(p.nm.pkg(n.Template.PackageID)))
+	}
+	if n.Key != nil {
+		b.value("key", n.Key.Value)
+		b.parties("maintainers", n.Key.Maintainers)
+	}
+}
+
+func (p *printer) headlineText(n *Node) string {
+	var s string
+	switch n.Kind {
+	case KindCreate:
+		s = "create " + qualified(n.Template) + " " + p.nm.contract(n.ContractID)
+	case KindExercise:
+		s = "exercise " + clean(n.Choice) + " on " + qualified(n.Template) + " " + p.nm.contract(n.ContractID)
+	case KindFetch:
+		s = "fetch " + qualified(n.Template) + " " + p.nm.contract(n.ContractID)
+	case KindRollback:
+		s = "rollback: what follows is undone and has no effect"
+	case KindQueryByKey:
+		s = "look up " + qualified(n.Template) + " by key: "
+		switch {
+		case n.Lookup == nil || len(n.Lookup.Found) == 0:
+			s += "found none"
+		default:
+			s += "found " + strconv.Itoa(len(n.Lookup.Found))
+		}
+		if n.Lookup != nil && !n.Lookup.Exhaustive {
+			s += " (not exhaustive)"
+		}
+	}
+	if n.RolledBack && n.Kind != KindRollback {
+		s += " (rolled back)"
+	}
+	return s
+}
+
+func (p *printer) kindStyle(n *Node) lipgloss.Style {
+	if n.RolledBack && n.Kind != KindRollback {
+		return p.st.faint
+	}
+	switch n.Kind {
+	case KindCreate:
+		return p.st.create
+	case KindExercise:
+		if n.Consuming {
+			return p.st.archive
+		}
+		return p.st.exercise
+	case KindRollback:
+		return p.st.rollback
+	}
+	return p.st.fetch
+}
+
+func (p *printer) inputContracts(r *Review) {
+	if len(r.InputContracts) == 0 {
+		return
+	}
+	p.heading("INPUT CONTRACTS", plural(len(r.InputContracts), "contract")+" the transaction uses, as the node sent them")
+	t := p.tree()
+	for _, c := range r.InputContracts {
+		b := &block{p: p, avail: p.width - 4, template: c.Template}
+		b.lines = append(b.lines, p.st.title.Render(qualified(c.Template)+" "+p.nm.contract(c.ContractID)))
+		b.detail("created at", c.CreatedAt)
+		b.parties("signatories", c.Signatories)
+		b.parties("stakeholders", c.Stakeholders)
+		if c.Template != nil {
+			b.detail("package", clean(c.PackageName)+" "+p.st.faint.Render(p.nm.pkg(c.Template.PackageID)))
+		}
+		if c.Key != nil {
+			b.value("key", c.Key.Value)
+			b.parties("maintainers", c.Key.Maintainers)
+		}
+		b.value("argument", c.Argument)
+		t.Child(tree.Root(strings.Join(b.lines, "\n")))
+	}
+	p.line(t.String())
+}
+
+func (p *printer) keyMapping(r *Review) {
+	if len(r.GlobalKeyMapping) == 0 {
+		return
+	}
+	p.heading("KEY MAPPING", "global_key_mapping of the metadata")
+	t := p.tree()
+	for _, m := range r.GlobalKeyMapping {
+		b := &block{p: p, avail: p.width - 4}
+		b.lines = append(b.lines, qualified(m.Template))
+		b.value("key", m.Key)
+		if m.Value != nil {
+			b.value("contract", m.Value)
+		} else {
+			b.detail("contract", "none")
+		}
+		t.Child(tree.Root(strings.Join(b.lines, "\n")))
+	}
+	p.line(t.String())
+}
+
+func (p *printer) parties(r *Review) {
+	if p.nm.full || len(r.Parties) == 0 {
+		return
+	}
+	p.heading("PARTIES", "in full; * = submitting (act as)")
+	submitting := map[string]bool{}
+	for _, a := range r.Submitter.ActAs {
+		submitting[a] = true
+	}
+	for _, party := range r.Parties {
+		mark := "  "
+		if submitting[party] {
+			mark = "* "
+		}
+		p.line("  " + mark + p.st.party.Render(clean(party)))
+	}
+}
+
+// partyList joins shortened parties, wrapping at avail columns with
+// continuation lines under the value column.
+func (p *printer) partyList(ps []string, avail int) string {
+	if len(ps) == 0 {
+		return p.st.faint.Render("none")
+	}
+	var lines []string
+	cur := ""
+	for i, party := range p.nm.parties(ps) {
+		item := party
+		if i < len(ps)-1 {
+			item += ","
+		}
+		if cur != "" && len(cur)+1+lipgloss.Width(item) > avail {
+			lines = append(lines, cur)
+			cur = ""
+		}
+		if cur != "" {
+			cur += " "
+		}
+		cur += item
+	}
+	lines = append(lines, cur)
+	for i, l := range lines {
+		lines[i] = p.st.party.Render(l)
+	}
+	return strings.Join(lines, "\n"+strings.Repeat(" ", 2+labelWidth))
+}
+
+// block collects the lines of one tree item.
+type block struct {
+	p     *printer
+	lines []string
+	avail int
+	// template is the item's template: a record of that type is not
+	// labelled with its type again.
+	template *Identifier
+}
+
+func sameIdentifier(a, b *Identifier) bool {
+	return a != nil && b != nil && *a == *b
+}
+
+// detail adds "  label        value" under the headline.
+func (b *block) detail(label, value string) {
+	pad := strings.Repeat(" ", max(1, labelWidth-len(label)))
+	for i, l := range strings.Split(value, "\n") {
+		if i == 0 {
+			b.lines = append(b.lines, "  "+b.p.st.label.Render(label)+pad+l)
+		} else {
+			b.lines = append(b.lines, l)
+		}
+	}
+}
+
+func (b *block) parties(label string, ps []string) {
+	if len(ps) == 0 {
+		return
+	}
+	b.detail(label, b.p.partyList(ps, b.avail-2-labelWidth))
+}
+
+// value adds a labelled Daml value: on the label's line when it fits,
+// otherwise one line per field, element or entry.
+func (b *block) value(label string, v *Value) {
+	if v == nil {
+		return
+	}
+	if in := b.p.inline(v); 2+labelWidth+lipgloss.Width(in) <= b.avail || !composite(v) {
+		b.detail(label, in)
+		return
+	}
+	head := ""
+	if v.Kind == ValueRecord && v.Type != nil && !sameIdentifier(v.Type, b.template) {
+		head = b.p.st.faint.Render(qualified(v.Type))
+	}
+	if v.Kind == ValueVariant || v.Kind == ValueOptional {
+		head = b.p.inlineHead(v)
+	}
+	b.detail(label, head)
+	b.p.expand(&b.lines, "    ", v, b.avail)
+}
+
+func composite(v *Value) bool {
+	switch v.Kind {
+	case ValueRecord, ValueList, ValueTextMap, ValueGenMap:
+		return true
+	case ValueOptional, ValueVariant:
+		return v.Inner != nil && composite(v.Inner)
+	}
+	return false
+}
+
+// expand writes the parts of a composite value, one per line, at indent;
+// parts that do not fit on their line are expanded in turn.
+func (p *printer) expand(lines *[]string, indent string, v *Value, avail int) {
+	switch v.Kind {
+	case ValueOptional, ValueVariant:
+		p.expand(lines, indent, v.Inner, avail)
+	case ValueRecord:
+		for i, f := range v.Fields {
+			label := clean(f.Label)
+			if label == "" {
+				label = "#" + strconv.Itoa(i)
+			}
+			p.part(lines, indent, p.st.label.Render(label+":")+" ", f.Value, avail)
+		}
+	case ValueList:
+		for i, e := range v.Elements {
+			p.part(lines, indent, p.st.label.Render("["+strconv.Itoa(i)+"]")+" ", e, avail)
+		}
+	case ValueTextMap:
+		for _, e := range v.Entries {
+			p.part(lines, indent, p.st.label.Render(quote(e.Key.text())+":")+" ", e.Value, avail)
+		}
+	case ValueGenMap:
+		for _, e := range v.Entries {
+			p.part(lines, indent, p.inline(e.Key)+" "+p.st.label.Render("→")+" ", e.Value, avail)
+		}
+	}
+}
+
+func (p *printer) part(lines *[]string, indent, label string, v *Value, avail int) {
+	in := p.inline(v)
+	if !composite(v) || len(indent)+lipgloss.Width(label)+lipgloss.Width(in) <= avail {
+		*lines = append(*lines, indent+label+in)
+		return
+	}
+	head := ""
+	switch v.Kind {
+	case ValueVariant, ValueOptional:
+		head = p.inlineHead(v)
+	case ValueList:
+		head = p.st.faint.Render(plural(len(v.Elements), "element"))
+	}
+	*lines = append(*lines, strings.TrimRight(indent+label+head, " "))
+	p.expand(lines, indent+"  ", v, avail)
+}
+
+// inlineHead is the part of an expanded optional or variant written before
+// its inner value: "Some", "Left", "Some Left".
+func (p *printer) inlineHead(v *Value) string {
+	switch v.Kind {
+	case ValueOptional:
+		if v.Inner != nil && (v.Inner.Kind == ValueOptional || v.Inner.Kind == ValueVariant) {
+			return "Some " + p.inlineHead(v.Inner)
+		}
+		return "Some"
+	case ValueVariant:
+		s := clean(v.Constructor)
+		if v.Inner != nil && (v.Inner.Kind == ValueOptional || v.Inner.Kind == ValueVariant) {
+			s += " " + p.inlineHead(v.Inner)
+		}
+		return s
+	}
+	return ""
+}
+
+// inline writes v on one line.
+func (p *printer) inline(v *Value) string {
+	if v == nil {
+		return ""
+	}
+	switch v.Kind {
+	case ValueUnit:
+		return "()"
+	case ValueBool, ValueDate, ValueTimestamp:
+		return clean(v.text())
+	case ValueInt64:
+		return p.st.amount.Render(v.text())
+	case ValueNumeric:
+		return p.st.amount.Render(clean(trimNumeric(v.text())))
+	case ValueText:
+		return quote(v.text())
+	case ValueParty:
+		return p.st.party.Render(p.nm.party(v.text()))
+	case ValueContractID:
+		return p.st.contract.Render(p.nm.contract(v.text()))
+	case ValueEnum:
+		return clean(v.Constructor)
+	case ValueOptional:
+		if v.Inner == nil {
+			return "None"
+		}
+		return "Some(" + p.inline(v.Inner) + ")"
+	case ValueVariant:
+		if v.Inner == nil || v.Inner.Kind == ValueUnit {
+			return clean(v.Constructor)
+		}
+		return clean(v.Constructor) + " " + p.inline(v.Inner)
+	case ValueList:
+		parts := make([]string, len(v.Elements))
+		for i, e := range v.Elements {
+			parts[i] = p.inline(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case ValueTextMap:
+		parts := make([]string, len(v.Entries))
+		for i, e := range v.Entries {
+			parts[i] = quote(e.Key.text()) + ": " + p.inline(e.Value)
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case ValueGenMap:
+		parts := make([]string, len(v.Entries))
+		for i, e := range v.Entries {
+			parts[i] = p.inline(e.Key) + " → " + p.inline(e.Value)
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case ValueRecord:
+		parts := make([]string, len(v.Fields))
+		for i, f := range v.Fields {
+			if f.Label == "" {
+				parts[i] = p.inline(f.Value)
+			} else {
+				parts[i] = clean(f.Label) + ": " + p.inline(f.Value)
+			}
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return "?"
+}
+
+// trimNumeric drops trailing fractional zeros: "100.0000000000" → "100.0".
+// The value is unchanged; the exact text stays in the JSON output.
+func trimNumeric(s string) string {
+	dot := strings.IndexByte(s, '.')
+	if dot < 0 {
+		return s
+	}
+	t := strings.TrimRight(s, "0")
+	if t[len(t)-1] == '.' {
+		t += "0"
+	}
+	return t
+}
+
+// wrap breaks s into lines of at most width columns at spaces; a word longer
+// than width gets a line of its own.
+func wrap(s string, width int) []string {
+	if width < 20 {
+		width = 20
+	}
+	var lines []string
+	cur := ""
+	for _, word := range strings.Fields(s) {
+		if cur != "" && lipgloss.Width(cur)+1+lipgloss.Width(word) > width {
+			lines = append(lines, cur)
+			cur = ""
+		}
+		if cur != "" {
+			cur += " "
+		}
+		cur += word
+	}
+	if cur != "" || len(lines) == 0 {
+		lines = append(lines, cur)
+	}
+	return lines
+}
