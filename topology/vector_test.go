@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -104,5 +105,52 @@ func TestVectorReencodes(t *testing.T) {
 	}
 	if !bytes.Equal(ns.Transactions[0], txs[0]) {
 		t.Errorf("namespace_delegation:\n got %x\nwant %x", ns.Transactions[0], txs[0])
+	}
+}
+
+func TestVectorDecodes(t *testing.T) {
+	txs, _ := loadWalletVector(t)
+	const party = "alice::12205a50eb9b9d64bb30ac4125afa1aeea7bcae51792ac2d174a6132ceec9290d062"
+	var decoded []*Transaction
+	for i, b := range txs {
+		tx, err := Decode(b)
+		if err != nil {
+			t.Fatalf("tx %d: %v", i, err)
+		}
+		if tx.Version != 30 || tx.Operation != OpAddReplace || tx.Serial != 1 {
+			t.Errorf("tx %d header %+v", i, tx)
+		}
+		decoded = append(decoded, tx)
+	}
+
+	d := decoded[0].Mapping.NamespaceDelegation
+	if d == nil || d.Namespace != "1220123087e6bf66d225d047e6af8b0944bc50cc470cb46afd9515a558bf55605441" ||
+		!d.IsRoot() || d.Restriction != "CAN_SIGN_ALL_MAPPINGS" || d.RootDelegationFlag ||
+		d.Target.Format != "DER_X509_SUBJECT_PUBLIC_KEY_INFO" || d.Target.Spec != "EC_CURVE25519" {
+		t.Errorf("namespace delegation %+v", d)
+	}
+
+	k := decoded[1].Mapping.PartyToKeyMapping
+	if k == nil || k.Party != party || k.Threshold != 1 || len(k.Keys) != 1 ||
+		k.Keys[0].Fingerprint != "12205a50eb9b9d64bb30ac4125afa1aeea7bcae51792ac2d174a6132ceec9290d062" ||
+		!bytes.Equal(k.Keys[0].Ed25519, mustHex(t, "039b9f7948d2082adb615b38162a4944184940815828bfbea84dadf2511c720a")) {
+		t.Errorf("party to key mapping %+v", k)
+	}
+
+	p := decoded[2].Mapping.PartyToParticipant
+	if p == nil || p.Party != party || p.Threshold != 1 || p.HasSigningKeys || len(p.Participants) != 1 ||
+		p.Participants[0] != (HostingParticipant{
+			ParticipantUID: "participant::12202e95d2f61efe7b232b6d163fe006188af3b6b05885bd59d47e52e176501b56cd",
+			Permission:     PermissionConfirmation,
+		}) {
+		t.Errorf("party to participant %+v", p)
+	}
+
+	// The vector mixes keys: its namespace delegation is not for alice's key.
+	if _, err := CheckExternalPartyOnboarding(txs, k.Keys[0].Ed25519, "alice"); err == nil || !strings.Contains(err.Error(), "namespace delegation") {
+		t.Errorf("check of the mixed vector: %v", err)
+	}
+	if id, err := CheckExternalPartyOnboarding(txs[1:], k.Keys[0].Ed25519, "alice"); err != nil || id != party {
+		t.Errorf("check of its party mappings: %s %v", id, err)
 	}
 }
