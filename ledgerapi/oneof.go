@@ -17,7 +17,7 @@ var emptyArm = []byte(`{"Empty":{}}`)
 // null, {} and {"Empty":{}}. Several keys or an unknown key are errors: Canton
 // silently picks one of several keys, which hides mistakes, so we refuse.
 func decodeOneof(b []byte, what string, arms []string) (string, json.RawMessage, error) {
-	if isNull(b) {
+	if len(bytes.TrimSpace(b)) == 0 || isNull(b) {
 		return "", nil, nil
 	}
 	var m map[string]json.RawMessage
