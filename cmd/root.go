@@ -63,6 +63,8 @@ Start with:  ledger quickstart`,
 		NewCmdHash(f, nil),
 		NewCmdVerify(f, nil),
 		NewCmdToken(f, nil),
+		NewCmdShow(f, nil),
+		NewCmdKeys(f),
 	)
 	return root
 }

@@ -173,7 +173,6 @@ func firstDiff(want, got string) string {
 	return "(no line differs)"
 }
 
-
 var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 func TestColorOnlyWhenAsked(t *testing.T) {

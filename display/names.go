@@ -75,7 +75,7 @@ func shortParty(p string, head, tail int) string {
 	return p[:i+2] + shortHex(p[i+2:], head, tail)
 }
 
-func (n *namer) party(p string) string   { return n.id(p) }
+func (n *namer) party(p string) string    { return n.id(p) }
 func (n *namer) contract(c string) string { return n.id(c) }
 
 func (n *namer) id(s string) string {

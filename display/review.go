@@ -30,6 +30,9 @@ type Review struct {
 	Summary string `json:"summary"`
 	// Hash is the hash recomputed here; nil when it could not be computed.
 	Hash *Hash `json:"hash"`
+	// HashError says why the hash could not be recomputed; the caller that
+	// ran the hasher fills it in.
+	HashError string `json:"hashError,omitempty"`
 	// Warnings are things a reviewer must read before signing.
 	Warnings []string `json:"warnings,omitempty"`
 
@@ -310,8 +313,7 @@ func (r *Review) CompareNodeHash(nodeHash []byte) bool {
 	r.Hash.NodeHash = base64.StdEncoding.EncodeToString(nodeHash)
 	r.Hash.MatchesNode = &match
 	if !match {
-		r.Warnings = append([]string{"the hash the preparing node sent (" + r.Hash.NodeHash +
-			") differs from the one recomputed here: do not sign"}, r.Warnings...)
+		r.Warnings = append([]string{"the hash the preparing node sent differs from the one recomputed here: do not sign"}, r.Warnings...)
 	}
 	return match
 }
@@ -460,7 +462,7 @@ func key(k *damlpb.GlobalKeyWithMaintainers) (*Key, error) {
 
 func times(meta *damlpb.Metadata, scheme hashing.Scheme, now time.Time) Times {
 	t := Times{
-		EvaluatedAt:     now.UTC().Format(rfc3339Micro),
+		EvaluatedAt:     now.UTC().Format(time.RFC3339),
 		PreparationTime: formatMicros(meta.GetPreparationTime()),
 	}
 	if meta.MinLedgerEffectiveTime != nil {

@@ -145,6 +145,11 @@ func (p *printer) hash(r *Review) {
 	h := r.Hash
 	if h == nil {
 		p.heading("HASH", p.st.warn.Render("could not be recomputed"))
+		if r.HashError != "" {
+			for _, l := range wrap(clean(r.HashError), p.width-4) {
+				p.line("  " + p.st.warn.Render(l))
+			}
+		}
 		return
 	}
 	p.heading("HASH", "recomputed here with "+h.Scheme)
@@ -171,7 +176,12 @@ func (p *printer) effects(r *Review) {
 			if i > 0 {
 				label = ""
 			}
-			p.kv(label, style.Render(qualified(c.Template)+" "+p.nm.contract(c.ContractID)))
+			for j, l := range wrap(qualified(c.Template)+" "+p.nm.contract(c.ContractID), p.width-2-labelWidth) {
+				if j > 0 {
+					label = ""
+				}
+				p.kv(label, style.Render(l))
+			}
 		}
 	}
 	contracts("creates", e.Created, p.st.create)
