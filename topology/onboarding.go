@@ -16,12 +16,12 @@ import (
 type Layout int
 
 const (
-	// LayoutPartyToParticipant is what Canton 3.4 and 3.5 generate: a single
+	// LayoutPartyToParticipant is what Canton 3.4.9+ and 3.5 generate: a single
 	// PartyToParticipant that also carries the party's signing key
 	// (party_signing_keys, threshold 1). Because that key is the namespace
 	// key, the transaction authorizes itself.
 	LayoutPartyToParticipant Layout = iota
-	// LayoutThreeTransactions is what Canton 3.3 generates: a root
+	// LayoutThreeTransactions is what Canton 3.3 and 3.4.0–3.4.8 generate: a root
 	// NamespaceDelegation for the key, a PartyToKeyMapping (threshold 1) and
 	// a PartyToParticipant without keys.
 	LayoutThreeTransactions
@@ -30,9 +30,9 @@ const (
 func (l Layout) String() string {
 	switch l {
 	case LayoutPartyToParticipant:
-		return "party-to-participant (Canton 3.4+)"
+		return "party-to-participant (Canton 3.4.9+)"
 	case LayoutThreeTransactions:
-		return "three transactions (Canton 3.3)"
+		return "three transactions (Canton 3.3 to 3.4.8)"
 	}
 	return fmt.Sprintf("Layout(%d)", int(l))
 }
