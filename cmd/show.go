@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/ledger-cli/ledger/display"
 	"github.com/ledger-cli/ledger/envelope"
 	"github.com/ledger-cli/ledger/hashing"
+	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
 
@@ -97,7 +99,7 @@ func showRun(opts *ShowOptions) error {
 		}
 		flagScheme = s
 	}
-	raw, scheme, nodeHash, err := loadForShow(opts.File, opts.IO, flagScheme)
+	env, raw, scheme, nodeHash, err := loadForShow(opts.File, opts.IO, flagScheme)
 	if err != nil {
 		return err
 	}
@@ -120,6 +122,7 @@ func showRun(opts *ShowOptions) error {
 	if hashErr != nil {
 		review.HashError = hashErr.Error()
 	}
+	review.Origin = originOf(env)
 	match := true
 	if nodeHash != nil && res != nil {
 		match = review.CompareNodeHash(nodeHash)
@@ -148,28 +151,54 @@ func showRun(opts *ShowOptions) error {
 }
 
 // loadForShow reads FILE in any of the forms `ledger hash` accepts and
-// returns the prepared transaction's bytes, the scheme to hash it under and
-// the node's hash (nil when the input has none). A --scheme that contradicts
-// the scheme a JSON input names is a usage error.
-func loadForShow(path string, ios *cmdutil.IOStreams, flagScheme hashing.Scheme) (raw []byte, scheme hashing.Scheme, nodeHash []byte, err error) {
-	env, err := envelope.ReadFile(path, ios.In)
-	if err != nil {
-		return nil, 0, nil, err
+// returns it with the prepared transaction's bytes, the scheme to hash it
+// under and the node's hash (nil when the input has none). A --scheme that
+// contradicts the scheme a JSON input names is a usage error.
+func loadForShow(path string, ios *cmdutil.IOStreams, flagScheme hashing.Scheme) (env *envelope.Envelope, raw []byte, scheme hashing.Scheme, nodeHash []byte, err error) {
+	fail := func(err error) (*envelope.Envelope, []byte, hashing.Scheme, []byte, error) {
+		return nil, nil, 0, nil, err
+	}
+	if env, err = envelope.ReadFile(path, ios.In); err != nil {
+		return fail(err)
 	}
 	if raw, err = env.Raw(); err != nil {
-		return nil, 0, nil, fmt.Errorf("%s: %w", path, err)
+		return fail(fmt.Errorf("%s: %w", path, err))
 	}
 	if nodeHash, err = env.NodeHash(); err != nil {
-		return nil, 0, nil, fmt.Errorf("%s: %w", path, err)
+		return fail(fmt.Errorf("%s: %w", path, err))
 	}
 	if flagScheme != 0 && env.HashingSchemeVersion == "" {
-		return raw, flagScheme, nodeHash, nil
+		return env, raw, flagScheme, nodeHash, nil
 	}
 	if scheme, err = env.Scheme(); err != nil {
-		return nil, 0, nil, fmt.Errorf("%s: %w", path, err)
+		return fail(fmt.Errorf("%s: %w", path, err))
 	}
 	if flagScheme != 0 && flagScheme != scheme {
-		return nil, 0, nil, cmdutil.UsageError("--scheme %s contradicts %s, which names %s: drop --scheme", flagScheme, path, scheme)
+		return fail(cmdutil.UsageError("--scheme %s contradicts %s, which names %s: drop --scheme", flagScheme, path, scheme))
 	}
-	return raw, scheme, nodeHash, nil
+	return env, raw, scheme, nodeHash, nil
+}
+
+// originOf lifts the unsigned context of an envelope or prepare response
+// into the review; a bare base64 input has none.
+func originOf(env *envelope.Envelope) *display.Origin {
+	if env.Form == envelope.FormBase64 {
+		return nil
+	}
+	o := &display.Origin{Form: env.Form.String()}
+	if info := env.Info; info != nil {
+		o.NodeURL, o.PreparedAt = info.NodeURL, info.PreparedAt
+		if len(info.CostEstimation) > 0 && string(info.CostEstimation) != "null" {
+			var c ledgerapi.CostEstimation
+			if json.Unmarshal(info.CostEstimation, &c) == nil {
+				o.Cost = &c
+			}
+		}
+	}
+	for _, ps := range env.PartySignatures.Signatures {
+		for _, s := range ps.Signatures {
+			o.Signatures = append(o.Signatures, display.SignatureRef{Party: ps.Party, SignedBy: s.SignedBy})
+		}
+	}
+	return o
 }

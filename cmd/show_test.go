@@ -201,3 +201,49 @@ func TestShowUsageAndInputErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestShowEnvelopeContext(t *testing.T) {
+	v := readShowVector(t, "rich_v3.json")
+	body, _ := json.Marshal(map[string]any{
+		"preparedTransaction":     v.B64,
+		"preparedTransactionHash": v.Hash,
+		"hashingSchemeVersion":    v.Scheme,
+		"partySignatures": map[string]any{"signatures": []any{map[string]any{
+			"party": "bob::1220c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf",
+			"signatures": []any{map[string]string{
+				"format": "SIGNATURE_FORMAT_CONCAT", "signature": "AAAA",
+				"signedBy":             "1220d44fc1c3ba0b5bdf7b956ee71bc94ebe2d23258dc268fdf0824fbaeff2c61424",
+				"signingAlgorithmSpec": "SIGNING_ALGORITHM_SPEC_ED25519",
+			}},
+		}}},
+		"envelope": map[string]any{
+			"format": "ledger-envelope", "version": 1,
+			"nodeUrl": "http://localhost:7575", "preparedAt": "2025-08-07T02:35:10Z",
+			"costEstimation": map[string]any{
+				"estimationTimestamp":                       "2025-08-07T02:35:10Z",
+				"confirmationRequestTrafficCostEstimation":  "1000",
+				"confirmationResponseTrafficCostEstimation": 234,
+				"totalTrafficCostEstimation":                1234,
+			},
+		},
+	})
+	file := filepath.Join(t.TempDir(), "tx.json")
+	if err := os.WriteFile(file, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runShow(t, "", false, "show", file)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"FROM THE FILE  not signed; context only",
+		"form         envelope",
+		"node         http://localhost:7575",
+		"traffic cost 1234 bytes (request 1000, response 234)",
+		"signed by    bob::1220c0c1…dedf key 1220d44f…1424",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

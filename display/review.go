@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/hashing"
+	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
 
@@ -52,6 +53,28 @@ type Review struct {
 	GlobalKeyMapping []KeyMapping `json:"globalKeyMapping,omitempty"`
 	// Parties lists every party the transaction mentions, sorted.
 	Parties []string `json:"parties"`
+	// Origin is what the input file says beside the transaction; the caller
+	// that read the file fills it in.
+	Origin *Origin `json:"origin,omitempty"`
+}
+
+// Origin is the context an envelope or prepare response carries next to the
+// prepared transaction. None of it is covered by the signature.
+type Origin struct {
+	// Form is how the input looked: "envelope", "prepare response", …
+	Form       string                    `json:"form"`
+	NodeURL    string                    `json:"nodeUrl,omitempty"`
+	PreparedAt string                    `json:"preparedAt,omitempty"`
+	Cost       *ledgerapi.CostEstimation `json:"costEstimation,omitempty"`
+	// Signatures are the party signatures already in the file.
+	Signatures []SignatureRef `json:"signatures,omitempty"`
+}
+
+// SignatureRef names one signature already present: who signed, with which
+// key.
+type SignatureRef struct {
+	Party    string `json:"party"`
+	SignedBy string `json:"signedBy"`
 }
 
 // Hash is the recomputed hash and, once CompareNodeHash ran, how it compares
@@ -637,6 +660,11 @@ func walkReview(r *Review, party, contract func(string)) {
 	for _, m := range r.GlobalKeyMapping {
 		value(m.Key)
 		value(m.Value)
+	}
+	if r.Origin != nil {
+		for _, s := range r.Origin.Signatures {
+			party(s.Party)
+		}
 	}
 }
 

@@ -42,6 +42,7 @@ func RenderText(w io.Writer, r *Review, opts TextOptions) error {
 	p.transaction(r)
 	p.inputContracts(r)
 	p.keyMapping(r)
+	p.origin(r)
 	p.parties(r)
 	var b strings.Builder
 	for _, line := range strings.Split(strings.TrimRight(p.out.String(), "\n"), "\n") {
@@ -424,6 +425,35 @@ func (p *printer) keyMapping(r *Review) {
 		t.Child(tree.Root(strings.Join(b.lines, "\n")))
 	}
 	p.line(t.String())
+}
+
+func (p *printer) origin(r *Review) {
+	o := r.Origin
+	if o == nil {
+		return
+	}
+	p.heading("FROM THE FILE", p.st.faint.Render("not signed; context only"))
+	p.kv("form", clean(o.Form))
+	if o.NodeURL != "" {
+		p.kv("node", clean(o.NodeURL))
+	}
+	if o.PreparedAt != "" {
+		p.kv("prepared at", clean(o.PreparedAt))
+	}
+	if c := o.Cost; c != nil {
+		p.kv("traffic cost", fmt.Sprintf("%d bytes (request %d, response %d)",
+			c.TotalTrafficCostEstimation, c.ConfirmationRequestTrafficCostEstimation, c.ConfirmationResponseTrafficCostEstimation))
+		if !c.EstimationTimestamp.IsZero() {
+			p.kv("", p.st.faint.Render("estimated at "+c.EstimationTimestamp.UTC().Format(rfc3339Micro)))
+		}
+	}
+	for i, s := range o.Signatures {
+		label := ""
+		if i == 0 {
+			label = "signed by"
+		}
+		p.kv(label, p.st.party.Render(p.nm.party(s.Party))+" key "+clean(shortHex(s.SignedBy, partyHead, partyTail)))
+	}
 }
 
 func (p *printer) parties(r *Review) {
