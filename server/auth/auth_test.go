@@ -724,3 +724,31 @@ func TestReadSecretFile(t *testing.T) {
 		t.Error("missing file accepted")
 	}
 }
+
+func TestConcurrentUse(t *testing.T) {
+	k := keys(t)
+	vs := setup(t)
+	good := token(t, hdr("RS256", "kid", "rsa1"), claims(nil), jwt.SigningMethodRS256, k.rsa)
+	bad := token(t, hdr("RS256", "kid", "rsa1"), claims(nil), jwt.SigningMethodRS256, k.otherRSA)
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 8; j++ {
+				if _, err := vs.jwksURL.AuthenticateToken(good); err != nil {
+					errs <- err
+				}
+				if _, err := vs.jwksURL.AuthenticateToken(bad); auth.KindOf(err) != auth.Unauthenticated {
+					errs <- fmt.Errorf("bad token: %v", err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}

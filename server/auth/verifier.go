@@ -69,6 +69,7 @@ func New(cfg Config) (*Verifier, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	cfg.Mode = strings.ToLower(strings.TrimSpace(cfg.Mode))
 	if cfg.Leeway < 0 || cfg.MaxTokenLifetime < 0 {
 		return nil, errors.New("auth: leeway and maximum token lifetime must not be negative")
 	}
