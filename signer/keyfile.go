@@ -151,8 +151,11 @@ func ParseKeyFile(data []byte) (*KeyFile, error) {
 		Format  string `json:"format"`
 		Version int    `json:"version"`
 	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("key file is empty")
+	}
 	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, jsonError(err)
+		return nil, jsonError(err, len(data))
 	}
 	if head.Format != keyFileFormat {
 		return nil, fmt.Errorf("not a ledger key file: format is %q, want %q", head.Format, keyFileFormat)
@@ -168,7 +171,7 @@ func ParseKeyFile(data []byte) (*KeyFile, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return nil, jsonError(err)
+		return nil, jsonError(err, len(data))
 	}
 	if dec.More() {
 		return nil, errors.New("key file: unexpected data after the JSON object")
@@ -241,11 +244,12 @@ func checkKDF(k kdfParams) error {
 
 // jsonError describes a decoding failure without quoting the input, which
 // may hold a seed.
-func jsonError(err error) error {
+func jsonError(err error, size int) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.As(err, &syn) && syn.Offset >= int64(size):
 		return errors.New("key file is truncated: the JSON ends early")
 	case errors.As(err, &syn):
 		return fmt.Errorf("key file is not valid JSON (at byte %d); it may be truncated or damaged", syn.Offset)
