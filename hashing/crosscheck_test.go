@@ -1,3 +1,5 @@
+//go:build unix
+
 package hashing_test
 
 // Cross-checks of our V2 hash against the TypeScript wallet SDK
@@ -16,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -189,7 +192,7 @@ func TestCrossCheckThroughput(t *testing.T) {
 		t.Skip("set LEDGER_TS_BENCH=1 to measure throughput against the TypeScript SDK")
 	}
 	node, dir := requireNodeSDK(t)
-	minSeconds := 3.0
+	minSeconds := 5.0
 	sets := []struct {
 		name  string
 		opts  txgen.Options
@@ -201,10 +204,11 @@ func TestCrossCheckThroughput(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	type result struct {
-		name              string
-		txs, bytes        int
-		oursTx, oursBytes float64
-		sdk, vis          benchLine
+		name          string
+		txs, bytes    int
+		bins          [][]byte
+		before, after rate // our tx/s
+		sdk, vis      benchLine
 	}
 	var results []result
 	var files []string
@@ -223,34 +227,79 @@ func TestCrossCheckThroughput(t *testing.T) {
 			t.Fatal(err)
 		}
 		files = append(files, f)
-		// Ours: the same loop as bench.mjs, over the same bytes.
-		rounds, start := 0, time.Now()
-		for time.Since(start).Seconds() < minSeconds {
-			for _, b := range bins {
-				if _, err := hashing.Sum(b, hashing.V2); err != nil {
-					t.Fatal(err)
-				}
-			}
-			rounds++
-		}
-		el := time.Since(start).Seconds()
-		results = append(results, result{
-			name: s.name, txs: len(bins), bytes: total,
-			oursTx:    float64(rounds*len(bins)) / el,
-			oursBytes: float64(rounds*total) / el,
-		})
+		results = append(results, result{name: s.name, txs: len(bins), bytes: total, bins: bins})
+	}
+	// Ours is measured before and after the SDK, and the two averaged, so a
+	// change in machine load during the run shows and evens out.
+	for i := range results {
+		results[i].before = measureOurs(t, results[i].bins, minSeconds)
 	}
 	sdk := runBench(t, node, dir, "sdk", minSeconds, files)
+	for i := range results {
+		results[i].after = measureOurs(t, results[i].bins, minSeconds)
+	}
 	vis := runBench(t, node, dir, "visualizer", minSeconds, files)
-	t.Logf("%-7s %6s %12s | %14s %14s %14s | %9s %9s", "set", "txs", "tx bytes", "ledger tx/s", "sdk tx/s", "visualizer tx/s", "×sdk", "×visual.")
+	t.Logf("throughput in transactions per second of CPU time (wall-clock in brackets); ratio = ledger / SDK")
+	t.Logf("%-7s %5s %9s | %-22s %-20s %-20s | %-15s %-15s", "set", "txs", "bytes/tx", "ledger", "wallet-sdk", "tx-visualizer", "×sdk cpu (wall)", "×vis cpu (wall)")
 	for i := range results {
 		r := &results[i]
 		r.sdk, r.vis = sdk[i], vis[i]
-		t.Logf("%-7s %6d %12d | %14.1f %14.1f %14.1f | %9.1f %9.1f", r.name, r.txs, r.bytes/r.txs,
-			r.oursTx, r.sdk.TxPerSec, r.vis.TxPerSec, r.oursTx/r.sdk.TxPerSec, r.oursTx/r.vis.TxPerSec)
-		t.Logf("%-7s protobuf MB/s: ledger %.1f, sdk %.2f, visualizer %.2f", r.name,
-			r.oursBytes/1e6, r.sdk.ProtoBytesPerSec/1e6, r.vis.ProtoBytesPerSec/1e6)
+		ours := rate{(r.before.wall + r.after.wall) / 2, (r.before.cpu + r.after.cpu) / 2}
+		t.Logf("%-7s %5d %9d | %-22s %-20s %-20s | %-15s %-15s", r.name, r.txs, r.bytes/r.txs,
+			num(ours.cpu)+" ("+num(ours.wall)+")",
+			num(r.sdk.TxPerCPUSec)+" ("+num(r.sdk.TxPerSec)+")",
+			num(r.vis.TxPerCPUSec)+" ("+num(r.vis.TxPerSec)+")",
+			num(ours.cpu/r.sdk.TxPerCPUSec)+" ("+num(ours.wall/r.sdk.TxPerSec)+")",
+			num(ours.cpu/r.vis.TxPerCPUSec)+" ("+num(ours.wall/r.vis.TxPerSec)+")")
+		t.Logf("%-7s ledger cpu tx/s before the SDK %s, after %s", r.name, num(r.before.cpu), num(r.after.cpu))
 	}
+}
+
+// rate is a throughput measured two ways: per wall-clock second and per
+// second of the process's CPU time (user+system, all threads), which other
+// load on the machine disturbs much less.
+type rate struct{ wall, cpu float64 }
+
+// cpuSeconds returns the CPU time this process has used so far.
+func cpuSeconds(t *testing.T) float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	tv := func(v syscall.Timeval) float64 { return float64(v.Sec) + float64(v.Usec)/1e6 }
+	return tv(ru.Utime) + tv(ru.Stime)
+}
+
+// measureOurs hashes bins over and over for at least minSeconds, the same
+// loop bench.mjs runs, and returns transactions per second.
+func measureOurs(t *testing.T, bins [][]byte, minSeconds float64) rate {
+	for _, b := range bins { // warm-up, as bench.mjs does
+		if _, err := hashing.Sum(b, hashing.V2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rounds, cpu0, start := 0, cpuSeconds(t), time.Now()
+	for time.Since(start).Seconds() < minSeconds {
+		for _, b := range bins {
+			if _, err := hashing.Sum(b, hashing.V2); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rounds++
+	}
+	n := float64(rounds * len(bins))
+	return rate{wall: n / time.Since(start).Seconds(), cpu: n / (cpuSeconds(t) - cpu0)}
+}
+
+// num formats a positive rate with about three significant digits.
+func num(x float64) string {
+	switch {
+	case x >= 100:
+		return fmt.Sprintf("%.0f", x)
+	case x >= 1:
+		return fmt.Sprintf("%.3g", x)
+	}
+	return fmt.Sprintf("%.2g", x)
 }
 
 type benchLine struct {
@@ -258,7 +307,9 @@ type benchLine struct {
 	Impl             string
 	Txs, Iterations  int
 	Seconds          float64
+	CPUSeconds       float64 `json:"cpuSeconds"`
 	TxPerSec         float64
+	TxPerCPUSec      float64 `json:"txPerCpuSec"`
 	ProtoBytesPerSec float64
 }
 

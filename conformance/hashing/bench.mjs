@@ -8,10 +8,13 @@
 // the script hashes every transaction once to warm up, then hashes the whole
 // file again and again until at least S seconds (default 2) have passed, and
 // prints one JSON object per file:
-//   {"file":…, "impl":…, "txs":n, "iterations":k, "seconds":t, "txPerSec":…,
-//    "protoBytesPerSec":…}
-// protoBytesPerSec counts the decoded PreparedTransaction bytes; the SDK
-// exposes no preimage, so preimage bytes/s is not measurable here.
+//   {"file":…, "impl":…, "txs":n, "iterations":k, "seconds":t, "cpuSeconds":c,
+//    "txPerSec":…, "txPerCpuSec":…, "protoBytesPerSec":…}
+// seconds is wall-clock time; cpuSeconds is the process's user+system CPU
+// time over the same span (all threads, so garbage collection counts), which
+// a busy machine disturbs much less. protoBytesPerSec counts the decoded
+// PreparedTransaction bytes; the SDK exposes no preimage, so preimage
+// bytes/s is not measurable here.
 
 import { readFileSync } from "node:fs";
 import { makeHasher, parseImpl } from "./hashers.mjs";
@@ -34,6 +37,7 @@ for (const file of files) {
   const protoBytes = txs.reduce((n, b64) => n + Buffer.from(b64, "base64").length, 0);
   for (const tx of txs) await hash(tx); // warm-up: JIT, lazy module state
   let iterations = 0;
+  const cpuStart = process.cpuUsage();
   const start = process.hrtime.bigint();
   let elapsed = 0;
   do {
@@ -41,6 +45,8 @@ for (const file of files) {
     iterations++;
     elapsed = Number(process.hrtime.bigint() - start) / 1e9;
   } while (elapsed < minSeconds);
+  const cpu = process.cpuUsage(cpuStart);
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   const n = iterations * txs.length;
   process.stdout.write(
     JSON.stringify({
@@ -49,7 +55,9 @@ for (const file of files) {
       txs: txs.length,
       iterations,
       seconds: elapsed,
+      cpuSeconds,
       txPerSec: n / elapsed,
+      txPerCpuSec: n / cpuSeconds,
       protoBytesPerSec: (iterations * protoBytes) / elapsed,
     }) + "\n",
   );
