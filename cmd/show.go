@@ -43,8 +43,10 @@ The output starts with one sentence saying what the transaction does, then
 warnings, its net effects (contracts created and archived), who submits it,
 the time left to sign, the recomputed hash, the tree of nodes (create,
 exercise, fetch, rollback, look-up by key) with decoded Daml values, the
-input contracts, and every party id in full. Party, contract and package ids
-are shortened ("alice::1220a1a2…bebf", "0007e7…21c5") unless --full-ids.
+input contracts, what an envelope adds without signing it (node, traffic
+cost, signatures already present) and every party id in full. Party,
+contract and package ids are shortened ("alice::1220a1a2…bebf",
+"0007e7…21c5") unless --full-ids.
 
 FILE (or standard input for "-") is a prepare response as a Canton node
 returns it, an envelope written by "ledger prepare" or "ledger sign", or a

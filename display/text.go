@@ -583,7 +583,7 @@ func (p *printer) expand(lines *[]string, indent string, v *Value, avail int) {
 		}
 	case ValueList:
 		for i, e := range v.Elements {
-			p.part(lines, indent, p.st.label.Render("["+strconv.Itoa(i)+"]")+" ", e, avail)
+			p.part(lines, indent, p.st.label.Render("["+strconv.Itoa(i)+"]:")+" ", e, avail)
 		}
 	case ValueTextMap:
 		for _, e := range v.Entries {
