@@ -1,0 +1,171 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// MaxAnnotationsSize is the limit on the total UTF-8 size of the keys and
+// values of one user's or party's annotations (256 KiB, as Canton).
+const MaxAnnotationsSize = 256 * 1024
+
+// AnnotationsSize is the size counted against MaxAnnotationsSize: the bytes
+// of every key and value whose value is not empty.
+func AnnotationsSize(m map[string]string) int {
+	n := 0
+	for k, v := range m {
+		if v != "" {
+			n += len(k) + len(v)
+		}
+	}
+	return n
+}
+
+// mergeAnnotations applies change to base: "" deletes a key, anything else
+// sets it. base is modified and returned (a new map when base is nil).
+func mergeAnnotations(base, change map[string]string) map[string]string {
+	if base == nil {
+		base = map[string]string{}
+	}
+	for k, v := range change {
+		if v == "" {
+			delete(base, k)
+		} else {
+			base[k] = v
+		}
+	}
+	return base
+}
+
+// ChangeID identifies a command for deduplication: the user, the set of
+// act-as parties and the command id.
+type ChangeID [32]byte
+
+// ChangeIDOf computes the change ID; actAs order and repeats do not matter.
+func ChangeIDOf(userID string, actAs []string, commandID string) ChangeID {
+	parties := slices.Clone(actAs)
+	slices.Sort(parties)
+	parties = slices.Compact(parties)
+	h := sha256.New()
+	field := func(s string) {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	field(userID)
+	field(commandID)
+	for _, p := range parties {
+		field(p)
+	}
+	var id ChangeID
+	h.Sum(id[:0])
+	return id
+}
+
+func encodeList(xs []string) string {
+	if len(xs) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(xs) // a []string always marshals
+	return string(b)
+}
+
+func decodeList(s string) ([]string, error) {
+	var xs []string
+	if err := json.Unmarshal([]byte(s), &xs); err != nil {
+		return nil, fmt.Errorf("decode stored party list: %w", err)
+	}
+	if xs == nil {
+		xs = []string{}
+	}
+	return xs, nil
+}
+
+func encodeMap(m map[string]string) string {
+	if len(m) == 0 {
+		return "{}"
+	}
+	b, _ := json.Marshal(m) // a map[string]string always marshals
+	return string(b)
+}
+
+func decodeMap(s string) (map[string]string, error) {
+	m := map[string]string{}
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, fmt.Errorf("decode stored annotations: %w", err)
+	}
+	return m, nil
+}
+
+// micros stores times as microseconds since the epoch, the ledger's precision.
+func micros(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMicro()
+}
+
+func fromMicros(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.UnixMicro(v).UTC()
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// inTx runs f in a write transaction and commits it.
+func (s *Store) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := f(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// readTx runs f in a read transaction, for reads that must agree with each other.
+func (s *Store) readTx(ctx context.Context, f func(tx *sql.Tx) error) error {
+	tx, err := s.r.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return f(tx)
+}
+
+// pageSize normalises a caller's page size.
+func pageSize(n int) int {
+	if n <= 0 || n > 10000 {
+		return 1000
+	}
+	return n
+}
+
+// prefixEnd is the smallest string greater than every string starting with
+// prefix, or "" when there is none (prefix of only 0xff bytes).
+func prefixEnd(prefix string) string {
+	b := []byte(prefix)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1])
+		}
+	}
+	return ""
+}

@@ -1,0 +1,692 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// DedupKind says how a Dedup window is given.
+type DedupKind int
+
+// The deduplication window forms.
+const (
+	// DedupDefault: the node's maximum deduplication duration. Commit
+	// records it in the completion as a DedupDuration.
+	DedupDefault DedupKind = iota
+	// DedupDuration: accepted commands whose record time is within Duration
+	// before this entry's record time are duplicates.
+	DedupDuration
+	// DedupOffset: accepted commands at offsets after Offset are duplicates.
+	DedupOffset
+)
+
+// Dedup is a command's deduplication period.
+type Dedup struct {
+	Kind     DedupKind
+	Duration time.Duration // DedupDuration
+	Offset   int64         // DedupOffset (exclusive)
+}
+
+// Status is a completion's outcome: Code 0 for success, else a gRPC code.
+type Status struct {
+	Code    int32
+	Message string
+	Details []byte // opaque to the store (the engine's encoding of the error details)
+}
+
+// Contract is a contract as stored. ArchivedOffset is 0 while it is active.
+type Contract struct {
+	ContractID     string // hex
+	TemplateID     string
+	PackageName    string
+	CreateArgument []byte // opaque to the store
+	Signatories    []string
+	Stakeholders   []string
+	CreatedAt      time.Time
+	CreatedOffset  int64 // set by Commit
+	ArchivedOffset int64 // set by Commit
+}
+
+// Transaction is the accepted part of an Entry.
+type Transaction struct {
+	UpdateID      string
+	WorkflowID    string
+	EffectiveTime time.Time
+	Events        []byte     // the transaction's events/tree, opaque to the store
+	Created       []Contract // contracts this transaction creates
+	Archived      []string   // contract ids it archives (may include ones it creates)
+	Inputs        []string   // other contract ids it uses; they must be active at commit
+	// MaxRecordTime, when set, fails the commit with ErrMaxRecordTimeExceeded
+	// if the entry's record time would be later.
+	MaxRecordTime time.Time
+}
+
+// Entry is one command outcome to append to the ledger: an accepted
+// transaction with its completion, or (Transaction nil) a rejected
+// completion. Commit assigns its offset and record time.
+type Entry struct {
+	UserID          string
+	CommandID       string
+	SubmissionID    string
+	ActAs           []string
+	Dedup           Dedup  // the period to check (accepted) or to report (rejected)
+	Status          Status // must be non-zero for a rejection and zero for a transaction
+	TraceParent     string // W3C traceparent of the submission, if any
+	PaidTrafficCost int64
+	Transaction     *Transaction
+}
+
+// Committed is where an entry landed.
+type Committed struct {
+	Offset     int64
+	RecordTime time.Time
+}
+
+// Completion is a completion as read back.
+type Completion struct {
+	Offset          int64
+	RecordTime      time.Time
+	UserID          string
+	CommandID       string
+	SubmissionID    string
+	ActAs           []string // every act-as party of the submission
+	UpdateID        string   // "" for a rejection
+	Status          Status
+	Dedup           Dedup // the period applied (never DedupDefault)
+	TraceParent     string
+	PaidTrafficCost int64
+}
+
+// Update is an accepted transaction as read back.
+type Update struct {
+	Offset        int64
+	RecordTime    time.Time
+	UpdateID      string
+	CommandID     string
+	WorkflowID    string
+	UserID        string
+	SubmissionID  string
+	ActAs         []string
+	EffectiveTime time.Time
+	Events        []byte
+}
+
+// CompletionQuery selects completions in offset order.
+type CompletionQuery struct {
+	After   int64    // exclusive
+	UserID  string   // "" = every user
+	Parties []string // keep completions with an act-as party in Parties; empty = all
+	Limit   int      // at most this many (default 1000)
+}
+
+// Stats counts the committer's work since Open.
+type Stats struct {
+	Commits int64 // entries appended
+	Failed  int64 // Commit calls answered with an error
+	Batches int64 // SQLite transactions committed, i.e. fsyncs
+}
+
+// Stats returns the commit counters. Commits/Batches is commits per fsync.
+func (s *Store) Stats() Stats {
+	return Stats{Commits: s.commits.Load(), Failed: s.failed.Load(), Batches: s.batches.Load()}
+}
+
+// LedgerEnd is the offset of the last durable entry (0 when empty).
+func (s *Store) LedgerEnd() int64 { return s.end.Load() }
+
+// Changed returns a channel that is closed when the ledger end next moves.
+// Take the channel before reading LedgerEnd so no commit slips between them.
+func (s *Store) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
+}
+
+// WaitPast blocks until the ledger end is past offset, the context ends or
+// the store closes, and returns the ledger end.
+func (s *Store) WaitPast(ctx context.Context, offset int64) (int64, error) {
+	for {
+		ch := s.Changed()
+		if end := s.LedgerEnd(); end > offset {
+			return end, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return s.LedgerEnd(), ctx.Err()
+		case <-s.quit:
+			return s.LedgerEnd(), ErrClosed
+		}
+	}
+}
+
+func (s *Store) publish(end int64) {
+	s.end.Store(end)
+	s.mu.Lock()
+	close(s.changed)
+	s.changed = make(chan struct{})
+	s.mu.Unlock()
+}
+
+type pending struct {
+	e   Entry
+	res Committed
+	err error
+	ok  chan struct{}
+}
+
+// Commit appends e durably and returns its offset and record time. For an
+// accepted transaction it atomically checks deduplication (failing with a
+// *DuplicateCommandError when an accepted command of the same change lies
+// in the window, also against concurrent Commits), checks that inputs and
+// archived contracts are active (*ContractNotActiveError), checks
+// MaxRecordTime, then writes the transaction, its completion, its contracts
+// and the change's dedup record. A rejection only writes its completion.
+// Nothing is written when it fails. If ctx ends first, Commit returns its
+// error and the entry may or may not have been committed.
+func (s *Store) Commit(ctx context.Context, e Entry) (Committed, error) {
+	if err := e.validate(); err != nil {
+		return Committed{}, fmt.Errorf("commit command %q: %w", e.CommandID, err)
+	}
+	select {
+	case <-s.quit:
+		return Committed{}, ErrClosed
+	default:
+	}
+	p := &pending{e: e, ok: make(chan struct{})}
+	select {
+	case s.queue <- p:
+	case <-ctx.Done():
+		return Committed{}, ctx.Err()
+	case <-s.quit:
+		return Committed{}, ErrClosed
+	}
+	select {
+	case <-p.ok:
+		if p.err != nil {
+			return Committed{}, fmt.Errorf("commit command %q: %w", e.CommandID, p.err)
+		}
+		return p.res, nil
+	case <-ctx.Done():
+		return Committed{}, ctx.Err()
+	}
+}
+
+func (e *Entry) validate() error {
+	switch {
+	case e.UserID == "":
+		return fmt.Errorf("%w: empty user id", ErrInvalidArgument)
+	case e.CommandID == "":
+		return fmt.Errorf("%w: empty command id", ErrInvalidArgument)
+	case len(e.ActAs) == 0:
+		return fmt.Errorf("%w: empty act-as", ErrInvalidArgument)
+	case e.Dedup.Kind < DedupDefault || e.Dedup.Kind > DedupOffset:
+		return fmt.Errorf("%w: unknown deduplication kind %d", ErrInvalidArgument, e.Dedup.Kind)
+	case e.Transaction == nil && e.Status.Code == 0:
+		return fmt.Errorf("%w: a rejection needs a non-zero status code", ErrInvalidArgument)
+	case e.Transaction != nil && e.Status.Code != 0:
+		return fmt.Errorf("%w: an accepted transaction needs status code 0", ErrInvalidArgument)
+	}
+	if t := e.Transaction; t != nil {
+		if t.UpdateID == "" {
+			return fmt.Errorf("%w: empty update id", ErrInvalidArgument)
+		}
+		for _, c := range t.Created {
+			if c.ContractID == "" || c.TemplateID == "" {
+				return fmt.Errorf("%w: created contract without contract id or template id", ErrInvalidArgument)
+			}
+		}
+	}
+	return nil
+}
+
+// run is the committer: it takes every Commit waiting, writes them in one
+// SQLite transaction and answers each.
+func (s *Store) run() {
+	defer close(s.done)
+	batch := make([]*pending, 0, s.opts.MaxBatch)
+	for {
+		batch = batch[:0]
+		select {
+		case p := <-s.queue:
+			batch = append(batch, p)
+		case <-s.quit:
+			return
+		}
+	drain:
+		for len(batch) < s.opts.MaxBatch {
+			select {
+			case p := <-s.queue:
+				batch = append(batch, p)
+			default:
+				break drain
+			}
+		}
+		s.commitBatch(batch)
+		for _, p := range batch {
+			if p.err != nil {
+				s.failed.Add(1)
+			}
+			close(p.ok)
+		}
+	}
+}
+
+// batchStmts are the statements of one group commit, prepared once per batch.
+type batchStmts struct {
+	dedupGet, contractGet, insCompletion, insTransaction, insContract, archive, dedupPut *sql.Stmt
+}
+
+func (b *batchStmts) close() {
+	for _, st := range []*sql.Stmt{b.dedupGet, b.contractGet, b.insCompletion, b.insTransaction, b.insContract, b.archive, b.dedupPut} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+func prepareBatch(ctx context.Context, tx *sql.Tx) (*batchStmts, error) {
+	b := &batchStmts{}
+	for _, x := range []struct {
+		st  **sql.Stmt
+		sql string
+	}{
+		{&b.dedupGet, `SELECT ledger_offset, submission_id, record_time FROM dedup WHERE change_id = ?`},
+		{&b.contractGet, `SELECT archived_offset FROM contracts WHERE contract_id = ?`},
+		{&b.insCompletion, `INSERT INTO completions (ledger_offset, record_time, user_id, command_id,
+			submission_id, act_as, update_id, status_code, status_message, status_details, dedup_kind,
+			dedup_value, trace_parent, paid_traffic_cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&b.insTransaction, `INSERT INTO transactions (ledger_offset, update_id, command_id, workflow_id,
+			user_id, submission_id, act_as, record_time, effective_time, events)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&b.insContract, `INSERT INTO contracts (contract_id, template_id, package_name, create_argument,
+			signatories, stakeholders, created_at, created_offset, archived_offset)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&b.archive, `UPDATE contracts SET archived_offset = ? WHERE contract_id = ? AND archived_offset IS NULL`},
+		{&b.dedupPut, `INSERT INTO dedup (change_id, ledger_offset, submission_id, record_time) VALUES (?, ?, ?, ?)
+			ON CONFLICT (change_id) DO UPDATE SET ledger_offset = excluded.ledger_offset,
+			submission_id = excluded.submission_id, record_time = excluded.record_time`},
+	} {
+		st, err := tx.PrepareContext(ctx, x.sql)
+		if err != nil {
+			b.close()
+			return nil, err
+		}
+		*x.st = st
+	}
+	return b, nil
+}
+
+// commitBatch writes batch in one transaction, setting each pending's result.
+func (s *Store) commitBatch(batch []*pending) {
+	ctx := context.Background()
+	fail := func(err error) {
+		for _, p := range batch {
+			if p.err == nil {
+				p.err = err
+			}
+		}
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		fail(fmt.Errorf("begin: %w", err))
+		return
+	}
+	defer tx.Rollback()
+	st, err := prepareBatch(ctx, tx)
+	if err != nil {
+		fail(fmt.Errorf("prepare: %w", err))
+		return
+	}
+	defer st.close()
+
+	end := s.end.Load()
+	last := s.lastRecord
+	n := 0
+	for _, p := range batch {
+		rt := max(micros(s.opts.Now()), last+1)
+		if err := s.apply(ctx, tx, st, &p.e, end+1, rt); err != nil {
+			p.err = err
+			continue
+		}
+		end++
+		last = rt
+		p.res = Committed{Offset: end, RecordTime: fromMicros(rt)}
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	if err := tx.Commit(); err != nil {
+		// The outcome is unknown to the callers (an fsync error may follow a
+		// write that reached the disk); re-read where the ledger really ends.
+		fail(fmt.Errorf("commit: %w", err))
+		if err := s.load(ctx); err == nil {
+			s.publish(s.end.Load())
+		}
+		return
+	}
+	s.lastRecord = last
+	s.commits.Add(int64(n))
+	s.batches.Add(1)
+	s.publish(end)
+}
+
+// apply checks and writes one entry inside the batch transaction. Checks
+// come first, so a failing entry normally writes nothing; a savepoint undoes
+// the writes when a later statement fails anyway.
+func (s *Store) apply(ctx context.Context, tx *sql.Tx, st *batchStmts, e *Entry, offset, rt int64) error {
+	dedup := e.Dedup
+	if dedup.Kind == DedupDefault {
+		dedup = Dedup{Kind: DedupDuration, Duration: time.Duration(s.maxDedup.Load())}
+	}
+	var change ChangeID
+	t := e.Transaction
+	if t != nil {
+		if !t.MaxRecordTime.IsZero() && rt > micros(t.MaxRecordTime) {
+			return fmt.Errorf("%w: record time %s, max record time %s", ErrMaxRecordTimeExceeded,
+				fromMicros(rt).Format(time.RFC3339Nano), t.MaxRecordTime.UTC().Format(time.RFC3339Nano))
+		}
+		change = ChangeIDOf(e.UserID, e.ActAs, e.CommandID)
+		if err := checkDedup(ctx, st, change, dedup, rt); err != nil {
+			return err
+		}
+		for _, id := range t.Inputs {
+			if err := checkActive(ctx, st, id); err != nil {
+				return err
+			}
+		}
+		for _, id := range t.Archived {
+			if slices.ContainsFunc(t.Created, func(c Contract) bool { return c.ContractID == id }) {
+				continue
+			}
+			if err := checkActive(ctx, st, id); err != nil {
+				return err
+			}
+		}
+	}
+
+	if _, err := tx.ExecContext(ctx, `SAVEPOINT entry`); err != nil {
+		return err
+	}
+	if err := s.write(ctx, st, e, t, change, dedup, offset, rt); err != nil {
+		if _, rerr := tx.ExecContext(ctx, `ROLLBACK TO entry`); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		if _, rerr := tx.ExecContext(ctx, `RELEASE entry`); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `RELEASE entry`)
+	return err
+}
+
+func (s *Store) write(ctx context.Context, st *batchStmts, e *Entry, t *Transaction, change ChangeID, dedup Dedup, offset, rt int64) error {
+	actAs := encodeList(e.ActAs)
+	dedupValue := dedup.Offset
+	if dedup.Kind == DedupDuration {
+		dedupValue = int64(dedup.Duration)
+	}
+	updateID := ""
+	if t != nil {
+		updateID = t.UpdateID
+	}
+	if _, err := st.insCompletion.ExecContext(ctx, offset, rt, e.UserID, e.CommandID, e.SubmissionID, actAs,
+		updateID, e.Status.Code, e.Status.Message, e.Status.Details, int(dedup.Kind), dedupValue,
+		e.TraceParent, e.PaidTrafficCost); err != nil {
+		return fmt.Errorf("write completion: %w", err)
+	}
+	if t == nil {
+		return nil
+	}
+	if _, err := st.insTransaction.ExecContext(ctx, offset, t.UpdateID, e.CommandID, t.WorkflowID, e.UserID,
+		e.SubmissionID, actAs, rt, micros(t.EffectiveTime), t.Events); err != nil {
+		return fmt.Errorf("write transaction %s: %w", t.UpdateID, err)
+	}
+	for _, c := range t.Created {
+		var archived any
+		if slices.Contains(t.Archived, c.ContractID) {
+			archived = offset
+		}
+		if _, err := st.insContract.ExecContext(ctx, c.ContractID, c.TemplateID, c.PackageName, c.CreateArgument,
+			encodeList(c.Signatories), encodeList(c.Stakeholders), micros(c.CreatedAt), offset, archived); err != nil {
+			return fmt.Errorf("write contract %s: %w", c.ContractID, err)
+		}
+	}
+	for _, id := range t.Archived {
+		if slices.ContainsFunc(t.Created, func(c Contract) bool { return c.ContractID == id }) {
+			continue
+		}
+		res, err := st.archive.ExecContext(ctx, offset, id)
+		if err != nil {
+			return fmt.Errorf("archive contract %s: %w", id, err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return &ContractNotActiveError{ContractID: id} // archived twice in one transaction
+		}
+	}
+	if _, err := st.dedupPut.ExecContext(ctx, change[:], offset, e.SubmissionID, rt); err != nil {
+		return fmt.Errorf("write deduplication record: %w", err)
+	}
+	return nil
+}
+
+func checkDedup(ctx context.Context, st *batchStmts, change ChangeID, d Dedup, rt int64) error {
+	var off, at int64
+	var sub string
+	err := st.dedupGet.QueryRowContext(ctx, change[:]).Scan(&off, &sub, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read deduplication record: %w", err)
+	}
+	dup := false
+	switch d.Kind {
+	case DedupOffset:
+		dup = off > d.Offset
+	case DedupDuration:
+		dup = d.Duration > 0 && at > rt-d.Duration.Microseconds()
+	}
+	if dup {
+		return &DuplicateCommandError{CompletionOffset: off, SubmissionID: sub}
+	}
+	return nil
+}
+
+func checkActive(ctx context.Context, st *batchStmts, id string) error {
+	var archived sql.NullInt64
+	err := st.contractGet.QueryRowContext(ctx, id).Scan(&archived)
+	if errors.Is(err, sql.ErrNoRows) {
+		return &ContractNotActiveError{ContractID: id}
+	}
+	if err != nil {
+		return fmt.Errorf("read contract %s: %w", id, err)
+	}
+	if archived.Valid {
+		return &ContractNotActiveError{ContractID: id, ArchivedOffset: archived.Int64}
+	}
+	return nil
+}
+
+const completionColumns = `ledger_offset, record_time, user_id, command_id, submission_id, act_as, update_id,
+	status_code, status_message, status_details, dedup_kind, dedup_value, trace_parent, paid_traffic_cost`
+
+func scanCompletion(row interface{ Scan(...any) error }) (Completion, error) {
+	var c Completion
+	var rt, dedupValue int64
+	var actAs string
+	var kind int
+	if err := row.Scan(&c.Offset, &rt, &c.UserID, &c.CommandID, &c.SubmissionID, &actAs, &c.UpdateID,
+		&c.Status.Code, &c.Status.Message, &c.Status.Details, &kind, &dedupValue, &c.TraceParent,
+		&c.PaidTrafficCost); err != nil {
+		return Completion{}, err
+	}
+	c.RecordTime = fromMicros(rt)
+	c.Dedup.Kind = DedupKind(kind)
+	if c.Dedup.Kind == DedupDuration {
+		c.Dedup.Duration = time.Duration(dedupValue)
+	} else {
+		c.Dedup.Offset = dedupValue
+	}
+	var err error
+	c.ActAs, err = decodeList(actAs)
+	return c, err
+}
+
+// Completions returns completions after q.After in offset order that match
+// the user and party filters, at most q.Limit of them. It reads what is
+// durable now; use WaitPast or Changed to wait for more.
+func (s *Store) Completions(ctx context.Context, q CompletionQuery) ([]Completion, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 1000
+	}
+	const chunk = 1000
+	out := []Completion{}
+	after := q.After
+	for len(out) < limit {
+		query := `SELECT ` + completionColumns + ` FROM completions WHERE ledger_offset > ?`
+		args := []any{after}
+		if q.UserID != "" {
+			query += ` AND user_id = ?`
+			args = append(args, q.UserID)
+		}
+		query += ` ORDER BY ledger_offset LIMIT ?`
+		args = append(args, chunk)
+		got, last, err := s.queryCompletions(ctx, query, args, q.Parties, limit-len(out), &out)
+		if err != nil {
+			return nil, fmt.Errorf("read completions: %w", err)
+		}
+		if got < chunk {
+			break
+		}
+		after = last
+	}
+	return out, nil
+}
+
+// queryCompletions appends matching rows to out (at most room of them) and
+// reports how many rows it scanned and the last offset scanned.
+func (s *Store) queryCompletions(ctx context.Context, query string, args []any, parties []string, room int, out *[]Completion) (scanned int, last int64, err error) {
+	rows, err := s.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		c, err := scanCompletion(rows)
+		if err != nil {
+			return 0, 0, err
+		}
+		scanned++
+		last = c.Offset
+		if len(parties) > 0 && !slices.ContainsFunc(c.ActAs, func(p string) bool { return slices.Contains(parties, p) }) {
+			continue
+		}
+		*out = append(*out, c)
+		if room--; room == 0 {
+			break // the caller's loop ends: out is full
+		}
+	}
+	return scanned, last, rows.Err()
+}
+
+// CompletionAt returns the completion at an offset, or ErrNotFound.
+func (s *Store) CompletionAt(ctx context.Context, offset int64) (Completion, error) {
+	c, err := scanCompletion(s.r.QueryRowContext(ctx,
+		`SELECT `+completionColumns+` FROM completions WHERE ledger_offset = ?`, offset))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Completion{}, fmt.Errorf("completion at offset %d: %w", offset, ErrNotFound)
+	}
+	if err != nil {
+		return Completion{}, fmt.Errorf("read completion at offset %d: %w", offset, err)
+	}
+	return c, nil
+}
+
+const updateColumns = `ledger_offset, record_time, update_id, command_id, workflow_id, user_id,
+	submission_id, act_as, effective_time, events`
+
+func scanUpdate(row interface{ Scan(...any) error }) (Update, error) {
+	var u Update
+	var rt, et int64
+	var actAs string
+	if err := row.Scan(&u.Offset, &rt, &u.UpdateID, &u.CommandID, &u.WorkflowID, &u.UserID,
+		&u.SubmissionID, &actAs, &et, &u.Events); err != nil {
+		return Update{}, err
+	}
+	u.RecordTime, u.EffectiveTime = fromMicros(rt), fromMicros(et)
+	var err error
+	u.ActAs, err = decodeList(actAs)
+	return u, err
+}
+
+// UpdateByID returns the accepted transaction with this update id, or ErrNotFound.
+func (s *Store) UpdateByID(ctx context.Context, updateID string) (Update, error) {
+	u, err := scanUpdate(s.r.QueryRowContext(ctx,
+		`SELECT `+updateColumns+` FROM transactions WHERE update_id = ?`, updateID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Update{}, fmt.Errorf("update %q: %w", updateID, ErrNotFound)
+	}
+	if err != nil {
+		return Update{}, fmt.Errorf("read update %q: %w", updateID, err)
+	}
+	return u, nil
+}
+
+// Updates returns accepted transactions after an offset, in offset order,
+// at most limit (default 1000) of them.
+func (s *Store) Updates(ctx context.Context, after int64, limit int) ([]Update, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+updateColumns+` FROM transactions
+		WHERE ledger_offset > ? ORDER BY ledger_offset LIMIT ?`, after, pageSize(limit))
+	if err != nil {
+		return nil, fmt.Errorf("read updates: %w", err)
+	}
+	defer rows.Close()
+	out := []Update{}
+	for rows.Next() {
+		u, err := scanUpdate(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read updates: %w", err)
+		}
+		out = append(out, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read updates: %w", err)
+	}
+	return out, nil
+}
+
+// Contract returns a contract, active or archived, or ErrNotFound.
+func (s *Store) Contract(ctx context.Context, contractID string) (Contract, error) {
+	var c Contract
+	var sigs, stks string
+	var created int64
+	var archived sql.NullInt64
+	err := s.r.QueryRowContext(ctx, `SELECT contract_id, template_id, package_name, create_argument,
+		signatories, stakeholders, created_at, created_offset, archived_offset
+		FROM contracts WHERE contract_id = ?`, contractID).
+		Scan(&c.ContractID, &c.TemplateID, &c.PackageName, &c.CreateArgument, &sigs, &stks, &created,
+			&c.CreatedOffset, &archived)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Contract{}, fmt.Errorf("contract %s: %w", contractID, ErrNotFound)
+	}
+	if err != nil {
+		return Contract{}, fmt.Errorf("read contract %s: %w", contractID, err)
+	}
+	c.CreatedAt = fromMicros(created)
+	c.ArchivedOffset = archived.Int64
+	if c.Signatories, err = decodeList(sigs); err != nil {
+		return Contract{}, err
+	}
+	if c.Stakeholders, err = decodeList(stks); err != nil {
+		return Contract{}, err
+	}
+	return c, nil
+}
