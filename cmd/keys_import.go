@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/signer"
@@ -109,8 +110,8 @@ func readPrivateKeyInput(opts *KeysImportOptions) (string, error) {
 		}
 		defer f.Close()
 		in = f
-	} else if opts.IO.IsStdinTTY() {
-		fmt.Fprintln(opts.IO.ErrOut, "Paste the private key, then press Ctrl-D on a new line:")
+	} else if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return readPrivateKeyFromTerminal(opts.IO.ErrOut, int(f.Fd()))
 	}
 	b, err := io.ReadAll(io.LimitReader(in, maxPrivateKeyInput+1))
 	if err != nil {
@@ -120,4 +121,25 @@ func readPrivateKeyInput(opts *KeysImportOptions) (string, error) {
 		return "", fmt.Errorf("--from %s is larger than %d bytes; not a private key", opts.From, maxPrivateKeyInput)
 	}
 	return string(b), nil
+}
+
+// readPrivateKeyFromTerminal reads a pasted key without echoing it: one line
+// of hex or base64, or the lines of a PEM block up to its END line.
+func readPrivateKeyFromTerminal(w io.Writer, fd int) (string, error) {
+	fmt.Fprintln(w, "Paste the private key (it is not shown), then press Enter:")
+	var lines []string
+	for {
+		b, err := term.ReadPassword(fd)
+		if err != nil {
+			return "", fmt.Errorf("reading the private key: %w", err)
+		}
+		line := strings.TrimSpace(string(b))
+		lines = append(lines, line)
+		if !strings.HasPrefix(lines[0], "-----BEGIN") || strings.HasPrefix(line, "-----END") ||
+			line == "" || len(lines) > 100 {
+			break
+		}
+	}
+	fmt.Fprintln(w)
+	return strings.Join(lines, "\n"), nil
 }

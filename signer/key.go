@@ -169,9 +169,22 @@ func isHex(s string) bool {
 }
 
 // Key is an ed25519 private key. Printing it in any way shows only its
-// fingerprint.
+// fingerprint. Make one with Generate, FromSeed, FromNaClSecret,
+// ParsePKCS8PEM, ParsePrivate or LoadKeyFile; the zero Key cannot sign.
 type Key struct {
-	priv ed25519.PrivateKey
+	// The secret sits behind a pointer because fmt prints an unexported
+	// pointer field of an enclosing struct as an address, never following
+	// it, while it would print an unexported slice field byte by byte.
+	s *secret
+}
+
+type secret struct{ priv ed25519.PrivateKey }
+
+func (k Key) priv() ed25519.PrivateKey {
+	if k.s == nil {
+		return nil
+	}
+	return k.s.priv
 }
 
 // Generate makes a new key from 32 bytes of rand, or of crypto/rand when
@@ -192,7 +205,7 @@ func FromSeed(seed []byte) (*Key, error) {
 	if len(seed) != SeedSize {
 		return nil, fmt.Errorf("seed is %d bytes; an ed25519 seed is %d", len(seed), SeedSize)
 	}
-	return &Key{priv: ed25519.NewKeyFromSeed(seed)}, nil
+	return &Key{s: &secret{priv: ed25519.NewKeyFromSeed(seed)}}, nil
 }
 
 // FromNaClSecret returns the key in a 64-byte NaCl secret key, seed ‖
@@ -205,7 +218,7 @@ func FromNaClSecret(secret []byte) (*Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	if subtle.ConstantTimeCompare(k.priv[SeedSize:], secret[SeedSize:]) != 1 {
+	if subtle.ConstantTimeCompare(k.priv()[SeedSize:], secret[SeedSize:]) != 1 {
 		return nil, errors.New("NaCl secret key: its public half does not belong to its seed (corrupted, or not an ed25519 secret key)")
 	}
 	return k, nil
@@ -266,7 +279,7 @@ func ParsePrivate(text string) (*Key, error) {
 // Public returns the key's public half.
 func (k *Key) Public() PublicKey {
 	var p PublicKey
-	copy(p.raw[:], k.priv[SeedSize:])
+	copy(p.raw[:], k.priv()[SeedSize:])
 	return p
 }
 
@@ -274,14 +287,14 @@ func (k *Key) Public() PublicKey {
 func (k *Key) Fingerprint() string { return k.Public().Fingerprint() }
 
 // seed returns the secret; only the key-file writer needs it.
-func (k *Key) seed() []byte { return k.priv.Seed() }
+func (k *Key) seed() []byte { return k.priv().Seed() }
 
 // String shows the fingerprint only.
 func (k Key) String() string {
-	if len(k.priv) != ed25519.PrivateKeySize {
+	if len(k.priv()) != ed25519.PrivateKeySize {
 		return "ed25519 key (empty)"
 	}
-	return "ed25519 key " + Fingerprint(k.priv[SeedSize:])
+	return "ed25519 key " + Fingerprint(k.priv()[SeedSize:])
 }
 
 // GoString shows the fingerprint only.

@@ -277,7 +277,7 @@ func (kf *KeyFile) Decrypt(passphrase []byte) (*Key, error) {
 			return nil, fmt.Errorf("key file: %w", err)
 		}
 	}
-	if subtle.ConstantTimeCompare(k.priv[SeedSize:], kf.Public.raw[:]) != 1 {
+	if subtle.ConstantTimeCompare(k.priv()[SeedSize:], kf.Public.raw[:]) != 1 {
 		return nil, fmt.Errorf("key file: the private key does not match publicKey %s; the file was altered", kf.Public.Base64())
 	}
 	return k, nil

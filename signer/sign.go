@@ -33,7 +33,7 @@ type Signature struct {
 func (k *Key) SignHash(hash [32]byte) Signature {
 	return Signature{
 		Format:               SignatureFormatConcat,
-		Signature:            ed25519.Sign(k.priv, hash[:]),
+		Signature:            ed25519.Sign(k.priv(), hash[:]),
 		SignedBy:             k.Fingerprint(),
 		SigningAlgorithmSpec: SigningAlgorithmSpecEd25519,
 	}

@@ -336,11 +336,18 @@ func TestKeyNeverPrintsSecret(t *testing.T) {
 	wrapped := struct {
 		K  *Key
 		KV Key
-	}{k, *k}
-	outputs := []string{logBuf.String(), string(jsonKey), k.String(), k.GoString(),
+		k  *Key
+		kv Key
+	}{k, *k, k, *k}
+	kf, err := ParseKeyFile(MarshalPlaintextKeyFile(k))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outputs := []string{logBuf.String(), fmt.Sprintf("%v %+v %#v", kf, kf, *kf), string(jsonKey), k.String(), k.GoString(),
 		fmt.Sprint(k), fmt.Sprint(*k), fmt.Sprintf("%v %+v %#v %s %q %x %X %d", k, k, k, k, k, k, k, k),
 		fmt.Sprintf("%v %+v %#v %x", *k, *k, *k, *k),
-		fmt.Sprintf("%v %+v %#v %x", wrapped, wrapped, wrapped, wrapped),
+		// vet rightly doubts %x on a struct; that is the point here.
+		fmt.Sprintf(anyVerbs, wrapped, wrapped, wrapped, wrapped),
 		fmt.Errorf("wrapped: %v", k).Error()}
 	for _, out := range outputs {
 		for _, s := range secretForms(seed) {
@@ -359,6 +366,8 @@ func TestKeyNeverPrintsSecret(t *testing.T) {
 		t.Fatalf("zero Key prints %q", got)
 	}
 }
+
+var anyVerbs = "%v %+v %#v %x"
 
 // secretForms lists the ways a seed or NaCl secret might be written out.
 func secretForms(seed []byte) []string {
