@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"strconv"
+	"unicode/utf8"
 )
 
 // encoder appends the hash preimage of one node or message to buf and, when
@@ -61,12 +62,16 @@ func (e *encoder) int64(v uint64) {
 	}
 }
 
-func (e *encoder) string(s []byte) {
+func (e *encoder) string(s []byte) error {
+	if !utf8.Valid(s) {
+		return errorf("string %q is not valid UTF-8; protobuf decoders refuse it", clip(s))
+	}
 	e.int32(uint32(len(s)))
 	e.buf = append(e.buf, s...)
 	if e.trace != nil {
 		e.note(len(e.buf)-len(s), string(s)+" (string)")
 	}
+	return nil
 }
 
 // hexID writes a contract id: int32(length of the decoded bytes) ‖ bytes.
@@ -106,7 +111,9 @@ func (e *encoder) stringList(items [][]byte, sorted bool) error {
 			}
 			return errorf("%q comes after %q; the participant hashes this list sorted, so the signature would not match", s, items[i-1])
 		}
-		e.string(s)
+		if err := e.string(s); err != nil {
+			return atIndex(err, "", i)
+		}
 	}
 	return nil
 }

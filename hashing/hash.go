@@ -4,6 +4,9 @@ import (
 	"encoding/hex"
 
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/ledger-cli/ledger/proto/damlpb"
 )
 
 // Options select what Compute records besides the hash.
@@ -297,7 +300,9 @@ func (h *hasher) transaction() (*Trace, error) {
 	defer h.release(e)
 	e.purpose()
 	e.section("Serialization Version")
-	e.string(h.version)
+	if err := e.string(h.version); err != nil {
+		return nil, at(err, "transaction.version")
+	}
 	e.section("Root Nodes")
 	e.int32(uint32(len(hashes)))
 	for i := range hashes {
@@ -551,6 +556,13 @@ func (h *hasher) metadata(b []byte) (*Trace, error) {
 		case 10:
 			maxLET, err = s.varintField(f, "max_ledger_effective_time")
 			hasMaxLET = true
+		case 8:
+			// Deprecated and not hashed, but the participant still decodes it.
+			if err = want(f, protowire.BytesType, "global_key_mapping"); err == nil {
+				if perr := proto.Unmarshal(f.bytes, &damlpb.Metadata_GlobalKeyMappingEntry{}); perr != nil {
+					err = at(malformed("%v", perr), "global_key_mapping")
+				}
+			}
 		case 11:
 			maxRecord, err = s.varintField(f, "max_record_time")
 			hasMaxRecord = true
@@ -611,13 +623,19 @@ func (h *hasher) metadata(b []byte) (*Trace, error) {
 		return nil, at(err, "submitter_info")
 	}
 	e.section("Command Id")
-	e.string(commandID)
+	if err := e.string(commandID); err != nil {
+		return nil, at(err, "submitter_info.command_id")
+	}
 	e.section("Transaction UUID")
-	e.string(uuid)
+	if err := e.string(uuid); err != nil {
+		return nil, at(err, "transaction_uuid")
+	}
 	e.section("Mediator Group")
 	e.int32(uint32(mediator))
 	e.section("Synchronizer Id")
-	e.string(syncID)
+	if err := e.string(syncID); err != nil {
+		return nil, at(err, "synchronizer_id")
+	}
 	e.section("Min Time Boundary")
 	e.optionalTime(minLET, hasMinLET)
 	e.section("Max Time Boundary")

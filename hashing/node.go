@@ -143,7 +143,8 @@ func (n *nodeFields) requireTemplate() error {
 	return nil
 }
 
-// header writes the V2 node-encoding version byte, lf_version and the tag.
+// nodeHeader writes the V2 node-encoding version byte, lf_version and the
+// tag. lf_version was checked against the known versions, so it is ASCII.
 func (e *encoder) nodeHeader(s Scheme, lfVersion []byte, tag byte, name string) {
 	if s == V2 {
 		e.byte1(0x01, "01 (Node Encoding Version)")
@@ -151,7 +152,7 @@ func (e *encoder) nodeHeader(s Scheme, lfVersion []byte, tag byte, name string) 
 	e.section(name)
 	if lfVersion != nil {
 		e.section("Node Version")
-		e.string(lfVersion)
+		_ = e.string(lfVersion)
 	}
 	e.byte1(tag, name+" Tag")
 }
@@ -206,7 +207,9 @@ func (e *encoder) createNode(s Scheme, n *nodeFields, seed []byte, inTransaction
 		return at(err, "contract_id")
 	}
 	e.section("Package Name")
-	e.string(n.packageName)
+	if err := e.string(n.packageName); err != nil {
+		return at(err, "package_name")
+	}
 	e.section("Template Id")
 	if err := e.identifier(n.templateID); err != nil {
 		return at(err, "template_id")
@@ -240,7 +243,9 @@ func (e *encoder) fetchNode(s Scheme, n *nodeFields) error {
 		return at(err, "contract_id")
 	}
 	e.section("Package Name")
-	e.string(n.packageName)
+	if err := e.string(n.packageName); err != nil {
+		return at(err, "package_name")
+	}
 	e.section("Template Id")
 	if err := e.identifier(n.templateID); err != nil {
 		return at(err, "template_id")
@@ -292,7 +297,9 @@ func (e *encoder) exerciseNode(s Scheme, n *nodeFields, seed []byte, children []
 		return at(err, "contract_id")
 	}
 	e.section("Package Name")
-	e.string(n.packageName)
+	if err := e.string(n.packageName); err != nil {
+		return at(err, "package_name")
+	}
 	e.section("Template Id")
 	if err := e.identifier(n.templateID); err != nil {
 		return at(err, "template_id")
@@ -311,7 +318,9 @@ func (e *encoder) exerciseNode(s Scheme, n *nodeFields, seed []byte, children []
 		return at(err, "interface_id")
 	}
 	e.section("Choice Id")
-	e.string(n.choiceID)
+	if err := e.string(n.choiceID); err != nil {
+		return at(err, "choice_id")
+	}
 	e.section("Chosen Value")
 	if err := e.value(n.argument, 1); err != nil {
 		return at(err, "chosen_value")
@@ -373,7 +382,9 @@ func (e *encoder) queryByKeyNode(s Scheme, n *nodeFields) error {
 	}
 	e.nodeHeader(s, n.lfVersion, tagQueryByKeyNode, "QueryByKey Node")
 	e.section("Package Name")
-	e.string(n.packageName)
+	if err := e.string(n.packageName); err != nil {
+		return at(err, "package_name")
+	}
 	e.section("Template Id")
 	if err := e.identifier(n.templateID); err != nil {
 		return at(err, "template_id")
@@ -490,7 +501,9 @@ func (e *encoder) keyWithMaintainers(b []byte) error {
 		return at(errorf("key hash has %d bytes, want 32", len(hash)), "key.hash")
 	}
 	e.section("Key Package Name")
-	e.string(pkg)
+	if err := e.string(pkg); err != nil {
+		return at(err, "key.package_name")
+	}
 	e.section("Key Template Id")
 	if err := e.identifier(tmpl); err != nil {
 		return at(err, "key.template_id")

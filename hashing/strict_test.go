@@ -1,6 +1,7 @@
 package hashing
 
 import (
+	"bytes"
 	"encoding/base64"
 	"errors"
 	"path/filepath"
@@ -291,6 +292,11 @@ func TestStrictRejects(t *testing.T) {
 			x.ChosenValue = v
 			return id
 		}, "nesting exceeds"},
+		{"invalid UTF-8 text", "rich_v2.json", 0, func(pt *damlpb.PreparedTransaction) string {
+			id, x := firstExercise(pt)
+			x.ChosenValue = vRecord(nil, "memo", vText("ok"))
+			return id
+		}, "chosen_value.record.fields[0].value.text: string \"\\xff\\xfe\" is not valid UTF-8"},
 		{"input contract key under V2", "rich_v2.json", 0, func(pt *damlpb.PreparedTransaction) string {
 			pt.Metadata.InputContracts[0].GetV1().LfVersion = "2"
 			return ""
@@ -307,6 +313,9 @@ func TestStrictRejects(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// protobuf-go refuses to write invalid UTF-8, so the test writes
+			// "ok" and turns it into ff fe afterwards, keeping its length.
+			b = bytes.Replace(b, []byte("\x02ok"), []byte("\x02\xff\xfe"), 1)
 			_, err = Sum(b, scheme)
 			if err == nil {
 				t.Fatalf("accepted; want an error containing %q", tc.want)
@@ -356,5 +365,40 @@ func TestMalformedBytes(t *testing.T) {
 	}
 	if _, err := Sum(nil, V2); err == nil {
 		t.Error("empty input accepted")
+	}
+}
+
+// TestIgnoredMessagesMustParse checks that embedded messages which are not
+// hashed must still be valid protobuf, as the participant decodes them.
+func TestIgnoredMessagesMustParse(t *testing.T) {
+	pt, scheme := loadVector(t, "rich_v2.json")
+	good, _ := proto.Marshal(pt)
+	// Metadata (field 2) gets a global_key_mapping entry (field 8) with a truncated varint.
+	badEntry := protowire.AppendBytes(protowire.AppendTag(nil, 8, protowire.BytesType), []byte{0x08, 0x80})
+	var meta []byte
+	r := reader{good}
+	var out []byte
+	for {
+		f, ok, err := r.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		if f.num == 2 {
+			meta = append(append([]byte(nil), f.bytes...), badEntry...)
+			out = protowire.AppendBytes(protowire.AppendTag(out, 2, protowire.BytesType), meta)
+			continue
+		}
+		out = protowire.AppendBytes(protowire.AppendTag(out, f.num, protowire.BytesType), f.bytes)
+	}
+	if _, err := Sum(out, scheme); err == nil || !strings.Contains(err.Error(), "global_key_mapping") {
+		t.Errorf("malformed global_key_mapping: %v", err)
+	}
+	// A unit value whose Empty message is garbage.
+	unit := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), []byte{0x30})
+	if _, err := encodeValue(unit); err == nil {
+		t.Error("malformed unit accepted")
 	}
 }

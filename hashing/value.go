@@ -68,6 +68,9 @@ func (e *encoder) valueArm(f field, depth int) error {
 		if err := want(f, protowire.BytesType, "unit"); err != nil {
 			return err
 		}
+		if err := wellFormed(f.bytes); err != nil {
+			return at(err, "unit")
+		}
 		e.byte1(tagUnit, "Unit Type Tag")
 	case 2:
 		if err := want(f, protowire.VarintType, "bool"); err != nil {
@@ -109,19 +112,19 @@ func (e *encoder) valueArm(f field, depth int) error {
 			return at(err, "numeric")
 		}
 		e.byte1(tagNumeric, "Numeric Type Tag")
-		e.string(f.bytes)
+		_ = e.string(f.bytes) // checkNumeric admits ASCII only
 	case 7:
 		if err := want(f, protowire.BytesType, "party"); err != nil {
 			return err
 		}
 		e.byte1(tagParty, "Party Type Tag")
-		e.string(f.bytes)
+		return at(e.string(f.bytes), "party")
 	case 8:
 		if err := want(f, protowire.BytesType, "text"); err != nil {
 			return err
 		}
 		e.byte1(tagText, "Text Type Tag")
-		e.string(f.bytes)
+		return at(e.string(f.bytes), "text")
 	case 9:
 		if err := want(f, protowire.BytesType, "contract_id"); err != nil {
 			return err
@@ -287,9 +290,11 @@ func (e *encoder) textMap(f field, depth int) error {
 		if !hasValue {
 			return atIndex(errorf("entry has no value"), "entries", i)
 		}
-		e.string(key)
+		if err := e.string(key); err != nil {
+			return atIndex(at(err, "key"), "entries", i)
+		}
 		if err := e.value(val, depth+1); err != nil {
-			return at(atIndex(err, "entries", i), "value")
+			return atIndex(at(err, "value"), "entries", i)
 		}
 		prev = key
 		i++
@@ -326,10 +331,10 @@ func (e *encoder) genMap(f field, depth int) error {
 			return atIndex(errorf("entry needs both key and value"), "entries", i)
 		}
 		if err := e.value(key, depth+1); err != nil {
-			return at(atIndex(err, "entries", i), "key")
+			return atIndex(at(err, "key"), "entries", i)
 		}
 		if err := e.value(val, depth+1); err != nil {
-			return at(atIndex(err, "entries", i), "value")
+			return atIndex(at(err, "value"), "entries", i)
 		}
 		i++
 	}
@@ -420,7 +425,9 @@ func (e *encoder) recordField(b []byte, depth int) error {
 	// The participant treats an empty label as no label (hashing.md §10 item 11).
 	e.some(len(label) > 0)
 	if len(label) > 0 {
-		e.string(label)
+		if err := e.string(label); err != nil {
+			return at(err, "label")
+		}
 	}
 	return at(e.value(val, depth+1), "value")
 }
@@ -465,7 +472,9 @@ func (e *encoder) variant(f field, depth int) error {
 	if err := e.optionalIdentifier(id, hasID); err != nil {
 		return at(err, "variant_id")
 	}
-	e.string(ctor)
+	if err := e.string(ctor); err != nil {
+		return at(err, "constructor")
+	}
 	return at(e.value(val, depth+1), "value")
 }
 
@@ -503,8 +512,7 @@ func (e *encoder) enum(f field) error {
 	if err := e.optionalIdentifier(id, hasID); err != nil {
 		return at(err, "enum_id")
 	}
-	e.string(ctor)
-	return nil
+	return at(e.string(ctor), "constructor")
 }
 
 func (e *encoder) optionalIdentifier(b []byte, present bool) error {
@@ -544,7 +552,9 @@ func (e *encoder) identifier(b []byte) error {
 	if len(pkg) == 0 {
 		return errorf("package_id is empty")
 	}
-	e.string(pkg)
+	if err := e.string(pkg); err != nil {
+		return at(err, "package_id")
+	}
 	if err := e.dottedName(mod); err != nil {
 		return at(err, "module_name")
 	}
@@ -562,7 +572,9 @@ func (e *encoder) dottedName(name []byte) error {
 		if len(seg) == 0 {
 			return errorf("name %q has an empty segment", clip(full))
 		}
-		e.string(seg)
+		if err := e.string(seg); err != nil {
+			return err
+		}
 		if !more {
 			return nil
 		}

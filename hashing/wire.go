@@ -27,6 +27,9 @@ func (r *reader) next() (f field, ok bool, err error) {
 	if n < 0 {
 		return field{}, false, malformed("bad field tag: %v", protowire.ParseError(n))
 	}
+	if num > protowire.MaxValidNumber {
+		return field{}, false, malformed("field number %d is above the protobuf maximum", num)
+	}
 	r.b = r.b[n:]
 	f.num, f.typ = num, typ
 	switch typ {
@@ -99,4 +102,17 @@ func boolValue(v uint64, name string) (bool, error) {
 		return true, nil
 	}
 	return false, errorf("%s: bool encoded as %d", name, v)
+}
+
+// wellFormed checks that b parses as a protobuf message, for embedded
+// messages whose content is not hashed: the participant's decoder refuses
+// them when malformed, so the hasher must too.
+func wellFormed(b []byte) error {
+	r := reader{b}
+	for {
+		_, ok, err := r.next()
+		if err != nil || !ok {
+			return err
+		}
+	}
 }
