@@ -18,12 +18,14 @@ const (
 )
 
 // Status converts the error into the google.rpc.Status a completion carries:
-// code = gRPC code, message = "ID(cat,corr): cause", details = ErrorInfo
+// code = gRPC code (UNKNOWN if none), message = "ID(cat,corr): cause", details = ErrorInfo
 // (reason = error id, metadata = context), then RetryInfo when retryable,
 // RequestInfo with the correlation id, and one ResourceInfo per resource.
 func (e *JsCantonError) Status() *JsStatus {
+	// An error never becomes an OK status: a missing or zero gRPC code is
+	// reported as UNKNOWN.
 	code := GRPCUnknown
-	if e.GRPCCodeValue != nil {
+	if e.GRPCCodeValue != nil && *e.GRPCCodeValue != GRPCOK {
 		code = *e.GRPCCodeValue
 	}
 	s := &JsStatus{Code: Int32(code), Message: codeStr(e.Code, e.ErrorCategory, e.CorrelationID) + ": " + e.Cause}
