@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -30,9 +31,12 @@ func decodeOneof(b []byte, what string, arms []string) (string, json.RawMessage,
 	if len(m) > 1 {
 		keys := make([]string, 0, len(m))
 		for k := range m {
-			keys = append(keys, k)
+			keys = append(keys, truncate(k, 40))
 		}
-		sortStrings(keys)
+		sort.Strings(keys)
+		if len(keys) > 5 {
+			keys = append(keys[:5], fmt.Sprintf("… (%d keys)", len(m)))
+		}
 		return "", nil, fmt.Errorf("%s must have exactly one key, got %s", what, strings.Join(keys, ", "))
 	}
 	for k, v := range m {
@@ -97,14 +101,6 @@ func unwrapJSONError(err error) error {
 		return fmt.Errorf("malformed JSON at byte %d: %v", se.Offset, se)
 	}
 	return err
-}
-
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }
 
 // DeduplicationPeriod is the deduplication oneof: at most one of Duration

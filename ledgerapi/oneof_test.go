@@ -3,6 +3,7 @@ package ledgerapi
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -163,3 +164,22 @@ func TestPartySignaturesAdd(t *testing.T) {
 		t.Errorf("Add result = %+v", ps)
 	}
 }
+
+func TestOneofManyKeysReported(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := 0; i < 200000; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`"k` + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + `` + itoa(i) + `":{}`)
+	}
+	b.WriteString("}")
+	var p DeduplicationPeriod
+	err := json.Unmarshal([]byte(b.String()), &p)
+	if err == nil || !strings.Contains(err.Error(), "200000 keys") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
