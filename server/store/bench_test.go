@@ -53,6 +53,21 @@ func BenchmarkCommitParallel(b *testing.B) {
 	}
 }
 
+// BenchmarkCommitSerial is one caller committing in a loop: the latency of
+// a lone durable commit (about one fsync).
+func BenchmarkCommitSerial(b *testing.B) {
+	s, _ := openTemp(b)
+	ctx := context.Background()
+	var n int64
+	for b.Loop() {
+		n++
+		if _, err := s.Commit(ctx, benchEntry(n)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "commits/s")
+}
+
 // BenchmarkCompletions reads completions of one user in pages of 200, as
 // the completions endpoint does.
 func BenchmarkCompletions(b *testing.B) {
