@@ -69,13 +69,14 @@
 // that a key can be shown without its passphrase; they are authenticated only
 // when the key is decrypted, and fingerprint must always equal the
 // fingerprint of publicKey. Readers accept N a power of two from 2^10 to
-// 2^20, r from 1 to 32, p from 1 to 16 and N·r·p at most 2^23; writers
-// use N = 2^15, r = 8, p = 1.
+// 2^20, r from 1 to 32, p from 1 to 16, N·r at most 2^21 (256 MiB of
+// memory) and N·r·p at most 2^22, so that a crafted file cannot exhaust
+// the machine; writers use N = 2^15, r = 8, p = 1.
 //
 // With "encrypted": false (for tests only) the kdf, cipher, nonce and
 // ciphertext fields are absent and "seed" holds base64(32-byte seed).
 //
 // A file whose version is larger than 1 is refused with a request to upgrade.
-// On unix, a key file that its group or others may access is refused, as ssh
-// does, until its mode is 0600.
+// On unix, a key file with any permission bit for group or others is
+// refused, as ssh does, until `chmod 600` fixes it.
 package signer
