@@ -65,6 +65,11 @@ type Transaction struct {
 	MaxRecordTime time.Time
 }
 
+// creates reports whether the transaction itself creates contract id.
+func (t *Transaction) creates(id string) bool {
+	return slices.ContainsFunc(t.Created, func(c Contract) bool { return c.ContractID == id })
+}
+
 // Entry is one command outcome to append to the ledger: an accepted
 // transaction with its completion, or (Transaction nil) a rejected
 // completion. Commit assigns its offset and record time.
@@ -140,6 +145,7 @@ func (s *Store) LedgerEnd() int64 { return s.end.Load() }
 
 // Changed returns a channel that is closed when the ledger end next moves.
 // Take the channel before reading LedgerEnd so no commit slips between them.
+// Close does not close it; WaitPast also returns when the store closes.
 func (s *Store) Changed() <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -186,8 +192,9 @@ type pending struct {
 // archived contracts are active (*ContractNotActiveError), checks
 // MaxRecordTime, then writes the transaction, its completion, its contracts
 // and the change's dedup record. A rejection only writes its completion.
-// Nothing is written when it fails. If ctx ends first, Commit returns its
-// error and the entry may or may not have been committed.
+// Nothing is written when it fails, with two exceptions where the outcome
+// is unknown: ctx ending while the entry waits for its batch, and an error
+// from SQLite's commit itself (e.g. a failed fsync).
 func (s *Store) Commit(ctx context.Context, e Entry) (Committed, error) {
 	if err := e.validate(); err != nil {
 		return Committed{}, fmt.Errorf("commit command %q: %w", e.CommandID, err)
@@ -387,6 +394,13 @@ func (s *Store) commitBatch(batch []*pending) {
 	for _, p := range batch {
 		rt := max(micros(s.opts.Now()), last+1)
 		if err := s.apply(ctx, tx, st, &p.e, end+1, rt); err != nil {
+			var broken *brokenBatchError
+			if errors.As(err, &broken) {
+				for _, q := range batch {
+					q.err = err // nothing of this batch may be committed
+				}
+				return
+			}
 			p.err = err
 			continue
 		}
@@ -438,7 +452,7 @@ func (s *Store) apply(ctx context.Context, tx *sql.Tx, st *batchStmts, e *Entry,
 			}
 		}
 		for _, id := range t.Archived {
-			if slices.ContainsFunc(t.Created, func(c Contract) bool { return c.ContractID == id }) {
+			if t.creates(id) {
 				continue
 			}
 			if err := checkActive(ctx, st, id); err != nil {
@@ -448,20 +462,29 @@ func (s *Store) apply(ctx context.Context, tx *sql.Tx, st *batchStmts, e *Entry,
 	}
 
 	if _, err := tx.ExecContext(ctx, `SAVEPOINT entry`); err != nil {
-		return err
+		return &brokenBatchError{err}
 	}
 	if err := s.write(ctx, st, e, t, change, dedup, offset, rt); err != nil {
 		if _, rerr := tx.ExecContext(ctx, `ROLLBACK TO entry`); rerr != nil {
-			return errors.Join(err, rerr)
+			return &brokenBatchError{errors.Join(err, rerr)}
 		}
 		if _, rerr := tx.ExecContext(ctx, `RELEASE entry`); rerr != nil {
-			return errors.Join(err, rerr)
+			return &brokenBatchError{errors.Join(err, rerr)}
 		}
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `RELEASE entry`)
-	return err
+	if _, err := tx.ExecContext(ctx, `RELEASE entry`); err != nil {
+		return &brokenBatchError{err}
+	}
+	return nil
 }
+
+// brokenBatchError: a savepoint could not be set or undone, so the batch
+// transaction may hold part of a failed entry and must not be committed.
+type brokenBatchError struct{ err error }
+
+func (e *brokenBatchError) Error() string { return "group commit aborted: " + e.err.Error() }
+func (e *brokenBatchError) Unwrap() error { return e.err }
 
 func (s *Store) write(ctx context.Context, st *batchStmts, e *Entry, t *Transaction, change ChangeID, dedup Dedup, offset, rt int64) error {
 	actAs := encodeList(e.ActAs)
@@ -496,7 +519,7 @@ func (s *Store) write(ctx context.Context, st *batchStmts, e *Entry, t *Transact
 		}
 	}
 	for _, id := range t.Archived {
-		if slices.ContainsFunc(t.Created, func(c Contract) bool { return c.ContractID == id }) {
+		if t.creates(id) {
 			continue
 		}
 		res, err := st.archive.ExecContext(ctx, offset, id)

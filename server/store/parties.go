@@ -111,12 +111,8 @@ func (s *Store) AllocateParty(ctx context.Context, a PartyAllocation) (Party, er
 			}
 		}
 		if a.GrantActAsTo != "" {
-			var one int
-			if err := tx.QueryRowContext(ctx, `SELECT 1 FROM users WHERE id = ?`, a.GrantActAsTo).Scan(&one); err != nil {
-				if errors.Is(err, sql.ErrNoRows) {
-					return fmt.Errorf("user %q: %w", a.GrantActAsTo, ErrNotFound)
-				}
-				return err
+			if err := userExists(ctx, tx, a.GrantActAsTo); err != nil {
+				return fmt.Errorf("user %q: %w", a.GrantActAsTo, err)
 			}
 			if _, err := s.grant(ctx, tx, a.GrantActAsTo, []Right{{Kind: CanActAs, Party: p.ID}}); err != nil {
 				return err
@@ -270,12 +266,7 @@ func (s *Store) Topology(ctx context.Context, party string) ([][]byte, error) {
 }
 
 func partyExists(ctx context.Context, tx *sql.Tx, party string) error {
-	var one int
-	err := tx.QueryRowContext(ctx, `SELECT 1 FROM parties WHERE id = ?`, party).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return ErrNotFound
-	}
-	return err
+	return rowExists(ctx, tx, `SELECT 1 FROM parties WHERE id = ?`, party)
 }
 
 // UpdatePartyAnnotations merges change into the party's annotations ("" deletes

@@ -257,11 +257,7 @@ func (s *Store) UserRights(ctx context.Context, id string) ([]Right, error) {
 }
 
 func userRights(ctx context.Context, tx *sql.Tx, id string) ([]Right, error) {
-	var one int
-	if err := tx.QueryRowContext(ctx, `SELECT 1 FROM users WHERE id = ?`, id).Scan(&one); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, ErrNotFound
-		}
+	if err := userExists(ctx, tx, id); err != nil {
 		return nil, err
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT kind, party FROM user_rights WHERE user_id = ? ORDER BY kind, party`, id)
@@ -280,6 +276,20 @@ func userRights(ctx context.Context, tx *sql.Tx, id string) ([]Right, error) {
 	return rights, rows.Err()
 }
 
+func userExists(ctx context.Context, tx *sql.Tx, id string) error {
+	return rowExists(ctx, tx, `SELECT 1 FROM users WHERE id = ?`, id)
+}
+
+// rowExists runs a one-row probe query and maps "no row" to ErrNotFound.
+func rowExists(ctx context.Context, tx *sql.Tx, query string, args ...any) error {
+	var one int
+	err := tx.QueryRowContext(ctx, query, args...).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
+}
+
 // GrantRights adds rights to a user and returns those it did not have yet,
 // in request order. It fails with ErrNotFound or ErrTooManyRights.
 func (s *Store) GrantRights(ctx context.Context, id string, rights []Right) ([]Right, error) {
@@ -290,11 +300,7 @@ func (s *Store) GrantRights(ctx context.Context, id string, rights []Right) ([]R
 	}
 	var granted []Right
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		var one int
-		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM users WHERE id = ?`, id).Scan(&one); err != nil {
-			if errors.Is(err, sql.ErrNoRows) {
-				return ErrNotFound
-			}
+		if err := userExists(ctx, tx, id); err != nil {
 			return err
 		}
 		var err error
@@ -341,11 +347,7 @@ func (s *Store) RevokeRights(ctx context.Context, id string, rights []Right) ([]
 	}
 	revoked := []Right{}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		var one int
-		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM users WHERE id = ?`, id).Scan(&one); err != nil {
-			if errors.Is(err, sql.ErrNoRows) {
-				return ErrNotFound
-			}
+		if err := userExists(ctx, tx, id); err != nil {
 			return err
 		}
 		for _, r := range rights {
