@@ -13,6 +13,9 @@ import (
 type encoder struct {
 	buf   []byte
 	trace *Trace
+	// ids caches identifier encodings by their protobuf bytes: the same
+	// template and record ids recur throughout a transaction. Nil when tracing.
+	ids map[string][]byte
 }
 
 func (e *encoder) section(name string) {

@@ -32,6 +32,8 @@ type Result struct {
 	// Trace holds the preimages of the transaction, metadata and final hash
 	// (with Options.Trace).
 	Trace *Trace
+	// PreimageBytes counts every byte fed to SHA-256, over all preimages.
+	PreimageBytes int
 	// Warnings name shapes that hash fine but deserve a reviewer's eye, such
 	// as a node referenced from two places.
 	Warnings []string
@@ -78,7 +80,7 @@ func Compute(b []byte, s Scheme, opts Options) (*Result, error) {
 	e.raw(h.res.TransactionHash[:], "Transaction")
 	e.trace.nest(metaTrace)
 	e.raw(h.res.MetadataHash[:], "Metadata")
-	h.res.Hash = e.digest()
+	h.res.Hash = h.digest(e)
 	h.res.Trace = e.trace
 	return h.res, nil
 }
@@ -92,24 +94,47 @@ type hasher struct {
 
 	version []byte
 	roots   [][]byte
-	nodes   map[int32][]byte // node id → transaction.v1.Node bytes
-	seeds   map[int32][]byte
-	state   map[int32]nodeState
-	memo    map[int32]memoized
+	nodes   map[int32]*nodeEntry // node id → its entry in table
+	table   []nodeEntry
+	seeds   map[int32][]byte // seeds, until index attaches them to nodes
 	stack   [][32]byte // child hashes of the exercise and rollback nodes being hashed
 	depth   int
+	scratch []*nodeScratch // one per node depth
+	ids     map[string][]byte
+	enc     encoder
+}
+
+// nodeScratch returns the scratch space of the current node depth.
+func (h *hasher) nodeScratch() *nodeScratch {
+	for len(h.scratch) <= h.depth {
+		h.scratch = append(h.scratch, new(nodeScratch))
+	}
+	return h.scratch[h.depth]
 }
 
 // encoder returns an encoder over the shared buffer, tracing if asked.
 func (h *hasher) encoder() *encoder {
-	e := &encoder{buf: h.buf[:0]}
+	// One encoder is reused: each preimage is complete before the next starts.
+	e := &h.enc
+	e.buf, e.trace = h.buf[:0], nil
 	if h.opts.Trace {
 		e.trace = &Trace{}
+	} else {
+		if h.ids == nil {
+			h.ids = map[string][]byte{}
+		}
+		e.ids = h.ids
 	}
 	return e
 }
 
 func (h *hasher) release(e *encoder) { h.buf = e.buf }
+
+// digest hashes the encoder's preimage and counts its bytes.
+func (h *hasher) digest(e *encoder) [32]byte {
+	h.res.PreimageBytes += len(e.buf)
+	return e.digest()
+}
 
 func splitPreparedTransaction(b []byte) (tx, meta []byte, err error) {
 	var s seen
@@ -148,7 +173,6 @@ func splitPreparedTransaction(b []byte) (tx, meta []byte, err error) {
 // and seeds by node id.
 func (h *hasher) index(b []byte) error {
 	var s seen
-	h.nodes = map[int32][]byte{}
 	h.seeds = map[int32][]byte{}
 	r := reader{b}
 	nodeIndex, seedIndex := 0, 0
@@ -189,8 +213,15 @@ func (h *hasher) index(b []byte) error {
 	if len(h.roots) == 0 {
 		return at(errorf("transaction has no root nodes"), "roots")
 	}
-	h.state = make(map[int32]nodeState, len(h.nodes))
-	h.memo = make(map[int32]memoized, len(h.nodes))
+	h.nodes = make(map[int32]*nodeEntry, len(h.table))
+	for i := range h.table {
+		n := &h.table[i]
+		if _, dup := h.nodes[n.id]; dup {
+			return inNode(errorf("node id is used by more than one node"), nodeIDText(n.id))
+		}
+		h.nodes[n.id] = n
+		n.seed = h.seeds[n.id]
+	}
 	return nil
 }
 
@@ -225,10 +256,7 @@ func (h *hasher) indexNode(b []byte) error {
 	if !hasV1 {
 		return inNode(errorf("node has no v1 content (an unknown node version?)"), nodeIDText(id))
 	}
-	if _, dup := h.nodes[id]; dup {
-		return inNode(errorf("node id is used by more than one node"), nodeIDText(id))
-	}
-	h.nodes[id] = v1
+	h.table = append(h.table, nodeEntry{id: id, msg: v1})
 	return nil
 }
 
@@ -291,9 +319,9 @@ func (h *hasher) transaction() (*Trace, error) {
 			traces[i] = t
 		}
 	}
-	for id := range h.nodes {
-		if h.state[id] != done {
-			return nil, inNode(errorf("node is not reachable from any root; the participant would not sign what it does"), nodeIDText(id))
+	for i := range h.table {
+		if h.table[i].state != done {
+			return nil, inNode(errorf("node is not reachable from any root; the participant would not sign what it does"), nodeIDText(h.table[i].id))
 		}
 	}
 	e := h.encoder()
@@ -311,7 +339,7 @@ func (h *hasher) transaction() (*Trace, error) {
 		}
 		e.raw(hashes[i][:], "(Hashed Root Node)")
 	}
-	h.res.TransactionHash = e.digest()
+	h.res.TransactionHash = h.digest(e)
 	return e.trace, nil
 }
 
@@ -322,45 +350,38 @@ const maxNodeDepth = 10_000
 // node hashes the node with the given id and, first, its descendants.
 func (h *hasher) node(id int32, txLF lfVersion) (sum [32]byte, t *Trace, err error) {
 	idText := nodeIDText(id)
-	b, ok := h.nodes[id]
+	entry, ok := h.nodes[id]
 	if !ok {
 		return sum, nil, inNode(errorf("node is referenced but not in transaction.nodes"), idText)
 	}
-	switch h.state[id] {
+	switch entry.state {
 	case inProgress:
 		return sum, nil, inNode(errorf("node is its own descendant; the children form a cycle"), idText)
 	case done:
 		// A node reached twice hashes the same both times; the memo keeps a
 		// hostile DAG from costing exponential time.
 		h.res.Warnings = append(h.res.Warnings, "node "+idText+" is referenced from more than one place; the transaction is not a tree")
-		m := h.memo[id]
-		return m.sum, m.trace, nil
+		return entry.sum, entry.trace, nil
 	}
-	h.state[id] = inProgress
+	entry.state = inProgress
 	if h.depth++; h.depth > maxNodeDepth {
 		return sum, nil, inNode(errorf("nodes are nested deeper than %d", maxNodeDepth), idText)
 	}
 	defer func() { h.depth-- }()
 
-	kind, msg, err := nodeKind(b)
+	kind, msg, err := nodeKind(entry.msg)
 	if err != nil {
 		return sum, nil, inNode(err, idText)
 	}
 	switch kind {
 	case nodeCreate:
-		sum, t, err = h.leaf(id, msg, &createLayout, txLF, func(e *encoder, n *nodeFields) error {
-			return e.createNode(h.scheme, n, h.seeds[id], true)
-		})
+		sum, t, err = h.leaf(entry, msg, nodeCreate, txLF)
 		err = at(err, "create")
 	case nodeFetch:
-		sum, t, err = h.leaf(id, msg, &fetchLayout, txLF, func(e *encoder, n *nodeFields) error {
-			return e.fetchNode(h.scheme, n)
-		})
+		sum, t, err = h.leaf(entry, msg, nodeFetch, txLF)
 		err = at(err, "fetch")
 	case nodeQueryByKey:
-		sum, t, err = h.leaf(id, msg, &queryByKeyLayout, txLF, func(e *encoder, n *nodeFields) error {
-			return e.queryByKeyNode(h.scheme, n)
-		})
+		sum, t, err = h.leaf(entry, msg, nodeQueryByKey, txLF)
 		err = at(err, "query_by_key")
 	case nodeExercise:
 		sum, t, err = h.parent(id, msg, 12, txLF, true)
@@ -372,8 +393,7 @@ func (h *hasher) node(id int32, txLF lfVersion) (sum [32]byte, t *Trace, err err
 	if err != nil {
 		return sum, nil, inNode(err, idText)
 	}
-	h.state[id] = done
-	h.memo[id] = memoized{sum, t}
+	entry.state, entry.sum, entry.trace = done, sum, t
 	if h.res.NodeHashes != nil {
 		h.res.NodeHashes[idText] = sum
 	}
@@ -388,7 +408,12 @@ const (
 	done
 )
 
-type memoized struct {
+// nodeEntry is one node of the transaction and, once hashed, its hash.
+type nodeEntry struct {
+	id    int32
+	msg   []byte // transaction.v1.Node
+	seed  []byte
+	state nodeState
 	sum   [32]byte
 	trace *Trace
 }
@@ -424,12 +449,19 @@ func nodeKind(b []byte) (protowire.Number, []byte, error) {
 }
 
 // leaf hashes a node without children.
-func (h *hasher) leaf(id int32, msg []byte, l *nodeLayout, txLF lfVersion, write func(*encoder, *nodeFields) error) ([32]byte, *Trace, error) {
-	n, err := readNodeFields(msg, l)
+func (h *hasher) leaf(entry *nodeEntry, msg []byte, kind protowire.Number, txLF lfVersion) ([32]byte, *Trace, error) {
+	l := &createLayout
+	switch kind {
+	case nodeFetch:
+		l = &fetchLayout
+	case nodeQueryByKey:
+		l = &queryByKeyLayout
+	}
+	n, err := readNodeFields(msg, l, h.nodeScratch())
 	if err != nil {
 		return [32]byte{}, nil, err
 	}
-	if l == &queryByKeyLayout && h.scheme != V3 {
+	if kind == nodeQueryByKey && h.scheme != V3 {
 		return [32]byte{}, nil, errorf("query-by-key nodes exist only in hashing scheme V3")
 	}
 	if err := h.checkNodeVersion(&n, txLF); err != nil {
@@ -437,10 +469,18 @@ func (h *hasher) leaf(id int32, msg []byte, l *nodeLayout, txLF lfVersion, write
 	}
 	e := h.encoder()
 	defer h.release(e)
-	if err := write(e, &n); err != nil {
+	switch kind {
+	case nodeCreate:
+		err = e.createNode(h.scheme, &n, entry.seed, true)
+	case nodeFetch:
+		err = e.fetchNode(h.scheme, &n)
+	default:
+		err = e.queryByKeyNode(h.scheme, &n)
+	}
+	if err != nil {
 		return [32]byte{}, nil, err
 	}
-	return e.digest(), e.trace, nil
+	return h.digest(e), e.trace, nil
 }
 
 // checkNodeVersion checks a node's lf_version against the scheme, then
@@ -460,7 +500,7 @@ func (h *hasher) parent(id int32, msg []byte, childField protowire.Number, txLF 
 	var n nodeFields
 	var err error
 	if exercise {
-		if n, err = readNodeFields(msg, &exerciseLayout); err != nil {
+		if n, err = readNodeFields(msg, &exerciseLayout, h.nodeScratch()); err != nil {
 			return [32]byte{}, nil, err
 		}
 		if err := h.checkNodeVersion(&n, txLF); err != nil {
@@ -504,14 +544,14 @@ func (h *hasher) parent(id int32, msg []byte, childField protowire.Number, txLF 
 	e := h.encoder()
 	defer h.release(e)
 	if exercise {
-		err = e.exerciseNode(h.scheme, &n, h.seeds[id], children, traces)
+		err = e.exerciseNode(h.scheme, &n, h.nodes[id].seed, children, traces)
 	} else {
 		e.rollbackNode(h.scheme, children, traces)
 	}
 	if err != nil {
 		return [32]byte{}, nil, err
 	}
-	return e.digest(), e.trace, nil
+	return h.digest(e), e.trace, nil
 }
 
 // metadata computes H_meta.
@@ -590,7 +630,7 @@ func (h *hasher) metadata(b []byte) (*Trace, error) {
 	hashed := make([]input, len(inputs))
 	var prevID []byte
 	for i, in := range inputs {
-		createdAt, n, err := readInputContract(in)
+		createdAt, n, err := readInputContract(in, h.nodeScratch())
 		if err != nil {
 			return nil, atIndex(err, "input_contracts", i)
 		}
@@ -602,7 +642,7 @@ func (h *hasher) metadata(b []byte) (*Trace, error) {
 		if err := e.createNode(h.scheme, &n, nil, false); err != nil {
 			return nil, atIndex(at(err, "v1"), "input_contracts", i)
 		}
-		hashed[i] = input{createdAt, e.digest(), e.trace}
+		hashed[i] = input{createdAt, h.digest(e), e.trace}
 		h.release(e)
 		if h.opts.NodeHashes {
 			h.res.InputContractHashes = append(h.res.InputContractHashes, hashed[i].sum)
@@ -655,7 +695,7 @@ func (h *hasher) metadata(b []byte) (*Trace, error) {
 		e.section("Max Record Time")
 		e.optionalTime(maxRecord, hasMaxRecord)
 	}
-	h.res.MetadataHash = e.digest()
+	h.res.MetadataHash = h.digest(e)
 	return e.trace, nil
 }
 
@@ -704,7 +744,7 @@ func submitterCommandID(b []byte) ([]byte, error) {
 	return id, nil
 }
 
-func readInputContract(b []byte) (createdAt uint64, n nodeFields, err error) {
+func readInputContract(b []byte, sc *nodeScratch) (createdAt uint64, n nodeFields, err error) {
 	var s seen
 	var v1 []byte
 	hasV1 := false
@@ -731,7 +771,7 @@ func readInputContract(b []byte) (createdAt uint64, n nodeFields, err error) {
 	if !hasV1 {
 		return 0, n, errorf("input contract has no v1 create node")
 	}
-	n, err = readNodeFields(v1, &createLayout)
+	n, err = readNodeFields(v1, &createLayout, sc)
 	return createdAt, n, at(err, "v1")
 }
 

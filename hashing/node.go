@@ -41,6 +41,17 @@ type nodeFields struct {
 	exhaustive  bool
 
 	hasTemplateID, hasArgument, hasInterfaceID, hasResult, hasKey bool
+
+	lists [4][][]byte
+}
+
+func (l *nodeLayout) listSlot(num protowire.Number) int {
+	for k, m := range l.lists {
+		if m == num && m != 0 {
+			return k
+		}
+	}
+	return -1
 }
 
 // Field numbers per message for the fields read by readNodeFields.
@@ -48,18 +59,48 @@ type nodeLayout struct {
 	lfVersion, contractID, packageName, templateID, argument       protowire.Number
 	interfaceID, choiceID, consuming, result, key, byKey, external protowire.Number
 	exhaustive                                                     protowire.Number
+	// lists are the repeated string fields, collected in the same pass:
+	// signatories, stakeholders, acting parties, choice observers (for
+	// query-by-key, the result contract ids in lists[0]).
+	lists [4]protowire.Number
 }
 
-var (
-	createLayout   = nodeLayout{lfVersion: 1, contractID: 2, packageName: 3, templateID: 4, argument: 5, key: 8}
-	fetchLayout    = nodeLayout{lfVersion: 1, contractID: 2, packageName: 3, templateID: 4, interfaceID: 8, key: 9, byKey: 10}
-	exerciseLayout = nodeLayout{lfVersion: 1, contractID: 2, packageName: 3, templateID: 4, interfaceID: 8, choiceID: 9,
-		argument: 10, consuming: 11, result: 13, key: 15, byKey: 16, external: 17}
-	queryByKeyLayout = nodeLayout{lfVersion: 1, packageName: 2, templateID: 3, exhaustive: 4, key: 5}
+// The list slots of nodeLayout.lists.
+const (
+	listSignatories = iota
+	listStakeholders
+	listActingParties
+	listChoiceObservers
+	listResult = 0
 )
 
-func readNodeFields(msg []byte, l *nodeLayout) (n nodeFields, err error) {
+var (
+	createLayout = nodeLayout{lfVersion: 1, contractID: 2, packageName: 3, templateID: 4, argument: 5, key: 8,
+		lists: [4]protowire.Number{6, 7}}
+	fetchLayout = nodeLayout{lfVersion: 1, contractID: 2, packageName: 3, templateID: 4, interfaceID: 8, key: 9, byKey: 10,
+		lists: [4]protowire.Number{5, 6, 7}}
+	exerciseLayout = nodeLayout{lfVersion: 1, contractID: 2, packageName: 3, templateID: 4, interfaceID: 8, choiceID: 9,
+		argument: 10, consuming: 11, result: 13, key: 15, byKey: 16, external: 17,
+		lists: [4]protowire.Number{5, 6, 7, 14}}
+	queryByKeyLayout = nodeLayout{lfVersion: 1, packageName: 2, templateID: 3, exhaustive: 4, key: 5,
+		lists: [4]protowire.Number{6}}
+)
+
+// listNames name the list slots in errors.
+var listNames = [4]string{"signatories", "stakeholders", "acting_parties", "choice_observers"}
+
+// nodeScratch backs the lists of one nodeFields without allocating; the
+// hasher keeps one per nesting depth, as a parent's lists must outlive the
+// hashing of its children.
+type nodeScratch struct {
+	lists [4][16][]byte
+}
+
+func readNodeFields(msg []byte, l *nodeLayout, sc *nodeScratch) (n nodeFields, err error) {
 	n.msg = msg
+	for i := range n.lists {
+		n.lists[i] = sc.lists[i][:0]
+	}
 	var s seen
 	r := reader{msg}
 	for {
@@ -69,6 +110,13 @@ func readNodeFields(msg []byte, l *nodeLayout) (n nodeFields, err error) {
 		}
 		if !ok {
 			break
+		}
+		if k := l.listSlot(f.num); k >= 0 {
+			if err := want(f, protowire.BytesType, listNames[k]); err != nil {
+				return n, err
+			}
+			n.lists[k] = append(n.lists[k], f.bytes)
+			continue
 		}
 		switch f.num {
 		case 0:
@@ -154,7 +202,11 @@ func (e *encoder) nodeHeader(s Scheme, lfVersion []byte, tag byte, name string) 
 		e.section("Node Version")
 		_ = e.string(lfVersion)
 	}
-	e.byte1(tag, name+" Tag")
+	if e.trace != nil {
+		e.byte1(tag, name+" Tag")
+	} else {
+		e.buf = append(e.buf, tag)
+	}
 }
 
 // repeatedStrings writes field num of msg as a list of strings.
@@ -180,6 +232,13 @@ func (e *encoder) repeatedStrings(msg []byte, num protowire.Number, name string,
 		}
 	}
 	return e.stringList(list, sorted)
+}
+
+// nodeList writes one of the node's party lists, which the participant
+// hashes as sorted sets.
+func (e *encoder) nodeList(n *nodeFields, k int, section string) error {
+	e.section(section)
+	return at(e.stringList(n.lists[k], true), listNames[k])
 }
 
 // createNode writes a create node. seed is nil for input contracts.
@@ -218,11 +277,11 @@ func (e *encoder) createNode(s Scheme, n *nodeFields, seed []byte, inTransaction
 	if err := e.value(n.argument, 1); err != nil {
 		return at(err, "argument")
 	}
-	if err := e.repeatedStrings(n.msg, 6, "Signatories", true); err != nil {
-		return at(err, "signatories")
+	if err := e.nodeList(n, listSignatories, "Signatories"); err != nil {
+		return err
 	}
-	if err := e.repeatedStrings(n.msg, 7, "Stakeholders", true); err != nil {
-		return at(err, "stakeholders")
+	if err := e.nodeList(n, listStakeholders, "Stakeholders"); err != nil {
+		return err
 	}
 	if s == V3 {
 		return at(e.optionalKey(n), "key")
@@ -250,18 +309,18 @@ func (e *encoder) fetchNode(s Scheme, n *nodeFields) error {
 	if err := e.identifier(n.templateID); err != nil {
 		return at(err, "template_id")
 	}
-	if err := e.repeatedStrings(n.msg, 5, "Signatories", true); err != nil {
-		return at(err, "signatories")
+	if err := e.nodeList(n, listSignatories, "Signatories"); err != nil {
+		return err
 	}
-	if err := e.repeatedStrings(n.msg, 6, "Stakeholders", true); err != nil {
-		return at(err, "stakeholders")
+	if err := e.nodeList(n, listStakeholders, "Stakeholders"); err != nil {
+		return err
 	}
 	e.section("Interface Id")
 	if err := e.optionalIdentifier(n.interfaceID, n.hasInterfaceID); err != nil {
 		return at(err, "interface_id")
 	}
-	if err := e.repeatedStrings(n.msg, 7, "Acting Parties", true); err != nil {
-		return at(err, "acting_parties")
+	if err := e.nodeList(n, listActingParties, "Acting Parties"); err != nil {
+		return err
 	}
 	if s == V3 {
 		e.section("By Key")
@@ -304,14 +363,14 @@ func (e *encoder) exerciseNode(s Scheme, n *nodeFields, seed []byte, children []
 	if err := e.identifier(n.templateID); err != nil {
 		return at(err, "template_id")
 	}
-	if err := e.repeatedStrings(n.msg, 5, "Signatories", true); err != nil {
-		return at(err, "signatories")
+	if err := e.nodeList(n, listSignatories, "Signatories"); err != nil {
+		return err
 	}
-	if err := e.repeatedStrings(n.msg, 6, "Stakeholders", true); err != nil {
-		return at(err, "stakeholders")
+	if err := e.nodeList(n, listStakeholders, "Stakeholders"); err != nil {
+		return err
 	}
-	if err := e.repeatedStrings(n.msg, 7, "Acting Parties", true); err != nil {
-		return at(err, "acting_parties")
+	if err := e.nodeList(n, listActingParties, "Acting Parties"); err != nil {
+		return err
 	}
 	e.section("Interface Id")
 	if err := e.optionalIdentifier(n.interfaceID, n.hasInterfaceID); err != nil {
@@ -334,8 +393,8 @@ func (e *encoder) exerciseNode(s Scheme, n *nodeFields, seed []byte, children []
 			return at(err, "exercise_result")
 		}
 	}
-	if err := e.repeatedStrings(n.msg, 14, "Choice Observers", true); err != nil {
-		return at(err, "choice_observers")
+	if err := e.nodeList(n, listChoiceObservers, "Choice Observers"); err != nil {
+		return err
 	}
 	if s == V3 {
 		e.section("By Key")
@@ -396,37 +455,13 @@ func (e *encoder) queryByKeyNode(s Scheme, n *nodeFields) error {
 		return at(err, "key")
 	}
 	e.section("Result")
-	count := 0
-	r := reader{n.msg}
-	for {
-		f, ok, err := r.next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		if f.num == 6 {
-			if err := want(f, protowire.BytesType, "result"); err != nil {
-				return err
-			}
-			count++
+	e.int32(uint32(len(n.lists[listResult])))
+	for i, cid := range n.lists[listResult] {
+		if err := e.hexID(cid); err != nil {
+			return atIndex(err, "result", i)
 		}
 	}
-	e.int32(uint32(count))
-	r = reader{n.msg}
-	for i := 0; ; {
-		f, ok, _ := r.next()
-		if !ok {
-			return nil
-		}
-		if f.num == 6 {
-			if err := e.hexID(f.bytes); err != nil {
-				return atIndex(err, "result", i)
-			}
-			i++
-		}
-	}
+	return nil
 }
 
 func (e *encoder) optionalKey(n *nodeFields) error {

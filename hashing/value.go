@@ -526,6 +526,24 @@ func (e *encoder) optionalIdentifier(b []byte, present bool) error {
 // identifier writes string(package_id) ‖ module path ‖ entity path, each path
 // as a list of its dot-separated segments.
 func (e *encoder) identifier(b []byte) error {
+	if enc, ok := e.ids[string(b)]; ok {
+		e.buf = append(e.buf, enc...)
+		return nil
+	}
+	start := len(e.buf)
+	if err := e.identifierUncached(b); err != nil {
+		return err
+	}
+	if e.ids != nil && len(e.ids) < maxCachedIdentifiers {
+		e.ids[string(b)] = append([]byte(nil), e.buf[start:]...)
+	}
+	return nil
+}
+
+// maxCachedIdentifiers bounds the identifier cache of one Compute call.
+const maxCachedIdentifiers = 4096
+
+func (e *encoder) identifierUncached(b []byte) error {
 	var s seen
 	var pkg, mod, ent []byte
 	r := reader{b}
