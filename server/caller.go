@@ -1,0 +1,166 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/server/auth"
+	"github.com/ledger-cli/ledger/server/store"
+)
+
+// Caller is who sent a request and what they may do: the token's claims and,
+// for a user token, the user's identity provider and rights as stored when
+// the request arrived. In auth mode none the caller is a wildcard: every
+// check passes, and requests name their user themselves.
+type Caller struct {
+	Claims auth.Claims
+	// UserID is the token's user; "" for a wildcard caller.
+	UserID string
+	// IdentityProviderID is the user's identity provider ("" = default).
+	IdentityProviderID string
+	Rights             []store.Right
+
+	admin, idpAdmin, readAny, executeAny bool
+	actAs, readAs, executeAs             map[string]bool
+}
+
+// Wildcard reports whether the node runs without authentication.
+func (c *Caller) Wildcard() bool { return c.Claims.Wildcard }
+
+// authenticate verifies the request's token and loads its user: a missing or
+// invalid token is 401, a token for an unknown or deactivated user 403.
+func (s *Server) authenticate(r *http.Request) (*Caller, error) {
+	header := r.Header.Get("Authorization")
+	claims, err := s.Verifier.Authenticate(header)
+	if err != nil {
+		var ae *auth.Error
+		if errors.As(err, &ae) && ae.Kind == auth.Unauthenticated {
+			return nil, &authFailure{code: ledgerapi.CodeUnauthenticated, reason: ae.Reason,
+				tokenResolution: header != ""}
+		}
+		return nil, err
+	}
+	if claims.Wildcard {
+		return &Caller{Claims: claims}, nil
+	}
+	u, err := s.Store.User(r.Context(), claims.UserID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, &authFailure{code: ledgerapi.CodePermissionDenied,
+			reason: fmt.Sprintf("the token's user %q does not exist", claims.UserID), tokenResolution: true}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load user %q of the token: %w", claims.UserID, err)
+	}
+	if u.IsDeactivated {
+		return nil, &authFailure{code: ledgerapi.CodePermissionDenied,
+			reason: fmt.Sprintf("the token's user %q is deactivated", claims.UserID), tokenResolution: true}
+	}
+	rights, err := s.Store.UserRights(r.Context(), u.ID)
+	if errors.Is(err, store.ErrNotFound) { // deleted in between
+		return nil, &authFailure{code: ledgerapi.CodePermissionDenied,
+			reason: fmt.Sprintf("the token's user %q does not exist", claims.UserID), tokenResolution: true}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load rights of user %q: %w", u.ID, err)
+	}
+	return newCaller(claims, u, rights), nil
+}
+
+func newCaller(claims auth.Claims, u store.User, rights []store.Right) *Caller {
+	c := &Caller{Claims: claims, UserID: u.ID, IdentityProviderID: u.IdentityProviderID, Rights: rights,
+		actAs: map[string]bool{}, readAs: map[string]bool{}, executeAs: map[string]bool{}}
+	for _, rt := range rights {
+		switch rt.Kind {
+		case store.ParticipantAdmin:
+			c.admin = true
+		case store.IdentityProviderAdmin:
+			c.idpAdmin = true
+		case store.CanReadAsAnyParty:
+			c.readAny = true
+		case store.CanExecuteAsAnyParty:
+			c.executeAny = true
+		case store.CanActAs:
+			c.actAs[rt.Party] = true
+		case store.CanReadAs:
+			c.readAs[rt.Party] = true
+		case store.CanExecuteAs:
+			c.executeAs[rt.Party] = true
+		}
+	}
+	return c
+}
+
+// IsParticipantAdmin reports the ParticipantAdmin right.
+func (c *Caller) IsParticipantAdmin() bool { return c.Wildcard() || c.admin }
+
+// IsAdminOf reports whether the caller administers identity provider idp:
+// a participant admin, or an identity-provider admin of that provider.
+func (c *Caller) IsAdminOf(idp string) bool {
+	return c.IsParticipantAdmin() || c.idpAdmin && c.IdentityProviderID == idp
+}
+
+// CanActAs reports CanActAs for party.
+func (c *Caller) CanActAs(party string) bool { return c.Wildcard() || c.actAs[party] }
+
+// CanReadAs reports read rights for party: CanReadAs, CanActAs or
+// CanReadAsAnyParty.
+func (c *Caller) CanReadAs(party string) bool {
+	return c.Wildcard() || c.readAny || c.readAs[party] || c.actAs[party]
+}
+
+// CanExecuteAs reports execute rights for party: CanExecuteAs, CanActAs or
+// CanExecuteAsAnyParty.
+func (c *Caller) CanExecuteAs(party string) bool {
+	return c.Wildcard() || c.executeAny || c.executeAs[party] || c.actAs[party]
+}
+
+// CanReadAsAnyParty reports CanReadAsAnyParty.
+func (c *Caller) CanReadAsAnyParty() bool { return c.Wildcard() || c.readAny }
+
+// hasAnyPartyRight reports any act, read or execute right for party.
+func (c *Caller) hasAnyPartyRight(party string) bool {
+	return c.CanReadAs(party) || c.CanExecuteAs(party)
+}
+
+// UserIDFor resolves the user id of a request that carries requested
+// (possibly ""), as Canton does: "" takes the token's user; a wildcard caller
+// must name one (400 INVALID_TOKEN); naming another user than the token's is
+// 403.
+func (c *Caller) UserIDFor(requested string) (string, error) {
+	id, err := c.Claims.UserIDFor(requested)
+	if err != nil {
+		var ae *auth.Error
+		if errors.As(err, &ae) && ae.Kind == auth.PermissionDenied {
+			return "", permissionDenied("%s", ae.Reason)
+		}
+		return "", err
+	}
+	return id, nil
+}
+
+// RequireParticipantAdmin is 403 unless the caller is a participant admin.
+func (c *Caller) RequireParticipantAdmin() error {
+	if !c.IsParticipantAdmin() {
+		return permissionDenied("user %q lacks ParticipantAdmin", c.UserID)
+	}
+	return nil
+}
+
+// RequireAdminOf is 403 unless the caller administers identity provider idp.
+func (c *Caller) RequireAdminOf(idp string) error {
+	if !c.IsAdminOf(idp) {
+		return permissionDenied("user %q is neither ParticipantAdmin nor IdentityProviderAdmin of identity provider %q", c.UserID, idp)
+	}
+	return nil
+}
+
+// impliedIDP is the identity provider a request means: as given, or, when
+// empty and the caller is not a participant admin, the caller's own (§4.5).
+func (c *Caller) impliedIDP(requested string) string {
+	if requested == "" && !c.IsParticipantAdmin() {
+		return c.IdentityProviderID
+	}
+	return requested
+}

@@ -1,0 +1,181 @@
+package server
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/google/uuid"
+
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/server/store"
+)
+
+func apiParty(p store.Party) ledgerapi.PartyDetails {
+	return ledgerapi.PartyDetails{
+		Party:              p.ID,
+		IsLocal:            p.IsLocal,
+		LocalMetadata:      ledgerapi.ObjectMeta{ResourceVersion: strconv.FormatInt(p.ResourceVersion, 10), Annotations: p.Annotations},
+		IdentityProviderID: p.IdentityProviderID,
+	}
+}
+
+func partyNotFound(party string) error {
+	return ledgerapi.Errorf(ledgerapi.CodePartyNotFound, "Party not found: %s", party).WithResource("PARTY", party)
+}
+
+func partyExists(party string) error {
+	return invalidArgument("Party already exists: party %s is already allocated on this node", party).(*ledgerapi.JsCantonError).WithResource("PARTY", party)
+}
+
+// checkSynchronizer accepts "" (the node's one synchronizer) or its id.
+func (s *Server) checkSynchronizer(field, id string) error {
+	if id == "" || id == s.Identity.SynchronizerID {
+		return nil
+	}
+	if err := ledgerapi.ValidateLedgerString(field, id); err != nil {
+		return invalidField(field, fieldReason(err))
+	}
+	return invalidArgument("This node is not connected to synchronizer %s; it is connected to %s only", id, s.Identity.SynchronizerID)
+}
+
+// allocateAuth checks who may allocate a party for identity provider idp
+// (json-api.md §4.4): an admin of that provider. Self-allocation by a plain
+// user is off, as with Canton's default max-self-allocated-parties = 0.
+func (s *Server) allocateAuth(req *Request, idp string) (string, error) {
+	c := req.Caller
+	idp = c.impliedIDP(idp)
+	if err := c.RequireAdminOf(idp); err != nil {
+		return "", err
+	}
+	return idp, checkIDP(idp)
+}
+
+// grantUser checks the userId of an allocate request (it gets CanActAs).
+func grantUser(userID string) error {
+	if userID == "" {
+		return nil
+	}
+	if err := ledgerapi.ValidateUserID("user_id", userID); err != nil {
+		return invalidField("user_id", fieldReason(err))
+	}
+	return nil
+}
+
+func (s *Server) allocateParty(req *Request) (any, error) {
+	var body ledgerapi.AllocatePartyRequest
+	if err := decodeBody(req.Request, &body); err != nil {
+		return nil, err
+	}
+	idp, err := s.allocateAuth(req, body.IdentityProviderID)
+	if err != nil {
+		return nil, err
+	}
+	hint := body.PartyIDHint
+	if hint == "" {
+		hint = "party-" + uuid.NewString()
+	}
+	if err := ledgerapi.ValidatePartyHint("party_id_hint", hint); err != nil {
+		return nil, invalidField("party_id_hint", fieldReason(err))
+	}
+	var ann map[string]string
+	if body.LocalMetadata != nil {
+		ann = body.LocalMetadata.Annotations
+		if err := ledgerapi.ValidateAnnotations(ann, false); err != nil {
+			return nil, annotationsError(err, ann, ledgerapi.CodeMaxPartyDetailsAnnotationsSize, "party", hint)
+		}
+	}
+	if err := s.checkSynchronizer("synchronizer_id", body.SynchronizerID); err != nil {
+		return nil, err
+	}
+	if err := grantUser(body.UserID); err != nil {
+		return nil, err
+	}
+	id := ledgerapi.JoinParty(hint, s.Identity.NamespaceFingerprint)
+	p, err := s.Store.AllocateParty(req.Context(), store.PartyAllocation{
+		Party:        store.Party{ID: id, IsLocal: true, Annotations: ann, IdentityProviderID: idp},
+		GrantActAsTo: body.UserID,
+	})
+	if err != nil {
+		return nil, allocationError(id, body.UserID, err)
+	}
+	return ledgerapi.AllocatePartyResponse{PartyDetails: apiParty(p)}, nil
+}
+
+func allocationError(party, userID string, err error) error {
+	switch {
+	case errors.Is(err, store.ErrAlreadyExists):
+		return partyExists(party)
+	case errors.Is(err, store.ErrNotFound):
+		return userError(userID, err)
+	case errors.Is(err, store.ErrAnnotationsTooLarge):
+		return ledgerapi.Errorf(ledgerapi.CodeMaxPartyDetailsAnnotationsSize,
+			"Maximum annotations size for party '%s' has been exceeded", party).WithResource("PARTY", party)
+	}
+	return err
+}
+
+func (s *Server) listParties(req *Request) (any, error) {
+	c := req.Caller
+	q := req.URL.Query()
+	idp := c.impliedIDP(q.Get("identity-provider-id"))
+	if err := c.RequireAdminOf(idp); err != nil {
+		return nil, err
+	}
+	if err := checkIDP(idp); err != nil {
+		return nil, err
+	}
+	size, err := pageSize(req, MaxPartiesPageSize)
+	if err != nil {
+		return nil, err
+	}
+	after, err := parsePageToken(q.Get("pageToken"))
+	if err != nil {
+		return nil, err
+	}
+	pq := store.PartyQuery{After: after, Limit: size, Prefix: q.Get("filter-party")}
+	if !c.IsParticipantAdmin() {
+		pq.IdentityProviderID = &idp
+	}
+	parties, next, err := s.Store.ListParties(req.Context(), pq)
+	if err != nil {
+		return nil, err
+	}
+	resp := ledgerapi.ListPartiesResponse{PartyDetails: make([]ledgerapi.PartyDetails, 0, len(parties)), NextPageToken: pageToken(next)}
+	for _, p := range parties {
+		resp.PartyDetails = append(resp.PartyDetails, apiParty(p))
+	}
+	return resp, nil
+}
+
+// getParties answers GET /v2/parties/{party}?parties=…: the records of the
+// named parties this node knows (unknown ones are left out).
+func (s *Server) getParties(req *Request) (any, error) {
+	ids := append([]string{req.PathValue("party")}, req.URL.Query()["parties"]...)
+	for _, id := range ids {
+		if err := ledgerapi.ValidatePartyID("parties", id); err != nil {
+			return nil, invalidField("parties", fieldReason(err))
+		}
+	}
+	c := req.Caller
+	if err := checkIDP(req.URL.Query().Get("identity-provider-id")); err != nil {
+		return nil, err
+	}
+	if !c.IsAdminOf(c.IdentityProviderID) {
+		for _, id := range ids {
+			if !c.hasAnyPartyRight(id) {
+				return nil, permissionDenied("user %q has no right on party %q", c.UserID, id)
+			}
+		}
+	}
+	parties, err := s.Store.Parties(req.Context(), ids)
+	if err != nil {
+		return nil, err
+	}
+	resp := ledgerapi.GetPartiesResponse{PartyDetails: make([]ledgerapi.PartyDetails, 0, len(parties))}
+	for _, p := range parties {
+		if c.IsAdminOf(p.IdentityProviderID) || c.hasAnyPartyRight(p.ID) {
+			resp.PartyDetails = append(resp.PartyDetails, apiParty(p))
+		}
+	}
+	return resp, nil
+}

@@ -1,0 +1,100 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/server/store"
+)
+
+// routes is the node's route table. Add an endpoint with one line here (or
+// with Server.Handle); the handler does its own rights check through
+// req.Caller.
+func (s *Server) routes() []Route {
+	return []Route{
+		{Method: http.MethodGet, Pattern: "/v2/version", Public: true, Handler: s.getVersion},
+		{Method: http.MethodGet, Pattern: "/v2/state/ledger-end", Handler: s.getLedgerEnd},
+		{Method: http.MethodGet, Pattern: "/v2/state/connected-synchronizers", Handler: s.getConnectedSynchronizers},
+		{Method: http.MethodGet, Pattern: "/v2/authenticated-user", Handler: s.getAuthenticatedUser},
+
+		{Method: http.MethodGet, Pattern: "/v2/users", Handler: s.listUsers},
+		{Method: http.MethodPost, Pattern: "/v2/users", Handler: s.createUser},
+		{Method: http.MethodGet, Pattern: "/v2/users/{user-id}", Handler: s.getUser},
+		{Method: http.MethodDelete, Pattern: "/v2/users/{user-id}", Handler: s.deleteUser},
+		{Method: http.MethodPatch, Pattern: "/v2/users/{user-id}", Handler: s.updateUser},
+		{Method: http.MethodGet, Pattern: "/v2/users/{user-id}/rights", Handler: s.listUserRights},
+		{Method: http.MethodPost, Pattern: "/v2/users/{user-id}/rights", Handler: s.grantUserRights},
+		{Method: http.MethodPatch, Pattern: "/v2/users/{user-id}/rights", Handler: s.revokeUserRights},
+
+		{Method: http.MethodPost, Pattern: "/v2/parties", Handler: s.allocateParty},
+		{Method: http.MethodGet, Pattern: "/v2/parties", Handler: s.listParties},
+		{Method: http.MethodGet, Pattern: "/v2/parties/participant-id", Handler: s.getParticipantID},
+		{Method: http.MethodGet, Pattern: "/v2/parties/{party}", Handler: s.getParties},
+		{Method: http.MethodPatch, Pattern: "/v2/parties/{party}", Handler: s.updatePartyDetails},
+		{Method: http.MethodPost, Pattern: "/v2/parties/external/generate-topology", Handler: s.generateExternalPartyTopology},
+		{Method: http.MethodPost, Pattern: "/v2/parties/external/allocate", Handler: s.allocateExternalParty},
+	}
+}
+
+func (s *Server) getVersion(req *Request) (any, error) {
+	return ledgerapi.GetVersionResponse{
+		Version: version(),
+		Features: ledgerapi.FeaturesDescriptor{
+			UserManagement: ledgerapi.UserManagementFeature{
+				Supported: true, MaxRightsPerUser: MaxRightsPerUser, MaxUsersPageSize: MaxUsersPageSize,
+			},
+			PartyManagement:  ledgerapi.PartyManagementFeature{MaxPartiesPageSize: MaxPartiesPageSize},
+			OffsetCheckpoint: ledgerapi.OffsetCheckpointFeature{MaxOffsetCheckpointEmissionDelay: ledgerapi.DurationOf(maxOffsetCheckpointEmissionDelay)},
+			PackageFeature:   ledgerapi.PackageFeature{MaxVettedPackagesPageSize: maxVettedPackagesPageSize},
+		},
+	}, nil
+}
+
+func (s *Server) getLedgerEnd(req *Request) (any, error) {
+	return ledgerapi.GetLedgerEndResponse{Offset: ledgerapi.Int64(s.Store.LedgerEnd())}, nil
+}
+
+// synchronizerAlias is the alias of the node's one synchronizer.
+const synchronizerAlias = "local"
+
+// getConnectedSynchronizers lists the node's one synchronizer. With ?party=
+// it lists it only when the party is hosted here, with the party's
+// permission (external parties: confirmation); with ?participantId= naming
+// another participant it lists nothing.
+func (s *Server) getConnectedSynchronizers(req *Request) (any, error) {
+	q := req.URL.Query()
+	resp := ledgerapi.GetConnectedSynchronizersResponse{ConnectedSynchronizers: []ledgerapi.ConnectedSynchronizer{}}
+	if pid := q.Get("participantId"); pid != "" && pid != s.Identity.ParticipantID && "PAR::"+pid != s.Identity.ParticipantID && pid != "PAR::"+s.Identity.ParticipantID {
+		return resp, nil
+	}
+	perm := ledgerapi.ParticipantPermissionSubmission
+	if party := q.Get("party"); party != "" {
+		if err := ledgerapi.ValidatePartyID("party", party); err != nil {
+			return nil, invalidField("party", fieldReason(err))
+		}
+		if !req.Caller.CanReadAs(party) && !req.Caller.IsAdminOf(req.Caller.IdentityProviderID) {
+			return nil, permissionDenied("user %q may not read as party %q", req.Caller.UserID, party)
+		}
+		p, err := s.Store.Party(req.Context(), party)
+		if errors.Is(err, store.ErrNotFound) {
+			return resp, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if p.External {
+			perm = ledgerapi.ParticipantPermissionConfirmation
+		}
+	}
+	resp.ConnectedSynchronizers = append(resp.ConnectedSynchronizers, ledgerapi.ConnectedSynchronizer{
+		SynchronizerAlias: synchronizerAlias,
+		SynchronizerID:    s.Identity.SynchronizerID,
+		Permission:        perm,
+	})
+	return resp, nil
+}
+
+func (s *Server) getParticipantID(req *Request) (any, error) {
+	return ledgerapi.GetParticipantIDResponse{ParticipantID: s.Identity.ParticipantID}, nil
+}

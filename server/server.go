@@ -1,0 +1,222 @@
+// Package server is the HTTP layer of `ledger serve`: a participant node that
+// answers Canton's JSON Ledger API v2 on /v2/....
+//
+// The package owns HTTP and nothing else. Wire types and error ids come from
+// ledgerapi, storage from server/store, token checks from server/auth, the
+// onboarding of external parties from topology. Handlers live in a route
+// table (routes.go); each gets a *Request and returns the response value or an
+// error. Errors are turned into Canton's error body and status in exactly one
+// place, (*Server).writeError:
+//
+//   - a *ledgerapi.JsCantonError raised where a rule is checked is answered
+//     with its own status, redacted for the security-sensitive categories;
+//   - authentication failures become Canton's redacted 401 / 403 bodies;
+//   - body and query decoding failures are 400 text/plain, as Canton's tapir
+//     layer answers them; bodies over Config.MaxRequestBytes are 413;
+//   - anything else is LEDGER_API_INTERNAL_ERROR (500); the detail goes to
+//     the log under the request's correlation id, never to the client.
+//
+// Every request is authenticated before its handler runs (except routes
+// marked Public): the caller's token is verified, its user must exist and be
+// active, and the user's rights are loaded into a *Caller, whose methods
+// implement the rights gating of the JSON API.
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/server/auth"
+	"github.com/ledger-cli/ledger/server/store"
+)
+
+// DefaultMaxRequestBytes is the default limit on a request body (4 MiB).
+const DefaultMaxRequestBytes = 4 << 20
+
+// Version is the version /v2/version reports. Release builds set it with
+// -ldflags "-X github.com/ledger-cli/ledger/server.Version=1.2.3"; otherwise
+// it comes from the module's build information.
+var Version = ""
+
+// version returns Version, or the main module version, or "0.0.0-dev".
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "0.0.0-dev"
+}
+
+// Limits the node advertises in /v2/version and applies to pages.
+const (
+	MaxUsersPageSize          = 1000
+	MaxPartiesPageSize        = 10000
+	MaxRightsPerUser          = 1000
+	maxVettedPackagesPageSize = 100
+	// offset checkpoints: 15 s cache refresh + 60 s idle emission, as Canton.
+	maxOffsetCheckpointEmissionDelay = 75 * time.Second
+)
+
+// Server answers the JSON Ledger API. Build it with New; serve Handler().
+// Its fields are fixed after New and safe for concurrent use.
+type Server struct {
+	Store    *store.Store
+	Verifier *auth.Verifier
+	Identity store.Identity
+	Log      *slog.Logger
+	// MaxRequestBytes bounds request bodies (413 above it).
+	MaxRequestBytes int64
+
+	mux *http.ServeMux
+}
+
+// New builds a server around an opened store whose identity is initialised.
+// log may be nil (logs are discarded).
+func New(st *store.Store, v *auth.Verifier, id store.Identity, maxRequestBytes int64, log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if maxRequestBytes <= 0 {
+		maxRequestBytes = DefaultMaxRequestBytes
+	}
+	s := &Server{Store: st, Verifier: v, Identity: id, Log: log, MaxRequestBytes: maxRequestBytes, mux: http.NewServeMux()}
+	for _, rt := range s.routes() {
+		s.Handle(rt)
+	}
+	return s
+}
+
+// Route is one endpoint: Method and Pattern as net/http's ServeMux reads
+// them ("/v2/users/{user-id}"), and the handler. Routes are authenticated
+// unless Public.
+type Route struct {
+	Method  string
+	Pattern string
+	Public  bool
+	Handler HandlerFunc
+}
+
+// HandlerFunc answers one request. It returns the value to send as the JSON
+// body of a 200, or an error for writeError. A handler that writes the
+// response itself (a websocket) returns (nil, nil).
+type HandlerFunc func(req *Request) (any, error)
+
+// Request is what a handler gets.
+type Request struct {
+	*http.Request
+	// W is the response writer, for handlers that stream; others return a value.
+	W http.ResponseWriter
+	// Caller is the authenticated caller; nil on Public routes.
+	Caller *Caller
+	// TraceID is the W3C trace id of the request (from traceparent, or new).
+	TraceID string
+	// CorrelationID names the request in logs and error bodies.
+	CorrelationID string
+}
+
+// Handle adds a route. Call it before serving (part 2 adds its command
+// endpoints this way, or in routes()).
+func (s *Server) Handle(rt Route) {
+	s.mux.Handle(rt.Method+" "+rt.Pattern, s.wrap(rt))
+}
+
+// Handler returns the HTTP handler of the node.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// wrap turns a route into an http.Handler: ids, panic recovery, body limit,
+// authentication, then the handler and the response.
+func (s *Server) wrap(rt Route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		req := &Request{Request: r, W: w, TraceID: traceID(r), CorrelationID: newID()}
+		r = r.WithContext(context.WithValue(r.Context(), requestKey{}, req))
+		req.Request = r
+		rec := &statusRecorder{ResponseWriter: w}
+		req.W = rec
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.Log.Error("handler panicked", "method", r.Method, "path", r.URL.Path,
+					"correlationId", req.CorrelationID, "panic", p, "stack", string(debug.Stack()))
+				if !rec.wrote {
+					s.writeError(rec, r, errPanic)
+				}
+			}
+			s.Log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+				"duration", time.Since(start), "correlationId", req.CorrelationID)
+		}()
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(rec, r.Body, s.MaxRequestBytes)
+		}
+		if !rt.Public {
+			c, err := s.authenticate(r)
+			if err != nil {
+				s.writeError(rec, r, err)
+				return
+			}
+			req.Caller = c
+		}
+		v, err := rt.Handler(req)
+		if err != nil {
+			s.writeError(rec, r, err)
+			return
+		}
+		if v != nil {
+			writeJSON(rec, http.StatusOK, v)
+		}
+	})
+}
+
+type requestKey struct{}
+
+// requestOf returns the *Request a wrapped handler runs under (nil outside).
+func requestOf(r *http.Request) *Request {
+	req, _ := r.Context().Value(requestKey{}).(*Request)
+	return req
+}
+
+// statusRecorder remembers whether and what was written, so a panic after
+// the header went out does not write a second one.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if !s.wrote {
+		s.status, s.wrote = code, true
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if !s.wrote {
+		s.status, s.wrote = http.StatusOK, true
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the real writer (websockets).
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Only our own response types get here; a marshal failure is a bug.
+		status = http.StatusInternalServerError
+		b, _ = json.Marshal(ledgerapi.NewError(ledgerapi.CodeLedgerAPIInternalError, internalCause, nil))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}

@@ -1,0 +1,278 @@
+package server
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/server/auth"
+	"github.com/ledger-cli/ledger/server/store"
+	"github.com/ledger-cli/ledger/topology"
+)
+
+// DefaultAddr is where the node listens by default (Canton's JSON API port, loopback).
+const DefaultAddr = "127.0.0.1:7575"
+
+// Config is what Start needs. The zero value plus DBPath runs a node without
+// authentication on DefaultAddr.
+type Config struct {
+	// Addr is the listen address; port 0 picks a free port.
+	Addr string
+	// DBPath is the SQLite file, or ":memory:".
+	DBPath string
+	// PortFile, when set, receives the bound port (written atomically).
+	PortFile string
+	// ParticipantID is the participant name of a new node ("" =
+	// auth.DefaultParticipantID); the node's id is name::fingerprint. For an
+	// existing database a non-empty value must equal the stored name.
+	ParticipantID string
+	// SynchronizerID is the synchronizer of a new node ("" = "local::"
+	// fingerprint); for an existing database a non-empty value must equal it.
+	SynchronizerID string
+	// Auth configures token checks; its ParticipantID is set by Start.
+	Auth auth.Config
+	// MaxRequestBytes bounds request bodies (DefaultMaxRequestBytes when 0).
+	MaxRequestBytes int64
+	// Logger receives the node's logs (nil: discarded).
+	Logger *slog.Logger
+	// Store tunes the database.
+	Store store.Options
+	// ShutdownTimeout bounds how long Close waits for requests in progress
+	// (default 10 s).
+	ShutdownTimeout time.Duration
+}
+
+// Running is a started node.
+type Running struct {
+	Server *Server
+
+	srv      *http.Server
+	ln       net.Listener
+	st       *store.Store
+	v        *auth.Verifier
+	timeout  time.Duration
+	done     chan struct{}
+	serveErr error
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Start opens the database (creating the node's identity and bootstrap admin
+// on first use), binds, and serves in the background until Close or until
+// ctx ends.
+func Start(ctx context.Context, cfg Config) (*Running, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.DBPath == "" {
+		return nil, errors.New("no database given: set a file path or :memory:")
+	}
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	st, err := store.Open(cfg.DBPath, cfg.Store)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", cfg.DBPath, err)
+	}
+	fail := func(err error) (*Running, error) {
+		_ = st.Close()
+		return nil, err
+	}
+	id, created, err := initIdentity(ctx, st, cfg.ParticipantID, cfg.SynchronizerID)
+	if err != nil {
+		return fail(fmt.Errorf("database %s: %w", cfg.DBPath, err))
+	}
+	name, _, _ := topology.SplitUID(id.ParticipantID)
+	authCfg := cfg.Auth
+	if authCfg.Mode == "" {
+		authCfg.Mode = auth.ModeNone
+	}
+	authCfg.ParticipantID = name
+	v, err := auth.New(authCfg)
+	if err != nil {
+		return fail(fmt.Errorf("auth: %w", err))
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		v.Close()
+		return fail(fmt.Errorf("listen on %s: %w", cfg.Addr, err))
+	}
+	r := &Running{
+		Server:  New(st, v, id, cfg.MaxRequestBytes, log),
+		ln:      ln,
+		st:      st,
+		v:       v,
+		timeout: cfg.ShutdownTimeout,
+		done:    make(chan struct{}),
+	}
+	if r.timeout <= 0 {
+		r.timeout = 10 * time.Second
+	}
+	r.srv = &http.Server{
+		Handler:           r.Server.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	if cfg.PortFile != "" {
+		port := ln.Addr().(*net.TCPAddr).Port
+		if err := WritePortFile(cfg.PortFile, port); err != nil {
+			_ = ln.Close()
+			v.Close()
+			return fail(err)
+		}
+	}
+	go func() {
+		defer close(r.done)
+		if err := r.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			r.serveErr = err
+			log.Error("server stopped", "error", err)
+		}
+	}()
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = r.Close()
+		case <-r.done:
+		}
+	}()
+	log.Info("ledger serve listening", "url", r.URL(), "participant", id.ParticipantID,
+		"synchronizer", id.SynchronizerID, "db", cfg.DBPath, "auth", authCfg.Mode, "newNode", created)
+	return r, nil
+}
+
+// URL is the node's base URL, e.g. http://127.0.0.1:7575.
+func (r *Running) URL() string { return "http://" + r.ln.Addr().String() }
+
+// Addr is the bound address.
+func (r *Running) Addr() net.Addr { return r.ln.Addr() }
+
+// Done is closed when the server has stopped serving.
+func (r *Running) Done() <-chan struct{} { return r.done }
+
+// Close stops accepting requests, waits for those in progress (up to the
+// shutdown timeout), then closes the verifier and the database. It is safe to
+// call more than once.
+func (r *Running) Close() error {
+	r.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
+		defer cancel()
+		err := r.srv.Shutdown(ctx)
+		if err != nil {
+			_ = r.srv.Close()
+		}
+		<-r.done
+		r.v.Close()
+		r.closeErr = errors.Join(err, r.serveErr, r.st.Close())
+	})
+	return r.closeErr
+}
+
+// initIdentity returns the node's identity, creating it (with a fresh
+// namespace key) on a new database. Names given for an existing node must
+// match what it was created with.
+func initIdentity(ctx context.Context, st *store.Store, participant, synchronizer string) (store.Identity, bool, error) {
+	existing, err := st.Identity(ctx)
+	if err == nil {
+		name, _, _ := topology.SplitUID(existing.ParticipantID)
+		if participant != "" && participant != name && participant != existing.ParticipantID {
+			return store.Identity{}, false, fmt.Errorf("the node was created as participant %q; restart with --participant-id %s or use another database", name, name)
+		}
+		if synchronizer != "" && synchronizer != existing.SynchronizerID {
+			return store.Identity{}, false, fmt.Errorf("the node was created on synchronizer %q; restart with that --synchronizer-id or use another database", existing.SynchronizerID)
+		}
+		return existing, false, nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return store.Identity{}, false, err
+	}
+	if participant == "" {
+		participant = auth.DefaultParticipantID
+	}
+	if err := topology.ValidatePartyHint(participant); err != nil {
+		return store.Identity{}, false, fmt.Errorf("participant id %q: %w", participant, err)
+	}
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return store.Identity{}, false, fmt.Errorf("generate namespace key: %w", err)
+	}
+	fp := topology.Fingerprint(pub)
+	if synchronizer == "" {
+		synchronizer = "local::" + fp
+	}
+	if err := ledgerapi.ValidateLedgerString("synchronizer id", synchronizer); err != nil {
+		return store.Identity{}, false, fmt.Errorf("synchronizer id: %w", err)
+	}
+	want := store.Identity{
+		ParticipantID:        participant + "::" + fp,
+		NamespaceFingerprint: fp,
+		NamespaceKey:         priv.Seed(),
+		SynchronizerID:       synchronizer,
+	}
+	return st.Init(ctx, want)
+}
+
+// WritePortFile writes port to path atomically (temporary file and rename),
+// so a script polling for the file never reads half a number.
+func WritePortFile(path string, port int) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".port-*")
+	if err != nil {
+		return fmt.Errorf("port file %s: %w", path, err)
+	}
+	_, err = f.WriteString(strconv.Itoa(port) + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return fmt.Errorf("port file %s: %w", path, err)
+	}
+	return nil
+}
+
+// DefaultDBPath is the database of a node started without --db:
+// $XDG_DATA_HOME/ledger/ledger.db, else ~/.local/share/ledger/ledger.db on
+// Linux and the BSDs, else <user config dir>/ledger/ledger.db. The directory
+// is created with mode 0700.
+func DefaultDBPath() (string, error) {
+	var dir string
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
+		dir = filepath.Join(x, "ledger")
+	} else if runtime.GOOS != "windows" && runtime.GOOS != "darwin" && runtime.GOOS != "ios" && runtime.GOOS != "plan9" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("no home directory for the default database (give --db): %w", err)
+		}
+		dir = filepath.Join(home, ".local", "share", "ledger")
+	} else {
+		cfg, err := os.UserConfigDir()
+		if err != nil {
+			return "", fmt.Errorf("no user directory for the default database (give --db): %w", err)
+		}
+		dir = filepath.Join(cfg, "ledger")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create %s for the database: %w", dir, err)
+	}
+	return filepath.Join(dir, "ledger.db"), nil
+}

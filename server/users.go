@@ -1,0 +1,483 @@
+package server
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/server/store"
+)
+
+func apiUser(u store.User) ledgerapi.User {
+	return ledgerapi.User{
+		ID:                 u.ID,
+		PrimaryParty:       u.PrimaryParty,
+		IsDeactivated:      u.IsDeactivated,
+		Metadata:           ledgerapi.ObjectMeta{ResourceVersion: strconv.FormatInt(u.ResourceVersion, 10), Annotations: u.Annotations},
+		IdentityProviderID: u.IdentityProviderID,
+	}
+}
+
+func apiRights(rs []store.Right) ledgerapi.List[ledgerapi.Right] {
+	out := make(ledgerapi.List[ledgerapi.Right], 0, len(rs))
+	for _, r := range rs {
+		out = append(out, ledgerapi.Right{Kind: ledgerapi.RightKind(r.Kind), Party: r.Party})
+	}
+	return out
+}
+
+// storeRights checks the rights of a request and converts them: every right
+// has a kind, and the party kinds a valid party id.
+func storeRights(rs []ledgerapi.Right) ([]store.Right, error) {
+	out := make([]store.Right, 0, len(rs))
+	for i, r := range rs {
+		field := fmt.Sprintf("rights[%d]", i)
+		if r.Kind == "" {
+			return nil, missingField(field + ".kind")
+		}
+		k := store.RightKind(r.Kind)
+		if k.HasParty() {
+			if err := ledgerapi.ValidatePartyID(field+".party", r.Party); err != nil {
+				return nil, invalidField(field+".party", fieldReason(err))
+			}
+			out = append(out, store.Right{Kind: k, Party: r.Party})
+		} else {
+			out = append(out, store.Right{Kind: k})
+		}
+	}
+	return out, nil
+}
+
+// pathUserID reads and checks the {user-id} path segment.
+func pathUserID(req *Request) (string, error) {
+	id := req.PathValue("user-id")
+	if err := ledgerapi.ValidateUserID("user_id", id); err != nil {
+		return "", invalidArgument("Invalid user id in the path: %s", fieldReason(err))
+	}
+	return id, nil
+}
+
+// checkIDP checks an identity provider id: this node has only the default
+// one, "".
+func checkIDP(idp string) error {
+	if idp == "" {
+		return nil
+	}
+	if err := ledgerapi.ValidateLedgerString("identity_provider_id", idp); err != nil {
+		return invalidField("identity_provider_id", fieldReason(err))
+	}
+	return invalidArgument("Provided identity_provider_id %s has not been found.", idp)
+}
+
+// userError maps the store's user errors to Canton's.
+func userError(id string, err error) error {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return ledgerapi.Errorf(ledgerapi.CodeUserNotFound, "User not found: %s", id).WithResource("USER", id)
+	case errors.Is(err, store.ErrAlreadyExists):
+		return ledgerapi.Errorf(ledgerapi.CodeUserAlreadyExists, "User already exists: %s", id).WithResource("USER", id)
+	case errors.Is(err, store.ErrConcurrentUpdate):
+		return ledgerapi.Errorf(ledgerapi.CodeConcurrentUserUpdate,
+			"Update operation for user id '%s' failed due to a concurrent update to the same user", id).WithResource("USER", id)
+	case errors.Is(err, store.ErrAnnotationsTooLarge):
+		return ledgerapi.Errorf(ledgerapi.CodeMaxUserAnnotationsSize,
+			"Maximum annotations size for user '%s' has been exceeded", id).WithResource("USER", id)
+	case errors.Is(err, store.ErrTooManyRights):
+		return ledgerapi.Errorf(ledgerapi.CodeTooManyUserRights,
+			"Too many user rights for user '%s': at most %d are allowed", id, MaxRightsPerUser).WithResource("USER", id)
+	}
+	return err
+}
+
+// pageToken encodes the last id of a page as an opaque token.
+func pageToken(last string) string {
+	if last == "" {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString([]byte(last))
+}
+
+func parsePageToken(tok string) (string, error) {
+	if tok == "" {
+		return "", nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil || len(b) == 0 {
+		return "", invalidArgument("Invalid page token")
+	}
+	return string(b), nil
+}
+
+// pageSize reads pageSize: 0 means the maximum; above it is clamped.
+func pageSize(req *Request, max int) (int, error) {
+	n, err := queryInt(req.Request, "pageSize")
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 {
+		return 0, invalidArgument("Page size must be non-negative")
+	}
+	if n == 0 || n > max {
+		n = max
+	}
+	return n, nil
+}
+
+// getUserFor loads a user the caller may see: a participant admin, an
+// admin of the user's identity provider, or the user itself.
+func (s *Server) getUserFor(req *Request, id string) (store.User, error) {
+	c := req.Caller
+	self := !c.Wildcard() && c.UserID == id
+	if !self && !c.IsParticipantAdmin() && !c.IsAdminOf(c.IdentityProviderID) {
+		return store.User{}, permissionDenied("user %q may not read user %q", c.UserID, id)
+	}
+	u, err := s.Store.User(req.Context(), id)
+	if err != nil {
+		return store.User{}, userError(id, err)
+	}
+	if !self && !c.IsAdminOf(u.IdentityProviderID) {
+		return store.User{}, permissionDenied("user %q does not administer the identity provider of user %q", c.UserID, id)
+	}
+	return u, nil
+}
+
+func (s *Server) getAuthenticatedUser(req *Request) (any, error) {
+	if err := checkIDP(req.URL.Query().Get("identity-provider-id")); err != nil {
+		return nil, err
+	}
+	id, err := req.Caller.UserIDFor("")
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.Store.User(req.Context(), id)
+	if err != nil {
+		return nil, userError(id, err)
+	}
+	return ledgerapi.GetUserResponse{User: apiUser(u)}, nil
+}
+
+func (s *Server) getUser(req *Request) (any, error) {
+	id, err := pathUserID(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkIDP(req.URL.Query().Get("identity-provider-id")); err != nil {
+		return nil, err
+	}
+	u, err := s.getUserFor(req, id)
+	if err != nil {
+		return nil, err
+	}
+	return ledgerapi.GetUserResponse{User: apiUser(u)}, nil
+}
+
+func (s *Server) listUsers(req *Request) (any, error) {
+	c := req.Caller
+	idp := c.impliedIDP(req.URL.Query().Get("identity-provider-id"))
+	if err := c.RequireAdminOf(idp); err != nil {
+		return nil, err
+	}
+	if err := checkIDP(idp); err != nil {
+		return nil, err
+	}
+	size, err := pageSize(req, MaxUsersPageSize)
+	if err != nil {
+		return nil, err
+	}
+	after, err := parsePageToken(req.URL.Query().Get("pageToken"))
+	if err != nil {
+		return nil, err
+	}
+	q := store.UserQuery{After: after, Limit: size}
+	if !c.IsParticipantAdmin() {
+		q.IdentityProviderID = &idp
+	}
+	users, next, err := s.Store.ListUsers(req.Context(), q)
+	if err != nil {
+		return nil, err
+	}
+	resp := ledgerapi.ListUsersResponse{Users: make([]ledgerapi.User, 0, len(users)), NextPageToken: pageToken(next)}
+	for _, u := range users {
+		resp.Users = append(resp.Users, apiUser(u))
+	}
+	return resp, nil
+}
+
+func (s *Server) createUser(req *Request) (any, error) {
+	var body ledgerapi.CreateUserRequest
+	if err := decodeBody(req.Request, &body); err != nil {
+		return nil, err
+	}
+	c := req.Caller
+	if body.User == nil {
+		return nil, missingField("user")
+	}
+	u := body.User
+	idp := c.impliedIDP(u.IdentityProviderID)
+	if err := c.RequireAdminOf(idp); err != nil {
+		return nil, err
+	}
+	if err := ledgerapi.ValidateUserID("user.id", u.ID); err != nil {
+		if u.ID == "" {
+			return nil, missingField("user.id")
+		}
+		return nil, invalidField("user.id", fieldReason(err))
+	}
+	if u.PrimaryParty != "" {
+		if err := ledgerapi.ValidatePartyID("user.primary_party", u.PrimaryParty); err != nil {
+			return nil, invalidField("user.primary_party", fieldReason(err))
+		}
+	}
+	if err := ledgerapi.ValidateAnnotations(u.Metadata.Annotations, false); err != nil {
+		return nil, annotationsError(err, u.Metadata.Annotations, ledgerapi.CodeMaxUserAnnotationsSize, "user", u.ID)
+	}
+	if u.Metadata.ResourceVersion != "" {
+		return nil, invalidField("user.metadata.resource_version", "must be empty when creating a user")
+	}
+	if err := checkIDP(idp); err != nil {
+		return nil, err
+	}
+	rights, err := storeRights(body.Rights)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.requireGrantable(rights); err != nil {
+		return nil, err
+	}
+	created, err := s.Store.CreateUser(req.Context(), store.User{
+		ID: u.ID, PrimaryParty: u.PrimaryParty, IsDeactivated: u.IsDeactivated,
+		Annotations: u.Metadata.Annotations, IdentityProviderID: idp,
+	}, rights)
+	if err != nil {
+		return nil, userError(u.ID, err)
+	}
+	return ledgerapi.CreateUserResponse{User: apiUser(created)}, nil
+}
+
+// requireGrantable: only participant admins grant or revoke ParticipantAdmin
+// and IdentityProviderAdmin.
+func (c *Caller) requireGrantable(rights []store.Right) error {
+	if c.IsParticipantAdmin() {
+		return nil
+	}
+	for _, r := range rights {
+		if r.Kind == store.ParticipantAdmin || r.Kind == store.IdentityProviderAdmin {
+			return permissionDenied("user %q may not grant or revoke %s", c.UserID, r.Kind)
+		}
+	}
+	return nil
+}
+
+// annotationsError maps a ValidateAnnotations failure: the size limit has its
+// own error id, anything else is INVALID_ARGUMENT.
+func annotationsError(err error, m map[string]string, sizeCode ledgerapi.ErrorCode, kind, id string) error {
+	if ledgerapi.AnnotationsSize(m) > ledgerapi.MaxAnnotationsSize {
+		return ledgerapi.Errorf(sizeCode, "Maximum annotations size for %s '%s' has been exceeded", kind, id)
+	}
+	return invalidArgument("Invalid annotations: %s", fieldReason(err))
+}
+
+func (s *Server) deleteUser(req *Request) (any, error) {
+	id, err := pathUserID(req)
+	if err != nil {
+		return nil, err
+	}
+	c := req.Caller
+	if err := c.RequireAdminOf(c.impliedIDP(req.URL.Query().Get("identity-provider-id"))); err != nil {
+		return nil, err
+	}
+	u, err := s.Store.User(req.Context(), id)
+	if err != nil {
+		return nil, userError(id, err)
+	}
+	if err := c.RequireAdminOf(u.IdentityProviderID); err != nil {
+		return nil, err
+	}
+	if err := s.Store.DeleteUser(req.Context(), id); err != nil {
+		return nil, userError(id, err)
+	}
+	return ledgerapi.DeleteUserResponse{}, nil
+}
+
+// User update mask paths (snake_case proto names).
+var userUpdatePaths = []string{
+	"id", "primary_party", "is_deactivated", "metadata", "metadata.annotations",
+	"metadata.resource_version", "identity_provider_id", "primary_party_authentication",
+}
+
+func (s *Server) updateUser(req *Request) (any, error) {
+	id, err := pathUserID(req)
+	if err != nil {
+		return nil, err
+	}
+	var body ledgerapi.UpdateUserRequest
+	if err := decodeBody(req.Request, &body); err != nil {
+		return nil, err
+	}
+	if body.User == nil || body.User.ID != id {
+		got := ""
+		if body.User != nil {
+			got = body.User.ID
+		}
+		return nil, invalidArgument("user.id %q does not match the user id %q in the path", got, id)
+	}
+	u := body.User
+	c := req.Caller
+	idp := c.impliedIDP(u.IdentityProviderID)
+	if err := c.RequireAdminOf(idp); err != nil {
+		return nil, err
+	}
+	expected, err := parseResourceVersion("user.metadata.resource_version", u.Metadata.ResourceVersion)
+	if err != nil {
+		return nil, err
+	}
+	if u.PrimaryParty != "" {
+		if err := ledgerapi.ValidatePartyID("user.primary_party", u.PrimaryParty); err != nil {
+			return nil, invalidField("user.primary_party", fieldReason(err))
+		}
+	}
+	if err := ledgerapi.ValidateAnnotations(u.Metadata.Annotations, true); err != nil {
+		return nil, annotationsError(err, u.Metadata.Annotations, ledgerapi.CodeMaxUserAnnotationsSize, "user", id)
+	}
+	if body.UpdateMask == nil {
+		return nil, missingField("update_mask")
+	}
+	if err := checkIDP(idp); err != nil {
+		return nil, err
+	}
+	paths, err := checkMask(body.UpdateMask.Paths, userUpdatePaths, ledgerapi.CodeInvalidUserUpdateRequest, "user", id)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := s.Store.User(req.Context(), id)
+	if err != nil {
+		return nil, userError(id, err)
+	}
+	if err := c.RequireAdminOf(stored.IdentityProviderID); err != nil {
+		return nil, err
+	}
+	upd := store.UserUpdate{ExpectedVersion: expected}
+	badUpdate := func(format string, args ...any) error {
+		return ledgerapi.Errorf(ledgerapi.CodeInvalidUserUpdateRequest,
+			"Update operation for user id '%s' failed due to: "+format, append([]any{id}, args...)...).WithResource("USER", id)
+	}
+	for _, p := range paths {
+		switch p {
+		case "primary_party":
+			upd.PrimaryParty = &u.PrimaryParty
+		case "is_deactivated":
+			if u.IsDeactivated && !c.Wildcard() && c.UserID == id {
+				return nil, invalidArgument("Requesting user cannot self-deactivate")
+			}
+			upd.IsDeactivated = &u.IsDeactivated
+		case "metadata.annotations":
+			upd.Annotations = u.Metadata.Annotations
+			if upd.Annotations == nil {
+				upd.Annotations = map[string]string{}
+			}
+		case "metadata":
+			if len(u.Metadata.Annotations) > 0 {
+				upd.Annotations = u.Metadata.Annotations
+			}
+		case "identity_provider_id":
+			if u.IdentityProviderID != stored.IdentityProviderID {
+				return nil, badUpdate("attempted to modify not-modifiable 'identity_provider_id'")
+			}
+		case "primary_party_authentication":
+			if u.PrimaryPartyAuthentication {
+				return nil, badUpdate("primary_party_authentication is not supported by this node")
+			}
+		}
+	}
+	updated, err := s.Store.UpdateUser(req.Context(), id, upd)
+	if err != nil {
+		return nil, userError(id, err)
+	}
+	return ledgerapi.UpdateUserResponse{User: apiUser(updated)}, nil
+}
+
+func (s *Server) listUserRights(req *Request) (any, error) {
+	id, err := pathUserID(req)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.getUserFor(req, id); err != nil {
+		return nil, err
+	}
+	rights, err := s.Store.UserRights(req.Context(), id)
+	if err != nil {
+		return nil, userError(id, err)
+	}
+	return ledgerapi.ListUserRightsResponse{Rights: apiRights(rights)}, nil
+}
+
+// rightsRequest is the common part of grant and revoke: path and body user
+// id agree, the caller administers the user's identity provider, the rights
+// are well formed and the caller may hand them out.
+func (s *Server) rightsRequest(req *Request, bodyUserID, bodyIDP string, rs []ledgerapi.Right) (string, []store.Right, error) {
+	id, err := pathUserID(req)
+	if err != nil {
+		return "", nil, err
+	}
+	if bodyUserID != "" && bodyUserID != id {
+		return "", nil, invalidArgument("userId %q does not match the user id %q in the path", bodyUserID, id)
+	}
+	c := req.Caller
+	idp := c.impliedIDP(bodyIDP)
+	if err := c.RequireAdminOf(idp); err != nil {
+		return "", nil, err
+	}
+	if err := checkIDP(idp); err != nil {
+		return "", nil, err
+	}
+	rights, err := storeRights(rs)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := c.requireGrantable(rights); err != nil {
+		return "", nil, err
+	}
+	u, err := s.Store.User(req.Context(), id)
+	if err != nil {
+		return "", nil, userError(id, err)
+	}
+	if err := c.RequireAdminOf(u.IdentityProviderID); err != nil {
+		return "", nil, err
+	}
+	return id, slices.Clip(rights), nil
+}
+
+func (s *Server) grantUserRights(req *Request) (any, error) {
+	var body ledgerapi.GrantUserRightsRequest
+	if err := decodeBody(req.Request, &body); err != nil {
+		return nil, err
+	}
+	id, rights, err := s.rightsRequest(req, body.UserID, body.IdentityProviderID, body.Rights)
+	if err != nil {
+		return nil, err
+	}
+	granted, err := s.Store.GrantRights(req.Context(), id, rights)
+	if err != nil {
+		return nil, userError(id, err)
+	}
+	return ledgerapi.GrantUserRightsResponse{NewlyGrantedRights: apiRights(granted)}, nil
+}
+
+func (s *Server) revokeUserRights(req *Request) (any, error) {
+	var body ledgerapi.RevokeUserRightsRequest
+	if err := decodeBody(req.Request, &body); err != nil {
+		return nil, err
+	}
+	id, rights, err := s.rightsRequest(req, body.UserID, body.IdentityProviderID, body.Rights)
+	if err != nil {
+		return nil, err
+	}
+	revoked, err := s.Store.RevokeRights(req.Context(), id, rights)
+	if err != nil {
+		return nil, userError(id, err)
+	}
+	return ledgerapi.RevokeUserRightsResponse{NewlyRevokedRights: apiRights(revoked)}, nil
+}
