@@ -97,7 +97,7 @@ type hasher struct {
 	nodes   map[int32]*nodeEntry // node id → its entry in table
 	table   []nodeEntry
 	seeds   map[int32][]byte // seeds, until index attaches them to nodes
-	stack   [][32]byte // child hashes of the exercise and rollback nodes being hashed
+	stack   [][32]byte       // child hashes of the exercise and rollback nodes being hashed
 	depth   int
 	scratch []*nodeScratch // one per node depth
 	ids     map[string][]byte
