@@ -65,6 +65,7 @@ Start with:  ledger quickstart`,
 		NewCmdToken(f, nil),
 		NewCmdShow(f, nil),
 		NewCmdKeys(f),
+		NewCmdServe(f, nil),
 	)
 	return root
 }

@@ -128,8 +128,8 @@ func authError(ae *auth.Error) *ledgerapi.JsCantonError {
 	case auth.PermissionDenied:
 		return ledgerapi.NewError(ledgerapi.CodePermissionDenied, ae.Reason, nil)
 	case auth.InvalidToken:
-		return ledgerapi.Errorf(ledgerapi.CodeInvalidToken,
-			"The provided authorization token is not sufficient: the request names no user-id and the token has none (%s)", ae.Reason)
+		return ledgerapi.NewError(ledgerapi.CodeInvalidToken,
+			"The provided authorization token is not sufficient to authorize the request: missing a user-id (none in the request, none in the token)", nil)
 	}
 	return ledgerapi.NewError(ledgerapi.CodeUnauthenticated, ae.Reason, nil)
 }

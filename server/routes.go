@@ -20,12 +20,12 @@ func (s *Server) routes() []Route {
 
 		{Method: http.MethodGet, Pattern: "/v2/users", Handler: s.listUsers},
 		{Method: http.MethodPost, Pattern: "/v2/users", Handler: s.createUser},
-		{Method: http.MethodGet, Pattern: "/v2/users/{user-id}", Handler: s.getUser},
-		{Method: http.MethodDelete, Pattern: "/v2/users/{user-id}", Handler: s.deleteUser},
-		{Method: http.MethodPatch, Pattern: "/v2/users/{user-id}", Handler: s.updateUser},
-		{Method: http.MethodGet, Pattern: "/v2/users/{user-id}/rights", Handler: s.listUserRights},
-		{Method: http.MethodPost, Pattern: "/v2/users/{user-id}/rights", Handler: s.grantUserRights},
-		{Method: http.MethodPatch, Pattern: "/v2/users/{user-id}/rights", Handler: s.revokeUserRights},
+		{Method: http.MethodGet, Pattern: "/v2/users/{userID}", Handler: s.getUser},
+		{Method: http.MethodDelete, Pattern: "/v2/users/{userID}", Handler: s.deleteUser},
+		{Method: http.MethodPatch, Pattern: "/v2/users/{userID}", Handler: s.updateUser},
+		{Method: http.MethodGet, Pattern: "/v2/users/{userID}/rights", Handler: s.listUserRights},
+		{Method: http.MethodPost, Pattern: "/v2/users/{userID}/rights", Handler: s.grantUserRights},
+		{Method: http.MethodPatch, Pattern: "/v2/users/{userID}/rights", Handler: s.revokeUserRights},
 
 		{Method: http.MethodPost, Pattern: "/v2/parties", Handler: s.allocateParty},
 		{Method: http.MethodGet, Pattern: "/v2/parties", Handler: s.listParties},

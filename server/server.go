@@ -94,7 +94,7 @@ func New(st *store.Store, v *auth.Verifier, id store.Identity, maxRequestBytes i
 }
 
 // Route is one endpoint: Method and Pattern as net/http's ServeMux reads
-// them ("/v2/users/{user-id}"), and the handler. Routes are authenticated
+// them ("/v2/users/{userID}"), and the handler. Routes are authenticated
 // unless Public.
 type Route struct {
 	Method  string

@@ -51,9 +51,9 @@ func storeRights(rs []ledgerapi.Right) ([]store.Right, error) {
 	return out, nil
 }
 
-// pathUserID reads and checks the {user-id} path segment.
+// pathUserID reads and checks the {userID} path segment.
 func pathUserID(req *Request) (string, error) {
-	id := req.PathValue("user-id")
+	id := req.PathValue("userID")
 	if err := ledgerapi.ValidateUserID("user_id", id); err != nil {
 		return "", invalidArgument("Invalid user id in the path: %s", fieldReason(err))
 	}

@@ -1,0 +1,223 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/server"
+	"github.com/ledger-cli/ledger/server/auth"
+)
+
+// ServeOptions are the inputs of `ledger serve`.
+type ServeOptions struct {
+	IO *cmdutil.IOStreams
+	// Context ends the node (nil: SIGINT/SIGTERM do).
+	Context context.Context
+
+	Addr            string
+	DB              string
+	PortFile        string
+	ParticipantID   string // "" unless --participant-id was given
+	SynchronizerID  string
+	LogFormat       string
+	LogLevel        string
+	MaxRequestBytes int64
+
+	AuthMode       string
+	AuthSecretFile string
+	AuthPublicKey  string
+	AuthJWKS       string
+	AuthAudience   string
+	AuthScope      string
+}
+
+// NewCmdServe builds `ledger serve`.
+func NewCmdServe(f *cmdutil.Factory, runF func(*ServeOptions) error) *cobra.Command {
+	opts := &ServeOptions{IO: f.IO}
+	var participantID string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run a local participant node speaking the JSON Ledger API v2",
+		Long: `Run a participant node on this machine that answers Canton's JSON Ledger
+API v2 (/v2/...), backed by one SQLite file. It is meant for development, CI
+and demos: clients written for Canton work against it unchanged.
+
+On first start the node creates its identity (participant id
+<participant-id>::<namespace fingerprint>), its synchronizer and the bootstrap
+user participant_admin with the ParticipantAdmin right. Every acknowledged
+write is on disk before the answer goes out.
+
+Without --db the database lives in the user's data directory
+($XDG_DATA_HOME/ledger/ledger.db or ~/.local/share/ledger/ledger.db);
+--db :memory: keeps everything in memory.
+
+Authentication (--auth):
+  none    no token needed (Canton's wildcard mode); requests that act for a
+          user must name it (userId)
+  hs256   HMAC tokens, secret read from --auth-secret-file; mint tokens with
+          "ledger token --secret-file FILE --user USER"
+  rs256, es256, es512
+          tokens signed with the key in --auth-public-key (PEM public key or
+          certificate file)
+  jwks    tokens checked against the JWK set at --auth-jwks (URL or file)
+Tokens must be user tokens (sub = user id) whose audience is
+https://daml.com/jwt/aud/participant/<participant-id>, or carry the scope
+daml_ledger_api; --auth-audience / --auth-scope replace those rules.
+
+The node stops cleanly on SIGINT or SIGTERM.`,
+		Example: `  # a node on the default port, no authentication
+  ledger serve
+
+  # a throw-away node on a free port, for a test script
+  ledger serve --db :memory: --addr 127.0.0.1:0 --port-file port.txt &
+  curl http://127.0.0.1:$(cat port.txt)/v2/version
+
+  # with HS256 tokens
+  head -c 32 /dev/urandom | base64 > secret.txt
+  ledger serve --auth hs256 --auth-secret-file secret.txt &
+  TOKEN=$(ledger token --secret-file secret.txt --user participant_admin)
+  curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:7575/v2/users`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("participant-id") {
+				opts.ParticipantID = participantID
+			}
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return serveRun(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Addr, "addr", server.DefaultAddr, "address to listen on (port 0 picks a free port)")
+	fl.StringVar(&opts.DB, "db", "", `SQLite database file, or ":memory:" (default: the user's data directory)`)
+	fl.StringVar(&opts.PortFile, "port-file", "", "write the bound port to this file once listening")
+	fl.StringVar(&participantID, "participant-id", auth.DefaultParticipantID, "participant name of a new node (the id is NAME::fingerprint)")
+	fl.StringVar(&opts.SynchronizerID, "synchronizer-id", "", `synchronizer id of a new node (default "local::<fingerprint>")`)
+	fl.StringVar(&opts.LogFormat, "log-format", "text", "log format: text or json")
+	fl.StringVar(&opts.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fl.Int64Var(&opts.MaxRequestBytes, "max-request-bytes", server.DefaultMaxRequestBytes, "largest request body accepted (larger ones get 413)")
+	fl.StringVar(&opts.AuthMode, "auth", auth.ModeNone, "token check: "+strings.Join(auth.Modes, ", "))
+	fl.StringVar(&opts.AuthSecretFile, "auth-secret-file", "", "file holding the HMAC secret (--auth hs256)")
+	fl.StringVar(&opts.AuthPublicKey, "auth-public-key", "", "PEM file with the public key or certificate (--auth rs256, es256, es512)")
+	fl.StringVar(&opts.AuthJWKS, "auth-jwks", "", "JWK set URL or file (--auth jwks)")
+	fl.StringVar(&opts.AuthAudience, "auth-audience", "", "accept tokens whose aud contains this (Canton's target-audience)")
+	fl.StringVar(&opts.AuthScope, "auth-scope", "", "accept tokens whose scopes contain this (Canton's target-scope)")
+	return cmd
+}
+
+// validate checks flag combinations before anything starts.
+func (o *ServeOptions) validate() error {
+	o.AuthMode = strings.ToLower(o.AuthMode)
+	known := false
+	for _, m := range auth.Modes {
+		known = known || m == o.AuthMode
+	}
+	switch {
+	case !known:
+		return cmdutil.UsageError("--auth %q is not a mode; use one of %s", o.AuthMode, strings.Join(auth.Modes, ", "))
+	case o.LogFormat != "text" && o.LogFormat != "json":
+		return cmdutil.UsageError("--log-format %q: use text or json", o.LogFormat)
+	case o.MaxRequestBytes <= 0:
+		return cmdutil.UsageError("--max-request-bytes must be positive")
+	case o.AuthMode == auth.ModeHS256 && o.AuthSecretFile == "":
+		return cmdutil.UsageError("--auth hs256 needs --auth-secret-file: the file holding the HMAC secret")
+	case (o.AuthMode == auth.ModeRS256 || o.AuthMode == auth.ModeES256 || o.AuthMode == auth.ModeES512) && o.AuthPublicKey == "":
+		return cmdutil.UsageError("--auth %s needs --auth-public-key: a PEM file with the public key or certificate", o.AuthMode)
+	case o.AuthMode == auth.ModeJWKS && o.AuthJWKS == "":
+		return cmdutil.UsageError("--auth jwks needs --auth-jwks: the URL or file of the JWK set")
+	case o.AuthAudience != "" && o.AuthScope != "":
+		return cmdutil.UsageError("give --auth-audience or --auth-scope, not both")
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.LogLevel)); err != nil {
+		return cmdutil.UsageError("--log-level %q: use debug, info, warn or error", o.LogLevel)
+	}
+	return nil
+}
+
+// serveConfig turns the options into a server.Config, reading key files.
+func serveConfig(o *ServeOptions) (server.Config, error) {
+	cfg := server.Config{
+		Addr:            o.Addr,
+		DBPath:          o.DB,
+		PortFile:        o.PortFile,
+		ParticipantID:   o.ParticipantID,
+		SynchronizerID:  o.SynchronizerID,
+		MaxRequestBytes: o.MaxRequestBytes,
+		Auth: auth.Config{
+			Mode:     o.AuthMode,
+			JWKS:     o.AuthJWKS,
+			Audience: o.AuthAudience,
+			Scope:    o.AuthScope,
+		},
+	}
+	if cfg.DBPath == "" {
+		p, err := server.DefaultDBPath()
+		if err != nil {
+			return cfg, err
+		}
+		cfg.DBPath = p
+	}
+	if o.AuthSecretFile != "" {
+		secret, err := auth.ReadSecretFile(o.AuthSecretFile)
+		if err != nil {
+			return cfg, fmt.Errorf("--auth-secret-file: %w", err)
+		}
+		cfg.Auth.Secret = secret
+	}
+	if o.AuthPublicKey != "" {
+		pem, err := os.ReadFile(o.AuthPublicKey)
+		if err != nil {
+			return cfg, fmt.Errorf("--auth-public-key: %w", err)
+		}
+		cfg.Auth.PublicKeyPEM = pem
+	}
+	return cfg, nil
+}
+
+func serveRun(o *ServeOptions) error {
+	cfg, err := serveConfig(o)
+	if err != nil {
+		return err
+	}
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(o.LogLevel))
+	hopts := &slog.HandlerOptions{Level: level}
+	if o.LogFormat == "json" {
+		cfg.Logger = slog.New(slog.NewJSONHandler(o.IO.ErrOut, hopts))
+	} else {
+		cfg.Logger = slog.New(slog.NewTextHandler(o.IO.ErrOut, hopts))
+	}
+	ctx := o.Context
+	if ctx == nil {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
+	running, err := server.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		cfg.Logger.Info("shutting down")
+	case <-running.Done():
+	}
+	if err := running.Close(); err != nil {
+		return fmt.Errorf("shut down: %w", err)
+	}
+	cfg.Logger.Info("stopped")
+	return nil
+}
