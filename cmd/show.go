@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/ledger-cli/ledger/display"
 	"github.com/ledger-cli/ledger/envelope"
 	"github.com/ledger-cli/ledger/hashing"
-	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
 
@@ -190,13 +188,8 @@ func originOf(env *envelope.Envelope) *display.Origin {
 	o := &display.Origin{Form: env.Form.String()}
 	if info := env.Info; info != nil {
 		o.NodeURL, o.PreparedAt = info.NodeURL, info.PreparedAt
-		if len(info.CostEstimation) > 0 && string(info.CostEstimation) != "null" {
-			var c ledgerapi.CostEstimation
-			if json.Unmarshal(info.CostEstimation, &c) == nil {
-				o.Cost = &c
-			}
-		}
 	}
+	o.Cost = env.CostEstimation
 	for _, ps := range env.PartySignatures.Signatures {
 		for _, s := range ps.Signatures {
 			o.Signatures = append(o.Signatures, display.SignatureRef{Party: ps.Party, SignedBy: s.SignedBy})

@@ -216,15 +216,15 @@ func TestShowEnvelopeContext(t *testing.T) {
 				"signingAlgorithmSpec": "SIGNING_ALGORITHM_SPEC_ED25519",
 			}},
 		}}},
+		"costEstimation": map[string]any{
+			"estimationTimestamp":                       "2025-08-07T02:35:10Z",
+			"confirmationRequestTrafficCostEstimation":  "1000",
+			"confirmationResponseTrafficCostEstimation": 234,
+			"totalTrafficCostEstimation":                1234,
+		},
 		"envelope": map[string]any{
 			"format": "ledger-envelope", "version": 1,
 			"nodeUrl": "http://localhost:7575", "preparedAt": "2025-08-07T02:35:10Z",
-			"costEstimation": map[string]any{
-				"estimationTimestamp":                       "2025-08-07T02:35:10Z",
-				"confirmationRequestTrafficCostEstimation":  "1000",
-				"confirmationResponseTrafficCostEstimation": 234,
-				"totalTrafficCostEstimation":                1234,
-			},
 		},
 	})
 	file := filepath.Join(t.TempDir(), "tx.json")

@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/ledger-cli/ledger/hashing"
+	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
 // Form says what kind of input Load found.
@@ -59,19 +60,22 @@ const (
 	Version    = 1
 )
 
-// Envelope is the file. Field order follows the execute request.
+// Envelope is the file. Field order follows the execute request; the wire
+// types are ledgerapi's, except preparedTransaction, which is kept as the
+// exact base64 text the node sent so it goes back unchanged.
 type Envelope struct {
-	PreparedTransaction  string          `json:"preparedTransaction"`
-	PartySignatures      PartySignatures `json:"partySignatures"`
-	DeduplicationPeriod  json.RawMessage `json:"deduplicationPeriod"`
-	SubmissionID         string          `json:"submissionId"`
-	UserID               string          `json:"userId"`
-	HashingSchemeVersion string          `json:"hashingSchemeVersion"`
-	MinLedgerTime        json.RawMessage `json:"minLedgerTime"`
+	PreparedTransaction  string                        `json:"preparedTransaction"`
+	PartySignatures      ledgerapi.PartySignatures     `json:"partySignatures"`
+	DeduplicationPeriod  ledgerapi.DeduplicationPeriod `json:"deduplicationPeriod"`
+	SubmissionID         string                        `json:"submissionId"`
+	UserID               string                        `json:"userId"`
+	HashingSchemeVersion string                        `json:"hashingSchemeVersion"`
+	MinLedgerTime        *ledgerapi.MinLedgerTime      `json:"minLedgerTime"`
 
-	PreparedTransactionHash string  `json:"preparedTransactionHash"`
-	HashingDetails          *string `json:"hashingDetails,omitempty"`
-	Info                    *Info   `json:"envelope,omitempty"`
+	PreparedTransactionHash string                    `json:"preparedTransactionHash"`
+	HashingDetails          *string                   `json:"hashingDetails,omitempty"`
+	CostEstimation          *ledgerapi.CostEstimation `json:"costEstimation,omitempty"`
+	Info                    *Info                     `json:"envelope,omitempty"`
 
 	// Form is how the input looked when loaded; not written.
 	Form Form `json:"-"`
@@ -84,30 +88,7 @@ type Info struct {
 	NodeURL        string          `json:"nodeUrl,omitempty"`
 	PreparedAt     string          `json:"preparedAt,omitempty"`
 	PrepareRequest json.RawMessage `json:"prepareRequest,omitempty"`
-	CostEstimation json.RawMessage `json:"costEstimation,omitempty"`
 }
-
-// PartySignatures is the execute request's partySignatures.
-type PartySignatures struct {
-	Signatures []SinglePartySignatures `json:"signatures"`
-}
-
-// SinglePartySignatures holds one party's signatures.
-type SinglePartySignatures struct {
-	Party      string      `json:"party"`
-	Signatures []Signature `json:"signatures"`
-}
-
-// Signature is one signature over the prepared transaction hash.
-type Signature struct {
-	Format               string `json:"format"`
-	Signature            string `json:"signature"`
-	SignedBy             string `json:"signedBy"`
-	SigningAlgorithmSpec string `json:"signingAlgorithmSpec"`
-}
-
-// emptyDedup is what execute needs for "use the node's maximum".
-var emptyDedup = json.RawMessage(`{"Empty":{}}`)
 
 // MaxSize bounds what Load reads; prepared transactions are far smaller.
 const MaxSize = 256 << 20
@@ -248,17 +229,7 @@ func (e *Envelope) NodeHash() ([]byte, error) {
 // Marshal renders the envelope as indented JSON with every execute field
 // present, as Canton's execute decoder requires.
 func (e *Envelope) Marshal() ([]byte, error) {
-	out := *e
-	if len(out.DeduplicationPeriod) == 0 {
-		out.DeduplicationPeriod = emptyDedup
-	}
-	if len(out.MinLedgerTime) == 0 {
-		out.MinLedgerTime = json.RawMessage("null")
-	}
-	if out.PartySignatures.Signatures == nil {
-		out.PartySignatures.Signatures = []SinglePartySignatures{}
-	}
-	b, err := json.MarshalIndent(&out, "", "  ")
+	b, err := json.MarshalIndent(e, "", "  ")
 	if err != nil {
 		return nil, err
 	}

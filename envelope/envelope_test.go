@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ledger-cli/ledger/hashing"
+	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
 const vectorDir = "../testdata/vectors"
@@ -140,7 +141,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	v := readVector(t, "rich_v2.json")
 	env, _ := Parse(prepareResponse(v))
 	env.Info = &Info{Format: FormatName, Version: Version, NodeURL: "http://127.0.0.1:7575"}
-	env.PartySignatures.Signatures = append(env.PartySignatures.Signatures, SinglePartySignatures{Party: "alice::1220", Signatures: []Signature{{Format: "SIGNATURE_FORMAT_CONCAT"}}})
+	env.PartySignatures.Add("alice::1220", ledgerapi.Signature{Format: ledgerapi.SignatureFormatConcat, Signature: make([]byte, 64)})
 	path := filepath.Join(t.TempDir(), "tx.json")
 	if err := env.WriteFile(path); err != nil {
 		t.Fatal(err)

@@ -72,7 +72,7 @@ func loadVectors(t *testing.T) []vector {
 		Fields map[string]string `json:"execute_signature_fields"`
 	}
 	readJSON(t, filepath.Join(vectorDir, "fingerprints/ed25519_sign_example.json"), &ex)
-	if ex.Fields["signedBy"] != ex.FP || ex.Fields["format"] != SignatureFormatConcat || ex.Fields["signingAlgorithmSpec"] != SigningAlgorithmSpecEd25519 {
+	if ex.Fields["signedBy"] != ex.FP || ex.Fields["format"] != string(SignatureFormatConcat) || ex.Fields["signingAlgorithmSpec"] != string(SigningAlgorithmSpecEd25519) {
 		t.Fatalf("ed25519_sign_example.json execute_signature_fields = %v; constants disagree", ex.Fields)
 	}
 	for _, pub := range []string{ex.RawHex, ex.SPKIHex, ex.SPKIB64} {
