@@ -44,6 +44,9 @@ Start with:  ledger quickstart`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Annotations[cmdutil.AnnotationWritesFile] != "" {
+				return nil // -o may name a file; the command splits it
+			}
 			_, err := f.OutputFormat()
 			return err
 		},
