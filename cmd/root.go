@@ -65,6 +65,7 @@ Start with:  ledger quickstart`,
 		// Commands are registered here, one line each.
 		NewCmdHash(f, nil),
 		NewCmdVerify(f, nil),
+		NewCmdSign(f, nil),
 		NewCmdToken(f, nil),
 		NewCmdShow(f, nil),
 		NewCmdKeys(f),

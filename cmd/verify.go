@@ -18,9 +18,11 @@ type VerifyOptions struct {
 	IO     *cmdutil.IOStreams
 	Format string
 
-	File   string
-	Scheme string
-	Trace  bool
+	File    string
+	Scheme  string
+	Trace   bool
+	PubKeys []string
+	KeyFile string
 }
 
 // NewCmdVerify builds `ledger verify`.
@@ -40,9 +42,14 @@ error (unreadable input, a transaction the hasher refuses).
 
 With --trace a mismatch also shows where the two encodings part: the node's
 hashingDetails (prepare with verboseHashing) are compared byte by byte with
-ours; without them, our full trace is printed for comparison.`,
+ours; without them, our full trace is printed for comparison.
+
+On a signed envelope, every signature is also checked against the recomputed
+hash, with the public keys given by --pubkey or --key; a signature that does
+not verify makes the exit status 1.`,
 		Example: `  ledger verify prepared.json
-  ledger verify --trace prepared.json   # locate a mismatch`,
+  ledger verify --trace prepared.json   # locate a mismatch
+  ledger verify tx.signed.json --pubkey alice.pub.pem`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
@@ -58,6 +65,8 @@ ours; without them, our full trace is printed for comparison.`,
 	}
 	cmd.Flags().StringVar(&opts.Scheme, "scheme", "", "hash under this scheme instead of the one the input names (v2 or v3)")
 	cmd.Flags().BoolVar(&opts.Trace, "trace", false, "on a mismatch, show where the encodings part")
+	cmd.Flags().StringArrayVar(&opts.PubKeys, "pubkey", nil, "public key to check signatures against (base64, hex, or a PEM file); repeatable")
+	cmd.Flags().StringVar(&opts.KeyFile, "key", "", "check signatures against this key file's public key (no passphrase needed)")
 	return cmd
 }
 
@@ -110,6 +119,13 @@ func verifyRun(opts *VerifyOptions) error {
 	}
 	if !check.Match {
 		return cmdutil.WithExit(cmdutil.ExitHashMismatch, nil)
+	}
+	if n := len(env.PartySignatures.Signatures); n > 0 && opts.Format == cmdutil.FormatTable {
+		if len(opts.PubKeys) == 0 && opts.KeyFile == "" {
+			fmt.Fprintf(opts.IO.Out, "%d party signature(s) present; pass --pubkey or --key to check them\n", n)
+			return nil
+		}
+		return verifySignatures(opts.IO.Out, env, check.Recomputed, opts.PubKeys, opts.KeyFile)
 	}
 	return nil
 }

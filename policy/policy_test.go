@@ -1,0 +1,77 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ledger-cli/ledger/proto/damlpb"
+)
+
+func testTx() *damlpb.PreparedTransaction {
+	id := &damlpb.Identifier{PackageId: "abc", ModuleName: "Iou", EntityName: "Iou"}
+	return &damlpb.PreparedTransaction{
+		Transaction: &damlpb.DamlTransaction{Nodes: []*damlpb.DamlTransaction_Node{
+			{NodeId: "0", VersionedNode: &damlpb.DamlTransaction_Node_V1{V1: &damlpb.Node{NodeType: &damlpb.Node_Exercise{Exercise: &damlpb.Exercise{
+				TemplateId: id, PackageName: "iou-pkg", ChoiceId: "Transfer", ActingParties: []string{"alice::1"}, Signatories: []string{"alice::1"}}}}}},
+			{NodeId: "1", VersionedNode: &damlpb.DamlTransaction_Node_V1{V1: &damlpb.Node{NodeType: &damlpb.Node_Create{Create: &damlpb.Create{
+				TemplateId: id, PackageName: "iou-pkg", Signatories: []string{"alice::1"}, Stakeholders: []string{"alice::1", "bob::1"}}}}}},
+		}},
+		Metadata: &damlpb.Metadata{SubmitterInfo: &damlpb.Metadata_SubmitterInfo{ActAs: []string{"alice::1"}}},
+	}
+}
+
+func TestCheck(t *testing.T) {
+	cases := []struct {
+		name string
+		p    Policy
+		want []string // substrings, one per violation; nil = complies
+	}{
+		{"empty policy allows all", Policy{}, nil},
+		{"template by name", Policy{Templates: []string{"Iou:Iou"}}, nil},
+		{"template by package name", Policy{Templates: []string{"#iou-pkg:Iou:Iou"}}, nil},
+		{"template by package id", Policy{Templates: []string{"abc:Iou:Iou"}}, nil},
+		{"other package name", Policy{Templates: []string{"#other:Iou:Iou"}}, []string{"node 0 uses template Iou:Iou", "node 1 uses template Iou:Iou"}},
+		{"choice allowed", Policy{Choices: []string{"Transfer"}}, nil},
+		{"qualified choice", Policy{Choices: []string{"Iou:Iou:Transfer"}}, nil},
+		{"choice refused", Policy{Choices: []string{"Split"}}, []string{"exercises choice Transfer"}},
+		{"party missing", Policy{Parties: []string{"alice::1"}}, []string{"node 1 names party bob::1"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.p.Check(testTx())
+			if len(got) != len(tc.want) {
+				t.Fatalf("violations %q, want %d", got, len(tc.want))
+			}
+			for i, w := range tc.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("violation %q lacks %q", got[i], w)
+				}
+			}
+		})
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if p, err := Load(write("ok.json", `{"templates":["Iou:Iou"],"parties":["a::1"]}`)); err != nil || p.Templates[0] != "Iou:Iou" {
+		t.Fatalf("json: %v %v", p, err)
+	}
+	if p, err := Load(write("ok.yaml", "choices: [Transfer]\n")); err != nil || p.Choices[0] != "Transfer" {
+		t.Fatalf("yaml: %v %v", p, err)
+	}
+	if _, err := Load(write("typo.json", `{"template":["Iou:Iou"]}`)); err == nil {
+		t.Fatal("misspelt key accepted: it would allow everything")
+	}
+	if _, err := Load(write("bad.json", `{"templates":["Iou"]}`)); err == nil || !strings.Contains(err.Error(), "Module:Entity") {
+		t.Fatalf("bad template: %v", err)
+	}
+}
