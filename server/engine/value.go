@@ -1,0 +1,518 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/proto/damlpb"
+	"google.golang.org/protobuf/types/known/emptypb"
+)
+
+// MaxValueNesting is Daml's limit on nested values; deeper JSON is refused.
+const MaxValueNesting = 100
+
+// Daml numerics carry at most 38 significant digits and a scale of at most 37.
+const (
+	numericMaxPrecision = 38
+	numericMaxScale     = 37
+)
+
+// maxNameLength bounds record labels and choice names (Daml-LF names).
+const maxNameLength = 1000
+
+// ValueError says where a JSON value breaks the conversion rule. Path is a
+// JSON path such as "createArguments.owner" or "choiceArgument.items[2]".
+type ValueError struct {
+	Path   string
+	Reason string
+}
+
+func (e *ValueError) Error() string {
+	if e.Path == "" {
+		return e.Reason
+	}
+	return e.Path + ": " + e.Reason
+}
+
+// PartyCheck reports whether a string names a party known to the node.
+type PartyCheck func(party string) (bool, error)
+
+// ValueFromJSON turns a JSON value into a Daml value by the package's rule
+// (see the package documentation): objects become records with their keys
+// sorted, arrays lists, strings parties (when check knows them) or text,
+// numbers int64 or numeric, booleans bool, null an empty optional. path names
+// the value in errors. check may be nil (no string is a party).
+func ValueFromJSON(raw []byte, path string, check PartyCheck) (*damlpb.Value, error) {
+	c := converter{check: check}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	v, err := c.value(dec, path, 0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, &ValueError{Path: path, Reason: "trailing data after the JSON value"}
+	}
+	return v, nil
+}
+
+type converter struct {
+	check PartyCheck
+}
+
+func (c *converter) value(dec *json.Decoder, path string, depth int) (*damlpb.Value, error) {
+	if depth > MaxValueNesting {
+		return nil, &ValueError{Path: path, Reason: fmt.Sprintf("value nested deeper than Daml's limit of %d", MaxValueNesting)}
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, &ValueError{Path: path, Reason: "malformed JSON: " + jsonReason(err)}
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			return c.record(dec, path, depth)
+		case '[':
+			var elems []*damlpb.Value
+			for i := 0; dec.More(); i++ {
+				e, err := c.value(dec, fmt.Sprintf("%s[%d]", path, i), depth+1)
+				if err != nil {
+					return nil, err
+				}
+				elems = append(elems, e)
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, &ValueError{Path: path, Reason: "malformed JSON: " + jsonReason(err)}
+			}
+			return &damlpb.Value{Sum: &damlpb.Value_List{List: &damlpb.List{Elements: elems}}}, nil
+		}
+		return nil, &ValueError{Path: path, Reason: fmt.Sprintf("unexpected %q", t)}
+	case nil:
+		return &damlpb.Value{Sum: &damlpb.Value_Optional{Optional: &damlpb.Optional{}}}, nil
+	case bool:
+		return &damlpb.Value{Sum: &damlpb.Value_Bool{Bool: t}}, nil
+	case json.Number:
+		return numberValue(string(t), path)
+	case string:
+		return c.stringValue(t, path)
+	}
+	return nil, &ValueError{Path: path, Reason: fmt.Sprintf("unexpected JSON token %v", tok)}
+}
+
+// record reads the members of an object (after its '{') into a record whose
+// fields are sorted by label, so that the same JSON gives the same value.
+func (c *converter) record(dec *json.Decoder, path string, depth int) (*damlpb.Value, error) {
+	var fields []*damlpb.RecordField
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, &ValueError{Path: path, Reason: "malformed JSON: " + jsonReason(err)}
+		}
+		key, _ := tok.(string)
+		fieldPath := path + "." + key
+		if err := checkName(key); err != nil {
+			return nil, &ValueError{Path: fieldPath, Reason: "field " + err.Error()}
+		}
+		if seen[key] {
+			return nil, &ValueError{Path: fieldPath, Reason: "field appears twice"}
+		}
+		seen[key] = true
+		v, err := c.value(dec, fieldPath, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		fields = append(fields, &damlpb.RecordField{Label: key, Value: v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, &ValueError{Path: path, Reason: "malformed JSON: " + jsonReason(err)}
+	}
+	sort.Slice(fields, func(i, j int) bool { return fields[i].Label < fields[j].Label })
+	return &damlpb.Value{Sum: &damlpb.Value_Record{Record: &damlpb.Record{Fields: fields}}}, nil
+}
+
+func (c *converter) stringValue(s, path string) (*damlpb.Value, error) {
+	if !utf8.ValidString(s) {
+		return nil, &ValueError{Path: path, Reason: "text is not valid UTF-8"}
+	}
+	if c.check != nil && looksLikeParty(s) {
+		known, err := c.check(s)
+		if err != nil {
+			return nil, err
+		}
+		if known {
+			return &damlpb.Value{Sum: &damlpb.Value_Party{Party: s}}, nil
+		}
+	}
+	return &damlpb.Value{Sum: &damlpb.Value_Text{Text: s}}, nil
+}
+
+// looksLikeParty is a cheap filter before asking the party directory:
+// only hint::namespace strings of party characters can name a party.
+func looksLikeParty(s string) bool {
+	if !strings.Contains(s, "::") {
+		return false
+	}
+	_, _, err := ledgerapi.SplitParty(s)
+	return err == nil
+}
+
+// checkName accepts a Daml-LF name: [A-Za-z$_][A-Za-z0-9$_]*.
+func checkName(s string) error {
+	if s == "" {
+		return errors.New("name is empty")
+	}
+	if len(s) > maxNameLength {
+		return fmt.Errorf("name is longer than %d characters", maxNameLength)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		ok := c == '$' || c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || i > 0 && '0' <= c && c <= '9'
+		if !ok {
+			return fmt.Errorf("name %q is not a Daml identifier ([A-Za-z$_][A-Za-z0-9$_]*)", clip(s))
+		}
+	}
+	return nil
+}
+
+// numberValue converts JSON number text. Integers that fit int64 become
+// int64; everything else becomes a numeric in canonical form, with the scale
+// the text has after any exponent moved the point.
+func numberValue(text, path string) (*damlpb.Value, error) {
+	neg, intPart, frac, exp, ok := splitNumber(text)
+	if !ok {
+		return nil, &ValueError{Path: path, Reason: fmt.Sprintf("number %q is malformed", clip(text))}
+	}
+	digits := strings.TrimLeft(intPart+frac, "0")
+	scale := int64(len(frac)) - exp
+	if digits == "" { // zero, whatever the exponent
+		if scale <= 0 {
+			return int64Value(0), nil
+		}
+		if scale > numericMaxScale {
+			return nil, &ValueError{Path: path, Reason: fmt.Sprintf("number %q has scale %d, above Daml's maximum of %d", clip(text), scale, numericMaxScale)}
+		}
+		return numericValue("0." + strings.Repeat("0", int(scale))), nil
+	}
+	if scale > numericMaxScale {
+		return nil, &ValueError{Path: path, Reason: fmt.Sprintf("number %q has scale %d, above Daml's maximum of %d", clip(text), scale, numericMaxScale)}
+	}
+	if scale <= 0 {
+		// An integer: the significant digits followed by -scale zeros.
+		if int64(len(digits))-scale > numericMaxPrecision {
+			return nil, &ValueError{Path: path, Reason: fmt.Sprintf("number %q has more than %d digits, Daml's maximum", clip(text), numericMaxPrecision)}
+		}
+		whole := digits + strings.Repeat("0", int(-scale))
+		sign := ""
+		if neg {
+			sign = "-"
+		}
+		if n, err := strconv.ParseInt(sign+whole, 10, 64); err == nil {
+			return int64Value(n), nil
+		}
+		return numericValue(sign + whole + "."), nil
+	}
+	// A fraction remains: integer digits, point, scale digits.
+	all := intPart + frac
+	if int64(len(all)) < scale {
+		all = strings.Repeat("0", int(scale)-len(all)) + all
+	}
+	cut := len(all) - int(scale)
+	whole := strings.TrimLeft(all[:cut], "0")
+	if whole == "" {
+		whole = "0"
+	}
+	fraction := all[cut:]
+	significant := int64(len(fraction))
+	if whole != "0" {
+		significant += int64(len(whole))
+	}
+	if significant > numericMaxPrecision {
+		return nil, &ValueError{Path: path, Reason: fmt.Sprintf("number %q has more than %d digits, Daml's maximum", clip(text), numericMaxPrecision)}
+	}
+	sign := ""
+	if neg {
+		sign = "-" // digits != "" so this is not negative zero
+	}
+	return numericValue(sign + whole + "." + fraction), nil
+}
+
+// splitNumber parses JSON number syntax: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+// The exponent saturates far beyond any scale Daml allows.
+func splitNumber(s string) (neg bool, intPart, frac string, exp int64, ok bool) {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		neg = true
+		i++
+	}
+	start := i
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	intPart = s[start:i]
+	if intPart == "" || len(intPart) > 1 && intPart[0] == '0' {
+		return false, "", "", 0, false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		fs := i
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i++
+		}
+		frac = s[fs:i]
+		if frac == "" {
+			return false, "", "", 0, false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		eneg := false
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			eneg = s[i] == '-'
+			i++
+		}
+		es := i
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			if exp < 1<<40 {
+				exp = exp*10 + int64(s[i]-'0')
+			}
+			i++
+		}
+		if es == i {
+			return false, "", "", 0, false
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+	if i != len(s) {
+		return false, "", "", 0, false
+	}
+	return neg, intPart, frac, exp, true
+}
+
+func int64Value(n int64) *damlpb.Value {
+	return &damlpb.Value{Sum: &damlpb.Value_Int64{Int64: n}}
+}
+
+func numericValue(s string) *damlpb.Value {
+	return &damlpb.Value{Sum: &damlpb.Value_Numeric{Numeric: s}}
+}
+
+func unitValue() *damlpb.Value {
+	return &damlpb.Value{Sum: &damlpb.Value_Unit{Unit: &emptypb.Empty{}}}
+}
+
+// ValueToJSON renders a Daml value as Daml-LF JSON, the way the JSON API
+// shows create arguments, choice arguments and results: records as objects
+// by label (as arrays when a field has no label), int64 and numerics as
+// strings, text, parties and contract ids as strings, unit as {}, dates as
+// "yyyy-mm-dd", timestamps as RFC 3339 UTC with microseconds, lists as
+// arrays, text maps as objects, gen maps as arrays of [key, value], variants
+// as {"tag","value"}, enums as their constructor, an empty optional as null
+// and nested optionals as Daml-LF JSON nests them (Some None is [],
+// Some (Some x) is [x]).
+func ValueToJSON(v *damlpb.Value) (json.RawMessage, error) {
+	var b bytes.Buffer
+	if err := writeValue(&b, v, 0); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func writeValue(b *bytes.Buffer, v *damlpb.Value, depth int) error {
+	if depth > MaxValueNesting {
+		return fmt.Errorf("value nested deeper than %d", MaxValueNesting)
+	}
+	if v == nil {
+		return errors.New("value is not set")
+	}
+	switch s := v.Sum.(type) {
+	case *damlpb.Value_Unit:
+		b.WriteString("{}")
+	case *damlpb.Value_Bool:
+		b.WriteString(strconv.FormatBool(s.Bool))
+	case *damlpb.Value_Int64:
+		writeString(b, strconv.FormatInt(s.Int64, 10))
+	case *damlpb.Value_Numeric:
+		writeString(b, strings.TrimSuffix(s.Numeric, "."))
+	case *damlpb.Value_Date:
+		writeString(b, time.Unix(int64(s.Date)*86400, 0).UTC().Format("2006-01-02"))
+	case *damlpb.Value_Timestamp:
+		writeString(b, time.UnixMicro(s.Timestamp).UTC().Format("2006-01-02T15:04:05.999999Z"))
+	case *damlpb.Value_Party:
+		writeString(b, s.Party)
+	case *damlpb.Value_Text:
+		writeString(b, s.Text)
+	case *damlpb.Value_ContractId:
+		writeString(b, s.ContractId)
+	case *damlpb.Value_Optional:
+		return writeOptional(b, s.Optional, depth)
+	case *damlpb.Value_List:
+		b.WriteByte('[')
+		for i, e := range s.List.GetElements() {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := writeValue(b, e, depth+1); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	case *damlpb.Value_TextMap:
+		b.WriteByte('{')
+		for i, e := range s.TextMap.GetEntries() {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeString(b, e.GetKey())
+			b.WriteByte(':')
+			if err := writeValue(b, e.GetValue(), depth+1); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	case *damlpb.Value_GenMap:
+		b.WriteByte('[')
+		for i, e := range s.GenMap.GetEntries() {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('[')
+			if err := writeValue(b, e.GetKey(), depth+1); err != nil {
+				return err
+			}
+			b.WriteByte(',')
+			if err := writeValue(b, e.GetValue(), depth+1); err != nil {
+				return err
+			}
+			b.WriteByte(']')
+		}
+		b.WriteByte(']')
+	case *damlpb.Value_Record:
+		return writeRecord(b, s.Record, depth)
+	case *damlpb.Value_Variant:
+		b.WriteString(`{"tag":`)
+		writeString(b, s.Variant.GetConstructor())
+		b.WriteString(`,"value":`)
+		if err := writeValue(b, s.Variant.GetValue(), depth+1); err != nil {
+			return err
+		}
+		b.WriteByte('}')
+	case *damlpb.Value_Enum:
+		writeString(b, s.Enum.GetConstructor())
+	default:
+		return errors.New("value is not set")
+	}
+	return nil
+}
+
+func writeRecord(b *bytes.Buffer, r *damlpb.Record, depth int) error {
+	labelled := true
+	for _, f := range r.GetFields() {
+		if f.GetLabel() == "" {
+			labelled = false
+		}
+	}
+	open, closing := byte('{'), byte('}')
+	if !labelled {
+		open, closing = '[', ']'
+	}
+	b.WriteByte(open)
+	for i, f := range r.GetFields() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if labelled {
+			writeString(b, f.GetLabel())
+			b.WriteByte(':')
+		}
+		if err := writeValue(b, f.GetValue(), depth+1); err != nil {
+			return err
+		}
+	}
+	b.WriteByte(closing)
+	return nil
+}
+
+func writeOptional(b *bytes.Buffer, o *damlpb.Optional, depth int) error {
+	inner := o.GetValue()
+	if inner == nil {
+		b.WriteString("null")
+		return nil
+	}
+	if io, nested := inner.Sum.(*damlpb.Value_Optional); nested {
+		if io.Optional.GetValue() == nil {
+			b.WriteString("[]")
+			return nil
+		}
+		b.WriteByte('[')
+		if err := writeOptional(b, io.Optional, depth+1); err != nil {
+			return err
+		}
+		b.WriteByte(']')
+		return nil
+	}
+	return writeValue(b, inner, depth+1)
+}
+
+func writeString(b *bytes.Buffer, s string) {
+	out, _ := json.Marshal(s) // a string always marshals
+	b.Write(out)
+}
+
+// partiesIn adds every party value inside v to set.
+func partiesIn(v *damlpb.Value, set map[string]bool) {
+	switch s := v.GetSum().(type) {
+	case *damlpb.Value_Party:
+		set[s.Party] = true
+	case *damlpb.Value_Optional:
+		if s.Optional.GetValue() != nil {
+			partiesIn(s.Optional.GetValue(), set)
+		}
+	case *damlpb.Value_List:
+		for _, e := range s.List.GetElements() {
+			partiesIn(e, set)
+		}
+	case *damlpb.Value_TextMap:
+		for _, e := range s.TextMap.GetEntries() {
+			partiesIn(e.GetValue(), set)
+		}
+	case *damlpb.Value_GenMap:
+		for _, e := range s.GenMap.GetEntries() {
+			partiesIn(e.GetKey(), set)
+			partiesIn(e.GetValue(), set)
+		}
+	case *damlpb.Value_Record:
+		for _, f := range s.Record.GetFields() {
+			partiesIn(f.GetValue(), set)
+		}
+	case *damlpb.Value_Variant:
+		partiesIn(s.Variant.GetValue(), set)
+	}
+}
+
+func jsonReason(err error) string {
+	if err == io.EOF {
+		return "unexpected end of input"
+	}
+	return err.Error()
+}
+
+// clip shortens text quoted in an error message.
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:64] + "…"
+	}
+	return s
+}
