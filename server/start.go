@@ -68,6 +68,21 @@ type Running struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	// fresh holds connections that have not sent a request yet: Shutdown
+	// would wait 5 s for them (clients and browsers open spare ones).
+	mu    sync.Mutex
+	fresh map[net.Conn]bool
+}
+
+func (r *Running) trackConn(c net.Conn, state http.ConnState) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if state == http.StateNew {
+		r.fresh[c] = true
+	} else {
+		delete(r.fresh, c)
+	}
 }
 
 // Start opens the database (creating the node's identity and bootstrap admin
@@ -118,6 +133,7 @@ func Start(ctx context.Context, cfg Config) (*Running, error) {
 		v:       v,
 		timeout: cfg.ShutdownTimeout,
 		done:    make(chan struct{}),
+		fresh:   map[net.Conn]bool{},
 	}
 	if r.timeout <= 0 {
 		r.timeout = 10 * time.Second
@@ -126,6 +142,7 @@ func Start(ctx context.Context, cfg Config) (*Running, error) {
 		Handler:           r.Server.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ConnState:         r.trackConn,
 	}
 	if cfg.PortFile != "" {
 		port := ln.Addr().(*net.TCPAddr).Port
@@ -170,7 +187,17 @@ func (r *Running) Close() error {
 	r.closeOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
 		defer cancel()
-		err := r.srv.Shutdown(ctx)
+		shut := make(chan error, 1)
+		go func() { shut <- r.srv.Shutdown(ctx) }()
+		var err error
+		for waiting := true; waiting; {
+			r.closeFresh()
+			select {
+			case err = <-shut:
+				waiting = false
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
 		if err != nil {
 			_ = r.srv.Close()
 		}
@@ -179,6 +206,16 @@ func (r *Running) Close() error {
 		r.closeErr = errors.Join(err, r.serveErr, r.st.Close())
 	})
 	return r.closeErr
+}
+
+// closeFresh closes the connections that never sent a request; Close calls
+// it until Shutdown returns.
+func (r *Running) closeFresh() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for c := range r.fresh {
+		_ = c.Close()
+	}
 }
 
 // initIdentity returns the node's identity, creating it (with a fresh

@@ -58,3 +58,19 @@ func VerifyHash(pub PublicKey, hash [32]byte, sig Signature) error {
 	}
 	return nil
 }
+
+// SignMultiHash signs a topology multi-hash (34 bytes: the 12 20 multihash
+// header and a SHA-256 digest), the bytes an external party signs to onboard
+// with generate-topology and allocate. Unlike a prepared-transaction hash,
+// the header is signed too.
+func (k *Key) SignMultiHash(multiHash []byte) (Signature, error) {
+	if len(multiHash) != 34 || multiHash[0] != 0x12 || multiHash[1] != 0x20 {
+		return Signature{}, fmt.Errorf("multi-hash must be 34 bytes starting with 12 20, got %d bytes", len(multiHash))
+	}
+	return Signature{
+		Format:               SignatureFormatConcat,
+		Signature:            ed25519.Sign(k.priv(), multiHash),
+		SignedBy:             k.Fingerprint(),
+		SigningAlgorithmSpec: SigningAlgorithmSpecEd25519,
+	}, nil
+}

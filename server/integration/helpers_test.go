@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -122,6 +123,7 @@ func (n *node) ok(method, path, token string, body, out any) {
 		n.t.Fatalf("%s %s: status %d, want 200: %s", method, path, r.status, r.body)
 	}
 	if out != nil {
+		reflect.ValueOf(out).Elem().SetZero() // a reused value must not keep old map entries
 		if err := json.Unmarshal(r.body, out); err != nil {
 			n.t.Fatalf("%s %s: decode %s: %v", method, path, r.body, err)
 		}
