@@ -1,0 +1,166 @@
+package cmd
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/viper"
+
+	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/server"
+	"github.com/ledger-cli/ledger/server/auth"
+)
+
+// parseServe runs `ledger serve args…` with runF capturing the options.
+func parseServe(t *testing.T, args ...string) (*ServeOptions, int, string) {
+	t.Helper()
+	ios, _, _, errOut := cmdutil.Test()
+	f := &cmdutil.Factory{IO: ios, Config: viper.New(), Now: time.Now}
+	var got *ServeOptions
+	root := NewCmdRoot(f)
+	for i, c := range root.Commands() {
+		if c.Name() == "serve" {
+			root.RemoveCommand(root.Commands()[i])
+			break
+		}
+	}
+	root.AddCommand(NewCmdServe(f, func(o *ServeOptions) error { got = o; return nil }))
+	root.SetArgs(append([]string{"serve"}, args...))
+	err := root.Execute()
+	if err != nil {
+		return nil, cmdutil.ExitCode(err), err.Error() + errOut.String()
+	}
+	return got, 0, ""
+}
+
+func TestServeFlags(t *testing.T) {
+	o, code, msg := parseServe(t)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	if o.Addr != server.DefaultAddr || o.DB != "" || o.ParticipantID != "" || o.AuthMode != auth.ModeNone ||
+		o.MaxRequestBytes != server.DefaultMaxRequestBytes || o.LogFormat != "text" {
+		t.Errorf("defaults %+v", o)
+	}
+	o, code, msg = parseServe(t, "--participant-id", "p2", "--auth", "HS256", "--auth-secret-file", "s", "--db", ":memory:",
+		"--max-request-bytes", "1000", "--log-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	if o.ParticipantID != "p2" || o.AuthMode != auth.ModeHS256 || o.MaxRequestBytes != 1000 || o.DB != ":memory:" {
+		t.Errorf("parsed %+v", o)
+	}
+}
+
+func TestServeUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--auth", "magic"}, "--auth"},
+		{[]string{"--auth", "hs256"}, "--auth-secret-file"},
+		{[]string{"--auth", "rs256"}, "--auth-public-key"},
+		{[]string{"--auth", "jwks"}, "--auth-jwks"},
+		{[]string{"--log-format", "xml"}, "--log-format"},
+		{[]string{"--max-request-bytes", "0"}, "--max-request-bytes"},
+		{[]string{"--auth-audience", "a", "--auth-scope", "s"}, "not both"},
+		{[]string{"extra"}, "arg"},
+	} {
+		_, code, msg := parseServe(t, tc.args...)
+		if code != cmdutil.ExitUsage || !strings.Contains(msg, tc.want) {
+			t.Errorf("%v: exit %d, message %q (want %q)", tc.args, code, msg, tc.want)
+		}
+	}
+}
+
+func TestServeRunsAndStops(t *testing.T) {
+	dir := t.TempDir()
+	secret := secretFile(t, "serve-test-secret\n")
+	ios, _, _, errOut := cmdutil.Test()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := &ServeOptions{IO: ios, Context: ctx, Addr: "127.0.0.1:0", DB: filepath.Join(dir, "node.db"),
+		PortFile: filepath.Join(dir, "port"), LogFormat: "json", LogLevel: "info",
+		MaxRequestBytes: server.DefaultMaxRequestBytes, AuthMode: auth.ModeHS256, AuthSecretFile: secret}
+	done := make(chan error, 1)
+	go func() { done <- serveRun(opts) }()
+	var port string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		b, err := os.ReadFile(opts.PortFile)
+		if err == nil {
+			port = strings.TrimSpace(string(b))
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve ended early: %v; log:\n%s", err, errOut)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no port file; log:\n%s", errOut)
+		}
+	}
+	url := "http://127.0.0.1:" + port
+	tok, err := auth.Mint([]byte("serve-test-secret"), "participant_admin", time.Hour, "", auth.DefaultParticipantID, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", url+"/v2/users", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"participant_admin"`) {
+		t.Errorf("GET /v2/users: %d %s", resp.StatusCode, body)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	log := errOut.String()
+	for _, want := range []string{`"msg":"ledger serve listening"`, `"url":"` + url + `"`, `"msg":"stopped"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %s:\n%s", want, log)
+		}
+	}
+	// a restart with another participant name is refused, naming the fix
+	opts.ParticipantID = "other"
+	opts.Context = context.Background()
+	if err := serveRun(opts); err == nil || !strings.Contains(err.Error(), "--participant-id participant1") {
+		t.Errorf("restart as another participant: %v", err)
+	}
+}
+
+func TestServeDefaultDatabase(t *testing.T) {
+	data := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", data)
+	cfg, err := serveConfig(&ServeOptions{AuthMode: auth.ModeNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(data, "ledger", "ledger.db"); cfg.DBPath != want {
+		t.Errorf("default db %s, want %s", cfg.DBPath, want)
+	}
+	fi, err := os.Stat(filepath.Join(data, "ledger"))
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("data dir: %v %v", fi.Mode(), err)
+	}
+	if _, err := serveConfig(&ServeOptions{AuthSecretFile: filepath.Join(data, "missing")}); err == nil ||
+		!strings.Contains(err.Error(), "--auth-secret-file") {
+		t.Errorf("missing secret file: %v", err)
+	}
+}
