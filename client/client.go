@@ -1,0 +1,270 @@
+// Package client is the HTTP client of Canton's JSON Ledger API v2: one
+// method per endpoint, taking and returning the ledgerapi wire types.
+//
+// Requests are sent with every field of Canton's hand-written Js* request
+// types present (json-api.md §1.4): the ledgerapi types write them all, empty
+// where unused, because Canton's decoder refuses some fields' absence although
+// its OpenAPI document calls them optional.
+//
+// A non-200 answer is an *APIError holding the decoded JsCantonError (also
+// the redacted "NA" form of 401/403/500) or, for bodies that are not one,
+// their text (the 400 text/plain of undecodable requests). A request that got
+// no answer is a *TransportError.
+//
+// Retries: a request is sent again, after a backoff, only when both hold:
+// the error is retryable (IsRetryable: Canton categories 1, 2, 3, 12 or a
+// retryInfo; 502/503/504 without a Canton body; no answer at all) and the
+// endpoint is idempotent. Each method's documentation says which it is.
+// Reads, prepare, generate-topology, the completion list and granting or
+// revoking rights are idempotent; execute, submit, allocation, user creation
+// and party updates are not: their callers decide (a fresh submission id per
+// attempt, a party update re-read before it is retried).
+package client
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-resty/resty/v2"
+)
+
+// Defaults of Config fields left at zero.
+const (
+	DefaultTimeout     = 30 * time.Second
+	DefaultMaxAttempts = 4
+	DefaultBaseDelay   = 200 * time.Millisecond
+	DefaultMaxDelay    = 5 * time.Second
+)
+
+// UserAgent is sent with every request unless Config.UserAgent is set.
+var UserAgent = "ledger-cli"
+
+// Config is what New needs.
+type Config struct {
+	// URL is the node's base URL, e.g. https://participant.example:7575
+	// (a path prefix is kept: https://host/api → https://host/api/v2/...).
+	URL string
+	// Tokens yields the bearer token; nil sends no Authorization header.
+	Tokens TokenSource
+	// UserAgent overrides the User-Agent header.
+	UserAgent string
+	// Timeout bounds each attempt of a request (DefaultTimeout when 0).
+	// Long polls of the completion list get their idle timeout on top.
+	Timeout time.Duration
+	// TLS configures HTTPS (CA certificates, client certificate); nil uses
+	// the system roots.
+	TLS *tls.Config
+	// MaxAttempts is how often an idempotent request is tried in total
+	// (DefaultMaxAttempts when 0; 1 disables retries).
+	MaxAttempts int
+	// BaseDelay and MaxDelay shape the exponential backoff between attempts.
+	BaseDelay, MaxDelay time.Duration
+	// HTTPClient replaces the default client (its Transport is used as is;
+	// TLS is then ignored).
+	HTTPClient *http.Client
+}
+
+// Client calls one node. It is safe for concurrent use.
+type Client struct {
+	base        *url.URL
+	r           *resty.Client
+	hc          *http.Client
+	tokens      TokenSource
+	ua          string
+	timeout     time.Duration
+	maxAttempts int
+	baseDelay   time.Duration
+	maxDelay    time.Duration
+	// sleep waits between attempts; tests replace it.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+// New checks cfg and returns a client.
+func New(cfg Config) (*Client, error) {
+	if cfg.URL == "" {
+		return nil, errors.New("no node URL: give --url, set LEDGER_URL or add url to the profile")
+	}
+	u, err := url.Parse(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("node URL %q: %w", cfg.URL, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("node URL %q: must be http://host[:port] or https://host[:port]", cfg.URL)
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	u.RawQuery, u.Fragment = "", ""
+	hc := cfg.HTTPClient
+	if hc == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		if cfg.TLS != nil {
+			tr.TLSClientConfig = cfg.TLS.Clone()
+		}
+		hc = &http.Client{Transport: tr}
+	}
+	c := &Client{
+		base:        u,
+		r:           resty.NewWithClient(hc),
+		hc:          hc,
+		tokens:      cfg.Tokens,
+		ua:          cfg.UserAgent,
+		timeout:     cfg.Timeout,
+		maxAttempts: cfg.MaxAttempts,
+		baseDelay:   cfg.BaseDelay,
+		maxDelay:    cfg.MaxDelay,
+		sleep:       sleepCtx,
+	}
+	if c.ua == "" {
+		c.ua = UserAgent
+	}
+	if c.timeout <= 0 {
+		c.timeout = DefaultTimeout
+	}
+	if c.maxAttempts <= 0 {
+		c.maxAttempts = DefaultMaxAttempts
+	}
+	if c.baseDelay <= 0 {
+		c.baseDelay = DefaultBaseDelay
+	}
+	if c.maxDelay <= 0 {
+		c.maxDelay = DefaultMaxDelay
+	}
+	return c, nil
+}
+
+// URL returns the node's base URL.
+func (c *Client) URL() string { return c.base.String() }
+
+// HTTPClient returns the HTTP client requests go through (for websockets).
+func (c *Client) HTTPClient() *http.Client { return c.hc }
+
+// call describes one request.
+type call struct {
+	method string
+	path   string // escaped path below the base URL, "/v2/..."
+	query  url.Values
+	body   any // marshalled as JSON; nil sends no body
+	out    any // decoded from a 200 answer; nil ignores the body
+	// idempotent requests are retried on retryable errors.
+	idempotent bool
+	// extraTimeout is added to the per-attempt timeout (long polls).
+	extraTimeout time.Duration
+}
+
+// do sends a request, retrying it when that is safe and useful.
+func (c *Client) do(ctx context.Context, k call) error {
+	var body []byte
+	if k.body != nil {
+		var err error
+		if body, err = json.Marshal(k.body); err != nil {
+			return fmt.Errorf("%s %s: encoding the request: %w", k.method, k.path, err)
+		}
+	}
+	attempts := 1
+	if k.idempotent {
+		attempts = c.maxAttempts
+	}
+	var err error
+	for i := 0; i < attempts; i++ {
+		if i > 0 {
+			if werr := c.sleep(ctx, c.backoff(i, err)); werr != nil {
+				return err
+			}
+		}
+		err = c.once(ctx, k, body)
+		if err == nil || !retryWorthy(err) || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
+
+// retryWorthy is IsRetryable plus requests that got no answer.
+func retryWorthy(err error) bool {
+	var te *TransportError
+	return IsRetryable(err) || errors.As(err, &te)
+}
+
+// backoff is the wait before attempt i (1-based retries): exponential with
+// jitter, at least what the error's retryInfo asks for.
+func (c *Client) backoff(i int, err error) time.Duration {
+	d := c.baseDelay << (i - 1)
+	if d > c.maxDelay || d <= 0 {
+		d = c.maxDelay
+	}
+	d = d/2 + rand.N(d/2+1)
+	if r := RetryDelay(err); r > d {
+		d = min(r, c.maxDelay)
+	}
+	return d
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// once sends one attempt.
+func (c *Client) once(ctx context.Context, k call, body []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout+k.extraTimeout)
+	defer cancel()
+	req := c.r.R().SetContext(ctx).
+		SetHeader("User-Agent", c.ua).
+		SetHeader("Accept", "application/json")
+	if c.tokens != nil {
+		tok, err := c.tokens.Token(ctx)
+		if err != nil {
+			return err
+		}
+		if tok != "" {
+			req.SetHeader("Authorization", "Bearer "+tok)
+		}
+	}
+	if body != nil {
+		req.SetHeader("Content-Type", "application/json").SetBody(body)
+	}
+	if len(k.query) > 0 {
+		req.SetQueryParamsFromValues(k.query)
+	}
+	resp, err := req.Execute(k.method, c.base.String()+k.path)
+	if err != nil {
+		return &TransportError{Method: k.method, Path: k.path, Err: unwrapURLError(err)}
+	}
+	if resp.StatusCode() != http.StatusOK {
+		return newAPIError(k.method, k.path, resp.StatusCode(), resp.Header().Get("Content-Type"), resp.Body())
+	}
+	if k.out == nil {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(resp.Body()))
+	if err := dec.Decode(k.out); err != nil {
+		return fmt.Errorf("%s %s: the node's answer does not decode: %w", k.method, k.path, err)
+	}
+	return nil
+}
+
+// unwrapURLError drops net/url's repetition of method and URL.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// pathEscape escapes one path segment (party ids contain "::").
+func pathEscape(s string) string { return url.PathEscape(s) }
