@@ -55,7 +55,9 @@ func TestPrepareRequestRules(t *testing.T) {
 		{"missing create arguments", "user1", func(r *ledgerapi.PrepareSubmissionRequest) { r.Commands[0].Create.CreateArguments = nil }, "MISSING_FIELD"},
 		{"null create arguments", "user1", func(r *ledgerapi.PrepareSubmissionRequest) { r.Commands[0].Create.CreateArguments = []byte("null") }, "MISSING_FIELD"},
 		{"create arguments not an object", "user1", func(r *ledgerapi.PrepareSubmissionRequest) { r.Commands[0].Create.CreateArguments = []byte(`[1]`) }, "COMMAND_PREPROCESSING_FAILED"},
-		{"malformed argument", "user1", func(r *ledgerapi.PrepareSubmissionRequest) { r.Commands[0].Create.CreateArguments = []byte(`{"a":1,"a":2}`) }, "COMMAND_PREPROCESSING_FAILED"},
+		{"malformed argument", "user1", func(r *ledgerapi.PrepareSubmissionRequest) {
+			r.Commands[0].Create.CreateArguments = []byte(`{"a":1,"a":2}`)
+		}, "COMMAND_PREPROCESSING_FAILED"},
 		{"exercise: missing contract id", "user1", func(r *ledgerapi.PrepareSubmissionRequest) {
 			r.Commands = []ledgerapi.Command{exerciseCmd(iouTemplate, "", "Transfer", `{}`)}
 		}, "MISSING_FIELD"},
