@@ -94,7 +94,7 @@ func Start(ctx context.Context, cfg Config) (*Running, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.DBPath == "" {
-		return nil, errors.New("no database given: set a file path or :memory:")
+		return nil, errors.New(`no database given: set Config.DBPath to a file path or ":memory:"`)
 	}
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr
