@@ -1,0 +1,431 @@
+package cmdutil
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/ledger-cli/ledger/client"
+)
+
+// Connection settings: the keys of a profile, the names of the flags and,
+// upper-cased with "-" as "_" and a LEDGER_ prefix, of the environment
+// variables (url → --url → LEDGER_URL).
+const (
+	KeyURL                   = "url"
+	KeyUser                  = "user"
+	KeyToken                 = "token"
+	KeyTokenFile             = "token-file"
+	KeyOAuthTokenURL         = "oauth-token-url"
+	KeyOAuthClientID         = "oauth-client-id"
+	KeyOAuthClientSecretFile = "oauth-client-secret-file"
+	KeyOAuthAudience         = "oauth-audience"
+	KeyOAuthScope            = "oauth-scope"
+	KeyCACert                = "ca-cert"
+	KeyClientCert            = "client-cert"
+	KeyClientKey             = "client-key"
+	KeyTimeout               = "timeout"
+)
+
+// ConnectionKeys lists every setting a profile may hold, in help order.
+var ConnectionKeys = []string{
+	KeyURL, KeyUser, KeyToken, KeyTokenFile,
+	KeyOAuthTokenURL, KeyOAuthClientID, KeyOAuthClientSecretFile, KeyOAuthAudience, KeyOAuthScope,
+	KeyCACert, KeyClientCert, KeyClientKey, KeyTimeout,
+}
+
+// secretKeys are shown masked.
+var secretKeys = map[string]bool{KeyToken: true}
+
+// IsSecretKey reports whether a setting's value is a secret.
+func IsSecretKey(k string) bool { return secretKeys[k] }
+
+// IsConnectionKey reports whether k is a profile setting.
+func IsConnectionKey(k string) bool {
+	for _, c := range ConnectionKeys {
+		if c == k {
+			return true
+		}
+	}
+	return false
+}
+
+// EnvName is the environment variable of a setting: LEDGER_TOKEN_FILE.
+func EnvName(key string) string {
+	return "LEDGER_" + strings.ToUpper(strings.ReplaceAll(key, "-", "_"))
+}
+
+// DefaultProfile is the profile used when none is named or current.
+const DefaultProfile = "default"
+
+// ConfigEnv names the variable that overrides the config file's path.
+const ConfigEnv = "LEDGER_CONFIG"
+
+// ConfigPath is the profiles file: $LEDGER_CONFIG, else
+// <user config dir>/ledger/config.yaml.
+func ConfigPath() (string, error) {
+	if p := os.Getenv(ConfigEnv); p != "" {
+		return p, nil
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("no user config directory (%w): set %s to a file path", err, ConfigEnv)
+	}
+	return filepath.Join(dir, "ledger", "config.yaml"), nil
+}
+
+// ConfigFile is the profiles file:
+//
+//	current-profile: local
+//	profiles:
+//	  local:
+//	    url: http://127.0.0.1:7575
+//	    user: participant_admin
+type ConfigFile struct {
+	CurrentProfile string                       `yaml:"current-profile,omitempty"`
+	Profiles       map[string]map[string]string `yaml:"profiles,omitempty"`
+
+	path string
+}
+
+// LoadConfigFile reads path; a missing file is an empty configuration.
+func LoadConfigFile(path string) (*ConfigFile, error) {
+	cf := &ConfigFile{path: path}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cf, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config file: %w", err)
+	}
+	if err := yaml.Unmarshal(b, cf); err != nil {
+		return nil, fmt.Errorf("config file %s: %w (fix or remove it)", path, err)
+	}
+	for name, p := range cf.Profiles {
+		for k := range p {
+			if !IsConnectionKey(k) {
+				return nil, fmt.Errorf("config file %s: profile %q: unknown setting %q (known: %s)", path, name, k, strings.Join(ConnectionKeys, ", "))
+			}
+		}
+	}
+	return cf, nil
+}
+
+// Path is where the file lives.
+func (c *ConfigFile) Path() string { return c.path }
+
+// Save writes the file atomically with mode 0600 (its directory 0700):
+// it may hold tokens.
+func (c *ConfigFile) Save() error {
+	b, err := yaml.Marshal(c)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
+		return fmt.Errorf("config file: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(c.path), ".config-*.yaml")
+	if err != nil {
+		return fmt.Errorf("config file: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), c.path)
+}
+
+// Profile returns a profile's settings (nil if it does not exist).
+func (c *ConfigFile) Profile(name string) map[string]string { return c.Profiles[name] }
+
+// Set stores one setting of a profile, creating the profile.
+func (c *ConfigFile) Set(profile, key, value string) {
+	if c.Profiles == nil {
+		c.Profiles = map[string]map[string]string{}
+	}
+	if c.Profiles[profile] == nil {
+		c.Profiles[profile] = map[string]string{}
+	}
+	c.Profiles[profile][key] = value
+}
+
+// Unset removes one setting of a profile.
+func (c *ConfigFile) Unset(profile, key string) { delete(c.Profiles[profile], key) }
+
+// ProfileNames lists the profiles, sorted.
+func (c *ConfigFile) ProfileNames() []string {
+	names := make([]string, 0, len(c.Profiles))
+	for n := range c.Profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ActiveProfile is the profile a command uses: --profile, else
+// $LEDGER_PROFILE, else the file's current-profile, else "default". It also
+// says whether the profile was named explicitly (flag or environment),
+// in which case it must exist.
+func (c *ConfigFile) ActiveProfile(flag string) (name string, explicit bool) {
+	switch {
+	case flag != "":
+		return flag, true
+	case os.Getenv("LEDGER_PROFILE") != "":
+		return os.Getenv("LEDGER_PROFILE"), true
+	case c.CurrentProfile != "":
+		return c.CurrentProfile, false
+	}
+	return DefaultProfile, false
+}
+
+// ConnFlags are the connection flags of every command that talks to a node.
+type ConnFlags struct {
+	cmd     *cobra.Command
+	profile string
+}
+
+// AddConnFlags registers --profile and the connection flags on cmd.
+func AddConnFlags(cmd *cobra.Command) *ConnFlags {
+	cf := &ConnFlags{cmd: cmd}
+	fl := cmd.Flags()
+	fl.StringVar(&cf.profile, "profile", "", "use this profile of the config file (env LEDGER_PROFILE)")
+	fl.String(KeyURL, "", "node base URL, e.g. http://127.0.0.1:7575 (env LEDGER_URL)")
+	fl.String(KeyUser, "", "user id sent with commands and completions; \"\" = the token's user (env LEDGER_USER)")
+	fl.String(KeyToken, "", "bearer token (env LEDGER_TOKEN)")
+	fl.String(KeyTokenFile, "", "file holding the bearer token, re-read when it changes (env LEDGER_TOKEN_FILE)")
+	fl.String(KeyOAuthTokenURL, "", "OAuth2 token endpoint for the client credentials flow")
+	fl.String(KeyOAuthClientID, "", "OAuth2 client id")
+	fl.String(KeyOAuthClientSecretFile, "", "file holding the OAuth2 client secret")
+	fl.String(KeyOAuthAudience, "", "OAuth2 audience parameter, e.g. https://daml.com/jwt/aud/participant/<id>")
+	fl.String(KeyOAuthScope, "", "OAuth2 scopes, space separated, e.g. daml_ledger_api")
+	fl.String(KeyCACert, "", "PEM file of CA certificates to trust instead of the system roots")
+	fl.String(KeyClientCert, "", "PEM client certificate, for nodes that require one (with --client-key)")
+	fl.String(KeyClientKey, "", "PEM private key of --client-cert")
+	fl.Duration(KeyTimeout, client.DefaultTimeout, "timeout of each HTTP request")
+	return cf
+}
+
+// Settings are connection settings resolved by precedence, each with where
+// it came from.
+type Settings struct {
+	Profile string
+	Values  map[string]string
+	Sources map[string]string // "flag", "env LEDGER_URL", "profile local", "default"
+}
+
+// Get returns a resolved value ("" if unset).
+func (s *Settings) Get(key string) string { return s.Values[key] }
+
+// ResolveSettings reads the connection settings with the precedence
+// flag > LEDGER_* environment variable > profile > default, through viper.
+func (cf *ConnFlags) ResolveSettings() (*Settings, error) {
+	path, err := ConfigPath()
+	if err != nil {
+		return nil, err
+	}
+	file, err := LoadConfigFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return resolveSettings(cf.cmd.Flags(), file, cf.profile)
+}
+
+func resolveSettings(fl *pflag.FlagSet, file *ConfigFile, profileFlag string) (*Settings, error) {
+	name, explicit := file.ActiveProfile(profileFlag)
+	prof := file.Profile(name)
+	if prof == nil && explicit {
+		if len(file.Profiles) == 0 {
+			return nil, fmt.Errorf("profile %q does not exist: %s has no profiles (create one with: ledger config set --profile %s url URL)", name, file.Path(), name)
+		}
+		return nil, fmt.Errorf("profile %q does not exist in %s (profiles: %s)", name, file.Path(), strings.Join(file.ProfileNames(), ", "))
+	}
+	v := viper.New()
+	v.SetEnvPrefix("LEDGER")
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	v.AutomaticEnv()
+	m := map[string]any{}
+	for k, val := range prof {
+		m[k] = val
+	}
+	if err := v.MergeConfigMap(m); err != nil {
+		return nil, err
+	}
+	s := &Settings{Profile: name, Values: map[string]string{}, Sources: map[string]string{}}
+	for _, k := range ConnectionKeys {
+		f := fl.Lookup(k)
+		if f != nil {
+			if err := v.BindPFlag(k, f); err != nil {
+				return nil, err
+			}
+		}
+		s.Values[k] = v.GetString(k)
+		switch {
+		case f != nil && f.Changed:
+			s.Sources[k] = "flag --" + k
+		case os.Getenv(EnvName(k)) != "":
+			s.Sources[k] = "env " + EnvName(k)
+		case prof[k] != "":
+			s.Sources[k] = "profile " + name
+		default:
+			s.Sources[k] = "default"
+		}
+	}
+	return s, nil
+}
+
+// rank orders the sources: a token method given at a higher level wins over
+// another given at a lower one.
+func rank(source string) int {
+	switch {
+	case strings.HasPrefix(source, "flag"):
+		return 3
+	case strings.HasPrefix(source, "env"):
+		return 2
+	case strings.HasPrefix(source, "profile"):
+		return 1
+	}
+	return 0
+}
+
+// Connection is a ready client with the user id to send.
+type Connection struct {
+	Client   *client.Client
+	UserID   string
+	Settings *Settings
+}
+
+// Connect resolves the settings and builds the client.
+func (cf *ConnFlags) Connect() (*Connection, error) {
+	s, err := cf.ResolveSettings()
+	if err != nil {
+		return nil, err
+	}
+	return Connect(s)
+}
+
+// Connect builds the client the settings describe.
+func Connect(s *Settings) (*Connection, error) {
+	tlsCfg, err := client.TLSConfig(s.Get(KeyCACert), s.Get(KeyClientCert), s.Get(KeyClientKey))
+	if err != nil {
+		return nil, err
+	}
+	timeout := client.DefaultTimeout
+	if t := s.Get(KeyTimeout); t != "" {
+		if timeout, err = time.ParseDuration(t); err != nil || timeout <= 0 {
+			return nil, UsageError("timeout %q (%s): use a positive duration such as 30s", t, s.Sources[KeyTimeout])
+		}
+	}
+	tokens, err := tokenSource(s, timeout)
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.New(client.Config{URL: s.Get(KeyURL), Tokens: tokens, TLS: tlsCfg, Timeout: timeout, UserAgent: "ledger-cli (" + runtimeVersion() + ")"})
+	if err != nil {
+		return nil, err
+	}
+	return &Connection{Client: c, UserID: s.Get(KeyUser), Settings: s}, nil
+}
+
+// tokenSource picks the token method: the one given at the highest level
+// (flag, env, profile); at the same level --token before --token-file before
+// OAuth2.
+func tokenSource(s *Settings, timeout time.Duration) (client.TokenSource, error) {
+	type method struct {
+		key  string
+		make func() (client.TokenSource, error)
+	}
+	methods := []method{
+		{KeyToken, func() (client.TokenSource, error) { return client.StaticToken(strings.TrimSpace(s.Get(KeyToken))), nil }},
+		{KeyTokenFile, func() (client.TokenSource, error) { return client.NewFileToken(s.Get(KeyTokenFile)) }},
+		{KeyOAuthTokenURL, func() (client.TokenSource, error) { return oauthSource(s, timeout) }},
+	}
+	best, bestRank := -1, -1
+	for i, m := range methods {
+		if s.Get(m.key) == "" {
+			continue
+		}
+		if r := rank(s.Sources[m.key]); r > bestRank {
+			best, bestRank = i, r
+		}
+	}
+	if best < 0 {
+		if s.Get(KeyOAuthClientID) != "" || s.Get(KeyOAuthClientSecretFile) != "" {
+			return nil, UsageError("OAuth2 client credentials need --oauth-token-url too")
+		}
+		return nil, nil
+	}
+	return methods[best].make()
+}
+
+// oauthSource is the client credentials flow; the token is fetched when
+// first needed and again shortly before it expires.
+func oauthSource(s *Settings, timeout time.Duration) (client.TokenSource, error) {
+	id, secretFile := s.Get(KeyOAuthClientID), s.Get(KeyOAuthClientSecretFile)
+	if id == "" || secretFile == "" {
+		return nil, UsageError("OAuth2 client credentials need --oauth-client-id and --oauth-client-secret-file with --oauth-token-url")
+	}
+	secret, err := os.ReadFile(secretFile)
+	if err != nil {
+		return nil, fmt.Errorf("--oauth-client-secret-file: %w", err)
+	}
+	secret = bytes.TrimSpace(secret)
+	if len(secret) == 0 {
+		return nil, fmt.Errorf("--oauth-client-secret-file %s is empty", secretFile)
+	}
+	cc := clientcredentials.Config{
+		ClientID:     id,
+		ClientSecret: string(secret),
+		TokenURL:     s.Get(KeyOAuthTokenURL),
+		Scopes:       strings.Fields(s.Get(KeyOAuthScope)),
+	}
+	if aud := s.Get(KeyOAuthAudience); aud != "" {
+		cc.EndpointParams = url.Values{"audience": {aud}}
+	}
+	tlsCfg, err := client.TLSConfig(s.Get(KeyCACert), s.Get(KeyClientCert), s.Get(KeyClientKey))
+	if err != nil {
+		return nil, err
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if tlsCfg != nil {
+		tr.TLSClientConfig = tlsCfg
+	}
+	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Transport: tr, Timeout: timeout})
+	return client.OAuth2Token(cc.TokenSource(ctx)), nil
+}
+
+// runtimeVersion is the module version of the binary, or "devel".
+func runtimeVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
