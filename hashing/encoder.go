@@ -91,6 +91,28 @@ func (e *encoder) hexID(id []byte) error {
 	return nil
 }
 
+// reserveCount writes a placeholder for an int32 count that is known only
+// after the elements are written, so that containers are read in one pass.
+func (e *encoder) reserveCount() countSlot {
+	s := countSlot{pos: len(e.buf)}
+	e.buf = append(e.buf, 0, 0, 0, 0)
+	if e.trace != nil {
+		s.line = len(e.trace.Lines)
+		e.trace.Lines = append(e.trace.Lines, TraceLine{})
+	}
+	return s
+}
+
+// fillCount writes n into a reserved slot.
+func (e *encoder) fillCount(s countSlot, n int) {
+	binary.BigEndian.PutUint32(e.buf[s.pos:], uint32(n))
+	if e.trace != nil {
+		e.trace.Lines[s.line] = TraceLine{Bytes: append([]byte(nil), e.buf[s.pos:s.pos+4]...), Comment: strconv.Itoa(n) + " (int)"}
+	}
+}
+
+type countSlot struct{ pos, line int }
+
 // raw writes bytes with no length prefix: seeds and hashes.
 func (e *encoder) raw(b []byte, comment string) {
 	e.buf = append(e.buf, b...)

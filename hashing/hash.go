@@ -2,6 +2,7 @@ package hashing
 
 import (
 	"encoding/hex"
+	"sync"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -53,7 +54,9 @@ func Compute(b []byte, s Scheme, opts Options) (*Result, error) {
 	if !s.Supported() {
 		return nil, errorf("hashing scheme %s is not supported: use HASHING_SCHEME_VERSION_V2 or HASHING_SCHEME_VERSION_V3", s)
 	}
-	h := &hasher{scheme: s, opts: opts, res: &Result{Scheme: s}}
+	h := hasherPool.Get().(*hasher)
+	defer h.recycle()
+	h.scheme, h.opts, h.res = s, opts, &Result{Scheme: s}
 	if opts.NodeHashes {
 		h.res.NodeHashes = map[string][32]byte{}
 	}
@@ -94,14 +97,49 @@ type hasher struct {
 
 	version []byte
 	roots   [][]byte
-	nodes   map[int32]*nodeEntry // node id → its entry in table
+	nodes   map[int32]*nodeEntry // node id → its entry in table; nil for small transactions
 	table   []nodeEntry
-	seeds   map[int32][]byte // seeds, until index attaches them to nodes
-	stack   [][32]byte       // child hashes of the exercise and rollback nodes being hashed
+	seeds   []nodeSeed // until index attaches them to nodes
+	stack   [][32]byte // child hashes of the exercise and rollback nodes being hashed
 	depth   int
 	scratch []*nodeScratch // one per node depth
 	ids     map[string][]byte
 	enc     encoder
+}
+
+// hasherPool keeps hashers, with their buffers and tables, between calls:
+// hashing many small transactions (ledger hash --lines, a node preparing
+// transactions) then allocates almost nothing.
+var hasherPool = sync.Pool{New: func() any { return new(hasher) }}
+
+// maxPooledBuffer bounds the preimage buffer a pooled hasher keeps.
+const maxPooledBuffer = 1 << 20
+
+// recycle drops every reference to the caller's input and results and
+// returns h to the pool.
+func (h *hasher) recycle() {
+	clear(h.table)
+	clear(h.seeds)
+	clear(h.roots)
+	*h = hasher{
+		table:   h.table[:0],
+		seeds:   h.seeds[:0],
+		roots:   h.roots[:0],
+		stack:   h.stack[:0],
+		scratch: h.scratch,
+		ids:     h.ids,
+		buf:     h.buf[:0],
+	}
+	if cap(h.buf) > maxPooledBuffer {
+		h.buf = nil
+	}
+	if len(h.ids) >= maxCachedIdentifiers {
+		h.ids = nil
+	}
+	for _, sc := range h.scratch {
+		*sc = nodeScratch{}
+	}
+	hasherPool.Put(h)
 }
 
 // nodeScratch returns the scratch space of the current node depth.
@@ -119,7 +157,7 @@ func (h *hasher) encoder() *encoder {
 	e.buf, e.trace = h.buf[:0], nil
 	if h.opts.Trace {
 		e.trace = &Trace{}
-	} else {
+	} else if len(h.table) > smallTransaction {
 		if h.ids == nil {
 			h.ids = map[string][]byte{}
 		}
@@ -173,7 +211,13 @@ func splitPreparedTransaction(b []byte) (tx, meta []byte, err error) {
 // and seeds by node id.
 func (h *hasher) index(b []byte) error {
 	var s seen
-	h.seeds = map[int32][]byte{}
+	nodes, seeds := countNodesAndSeeds(b)
+	if cap(h.table) < nodes {
+		h.table = make([]nodeEntry, 0, nodes)
+	}
+	if cap(h.seeds) < seeds {
+		h.seeds = make([]nodeSeed, 0, seeds)
+	}
 	r := reader{b}
 	nodeIndex, seedIndex := 0, 0
 	for {
@@ -213,16 +257,81 @@ func (h *hasher) index(b []byte) error {
 	if len(h.roots) == 0 {
 		return at(errorf("transaction has no root nodes"), "roots")
 	}
-	h.nodes = make(map[int32]*nodeEntry, len(h.table))
-	for i := range h.table {
-		n := &h.table[i]
-		if _, dup := h.nodes[n.id]; dup {
-			return inNode(errorf("node id is used by more than one node"), nodeIDText(n.id))
+	return h.link()
+}
+
+// smallTransaction is the node count up to which lookups scan the table
+// instead of building maps: cheaper for the common one-command transaction.
+const smallTransaction = 16
+
+// link makes nodes findable by id and attaches their seeds, refusing
+// duplicate node ids and duplicate seeds.
+func (h *hasher) link() error {
+	if len(h.table) > smallTransaction {
+		h.nodes = make(map[int32]*nodeEntry, len(h.table))
+		for i := range h.table {
+			n := &h.table[i]
+			if _, dup := h.nodes[n.id]; dup {
+				return inNode(errorf("node id is used by more than one node"), nodeIDText(n.id))
+			}
+			h.nodes[n.id] = n
 		}
-		h.nodes[n.id] = n
-		n.seed = h.seeds[n.id]
+	} else {
+		for i := range h.table {
+			for j := range i {
+				if h.table[j].id == h.table[i].id {
+					return inNode(errorf("node id is used by more than one node"), nodeIDText(h.table[i].id))
+				}
+			}
+		}
+	}
+	for _, s := range h.seeds {
+		n := h.lookup(s.id)
+		if n == nil {
+			continue // a seed for no node is not hashed
+		}
+		if n.seed != nil {
+			return inNode(errorf("node_seeds lists this node more than once"), nodeIDText(s.id))
+		}
+		n.seed = s.seed
 	}
 	return nil
+}
+
+// lookup finds a node by id, or returns nil.
+func (h *hasher) lookup(id int32) *nodeEntry {
+	if h.nodes != nil {
+		return h.nodes[id]
+	}
+	for i := range h.table {
+		if h.table[i].id == id {
+			return &h.table[i]
+		}
+	}
+	return nil
+}
+
+// countNodesAndSeeds counts the nodes and node_seeds fields of a
+// DamlTransaction, to size the tables once.
+func countNodesAndSeeds(b []byte) (nodes, seeds int) {
+	r := reader{b}
+	for {
+		f, ok, err := r.next()
+		if err != nil || !ok {
+			return nodes, seeds
+		}
+		switch f.num {
+		case 3:
+			nodes++
+		case 4:
+			seeds++
+		}
+	}
+}
+
+type nodeSeed struct {
+	id   int32
+	seed []byte
 }
 
 func (h *hasher) indexNode(b []byte) error {
@@ -290,10 +399,7 @@ func (h *hasher) indexSeed(b []byte) error {
 	if len(seed) != 32 {
 		return inNode(at(errorf("seed has %d bytes, want 32", len(seed)), "seed"), nodeIDText(nid))
 	}
-	if _, dup := h.seeds[nid]; dup {
-		return inNode(errorf("node_seeds lists this node more than once"), nodeIDText(nid))
-	}
-	h.seeds[nid] = seed
+	h.seeds = append(h.seeds, nodeSeed{nid, seed})
 	return nil
 }
 
@@ -349,29 +455,28 @@ const maxNodeDepth = 10_000
 
 // node hashes the node with the given id and, first, its descendants.
 func (h *hasher) node(id int32, txLF lfVersion) (sum [32]byte, t *Trace, err error) {
-	idText := nodeIDText(id)
-	entry, ok := h.nodes[id]
-	if !ok {
-		return sum, nil, inNode(errorf("node is referenced but not in transaction.nodes"), idText)
+	entry := h.lookup(id)
+	if entry == nil {
+		return sum, nil, inNode(errorf("node is referenced but not in transaction.nodes"), nodeIDText(id))
 	}
 	switch entry.state {
 	case inProgress:
-		return sum, nil, inNode(errorf("node is its own descendant; the children form a cycle"), idText)
+		return sum, nil, inNode(errorf("node is its own descendant; the children form a cycle"), nodeIDText(id))
 	case done:
 		// A node reached twice hashes the same both times; the memo keeps a
 		// hostile DAG from costing exponential time.
-		h.res.Warnings = append(h.res.Warnings, "node "+idText+" is referenced from more than one place; the transaction is not a tree")
+		h.res.Warnings = append(h.res.Warnings, "node "+nodeIDText(id)+" is referenced from more than one place; the transaction is not a tree")
 		return entry.sum, entry.trace, nil
 	}
 	entry.state = inProgress
 	if h.depth++; h.depth > maxNodeDepth {
-		return sum, nil, inNode(errorf("nodes are nested deeper than %d", maxNodeDepth), idText)
+		return sum, nil, inNode(errorf("nodes are nested deeper than %d", maxNodeDepth), nodeIDText(id))
 	}
 	defer func() { h.depth-- }()
 
 	kind, msg, err := nodeKind(entry.msg)
 	if err != nil {
-		return sum, nil, inNode(err, idText)
+		return sum, nil, inNode(err, nodeIDText(id))
 	}
 	switch kind {
 	case nodeCreate:
@@ -391,11 +496,11 @@ func (h *hasher) node(id int32, txLF lfVersion) (sum [32]byte, t *Trace, err err
 		err = at(err, "rollback")
 	}
 	if err != nil {
-		return sum, nil, inNode(err, idText)
+		return sum, nil, inNode(err, nodeIDText(id))
 	}
 	entry.state, entry.sum, entry.trace = done, sum, t
 	if h.res.NodeHashes != nil {
-		h.res.NodeHashes[idText] = sum
+		h.res.NodeHashes[nodeIDText(id)] = sum
 	}
 	return sum, t, nil
 }
@@ -544,7 +649,7 @@ func (h *hasher) parent(id int32, msg []byte, childField protowire.Number, txLF 
 	e := h.encoder()
 	defer h.release(e)
 	if exercise {
-		err = e.exerciseNode(h.scheme, &n, h.nodes[id].seed, children, traces)
+		err = e.exerciseNode(h.scheme, &n, h.lookup(id).seed, children, traces)
 	} else {
 		e.rollbackNode(h.scheme, children, traces)
 	}

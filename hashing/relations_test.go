@@ -130,3 +130,46 @@ func TestV2DiffersFromV3(t *testing.T) {
 		t.Fatal("2^53 and 2^53+1 hash the same: precision lost")
 	}
 }
+
+// TestRecordIDAfterFields checks that a record whose record_id is written
+// after its fields (legal protobuf, though no encoder does it) encodes as the
+// canonical order does.
+func TestRecordIDAfterFields(t *testing.T) {
+	canonical, _ := proto.Marshal(vRecord(defRef("M", "R"), "a", vInt(1), "b", vText("x")))
+	// Value{record(14): Record{...}}: move field 1 of the Record to the end.
+	var rec []byte
+	r := reader{canonical}
+	f, _, _ := r.next()
+	rec = f.bytes
+	var id, rest []byte
+	rr := reader{rec}
+	for {
+		g, ok, _ := rr.next()
+		if !ok {
+			break
+		}
+		one := protowire.AppendBytes(protowire.AppendTag(nil, g.num, protowire.BytesType), g.bytes)
+		if g.num == 1 {
+			id = one
+		} else {
+			rest = append(rest, one...)
+		}
+	}
+	reordered := protowire.AppendBytes(protowire.AppendTag(nil, 14, protowire.BytesType), append(rest, id...))
+	want, err := encodeValue(canonical)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := encodeValue(reordered)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("reordered record encodes as %x, want %x", got, want)
+	}
+	// And with tracing: the trace holds the same bytes.
+	e := &encoder{trace: &Trace{}}
+	if err := e.value(reordered, 0); err != nil || string(e.trace.Preimage()) != string(want) {
+		t.Fatalf("traced: %v, %x", err, e.trace.Preimage())
+	}
+}

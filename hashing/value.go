@@ -180,54 +180,35 @@ func (e *encoder) optional(f field, depth int) error {
 	return nil
 }
 
-// countRepeated counts the occurrences of field num in message b and checks
-// singular fields along the way.
-func countRepeated(b []byte, num protowire.Number, name string) (int, error) {
-	r := reader{b}
-	n := 0
-	for {
-		f, ok, err := r.next()
-		if err != nil {
-			return 0, err
-		}
-		if !ok {
-			return n, nil
-		}
-		if f.num == num {
-			if err := want(f, protowire.BytesType, name); err != nil {
-				return 0, err
-			}
-			n++
-		}
-	}
-}
-
 func (e *encoder) list(f field, depth int) error {
 	if err := want(f, protowire.BytesType, "list"); err != nil {
 		return err
 	}
-	n, err := countRepeated(f.bytes, 1, "elements")
-	if err != nil {
-		return err
-	}
 	e.byte1(tagList, "List Type Tag")
-	e.int32(uint32(n))
+	count := e.reserveCount()
 	r := reader{f.bytes}
-	for i := 0; ; {
+	i := 0
+	for {
 		g, ok, err := r.next()
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return nil
+			break
 		}
-		if g.num == 1 {
-			if err := e.value(g.bytes, depth+1); err != nil {
-				return atIndex(err, "elements", i)
-			}
-			i++
+		if g.num != 1 {
+			continue
 		}
+		if err := want(g, protowire.BytesType, "elements"); err != nil {
+			return err
+		}
+		if err := e.value(g.bytes, depth+1); err != nil {
+			return atIndex(err, "elements", i)
+		}
+		i++
 	}
+	e.fillCount(count, i)
+	return nil
 }
 
 // mapEntry splits a TextMap.Entry or GenMap.Entry into key and value.
@@ -261,24 +242,24 @@ func (e *encoder) textMap(f field, depth int) error {
 	if err := want(f, protowire.BytesType, "text_map"); err != nil {
 		return err
 	}
-	n, err := countRepeated(f.bytes, 1, "entries")
-	if err != nil {
-		return err
-	}
 	e.byte1(tagTextMap, "TextMap Type Tag")
-	e.int32(uint32(n))
+	count := e.reserveCount()
 	r := reader{f.bytes}
 	var prev []byte
-	for i := 0; ; {
+	i := 0
+	for {
 		g, ok, err := r.next()
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return nil
+			break
 		}
 		if g.num != 1 {
 			continue
+		}
+		if err := want(g, protowire.BytesType, "entries"); err != nil {
+			return err
 		}
 		key, val, _, hasValue, err := mapEntry(g.bytes)
 		if err != nil {
@@ -299,29 +280,31 @@ func (e *encoder) textMap(f field, depth int) error {
 		prev = key
 		i++
 	}
+	e.fillCount(count, i)
+	return nil
 }
 
 func (e *encoder) genMap(f field, depth int) error {
 	if err := want(f, protowire.BytesType, "gen_map"); err != nil {
 		return err
 	}
-	n, err := countRepeated(f.bytes, 1, "entries")
-	if err != nil {
-		return err
-	}
 	e.byte1(tagGenMap, "GenMap Type Tag")
-	e.int32(uint32(n))
+	count := e.reserveCount()
 	r := reader{f.bytes}
-	for i := 0; ; {
+	i := 0
+	for {
 		g, ok, err := r.next()
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return nil
+			break
 		}
 		if g.num != 1 {
 			continue
+		}
+		if err := want(g, protowire.BytesType, "entries"); err != nil {
+			return err
 		}
 		key, val, hasKey, hasValue, err := mapEntry(g.bytes)
 		if err != nil {
@@ -338,15 +321,25 @@ func (e *encoder) genMap(f field, depth int) error {
 		}
 		i++
 	}
+	e.fillCount(count, i)
+	return nil
 }
 
 func (e *encoder) record(f field, depth int) error {
 	if err := want(f, protowire.BytesType, "record"); err != nil {
 		return err
 	}
+	// One pass when record_id (field 1) comes before the fields or not at
+	// all, as every encoder writes it; otherwise start again in two passes.
+	start := len(e.buf)
+	traceStart := 0
+	if e.trace != nil {
+		traceStart = len(e.trace.Lines)
+	}
+	e.byte1(tagRecord, "Record Type Tag")
 	var s seen
-	var id []byte
-	hasID := false
+	var count countSlot
+	opened := false // the optional id and the count slot are written
 	n := 0
 	r := reader{f.bytes}
 	for {
@@ -359,39 +352,89 @@ func (e *encoder) record(f field, depth int) error {
 		}
 		switch g.num {
 		case 1:
-			if id, err = s.bytesField(g, "record_id"); err != nil {
+			id, err := s.bytesField(g, "record_id")
+			if err != nil {
 				return err
 			}
-			hasID = true
+			if opened {
+				e.buf = e.buf[:start]
+				if e.trace != nil {
+					e.trace.Lines = e.trace.Lines[:traceStart]
+				}
+				return e.recordTwoPass(f.bytes, depth)
+			}
+			if err := e.optionalIdentifier(id, true); err != nil {
+				return at(err, "record_id")
+			}
+			count, opened = e.reserveCount(), true
 		case 2:
 			if err := want(g, protowire.BytesType, "fields"); err != nil {
 				return err
 			}
+			if !opened {
+				e.some(false)
+				count, opened = e.reserveCount(), true
+			}
+			if err := e.recordField(g.bytes, depth); err != nil {
+				return atIndex(err, "fields", n)
+			}
 			n++
+		}
+	}
+	if !opened {
+		e.some(false)
+		count = e.reserveCount()
+	}
+	e.fillCount(count, n)
+	return nil
+}
+
+// recordTwoPass encodes a record whose record_id comes after its fields.
+func (e *encoder) recordTwoPass(b []byte, depth int) error {
+	var s seen
+	var id []byte
+	hasID := false
+	r := reader{b}
+	for {
+		g, ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if g.num == 1 {
+			if id, err = s.bytesField(g, "record_id"); err != nil {
+				return err
+			}
+			hasID = true
 		}
 	}
 	e.byte1(tagRecord, "Record Type Tag")
 	if err := e.optionalIdentifier(id, hasID); err != nil {
 		return at(err, "record_id")
 	}
-	e.int32(uint32(n))
-	r = reader{f.bytes}
-	for i := 0; ; {
-		g, ok, err := r.next()
-		if err != nil {
-			return err
-		}
+	count := e.reserveCount()
+	r = reader{b}
+	i := 0
+	for {
+		g, ok, _ := r.next()
 		if !ok {
-			return nil
+			break
 		}
 		if g.num != 2 {
 			continue
+		}
+		if err := want(g, protowire.BytesType, "fields"); err != nil {
+			return err
 		}
 		if err := e.recordField(g.bytes, depth); err != nil {
 			return atIndex(err, "fields", i)
 		}
 		i++
 	}
+	e.fillCount(count, i)
+	return nil
 }
 
 func (e *encoder) recordField(b []byte, depth int) error {
