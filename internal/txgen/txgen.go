@@ -66,6 +66,10 @@ type Options struct {
 	// TargetBytes, when positive, replaces Nodes: nodes are added until the
 	// serialized transaction is about this many bytes.
 	TargetBytes int
+	// KeyMapping fills the deprecated metadata.global_key_mapping with the
+	// transaction's keys (V3Features only). Canton 3.5 leaves it empty, so
+	// the presets do too; it is not hashed, only decoded.
+	KeyMapping bool
 }
 
 // Small is one create node with a shallow argument.
@@ -459,6 +463,9 @@ func (g *gen) metadata() *damlpb.Metadata {
 	})
 	m.InputContracts = g.inputs
 	for _, k := range g.keys {
+		if !g.opts.KeyMapping {
+			break
+		}
 		e := &damlpb.Metadata_GlobalKeyMappingEntry{Key: k}
 		if g.chance(0.7) {
 			e.Value = &damlpb.Value{Sum: &damlpb.Value_ContractId{ContractId: g.contractID()}}
