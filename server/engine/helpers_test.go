@@ -54,7 +54,7 @@ func (l *fakeLedger) lookupKeys(_ context.Context, p string) ([]ed25519.PublicKe
 }
 
 // commit applies an accepted outcome and returns where it landed.
-func (l *fakeLedger) commit(t *testing.T, o *Outcome, at time.Time) Committed {
+func (l *fakeLedger) commit(t testing.TB, o *Outcome, at time.Time) Committed {
 	t.Helper()
 	if o.Rejection != nil || o.Transaction == nil {
 		t.Fatalf("commit of a rejected outcome: %v", o.Rejection)
@@ -120,7 +120,7 @@ func (r *detRand) Read(p []byte) (int, error) {
 }
 
 type fixture struct {
-	t      *testing.T
+	t      testing.TB
 	ledger *fakeLedger
 	eng    *Engine
 	now    time.Time
@@ -132,7 +132,7 @@ type fixture struct {
 
 var testNow = time.Date(2026, 7, 24, 12, 0, 0, 123456000, time.UTC)
 
-func newFixture(t *testing.T, mutate ...func(*Config)) *fixture {
+func newFixture(t testing.TB, mutate ...func(*Config)) *fixture {
 	t.Helper()
 	l := newFakeLedger()
 	seed := sha256.Sum256([]byte("alice"))
