@@ -94,13 +94,13 @@ func (e *Engine) checkKnownSubmitters(ctx context.Context, actAs []string) error
 // checkSynchronizer accepts "" (the node picks), the node's synchronizer id,
 // or its logical part when the configured id is a physical one.
 func (e *Engine) checkSynchronizer(field, s string) error {
-	if s == "" {
+	if s == "" || s == e.cfg.SynchronizerID {
 		return nil
 	}
 	if err := ledgerapi.ValidateLedgerString(field, s); err != nil || !strings.Contains(s, "::") {
 		return invalidField(field, "%q is not a synchronizer id (name::namespace)", clip(s))
 	}
-	if s == e.cfg.SynchronizerID || strings.HasPrefix(e.cfg.SynchronizerID, s+"::") {
+	if strings.HasPrefix(e.cfg.SynchronizerID, s+"::") {
 		return nil
 	}
 	return ledgerapi.NewError(CodeNotConnectedToSynchronizer,
