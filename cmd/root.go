@@ -70,6 +70,13 @@ Start with:  ledger quickstart`,
 		NewCmdShow(f, nil),
 		NewCmdKeys(f),
 		NewCmdServe(f, nil),
+		NewCmdConfig(f),
+		NewCmdPrepare(f, nil),
+		NewCmdExecute(f, nil),
+		NewCmdSubmit(f, nil),
+		NewCmdCompletions(f, nil),
+		NewCmdParties(f),
+		NewCmdUsers(f),
 	)
 	return root
 }

@@ -1,0 +1,200 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/completions"
+	"github.com/ledger-cli/ledger/display"
+	"github.com/ledger-cli/ledger/ledgerapi"
+)
+
+// CompletionsOptions are the inputs of `ledger completions`.
+type CompletionsOptions struct {
+	IO      *cmdutil.IOStreams
+	Connect func() (*cmdutil.Connection, error)
+	Format  string
+	// Context is cancelled to stop a follower (nil: stopped by SIGINT/SIGTERM).
+	Context context.Context
+
+	Parties        []string
+	UserID         string
+	Begin          string
+	Limit          int
+	IdleTimeout    time.Duration
+	Follow         bool
+	Checkpoint     string
+	CommandID      string
+	SubmissionID   string
+	UntilCommandID string
+	MaxWait        time.Duration
+	Transport      string
+	FullIDs        bool
+}
+
+// NewCmdCompletions builds `ledger completions`.
+func NewCmdCompletions(f *cmdutil.Factory, runF func(*CompletionsOptions) error) *cobra.Command {
+	opts := &CompletionsOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "completions --party PARTY [--follow] [--checkpoint FILE] [--until-command-id ID]",
+		Short: "Show command completions: outcomes of submissions, one per line",
+		Long: `Read the node's command completions for the given act-as parties (and the
+user, --user or the token's): one line per completion with its offset, record
+time, status, command id, and the update id and traffic cost or the error.
+-o json prints one JSON object per line (NDJSON), the completion as the JSON
+API writes it; offset checkpoints are not printed.
+
+Without --follow the completions after --begin up to the current ledger end
+are printed, and the command exits. With --follow it keeps tailing, over the
+node's websocket when it offers one, else by polling the list endpoint
+(--limit elements per request, --idle-timeout of waiting per request);
+connections that fail are reopened with backoff after the last offset seen.
+
+--checkpoint FILE makes a tail resumable: the offset of the last completion
+handled is written to FILE (atomically) after it was printed, and a new run
+starts after the offset in FILE instead of --begin. A run stopped between
+printing a completion and writing the file prints that completion again;
+otherwise a restart repeats nothing and misses nothing.
+
+--until-command-id ID waits for the completion of command ID, prints it and
+exits: 0 when it succeeded, 4 when it was rejected (with the error id and a
+hint). Only that command's completion is printed, unless --command-id or
+--submission-id are given too. --max-wait bounds the wait.
+
+--begin takes an offset (exclusive; 0 = the beginning) or "end" (only
+completions after the current ledger end).
+
+Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
+4 the command of --until-command-id was rejected.`,
+		Example: `  # what happened to my submissions so far
+  ledger completions --party "$ALICE"
+
+  # tail forever, resumable after a crash or restart
+  ledger completions --party "$ALICE" --follow --checkpoint alice.offset -o json >> completions.ndjson
+
+  # wait for the outcome of one command (exit 4 if rejected)
+  ledger completions --party "$ALICE" --until-command-id "$CMD" --max-wait 2m
+
+  # only new completions, of one submission
+  ledger completions --party "$ALICE" --begin end --follow --submission-id "$SUB"`,
+		Args: exactArgs(0),
+	}
+	conn := cmdutil.AddConnFlags(cmd)
+	fl := cmd.Flags()
+	fl.StringArrayVar(&opts.Parties, "party", nil, "act-as party whose completions to read (repeatable; required)")
+	fl.StringVar(&opts.Begin, "begin", "0", `offset to start after, or "end"`)
+	fl.IntVar(&opts.Limit, "limit", completions.DefaultLimit, "elements per list request (the node's maximum is usually 200)")
+	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", 500*time.Millisecond, "how long one list request waits for more completions")
+	fl.BoolVar(&opts.Follow, "follow", false, "keep tailing new completions")
+	fl.StringVar(&opts.Checkpoint, "checkpoint", "", "file holding the last offset handled: resume after it, update it as completions are printed")
+	fl.StringVar(&opts.CommandID, "command-id", "", "print only completions of this command id")
+	fl.StringVar(&opts.SubmissionID, "submission-id", "", "print only completions of this submission id")
+	fl.StringVar(&opts.UntilCommandID, "until-command-id", "", "wait for this command's completion, print it and exit (0 success, 4 rejected)")
+	fl.DurationVar(&opts.MaxWait, "max-wait", 0, "give up after this long (0: no limit)")
+	fl.StringVar(&opts.Transport, "transport", completions.TransportAuto, "auto, websocket or list")
+	fl.BoolVar(&opts.FullIDs, "full-ids", false, "print update ids in full")
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		var err error
+		if opts.Format, err = f.OutputFormat(); err != nil {
+			return err
+		}
+		if len(opts.Parties) == 0 {
+			return cmdutil.UsageError("--party is required: completions are read per act-as party")
+		}
+		if opts.Limit <= 0 || opts.IdleTimeout < 0 || opts.MaxWait < 0 {
+			return cmdutil.UsageError("--limit must be positive, --idle-timeout and --max-wait not negative")
+		}
+		opts.Connect = conn.Connect
+		if runF != nil {
+			return runF(opts)
+		}
+		return completionsRun(opts)
+	}
+	return cmd
+}
+
+func completionsRun(opts *CompletionsOptions) error {
+	o := completions.Options{
+		Parties: opts.Parties, Limit: opts.Limit, IdleTimeout: opts.IdleTimeout, Follow: opts.Follow,
+		Checkpoint: opts.Checkpoint, CommandID: opts.CommandID, SubmissionID: opts.SubmissionID,
+		UntilCommandID: opts.UntilCommandID, Transport: opts.Transport, Log: opts.IO.ErrOut,
+	}
+	switch opts.Begin {
+	case "end":
+		o.BeginAtEnd = true
+	default:
+		b, err := strconv.ParseInt(opts.Begin, 10, 64)
+		if err != nil || b < 0 {
+			return cmdutil.UsageError(`--begin %q: give an offset (a non-negative integer) or "end"`, opts.Begin)
+		}
+		o.Begin = b
+	}
+	if err := validateParties("--party", opts.Parties); err != nil {
+		return err
+	}
+	conn, err := opts.Connect()
+	if err != nil {
+		return err
+	}
+	o.UserID = conn.UserID
+	ctx := opts.Context
+	if ctx == nil {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
+	if opts.MaxWait > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.MaxWait)
+		defer cancel()
+	}
+	text := display.TextOptions{Color: opts.IO.ColorEnabled(), FullIDs: opts.FullIDs}
+	out := func(c *ledgerapi.Completion) error {
+		switch opts.Format {
+		case cmdutil.FormatJSON:
+			b, err := json.Marshal(c)
+			if err != nil {
+				return err
+			}
+			_, err = opts.IO.Out.Write(append(b, '\n'))
+			return err
+		case cmdutil.FormatYAML:
+			if _, err := fmt.Fprintln(opts.IO.Out, "---"); err != nil {
+				return err
+			}
+			return cmdutil.WriteStructured(opts.IO.Out, cmdutil.FormatYAML, c)
+		}
+		_, err := fmt.Fprintln(opts.IO.Out, display.CompletionLine(c, text))
+		return err
+	}
+	res, err := completions.Tail(ctx, conn.Client, o, out)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) && opts.MaxWait > 0:
+		if opts.UntilCommandID != "" {
+			last := int64(0)
+			if res != nil {
+				last = res.Last
+			}
+			return fmt.Errorf("no completion of command %s within --max-wait %s (last offset read: %d)", opts.UntilCommandID, opts.MaxWait, last)
+		}
+		return nil
+	case errors.Is(err, context.Canceled):
+		return nil // stopped by a signal: the checkpoint is up to date
+	case err != nil:
+		return withHint(err)
+	}
+	if res.Until != nil && !res.Until.Succeeded() {
+		return completionRejection(res.Until)
+	}
+	return nil
+}

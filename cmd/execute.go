@@ -1,0 +1,278 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/ledger-cli/ledger/client"
+	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/envelope"
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/proto/damlpb"
+)
+
+// ExecuteOptions are the inputs of `ledger execute`.
+type ExecuteOptions struct {
+	IO      *cmdutil.IOStreams
+	Connect func() (*cmdutil.Connection, error)
+	Format  string
+
+	File string
+	Wait bool
+}
+
+// NewCmdExecute builds `ledger execute`.
+func NewCmdExecute(f *cmdutil.Factory, runF func(*ExecuteOptions) error) *cobra.Command {
+	opts := &ExecuteOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "execute ENVELOPE|- [--wait]",
+		Short: "Submit a signed envelope to the node",
+		Long: `Submit a signed envelope (written by "ledger prepare", signed by "ledger sign")
+to the node: POST /v2/interactive-submission/execute, or with --wait
+executeAndWaitForTransaction, which returns once the transaction is committed.
+
+Before sending, the hash is recomputed once more and compared with the one
+in the envelope; an envelope without signatures is refused. Every run sends a
+fresh submission id, so running execute again after a failure is a new attempt
+of the same command (the node's deduplication still refuses a second success).
+
+With --wait the update id, completion offset, record time and paid traffic
+cost are printed. Without it the node only acknowledges the submission; follow
+its outcome with "ledger completions --until-command-id ID".
+
+Exit status: 0 accepted, 1 error (network, authentication, bad envelope),
+2 usage error, 3 hash mismatch, 4 the node rejected the command: the error
+id and a hint of what to do are printed.`,
+		Example: `  ledger execute tx.signed.json --wait
+
+  # submit, then wait for the outcome on the completion stream
+  ledger execute tx.signed.json
+  ledger completions --party "$ALICE" --until-command-id "$(jq -r .envelope.prepareRequest.commandId tx.signed.json)"
+
+  # for scripts
+  ledger execute tx.signed.json --wait -o json | jq -r .updateId`,
+		Args: exactArgs(1),
+	}
+	conn := cmdutil.AddConnFlags(cmd)
+	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "wait for the transaction and print its update id, offset, record time and cost")
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		opts.File = args[0]
+		var err error
+		if opts.Format, err = f.OutputFormat(); err != nil {
+			return err
+		}
+		opts.Connect = conn.Connect
+		if runF != nil {
+			return runF(opts)
+		}
+		return executeRun(opts)
+	}
+	return cmd
+}
+
+// ExecuteResult is what execute prints with -o json|yaml.
+type ExecuteResult struct {
+	Status           string `json:"status"` // "submitted" or "committed"
+	CommandID        string `json:"commandId"`
+	SubmissionID     string `json:"submissionId"`
+	UpdateID         string `json:"updateId,omitempty"`
+	CompletionOffset int64  `json:"completionOffset,omitempty"`
+	RecordTime       string `json:"recordTime,omitempty"`
+	PaidTrafficCost  *int64 `json:"paidTrafficCost,omitempty"`
+}
+
+func executeRun(opts *ExecuteOptions) error {
+	env, err := envelope.ReadFile(opts.File, opts.IO.In)
+	if err != nil {
+		return err
+	}
+	if len(env.PartySignatures.Signatures) == 0 {
+		return fmt.Errorf("%s has no signatures: sign it first (ledger sign %s --key KEYFILE -o signed.json)", opts.File, opts.File)
+	}
+	for _, ps := range env.PartySignatures.Signatures {
+		if len(ps.Signatures) == 0 {
+			return fmt.Errorf("%s: party %s has an empty list of signatures: sign it again", opts.File, ps.Party)
+		}
+	}
+	check, err := env.Verify(0, false)
+	if err != nil {
+		return fmt.Errorf("%s: %w", opts.File, err)
+	}
+	if !check.Match {
+		return cmdutil.WithExit(cmdutil.ExitHashMismatch, fmt.Errorf(
+			"%s: the preparedTransactionHash differs from the hash recomputed under %s (%s): not sent", opts.File, check.Scheme, check.Diagnosis))
+	}
+	raw, err := env.Raw()
+	if err != nil {
+		return err
+	}
+	var pt damlpb.PreparedTransaction
+	if err := proto.Unmarshal(raw, &pt); err != nil {
+		return fmt.Errorf("%s: the prepared transaction does not decode: %w", opts.File, err)
+	}
+	conn, err := opts.Connect()
+	if err != nil {
+		return err
+	}
+	userID := env.UserID
+	if userID == "" {
+		userID = conn.UserID
+	}
+	req := ledgerapi.ExecuteSubmissionRequest{
+		PreparedTransaction:  raw,
+		PartySignatures:      env.PartySignatures,
+		DeduplicationPeriod:  env.DeduplicationPeriod,
+		SubmissionID:         uuid.NewString(),
+		UserID:               userID,
+		HashingSchemeVersion: ledgerapi.HashingSchemeVersion(check.Scheme.String()),
+		MinLedgerTime:        env.MinLedgerTime,
+	}
+	res := ExecuteResult{Status: "submitted", CommandID: pt.GetMetadata().GetSubmitterInfo().GetCommandId(), SubmissionID: req.SubmissionID}
+	ctx := context.Background()
+	if !opts.Wait {
+		if err := conn.Client.Execute(ctx, req); err != nil {
+			return rejection(err)
+		}
+		return writeExecuteResult(opts, res)
+	}
+	tx, err := conn.Client.ExecuteAndWaitForTransaction(ctx, ledgerapi.ExecuteSubmissionAndWaitForTransactionRequest{ExecuteSubmissionRequest: req})
+	var ae *client.APIError
+	if errors.As(err, &ae) && ae.Canton == nil && (ae.StatusCode == http.StatusNotFound || ae.StatusCode == http.StatusMethodNotAllowed) {
+		// A node without executeAndWaitForTransaction: the request did not
+		// reach the ledger, so a second attempt is safe.
+		req.SubmissionID = uuid.NewString()
+		res.SubmissionID = req.SubmissionID
+		r, err := conn.Client.ExecuteAndWait(ctx, req)
+		if err != nil {
+			return rejection(err)
+		}
+		res.Status, res.UpdateID, res.CompletionOffset = "committed", r.UpdateID, int64(r.CompletionOffset)
+		return writeExecuteResult(opts, res)
+	}
+	if err != nil {
+		return rejection(err)
+	}
+	cost := int64(tx.PaidTrafficCost)
+	res.Status, res.UpdateID, res.CompletionOffset, res.PaidTrafficCost = "committed", tx.UpdateID, int64(tx.Offset), &cost
+	if !tx.RecordTime.IsZero() {
+		res.RecordTime = tx.RecordTime.String()
+	}
+	return writeExecuteResult(opts, res)
+}
+
+func writeExecuteResult(opts *ExecuteOptions, r ExecuteResult) error {
+	if opts.Format != cmdutil.FormatTable {
+		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, r)
+	}
+	w := opts.IO.Out
+	if r.Status == "submitted" {
+		fmt.Fprintf(w, "Submitted command %s (submission %s).\nThe outcome arrives as a completion: ledger completions --party PARTY --until-command-id %s\n",
+			r.CommandID, r.SubmissionID, r.CommandID)
+		return nil
+	}
+	fmt.Fprintf(w, "Committed command %s\n", r.CommandID)
+	fmt.Fprintf(w, "  update id:          %s\n", r.UpdateID)
+	fmt.Fprintf(w, "  completion offset:  %d\n", r.CompletionOffset)
+	if r.RecordTime != "" {
+		fmt.Fprintf(w, "  record time:        %s\n", r.RecordTime)
+	}
+	if r.PaidTrafficCost != nil {
+		fmt.Fprintf(w, "  paid traffic cost:  %d\n", *r.PaidTrafficCost)
+	}
+	fmt.Fprintf(w, "  submission id:      %s\n", r.SubmissionID)
+	return nil
+}
+
+// rejectionHints say in one line what to do about a rejection, per error id.
+var rejectionHints = map[string]string{
+	"LOCAL_VERDICT_MAX_RECORD_TIME_EXCEEDED":        "the max record time passed before the transaction was recorded: prepare again with a later --max-record-time, then sign and execute before it",
+	"NOT_SEQUENCED_TIMEOUT":                         "the synchronizer did not sequence the transaction in time: prepare again (with a later --max-record-time) and execute sooner",
+	"INVALID_EXTERNAL_SIGNATURE":                    "a signature does not verify against the party's registered key: sign with the key the party was allocated with (ledger keys show KEYFILE)",
+	"INVALID_EXTERNAL_TRANSACTION":                  "the node refuses the prepared transaction as sent: prepare it again and do not edit the envelope",
+	"DUPLICATE_COMMAND":                             "a command with this command id was already accepted: prepare again with another --command-id (or none, for a fresh one)",
+	"SUBMISSION_ALREADY_IN_FLIGHT":                  "the same command is still being processed: wait for its outcome with ledger completions --until-command-id",
+	"LOCAL_VERDICT_INACTIVE_CONTRACTS":              "an input contract was archived after prepare: prepare again",
+	"CONTRACT_NOT_FOUND":                            "a contract the command uses is unknown or archived: check the contract id, or prepare again",
+	"CONTRACT_NOT_ACTIVE":                           "a contract the command uses was archived: prepare again with a current contract",
+	"LOCAL_VERDICT_LEDGER_TIME_OUT_OF_BOUND":        "too much time passed between prepare and execute: prepare again and execute sooner",
+	"LOCAL_VERDICT_PREPARATION_TIME_OUT_OF_BOUND":   "too much time passed between prepare and execute: prepare again and execute sooner",
+	"LEDGER_TIME_OUTSIDE_BOUNDS":                    "the ledger time is outside the transaction's bounds: prepare again (check --min-ledger-time)",
+	"INVALID_DEDUPLICATION_PERIOD":                  "the deduplication period is longer than the node allows: use a shorter one",
+	"PARTICIPANT_BACKPRESSURE":                      "the node is overloaded: run the command again in a moment (a fresh submission id is used)",
+	"SEQUENCER_BACKPRESSURE":                        "the synchronizer is overloaded: run the command again in a moment",
+	"DAML_AUTHORIZATION_ERROR":                      "the transaction needs the authority of a party not in --act-as",
+	"DAML_INTERPRETATION_ERROR":                     "the Daml code refused the command (an assertion or failed lookup): check the arguments",
+	"TEMPLATE_PRECONDITION_VIOLATED":                "the template's ensure clause refused the arguments: check --args",
+	"COMMAND_PREPROCESSING_FAILED":                  "the arguments do not match the template or choice: check the field names and types of --args/--arg",
+	"PACKAGE_NOT_FOUND":                             "the node does not know the template's package: check the template id or upload the package",
+	"INVALID_TOKEN":                                 "the node needs a user id: give --user (or set LEDGER_USER)",
+	"INVALID_ARGUMENT":                              "the node refused a field of the request: see the cause",
+	"INVALID_FIELD":                                 "the node refused a field of the request: see the cause",
+	"PARTY_NOT_FOUND":                               "the party is not known to this node: check the id (ledger parties list)",
+	"CONCURRENT_PARTY_DETAILS_UPDATE_DETECTED":      "the party changed since it was read: run again with --retry, or without --resource-version",
+	"USER_NOT_FOUND":                                "no such user on this node: ledger users list",
+	"USER_ALREADY_EXISTS":                           "the user exists already: ledger users get ID",
+	"JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED": "more results than the node returns at once: give a smaller --limit",
+}
+
+// RejectionHint returns the one-line hint for an error id ("" if none).
+func RejectionHint(id string) string { return rejectionHints[id] }
+
+// rejection turns a node's refusal of a command into exit status 4 with
+// the error id and a hint; other failures (network, authentication,
+// undecodable requests) stay exit status 1.
+func rejection(err error) error {
+	ce := client.CantonError(err)
+	if ce == nil || ce.IsRedacted() {
+		return withHint(err)
+	}
+	return cmdutil.WithExit(cmdutil.ExitRejected, rejectedError{ce: ce, err: err})
+}
+
+type rejectedError struct {
+	ce  *ledgerapi.JsCantonError
+	err error
+}
+
+func (r rejectedError) Error() string {
+	msg := fmt.Sprintf("rejected: %s: %s", r.ce.Code, r.ce.Cause)
+	if h := RejectionHint(r.ce.Code); h != "" {
+		msg += "\nhint: " + h
+	}
+	return msg
+}
+
+func (r rejectedError) Unwrap() error { return r.err }
+
+// withHint adds the hint for a Canton error that is not a rejection (exit 1).
+type hinted struct{ err error }
+
+func (h hinted) Error() string {
+	if hint := RejectionHint(client.ErrorID(h.err)); hint != "" {
+		return h.err.Error() + "\nhint: " + hint
+	}
+	return h.err.Error()
+}
+func (h hinted) Unwrap() error { return h.err }
+
+func withHint(err error) error {
+	if err == nil {
+		return nil
+	}
+	return hinted{err}
+}
+
+// completionRejection is rejection for a completion with a failed status.
+func completionRejection(c *ledgerapi.Completion) error {
+	ce := ledgerapi.ErrorFromStatus(c.Status)
+	if ce == nil {
+		return nil
+	}
+	return cmdutil.WithExit(cmdutil.ExitRejected, rejectedError{ce: ce, err: ce})
+}

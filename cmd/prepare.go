@@ -1,0 +1,620 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/display"
+	"github.com/ledger-cli/ledger/envelope"
+	"github.com/ledger-cli/ledger/hashing"
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/proto/damlpb"
+)
+
+// PrepareOptions are the inputs of `ledger prepare`.
+type PrepareOptions struct {
+	IO      *cmdutil.IOStreams
+	Now     func() time.Time
+	Connect func() (*cmdutil.Connection, error)
+	// Format is -o as a format; Path the envelope file ("" = stdout).
+	Format string
+	Path   string
+
+	Commands           commandFlags
+	ActAs              []string
+	ReadAs             []string
+	CommandID          string
+	MinLedgerTime      string
+	Disclosed          string
+	Synchronizer       string
+	PackagePreference  []string
+	VerboseHashing     bool
+	PrefetchKeys       []string
+	MaxRecordTime      string
+	NoCostEstimate     bool
+	ExpectedSignatures []string
+	TapsMaxPasses      int
+	TapsSet            bool
+	Scheme             string
+	Show               bool
+}
+
+// NewCmdPrepare builds `ledger prepare`.
+func NewCmdPrepare(f *cmdutil.Factory, runF func(*PrepareOptions) error) *cobra.Command {
+	opts := &PrepareOptions{IO: f.IO, Now: f.Now}
+	var out string
+	cmd := &cobra.Command{
+		Use:   "prepare (--create T --args JSON | --exercise T --contract-id C --choice N | --create-and-exercise T … | --commands @FILE) --act-as PARTY",
+		Short: "Prepare a transaction on the node for an external party to sign",
+		Long: `Ask the node to prepare a transaction (POST /v2/interactive-submission/prepare)
+and write the result as an envelope: the file "ledger sign" signs offline and
+"ledger execute" submits. The envelope is a superset of the execute request.
+
+The node's preparedTransactionHash is not trusted: the hash is recomputed here
+from the prepared transaction's bytes at once, under the scheme the node names.
+A mismatch exits with status 3 and says why (the envelope is still written, for
+"ledger verify --trace"; "ledger sign" refuses it too).
+
+The command comes from flags or a file:
+  --create TEMPLATE --args JSON|@FILE
+  --exercise TEMPLATE --contract-id CID --choice NAME [--arg JSON|@FILE]
+  --create-and-exercise TEMPLATE --args JSON|@FILE --choice NAME [--arg JSON|@FILE]
+  --exercise-by-key TEMPLATE --key JSON|@FILE --choice NAME [--arg JSON|@FILE]
+  --commands @FILE    (a JSON array of commands as the JSON API writes them)
+Templates are "#package-name:Module:Entity" or "packageId:Module:Entity";
+values are Daml-LF JSON. @- reads standard input.
+
+Every field of the prepare request has a flag. --command-id defaults to a
+fresh UUID. --max-record-time takes a duration from now (10m) or an RFC 3339
+time; so does --min-ledger-time (a duration is sent as a relative time).
+
+The envelope goes to the file given with -o FILE or --out FILE, else to
+standard output; the traffic cost estimate and the summary then go to
+standard error. --show also renders the transaction for review.
+
+Exit status: 0 prepared and the hash matches, 1 error or refusal by the node,
+2 usage error, 3 the node's hash differs from the recomputed one.`,
+		Example: `  # create a contract as an external party, envelope to tx.json
+  ledger prepare --create '#iou:Iou:Iou' --args @iou.json --act-as "$ALICE" -o tx.json
+
+  # exercise a choice, review the result, sign before 15 minutes pass
+  ledger prepare --exercise '#iou:Iou:Iou' --contract-id "$CID" --choice Transfer \
+      --arg '{"newOwner":"'"$BOB"'"}' --act-as "$ALICE" --max-record-time 15m --show -o tx.json
+
+  # V3 hashing (Canton 3.5, needed for contract keys), no traffic estimate
+  ledger prepare --commands @cmds.json --act-as "$ALICE" --scheme v3 --no-cost-estimate --out tx.json
+
+  # pipe the envelope
+  ledger prepare --create '#iou:Iou:Iou' --args @iou.json --act-as "$ALICE" > tx.json`,
+		Args:        exactArgs(0),
+		Annotations: map[string]string{cmdutil.AnnotationWritesFile: "true"},
+	}
+	conn := cmdutil.AddConnFlags(cmd)
+	fl := cmd.Flags()
+	addCommandFlags(fl, &opts.Commands)
+	fl.StringArrayVar(&opts.ActAs, "act-as", nil, "party the transaction acts as (repeatable; required)")
+	fl.StringArrayVar(&opts.ReadAs, "read-as", nil, "extra party whose contracts the transaction may read (repeatable)")
+	fl.StringVar(&opts.CommandID, "command-id", "", "command id (default: a fresh UUID)")
+	fl.StringVar(&opts.MinLedgerTime, "min-ledger-time", "", "minimum ledger time: RFC 3339 time, or a duration relative to submission")
+	fl.StringVar(&opts.Disclosed, "disclosed", "", "disclosed contracts: JSON array or @FILE of {templateId, contractId, createdEventBlob, synchronizerId}")
+	fl.StringVar(&opts.Synchronizer, "synchronizer", "", "synchronizer id (default: the node picks)")
+	fl.StringArrayVar(&opts.PackagePreference, "package-preference", nil, "package id to prefer when resolving package names (repeatable)")
+	fl.BoolVar(&opts.VerboseHashing, "verbose-hashing", false, "ask the node for its hashing details (kept in the envelope for ledger verify --trace)")
+	fl.StringArrayVar(&opts.PrefetchKeys, "prefetch-key", nil, `contract key to load up front: JSON or @FILE {"templateId":…,"contractKey":…} (repeatable)`)
+	fl.StringVar(&opts.MaxRecordTime, "max-record-time", "", "latest record time: a duration from now (10m) or an RFC 3339 time")
+	fl.BoolVar(&opts.NoCostEstimate, "no-cost-estimate", false, "do not ask for a traffic cost estimate")
+	fl.StringSliceVar(&opts.ExpectedSignatures, "expected-signatures", nil, "signature algorithms the estimate assumes, one per signature: ed25519, ecdsa-sha256, ecdsa-sha384")
+	fl.IntVar(&opts.TapsMaxPasses, "taps-max-passes", 0, "maximum passes of the topology-aware package selection")
+	fl.StringVar(&opts.Scheme, "scheme", "", "hashing scheme to ask for: v2 or v3 (default: the node's, V2)")
+	fl.BoolVar(&opts.Show, "show", false, "render the prepared transaction for review")
+	fl.StringVar(&out, "out", "", "write the envelope to FILE (same as -o FILE)")
+
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		var err error
+		if opts.Format, opts.Path, err = f.OutputTarget(out); err != nil {
+			return err
+		}
+		opts.TapsSet = c.Flags().Changed("taps-max-passes")
+		opts.Connect = conn.Connect
+		if runF != nil {
+			return runF(opts)
+		}
+		return prepareRun(opts)
+	}
+	return cmd
+}
+
+// prepareRequest builds the request from the options.
+func (opts *PrepareOptions) prepareRequest(userID string) (ledgerapi.PrepareSubmissionRequest, error) {
+	var req ledgerapi.PrepareSubmissionRequest
+	cmds, err := opts.Commands.build(opts.IO.In)
+	if err != nil {
+		return req, err
+	}
+	if len(opts.ActAs) == 0 {
+		return req, cmdutil.UsageError("--act-as is required: the external party that signs")
+	}
+	if err := validateParties("--act-as", opts.ActAs); err != nil {
+		return req, err
+	}
+	if err := validateParties("--read-as", opts.ReadAs); err != nil {
+		return req, err
+	}
+	commandID := opts.CommandID
+	if commandID == "" {
+		commandID = uuid.NewString()
+	} else if err := ledgerapi.ValidateLedgerString("--command-id", commandID); err != nil {
+		return req, cmdutil.UsageError("%s", err)
+	}
+	req = ledgerapi.PrepareSubmissionRequest{
+		UserID:                       userID,
+		CommandID:                    commandID,
+		Commands:                     cmds,
+		ActAs:                        opts.ActAs,
+		ReadAs:                       opts.ReadAs,
+		SynchronizerID:               opts.Synchronizer,
+		PackageIDSelectionPreference: opts.PackagePreference,
+		VerboseHashing:               opts.VerboseHashing,
+	}
+	if req.MinLedgerTime, err = parseMinLedgerTime(opts.MinLedgerTime, opts.Now()); err != nil {
+		return req, err
+	}
+	if opts.MaxRecordTime != "" {
+		t, err := parseTimeOrDuration("--max-record-time", opts.MaxRecordTime, opts.Now())
+		if err != nil {
+			return req, err
+		}
+		req.MaxRecordTime = ledgerapi.TimestampPtr(t)
+	}
+	if req.DisclosedContracts, err = parseDisclosed(opts.Disclosed, opts.IO.In); err != nil {
+		return req, err
+	}
+	if req.PrefetchContractKeys, err = parsePrefetchKeys(opts.PrefetchKeys, opts.IO.In); err != nil {
+		return req, err
+	}
+	if opts.NoCostEstimate || len(opts.ExpectedSignatures) > 0 {
+		hints := &ledgerapi.CostEstimationHints{Disabled: opts.NoCostEstimate, ExpectedSignatures: []ledgerapi.SigningAlgorithmSpec{}}
+		for _, s := range opts.ExpectedSignatures {
+			spec, err := parseSigningAlgorithm(s)
+			if err != nil {
+				return req, err
+			}
+			hints.ExpectedSignatures = append(hints.ExpectedSignatures, spec)
+		}
+		req.EstimateTrafficCost = hints
+	}
+	if opts.TapsSet {
+		if opts.TapsMaxPasses < 0 {
+			return req, cmdutil.UsageError("--taps-max-passes must not be negative")
+		}
+		v := ledgerapi.Int32(opts.TapsMaxPasses)
+		req.TapsMaxPasses = &v
+	}
+	if opts.Scheme != "" {
+		s, err := hashing.ParseScheme(opts.Scheme)
+		if err != nil {
+			return req, cmdutil.UsageError("--scheme: %s", err)
+		}
+		req.HashingSchemeVersion = ledgerapi.HashingSchemeVersion(s.String())
+	}
+	return req, nil
+}
+
+func prepareRun(opts *PrepareOptions) error {
+	conn, err := opts.Connect()
+	if err != nil {
+		return err
+	}
+	req, err := opts.prepareRequest(conn.UserID)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	resp, err := conn.Client.Prepare(ctx, req)
+	if err != nil {
+		return withHint(err)
+	}
+	reqJSON, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	env := &envelope.Envelope{
+		PreparedTransaction:     base64.StdEncoding.EncodeToString(resp.PreparedTransaction),
+		UserID:                  req.UserID,
+		HashingSchemeVersion:    string(resp.HashingSchemeVersion),
+		MinLedgerTime:           req.MinLedgerTime,
+		PreparedTransactionHash: base64.StdEncoding.EncodeToString(resp.PreparedTransactionHash),
+		HashingDetails:          resp.HashingDetails,
+		CostEstimation:          resp.CostEstimation,
+		Form:                    envelope.FormEnvelope,
+		Info: &envelope.Info{
+			Format: envelope.FormatName, Version: envelope.Version, NodeURL: conn.Client.URL(),
+			PreparedAt: opts.Now().UTC().Format(time.RFC3339), PrepareRequest: reqJSON,
+		},
+	}
+	if env.HashingSchemeVersion == "" {
+		env.HashingSchemeVersion = string(ledgerapi.HashingSchemeVersionV2)
+	}
+	check, verr := env.Verify(0, false)
+
+	// The envelope goes to the file or to stdout; what people read goes
+	// to stdout when the envelope is in a file, else to stderr.
+	info := opts.IO.ErrOut
+	if opts.Path != "" {
+		if err := env.WriteFile(opts.Path); err != nil {
+			return fmt.Errorf("writing the envelope: %w", err)
+		}
+		info = opts.IO.Out
+	} else {
+		b, err := env.Marshal()
+		if err != nil {
+			return err
+		}
+		if opts.Format == cmdutil.FormatYAML {
+			err = cmdutil.WriteStructured(opts.IO.Out, cmdutil.FormatYAML, json.RawMessage(b))
+		} else {
+			_, err = opts.IO.Out.Write(b)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if opts.Show {
+		if err := showPrepared(opts, env, info); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(info, "Prepared command %s acting as %s\n", req.CommandID, strings.Join(req.ActAs, ", "))
+	if verr != nil {
+		return fmt.Errorf("the prepared transaction cannot be hashed here, do not sign it: %w", verr)
+	}
+	fmt.Fprintf(info, "  hash (%s):  %s\n", check.Scheme, base64.StdEncoding.EncodeToString(check.Recomputed[:]))
+	writeCost(info, resp.CostEstimation, req.EstimateTrafficCost)
+	if opts.Path != "" {
+		fmt.Fprintf(info, "  envelope:   %s\n", opts.Path)
+	}
+	if !check.Match {
+		fmt.Fprintf(info, "MISMATCH: the node's preparedTransactionHash %s differs from the hash recomputed here.\nDo not sign this transaction: %s.\n",
+			base64.StdEncoding.EncodeToString(check.NodeHash), check.Diagnosis)
+		return cmdutil.WithExit(cmdutil.ExitHashMismatch, nil)
+	}
+	fmt.Fprintf(info, "  verified:   the node's hash equals the recomputed one\n")
+	target := opts.Path
+	if target == "" {
+		target = "tx.json"
+	}
+	fmt.Fprintf(info, "Next: ledger sign %s --key KEYFILE -o %s\n", target, strings.TrimSuffix(target, ".json")+".signed.json")
+	return nil
+}
+
+// writeCost prints prepare's traffic cost estimate.
+func writeCost(w io.Writer, c *ledgerapi.CostEstimation, hints *ledgerapi.CostEstimationHints) {
+	switch {
+	case c != nil:
+		fmt.Fprintf(w, "  cost:       %d (confirmation request %d + response %d), estimated at %s\n",
+			int64(c.TotalTrafficCostEstimation), int64(c.ConfirmationRequestTrafficCostEstimation),
+			int64(c.ConfirmationResponseTrafficCostEstimation), c.EstimationTimestamp)
+	case hints != nil && hints.Disabled:
+		fmt.Fprintf(w, "  cost:       not estimated (--no-cost-estimate)\n")
+	default:
+		fmt.Fprintf(w, "  cost:       the node gave no estimate (Canton before 3.4 does not)\n")
+	}
+}
+
+// showPrepared renders the envelope's transaction for review.
+func showPrepared(opts *PrepareOptions, env *envelope.Envelope, w io.Writer) error {
+	raw, err := env.Raw()
+	if err != nil {
+		return err
+	}
+	var pt damlpb.PreparedTransaction
+	if err := proto.Unmarshal(raw, &pt); err != nil {
+		return fmt.Errorf("the prepared transaction does not decode: %w", err)
+	}
+	scheme, err := env.Scheme()
+	if err != nil {
+		return err
+	}
+	res, hashErr := hashing.Compute(raw, scheme, hashing.Options{})
+	review, err := display.Summarize(&pt, res, opts.Now())
+	if err != nil {
+		return err
+	}
+	if hashErr != nil {
+		review.HashError = hashErr.Error()
+	}
+	if nh, err := env.NodeHash(); err == nil && nh != nil && res != nil {
+		review.CompareNodeHash(nh)
+	}
+	review.Origin = originOf(env)
+	color := opts.IO.ColorEnabled() && w == opts.IO.Out
+	return display.RenderText(w, review, display.TextOptions{Color: color})
+}
+
+// --- commands from flags, shared with submit ---
+
+// commandFlags are the flags that describe the one command of a prepare
+// or submit.
+type commandFlags struct {
+	Create, Exercise, CreateAndExercise, ExerciseByKey string
+	Args, ContractID, Choice, Arg, Key                 string
+	CommandsFile                                       string
+}
+
+func addCommandFlags(fl *pflag.FlagSet, c *commandFlags) {
+	fl.StringVar(&c.Create, "create", "", "create a contract of TEMPLATE (with --args)")
+	fl.StringVar(&c.Exercise, "exercise", "", "exercise a choice on a contract of TEMPLATE or interface (with --contract-id, --choice)")
+	fl.StringVar(&c.CreateAndExercise, "create-and-exercise", "", "create a contract of TEMPLATE and exercise a choice on it (with --args, --choice)")
+	fl.StringVar(&c.ExerciseByKey, "exercise-by-key", "", "exercise a choice on the contract of TEMPLATE with --key")
+	fl.StringVar(&c.Args, "args", "", "create arguments: a Daml record as JSON, or @FILE")
+	fl.StringVar(&c.ContractID, "contract-id", "", "contract to exercise the choice on")
+	fl.StringVar(&c.Choice, "choice", "", "choice name")
+	fl.StringVar(&c.Arg, "arg", "", "choice argument as JSON, or @FILE (default {})")
+	fl.StringVar(&c.Key, "key", "", "contract key as JSON, or @FILE (with --exercise-by-key)")
+	fl.StringVar(&c.CommandsFile, "commands", "", "the commands as the JSON API writes them: @FILE holding a JSON array (or one command)")
+}
+
+// build turns the flags into commands.
+func (c *commandFlags) build(stdin io.Reader) ([]ledgerapi.Command, error) {
+	var given []string
+	for name, v := range map[string]string{"--create": c.Create, "--exercise": c.Exercise, "--create-and-exercise": c.CreateAndExercise,
+		"--exercise-by-key": c.ExerciseByKey, "--commands": c.CommandsFile} {
+		if v != "" {
+			given = append(given, name)
+		}
+	}
+	if len(given) == 0 {
+		return nil, cmdutil.UsageError("no command: give --create, --exercise, --create-and-exercise, --exercise-by-key or --commands")
+	}
+	if len(given) > 1 {
+		return nil, cmdutil.UsageError("give one of --create, --exercise, --create-and-exercise, --exercise-by-key, --commands (got several)")
+	}
+	if c.CommandsFile != "" {
+		return readCommandsFile(c.CommandsFile, stdin)
+	}
+	template := c.Create + c.Exercise + c.CreateAndExercise + c.ExerciseByKey
+	if _, err := ledgerapi.ParseTemplateID(template); err != nil {
+		return nil, cmdutil.UsageError("template %q: %s (write #package-name:Module:Entity or packageId:Module:Entity)", template, err)
+	}
+	choiceArg := func() (json.RawMessage, error) {
+		if c.Choice == "" {
+			return nil, cmdutil.UsageError("--choice is required with %s", given[0])
+		}
+		if c.Arg == "" {
+			return json.RawMessage(`{}`), nil
+		}
+		return readJSONArg("--arg", c.Arg, stdin)
+	}
+	createArgs := func() (json.RawMessage, error) {
+		if c.Args == "" {
+			return nil, cmdutil.UsageError("--args is required with %s: the contract's fields as JSON, or @FILE", given[0])
+		}
+		return readJSONArg("--args", c.Args, stdin)
+	}
+	var cmd ledgerapi.Command
+	switch {
+	case c.Create != "":
+		args, err := createArgs()
+		if err != nil {
+			return nil, err
+		}
+		cmd.Create = &ledgerapi.CreateCommand{TemplateID: template, CreateArguments: args}
+	case c.Exercise != "":
+		if c.ContractID == "" {
+			return nil, cmdutil.UsageError("--contract-id is required with --exercise")
+		}
+		arg, err := choiceArg()
+		if err != nil {
+			return nil, err
+		}
+		cmd.Exercise = &ledgerapi.ExerciseCommand{TemplateID: template, ContractID: c.ContractID, Choice: c.Choice, ChoiceArgument: arg}
+	case c.CreateAndExercise != "":
+		args, err := createArgs()
+		if err != nil {
+			return nil, err
+		}
+		arg, err := choiceArg()
+		if err != nil {
+			return nil, err
+		}
+		cmd.CreateAndExercise = &ledgerapi.CreateAndExerciseCommand{TemplateID: template, CreateArguments: args, Choice: c.Choice, ChoiceArgument: arg}
+	case c.ExerciseByKey != "":
+		if c.Key == "" {
+			return nil, cmdutil.UsageError("--key is required with --exercise-by-key")
+		}
+		key, err := readJSONArg("--key", c.Key, stdin)
+		if err != nil {
+			return nil, err
+		}
+		arg, err := choiceArg()
+		if err != nil {
+			return nil, err
+		}
+		cmd.ExerciseByKey = &ledgerapi.ExerciseByKeyCommand{TemplateID: template, ContractKey: key, Choice: c.Choice, ChoiceArgument: arg}
+	}
+	return []ledgerapi.Command{cmd}, nil
+}
+
+// readJSONArg reads a flag's JSON value: literal JSON, @FILE or @- (stdin).
+func readJSONArg(flag, v string, stdin io.Reader) (json.RawMessage, error) {
+	b := []byte(v)
+	if strings.HasPrefix(v, "@") {
+		var err error
+		if b, err = readAt(flag, v[1:], stdin); err != nil {
+			return nil, err
+		}
+	}
+	b = bytes.TrimSpace(b)
+	if !json.Valid(b) {
+		return nil, cmdutil.UsageError("%s: not valid JSON (write the value as JSON, or @FILE)", flag)
+	}
+	return json.RawMessage(b), nil
+}
+
+func readAt(flag, path string, stdin io.Reader) ([]byte, error) {
+	if path == "-" {
+		b, err := io.ReadAll(io.LimitReader(stdin, envelope.MaxSize))
+		if err != nil {
+			return nil, fmt.Errorf("%s: reading standard input: %w", flag, err)
+		}
+		return b, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	return b, nil
+}
+
+// readCommandsFile reads --commands: a JSON array of commands, one command,
+// or an object with a "commands" array (a JsCommands body).
+func readCommandsFile(v string, stdin io.Reader) ([]ledgerapi.Command, error) {
+	raw, err := readJSONArg("--commands", "@"+strings.TrimPrefix(v, "@"), stdin)
+	if err != nil {
+		return nil, err
+	}
+	var cmds []ledgerapi.Command
+	switch {
+	case bytes.HasPrefix(raw, []byte("[")):
+		err = json.Unmarshal(raw, &cmds)
+	default:
+		var wrapper struct {
+			Commands []ledgerapi.Command `json:"commands"`
+		}
+		if err = json.Unmarshal(raw, &wrapper); err == nil && wrapper.Commands != nil {
+			cmds = wrapper.Commands
+		} else {
+			var one ledgerapi.Command
+			if err = json.Unmarshal(raw, &one); err == nil {
+				cmds = []ledgerapi.Command{one}
+			}
+		}
+	}
+	if err != nil {
+		return nil, cmdutil.UsageError("--commands %s: %s", v, err)
+	}
+	if len(cmds) == 0 {
+		return nil, cmdutil.UsageError("--commands %s: no command in it", v)
+	}
+	for i, c := range cmds {
+		if c.Kind() == "" {
+			return nil, cmdutil.UsageError("--commands %s: element %d is not a command ({\"CreateCommand\":{…}}, {\"ExerciseCommand\":{…}}, …)", v, i)
+		}
+	}
+	return cmds, nil
+}
+
+func parseDisclosed(v string, stdin io.Reader) ([]ledgerapi.DisclosedContract, error) {
+	if v == "" {
+		return nil, nil
+	}
+	raw, err := readJSONArg("--disclosed", v, stdin)
+	if err != nil {
+		return nil, err
+	}
+	var out []ledgerapi.DisclosedContract
+	if bytes.HasPrefix(raw, []byte("{")) {
+		var one ledgerapi.DisclosedContract
+		err = json.Unmarshal(raw, &one)
+		out = append(out, one)
+	} else {
+		err = json.Unmarshal(raw, &out)
+	}
+	if err != nil {
+		return nil, cmdutil.UsageError("--disclosed: %s", err)
+	}
+	for i, d := range out {
+		if len(d.CreatedEventBlob) == 0 {
+			return nil, cmdutil.UsageError("--disclosed: contract %d has no createdEventBlob", i)
+		}
+	}
+	return out, nil
+}
+
+func parsePrefetchKeys(vals []string, stdin io.Reader) ([]ledgerapi.PrefetchContractKey, error) {
+	var out []ledgerapi.PrefetchContractKey
+	for _, v := range vals {
+		raw, err := readJSONArg("--prefetch-key", v, stdin)
+		if err != nil {
+			return nil, err
+		}
+		var k ledgerapi.PrefetchContractKey
+		if err := json.Unmarshal(raw, &k); err != nil || k.TemplateID == "" || len(k.ContractKey) == 0 {
+			return nil, cmdutil.UsageError(`--prefetch-key: want {"templateId":"…","contractKey":…}`)
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// parseTimeOrDuration reads an RFC 3339 time or a duration from now.
+func parseTimeOrDuration(flag, v string, now time.Time) (time.Time, error) {
+	if d, err := time.ParseDuration(v); err == nil {
+		return now.Add(d), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, cmdutil.UsageError("%s %q: give a duration from now (10m, 1h30m) or an RFC 3339 time (2026-07-24T12:00:00Z)", flag, v)
+	}
+	return t, nil
+}
+
+func parseMinLedgerTime(v string, now time.Time) (*ledgerapi.MinLedgerTime, error) {
+	if v == "" {
+		return nil, nil
+	}
+	if d, err := time.ParseDuration(v); err == nil {
+		if d < 0 {
+			return nil, cmdutil.UsageError("--min-ledger-time: a relative time must not be negative")
+		}
+		rel := ledgerapi.DurationOf(d)
+		return &ledgerapi.MinLedgerTime{Rel: &rel}, nil
+	}
+	t, err := parseTimeOrDuration("--min-ledger-time", v, now)
+	if err != nil {
+		return nil, err
+	}
+	return &ledgerapi.MinLedgerTime{Abs: ledgerapi.TimestampPtr(t)}, nil
+}
+
+func parseSigningAlgorithm(s string) (ledgerapi.SigningAlgorithmSpec, error) {
+	switch strings.ToLower(strings.TrimPrefix(strings.ToUpper(s), "SIGNING_ALGORITHM_SPEC_")) {
+	case "ed25519":
+		return ledgerapi.SigningAlgorithmSpecEd25519, nil
+	case "ecdsa-sha256", "ec_dsa_sha_256":
+		return ledgerapi.SigningAlgorithmSpecECDSASHA256, nil
+	case "ecdsa-sha384", "ec_dsa_sha_384":
+		return ledgerapi.SigningAlgorithmSpecECDSASHA384, nil
+	}
+	return "", cmdutil.UsageError("--expected-signatures %q: use ed25519, ecdsa-sha256 or ecdsa-sha384", s)
+}
+
+func validateParties(flag string, ps []string) error {
+	for i, p := range ps {
+		if err := ledgerapi.ValidatePartyID(flag, p); err != nil {
+			return cmdutil.UsageError("%s value %d: %s", flag, i+1, err)
+		}
+	}
+	return nil
+}
+
+// ptrIf returns &s, or nil for "".
+func ptrIf(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

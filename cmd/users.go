@@ -1,0 +1,326 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/ledgerapi"
+)
+
+// NewCmdUsers builds `ledger users` and its subcommands.
+func NewCmdUsers(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "users",
+		Short: "Create users and grant or revoke their rights",
+		Long: `Manage the users of a node and their rights. A token names a user; the user's
+rights decide what the token may do: act as a party (CanActAs), read as it
+(CanReadAs), execute externally signed transactions for it (CanExecuteAs),
+administer the node (ParticipantAdmin), …`,
+		Example: `  ledger users create alice --primary-party "$ALICE" --act-as "$ALICE"
+  ledger users grant alice --read-as "$BOB"
+  ledger users list`,
+	}
+	cmd.AddCommand(NewCmdUsersCreate(f, nil), NewCmdUsersList(f, nil), NewCmdUsersGet(f, nil),
+		NewCmdUsersGrant(f, nil), NewCmdUsersRevoke(f, nil))
+	return cmd
+}
+
+// UsersOptions are the inputs of the users subcommands.
+type UsersOptions struct {
+	IO      *cmdutil.IOStreams
+	Connect func() (*cmdutil.Connection, error)
+	Format  string
+
+	UserID       string
+	PrimaryParty string
+	Annotations  []string
+	IDP          string
+	Rights       rightFlags
+}
+
+// rightFlags are the flags naming rights.
+type rightFlags struct {
+	ActAs, ReadAs, ExecuteAs                           []string
+	Admin, IDPAdmin, ReadAsAnyParty, ExecuteAsAnyParty bool
+}
+
+func (r *rightFlags) add(fl *pflag.FlagSet) {
+	fl.StringArrayVar(&r.ActAs, "act-as", nil, "CanActAs PARTY (repeatable)")
+	fl.StringArrayVar(&r.ReadAs, "read-as", nil, "CanReadAs PARTY (repeatable)")
+	fl.StringArrayVar(&r.ExecuteAs, "execute-as", nil, "CanExecuteAs PARTY (repeatable)")
+	fl.BoolVar(&r.Admin, "admin", false, "ParticipantAdmin")
+	fl.BoolVar(&r.IDPAdmin, "idp-admin", false, "IdentityProviderAdmin")
+	fl.BoolVar(&r.ReadAsAnyParty, "read-as-any-party", false, "CanReadAsAnyParty")
+	fl.BoolVar(&r.ExecuteAsAnyParty, "execute-as-any-party", false, "CanExecuteAsAnyParty")
+}
+
+func (r *rightFlags) rights() ([]ledgerapi.Right, error) {
+	var out []ledgerapi.Right
+	for _, g := range []struct {
+		flag    string
+		parties []string
+		make    func(string) ledgerapi.Right
+	}{{"--act-as", r.ActAs, ledgerapi.CanActAs}, {"--read-as", r.ReadAs, ledgerapi.CanReadAs}, {"--execute-as", r.ExecuteAs, ledgerapi.CanExecuteAs}} {
+		if err := validateParties(g.flag, g.parties); err != nil {
+			return nil, err
+		}
+		for _, p := range g.parties {
+			out = append(out, g.make(p))
+		}
+	}
+	for _, k := range []struct {
+		on   bool
+		kind ledgerapi.RightKind
+	}{{r.Admin, ledgerapi.RightParticipantAdmin}, {r.IDPAdmin, ledgerapi.RightIdentityProviderAdmin},
+		{r.ReadAsAnyParty, ledgerapi.RightCanReadAsAnyParty}, {r.ExecuteAsAnyParty, ledgerapi.RightCanExecuteAsAnyParty}} {
+		if k.on {
+			out = append(out, ledgerapi.Right{Kind: k.kind})
+		}
+	}
+	return out, nil
+}
+
+func usersCommand(f *cmdutil.Factory, cmd *cobra.Command, opts *UsersOptions, runF, run func(*UsersOptions) error) *cobra.Command {
+	conn := cmdutil.AddConnFlags(cmd)
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		var err error
+		if opts.Format, err = f.OutputFormat(); err != nil {
+			return err
+		}
+		if len(args) > 0 {
+			opts.UserID = args[0]
+			if err := ledgerapi.ValidateUserID("USER", opts.UserID); err != nil {
+				return cmdutil.UsageError("%s", err)
+			}
+		}
+		opts.Connect = conn.Connect
+		if runF != nil {
+			return runF(opts)
+		}
+		return run(opts)
+	}
+	return cmd
+}
+
+// NewCmdUsersCreate builds `ledger users create`.
+func NewCmdUsersCreate(f *cmdutil.Factory, runF func(*UsersOptions) error) *cobra.Command {
+	opts := &UsersOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "create USER [--primary-party P] [--act-as P] [--read-as P] [--execute-as P] [--admin]",
+		Short: "Create a user with rights",
+		Long:  `Create a user (POST /v2/users) with a primary party, annotations and rights.`,
+		Example: `  ledger users create alice --primary-party "$ALICE" --act-as "$ALICE"
+  ledger users create wallet --execute-as "$ALICE" --read-as "$ALICE" --annotation example.com/owner=ops
+  ledger users create ops --admin`,
+		Args: exactArgs(1),
+	}
+	cmd.Flags().StringVar(&opts.PrimaryParty, "primary-party", "", "the user's primary party")
+	cmd.Flags().StringArrayVar(&opts.Annotations, "annotation", nil, "annotation KEY=VALUE (repeatable)")
+	cmd.Flags().StringVar(&opts.IDP, "identity-provider-id", "", "identity provider of the user")
+	opts.Rights.add(cmd.Flags())
+	return usersCommand(f, cmd, opts, runF, usersCreateRun)
+}
+
+func usersCreateRun(opts *UsersOptions) error {
+	rights, err := opts.Rights.rights()
+	if err != nil {
+		return err
+	}
+	ann, err := parseAnnotations(opts.Annotations, nil, false)
+	if err != nil {
+		return err
+	}
+	if opts.PrimaryParty != "" {
+		if err := validateParties("--primary-party", []string{opts.PrimaryParty}); err != nil {
+			return err
+		}
+	}
+	conn, err := opts.Connect()
+	if err != nil {
+		return err
+	}
+	u, err := conn.Client.CreateUser(context.Background(), ledgerapi.CreateUserRequest{
+		User:   &ledgerapi.User{ID: opts.UserID, PrimaryParty: opts.PrimaryParty, Metadata: ledgerapi.ObjectMeta{Annotations: ann}, IdentityProviderID: opts.IDP},
+		Rights: rights,
+	})
+	if err != nil {
+		return withHint(err)
+	}
+	return writeUser(opts, u, rights)
+}
+
+// UserWithRights is what users get and create print with -o json|yaml.
+type UserWithRights struct {
+	User   ledgerapi.User                  `json:"user"`
+	Rights ledgerapi.List[ledgerapi.Right] `json:"rights"`
+}
+
+func writeUser(opts *UsersOptions, u *ledgerapi.User, rights []ledgerapi.Right) error {
+	if opts.Format != cmdutil.FormatTable {
+		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, UserWithRights{User: *u, Rights: rights})
+	}
+	w := opts.IO.Out
+	fmt.Fprintf(w, "user:           %s\n", u.ID)
+	if u.PrimaryParty != "" {
+		fmt.Fprintf(w, "primary party:  %s\n", u.PrimaryParty)
+	}
+	if u.IsDeactivated {
+		fmt.Fprintln(w, "deactivated:    yes")
+	}
+	if u.IdentityProviderID != "" {
+		fmt.Fprintf(w, "identity prov.: %s\n", u.IdentityProviderID)
+	}
+	for _, k := range sortedKeys(u.Metadata.Annotations) {
+		fmt.Fprintf(w, "annotation:     %s=%s\n", k, u.Metadata.Annotations[k])
+	}
+	fmt.Fprintf(w, "rights:         %s\n", rightsText(rights))
+	return nil
+}
+
+func rightsText(rs []ledgerapi.Right) string {
+	if len(rs) == 0 {
+		return "none"
+	}
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.String()
+	}
+	return strings.Join(out, ", ")
+}
+
+// NewCmdUsersList builds `ledger users list`.
+func NewCmdUsersList(f *cmdutil.Factory, runF func(*UsersOptions) error) *cobra.Command {
+	opts := &UsersOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:     "list",
+		Short:   "List the node's users",
+		Long:    `List every user of the node (GET /v2/users, all pages). Needs an admin token.`,
+		Example: "  ledger users list\n  ledger users list -o json | jq -r '.[].id'",
+		Args:    exactArgs(0),
+	}
+	return usersCommand(f, cmd, opts, runF, usersListRun)
+}
+
+func usersListRun(opts *UsersOptions) error {
+	conn, err := opts.Connect()
+	if err != nil {
+		return err
+	}
+	us, err := conn.Client.AllUsers(context.Background())
+	if err != nil {
+		return withHint(err)
+	}
+	if opts.Format != cmdutil.FormatTable {
+		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, ledgerapi.List[ledgerapi.User](us))
+	}
+	fmt.Fprintf(opts.IO.Out, "%-30s %-6s %s\n", "USER", "ACTIVE", "PRIMARY PARTY")
+	for _, u := range us {
+		active := "yes"
+		if u.IsDeactivated {
+			active = "no"
+		}
+		fmt.Fprintf(opts.IO.Out, "%-30s %-6s %s\n", u.ID, active, u.PrimaryParty)
+	}
+	return nil
+}
+
+// NewCmdUsersGet builds `ledger users get`.
+func NewCmdUsersGet(f *cmdutil.Factory, runF func(*UsersOptions) error) *cobra.Command {
+	opts := &UsersOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "get [USER]",
+		Short: "Show a user and its rights (default: the token's user)",
+		Long: `Show a user with its rights (GET /v2/users/{id} and …/rights). Without USER,
+the user the token authenticates (GET /v2/authenticated-user, Canton 3.4+).`,
+		Example: "  ledger users get alice\n  ledger users get            # who am I?",
+		Args:    maxArgs(1),
+	}
+	return usersCommand(f, cmd, opts, runF, usersGetRun)
+}
+
+func usersGetRun(opts *UsersOptions) error {
+	conn, err := opts.Connect()
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	var u *ledgerapi.User
+	if opts.UserID == "" {
+		u, err = conn.Client.AuthenticatedUser(ctx)
+	} else {
+		u, err = conn.Client.GetUser(ctx, opts.UserID)
+	}
+	if err != nil {
+		return withHint(err)
+	}
+	rights, err := conn.Client.ListUserRights(ctx, u.ID)
+	if err != nil {
+		return withHint(err)
+	}
+	return writeUser(opts, u, rights)
+}
+
+// NewCmdUsersGrant builds `ledger users grant`.
+func NewCmdUsersGrant(f *cmdutil.Factory, runF func(*UsersOptions) error) *cobra.Command {
+	opts := &UsersOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:     "grant USER (--act-as P | --read-as P | --execute-as P | --admin | …)",
+		Short:   "Grant rights to a user",
+		Long:    `Grant rights (POST /v2/users/{id}/rights). Rights the user has already are left as they are; the rights newly granted are printed.`,
+		Example: "  ledger users grant alice --act-as \"$ALICE\"\n  ledger users grant wallet --execute-as \"$ALICE\" --read-as \"$ALICE\"",
+		Args:    exactArgs(1),
+	}
+	cmd.Flags().StringVar(&opts.IDP, "identity-provider-id", "", "identity provider of the user")
+	opts.Rights.add(cmd.Flags())
+	return usersCommand(f, cmd, opts, runF, func(o *UsersOptions) error { return usersRightsRun(o, true) })
+}
+
+// NewCmdUsersRevoke builds `ledger users revoke`.
+func NewCmdUsersRevoke(f *cmdutil.Factory, runF func(*UsersOptions) error) *cobra.Command {
+	opts := &UsersOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:     "revoke USER (--act-as P | --read-as P | --execute-as P | --admin | …)",
+		Short:   "Revoke rights of a user",
+		Long:    `Revoke rights (PATCH /v2/users/{id}/rights); the rights the user had and lost are printed.`,
+		Example: `  ledger users revoke alice --act-as "$ALICE"`,
+		Args:    exactArgs(1),
+	}
+	cmd.Flags().StringVar(&opts.IDP, "identity-provider-id", "", "identity provider of the user")
+	opts.Rights.add(cmd.Flags())
+	return usersCommand(f, cmd, opts, runF, func(o *UsersOptions) error { return usersRightsRun(o, false) })
+}
+
+func usersRightsRun(opts *UsersOptions, grant bool) error {
+	rights, err := opts.Rights.rights()
+	if err != nil {
+		return err
+	}
+	if len(rights) == 0 {
+		return cmdutil.UsageError("no right given: use --act-as, --read-as, --execute-as, --admin, --idp-admin, --read-as-any-party or --execute-as-any-party")
+	}
+	conn, err := opts.Connect()
+	if err != nil {
+		return err
+	}
+	var changed []ledgerapi.Right
+	verb := "granted"
+	if grant {
+		changed, err = conn.Client.GrantUserRights(context.Background(), opts.UserID, rights, opts.IDP)
+	} else {
+		verb = "revoked"
+		changed, err = conn.Client.RevokeUserRights(context.Background(), opts.UserID, rights, opts.IDP)
+	}
+	if err != nil {
+		return withHint(err)
+	}
+	if opts.Format != cmdutil.FormatTable {
+		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, map[string]any{verb: ledgerapi.List[ledgerapi.Right](changed)})
+	}
+	fmt.Fprintf(opts.IO.Out, "%s %s: %s\n", strings.ToUpper(verb[:1])+verb[1:], opts.UserID, rightsText(changed))
+	return nil
+}
