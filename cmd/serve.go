@@ -6,14 +6,18 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
+	"github.com/ledger-cli/ledger/server/engine"
+	"github.com/ledger-cli/ledger/server/store"
 )
 
 // ServeOptions are the inputs of `ledger serve`.
@@ -37,12 +41,19 @@ type ServeOptions struct {
 	AuthJWKS       string
 	AuthAudience   string
 	AuthScope      string
+
+	NonconsumingChoices []string
+	CompletionsMax      int
+	MaxDeduplication    time.Duration // 0 unless --max-deduplication was given
+	TapsMaxPassesLimit  int32
+	MaxStreams          int
 }
 
 // NewCmdServe builds `ledger serve`.
 func NewCmdServe(f *cmdutil.Factory, runF func(*ServeOptions) error) *cobra.Command {
 	opts := &ServeOptions{IO: f.IO}
 	var participantID string
+	var maxDedup time.Duration
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run a local participant node speaking the JSON Ledger API v2",
@@ -72,6 +83,18 @@ Tokens must be user tokens (sub = user id) whose audience is
 https://daml.com/jwt/aud/participant/<participant-id>, or carry the scope
 daml_ledger_api; --auth-audience / --auth-scope replace those rules.
 
+Commands: the node runs no Daml code; it applies one generic contract model
+to every template (see the README). Choices archive the contract they are
+exercised on unless --nonconsuming-choices names them. Commands with the same
+change ID (user, actAs parties, command id) within --max-deduplication are
+refused as DUPLICATE_COMMAND; the value is stored in the database and kept
+across restarts unless given again.
+
+Completions: POST /v2/commands/completions returns at most --completions-max
+elements (more collected is 413, as Canton answers); the websocket
+GET /v2/commands/completions has no limit. At most --max-streams completion
+streams run at once.
+
 The node stops cleanly on SIGINT or SIGTERM.`,
 		Example: `  # a node on the default port, no authentication
   ledger serve
@@ -79,6 +102,9 @@ The node stops cleanly on SIGINT or SIGTERM.`,
   # a throw-away node on a free port, for a test script
   ledger serve --db :memory: --addr 127.0.0.1:0 --port-file port.txt &
   curl http://127.0.0.1:$(cat port.txt)/v2/version
+
+  # choices named Observe and Report keep their contract active
+  ledger serve --nonconsuming-choices Observe,Report
 
   # with HS256 tokens
   head -c 32 /dev/urandom | base64 > secret.txt
@@ -89,6 +115,12 @@ The node stops cleanly on SIGINT or SIGTERM.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("participant-id") {
 				opts.ParticipantID = participantID
+			}
+			if cmd.Flags().Changed("max-deduplication") {
+				opts.MaxDeduplication = maxDedup
+				if maxDedup <= 0 {
+					return cmdutil.UsageError("--max-deduplication must be positive, e.g. 168h")
+				}
 			}
 			if err := opts.validate(); err != nil {
 				return err
@@ -114,6 +146,11 @@ The node stops cleanly on SIGINT or SIGTERM.`,
 	fl.StringVar(&opts.AuthJWKS, "auth-jwks", "", "JWK set URL or file (--auth jwks)")
 	fl.StringVar(&opts.AuthAudience, "auth-audience", "", "accept tokens whose aud contains this (Canton's target-audience)")
 	fl.StringVar(&opts.AuthScope, "auth-scope", "", "accept tokens whose scopes contain this (Canton's target-scope)")
+	fl.StringSliceVar(&opts.NonconsumingChoices, "nonconsuming-choices", nil, "comma-separated choice names that do not archive their contract")
+	fl.IntVar(&opts.CompletionsMax, "completions-max", server.DefaultCompletionsMax, "most elements a completions list returns (more is 413)")
+	fl.DurationVar(&maxDedup, "max-deduplication", store.DefaultMaxDeduplication, "maximum (and default) deduplication period; stored in the database")
+	fl.Int32Var(&opts.TapsMaxPassesLimit, "taps-max-passes-limit", engine.DefaultTapsMaxPassesLimit, "largest tapsMaxPasses a command may ask for")
+	fl.IntVar(&opts.MaxStreams, "max-streams", server.DefaultMaxStreams, "most completion streams (lists and websockets) open at once")
 	return cmd
 }
 
@@ -137,6 +174,14 @@ func (o *ServeOptions) validate() error {
 		return cmdutil.UsageError("--auth %s needs --auth-public-key: a PEM file with the public key or certificate", o.AuthMode)
 	case o.AuthMode == auth.ModeJWKS && o.AuthJWKS == "":
 		return cmdutil.UsageError("--auth jwks needs --auth-jwks: the URL or file of the JWK set")
+	case slices.ContainsFunc(o.NonconsumingChoices, func(c string) bool { return strings.TrimSpace(c) == "" }):
+		return cmdutil.UsageError("--nonconsuming-choices has an empty name; give choice names separated by commas")
+	case o.CompletionsMax <= 0:
+		return cmdutil.UsageError("--completions-max must be positive")
+	case o.TapsMaxPassesLimit <= 0:
+		return cmdutil.UsageError("--taps-max-passes-limit must be positive")
+	case o.MaxStreams <= 0:
+		return cmdutil.UsageError("--max-streams must be positive")
 	case o.AuthAudience != "" && o.AuthScope != "":
 		return cmdutil.UsageError("give --auth-audience or --auth-scope, not both")
 	}
@@ -162,7 +207,15 @@ func serveConfig(o *ServeOptions) (server.Config, error) {
 			Audience: o.AuthAudience,
 			Scope:    o.AuthScope,
 		},
+		Commands: server.CommandOptions{
+			NonconsumingChoices: o.NonconsumingChoices,
+			CompletionsMax:      o.CompletionsMax,
+			MaxDeduplication:    o.MaxDeduplication,
+			TapsMaxPassesLimit:  o.TapsMaxPassesLimit,
+			MaxStreams:          o.MaxStreams,
+		},
 	}
+
 	if cfg.DBPath == "" {
 		p, err := server.DefaultDBPath()
 		if err != nil {

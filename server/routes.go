@@ -34,6 +34,18 @@ func (s *Server) routes() []Route {
 		{Method: http.MethodPatch, Pattern: "/v2/parties/{party}", Handler: s.updatePartyDetails},
 		{Method: http.MethodPost, Pattern: "/v2/parties/external/generate-topology", Handler: s.generateExternalPartyTopology},
 		{Method: http.MethodPost, Pattern: "/v2/parties/external/allocate", Handler: s.allocateExternalParty},
+
+		{Method: http.MethodPost, Pattern: "/v2/interactive-submission/prepare", Handler: s.prepareSubmission},
+		{Method: http.MethodPost, Pattern: "/v2/interactive-submission/execute", Handler: s.executeSubmission},
+		{Method: http.MethodPost, Pattern: "/v2/interactive-submission/executeAndWait", Handler: s.executeSubmissionAndWait},
+		{Method: http.MethodPost, Pattern: "/v2/interactive-submission/executeAndWaitForTransaction", Handler: s.executeSubmissionAndWaitForTransaction},
+		{Method: http.MethodPost, Pattern: "/v2/commands/submit-and-wait", Handler: s.submitAndWait},
+		{Method: http.MethodPost, Pattern: "/v2/commands/submit-and-wait-for-transaction", Handler: s.submitAndWaitForTransaction},
+		{Method: http.MethodPost, Pattern: "/v2/commands/submit-and-wait-for-transaction-tree", Handler: s.submitAndWaitForTransactionTree},
+		{Method: http.MethodPost, Pattern: "/v2/commands/async/submit", Handler: s.submitAsync},
+		{Method: http.MethodPost, Pattern: "/v2/commands/completions", Handler: s.listCompletions},
+		// Public: the websocket authenticates from its subprotocols itself.
+		{Method: http.MethodGet, Pattern: "/v2/commands/completions", Public: true, Handler: s.streamCompletions},
 	}
 }
 

@@ -34,6 +34,7 @@ import (
 
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/server/auth"
+	"github.com/ledger-cli/ledger/server/engine"
 	"github.com/ledger-cli/ledger/server/store"
 )
 
@@ -75,8 +76,13 @@ type Server struct {
 	Log      *slog.Logger
 	// MaxRequestBytes bounds request bodies (413 above it).
 	MaxRequestBytes int64
+	// Engine interprets commands; Commands configure the command and
+	// completion endpoints. Both are set by ConfigureCommands.
+	Engine   *engine.Engine
+	Commands CommandOptions
 
-	mux *http.ServeMux
+	mux  *http.ServeMux
+	cmds commandState
 }
 
 // New builds a server around an opened store whose identity is initialised.

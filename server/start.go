@@ -49,6 +49,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Store tunes the database.
 	Store store.Options
+	// Commands configure the command engine and the completion endpoints.
+	Commands CommandOptions
 	// ShutdownTimeout bounds how long Close waits for requests in progress
 	// (default 10 s).
 	ShutdownTimeout time.Duration
@@ -121,13 +123,25 @@ func Start(ctx context.Context, cfg Config) (*Running, error) {
 	if err != nil {
 		return fail(fmt.Errorf("auth: %w", err))
 	}
+	if d := cfg.Commands.MaxDeduplication; d > 0 && d != id.MaxDeduplication {
+		if err := st.SetMaxDeduplication(ctx, d); err != nil {
+			v.Close()
+			return fail(fmt.Errorf("set the maximum deduplication duration: %w", err))
+		}
+		id.MaxDeduplication = d
+	}
+	srv := New(st, v, id, cfg.MaxRequestBytes, log)
+	if err := srv.ConfigureCommands(cfg.Commands); err != nil {
+		v.Close()
+		return fail(fmt.Errorf("command engine: %w", err))
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		v.Close()
 		return fail(fmt.Errorf("listen on %s: %w", cfg.Addr, err))
 	}
 	r := &Running{
-		Server:  New(st, v, id, cfg.MaxRequestBytes, log),
+		Server:  srv,
 		ln:      ln,
 		st:      st,
 		v:       v,
@@ -189,6 +203,7 @@ func (r *Running) Close() error {
 		defer cancel()
 		shut := make(chan error, 1)
 		go func() { shut <- r.srv.Shutdown(ctx) }()
+		r.Server.StopStreams() // websockets are hijacked: Shutdown does not wait for them
 		var err error
 		for waiting := true; waiting; {
 			r.closeFresh()
