@@ -50,6 +50,10 @@ func at(err error, field string) error {
 	if err == nil {
 		return nil
 	}
+	return prefixPath(err, field)
+}
+
+func prefixPath(err error, field string) error {
 	var e *Error
 	if errors.As(err, &e) {
 		if e.Node != "" {
@@ -74,7 +78,7 @@ func atIndex(err error, field string, i int) error {
 	if err == nil {
 		return nil
 	}
-	return at(err, fmt.Sprintf("%s[%d]", field, i))
+	return prefixPath(err, fmt.Sprintf("%s[%d]", field, i))
 }
 
 // inNode records the node id on err if none is set yet.
