@@ -194,6 +194,7 @@ var rejectionHints = map[string]string{
 	"LOCAL_VERDICT_MAX_RECORD_TIME_EXCEEDED":        "the max record time passed before the transaction was recorded: prepare again with a later --max-record-time, then sign and execute before it",
 	"NOT_SEQUENCED_TIMEOUT":                         "the synchronizer did not sequence the transaction in time: prepare again (with a later --max-record-time) and execute sooner",
 	"INVALID_EXTERNAL_SIGNATURE":                    "a signature does not verify against the party's registered key: sign with the key the party was allocated with (ledger keys show KEYFILE)",
+	"FAILED_TO_EXECUTE_TRANSACTION":                 "the node could not execute this prepared transaction (executed before, or its inputs changed): prepare again",
 	"INVALID_EXTERNAL_TRANSACTION":                  "the node refuses the prepared transaction as sent: prepare it again and do not edit the envelope",
 	"DUPLICATE_COMMAND":                             "a command with this command id was already accepted: prepare again with another --command-id (or none, for a fresh one)",
 	"SUBMISSION_ALREADY_IN_FLIGHT":                  "the same command is still being processed: wait for its outcome with ledger completions --until-command-id",
