@@ -98,11 +98,11 @@ func newAPIError(method, path string, status int, contentType string, body []byt
 	if mt, _, err := mime.ParseMediaType(contentType); err == nil {
 		e.ContentType = mt
 	}
-	if e.ContentType != "text/plain" {
-		if ce, err := ledgerapi.DecodeError(body); err == nil {
-			e.Canton = ce
-			return e
-		}
+	// Decode whatever the media type says: a proxy may relabel a Canton
+	// body, and Canton's own text/plain bodies are not JSON.
+	if ce, err := ledgerapi.DecodeError(body); err == nil {
+		e.Canton = ce
+		return e
 	}
 	text := strings.TrimSpace(string(body))
 	if len(text) > maxErrorText {
