@@ -1,0 +1,40 @@
+package cmd
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestUsersAgainstServe(t *testing.T) {
+	n := startLiveNode(t)
+	conn := []string{"--url", n.url, "--token", n.admin}
+	p := strings.TrimSpace(runCLI(t, "", append([]string{"parties", "allocate", "alice"}, conn...)...).must(t, 0).out)
+	r := runCLI(t, "", append([]string{"users", "create", "alice", "--primary-party", p, "--act-as", p, "--annotation", "example.com/team=a"}, conn...)...).must(t, 0)
+	if !strings.Contains(r.out, "CanActAs("+p+")") {
+		t.Errorf("create: %s", r.out)
+	}
+	r = runCLI(t, "", append([]string{"users", "grant", "alice", "--read-as", p, "--act-as", p}, conn...)...).must(t, 0)
+	if !strings.Contains(r.out, "Granted alice: CanReadAs") || strings.Contains(r.out, "CanActAs") {
+		t.Errorf("grant prints only new rights: %s", r.out)
+	}
+	r = runCLI(t, "", append([]string{"users", "revoke", "alice", "--act-as", p, "-o", "json"}, conn...)...).must(t, 0)
+	var revoked map[string][]json.RawMessage
+	if json.Unmarshal([]byte(r.out), &revoked) != nil || len(revoked["revoked"]) != 1 {
+		t.Errorf("revoke: %s", r.out)
+	}
+	r = runCLI(t, "", "users", "get", "--url", n.url, "--token", n.token("alice")).must(t, 0)
+	if !strings.Contains(r.out, "user:           alice") || !strings.Contains(r.out, "CanReadAs") || strings.Contains(r.out, "CanActAs") {
+		t.Errorf("get (self): %s", r.out)
+	}
+	r = runCLI(t, "", append([]string{"users", "list"}, conn...)...).must(t, 0)
+	if !strings.Contains(r.out, "participant_admin") || !strings.Contains(r.out, "alice") {
+		t.Errorf("list: %s", r.out)
+	}
+	r = runCLI(t, "", append([]string{"users", "create", "alice"}, conn...)...).must(t, 1)
+	if !strings.Contains(r.err, "USER_ALREADY_EXISTS") {
+		t.Errorf("duplicate: %s", r.err)
+	}
+	runCLI(t, "", append([]string{"users", "grant", "alice"}, conn...)...).must(t, 2)
+	runCLI(t, "", append([]string{"users", "create", "bad user"}, conn...)...).must(t, 2)
+}
