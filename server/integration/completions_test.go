@@ -133,7 +133,9 @@ func TestCompletionsList(t *testing.T) {
 }
 
 // wsURL is the websocket address of the completion stream.
-func wsURL(n *node) string { return "ws" + strings.TrimPrefix(n.url, "http") + "/v2/commands/completions" }
+func wsURL(n *node) string {
+	return "ws" + strings.TrimPrefix(n.url, "http") + "/v2/commands/completions"
+}
 
 // dialCompletions opens the websocket with the token in the subprotocols
 // and sends the request frame.
