@@ -63,6 +63,7 @@ Start with:  ledger quickstart`,
 
 	root.AddCommand(
 		// Commands are registered here, one line each.
+		NewCmdQuickstart(f, nil),
 		NewCmdHash(f, nil),
 		NewCmdVerify(f, nil),
 		NewCmdSign(f, nil),
