@@ -286,8 +286,7 @@ func (s *Server) execute(req *Request, body ledgerapi.ExecuteSubmissionRequest, 
 	for _, ps := range body.PartySignatures.Signatures {
 		sigs += len(ps.Signatures)
 	}
-	cost := int64(engine.EstimateCost(len(body.PreparedTransaction), sigs, time.Now()).TotalTrafficCostEstimation)
-	return s.commitAndAnswer(req, out, cost, view, mode)
+	return s.commitAndAnswer(req, out, trafficBasis{size: len(body.PreparedTransaction), signatures: sigs}, view, mode)
 }
 
 // preparedActAs reads metadata.submitter_info.act_as out of a prepared
@@ -419,11 +418,7 @@ func (s *Server) submit(req *Request, cmds ledgerapi.Commands, format *ledgerapi
 	if err != nil {
 		return nil, err
 	}
-	var cost int64
-	if out.Transaction != nil {
-		cost = int64(engine.EstimateCost(len(out.Transaction.Events.Marshal()), 0, time.Now()).TotalTrafficCostEstimation)
-	}
-	return s.commitAndAnswer(req, out, cost, view, mode)
+	return s.commitAndAnswer(req, out, trafficBasis{}, view, mode)
 }
 
 func union(a, b []string) []string {
@@ -492,9 +487,9 @@ func (s *Server) transactionView(req *Request, f *ledgerapi.TransactionFormat, d
 // commitAndAnswer commits an outcome and builds the endpoint's answer. A
 // rejection (in the outcome or found at commit) is a failed completion; the
 // ...AndWait endpoints answer it as their error, the others with {}.
-func (s *Server) commitAndAnswer(req *Request, out *engine.Outcome, cost int64, view transactionView, mode waitMode) (any, error) {
+func (s *Server) commitAndAnswer(req *Request, out *engine.Outcome, traffic trafficBasis, view transactionView, mode waitMode) (any, error) {
 	tp := req.traceParent()
-	at, rejection, err := s.commit(req, out, cost, tp)
+	at, cost, rejection, err := s.commit(req, out, traffic, tp)
 	if err != nil {
 		return nil, err
 	}
@@ -528,14 +523,23 @@ func (s *Server) commitAndAnswer(req *Request, out *engine.Outcome, cost int64, 
 	return ledgerapi.SubmitAndWaitForTransactionResponse{Transaction: t}, nil
 }
 
-// commit writes the outcome as one ledger entry. It returns the rejection
-// that was committed instead of a transaction, if any, or a synchronous
-// error (in flight, contract not active, storage failure), for which
-// nothing was committed.
-func (s *Server) commit(req *Request, out *engine.Outcome, cost int64, traceParent string) (store.Committed, *ledgerapi.JsCantonError, error) {
+// trafficBasis is what the paid traffic cost of an accepted transaction is
+// estimated from (engine.EstimateCost): the prepared transaction's size and
+// signatures of an execute; zero size means the size of the stored events
+// (ordinary submissions).
+type trafficBasis struct {
+	size, signatures int
+}
+
+// commit writes the outcome as one ledger entry and returns where it
+// landed and the traffic cost it recorded. It returns the rejection that
+// was committed instead of a transaction, if any, or a synchronous error
+// (in flight, contract not active, storage failure), for which nothing was
+// committed.
+func (s *Server) commit(req *Request, out *engine.Outcome, traffic trafficBasis, traceParent string) (store.Committed, int64, *ledgerapi.JsCantonError, error) {
 	change := store.ChangeIDOf(out.UserID, out.ActAs, out.CommandID)
 	if !s.enterFlight(change) {
-		return store.Committed{}, nil, ledgerapi.NewError(ledgerapi.CodeSubmissionAlreadyInFlight,
+		return store.Committed{}, 0, nil, ledgerapi.NewError(ledgerapi.CodeSubmissionAlreadyInFlight,
 			"The submission with the same change ID is already being processed",
 			map[string]string{"commandId": out.CommandID, "submissionId": out.SubmissionID,
 				"actAs": strings.Join(out.ActAs, ","), "userId": out.UserID, "definite_answer": "false"}).
@@ -556,12 +560,16 @@ func (s *Server) commit(req *Request, out *engine.Outcome, cost int64, tracePare
 		return s.commitRejection(ctx, entry, out.Rejection)
 	}
 	tx := out.Transaction
-	entry.PaidTrafficCost = cost
+	events := tx.Events.Marshal()
+	if traffic.size == 0 {
+		traffic.size = len(events)
+	}
+	entry.PaidTrafficCost = int64(engine.EstimateCost(traffic.size, traffic.signatures, time.Now()).TotalTrafficCostEstimation)
 	entry.Transaction = &store.Transaction{
 		UpdateID:      tx.UpdateID,
 		WorkflowID:    tx.WorkflowID,
 		EffectiveTime: tx.EffectiveAt,
-		Events:        tx.Events.Marshal(),
+		Events:        events,
 		Archived:      tx.Archived,
 		Inputs:        tx.Inputs,
 		MaxRecordTime: tx.MaxRecordTime,
@@ -582,7 +590,7 @@ func (s *Server) commit(req *Request, out *engine.Outcome, cost int64, tracePare
 	var inactive *store.ContractNotActiveError
 	switch {
 	case err == nil:
-		return at, nil, nil
+		return at, entry.PaidTrafficCost, nil, nil
 	case errors.As(err, &dup):
 		rej := ledgerapi.NewError(ledgerapi.CodeDuplicateCommand,
 			"A command with the given command id has already been successfully processed",
@@ -592,28 +600,28 @@ func (s *Server) commit(req *Request, out *engine.Outcome, cost int64, tracePare
 		entry.Transaction, entry.PaidTrafficCost = nil, 0
 		return s.commitRejection(ctx, entry, rej)
 	case errors.As(err, &inactive):
-		return store.Committed{}, nil, engine.ContractNotActive(inactive.ContractID).WithCorrelationID(out.SubmissionID)
+		return store.Committed{}, 0, nil, engine.ContractNotActive(inactive.ContractID).WithCorrelationID(out.SubmissionID)
 	case errors.Is(err, store.ErrMaxRecordTimeExceeded):
 		rej := engine.MaxRecordTimeExceeded(ledgerapi.NewTimestamp(tx.MaxRecordTime).String()).WithCorrelationID(out.SubmissionID)
 		entry.Transaction, entry.PaidTrafficCost = nil, 0
 		return s.commitRejection(ctx, entry, rej)
 	}
-	return store.Committed{}, nil, err
+	return store.Committed{}, 0, nil, err
 }
 
 // commitRejection writes a failed completion carrying rej's status.
-func (s *Server) commitRejection(ctx context.Context, entry store.Entry, rej *ledgerapi.JsCantonError) (store.Committed, *ledgerapi.JsCantonError, error) {
+func (s *Server) commitRejection(ctx context.Context, entry store.Entry, rej *ledgerapi.JsCantonError) (store.Committed, int64, *ledgerapi.JsCantonError, error) {
 	st := rej.Status()
 	details, err := json.Marshal(st.Details)
 	if err != nil {
-		return store.Committed{}, nil, err
+		return store.Committed{}, 0, nil, err
 	}
 	entry.Status = store.Status{Code: int32(st.Code), Message: st.Message, Details: details}
 	at, err := s.Store.Commit(ctx, entry)
 	if err != nil {
-		return store.Committed{}, nil, err
+		return store.Committed{}, 0, nil, err
 	}
-	return at, rej, nil
+	return at, 0, rej, nil
 }
 
 func (s *Server) enterFlight(c store.ChangeID) bool {

@@ -1,0 +1,375 @@
+package integration
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/server"
+	"github.com/ledger-cli/ledger/server/auth"
+	"github.com/ledger-cli/ledger/server/store"
+)
+
+// benchClients is the number of concurrent clients of the load benchmarks.
+const benchClients = 64
+
+// benchNode starts an in-process node on a temporary database file.
+func benchNode(b *testing.B, mode string, opts server.CommandOptions) (*server.Running, *http.Client) {
+	b.Helper()
+	run, err := server.Start(context.Background(), server.Config{
+		Addr:     "127.0.0.1:0",
+		DBPath:   filepath.Join(b.TempDir(), "ledger.db"),
+		Auth:     auth.Config{Mode: mode, Secret: testSecret},
+		Commands: opts,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = run.Close() })
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = benchClients*2, benchClients*2
+	return run, &http.Client{Transport: tr, Timeout: 30 * time.Second}
+}
+
+// benchPost sends one JSON request and fails the benchmark unless it is 200.
+func benchPost(b *testing.B, hc *http.Client, url, token string, body []byte) []byte {
+	req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		b.Error(err)
+		return nil
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		b.Errorf("%s: %d %s", url, resp.StatusCode, out)
+		return nil
+	}
+	return out
+}
+
+// setupParty allocates Alice and, with auth, a user acting as her.
+func setupParty(b *testing.B, run *server.Running, hc *http.Client, mode string) (party, token, user string) {
+	b.Helper()
+	admin := ""
+	if mode != auth.ModeNone {
+		admin, _ = auth.Mint(testSecret, store.AdminUserID, time.Hour, "", auth.DefaultParticipantID, time.Now())
+	}
+	raw, _ := json.Marshal(map[string]any{"partyIdHint": "Alice"})
+	var resp ledgerapi.AllocatePartyResponse
+	if err := json.Unmarshal(benchPost(b, hc, run.URL()+"/v2/parties", admin, raw), &resp); err != nil {
+		b.Fatal(err)
+	}
+	party, user = resp.PartyDetails.Party, "bench-user"
+	if mode != auth.ModeNone {
+		raw, _ = json.Marshal(ledgerapi.CreateUserRequest{User: &ledgerapi.User{ID: user}, Rights: []ledgerapi.Right{ledgerapi.CanActAs(party)}})
+		benchPost(b, hc, run.URL()+"/v2/users", admin, raw)
+		token, _ = auth.Mint(testSecret, user, time.Hour, "", auth.DefaultParticipantID, time.Now())
+	}
+	return party, token, user
+}
+
+// runLoad runs b.N requests from benchClients goroutines; body(i) makes the
+// i-th request. It reports requests/s and the p50/p99 latency.
+func runLoad(b *testing.B, hc *http.Client, url, token string, body func(i int64) []byte) {
+	var next atomic.Int64
+	lat := make([][]time.Duration, benchClients)
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for c := 0; c < benchClients; c++ {
+		wg.Add(1)
+		go func(c int) {
+			defer wg.Done()
+			for {
+				i := next.Add(1)
+				if i > int64(b.N) {
+					return
+				}
+				t0 := time.Now()
+				if benchPost(b, hc, url, token, body(i)) == nil {
+					return
+				}
+				lat[c] = append(lat[c], time.Since(t0))
+			}
+		}(c)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	if len(all) == 0 {
+		return
+	}
+	b.ReportMetric(float64(len(all))/elapsed.Seconds(), "req/s")
+	b.ReportMetric(float64(all[len(all)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// BenchmarkSubmitTree measures submit-and-wait-for-transaction-tree (a
+// create, durable commit) from 64 concurrent clients over HTTP, with and
+// without token checks, and reports commits per fsync.
+func BenchmarkSubmitTree(b *testing.B) {
+	for _, mode := range []string{auth.ModeNone, auth.ModeHS256} {
+		b.Run("auth="+mode, func(b *testing.B) {
+			run, hc := benchNode(b, mode, server.CommandOptions{})
+			party, token, user := setupParty(b, run, hc, mode)
+			before := run.Server.Store.Stats()
+			prefix := strconv.FormatInt(time.Now().UnixNano(), 36)
+			runLoad(b, hc, run.URL()+"/v2/commands/submit-and-wait-for-transaction-tree", token, func(i int64) []byte {
+				raw, _ := json.Marshal(commands(fmt.Sprintf("%s-%d", prefix, i), []string{party},
+					[]map[string]any{create(party, "10.25")}, map[string]any{"userId": user}))
+				return raw
+			})
+			st := run.Server.Store.Stats()
+			if batches := st.Batches - before.Batches; batches > 0 {
+				b.ReportMetric(float64(st.Commits-before.Commits)/float64(batches), "commits/fsync")
+			}
+		})
+	}
+}
+
+// BenchmarkPrepare measures prepare of a create from 64 concurrent clients.
+func BenchmarkPrepare(b *testing.B) {
+	run, hc := benchNode(b, auth.ModeNone, server.CommandOptions{})
+	party, _, _ := setupParty(b, run, hc, auth.ModeNone)
+	runLoad(b, hc, run.URL()+"/v2/interactive-submission/prepare", "", func(i int64) []byte {
+		body := prepareBody(fmt.Sprintf("p-%d", i), []string{party}, create(party, "10.25"))
+		body["userId"] = "bench-user"
+		raw, _ := json.Marshal(body)
+		return raw
+	})
+}
+
+// completionsDB is a database holding completionsSeeded completions of one
+// user and party, made once by direct store commits.
+var (
+	completionsOnce sync.Once
+	completionsDir  string
+	completionsErr  error
+)
+
+const (
+	completionsSeeded = 200_000
+	seedParty         = "Alice::1220aabbccddeeff00112233445566778899aabbccddeeff0011223344556677"
+)
+
+func seedCompletions() (string, error) {
+	completionsOnce.Do(func() {
+		completionsDir, completionsErr = os.MkdirTemp("", "ledger-completions-bench-")
+		if completionsErr != nil {
+			return
+		}
+		db := filepath.Join(completionsDir, "ledger.db")
+		// the node creates its identity; seed behind it
+		run, err := server.Start(context.Background(), server.Config{Addr: "127.0.0.1:0", DBPath: db})
+		if err != nil {
+			completionsErr = err
+			return
+		}
+		st := run.Server.Store
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for g := 0; g < 256; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					i := next.Add(1)
+					if i > completionsSeeded {
+						return
+					}
+					_, err := st.Commit(context.Background(), store.Entry{
+						UserID: "bench-user", CommandID: fmt.Sprintf("cmd-%d", i), SubmissionID: fmt.Sprintf("%032x", i),
+						ActAs: []string{seedParty}, TraceParent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+						PaidTrafficCost: 2048,
+						Transaction: &store.Transaction{UpdateID: fmt.Sprintf("1220%060x", i), EffectiveTime: time.Now(),
+							Events: make([]byte, 512)},
+					})
+					if err != nil {
+						mu.Lock()
+						completionsErr = err
+						mu.Unlock()
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if err := run.Close(); err != nil && completionsErr == nil {
+			completionsErr = err
+		}
+	})
+	return filepath.Join(completionsDir, "ledger.db"), completionsErr
+}
+
+// BenchmarkCompletionsRead reads every completion of a node holding
+// completionsSeeded of them, through the list endpoint in pages of 10,000
+// and through the websocket, and reports completions/s.
+func BenchmarkCompletionsRead(b *testing.B) {
+	db, err := seedCompletions()
+	if err != nil {
+		b.Fatal(err)
+	}
+	run, err := server.Start(context.Background(), server.Config{Addr: "127.0.0.1:0", DBPath: db,
+		Commands: server.CommandOptions{CompletionsMax: 10000}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer run.Close()
+	hc := &http.Client{Timeout: time.Minute}
+	b.Run("list", func(b *testing.B) {
+		read := 0
+		for b.Loop() {
+			var begin int64
+			for begin < completionsSeeded {
+				raw, _ := json.Marshal(map[string]any{"userId": "bench-user", "parties": []string{seedParty}, "beginExclusive": begin})
+				out := benchPost(b, hc, run.URL()+"/v2/commands/completions?limit=10000&stream_idle_timeout_ms=100", "", raw)
+				var els []ledgerapi.CompletionStreamResponse
+				if err := json.Unmarshal(out, &els); err != nil || len(els) == 0 {
+					b.Fatalf("page after %d: %v (%d elements)", begin, err, len(els))
+				}
+				begin = els[len(els)-1].Offset()
+				read += len(els)
+			}
+		}
+		b.ReportMetric(float64(read)/b.Elapsed().Seconds(), "completions/s")
+	})
+	b.Run("websocket", func(b *testing.B) {
+		n := &node{url: run.URL()}
+		req, _ := json.Marshal(map[string]any{"userId": "bench-user", "parties": []string{seedParty}})
+		read := 0
+		for b.Loop() {
+			conn, _, err := websocket.Dial(context.Background(), wsURL(n), &websocket.DialOptions{Subprotocols: []string{"daml.ws.auth"}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			conn.SetReadLimit(1 << 20)
+			if err := conn.Write(context.Background(), websocket.MessageText, req); err != nil {
+				b.Fatal(err)
+			}
+			for got := 0; got < completionsSeeded; got++ {
+				if _, _, err := conn.Read(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			conn.CloseNow()
+			read += completionsSeeded
+		}
+		b.ReportMetric(float64(read)/b.Elapsed().Seconds(), "completions/s")
+	})
+}
+
+// BenchmarkServeRSS seeds a database with 1,000,000 active contracts, starts
+// `ledger serve` on it as a process, submits against it, and reports the
+// process's resident set size.
+func BenchmarkServeRSS(b *testing.B) {
+	if buildErr != nil {
+		b.Fatal(buildErr)
+	}
+	const contracts, perEntry = 1_000_000, 100
+	dir := b.TempDir()
+	db := filepath.Join(dir, "ledger.db")
+	run, err := server.Start(context.Background(), server.Config{Addr: "127.0.0.1:0", DBPath: db})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := run.Server.Store
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	arg := make([]byte, 120)
+	for g := 0; g < 64; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				e := next.Add(1)
+				if e > contracts/perEntry {
+					return
+				}
+				tx := &store.Transaction{UpdateID: fmt.Sprintf("1220%060x", e), EffectiveTime: time.Now(), Events: make([]byte, 256)}
+				for k := int64(0); k < perEntry; k++ {
+					tx.Created = append(tx.Created, store.Contract{ContractID: fmt.Sprintf("00%064x", e*perEntry+k),
+						TemplateID: "pkg:Iou:Iou", PackageName: "iou", CreateArgument: arg,
+						Signatories: []string{seedParty}, Stakeholders: []string{seedParty}, CreatedAt: time.Now()})
+				}
+				if _, err := st.Commit(context.Background(), store.Entry{UserID: "seed", CommandID: fmt.Sprintf("seed-%d", e),
+					SubmissionID: "s", ActAs: []string{seedParty}, Transaction: tx}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	_ = run.Close()
+
+	portFile := filepath.Join(dir, "port")
+	cmd := exec.Command(binary, "serve", "--db", db, "--addr", "127.0.0.1:0", "--port-file", portFile)
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	var url string
+	for deadline := time.Now().Add(30 * time.Second); url == ""; {
+		if p, err := os.ReadFile(portFile); err == nil {
+			url = "http://127.0.0.1:" + strings.TrimSpace(string(p))
+		} else if time.Now().After(deadline) {
+			b.Fatal("no port file")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	hc := &http.Client{Timeout: time.Minute}
+	raw, _ := json.Marshal(map[string]any{"partyIdHint": "Alice"})
+	var alloc ledgerapi.AllocatePartyResponse
+	_ = json.Unmarshal(benchPost(b, hc, url+"/v2/parties", "", raw), &alloc)
+	party := alloc.PartyDetails.Party
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		raw, _ := json.Marshal(commands(fmt.Sprintf("rss-%d", i), []string{party}, []map[string]any{create(party, "1")}, map[string]any{"userId": "u"}))
+		benchPost(b, hc, url+"/v2/commands/submit-and-wait-for-transaction-tree", "", raw)
+		raw, _ = json.Marshal(map[string]any{"userId": "seed", "parties": []string{seedParty}, "beginExclusive": i * 100})
+		benchPost(b, hc, url+"/v2/commands/completions?limit=100&stream_idle_timeout_ms=1", "", raw)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(rssKB(b, cmd.Process.Pid))/1024, "RSS-MB")
+}
+
+// rssKB reads VmRSS of a process from /proc (Linux).
+func rssKB(b *testing.B, pid int) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Skip("no /proc: ", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb
+		}
+	}
+	return 0
+}
