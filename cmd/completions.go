@@ -40,6 +40,9 @@ type CompletionsOptions struct {
 	MaxWait        time.Duration
 	Transport      string
 	FullIDs        bool
+	// OutPath is a file the completions are appended to, kept in step with
+	// the checkpoint ("" = standard output).
+	OutPath string
 }
 
 // NewCmdCompletions builds `ledger completions`.
@@ -62,9 +65,12 @@ connections that fail are reopened with backoff after the last offset seen.
 
 --checkpoint FILE makes a tail resumable: the offset of the last completion
 handled is written to FILE (atomically) after it was printed, and a new run
-starts after the offset in FILE instead of --begin. A run stopped between
-printing a completion and writing the file prints that completion again;
-otherwise a restart repeats nothing and misses nothing.
+starts after the offset in FILE instead of --begin. With --out OUT (or -o OUT)
+the completions go to OUT, which is synced before each checkpoint and whose
+length the checkpoint records; a restart cuts OUT back to that length, so a run
+killed at any moment and restarted writes every completion to OUT exactly once.
+On standard output that cannot be undone: a run killed between printing and
+checkpointing prints the last batch again after a restart (it never misses one).
 
 --until-command-id ID waits for the completion of command ID, prints it and
 exits: 0 when it succeeded, 4 when it was rejected (with the error id and a
@@ -80,16 +86,18 @@ Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
   ledger completions --party "$ALICE"
 
   # tail forever, resumable after a crash or restart
-  ledger completions --party "$ALICE" --follow --checkpoint alice.offset -o json >> completions.ndjson
+  ledger completions --party "$ALICE" --follow --checkpoint alice.offset -o json --out completions.ndjson
 
   # wait for the outcome of one command (exit 4 if rejected)
   ledger completions --party "$ALICE" --until-command-id "$CMD" --max-wait 2m
 
   # only new completions, of one submission
   ledger completions --party "$ALICE" --begin end --follow --submission-id "$SUB"`,
-		Args: exactArgs(0),
+		Args:        exactArgs(0),
+		Annotations: map[string]string{cmdutil.AnnotationWritesFile: "true"},
 	}
 	conn := cmdutil.AddConnFlags(cmd)
+	var out string
 	fl := cmd.Flags()
 	fl.StringArrayVar(&opts.Parties, "party", nil, "act-as party whose completions to read (repeatable; required)")
 	fl.StringVar(&opts.Begin, "begin", "0", `offset to start after, or "end"`)
@@ -103,9 +111,10 @@ Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
 	fl.DurationVar(&opts.MaxWait, "max-wait", 0, "give up after this long (0: no limit)")
 	fl.StringVar(&opts.Transport, "transport", completions.TransportAuto, "auto, websocket or list")
 	fl.BoolVar(&opts.FullIDs, "full-ids", false, "print update ids in full")
+	fl.StringVar(&out, "out", "", "append the completions to this file, kept in step with --checkpoint (same as -o FILE)")
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		var err error
-		if opts.Format, err = f.OutputFormat(); err != nil {
+		if opts.Format, opts.OutPath, err = f.OutputTarget(out); err != nil {
 			return err
 		}
 		if len(opts.Parties) == 0 {
@@ -159,6 +168,16 @@ func completionsRun(opts *CompletionsOptions) error {
 		defer cancel()
 	}
 	text := display.TextOptions{Color: opts.IO.ColorEnabled(), FullIDs: opts.FullIDs}
+	w := opts.IO.Out
+	if opts.OutPath != "" {
+		file, err := completions.OpenOutputFile(opts.OutPath, opts.Checkpoint)
+		if err != nil {
+			return err
+		}
+		defer file.Close()
+		w, o.Sync = file, file.Sync
+		text.Color = false
+	}
 	out := func(c *ledgerapi.Completion) error {
 		switch opts.Format {
 		case cmdutil.FormatJSON:
@@ -166,15 +185,15 @@ func completionsRun(opts *CompletionsOptions) error {
 			if err != nil {
 				return err
 			}
-			_, err = opts.IO.Out.Write(append(b, '\n'))
+			_, err = w.Write(append(b, '\n'))
 			return err
 		case cmdutil.FormatYAML:
-			if _, err := fmt.Fprintln(opts.IO.Out, "---"); err != nil {
+			if _, err := fmt.Fprintln(w, "---"); err != nil {
 				return err
 			}
-			return cmdutil.WriteStructured(opts.IO.Out, cmdutil.FormatYAML, c)
+			return cmdutil.WriteStructured(w, cmdutil.FormatYAML, c)
 		}
-		_, err := fmt.Fprintln(opts.IO.Out, display.CompletionLine(c, text))
+		_, err := fmt.Fprintln(w, display.CompletionLine(c, text))
 		return err
 	}
 	res, err := completions.Tail(ctx, conn.Client, o, out)

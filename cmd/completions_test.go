@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -110,4 +111,46 @@ func TestCompletionsFollowWithCheckpointAgainstServe(t *testing.T) {
 	}
 	runCLI(t, "", "completions", "--url", n.url).must(t, 2)
 	runCLI(t, "", "completions", "--party", bank, "--begin", "later", "--url", n.url).must(t, 2)
+}
+
+// TestCompletionsOutFileWithCheckpoint runs the tail twice against a real
+// node with --out and --checkpoint: the file gets each completion once, and
+// a truncated or edited file is refused rather than silently continued.
+func TestCompletionsOutFileWithCheckpoint(t *testing.T) {
+	n := startLiveNode(t)
+	conn := []string{"--url", n.url, "--token", n.admin}
+	bank := strings.TrimSpace(runCLI(t, "", append([]string{"parties", "allocate", "bank"}, conn...)...).must(t, 0).out)
+	runCLI(t, "", append([]string{"users", "create", "teller", "--act-as", bank}, conn...)...).must(t, 0)
+	tok := n.token("teller")
+	dir := t.TempDir()
+	ckpt, out := filepath.Join(dir, "ckpt"), filepath.Join(dir, "out.ndjson")
+	tail := func() {
+		runCLI(t, "", "completions", "--party", bank, "--checkpoint", ckpt, "-o", "json", "--out", out, "--url", n.url, "--token", tok).must(t, 0)
+	}
+	for i := 0; i < 3; i++ {
+		runCLI(t, "", "submit", "--create", "#iou:Iou:Iou", "--args", "{}", "--act-as", bank, "--command-id", fmt.Sprintf("c%d", i), "--url", n.url, "--token", tok).must(t, 0)
+		tail()
+		tail() // nothing new: nothing appended
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want 3:\n%s", len(lines), data)
+	}
+	for i, l := range lines {
+		var c ledgerapi.Completion
+		if err := json.Unmarshal([]byte(l), &c); err != nil || c.CommandID != fmt.Sprintf("c%d", i) {
+			t.Errorf("line %d: %s (%v)", i, l, err)
+		}
+	}
+	if err := os.WriteFile(out, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, "", "completions", "--party", bank, "--checkpoint", ckpt, "--out", out, "--url", n.url, "--token", tok)
+	if r.code != 1 || !strings.Contains(r.err, "shorter") {
+		t.Errorf("edited output file: exit %d, %s", r.code, r.err)
+	}
 }

@@ -85,6 +85,10 @@ type Options struct {
 	MinBackoff, MaxBackoff time.Duration
 	// Log receives one line per reconnect (nil: discarded).
 	Log io.Writer
+	// Sync, when set, is called before each checkpoint is written: it makes
+	// what the output function wrote durable and returns the output's length,
+	// which the checkpoint records (see OutputFile).
+	Sync func() (int64, error)
 }
 
 // Result says how tailing ended.
@@ -211,7 +215,14 @@ func (t *tail) handle(els []ledgerapi.CompletionStreamResponse) error {
 	if last != t.res.Last {
 		t.res.Last = last
 		if t.o.Checkpoint != "" {
-			if err := WriteCheckpoint(t.o.Checkpoint, last); err != nil {
+			size := int64(-1)
+			if t.o.Sync != nil {
+				var err error
+				if size, err = t.o.Sync(); err != nil {
+					return fmt.Errorf("output: %w", err)
+				}
+			}
+			if err := writeCheckpoint(t.o.Checkpoint, last, size); err != nil {
 				return err
 			}
 		}
@@ -363,31 +374,59 @@ func (t *tail) logf(format string, args ...any) {
 // ReadCheckpoint reads the offset in a checkpoint file; ok is false when the
 // file does not exist yet.
 func ReadCheckpoint(path string) (offset int64, ok bool, err error) {
+	offset, _, ok, err = readCheckpoint(path)
+	return offset, ok, err
+}
+
+// readCheckpoint reads "offset" or "offset output-length"; the length is -1
+// when the file has none.
+func readCheckpoint(path string) (offset, size int64, ok bool, err error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return 0, false, nil
+		return 0, -1, false, nil
 	}
 	if err != nil {
-		return 0, false, fmt.Errorf("checkpoint: %w", err)
+		return 0, -1, false, fmt.Errorf("checkpoint: %w", err)
 	}
-	s := strings.TrimSpace(string(b))
-	offset, err = strconv.ParseInt(s, 10, 64)
-	if err != nil || offset < 0 {
-		return 0, false, fmt.Errorf("checkpoint %s: %q is not an offset (a non-negative integer); fix or remove the file", path, s)
+	fields := strings.Fields(string(b))
+	bad := func() (int64, int64, bool, error) {
+		return 0, -1, false, fmt.Errorf("checkpoint %s: %q is not an offset (a non-negative integer, optionally followed by the output length); fix or remove the file", path, strings.TrimSpace(string(b)))
 	}
-	return offset, true, nil
+	if len(fields) == 0 || len(fields) > 2 {
+		return bad()
+	}
+	if offset, err = strconv.ParseInt(fields[0], 10, 64); err != nil || offset < 0 {
+		return bad()
+	}
+	size = -1
+	if len(fields) == 2 {
+		if size, err = strconv.ParseInt(fields[1], 10, 64); err != nil || size < 0 {
+			return bad()
+		}
+	}
+	return offset, size, true, nil
 }
 
 // WriteCheckpoint replaces the checkpoint file atomically: the new offset is
 // written to a temporary file beside it, synced, and renamed over it.
 func WriteCheckpoint(path string, offset int64) error {
+	return writeCheckpoint(path, offset, -1)
+}
+
+// writeCheckpoint writes the offset and, when size is not negative, the
+// length of the output file.
+func writeCheckpoint(path string, offset, size int64) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(strconv.FormatInt(offset, 10) + "\n"); err != nil {
+	line := strconv.FormatInt(offset, 10)
+	if size >= 0 {
+		line += " " + strconv.FormatInt(size, 10)
+	}
+	if _, err := tmp.WriteString(line + "\n"); err != nil {
 		tmp.Close()
 		return fmt.Errorf("checkpoint: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,11 +30,22 @@ func TestHelperFollower(t *testing.T) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	_, err = Tail(context.Background(), c, Options{
+	opts := Options{
 		Parties: []string{"alice::1220"}, Follow: true, Checkpoint: os.Getenv("LEDGER_TAIL_CKPT"),
 		Transport: os.Getenv("LEDGER_TAIL_TRANSPORT"), IdleTimeout: 20 * time.Millisecond, Limit: 7,
-	}, func(c *ledgerapi.Completion) error {
-		_, err := fmt.Fprintf(os.Stdout, "C %d\n", c.Offset)
+	}
+	var w io.Writer = os.Stdout
+	if path := os.Getenv("LEDGER_TAIL_OUT"); path != "" {
+		f, err := OpenOutputFile(path, opts.Checkpoint)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		w, opts.Sync = f, f.Sync
+		fmt.Fprintln(os.Stdout, "C -1") // tell the test it is running
+	}
+	_, err = Tail(context.Background(), c, opts, func(c *ledgerapi.Completion) error {
+		_, err := fmt.Fprintf(w, "C %d\n", c.Offset)
 		return err
 	})
 	fmt.Fprintln(os.Stderr, "tail ended:", err)
@@ -47,10 +59,11 @@ type follower struct {
 	done  chan struct{}
 }
 
-func startFollower(t *testing.T, url, ckpt, transport string) *follower {
+func startFollower(t *testing.T, url, ckpt, transport string, env ...string) *follower {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperFollower$")
 	cmd.Env = append(os.Environ(), "LEDGER_TAIL_HELPER=1", "LEDGER_TAIL_URL="+url, "LEDGER_TAIL_CKPT="+ckpt, "LEDGER_TAIL_TRANSPORT="+transport)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -255,4 +268,49 @@ func firstDiff(a, b []int64) string {
 		}
 	}
 	return fmt.Sprintf("lengths %d and %d", len(a), len(b))
+}
+
+// TestKilledWithOutputFileExactlyOnce kills a follower that writes to an
+// OutputFile at arbitrary moments of a busy stream, restarting it each time:
+// the file must end up holding every completion exactly once, in order.
+func TestKilledWithOutputFileExactlyOnce(t *testing.T) {
+	for _, transport := range []string{TransportList, TransportWebsocket} {
+		t.Run(transport, func(t *testing.T) {
+			n := newFakeNode(t, true)
+			dir := t.TempDir()
+			ckpt, outFile := filepath.Join(dir, "ckpt"), filepath.Join(dir, "out.txt")
+			var count atomic.Int64
+			p := produce(n, &count)
+			for round := 0; round < 5; round++ {
+				f := startFollower(t, n.srv.URL, ckpt, transport, "LEDGER_TAIL_OUT="+outFile)
+				var started []int64
+				f.waitFor(t, &started, "start", func(s []int64) bool { return len(s) >= 1 })
+				time.Sleep(time.Duration(5+round*7) * time.Millisecond) // kill somewhere mid-stream
+				var rest []int64
+				f.kill(t, &rest)
+			}
+			p.halt()
+			all := n.completionOffsets()
+			f := startFollower(t, n.srv.URL, ckpt, transport, "LEDGER_TAIL_OUT="+outFile)
+			waitCheckpoint(t, ckpt, int64(len(n.els)))
+			var rest []int64
+			f.kill(t, &rest)
+
+			data, err := os.ReadFile(outFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+				off, err := strconv.ParseInt(strings.TrimPrefix(line, "C "), 10, 64)
+				if err != nil {
+					t.Fatalf("bad line %q", line)
+				}
+				got = append(got, off)
+			}
+			if !equal(got, all) {
+				t.Fatalf("file holds %d offsets, node has %d completions; first difference: %s", len(got), len(all), firstDiff(got, all))
+			}
+		})
+	}
 }
