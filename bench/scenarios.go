@@ -1,0 +1,425 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/ledger-cli/ledger/client"
+	"github.com/ledger-cli/ledger/hashing"
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/signer"
+	"github.com/ledger-cli/ledger/topology"
+)
+
+// externalParty is a party whose key the benchmark holds.
+type externalParty struct {
+	id  string
+	key *signer.Key
+}
+
+func (r *runner) externalIDs() []string {
+	ids := make([]string, len(r.ext))
+	for i, p := range r.ext {
+		ids[i] = p.id
+	}
+	return ids
+}
+
+// kinds lists the kinds of operation the run needs, with their weights.
+func (r *runner) kinds() map[string]int {
+	if r.cfg.Scenario != ScenarioMixed {
+		return map[string]int{r.cfg.Scenario: 1}
+	}
+	ks := map[string]int{}
+	for k, w := range r.cfg.Mix {
+		if w > 0 {
+			ks[k] = w
+		}
+	}
+	return ks
+}
+
+// setup resolves the user, allocates the parties the kinds need and returns
+// the plan of the measured phase.
+func (r *runner) setup(ctx context.Context) (*plan, error) {
+	kinds := r.kinds()
+	if err := r.resolveUser(ctx); err != nil {
+		return nil, err
+	}
+	_, needExternal := kinds[ScenarioExecute]
+	if len(kinds) > 1 || !needExternal {
+		if err := r.localParties(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if needExternal {
+		if err := r.externalParties(ctx); err != nil {
+			return nil, err
+		}
+	}
+	p := &plan{ops: map[string]opFunc{}}
+	// The wheel interleaves kinds: weights 2,1 give a,b,a rather than a,a,b.
+	g := 0
+	for _, w := range kinds {
+		g = gcd(g, w)
+	}
+	names := make([]string, 0, len(kinds))
+	for _, k := range Scenarios {
+		if _, ok := kinds[k]; ok {
+			names = append(names, k)
+		}
+	}
+	left := map[string]int{}
+	total := 0
+	for _, k := range names {
+		left[k] = kinds[k] / g
+		total += left[k]
+	}
+	for len(p.wheel) < total {
+		for _, k := range names {
+			if left[k] > 0 {
+				p.wheel = append(p.wheel, k)
+				left[k]--
+			}
+		}
+	}
+	for _, k := range names {
+		switch k {
+		case ScenarioPrepare:
+			p.ops[k] = r.prepareOp
+		case ScenarioSubmit:
+			p.ops[k] = r.submitOp
+		case ScenarioExecute:
+			p.ops[k] = r.executeOp
+		case ScenarioCompletions:
+			p.ops[k] = r.completionsOp
+		}
+	}
+	if _, ok := kinds[ScenarioCompletions]; ok && r.cfg.Seed == 0 {
+		if err := r.checkCompletions(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// resolveUser takes the configured user, else the token's.
+func (r *runner) resolveUser(ctx context.Context) error {
+	if r.cfg.UserID != "" {
+		r.user = r.cfg.UserID
+		return nil
+	}
+	u, err := r.c.AuthenticatedUser(ctx)
+	if err != nil {
+		return fmt.Errorf("setup: which user? give --user (the node could not name the token's user: %w)", err)
+	}
+	if u.ID == "" {
+		return errors.New("setup: the token names no user: give --user")
+	}
+	r.user = u.ID
+	return nil
+}
+
+// localParties takes the configured parties or allocates fresh ones and
+// grants the user CanActAs on them.
+func (r *runner) localParties(ctx context.Context) error {
+	if len(r.cfg.Parties) > 0 {
+		for _, p := range r.cfg.Parties {
+			if err := ledgerapi.ValidatePartyID("--party", p); err != nil {
+				return err
+			}
+		}
+		r.local = append([]string{}, r.cfg.Parties...)
+		return nil
+	}
+	run := strings.TrimSuffix(strings.TrimPrefix(r.cidPre, "bench-"), "-")
+	for i := 0; i < r.cfg.NewParties; i++ {
+		hint := fmt.Sprintf("bench-%s-%d", sanitizeHint(run), i+1)
+		d, err := r.c.AllocateParty(ctx, ledgerapi.AllocatePartyRequest{PartyIDHint: hint})
+		if err != nil {
+			return fmt.Errorf("setup: allocating party %s (needs the ParticipantAdmin right; or give existing parties with --party): %w", hint, err)
+		}
+		r.local = append(r.local, d.Party)
+	}
+	fmt.Fprintf(r.cfg.Log, "allocated %d local parties (bench-%s-1…)\n", len(r.local), sanitizeHint(run))
+	return r.grant(ctx, r.local)
+}
+
+// grant gives the user CanActAs on parties.
+func (r *runner) grant(ctx context.Context, parties []string) error {
+	rights := make([]ledgerapi.Right, len(parties))
+	for i, p := range parties {
+		rights[i] = ledgerapi.CanActAs(p)
+	}
+	if _, err := r.c.GrantUserRights(ctx, r.user, rights, ""); err != nil {
+		return fmt.Errorf("setup: granting user %s CanActAs on the new parties (needs the ParticipantAdmin right): %w", r.user, err)
+	}
+	return nil
+}
+
+// sanitizeHint keeps what a party hint allows.
+func sanitizeHint(s string) string {
+	return strings.Map(func(c rune) rune {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
+			return c
+		}
+		return '_'
+	}, s)
+}
+
+// externalParties onboards NewParties external parties with fresh keys: the
+// node's onboarding transactions are checked and their multi-hash recomputed
+// before it is signed.
+func (r *runner) externalParties(ctx context.Context) error {
+	sync, err := r.synchronizer(ctx)
+	if err != nil {
+		return err
+	}
+	r.sync = sync
+	run := sanitizeHint(strings.TrimSuffix(strings.TrimPrefix(r.cidPre, "bench-"), "-"))
+	var ids []string
+	for i := 0; i < r.cfg.NewParties; i++ {
+		hint := fmt.Sprintf("bench-%s-x%d", run, i+1)
+		p, err := r.onboard(ctx, sync, hint)
+		if err != nil {
+			return fmt.Errorf("setup: onboarding external party %s (needs the ParticipantAdmin right): %w", hint, err)
+		}
+		r.ext = append(r.ext, p)
+		ids = append(ids, p.id)
+	}
+	fmt.Fprintf(r.cfg.Log, "onboarded %d external parties on %s (bench-%s-x1…)\n", len(ids), sync, run)
+	return r.grant(ctx, ids)
+}
+
+func (r *runner) synchronizer(ctx context.Context) (string, error) {
+	if r.cfg.Synchronizer != "" {
+		return r.cfg.Synchronizer, nil
+	}
+	cs, err := r.c.ConnectedSynchronizers(ctx, "", "")
+	if err != nil {
+		return "", fmt.Errorf("setup: listing the node's synchronizers: %w", err)
+	}
+	switch n := len(cs.ConnectedSynchronizers); n {
+	case 1:
+		return cs.ConnectedSynchronizers[0].SynchronizerID, nil
+	case 0:
+		return "", errors.New("setup: the node is connected to no synchronizer")
+	default:
+		return "", fmt.Errorf("setup: the node is on %d synchronizers: choose one with --synchronizer", n)
+	}
+}
+
+func (r *runner) onboard(ctx context.Context, sync, hint string) (*externalParty, error) {
+	key, err := signer.Generate(nil)
+	if err != nil {
+		return nil, err
+	}
+	pub := key.Public()
+	gen, err := r.c.GenerateExternalPartyTopology(ctx, ledgerapi.GenerateExternalPartyTopologyRequest{
+		Synchronizer: sync, PartyHint: hint,
+		PublicKey: ledgerapi.SigningPublicKey{Format: ledgerapi.CryptoKeyFormatDERX509SPKI, KeyData: pub.SPKIDER(), KeySpec: ledgerapi.SigningKeySpecCurve25519},
+	})
+	if err != nil {
+		return nil, err
+	}
+	txs := make([][]byte, len(gen.TopologyTransactions))
+	for i, t := range gen.TopologyTransactions {
+		txs[i] = t
+	}
+	id, err := topology.CheckExternalPartyOnboarding(txs, pub.Raw(), hint)
+	if err != nil {
+		return nil, fmt.Errorf("refusing to sign the node's onboarding transactions: %w", err)
+	}
+	if gen.PartyID != id {
+		return nil, fmt.Errorf("refusing to sign: the node names the party %s, its transactions onboard %s", gen.PartyID, id)
+	}
+	if err := topology.VerifyMultiHash(txs, gen.MultiHash); err != nil {
+		return nil, fmt.Errorf("refusing to sign: %w", err)
+	}
+	sig, err := key.SignMultiHash(gen.MultiHash)
+	if err != nil {
+		return nil, err
+	}
+	onboarding := make([]ledgerapi.SignedTransaction, len(txs))
+	for i, t := range txs {
+		onboarding[i] = ledgerapi.SignedTransaction{Transaction: t, Signatures: []ledgerapi.Signature{}}
+	}
+	got, err := r.c.AllocateExternalParty(ctx, ledgerapi.AllocateExternalPartyRequest{
+		Synchronizer: sync, OnboardingTransactions: onboarding, MultiHashSignatures: []ledgerapi.Signature{sig},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if got != id {
+		return nil, fmt.Errorf("the node allocated %s, not the checked %s", got, id)
+	}
+	return &externalParty{id: id, key: key}, nil
+}
+
+// seed submits cfg.Seed creates as the completions party, unmeasured.
+func (r *runner) seed(ctx context.Context) error {
+	p := &plan{wheel: []string{ScenarioSubmit}, ops: map[string]opFunc{ScenarioSubmit: func(ctx context.Context, w int, seq int64) (int, error) {
+		return r.submitAs(ctx, r.local[0], seq)
+	}}}
+	recs := newRecorders(p, false)
+	r.phase(ctx, "seed", p, 0, r.cfg.Seed, recs)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	st := recs.total.stats(1)
+	if st.Failed > 0 {
+		id := sortedErrorIDs(st.Errors)[0]
+		return fmt.Errorf("setup: seeding: %d of %d submissions failed, e.g. %s", st.Failed, st.Ops, st.ErrorExamples[id])
+	}
+	fmt.Fprintf(r.cfg.Log, "seeded %d completions for %s\n", st.Succeeded, r.local[0])
+	return nil
+}
+
+// checkCompletions makes sure the completions party has something to read.
+func (r *runner) checkCompletions(ctx context.Context) error {
+	page, err := r.c.Completions(ctx, ledgerapi.CompletionStreamRequest{UserID: r.user, Parties: []string{r.local[0]}},
+		client.CompletionsOptions{Limit: 1, IdleTimeout: r.cfg.PageIdle})
+	if err != nil {
+		return fmt.Errorf("setup: reading the completions of %s: %w", r.local[0], err)
+	}
+	if len(page) == 0 {
+		return fmt.Errorf("setup: party %s has no completions of user %s to read: seed some with --seed N", r.local[0], r.user)
+	}
+	return nil
+}
+
+// createArgs fills the argument template of one create.
+func createArgs(tmpl, party string, seq int64, commandID string) (json.RawMessage, error) {
+	q := func(s string) string {
+		b, _ := json.Marshal(s)
+		return string(b[1 : len(b)-1])
+	}
+	s := strings.NewReplacer("{{party}}", q(party), "{{seq}}", strconv.FormatInt(seq, 10), "{{commandId}}", q(commandID)).Replace(tmpl)
+	if !json.Valid([]byte(s)) {
+		return nil, fmt.Errorf("--args: not valid JSON once {{party}}, {{seq}} and {{commandId}} are filled in: %s", truncate(s, 200))
+	}
+	return json.RawMessage(s), nil
+}
+
+func (r *runner) commandID(seq int64) string { return r.cidPre + strconv.FormatInt(seq, 10) }
+
+func (r *runner) create(party string, seq int64) (ledgerapi.Command, string, error) {
+	cid := r.commandID(seq)
+	args, err := createArgs(r.cfg.Args, party, seq, cid)
+	if err != nil {
+		return ledgerapi.Command{}, "", err
+	}
+	return ledgerapi.Command{Create: &ledgerapi.CreateCommand{TemplateID: r.cfg.Template, CreateArguments: args}}, cid, nil
+}
+
+func (r *runner) prepareRequest(party string, seq int64) (ledgerapi.PrepareSubmissionRequest, error) {
+	cmd, cid, err := r.create(party, seq)
+	if err != nil {
+		return ledgerapi.PrepareSubmissionRequest{}, err
+	}
+	req := ledgerapi.PrepareSubmissionRequest{
+		UserID: r.user, CommandID: cid, Commands: []ledgerapi.Command{cmd}, ActAs: []string{party}, SynchronizerID: r.sync,
+	}
+	if r.cfg.Scheme != 0 {
+		req.HashingSchemeVersion = ledgerapi.HashingSchemeVersion(r.cfg.Scheme.String())
+	}
+	return req, nil
+}
+
+func (r *runner) prepareOp(ctx context.Context, w int, seq int64) (int, error) {
+	req, err := r.prepareRequest(r.local[w%len(r.local)], seq)
+	if err != nil {
+		return 0, err
+	}
+	_, err = r.c.Prepare(ctx, req)
+	return 0, err
+}
+
+func (r *runner) submitOp(ctx context.Context, w int, seq int64) (int, error) {
+	return r.submitAs(ctx, r.local[w%len(r.local)], seq)
+}
+
+func (r *runner) submitAs(ctx context.Context, party string, seq int64) (int, error) {
+	cmd, cid, err := r.create(party, seq)
+	if err != nil {
+		return 0, err
+	}
+	user, sub := r.user, uuid.NewString()
+	_, err = r.c.SubmitAndWaitForTransactionTree(ctx, ledgerapi.Commands{
+		Commands: []ledgerapi.Command{cmd}, CommandID: cid, ActAs: []string{party}, UserID: &user,
+		DeduplicationPeriod: &ledgerapi.DeduplicationPeriod{}, SubmissionID: &sub,
+	})
+	return 0, err
+}
+
+// executeOp prepares, recomputes the hash from the prepared transaction's
+// bytes, signs the recomputed hash and executes.
+func (r *runner) executeOp(ctx context.Context, w int, seq int64) (int, error) {
+	p := r.ext[w%len(r.ext)]
+	req, err := r.prepareRequest(p.id, seq)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := r.c.Prepare(ctx, req)
+	if err != nil {
+		return 0, err
+	}
+	scheme := hashing.V2
+	if v := resp.HashingSchemeVersion; v != "" {
+		if scheme, err = hashing.ParseScheme(string(v)); err != nil {
+			return 0, &localError{"UNSUPPORTED_HASHING_SCHEME", err.Error()}
+		}
+	}
+	hash, err := hashing.Sum(resp.PreparedTransaction, scheme)
+	if err != nil {
+		return 0, &localError{"HASH_FAILED", err.Error()}
+	}
+	if !bytes.Equal(hash[:], resp.PreparedTransactionHash) {
+		return 0, &localError{"HASH_MISMATCH", fmt.Sprintf("the node's preparedTransactionHash differs from the hash recomputed under %s: not signed", scheme)}
+	}
+	var sigs ledgerapi.PartySignatures
+	sigs.Add(p.id, p.key.SignHash(hash))
+	_, err = r.c.ExecuteAndWait(ctx, ledgerapi.ExecuteSubmissionAndWaitRequest{
+		PreparedTransaction: resp.PreparedTransaction, PartySignatures: sigs, SubmissionID: uuid.NewString(),
+		UserID: r.user, HashingSchemeVersion: ledgerapi.HashingSchemeVersion(scheme.String()),
+	})
+	return 0, err
+}
+
+// completionsOp reads one page of the completions party's completions from
+// the worker's cursor; a short page ends a pass and the next starts at 0.
+func (r *runner) completionsOp(ctx context.Context, w int, seq int64) (int, error) {
+	page, err := r.c.Completions(ctx, ledgerapi.CompletionStreamRequest{
+		UserID: r.user, Parties: []string{r.local[0]}, BeginExclusive: ledgerapi.Int64(r.cursors[w]),
+	}, client.CompletionsOptions{Limit: r.cfg.PageSize, IdleTimeout: r.cfg.PageIdle})
+	if err != nil {
+		r.cursors[w] = 0
+		return 0, err
+	}
+	n := 0
+	for _, e := range page {
+		if e.Completion != nil {
+			n++
+		}
+	}
+	if len(page) < r.cfg.PageSize {
+		r.cursors[w] = 0
+	} else {
+		r.cursors[w] = page[len(page)-1].Offset()
+	}
+	return n, nil
+}
