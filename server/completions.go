@@ -219,19 +219,29 @@ func (s *Server) listCompletions(req *Request) (any, error) {
 	}
 	defer release()
 
-	out := []ledgerapi.CompletionStreamResponse{}
+	// The elements are encoded as they arrive; the body is written at the end
+	// (an error may still replace it).
+	out := append(make([]byte, 0, 64<<10), '[')
+	count := 0
 	fw := &follower{s: s, f: f, cursor: f.query.After}
 	timer := time.NewTimer(idle)
 	defer timer.Stop()
 	ctx := req.Context()
-	for len(out) < take {
-		cs, changed, err := fw.next(ctx, take-len(out))
+collect:
+	for count < take {
+		cs, changed, err := fw.next(ctx, take-count)
 		if err != nil {
 			return nil, err
 		}
 		if len(cs) > 0 {
-			for _, c := range cs {
-				out = append(out, ledgerapi.CompletionStreamResponse{Completion: s.completion(c, f.parties)})
+			for i := range cs {
+				if count > 0 {
+					out = append(out, ',')
+				}
+				if out, err = appendCompletionResponse(out, s.completion(cs[i], f.parties)); err != nil {
+					return nil, err
+				}
+				count++
 			}
 			timer.Reset(idle)
 			continue
@@ -239,18 +249,22 @@ func (s *Server) listCompletions(req *Request) (any, error) {
 		select {
 		case <-changed:
 		case <-timer.C:
-			return out, nil
+			break collect
 		case <-s.cmds.stop:
-			return out, nil
+			break collect
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 	}
-	if len(out) > maxElems {
+	if count > maxElems {
 		return nil, ledgerapi.Errorf(ledgerapi.CodeJSONAPIMaximumListElementsReached,
 			"Exceeded maximum number of elements in the list (%d); pass a limit of at most %d or use the websocket stream", maxElems, maxElems)
 	}
-	return out, nil
+	out = append(out, ']')
+	req.W.Header().Set("Content-Type", "application/json")
+	req.W.WriteHeader(http.StatusOK)
+	_, _ = req.W.Write(out)
+	return nil, nil
 }
 
 // queryInt64 reads an optional integer query parameter; a non-integer is
@@ -342,13 +356,12 @@ func (s *Server) streamCompletions(req *Request) (any, error) {
 			}
 			return nil, nil
 		}
-		for _, c := range cs {
-			b, err := json.Marshal(ledgerapi.CompletionStreamResponse{Completion: s.completion(c, f.parties)})
-			if err != nil {
+		for i := range cs {
+			if frame, err = appendCompletionResponse(frame[:0], s.completion(cs[i], f.parties)); err != nil {
 				s.closeWithError(conn, req, err)
 				return nil, nil
 			}
-			if err := conn.Write(ctx, websocket.MessageText, b); err != nil {
+			if err := conn.Write(ctx, websocket.MessageText, frame); err != nil {
 				return nil, nil
 			}
 		}
@@ -410,3 +423,98 @@ func (w *frameWriter) Header() http.Header {
 }
 func (w *frameWriter) Write(b []byte) (int, error) { return w.body.Write(b) }
 func (w *frameWriter) WriteHeader(int)             {}
+
+// appendCompletionResponse appends the JSON of one completion stream
+// element, exactly as encoding/json writes ledgerapi.CompletionStreamResponse
+// but without reflection: reading completions is the node's hottest read
+// path. A non-OK status goes through encoding/json.
+func appendCompletionResponse(b []byte, c *ledgerapi.Completion) ([]byte, error) {
+	b = append(b, `{"completionResponse":{"Completion":{"value":{"commandId":`...)
+	b = appendJSONString(b, c.CommandID)
+	b = append(b, `,"status":`...)
+	if c.Status == nil || c.Status.Code == 0 && c.Status.Message == "" && len(c.Status.Details) == 0 {
+		b = append(b, `{"code":0,"message":"","details":[]}`...)
+	} else {
+		st, err := json.Marshal(c.Status)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, st...)
+	}
+	b = append(b, `,"updateId":`...)
+	b = appendJSONString(b, c.UpdateID)
+	b = append(b, `,"userId":`...)
+	b = appendJSONString(b, c.UserID)
+	b = append(b, `,"actAs":[`...)
+	for i, p := range c.ActAs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, p)
+	}
+	b = append(b, `],"submissionId":`...)
+	b = appendJSONString(b, c.SubmissionID)
+	b = append(b, `,"deduplicationPeriod":`...)
+	switch d := c.DeduplicationPeriod; {
+	case d.Duration != nil && d.Offset == nil:
+		b = append(b, `{"DeduplicationDuration":{"value":{"seconds":`...)
+		b = strconv.AppendInt(b, int64(d.Duration.Seconds), 10)
+		b = append(b, `,"nanos":`...)
+		b = strconv.AppendInt(b, int64(d.Duration.Nanos), 10)
+		b = append(b, `,"unknownFields":{"fields":{}}}}}`...)
+	case d.Offset != nil && d.Duration == nil:
+		b = append(b, `{"DeduplicationOffset":{"value":`...)
+		b = strconv.AppendInt(b, *d.Offset, 10)
+		b = append(b, `}}`...)
+	default:
+		dj, err := json.Marshal(d)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, dj...)
+	}
+	b = append(b, `,"traceContext":`...)
+	if tc := c.TraceContext; tc == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"traceparent":`...)
+		b = appendOptionalString(b, tc.Traceparent)
+		b = append(b, `,"tracestate":`...)
+		b = appendOptionalString(b, tc.Tracestate)
+		b = append(b, '}')
+	}
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, int64(c.Offset), 10)
+	b = append(b, `,"synchronizerTime":{"synchronizerId":`...)
+	b = appendJSONString(b, c.SynchronizerTime.SynchronizerID)
+	b = append(b, `,"recordTime":`...)
+	if rt := c.SynchronizerTime.RecordTime; rt.IsZero() {
+		b = append(b, "null"...)
+	} else {
+		b = appendJSONString(b, rt.String())
+	}
+	b = append(b, `},"paidTrafficCost":`...)
+	b = strconv.AppendInt(b, int64(c.PaidTrafficCost), 10)
+	return append(b, "}}}}"...), nil
+}
+
+func appendOptionalString(b []byte, s *string) []byte {
+	if s == nil {
+		return append(b, "null"...)
+	}
+	return appendJSONString(b, *s)
+}
+
+// appendJSONString appends s as encoding/json would: plain printable ASCII
+// directly, anything needing escapes through encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
