@@ -78,6 +78,7 @@ Start with:  ledger quickstart`,
 		NewCmdCompletions(f, nil),
 		NewCmdParties(f),
 		NewCmdUsers(f),
+		NewCmdBench(f, nil),
 	)
 	return root
 }
