@@ -221,7 +221,7 @@ func (s *Server) listCompletions(req *Request) (any, error) {
 
 	// The elements are encoded as they arrive; the body is written at the end
 	// (an error may still replace it).
-	out := append(make([]byte, 0, 64<<10), '[')
+	out := append(make([]byte, 0, min(take, 16384)*640+2), '[')
 	count := 0
 	fw := &follower{s: s, f: f, cursor: f.query.After}
 	timer := time.NewTimer(idle)
