@@ -20,7 +20,7 @@ func TestAppendCompletionResponse(t *testing.T) {
 			SubmissionID: "s", DeduplicationPeriod: ledgerapi.DeduplicationPeriod{Duration: &d},
 			TraceContext: &ledgerapi.TraceContext{Traceparent: &tp}, Offset: 9,
 			SynchronizerTime: ledgerapi.SynchronizerTime{SynchronizerID: "local::1220", RecordTime: ledgerapi.NewTimestamp(time.Unix(1700000000, 123456000))},
-			PaidTrafficCost: 2048},
+			PaidTrafficCost:  2048},
 		{CommandID: "ü<weird>\"\\", Status: rej.Status(), ActAs: ledgerapi.List[string]{},
 			DeduplicationPeriod: ledgerapi.DeduplicationPeriod{Offset: &off},
 			TraceContext:        &ledgerapi.TraceContext{Traceparent: &tp, Tracestate: &ts},
