@@ -30,6 +30,7 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
@@ -41,20 +42,32 @@ import (
 // DefaultMaxRequestBytes is the default limit on a request body (4 MiB).
 const DefaultMaxRequestBytes = 4 << 20
 
-// Version is the version /v2/version reports. Release builds set it with
+// APIVersion is the Canton release whose JSON Ledger API the node speaks.
+// /v2/version starts with it because clients choose their behaviour by that
+// prefix (3.4 and 3.5 differ); ledger's own version follows as semver build
+// metadata, which does not change how versions compare.
+const APIVersion = "3.5.1"
+
+// Version is ledger's own version. Release builds set it with
 // -ldflags "-X github.com/ledger-cli/ledger/server.Version=1.2.3"; otherwise
 // it comes from the module's build information.
 var Version = ""
 
-// version returns Version, or the main module version, or "0.0.0-dev".
+// version returns what /v2/version reports: APIVersion+ledger.<version>.
 func version() string {
-	if Version != "" {
-		return Version
+	v := Version
+	if v == "" {
+		v = "0.0.0-dev"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = strings.TrimPrefix(bi.Main.Version, "v")
+		}
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "0.0.0-dev"
+	return APIVersion + "+ledger." + strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-' || r == '.' {
+			return r
+		}
+		return '-'
+	}, v)
 }
 
 // Limits the node advertises in /v2/version and applies to pages.

@@ -23,7 +23,7 @@ func TestVersionNeedsNoToken(t *testing.T) {
 	if err := json.Unmarshal(r.body, &v); err != nil {
 		t.Fatal(err)
 	}
-	if v.Version == "" || !v.Features.UserManagement.Supported || v.Features.UserManagement.MaxUsersPageSize != server.MaxUsersPageSize ||
+	if !strings.HasPrefix(v.Version, server.APIVersion+"+ledger.") || !v.Features.UserManagement.Supported || v.Features.UserManagement.MaxUsersPageSize != server.MaxUsersPageSize ||
 		v.Features.OffsetCheckpoint.MaxOffsetCheckpointEmissionDelay.Seconds != 75 {
 		t.Errorf("version response %s", r.body)
 	}
