@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -78,6 +79,9 @@ func encodeList(xs []string) string {
 }
 
 func decodeList(s string) ([]string, error) {
+	if xs, ok := decodePlainList(s); ok {
+		return xs, nil
+	}
 	var xs []string
 	if err := json.Unmarshal([]byte(s), &xs); err != nil {
 		return nil, fmt.Errorf("decode stored party list: %w", err)
@@ -168,4 +172,31 @@ func prefixEnd(prefix string) string {
 		}
 	}
 	return ""
+}
+
+// decodePlainList decodes, without encoding/json, the list shape encodeList
+// writes for party ids and other identifiers: ["a","b"], with no escapes or
+// characters JSON would escape. ok is false for anything else, which then
+// takes the general decoder. Completions are read by the hundred thousand,
+// and this is most of their decoding.
+func decodePlainList(s string) (xs []string, ok bool) {
+	if s == "[]" {
+		return []string{}, true
+	}
+	if len(s) < 4 || s[0] != '[' || s[1] != '"' || s[len(s)-2] != '"' || s[len(s)-1] != ']' {
+		return nil, false
+	}
+	body := s[2 : len(s)-2]
+	for i := 0; i < len(body); i++ {
+		if c := body[i]; c == '\\' || c < 0x20 || c >= 0x80 {
+			return nil, false
+		}
+	}
+	xs = strings.Split(body, `","`)
+	for _, x := range xs {
+		if strings.IndexByte(x, '"') >= 0 {
+			return nil, false
+		}
+	}
+	return xs, true
 }
