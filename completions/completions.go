@@ -25,12 +25,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ledger-cli/ledger/client"
+	"github.com/ledger-cli/ledger/internal/atomicfile"
 	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
@@ -155,6 +155,18 @@ func Tail(ctx context.Context, c *client.Client, o Options, out Output) (*Result
 		}
 	}
 	t.res.Last = begin
+	if o.Checkpoint != "" && !haveCheckpoint && o.Sync != nil {
+		// Anchor the output's length before anything is written, so that a
+		// run killed after its first batch reached the output but before its
+		// first checkpoint can be cut back too.
+		size, err := o.Sync()
+		if err != nil {
+			return nil, fmt.Errorf("output: %w", err)
+		}
+		if err := writeCheckpoint(o.Checkpoint, begin, size); err != nil {
+			return nil, err
+		}
+	}
 	if !follow {
 		t.res.Transport = TransportList
 		return t.res, t.listUntil(ctx, end)
@@ -416,33 +428,12 @@ func WriteCheckpoint(path string, offset int64) error {
 // writeCheckpoint writes the offset and, when size is not negative, the
 // length of the output file.
 func writeCheckpoint(path string, offset, size int64) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	defer os.Remove(tmp.Name())
 	line := strconv.FormatInt(offset, 10)
 	if size >= 0 {
 		line += " " + strconv.FormatInt(size, 10)
 	}
-	if _, err := tmp.WriteString(line + "\n"); err != nil {
-		tmp.Close()
+	if err := atomicfile.WriteFile(path, []byte(line+"\n"), 0o644); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync() // make the rename durable; not all systems allow it
-		d.Close()
 	}
 	return nil
 }

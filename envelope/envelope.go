@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/ledger-cli/ledger/hashing"
+	"github.com/ledger-cli/ledger/internal/atomicfile"
 	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
@@ -243,37 +244,5 @@ func (e *Envelope) WriteFile(path string) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, b, 0o644)
-}
-
-func writeAtomic(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(dirOf(path), ".ledger-*.tmp")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	defer os.Remove(name)
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(name, path)
-}
-
-func dirOf(path string) string {
-	if i := strings.LastIndexByte(path, os.PathSeparator); i >= 0 {
-		return path[:i+1]
-	}
-	return "."
+	return atomicfile.WriteFile(path, b, 0o644)
 }

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ledger-cli/ledger/internal/atomicfile"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/server/auth"
 	"github.com/ledger-cli/ledger/server/store"
@@ -280,23 +281,7 @@ func initIdentity(ctx context.Context, st *store.Store, participant, synchronize
 // WritePortFile writes port to path atomically (temporary file and rename),
 // so a script polling for the file never reads half a number.
 func WritePortFile(path string, port int) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".port-*")
-	if err != nil {
-		return fmt.Errorf("port file %s: %w", path, err)
-	}
-	_, err = f.WriteString(strconv.Itoa(port) + "\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
+	if err := atomicfile.WriteFile(path, []byte(strconv.Itoa(port)+"\n"), 0o644); err != nil {
 		return fmt.Errorf("port file %s: %w", path, err)
 	}
 	return nil

@@ -10,10 +10,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"golang.org/x/crypto/chacha20poly1305"
 	"golang.org/x/crypto/scrypt"
+
+	"github.com/ledger-cli/ledger/internal/atomicfile"
 )
 
 const (
@@ -353,20 +354,8 @@ func WriteKeyFile(path string, data []byte, force bool) error {
 		}
 		return nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".ledger-key-*")
-	if err != nil {
-		return fmt.Errorf("key file: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("key file: %w", err)
-	}
-	if err := writeSync(tmp, data); err != nil {
+	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
 		return fmt.Errorf("key file %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("key file: %w", err)
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ import (
 	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/ledger-cli/ledger/client"
+	"github.com/ledger-cli/ledger/internal/atomicfile"
 )
 
 // Connection settings: the keys of a profile, the names of the flags and,
@@ -141,27 +142,10 @@ func (c *ConfigFile) Save() error {
 	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
 		return fmt.Errorf("config file: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(c.path), ".config-*.yaml")
-	if err != nil {
+	if err := atomicfile.WriteFile(c.path, b, 0o600); err != nil {
 		return fmt.Errorf("config file: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), c.path)
+	return nil
 }
 
 // Profile returns a profile's settings (nil if it does not exist).
