@@ -10,23 +10,16 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
-// MaxAnnotationsSize is the limit on the total UTF-8 size of the keys and
-// values of one user's or party's annotations (256 KiB, as Canton).
-const MaxAnnotationsSize = 256 * 1024
+// MaxAnnotationsSize is Canton's limit on the total size of one user's or
+// party's annotations; the rule is ledgerapi's, counted by AnnotationsSize.
+const MaxAnnotationsSize = ledgerapi.MaxAnnotationsSize
 
-// AnnotationsSize is the size counted against MaxAnnotationsSize: the bytes
-// of every key and value whose value is not empty.
-func AnnotationsSize(m map[string]string) int {
-	n := 0
-	for k, v := range m {
-		if v != "" {
-			n += len(k) + len(v)
-		}
-	}
-	return n
-}
+// AnnotationsSize is the size counted against MaxAnnotationsSize.
+func AnnotationsSize(m map[string]string) int { return ledgerapi.AnnotationsSize(m) }
 
 // mergeAnnotations applies change to base: "" deletes a key, anything else
 // sets it. base is modified and returned (a new map when base is nil).
