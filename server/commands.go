@@ -11,9 +11,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/proto/damlpb"
 	"github.com/ledger-cli/ledger/server/engine"
 	"github.com/ledger-cli/ledger/server/store"
 )
@@ -280,13 +283,92 @@ func (s *Server) execute(req *Request, body ledgerapi.ExecuteSubmissionRequest, 
 	}
 	out, err := eng.Execute(req.Context(), body, userID, s.signingKeys)
 	if err != nil {
-		return nil, err
+		out = s.executedBefore(req.Context(), err, body, userID)
+		if out == nil {
+			return nil, err
+		}
 	}
 	sigs := 0
 	for _, ps := range body.PartySignatures.Signatures {
 		sigs += len(ps.Signatures)
 	}
 	return s.commitAndAnswer(req, out, trafficBasis{size: len(body.PreparedTransaction), signatures: sigs}, view, mode)
+}
+
+// executedBefore turns the engine's refusal of a prepared transaction that
+// was already executed into Canton's answer. The engine finds the earlier
+// execution as a conflict: a contract the transaction creates exists, or one
+// it uses is archived. Canton checks deduplication before anything else, so
+// when the transaction that created or archived that contract is this same
+// change (user, act_as, command id) inside the deduplication period, the
+// answer is a DUPLICATE_COMMAND rejection. It returns nil when err is
+// anything else.
+func (s *Server) executedBefore(ctx context.Context, err error, body ledgerapi.ExecuteSubmissionRequest, userID string) *engine.Outcome {
+	var e *ledgerapi.JsCantonError
+	if !errors.As(err, &e) {
+		return nil
+	}
+	cid, ok := e.Resource("CONTRACT_ID")
+	if !ok {
+		return nil
+	}
+	c, err := s.Store.Contract(ctx, cid)
+	if err != nil {
+		return nil
+	}
+	pt := &damlpb.PreparedTransaction{}
+	if proto.Unmarshal(body.PreparedTransaction, pt) != nil {
+		return nil
+	}
+	si := pt.GetMetadata().GetSubmitterInfo()
+	change := store.ChangeIDOf(userID, si.GetActAs(), si.GetCommandId())
+	for _, off := range []int64{c.CreatedOffset, c.ArchivedOffset} {
+		if off == 0 {
+			continue
+		}
+		done, err := s.Store.CompletionAt(ctx, off)
+		if err != nil || done.UpdateID == "" || store.ChangeIDOf(done.UserID, done.ActAs, done.CommandID) != change ||
+			!s.deduplicates(body.DeduplicationPeriod, done) {
+			continue
+		}
+		subID := body.SubmissionID
+		if subID == "" {
+			subID = uuid.NewString()
+		}
+		return &engine.Outcome{
+			UserID: userID, CommandID: si.GetCommandId(), SubmissionID: subID,
+			ActAs: si.GetActAs(), Dedup: body.DeduplicationPeriod,
+			Rejection: duplicateCommand(done.Offset, done.SubmissionID, subID),
+		}
+	}
+	return nil
+}
+
+// deduplicates reports whether the accepted completion done lies in the
+// deduplication period p of a new submission (as the store's check at
+// commit decides it).
+func (s *Server) deduplicates(p ledgerapi.DeduplicationPeriod, done store.Completion) bool {
+	now := time.Now()
+	if s.Commands.Now != nil {
+		now = s.Commands.Now()
+	}
+	switch {
+	case p.Offset != nil:
+		return done.Offset > *p.Offset
+	case p.Duration != nil:
+		d := p.Duration.Std()
+		return d > 0 && done.RecordTime.After(now.Add(-d))
+	}
+	return done.RecordTime.After(now.Add(-s.Commands.MaxDeduplication))
+}
+
+// duplicateCommand is the rejection of a change accepted before at offset.
+func duplicateCommand(offset int64, existingSubmissionID, submissionID string) *ledgerapi.JsCantonError {
+	return ledgerapi.NewError(ledgerapi.CodeDuplicateCommand,
+		"A command with the given command id has already been successfully processed",
+		map[string]string{"completion_offset": strconv.FormatInt(offset, 10),
+			"existing_submission_id": existingSubmissionID, "definite_answer": "false"}).
+		WithCorrelationID(submissionID)
 }
 
 // preparedActAs reads metadata.submitter_info.act_as out of a prepared
@@ -592,11 +674,7 @@ func (s *Server) commit(req *Request, out *engine.Outcome, traffic trafficBasis,
 	case err == nil:
 		return at, entry.PaidTrafficCost, nil, nil
 	case errors.As(err, &dup):
-		rej := ledgerapi.NewError(ledgerapi.CodeDuplicateCommand,
-			"A command with the given command id has already been successfully processed",
-			map[string]string{"completion_offset": strconv.FormatInt(dup.CompletionOffset, 10),
-				"existing_submission_id": dup.SubmissionID, "definite_answer": "false"}).
-			WithCorrelationID(out.SubmissionID)
+		rej := duplicateCommand(dup.CompletionOffset, dup.SubmissionID, out.SubmissionID)
 		entry.Transaction, entry.PaidTrafficCost = nil, 0
 		return s.commitRejection(ctx, entry, rej)
 	case errors.As(err, &inactive):

@@ -346,7 +346,8 @@ func (e *Engine) conform(ctx context.Context, pt *damlpb.PreparedTransaction, ac
 			return nil, err
 		}
 		if existing != nil {
-			return nil, failedToExecute("contract id %s already exists: this prepared transaction was executed before", c.ContractID)
+			return nil, failedToExecute("contract id %s already exists: this prepared transaction was executed before", c.ContractID).
+				WithResource("CONTRACT_ID", c.ContractID)
 		}
 	}
 	return b, nil

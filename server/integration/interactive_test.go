@@ -166,13 +166,16 @@ func TestExternalPartyFlow(t *testing.T) {
 		c.PaidTrafficCost <= 0 || c.TraceContext == nil || c.TraceContext.Traceparent == nil || *c.TraceContext.Traceparent != traceparent {
 		t.Errorf("completion %+v", c)
 	}
-	// The same signed transaction again is refused by the engine (the
-	// contracts it creates exist); the same change prepared anew is a
-	// duplicate, with a completion.
+	// The same signed transaction again is a duplicate, as in Canton, which
+	// checks deduplication first (the engine alone would find its contracts
+	// exist); so is the same change prepared anew. Each has a completion.
 	good["submissionId"] = "s-2"
-	n.fail("POST", "/v2/interactive-submission/executeAndWait", wallet, good, 400, "FAILED_TO_EXECUTE_TRANSACTION")
+	e := n.fail("POST", "/v2/interactive-submission/executeAndWait", wallet, good, 409, "DUPLICATE_COMMAND")
+	if e.Context["completion_offset"] != "1" || e.Context["existing_submission_id"] != "s-1" {
+		t.Errorf("duplicate context %v", e.Context)
+	}
 	again := n.prepare(wallet, prepareBody("ext-1", []string{ext}, create(ext, "100")))
-	e := n.fail("POST", "/v2/interactive-submission/executeAndWait", wallet, executeBody(again, ext, key, "s-2"), 409, "DUPLICATE_COMMAND")
+	e = n.fail("POST", "/v2/interactive-submission/executeAndWait", wallet, executeBody(again, ext, key, "s-2"), 409, "DUPLICATE_COMMAND")
 	if e.Context["completion_offset"] != "1" || e.Context["existing_submission_id"] != "s-1" {
 		t.Errorf("duplicate context %v", e.Context)
 	}
@@ -181,8 +184,8 @@ func TestExternalPartyFlow(t *testing.T) {
 	if r.status != 200 || string(r.body) != "{}" {
 		t.Errorf("execute: %d %s", r.status, r.body)
 	}
-	if cs := n.completions(wallet, "wallet", []string{ext}, 1, ""); len(cs) != 2 || cs[1].SubmissionID != "s-3" ||
-		ledgerapi.ErrorFromStatus(cs[1].Status).Code != "DUPLICATE_COMMAND" {
+	if cs := n.completions(wallet, "wallet", []string{ext}, 1, ""); len(cs) != 3 || cs[2].SubmissionID != "s-3" ||
+		ledgerapi.ErrorFromStatus(cs[2].Status).Code != "DUPLICATE_COMMAND" {
 		t.Errorf("completions after the duplicates %+v", cs)
 	}
 
