@@ -110,7 +110,7 @@ func decodeValue(v *damlpb.Value, depth int) (*Value, error) {
 		if s.Optional.GetValue() != nil {
 			inner, err := decodeValue(s.Optional.GetValue(), depth+1)
 			if err != nil {
-				return nil, fmt.Errorf("Some: %w", err)
+				return nil, fmt.Errorf("inside Some: %w", err)
 			}
 			out.Inner = inner
 		}

@@ -30,15 +30,6 @@ func loadVector(t testing.TB, name string) (*damlpb.PreparedTransaction, Scheme)
 	return &pt, s
 }
 
-func nodeByID(pt *damlpb.PreparedTransaction, id string) *damlpb.Node {
-	for _, n := range pt.Transaction.Nodes {
-		if n.NodeId == id {
-			return n.GetV1()
-		}
-	}
-	return nil
-}
-
 func firstCreate(pt *damlpb.PreparedTransaction) (string, *damlpb.Create) {
 	for _, n := range pt.Transaction.Nodes {
 		if c := n.GetV1().GetCreate(); c != nil {

@@ -13,12 +13,11 @@ import (
 )
 
 // Value constructors for building test inputs tersely.
-func vText(s string) *damlpb.Value  { return &damlpb.Value{Sum: &damlpb.Value_Text{Text: s}} }
-func vInt(i int64) *damlpb.Value    { return &damlpb.Value{Sum: &damlpb.Value_Int64{Int64: i}} }
-func vBool(b bool) *damlpb.Value    { return &damlpb.Value{Sum: &damlpb.Value_Bool{Bool: b}} }
-func vNum(s string) *damlpb.Value   { return &damlpb.Value{Sum: &damlpb.Value_Numeric{Numeric: s}} }
-func vParty(s string) *damlpb.Value { return &damlpb.Value{Sum: &damlpb.Value_Party{Party: s}} }
-func vCid(s string) *damlpb.Value   { return &damlpb.Value{Sum: &damlpb.Value_ContractId{ContractId: s}} }
+func vText(s string) *damlpb.Value { return &damlpb.Value{Sum: &damlpb.Value_Text{Text: s}} }
+func vInt(i int64) *damlpb.Value   { return &damlpb.Value{Sum: &damlpb.Value_Int64{Int64: i}} }
+func vBool(b bool) *damlpb.Value   { return &damlpb.Value{Sum: &damlpb.Value_Bool{Bool: b}} }
+func vNum(s string) *damlpb.Value  { return &damlpb.Value{Sum: &damlpb.Value_Numeric{Numeric: s}} }
+func vCid(s string) *damlpb.Value  { return &damlpb.Value{Sum: &damlpb.Value_ContractId{ContractId: s}} }
 func vList(vs ...*damlpb.Value) *damlpb.Value {
 	return &damlpb.Value{Sum: &damlpb.Value_List{List: &damlpb.List{Elements: vs}}}
 }

@@ -56,10 +56,7 @@ func TransactionHash(serialized []byte) []byte {
 // The hashes are taken as a set, like Canton does: duplicates count once and
 // they are sorted by their lowercase hex (the same order as their bytes).
 func MultiHash(txHashes [][]byte) []byte {
-	sorted := make([][]byte, 0, len(txHashes))
-	for _, h := range txHashes {
-		sorted = append(sorted, h)
-	}
+	sorted := append(make([][]byte, 0, len(txHashes)), txHashes...)
 	slices.SortFunc(sorted, bytes.Compare)
 	sorted = slices.CompactFunc(sorted, bytes.Equal)
 
