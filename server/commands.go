@@ -31,7 +31,21 @@ const (
 	// DefaultMaxStreams caps concurrent completion streams (lists and
 	// websockets).
 	DefaultMaxStreams = 256
+	// MaxPartiesPerRequest bounds the parties one request may list in
+	// actAs, readAs, a completions request, a transaction filter or a party
+	// lookup (the parties page size). Canton has no such count; the bound
+	// keeps one request from costing thousands of lookups.
+	MaxPartiesPerRequest = MaxPartiesPageSize
 )
+
+// checkPartyCount is INVALID_ARGUMENT when field lists more than
+// MaxPartiesPerRequest parties.
+func checkPartyCount(field string, n int) error {
+	if n > MaxPartiesPerRequest {
+		return invalidArgument("%s lists %d parties; this node accepts at most %d in one request", field, n, MaxPartiesPerRequest)
+	}
+	return nil
+}
 
 // CommandOptions configure the command and completion endpoints.
 type CommandOptions struct {
@@ -52,6 +66,9 @@ type CommandOptions struct {
 	// TapsMaxPassesLimit is the largest tapsMaxPasses accepted
 	// (engine.DefaultTapsMaxPassesLimit).
 	TapsMaxPassesLimit int32
+	// MaxValueNodes bounds the values the JSON arguments of one request may
+	// hold in total (engine.DefaultMaxValueNodes).
+	MaxValueNodes int
 	// MaxStreams caps concurrent completion streams (DefaultMaxStreams);
 	// more get MAXIMUM_NUMBER_OF_STREAMS.
 	MaxStreams int
@@ -95,6 +112,7 @@ func (s *Server) ConfigureCommands(opts CommandOptions) error {
 		NonconsumingChoices: opts.NonconsumingChoices,
 		PackageNames:        opts.PackageNames,
 		TapsMaxPassesLimit:  opts.TapsMaxPassesLimit,
+		MaxValueNodes:       opts.MaxValueNodes,
 		MaxDeduplication:    opts.MaxDeduplication,
 		Now:                 opts.Now,
 	}, storeContracts{s.Store}, &partyDirectory{st: s.Store})
@@ -210,6 +228,9 @@ func (s *Server) prepareSubmission(req *Request) (any, error) {
 	}
 	userID, err := req.Caller.UserIDFor(body.UserID)
 	if err != nil {
+		return nil, err
+	}
+	if err := errors.Join(checkPartyCount("act_as", len(body.ActAs)), checkPartyCount("read_as", len(body.ReadAs))); err != nil {
 		return nil, err
 	}
 	// Preparing needs only read rights: nothing is submitted yet.
@@ -482,6 +503,9 @@ func (s *Server) submit(req *Request, cmds ledgerapi.Commands, format *ledgerapi
 	if err != nil {
 		return nil, err
 	}
+	if err := errors.Join(checkPartyCount("act_as", len(cmds.ActAs)), checkPartyCount("read_as", len(cmds.ReadAs))); err != nil {
+		return nil, err
+	}
 	for _, p := range cmds.ActAs {
 		if !req.Caller.CanActAs(p) {
 			return nil, permissionDenied("user %q may not act as party %q", userID, p)
@@ -550,6 +574,9 @@ func (s *Server) transactionView(req *Request, f *ledgerapi.TransactionFormat, d
 		}
 		v.anyParty = true
 		return v, nil
+	}
+	if err := checkPartyCount("filters_by_party", len(ef.FiltersByParty)); err != nil {
+		return v, err
 	}
 	v.parties = []string{}
 	for p := range ef.FiltersByParty {

@@ -44,6 +44,9 @@ func (s *Server) completionFilter(c *Caller, body ledgerapi.CompletionStreamRequ
 	if len(body.Parties) == 0 {
 		return completionFilter{}, missingField("parties")
 	}
+	if err := checkPartyCount("parties", len(body.Parties)); err != nil {
+		return completionFilter{}, err
+	}
 	f := completionFilter{parties: map[string]bool{}}
 	for _, p := range body.Parties {
 		if err := ledgerapi.ValidatePartyID("parties", p); err != nil {

@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 
@@ -144,6 +145,9 @@ func decodeBody(r *http.Request, v any) error {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return mbe
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return &DecodeError{What: "body", Detail: "the body did not arrive within the node's body read timeout"}
 		}
 		return &DecodeError{What: "body", Detail: "reading the body failed: " + err.Error()}
 	}

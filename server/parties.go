@@ -151,6 +151,9 @@ func (s *Server) listParties(req *Request) (any, error) {
 // named parties this node knows (unknown ones are left out).
 func (s *Server) getParties(req *Request) (any, error) {
 	ids := append([]string{req.PathValue("party")}, req.URL.Query()["parties"]...)
+	if err := checkPartyCount("parties", len(ids)); err != nil {
+		return nil, err
+	}
 	for _, id := range ids {
 		if err := ledgerapi.ValidatePartyID("parties", id); err != nil {
 			return nil, invalidField("parties", fieldReason(err))

@@ -26,6 +26,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -89,6 +90,9 @@ type Server struct {
 	Log      *slog.Logger
 	// MaxRequestBytes bounds request bodies (413 above it).
 	MaxRequestBytes int64
+	// BodyReadTimeout bounds how long reading a request body may take
+	// (DefaultBodyReadTimeout; 0 = no bound).
+	BodyReadTimeout time.Duration
 	// Engine interprets commands; Commands configure the command and
 	// completion endpoints. Both are set by ConfigureCommands.
 	Engine   *engine.Engine
@@ -107,7 +111,8 @@ func New(st *store.Store, v *auth.Verifier, id store.Identity, maxRequestBytes i
 	if maxRequestBytes <= 0 {
 		maxRequestBytes = DefaultMaxRequestBytes
 	}
-	s := &Server{Store: st, Verifier: v, Identity: id, Log: log, MaxRequestBytes: maxRequestBytes, mux: http.NewServeMux()}
+	s := &Server{Store: st, Verifier: v, Identity: id, Log: log, MaxRequestBytes: maxRequestBytes,
+		BodyReadTimeout: DefaultBodyReadTimeout, mux: http.NewServeMux()}
 	for _, rt := range s.routes() {
 		s.Handle(rt)
 	}
@@ -177,6 +182,9 @@ func (s *Server) wrap(rt Route) http.Handler {
 		}()
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(rec, r.Body, s.MaxRequestBytes)
+			if r.Body != http.NoBody && s.BodyReadTimeout > 0 {
+				r.Body = withReadDeadline(rec, r.Body, s.BodyReadTimeout)
+			}
 		}
 		if !rt.Public {
 			c, err := s.authenticate(r)
@@ -195,6 +203,36 @@ func (s *Server) wrap(rt Route) http.Handler {
 			writeJSON(rec, http.StatusOK, v)
 		}
 	})
+}
+
+// withReadDeadline bounds the reading of body: the connection's read
+// deadline is set now and cleared once the whole body has arrived, so that a
+// slow client cannot hold a handler, while a long-running handler (a
+// completions list) is not cut off after the body arrived. After a timeout
+// the deadline stays, so net/http does not wait for the rest of the body
+// either and closes the connection after the answer. Where the writer cannot
+// set deadlines (a test recorder) body is returned as is.
+func withReadDeadline(w http.ResponseWriter, body io.ReadCloser, d time.Duration) io.ReadCloser {
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(d)) != nil {
+		return body
+	}
+	return &deadlineBody{ReadCloser: body, clear: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+}
+
+type deadlineBody struct {
+	io.ReadCloser
+	clear func()
+	done  bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.done {
+		b.done = true
+		b.clear()
+	}
+	return n, err
 }
 
 type requestKey struct{}

@@ -55,7 +55,24 @@ type Config struct {
 	// ShutdownTimeout bounds how long Close waits for requests in progress
 	// (default 10 s).
 	ShutdownTimeout time.Duration
+	// ReadHeaderTimeout bounds how long a client may take to send a
+	// request's headers (DefaultReadHeaderTimeout): a client trickling
+	// header bytes is cut off.
+	ReadHeaderTimeout time.Duration
+	// BodyReadTimeout bounds how long a client may take to send a request
+	// body (DefaultBodyReadTimeout); it is answered 400 and cut off.
+	BodyReadTimeout time.Duration
+	// IdleTimeout closes keep-alive connections left idle this long
+	// (DefaultIdleTimeout).
+	IdleTimeout time.Duration
 }
+
+// Defaults of the Config timeouts left at zero.
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultBodyReadTimeout   = 60 * time.Second
+	DefaultIdleTimeout       = 2 * time.Minute
+)
 
 // Running is a started node.
 type Running struct {
@@ -132,6 +149,9 @@ func Start(ctx context.Context, cfg Config) (*Running, error) {
 		id.MaxDeduplication = d
 	}
 	srv := New(st, v, id, cfg.MaxRequestBytes, log)
+	if cfg.BodyReadTimeout > 0 {
+		srv.BodyReadTimeout = cfg.BodyReadTimeout
+	}
 	if err := srv.ConfigureCommands(cfg.Commands); err != nil {
 		v.Close()
 		return fail(fmt.Errorf("command engine: %w", err))
@@ -155,9 +175,12 @@ func Start(ctx context.Context, cfg Config) (*Running, error) {
 	}
 	r.srv = &http.Server{
 		Handler:           r.Server.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		ConnState:         r.trackConn,
+		ReadHeaderTimeout: orDefault(cfg.ReadHeaderTimeout, DefaultReadHeaderTimeout),
+		IdleTimeout:       orDefault(cfg.IdleTimeout, DefaultIdleTimeout),
+		// No ReadTimeout or WriteTimeout: completion lists and websockets
+		// run long. The handler bounds body reads (Server.BodyReadTimeout).
+		ErrorLog:  slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ConnState: r.trackConn,
 	}
 	if cfg.PortFile != "" {
 		port := ln.Addr().(*net.TCPAddr).Port
@@ -184,6 +207,13 @@ func Start(ctx context.Context, cfg Config) (*Running, error) {
 	log.Info("ledger serve listening", "url", r.URL(), "participant", id.ParticipantID,
 		"synchronizer", id.SynchronizerID, "db", cfg.DBPath, "auth", authCfg.Mode, "newNode", created)
 	return r, nil
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
 }
 
 // URL is the node's base URL, e.g. http://127.0.0.1:7575.

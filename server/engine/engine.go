@@ -39,6 +39,9 @@ type Config struct {
 	// MaxSignaturesPerParty caps the signatures one party may send with an
 	// execute request (DefaultMaxSignaturesPerParty).
 	MaxSignaturesPerParty int
+	// MaxValueNodes bounds the number of values the JSON arguments of one
+	// request may hold in total (DefaultMaxValueNodes when 0).
+	MaxValueNodes int
 	// AllowMultipleRoots lets prepare and execute handle transactions with
 	// several root nodes (CreateAndExerciseCommand makes two). Canton refuses
 	// them by default (enforceSingleRootNode); so does the engine unless set.
@@ -111,6 +114,9 @@ func New(cfg Config, contracts ContractReader, parties PartyDirectory) (*Engine,
 	}
 	if cfg.MaxDeduplication <= 0 {
 		cfg.MaxDeduplication = DefaultMaxDeduplication
+	}
+	if cfg.MaxValueNodes <= 0 {
+		cfg.MaxValueNodes = DefaultMaxValueNodes
 	}
 	if cfg.MaxSignaturesPerParty <= 0 {
 		cfg.MaxSignaturesPerParty = DefaultMaxSignaturesPerParty

@@ -116,8 +116,9 @@ func (e *Engine) parseCommands(ctx context.Context, cmds []ledgerapi.Command, pr
 	}
 	out := make([]command, 0, len(cmds))
 	check := e.partyCheck(ctx)
+	budget := e.cfg.MaxValueNodes
 	for i, c := range cmds {
-		cmd, err := e.parseCommand(c, preference, check, fmt.Sprintf("commands[%d]", i))
+		cmd, err := e.parseCommand(c, preference, check, &budget, fmt.Sprintf("commands[%d]", i))
 		if err != nil {
 			return nil, err
 		}
@@ -126,14 +127,14 @@ func (e *Engine) parseCommands(ctx context.Context, cmds []ledgerapi.Command, pr
 	return out, nil
 }
 
-func (e *Engine) parseCommand(c ledgerapi.Command, preference []string, check PartyCheck, path string) (command, error) {
+func (e *Engine) parseCommand(c ledgerapi.Command, preference []string, check PartyCheck, budget *int, path string) (command, error) {
 	switch {
 	case c.Create != nil:
 		t, err := e.templateField(c.Create.TemplateID, preference)
 		if err != nil {
 			return command{}, err
 		}
-		arg, err := createArgument(c.Create.CreateArguments, path+".CreateCommand.createArguments", check, t.id)
+		arg, err := createArgument(c.Create.CreateArguments, path+".CreateCommand.createArguments", check, budget, t.id)
 		if err != nil {
 			return command{}, err
 		}
@@ -152,7 +153,7 @@ func (e *Engine) parseCommand(c ledgerapi.Command, preference []string, check Pa
 		if err := choiceField(x.Choice); err != nil {
 			return command{}, err
 		}
-		arg, err := choiceArgument(x.ChoiceArgument, path+".ExerciseCommand.choiceArgument", check, nil, x.Choice)
+		arg, err := choiceArgument(x.ChoiceArgument, path+".ExerciseCommand.choiceArgument", check, budget, nil, x.Choice)
 		if err != nil {
 			return command{}, err
 		}
@@ -163,14 +164,14 @@ func (e *Engine) parseCommand(c ledgerapi.Command, preference []string, check Pa
 		if err != nil {
 			return command{}, err
 		}
-		arg, err := createArgument(x.CreateArguments, path+".CreateAndExerciseCommand.createArguments", check, t.id)
+		arg, err := createArgument(x.CreateArguments, path+".CreateAndExerciseCommand.createArguments", check, budget, t.id)
 		if err != nil {
 			return command{}, err
 		}
 		if err := choiceField(x.Choice); err != nil {
 			return command{}, err
 		}
-		carg, err := choiceArgument(x.ChoiceArgument, path+".CreateAndExerciseCommand.choiceArgument", check, t.id, x.Choice)
+		carg, err := choiceArgument(x.ChoiceArgument, path+".CreateAndExerciseCommand.choiceArgument", check, budget, t.id, x.Choice)
 		if err != nil {
 			return command{}, err
 		}
@@ -204,11 +205,11 @@ func choiceField(choice string) error {
 
 // createArgument converts create arguments: a JSON object, which becomes a
 // record whose type id is the template.
-func createArgument(raw []byte, path string, check PartyCheck, tmpl *damlpb.Identifier) (*damlpb.Value, error) {
+func createArgument(raw []byte, path string, check PartyCheck, budget *int, tmpl *damlpb.Identifier) (*damlpb.Value, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return nil, missingField("create_arguments")
 	}
-	v, err := ValueFromJSON(raw, path, check)
+	v, err := valueFromJSON(raw, path, check, budget)
 	if err != nil {
 		return nil, valueError(err)
 	}
@@ -223,11 +224,11 @@ func createArgument(raw []byte, path string, check PartyCheck, tmpl *damlpb.Iden
 // choiceArgument converts a choice argument. A JSON object becomes a record
 // whose type id is the choice (Module:Choice of the template's package) when
 // the template is known here (createAndExercise); null is an empty optional.
-func choiceArgument(raw []byte, path string, check PartyCheck, tmpl *damlpb.Identifier, choice string) (*damlpb.Value, error) {
+func choiceArgument(raw []byte, path string, check PartyCheck, budget *int, tmpl *damlpb.Identifier, choice string) (*damlpb.Value, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, missingField("choice_argument")
 	}
-	v, err := ValueFromJSON(raw, path, check)
+	v, err := valueFromJSON(raw, path, check, budget)
 	if err != nil {
 		return nil, valueError(err)
 	}

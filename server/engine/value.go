@@ -20,6 +20,13 @@ import (
 // MaxValueNesting is Daml's limit on nested values; deeper JSON is refused.
 const MaxValueNesting = 100
 
+// DefaultMaxValueNodes bounds how many values (records, fields' values, list
+// and map elements, scalars) the JSON arguments of one request may hold in
+// total. Each costs a few hundred bytes once converted, so without a bound a
+// body of a few MiB of "[0,0,0,…]" would take hundreds of MiB and seconds
+// of CPU. Canton has no such count; its bound is the message size.
+const DefaultMaxValueNodes = 100_000
+
 // Daml numerics carry at most 38 significant digits and a scale of at most 37.
 const (
 	numericMaxPrecision = 38
@@ -52,7 +59,14 @@ type PartyCheck func(party string) (bool, error)
 // numbers int64 or numeric, booleans bool, null an empty optional. path names
 // the value in errors. check may be nil (no string is a party).
 func ValueFromJSON(raw []byte, path string, check PartyCheck) (*damlpb.Value, error) {
-	c := converter{check: check}
+	budget := DefaultMaxValueNodes
+	return valueFromJSON(raw, path, check, &budget)
+}
+
+// valueFromJSON is ValueFromJSON drawing on budget, the number of values the
+// request may still hold; it fails once the budget is spent.
+func valueFromJSON(raw []byte, path string, check PartyCheck, budget *int) (*damlpb.Value, error) {
+	c := converter{check: check, budget: budget}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	v, err := c.value(dec, path, 0)
@@ -66,12 +80,16 @@ func ValueFromJSON(raw []byte, path string, check PartyCheck) (*damlpb.Value, er
 }
 
 type converter struct {
-	check PartyCheck
+	check  PartyCheck
+	budget *int
 }
 
 func (c *converter) value(dec *json.Decoder, path string, depth int) (*damlpb.Value, error) {
 	if depth > MaxValueNesting {
 		return nil, &ValueError{Path: path, Reason: fmt.Sprintf("value nested deeper than Daml's limit of %d", MaxValueNesting)}
+	}
+	if *c.budget--; *c.budget < 0 {
+		return nil, &ValueError{Path: path, Reason: "the request's values hold more elements than this node accepts in one request; send fewer or shorter lists"}
 	}
 	tok, err := dec.Token()
 	if err != nil {
