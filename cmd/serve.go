@@ -47,6 +47,11 @@ type ServeOptions struct {
 	MaxDeduplication    time.Duration // 0 unless --max-deduplication was given
 	TapsMaxPassesLimit  int32
 	MaxStreams          int
+	MaxValueNodes       int
+
+	ReadHeaderTimeout time.Duration
+	BodyReadTimeout   time.Duration
+	IdleTimeout       time.Duration
 }
 
 // NewCmdServe builds `ledger serve`.
@@ -151,6 +156,10 @@ The node stops cleanly on SIGINT or SIGTERM.`,
 	fl.DurationVar(&maxDedup, "max-deduplication", store.DefaultMaxDeduplication, "maximum (and default) deduplication period; stored in the database")
 	fl.Int32Var(&opts.TapsMaxPassesLimit, "taps-max-passes-limit", engine.DefaultTapsMaxPassesLimit, "largest tapsMaxPasses a command may ask for")
 	fl.IntVar(&opts.MaxStreams, "max-streams", server.DefaultMaxStreams, "most completion streams (lists and websockets) open at once")
+	fl.IntVar(&opts.MaxValueNodes, "max-value-nodes", engine.DefaultMaxValueNodes, "most Daml values (list elements, fields, scalars) the arguments of one request may hold")
+	fl.DurationVar(&opts.ReadHeaderTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "longest a client may take to send a request's headers")
+	fl.DurationVar(&opts.BodyReadTimeout, "body-read-timeout", server.DefaultBodyReadTimeout, "longest a client may take to send a request body (400 after it)")
+	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close keep-alive connections idle this long")
 	return cmd
 }
 
@@ -182,6 +191,10 @@ func (o *ServeOptions) validate() error {
 		return cmdutil.UsageError("--taps-max-passes-limit must be positive")
 	case o.MaxStreams <= 0:
 		return cmdutil.UsageError("--max-streams must be positive")
+	case o.MaxValueNodes <= 0:
+		return cmdutil.UsageError("--max-value-nodes must be positive")
+	case o.ReadHeaderTimeout <= 0 || o.BodyReadTimeout <= 0 || o.IdleTimeout <= 0:
+		return cmdutil.UsageError("--read-header-timeout, --body-read-timeout and --idle-timeout must be positive durations, e.g. 30s")
 	case o.AuthAudience != "" && o.AuthScope != "":
 		return cmdutil.UsageError("give --auth-audience or --auth-scope, not both")
 	}
@@ -195,12 +208,15 @@ func (o *ServeOptions) validate() error {
 // serveConfig turns the options into a server.Config, reading key files.
 func serveConfig(o *ServeOptions) (server.Config, error) {
 	cfg := server.Config{
-		Addr:            o.Addr,
-		DBPath:          o.DB,
-		PortFile:        o.PortFile,
-		ParticipantID:   o.ParticipantID,
-		SynchronizerID:  o.SynchronizerID,
-		MaxRequestBytes: o.MaxRequestBytes,
+		Addr:              o.Addr,
+		DBPath:            o.DB,
+		PortFile:          o.PortFile,
+		ParticipantID:     o.ParticipantID,
+		SynchronizerID:    o.SynchronizerID,
+		MaxRequestBytes:   o.MaxRequestBytes,
+		ReadHeaderTimeout: o.ReadHeaderTimeout,
+		BodyReadTimeout:   o.BodyReadTimeout,
+		IdleTimeout:       o.IdleTimeout,
 		Auth: auth.Config{
 			Mode:     o.AuthMode,
 			JWKS:     o.AuthJWKS,
@@ -213,6 +229,7 @@ func serveConfig(o *ServeOptions) (server.Config, error) {
 			MaxDeduplication:    o.MaxDeduplication,
 			TapsMaxPassesLimit:  o.TapsMaxPassesLimit,
 			MaxStreams:          o.MaxStreams,
+			MaxValueNodes:       o.MaxValueNodes,
 		},
 	}
 
