@@ -170,10 +170,17 @@ var (
 	completionsErr  error
 )
 
-const (
-	completionsSeeded = 200_000
-	seedParty         = "Alice::1220aabbccddeeff00112233445566778899aabbccddeeff0011223344556677"
-)
+const seedParty = "Alice::1220aabbccddeeff00112233445566778899aabbccddeeff0011223344556677"
+
+// completionsSeeded is how many completions BenchmarkCompletionsRead seeds:
+// 200,000, or LEDGER_BENCH_COMPLETIONS (the serve target is stated for a
+// node holding 1,000,000; seeding that many takes minutes).
+var completionsSeeded = func() int64 {
+	if v, err := strconv.ParseInt(os.Getenv("LEDGER_BENCH_COMPLETIONS"), 10, 64); err == nil && v > 0 {
+		return v
+	}
+	return 200_000
+}()
 
 func seedCompletions() (string, error) {
 	completionsOnce.Do(func() {
@@ -269,7 +276,7 @@ func BenchmarkCompletionsRead(b *testing.B) {
 	b.Run("websocket", func(b *testing.B) {
 		n := &node{url: run.URL()}
 		req, _ := json.Marshal(map[string]any{"userId": "bench-user", "parties": []string{seedParty}})
-		read := 0
+		read := int64(0)
 		for b.Loop() {
 			conn, _, err := websocket.Dial(context.Background(), wsURL(n), &websocket.DialOptions{Subprotocols: []string{"daml.ws.auth"}})
 			if err != nil {
@@ -279,7 +286,7 @@ func BenchmarkCompletionsRead(b *testing.B) {
 			if err := conn.Write(context.Background(), websocket.MessageText, req); err != nil {
 				b.Fatal(err)
 			}
-			for got := 0; got < completionsSeeded; got++ {
+			for got := int64(0); got < completionsSeeded; got++ {
 				if _, _, err := conn.Read(context.Background()); err != nil {
 					b.Fatal(err)
 				}
