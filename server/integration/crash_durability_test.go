@@ -26,15 +26,17 @@ import (
 )
 
 // crashPlan is how hard a crash durability run pushes: how many kill and
-// restart rounds, how many goroutines of each kind, and the window in which
-// the kill lands after the load starts.
+// restart rounds, how many goroutines of each kind, and when the kill lands:
+// after a random number of acknowledged operations in [minOps, maxOps] plus
+// a random pause of up to 20 ms, so that it falls at an arbitrary point of
+// the requests in flight whatever the machine's speed.
 type crashPlan struct {
 	rounds     int
 	submitters int // submit-and-wait as a local party
 	executors  int // prepare, sign, executeAndWait as an external party
 	patchers   int // party annotation updates, one party per patcher
-	minKill    time.Duration
-	maxKill    time.Duration
+	minOps     int
+	maxOps     int
 }
 
 // crashCounts is what a run acknowledged and checked.
@@ -52,8 +54,7 @@ func TestCrashDurability(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs ledger serve as a process")
 	}
-	c := runCrashDurability(t, crashPlan{rounds: 5, submitters: 6, executors: 3, patchers: 3,
-		minKill: 100 * time.Millisecond, maxKill: 600 * time.Millisecond})
+	c := runCrashDurability(t, crashPlan{rounds: 5, submitters: 6, executors: 3, patchers: 3, minOps: 40, maxOps: 150})
 	t.Logf("%+v", c)
 }
 
@@ -127,6 +128,13 @@ func runCrashDurability(t *testing.T, plan crashPlan) crashCounts {
 			}
 		}
 		var wg sync.WaitGroup
+		acks := make(chan struct{}, 1<<16) // one per acknowledged operation
+		ack := func() {
+			select {
+			case acks <- struct{}{}:
+			default:
+			}
+		}
 		for g := 0; g < plan.submitters; g++ {
 			wg.Add(1)
 			go func() {
@@ -146,6 +154,7 @@ func runCrashDurability(t *testing.T, plan crashPlan) crashCounts {
 					mu.Lock()
 					acked[id] = int64(resp.CompletionOffset)
 					mu.Unlock()
+					ack()
 				}
 			}()
 		}
@@ -179,6 +188,7 @@ func runCrashDurability(t *testing.T, plan crashPlan) crashCounts {
 					acked[id] = int64(resp.CompletionOffset)
 					execs++
 					mu.Unlock()
+					ack()
 				}
 			}()
 		}
@@ -207,11 +217,22 @@ func runCrashDurability(t *testing.T, plan crashPlan) crashCounts {
 					}
 					pl.ackedSeq, pl.ackedRV = seq, rv
 					pl.ackedKeys[key] = seq
+					ack()
 				}
 			}()
 		}
-		span := plan.maxKill - plan.minKill
-		time.Sleep(plan.minKill + time.Duration(mrand.Int64N(int64(span)+1)))
+		workersDone := make(chan struct{})
+		go func() { wg.Wait(); close(workersDone) }()
+		target := plan.minOps + mrand.IntN(plan.maxOps-plan.minOps+1)
+	wait:
+		for n := 0; n < target; n++ {
+			select {
+			case <-acks:
+			case <-workersDone:
+				break wait // every worker stopped: the node failed them; verify will say why
+			}
+		}
+		time.Sleep(time.Duration(mrand.IntN(20_000)) * time.Microsecond)
 		if err := p.cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +257,7 @@ func runCrashDurability(t *testing.T, plan crashPlan) crashCounts {
 	for _, pl := range patches {
 		c.PartyUpdates += int(pl.ackedRV)
 	}
-	if c.Submits < 10*plan.rounds || (plan.executors > 0 && c.Executes < plan.rounds) || c.PartyUpdates < 10*plan.rounds {
+	if c.Submits+c.Executes+c.PartyUpdates < plan.rounds*plan.minOps || c.Submits == 0 || (plan.executors > 0 && c.Executes == 0) || c.PartyUpdates == 0 {
 		t.Errorf("too little acknowledged to mean anything: %+v", c)
 	}
 	return c
