@@ -332,3 +332,44 @@ func fuzzBodyWith(f *testing.F, n *fuzzNode, method, path string, seeds ...strin
 		checkAnswer(t, method, path, body, rec)
 	})
 }
+
+// FuzzCompletionsStreamFrame fuzzes the first frame of the completions
+// websocket: the handler decodes it as a CompletionStreamRequest and checks
+// it with the caller's rights, answering failures as one error frame built
+// by writeError. The socket itself is left out (this drives the same
+// decoding and validation); the error frame must be Canton's error body.
+func FuzzCompletionsStreamFrame(f *testing.F) {
+	n := newFuzzNode(f)
+	r := httptest.NewRequest("GET", "/v2/commands/completions", nil)
+	r.Header.Set("Authorization", "Bearer "+n.token)
+	caller, err := n.s.authenticate(r)
+	if err != nil {
+		f.Fatal(err)
+	}
+	fill := strings.NewReplacer("{P}", n.party, "{X}", n.ext)
+	for _, s := range append([]string{
+		`{"userId":"","parties":["{P}","{X}"],"beginExclusive":0}`,
+		`{"userId":"someone-else","parties":["{P}"],"beginExclusive":"0"}`,
+		`{"parties":["{P}"],"beginExclusive":99}`,
+	}, commonSeeds...) {
+		f.Add([]byte(fill.Replace(s)))
+	}
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		var body ledgerapi.CompletionStreamRequest
+		err := ledgerapi.DecodeBody(bytes.TrimSpace(frame), &body)
+		if err != nil {
+			err = invalidArgument("the first frame is not a CompletionStreamRequest: %s", err.Error())
+		} else {
+			_, err = n.s.completionFilter(caller, body)
+		}
+		if err == nil {
+			return
+		}
+		rec := httptest.NewRecorder()
+		n.s.writeError(rec, r, err)
+		checkAnswer(t, "WS", "/v2/commands/completions", frame, rec)
+		if rec.Code == http.StatusOK || rec.Header().Get("Content-Type") != "application/json" {
+			t.Fatalf("error frame for %q is not a JSON error: %d %s", frame, rec.Code, rec.Body)
+		}
+	})
+}
