@@ -373,3 +373,41 @@ func FuzzCompletionsStreamFrame(f *testing.F) {
 		}
 	})
 }
+
+// FuzzQueryParameters fuzzes the query strings the node decodes: page
+// sizes and tokens of the user and party lists, identity provider ids,
+// party filters, and the completions list's limit and idle timeout.
+func FuzzQueryParameters(f *testing.F) {
+	n := newFuzzNode(f)
+	endpoints := []struct{ method, path string }{
+		{"GET", "/v2/users"},
+		{"GET", "/v2/parties"},
+		{"GET", "/v2/parties/" + url.PathEscape(n.party)},
+		{"GET", "/v2/users/participant_admin"},
+		{"GET", "/v2/users/participant_admin/rights"},
+		{"GET", "/v2/authenticated-user"},
+		{"GET", "/v2/state/connected-synchronizers"},
+		{"POST", "/v2/commands/completions"},
+	}
+	for i, q := range []string{"pageSize=10&pageToken=", "pageSize=-1", "pageToken=%ff%fe", "identity-provider-id=idp1",
+		"filter-party=Al", "parties=" + url.QueryEscape(n.ext), "limit=5&stream_idle_timeout_ms=1", "limit=x",
+		"party=" + url.QueryEscape(n.party) + "&participantId=p", "stream_idle_timeout_ms=99999999999"} {
+		f.Add(uint8(i), q)
+	}
+	completions := []byte(`{"parties":["` + n.party + `"]}`)
+	f.Fuzz(func(t *testing.T, which uint8, query string) {
+		e := endpoints[int(which)%len(endpoints)]
+		var body []byte
+		if e.method == "POST" {
+			body = completions
+			// the list waits for its idle timeout: keep it short whatever the query says
+			query = "stream_idle_timeout_ms=1&" + strings.ReplaceAll(query, "stream_idle_timeout_ms", "x")
+		}
+		req := httptest.NewRequest(e.method, e.path, bytes.NewReader(body))
+		req.URL.RawQuery = query // as the server hands it over, undecoded
+		req.Header.Set("Authorization", "Bearer "+n.token)
+		rec := httptest.NewRecorder()
+		n.s.Handler().ServeHTTP(rec, req)
+		checkAnswer(t, e.method, e.path+"?"+query, []byte(query), rec)
+	})
+}
