@@ -44,41 +44,44 @@ var rightColumns = []struct {
 // it may still fail validation). -: 403 with Canton's redacted body.
 // P is the party the request is about, "self" the caller's own user,
 // "victim" another user, "ghost" a user that does not exist; WS is the
-// completions websocket.
+// completions websocket; a #fragment names a variant of the request (the
+// executeAndWaitForTransaction row above it asks for P's view, which needs
+// read rights too).
 const rightsTable = `
-                                                               none read act  exec padmin idpadmin readAny execAny
-GET    /v2/version                                             Y    Y    Y    Y    Y      Y        Y       Y
-GET    /v2/state/ledger-end                                    Y    Y    Y    Y    Y      Y        Y       Y
-GET    /v2/state/connected-synchronizers                       Y    Y    Y    Y    Y      Y        Y       Y
-GET    /v2/state/connected-synchronizers?party=P               -    Y    Y    -    Y      Y        Y       -
-GET    /v2/authenticated-user                                  Y    Y    Y    Y    Y      Y        Y       Y
-GET    /v2/users                                               -    -    -    -    Y      Y        -       -
-POST   /v2/users                                               -    -    -    -    Y      Y        -       -
-GET    /v2/users/self                                          Y    Y    Y    Y    Y      Y        Y       Y
-GET    /v2/users/victim                                        -    -    -    -    Y      Y        -       -
-PATCH  /v2/users/victim                                        -    -    -    -    Y      Y        -       -
-DELETE /v2/users/ghost                                         -    -    -    -    Y      Y        -       -
-GET    /v2/users/self/rights                                   Y    Y    Y    Y    Y      Y        Y       Y
-GET    /v2/users/victim/rights                                 -    -    -    -    Y      Y        -       -
-POST   /v2/users/victim/rights                                 -    -    -    -    Y      Y        -       -
-PATCH  /v2/users/victim/rights                                 -    -    -    -    Y      Y        -       -
-POST   /v2/parties                                             -    -    -    -    Y      Y        -       -
-GET    /v2/parties                                             -    -    -    -    Y      Y        -       -
-GET    /v2/parties/participant-id                              Y    Y    Y    Y    Y      Y        Y       Y
-GET    /v2/parties/P                                           -    Y    Y    Y    Y      Y        Y       Y
-PATCH  /v2/parties/P                                           -    -    -    -    Y      Y        -       -
-POST   /v2/parties/external/generate-topology                  Y    Y    Y    Y    Y      Y        Y       Y
-POST   /v2/parties/external/allocate                           -    -    -    -    Y      Y        -       -
-POST   /v2/interactive-submission/prepare                      -    Y    Y    -    -      -        Y       -
-POST   /v2/interactive-submission/execute                      -    -    Y    Y    -      -        -       Y
-POST   /v2/interactive-submission/executeAndWait               -    -    Y    Y    -      -        -       Y
-POST   /v2/interactive-submission/executeAndWaitForTransaction -    -    Y    -    -      -        -       -
-POST   /v2/commands/submit-and-wait                            -    -    Y    -    -      -        -       -
-POST   /v2/commands/submit-and-wait-for-transaction            -    -    Y    -    -      -        -       -
-POST   /v2/commands/submit-and-wait-for-transaction-tree       -    -    Y    -    -      -        -       -
-POST   /v2/commands/async/submit                               -    -    Y    -    -      -        -       -
-POST   /v2/commands/completions                                -    Y    Y    -    -      -        Y       -
-WS     /v2/commands/completions                                -    Y    Y    -    -      -        Y       -
+                                                                          none read act exec padmin idpadmin readAny execAny
+GET    /v2/version                                                        Y    Y    Y   Y    Y      Y        Y       Y
+GET    /v2/state/ledger-end                                               Y    Y    Y   Y    Y      Y        Y       Y
+GET    /v2/state/connected-synchronizers                                  Y    Y    Y   Y    Y      Y        Y       Y
+GET    /v2/state/connected-synchronizers?party=P                          -    Y    Y   -    Y      Y        Y       -
+GET    /v2/authenticated-user                                             Y    Y    Y   Y    Y      Y        Y       Y
+GET    /v2/users                                                          -    -    -   -    Y      Y        -       -
+POST   /v2/users                                                          -    -    -   -    Y      Y        -       -
+GET    /v2/users/self                                                     Y    Y    Y   Y    Y      Y        Y       Y
+GET    /v2/users/victim                                                   -    -    -   -    Y      Y        -       -
+PATCH  /v2/users/victim                                                   -    -    -   -    Y      Y        -       -
+DELETE /v2/users/ghost                                                    -    -    -   -    Y      Y        -       -
+GET    /v2/users/self/rights                                              Y    Y    Y   Y    Y      Y        Y       Y
+GET    /v2/users/victim/rights                                            -    -    -   -    Y      Y        -       -
+POST   /v2/users/victim/rights                                            -    -    -   -    Y      Y        -       -
+PATCH  /v2/users/victim/rights                                            -    -    -   -    Y      Y        -       -
+POST   /v2/parties                                                        -    -    -   -    Y      Y        -       -
+GET    /v2/parties                                                        -    -    -   -    Y      Y        -       -
+GET    /v2/parties/participant-id                                         Y    Y    Y   Y    Y      Y        Y       Y
+GET    /v2/parties/P                                                      -    Y    Y   Y    Y      Y        Y       Y
+PATCH  /v2/parties/P                                                      -    -    -   -    Y      Y        -       -
+POST   /v2/parties/external/generate-topology                             Y    Y    Y   Y    Y      Y        Y       Y
+POST   /v2/parties/external/allocate                                      -    -    -   -    Y      Y        -       -
+POST   /v2/interactive-submission/prepare                                 -    Y    Y   -    -      -        Y       -
+POST   /v2/interactive-submission/execute                                 -    -    Y   Y    -      -        -       Y
+POST   /v2/interactive-submission/executeAndWait                          -    -    Y   Y    -      -        -       Y
+POST   /v2/interactive-submission/executeAndWaitForTransaction            -    -    Y   -    -      -        -       -
+POST   /v2/interactive-submission/executeAndWaitForTransaction#no-format  -    -    Y   Y    -      -        -       Y
+POST   /v2/commands/submit-and-wait                                       -    -    Y   -    -      -        -       -
+POST   /v2/commands/submit-and-wait-for-transaction                       -    -    Y   -    -      -        -       -
+POST   /v2/commands/submit-and-wait-for-transaction-tree                  -    -    Y   -    -      -        -       -
+POST   /v2/commands/async/submit                                          -    -    Y   -    -      -        -       -
+POST   /v2/commands/completions                                           -    Y    Y   -    -      -        Y       -
+WS     /v2/commands/completions                                           -    Y    Y   -    -      -        Y       -
 `
 
 // TestRightsTable runs every endpoint as every kind of caller against a
@@ -136,6 +139,9 @@ func TestRightsTable(t *testing.T) {
 				"eventFormat": map[string]any{"filtersByParty": map[string]any{p: map[string]any{}}, "verbose": false}}
 			return b
 		},
+		"POST /v2/interactive-submission/executeAndWaitForTransaction#no-format": func(string) any {
+			return executeBody(prepared(), p, key, next("sub"))
+		},
 		"POST /v2/commands/submit-and-wait": func(string) any {
 			return commands(next("cmd"), []string{p}, []map[string]any{create(p, "1")}, nil)
 		},
@@ -169,6 +175,7 @@ func TestRightsTable(t *testing.T) {
 					checkWebsocketRight(t, n, token, p, want)
 					return
 				}
+				path, _, _ := strings.Cut(path, "#") // a fragment only names a variant of the row
 				pth := strings.NewReplacer("/P", "/"+urlPathEscapePath(p), "=P", "="+urlPathEscape(p), "/self", "/"+user).Replace(path)
 				var body any
 				if b, ok := bodies[endpoint]; ok {
