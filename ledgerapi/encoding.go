@@ -196,10 +196,15 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 }
 
 // ParseTimestamp parses an RFC 3339 timestamp such as 2026-07-24T12:00:00Z.
+// In UTC it must lie in Daml's range, years 0001 to 9999 (an offset can move
+// 0000-… or 9999-… across the edge).
 func ParseTimestamp(s string) (Timestamp, error) {
 	p, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return Timestamp{}, fmt.Errorf("invalid timestamp %q: want RFC 3339 like 2026-07-24T12:00:00Z", truncate(s, 40))
+	}
+	if y := p.UTC().Year(); y < 1 || y > 9999 {
+		return Timestamp{}, fmt.Errorf("invalid timestamp %q: it lies outside 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z in UTC", truncate(s, 40))
 	}
 	return NewTimestamp(p), nil
 }
