@@ -67,6 +67,9 @@ func Compute(b []byte, s Scheme, opts Options) (*Result, error) {
 	if err := h.index(txBytes); err != nil {
 		return nil, at(err, "transaction")
 	}
+	if workers := h.parallelism(txBytes); workers > 1 {
+		h.hashSubtrees(workers)
+	}
 	txTrace, err := h.transaction()
 	if err != nil {
 		return nil, err
@@ -467,6 +470,10 @@ func (h *hasher) node(id int32, txLF lfVersion) (sum [32]byte, t *Trace, err err
 		// hostile DAG from costing exponential time.
 		h.res.Warnings = append(h.res.Warnings, "node "+nodeIDText(id)+" is referenced from more than one place; the transaction is not a tree")
 		return entry.sum, entry.trace, nil
+	case precomputed:
+		// Hashed by hashSubtrees, and reached here for the first time.
+		entry.state = done
+		return entry.sum, nil, nil
 	}
 	entry.state = inProgress
 	if h.depth++; h.depth > maxNodeDepth {
@@ -511,6 +518,8 @@ const (
 	unseen nodeState = iota
 	inProgress
 	done
+	weighed     // visited by hashSubtrees' planning walk
+	precomputed // hashed by hashSubtrees; not yet reached from the roots
 )
 
 // nodeEntry is one node of the transaction and, once hashed, its hash.
@@ -521,6 +530,9 @@ type nodeEntry struct {
 	state nodeState
 	sum   [32]byte
 	trace *Trace
+	// weight is the encoded size of the node and its descendants, for
+	// splitting a large transaction between cores (hashSubtrees).
+	weight int
 }
 
 // nodeKind returns which arm of the Node oneof is set, and its bytes.

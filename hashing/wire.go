@@ -19,25 +19,29 @@ type reader struct {
 }
 
 // next returns the next field; ok is false at the end of the message.
+//
+// The fast path, small enough to be inlined, covers a one-byte tag with a
+// one-byte length or varint, which is what most fields of a prepared
+// transaction look like; everything else goes through nextSlow.
 func (r *reader) next() (f field, ok bool, err error) {
-	b := r.b
-	if len(b) == 0 {
-		return field{}, false, nil
-	}
-	// Fast path: a one-byte tag with a one-byte length or varint, which is
-	// what most fields of a prepared transaction look like.
-	if len(b) >= 2 && b[0] < 0x80 && b[0] >= 8 && b[1] < 0x80 {
-		f.num, f.typ = protowire.Number(b[0]>>3), protowire.Type(b[0]&7)
-		switch f.typ {
-		case protowire.BytesType:
+	if b := r.b; len(b) >= 2 && b[0] >= 8 && b[0] < 0x80 && b[1] < 0x80 {
+		switch b[0] & 7 {
+		case 2:
 			if end := 2 + int(b[1]); end <= len(b) {
-				f.bytes, r.b = b[2:end:end], b[end:]
-				return f, true, nil
+				r.b = b[end:]
+				return field{num: protowire.Number(b[0] >> 3), typ: protowire.BytesType, bytes: b[2:end:end]}, true, nil
 			}
-		case protowire.VarintType:
-			f.int, r.b = uint64(b[1]), b[2:]
-			return f, true, nil
+		case 0:
+			r.b = b[2:]
+			return field{num: protowire.Number(b[0] >> 3), typ: protowire.VarintType, int: uint64(b[1])}, true, nil
 		}
+	}
+	return r.nextSlow()
+}
+
+func (r *reader) nextSlow() (f field, ok bool, err error) {
+	if len(r.b) == 0 {
+		return field{}, false, nil
 	}
 	num, typ, n := protowire.ConsumeTag(r.b)
 	if n < 0 {
