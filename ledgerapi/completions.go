@@ -97,6 +97,15 @@ func (r CompletionStreamResponse) MarshalJSON() ([]byte, error) {
 }
 
 func (r *CompletionStreamResponse) UnmarshalJSON(b []byte) error {
+	if fastDecodeCompletionResponse(b, r) {
+		return nil
+	}
+	return r.unmarshalGeneral(b)
+}
+
+// unmarshalGeneral decodes any input the fast decoder leaves, with the
+// error messages the element's rules call for.
+func (r *CompletionStreamResponse) unmarshalGeneral(b []byte) error {
 	*r = CompletionStreamResponse{}
 	if isNull(b) {
 		return nil
