@@ -153,6 +153,8 @@ type call struct {
 	query  url.Values
 	body   any // marshalled as JSON; nil sends no body
 	out    any // decoded from a 200 answer; nil ignores the body
+	// decode, when set, decodes a 200 answer instead of out.
+	decode func(body []byte) error
 	// idempotent requests are retried on retryable errors.
 	idempotent bool
 	// extraTimeout is added to the per-attempt timeout (long polls).
@@ -247,14 +249,22 @@ func (c *Client) once(ctx context.Context, k call, body []byte) error {
 	if resp.StatusCode() != http.StatusOK {
 		return newAPIError(k.method, k.path, resp.StatusCode(), resp.Header().Get("Content-Type"), resp.Body())
 	}
-	if k.out == nil {
-		return nil
+	decode := k.decode
+	if decode == nil {
+		if k.out == nil {
+			return nil
+		}
+		decode = func(body []byte) error { return decodeJSON(body, k.out) }
 	}
-	dec := json.NewDecoder(bytes.NewReader(resp.Body()))
-	if err := dec.Decode(k.out); err != nil {
+	if err := decode(resp.Body()); err != nil {
 		return fmt.Errorf("%s %s: the node's answer does not decode: %w", k.method, k.path, err)
 	}
 	return nil
+}
+
+// decodeJSON decodes the first JSON value of body into out.
+func decodeJSON(body []byte, out any) error {
+	return json.NewDecoder(bytes.NewReader(body)).Decode(out)
 }
 
 // unwrapURLError drops net/url's repetition of method and URL.

@@ -319,7 +319,17 @@ func (c *Client) Completions(ctx context.Context, req ledgerapi.CompletionStream
 		idle = time.Second
 	}
 	var out []ledgerapi.CompletionStreamResponse
-	err := c.do(ctx, call{method: http.MethodPost, path: "/v2/commands/completions", query: q, body: req, out: &out,
+	// Completion pages are long: decode them in one pass (what the node
+	// writes always takes the fast way; anything else decodes as before).
+	decode := func(body []byte) error {
+		var err error
+		if out, err = ledgerapi.DecodeCompletions(body); err != nil {
+			out = nil
+			return decodeJSON(body, &out)
+		}
+		return nil
+	}
+	err := c.do(ctx, call{method: http.MethodPost, path: "/v2/commands/completions", query: q, body: req, decode: decode,
 		idempotent: true, extraTimeout: 2 * idle})
 	return out, err
 }

@@ -106,20 +106,22 @@ func (s *CompletionStream) Next(ctx context.Context) (ledgerapi.CompletionStream
 		return el, &TransportError{Method: http.MethodGet, Path: "/v2/commands/completions", Err: err}
 	}
 	data = bytes.TrimSpace(data)
-	if isErrorFrame(data) {
+	if !bytes.HasPrefix(data, []byte(`{"completionResponse":`)) && isErrorFrame(data) {
 		ce, derr := ledgerapi.DecodeError(data)
 		if derr == nil {
 			return el, &APIError{Method: http.MethodGet, Path: "/v2/commands/completions", StatusCode: ce.HTTPStatus(), Canton: ce}
 		}
 	}
-	if err := json.Unmarshal(data, &el); err != nil {
+	el, err = ledgerapi.DecodeCompletionResponse(data)
+	if err != nil {
 		return el, fmt.Errorf("completions websocket: a frame does not decode: %w", err)
 	}
 	return el, nil
 }
 
 // isErrorFrame tells an error body from a stream element: elements have the
-// one key "completionResponse".
+// one key "completionResponse" (the node writes it first, which Next checks
+// before calling this).
 func isErrorFrame(data []byte) bool {
 	var keys map[string]json.RawMessage
 	if json.Unmarshal(data, &keys) != nil {
