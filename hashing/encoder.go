@@ -3,7 +3,7 @@ package hashing
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -35,61 +35,128 @@ func (e *encoder) byte1(b byte, comment string) {
 	}
 }
 
+// The primitives below are small enough to be inlined into the value
+// encoder; their trace lines are written out of line.
+
 func (e *encoder) bool(v bool) {
+	b := byte(0)
 	if v {
-		e.byte1(1, "true (bool)")
+		b = 1
+	}
+	e.buf = append(e.buf, b)
+	if e.trace != nil {
+		e.noteBool(v)
+	}
+}
+
+func (e *encoder) noteBool(v bool) {
+	if v {
+		e.note(len(e.buf)-1, "true (bool)")
 	} else {
-		e.byte1(0, "false (bool)")
+		e.note(len(e.buf)-1, "false (bool)")
 	}
 }
 
 func (e *encoder) some(present bool) {
+	b := byte(0)
 	if present {
-		e.byte1(1, "Some")
+		b = 1
+	}
+	e.buf = append(e.buf, b)
+	if e.trace != nil {
+		e.noteSome(present)
+	}
+}
+
+func (e *encoder) noteSome(present bool) {
+	if present {
+		e.note(len(e.buf)-1, "Some")
 	} else {
-		e.byte1(0, "None")
+		e.note(len(e.buf)-1, "None")
 	}
 }
 
 func (e *encoder) int32(v uint32) {
 	e.buf = binary.BigEndian.AppendUint32(e.buf, v)
 	if e.trace != nil {
-		e.note(len(e.buf)-4, strconv.FormatInt(int64(int32(v)), 10)+" (int)")
+		e.noteInt32(v)
 	}
+}
+
+func (e *encoder) noteInt32(v uint32) {
+	e.note(len(e.buf)-4, strconv.FormatInt(int64(int32(v)), 10)+" (int)")
 }
 
 func (e *encoder) int64(v uint64) {
 	e.buf = binary.BigEndian.AppendUint64(e.buf, v)
 	if e.trace != nil {
-		e.note(len(e.buf)-8, strconv.FormatInt(int64(v), 10)+" (long)")
+		e.noteInt64(v)
 	}
+}
+
+func (e *encoder) noteInt64(v uint64) {
+	e.note(len(e.buf)-8, strconv.FormatInt(int64(v), 10)+" (long)")
 }
 
 func (e *encoder) string(s []byte) error {
 	if !utf8.Valid(s) {
-		return errorf("string %q is not valid UTF-8; protobuf decoders refuse it", clip(s))
+		return invalidUTF8(s)
 	}
-	e.int32(uint32(len(s)))
+	e.buf = binary.BigEndian.AppendUint32(e.buf, uint32(len(s)))
 	e.buf = append(e.buf, s...)
 	if e.trace != nil {
-		e.note(len(e.buf)-len(s), string(s)+" (string)")
+		e.noteString(s)
 	}
 	return nil
 }
 
+func invalidUTF8(s []byte) error {
+	return errorf("string %q is not valid UTF-8; protobuf decoders refuse it", clip(s))
+}
+
+func (e *encoder) noteString(s []byte) {
+	n := len(e.buf) - len(s)
+	e.trace.Lines = append(e.trace.Lines, TraceLine{Bytes: append([]byte(nil), e.buf[n-4:n]...), Comment: strconv.Itoa(len(s)) + " (int)"})
+	e.note(n, string(s)+" (string)")
+}
+
 // hexID writes a contract id: int32(length of the decoded bytes) ‖ bytes.
+// The id is checked and decoded in one pass.
 func (e *encoder) hexID(id []byte) error {
-	if err := checkHexID(id); err != nil {
-		return err
+	if len(id) == 0 || len(id)%2 != 0 {
+		return checkHexID(id)
 	}
 	e.int32(uint32(len(id) / 2))
 	start := len(e.buf)
-	e.buf, _ = hex.AppendDecode(e.buf, id) // checked above
+	e.buf = slices.Grow(e.buf, len(id)/2)
+	for i := 0; i < len(id); i += 2 {
+		hi, lo := lowerHex[id[i]], lowerHex[id[i+1]]
+		if hi|lo > 0x0f {
+			e.buf = e.buf[:start-4]
+			return checkHexID(id) // names the offending byte
+		}
+		e.buf = append(e.buf, hi<<4|lo)
+	}
 	if e.trace != nil {
 		e.note(start, string(id)+" (contractId)")
 	}
 	return nil
 }
+
+// lowerHex maps '0'-'9' and 'a'-'f' to their values and every other byte,
+// upper-case hex digits included, to 0xff.
+var lowerHex = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for c := byte('0'); c <= '9'; c++ {
+		t[c] = c - '0'
+	}
+	for c := byte('a'); c <= 'f'; c++ {
+		t[c] = c - 'a' + 10
+	}
+	return t
+}()
 
 // reserveCount writes a placeholder for an int32 count that is known only
 // after the elements are written, so that containers are read in one pass.

@@ -7,12 +7,12 @@ func SplitsSubtrees(b []byte, s Scheme, workers int) (bool, error) {
 	h := hasherPool.Get().(*hasher)
 	defer h.recycle()
 	h.scheme, h.res = s, &Result{Scheme: s}
-	tx, _, err := splitPreparedTransaction(b)
+	tx, meta, err := splitPreparedTransaction(b)
 	if err != nil {
 		return false, err
 	}
 	if err := h.index(tx); err != nil {
 		return false, err
 	}
-	return h.hashSubtrees(workers), nil
+	return h.hashSubtrees(workers, meta), nil
 }

@@ -67,16 +67,19 @@ func Compute(b []byte, s Scheme, opts Options) (*Result, error) {
 	if err := h.index(txBytes); err != nil {
 		return nil, at(err, "transaction")
 	}
+	metaDone := false
 	if workers := h.parallelism(txBytes); workers > 1 {
-		h.hashSubtrees(workers)
+		metaDone = h.hashSubtrees(workers, metaBytes)
 	}
 	txTrace, err := h.transaction()
 	if err != nil {
 		return nil, err
 	}
-	metaTrace, err := h.metadata(metaBytes)
-	if err != nil {
-		return nil, at(err, "metadata")
+	var metaTrace *Trace
+	if !metaDone {
+		if metaTrace, err = h.metadata(metaBytes); err != nil {
+			return nil, at(err, "metadata")
+		}
 	}
 
 	e := h.encoder()

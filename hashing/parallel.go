@@ -39,27 +39,32 @@ func (h *hasher) parallelism(tx []byte) int {
 	return min(runtime.GOMAXPROCS(0), maxHashWorkers)
 }
 
-// hashSubtrees hashes disjoint subtrees of the transaction on workers
-// goroutines, leaving each subtree root in state precomputed with its hash.
-// It reports false, with every node back in state unseen, when the
-// transaction is not a proper tree or a subtree fails to hash: the caller
-// then hashes the whole transaction sequentially.
-func (h *hasher) hashSubtrees(workers int) bool {
+// hashSubtrees hashes disjoint subtrees of the transaction, and the
+// metadata meta, on workers goroutines. Each subtree root is left in state
+// precomputed with its hash, and the metadata hash in h.res. It reports
+// false, with every node back in state unseen, when the transaction is not
+// a proper tree or anything fails to hash: the caller then hashes the whole
+// transaction and its metadata sequentially.
+func (h *hasher) hashSubtrees(workers int, meta []byte) bool {
 	total, ok := h.weighTree()
+	h.resetStates()
 	if !ok {
-		h.resetStates()
 		return false
 	}
-	h.resetStates()
-	tasks := h.pickTasks(max(total/(workers*tasksPerWorker), 1))
-	if len(tasks) < 2 {
+	var tasks []hashTask
+	for _, entry := range h.pickTasks(max(total/(workers*tasksPerWorker), 1)) {
+		tasks = append(tasks, hashTask{entry, entry.weight})
+	}
+	tasks = append(tasks, hashTask{nil, len(meta)})
+	if len(tasks) < 3 {
 		return false
 	}
 	// Largest first, so that the last tasks to finish are small ones.
-	slices.SortFunc(tasks, func(a, b *nodeEntry) int { return b.weight - a.weight })
+	slices.SortFunc(tasks, func(a, b hashTask) int { return b.weight - a.weight })
 
 	var next atomic.Int64
 	var failed atomic.Bool
+	var metaHash [32]byte
 	results := make([]*Result, workers)
 	run := func(w int) {
 		sub := &hasher{scheme: h.scheme, version: h.version, nodes: h.nodes, table: h.table, res: &Result{}}
@@ -70,8 +75,13 @@ func (h *hasher) hashSubtrees(workers int) bool {
 			if i >= len(tasks) {
 				return
 			}
-			entry := tasks[i]
-			if _, _, err := sub.node(entry.id, txLF); err != nil {
+			var err error
+			if entry := tasks[i].entry; entry != nil {
+				_, _, err = sub.node(entry.id, txLF)
+			} else if _, err = sub.metadata(meta); err == nil {
+				metaHash = sub.res.MetadataHash
+			}
+			if err != nil {
 				failed.Store(true)
 				return
 			}
@@ -98,10 +108,19 @@ func (h *hasher) hashSubtrees(workers int) bool {
 			h.res.Warnings = append(h.res.Warnings, r.Warnings...)
 		}
 	}
-	for _, entry := range tasks {
-		entry.state = precomputed
+	for _, t := range tasks {
+		if t.entry != nil {
+			t.entry.state = precomputed
+		}
 	}
+	h.res.MetadataHash = metaHash
 	return true
+}
+
+// hashTask is a subtree to hash, or the metadata when entry is nil.
+type hashTask struct {
+	entry  *nodeEntry
+	weight int
 }
 
 // weighTree walks the nodes from the roots, recording in each node the

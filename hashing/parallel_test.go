@@ -137,3 +137,34 @@ func TestParallelLeavesNonTreesToSequential(t *testing.T) {
 		}
 	})
 }
+
+// The metadata is hashed beside the subtrees; a fault in it, or in it and a
+// node at once, must still give the sequential hasher's error.
+func TestParallelMetadataErrors(t *testing.T) {
+	withProcs(t, 4)
+	for _, alsoNode := range []bool{false, true} {
+		pt := largeTransaction(t, 13, false)
+		inputs := pt.Metadata.GetInputContracts()
+		if len(inputs) == 0 {
+			t.Fatal("generated transaction has no input contracts")
+		}
+		inputs[len(inputs)-1].GetV1().ContractId = "0"
+		if alsoNode {
+			for _, n := range pt.Transaction.Nodes {
+				if c := n.GetV1().GetCreate(); c != nil {
+					c.ContractId = "xy"
+				}
+			}
+		}
+		raw := marshal(t, pt)
+		_, want := sequential(t, raw, hashing.V2)
+		if want == nil {
+			t.Fatal("the sequential hasher accepted a broken input contract")
+		}
+		for range 10 {
+			if _, err := hashing.Compute(raw, hashing.V2, hashing.Options{}); err == nil || err.Error() != want.Error() {
+				t.Fatalf("node fault too: %v: parallel error %v, sequential error %v", alsoNode, err, want)
+			}
+		}
+	}
+}

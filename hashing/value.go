@@ -37,6 +37,16 @@ func (e *encoder) value(b []byte, depth int) error {
 	if depth > MaxValueNesting {
 		return errorf("value nesting exceeds Daml's limit of %d", MaxValueNesting)
 	}
+	// Fast paths: the message is exactly one known arm, length-delimited or
+	// a varint, as every encoder writes it.
+	if tag, payload, rest, ok := lenField(b); ok && len(rest) == 0 && tag >= 8 && tag>>3 <= 15 {
+		return e.valueArm(field{num: protowire.Number(tag >> 3), typ: protowire.BytesType, bytes: payload}, depth)
+	}
+	if len(b) >= 2 && b[0] < 0x80 && b[0]&7 == 0 && b[0]>>3 >= 1 {
+		if v, n := protowire.ConsumeVarint(b[1:]); n == len(b)-1 {
+			return e.valueArm(field{num: protowire.Number(b[0] >> 3), typ: protowire.VarintType, int: v}, depth)
+		}
+	}
 	r := reader{b}
 	var arm field
 	found := false
@@ -189,20 +199,14 @@ func (e *encoder) list(f field, depth int) error {
 	r := reader{f.bytes}
 	i := 0
 	for {
-		g, ok, err := r.next()
+		elem, ok, err := r.repeated(1, "elements")
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
-		if g.num != 1 {
-			continue
-		}
-		if err := want(g, protowire.BytesType, "elements"); err != nil {
-			return err
-		}
-		if err := e.value(g.bytes, depth+1); err != nil {
+		if err := e.value(elem, depth+1); err != nil {
 			return atIndex(err, "elements", i)
 		}
 		i++
@@ -213,6 +217,11 @@ func (e *encoder) list(f field, depth int) error {
 
 // mapEntry splits a TextMap.Entry or GenMap.Entry into key and value.
 func mapEntry(b []byte) (key, value []byte, hasKey, hasValue bool, err error) {
+	if tag, k, rest, ok := lenField(b); ok && tag == 0x0a {
+		if tag, v, rest, ok := lenField(rest); ok && tag == 0x12 && len(rest) == 0 {
+			return k, v, true, true, nil
+		}
+	}
 	var s seen
 	r := reader{b}
 	for {
@@ -248,20 +257,14 @@ func (e *encoder) textMap(f field, depth int) error {
 	var prev []byte
 	i := 0
 	for {
-		g, ok, err := r.next()
+		entry, ok, err := r.repeated(1, "entries")
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
-		if g.num != 1 {
-			continue
-		}
-		if err := want(g, protowire.BytesType, "entries"); err != nil {
-			return err
-		}
-		key, val, _, hasValue, err := mapEntry(g.bytes)
+		key, val, _, hasValue, err := mapEntry(entry)
 		if err != nil {
 			return atIndex(err, "entries", i)
 		}
@@ -293,20 +296,14 @@ func (e *encoder) genMap(f field, depth int) error {
 	r := reader{f.bytes}
 	i := 0
 	for {
-		g, ok, err := r.next()
+		entry, ok, err := r.repeated(1, "entries")
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
-		if g.num != 1 {
-			continue
-		}
-		if err := want(g, protowire.BytesType, "entries"); err != nil {
-			return err
-		}
-		key, val, hasKey, hasValue, err := mapEntry(g.bytes)
+		key, val, hasKey, hasValue, err := mapEntry(entry)
 		if err != nil {
 			return atIndex(err, "entries", i)
 		}
@@ -343,6 +340,15 @@ func (e *encoder) record(f field, depth int) error {
 	n := 0
 	r := reader{f.bytes}
 	for {
+		if tag, p, rest, ok := lenField(r.b); ok && tag == 0x12 && opened {
+			// The common case, a field after the id: no general read.
+			r.b = rest
+			if err := e.recordField(p, depth); err != nil {
+				return atIndex(err, "fields", n)
+			}
+			n++
+			continue
+		}
 		g, ok, err := r.next()
 		if err != nil {
 			return err
@@ -438,29 +444,9 @@ func (e *encoder) recordTwoPass(b []byte, depth int) error {
 }
 
 func (e *encoder) recordField(b []byte, depth int) error {
-	var s seen
-	var label, val []byte
-	hasValue := false
-	r := reader{b}
-	for {
-		f, ok, err := r.next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		switch f.num {
-		case 1:
-			if label, err = s.bytesField(f, "label"); err != nil {
-				return err
-			}
-		case 2:
-			if val, err = s.bytesField(f, "value"); err != nil {
-				return err
-			}
-			hasValue = true
-		}
+	label, val, hasValue, err := splitRecordField(b)
+	if err != nil {
+		return err
 	}
 	if !hasValue {
 		return errorf("record field %q has no value", clip(label))
@@ -473,6 +459,42 @@ func (e *encoder) recordField(b []byte, depth int) error {
 		}
 	}
 	return at(e.value(val, depth+1), "value")
+}
+
+// splitRecordField reads a RecordField: label (1) and value (2).
+func splitRecordField(b []byte) (label, val []byte, hasValue bool, err error) {
+	if tag, l, rest, ok := lenField(b); ok {
+		if tag == 0x0a {
+			if tag, v, rest, ok := lenField(rest); ok && tag == 0x12 && len(rest) == 0 {
+				return l, v, true, nil
+			}
+		} else if tag == 0x12 && len(rest) == 0 {
+			return nil, l, true, nil
+		}
+	}
+	var s seen
+	r := reader{b}
+	for {
+		f, ok, err := r.next()
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if !ok {
+			break
+		}
+		switch f.num {
+		case 1:
+			if label, err = s.bytesField(f, "label"); err != nil {
+				return nil, nil, false, err
+			}
+		case 2:
+			if val, err = s.bytesField(f, "value"); err != nil {
+				return nil, nil, false, err
+			}
+			hasValue = true
+		}
+	}
+	return label, val, hasValue, nil
 }
 
 func (e *encoder) variant(f field, depth int) error {

@@ -73,6 +73,28 @@ func (r *reader) nextSlow() (f field, ok bool, err error) {
 	return f, true, nil
 }
 
+// repeated returns the payload of the next occurrence of the repeated
+// message field num, skipping other fields; ok is false at the end.
+func (r *reader) repeated(num protowire.Number, name string) (payload []byte, ok bool, err error) {
+	for {
+		if tag, p, rest, ok := lenField(r.b); ok && protowire.Number(tag>>3) == num {
+			r.b = rest
+			return p, true, nil
+		}
+		f, ok, err := r.next()
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		if f.num != num {
+			continue
+		}
+		if err := want(f, protowire.BytesType, name); err != nil {
+			return nil, false, err
+		}
+		return f.bytes, true, nil
+	}
+}
+
 // seen tracks which singular fields of a message were already read, so that
 // a field appearing twice is refused instead of merged or overwritten.
 type seen uint64
@@ -135,4 +157,28 @@ func wellFormed(b []byte) error {
 			return err
 		}
 	}
+}
+
+// lenField splits a length-delimited field with a one-byte tag and a length
+// of one or two bytes off the front of b: the shape of nearly every nested
+// value, record field and list element. It is small enough to be inlined.
+// ok is false for any other shape (and for fields of fewer than three
+// bytes), and the caller then reads b with the general reader, which also
+// produces the errors. The tag may name field 0, which no message has:
+// callers compare it with the tags they expect.
+func lenField(b []byte) (tag byte, payload, rest []byte, ok bool) {
+	if len(b) < 3 || b[0]&0x87 != 2 {
+		return
+	}
+	n, i := int(b[1]), 2
+	if n >= 0x80 {
+		if b[2] >= 0x80 {
+			return
+		}
+		n, i = n&0x7f|int(b[2])<<7, 3
+	}
+	if n > len(b)-i {
+		return
+	}
+	return b[0], b[i : i+n], b[i+n:], true
 }
