@@ -2,6 +2,7 @@ package hashing
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strconv"
 	"time"
 
@@ -46,6 +47,14 @@ func (e *encoder) value(b []byte, depth int) error {
 		if v, n := protowire.ConsumeVarint(b[1:]); n == len(b)-1 {
 			return e.valueArm(field{num: protowire.Number(b[0] >> 3), typ: protowire.VarintType, int: v}, depth)
 		}
+	}
+	switch {
+	case len(b) == 9 && b[0] == 5<<3|1: // timestamp, fixed64
+		return e.valueArm(field{num: 5, typ: protowire.Fixed64Type, int: binary.LittleEndian.Uint64(b[1:])}, depth)
+	case len(b) == 2 && b[1] == 0 && b[0]&7 == 2 && b[0] >= 8 && b[0] < 0x80: // an empty message or string
+		return e.valueArm(field{num: protowire.Number(b[0] >> 3), typ: protowire.BytesType, bytes: b[2:]}, depth)
+	case len(b) >= 3 && b[0] == 0x82 && b[1] == 0x01 && int(b[2]) == len(b)-3: // enum: field 16 has a two-byte tag
+		return e.valueArm(field{num: 16, typ: protowire.BytesType, bytes: b[3:]}, depth)
 	}
 	r := reader{b}
 	var arm field
@@ -166,6 +175,11 @@ func (e *encoder) optional(f field, depth int) error {
 	var s seen
 	var inner []byte
 	present := false
+	if tag, p, rest, ok := lenField(f.bytes); ok && tag == 0x0a && len(rest) == 0 {
+		e.byte1(tagOptional, "Optional Type Tag")
+		e.some(true)
+		return at(e.value(p, depth+1), "value")
+	}
 	r := reader{f.bytes}
 	for {
 		g, ok, err := r.next()
@@ -347,6 +361,15 @@ func (e *encoder) record(f field, depth int) error {
 				return atIndex(err, "fields", n)
 			}
 			n++
+			continue
+		}
+		if tag, p, rest, ok := lenField(r.b); ok && tag == 0x0a && s == 0 && !opened {
+			// The record id, first, as every encoder writes it.
+			r.b, s = rest, 1<<1
+			if err := e.optionalIdentifier(p, true); err != nil {
+				return at(err, "record_id")
+			}
+			count, opened = e.reserveCount(), true
 			continue
 		}
 		g, ok, err := r.next()

@@ -20,21 +20,17 @@ type reader struct {
 
 // next returns the next field; ok is false at the end of the message.
 //
-// The fast path, small enough to be inlined, covers a one-byte tag with a
-// one-byte length or varint, which is what most fields of a prepared
+// The fast paths cover a one-byte tag with a length of one or two bytes, or
+// with a one-byte varint, which is what most fields of a prepared
 // transaction look like; everything else goes through nextSlow.
 func (r *reader) next() (f field, ok bool, err error) {
-	if b := r.b; len(b) >= 2 && b[0] >= 8 && b[0] < 0x80 && b[1] < 0x80 {
-		switch b[0] & 7 {
-		case 2:
-			if end := 2 + int(b[1]); end <= len(b) {
-				r.b = b[end:]
-				return field{num: protowire.Number(b[0] >> 3), typ: protowire.BytesType, bytes: b[2:end:end]}, true, nil
-			}
-		case 0:
-			r.b = b[2:]
-			return field{num: protowire.Number(b[0] >> 3), typ: protowire.VarintType, int: uint64(b[1])}, true, nil
-		}
+	if tag, p, rest, ok := lenField(r.b); ok && tag >= 8 {
+		r.b = rest
+		return field{num: protowire.Number(tag >> 3), typ: protowire.BytesType, bytes: p}, true, nil
+	}
+	if b := r.b; len(b) >= 2 && b[0] >= 8 && b[0] < 0x80 && b[0]&7 == 0 && b[1] < 0x80 {
+		r.b = b[2:]
+		return field{num: protowire.Number(b[0] >> 3), typ: protowire.VarintType, int: uint64(b[1])}, true, nil
 	}
 	return r.nextSlow()
 }
@@ -165,7 +161,9 @@ func wellFormed(b []byte) error {
 // ok is false for any other shape (and for fields of fewer than three
 // bytes), and the caller then reads b with the general reader, which also
 // produces the errors. The tag may name field 0, which no message has:
-// callers compare it with the tags they expect.
+// callers compare it with the tags they expect. The payload's capacity runs
+// on into the rest of b (a three-index slice would not inline): never
+// append to it.
 func lenField(b []byte) (tag byte, payload, rest []byte, ok bool) {
 	if len(b) < 3 || b[0]&0x87 != 2 {
 		return
