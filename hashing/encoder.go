@@ -16,6 +16,9 @@ type encoder struct {
 	// ids caches identifier encodings by their protobuf bytes: the same
 	// template and record ids recur throughout a transaction. Nil when tracing.
 	ids map[string][]byte
+	// lastID and lastEnc are the identifier last found in ids, checked
+	// first: records of one type often follow each other.
+	lastID, lastEnc []byte
 }
 
 func (e *encoder) section(name string) {

@@ -45,15 +45,6 @@ type nodeFields struct {
 	lists [4][][]byte
 }
 
-func (l *nodeLayout) listSlot(num protowire.Number) int {
-	for k, m := range l.lists {
-		if m == num && m != 0 {
-			return k
-		}
-	}
-	return -1
-}
-
 // Field numbers per message for the fields read by readNodeFields.
 type nodeLayout struct {
 	lfVersion, contractID, packageName, templateID, argument       protowire.Number
@@ -63,6 +54,66 @@ type nodeLayout struct {
 	// signatories, stakeholders, acting parties, choice observers (for
 	// query-by-key, the result contract ids in lists[0]).
 	lists [4]protowire.Number
+	// roles maps each field number to what it holds, so that reading a
+	// field is one table lookup and one jump; filled by init.
+	roles [maxNodeField + 1]fieldRole
+}
+
+// maxNodeField is the highest field number of any node message.
+const maxNodeField = 17
+
+// fieldRole is what a field of a node message holds.
+type fieldRole uint8
+
+const (
+	roleNone fieldRole = iota
+	roleList0
+	roleList1
+	roleList2
+	roleList3
+	roleLFVersion
+	roleContractID
+	rolePackageName
+	roleTemplateID
+	roleArgument
+	roleInterfaceID
+	roleChoiceID
+	roleConsuming
+	roleResult
+	roleKey
+	roleByKey
+	roleExternal
+	roleExhaustive
+)
+
+func (l *nodeLayout) fillRoles() {
+	set := func(num protowire.Number, r fieldRole) {
+		if num != 0 {
+			l.roles[num] = r
+		}
+	}
+	set(l.lfVersion, roleLFVersion)
+	set(l.contractID, roleContractID)
+	set(l.packageName, rolePackageName)
+	set(l.templateID, roleTemplateID)
+	set(l.argument, roleArgument)
+	set(l.interfaceID, roleInterfaceID)
+	set(l.choiceID, roleChoiceID)
+	set(l.consuming, roleConsuming)
+	set(l.result, roleResult)
+	set(l.key, roleKey)
+	set(l.byKey, roleByKey)
+	set(l.external, roleExternal)
+	set(l.exhaustive, roleExhaustive)
+	for k, num := range l.lists {
+		set(num, roleList0+fieldRole(k))
+	}
+}
+
+func init() {
+	for _, l := range []*nodeLayout{&createLayout, &fetchLayout, &exerciseLayout, &queryByKeyLayout} {
+		l.fillRoles()
+	}
 }
 
 // The list slots of nodeLayout.lists.
@@ -111,54 +162,57 @@ func readNodeFields(msg []byte, l *nodeLayout, sc *nodeScratch) (n nodeFields, e
 		if !ok {
 			break
 		}
-		if k := l.listSlot(f.num); k >= 0 {
+		role := roleNone
+		if f.num <= maxNodeField {
+			role = l.roles[f.num]
+		}
+		switch role {
+		case roleNone:
+		case roleList0, roleList1, roleList2, roleList3:
+			k := int(role - roleList0)
 			if err := want(f, protowire.BytesType, listNames[k]); err != nil {
 				return n, err
 			}
 			n.lists[k] = append(n.lists[k], f.bytes)
-			continue
-		}
-		switch f.num {
-		case 0:
-		case l.lfVersion:
+		case roleLFVersion:
 			n.lfVersion, err = s.bytesField(f, "lf_version")
-		case l.contractID:
+		case roleContractID:
 			n.contractID, err = s.bytesField(f, "contract_id")
-		case l.packageName:
+		case rolePackageName:
 			n.packageName, err = s.bytesField(f, "package_name")
-		case l.templateID:
+		case roleTemplateID:
 			n.templateID, err = s.bytesField(f, "template_id")
 			n.hasTemplateID = true
-		case l.argument:
+		case roleArgument:
 			n.argument, err = s.bytesField(f, "argument")
 			n.hasArgument = true
-		case l.interfaceID:
+		case roleInterfaceID:
 			n.interfaceID, err = s.bytesField(f, "interface_id")
 			n.hasInterfaceID = true
-		case l.choiceID:
+		case roleChoiceID:
 			n.choiceID, err = s.bytesField(f, "choice_id")
-		case l.result:
+		case roleResult:
 			n.result, err = s.bytesField(f, "exercise_result")
 			n.hasResult = true
-		case l.key:
+		case roleKey:
 			n.key, err = s.bytesField(f, "key")
 			n.hasKey = true
-		case l.consuming:
+		case roleConsuming:
 			var v uint64
 			if v, err = s.varintField(f, "consuming"); err == nil {
 				n.consuming, err = boolValue(v, "consuming")
 			}
-		case l.byKey:
+		case roleByKey:
 			var v uint64
 			if v, err = s.varintField(f, "by_key"); err == nil {
 				n.byKey, err = boolValue(v, "by_key")
 			}
-		case l.exhaustive:
+		case roleExhaustive:
 			var v uint64
 			if v, err = s.varintField(f, "exhaustive"); err == nil {
 				n.exhaustive, err = boolValue(v, "exhaustive")
 			}
-		case l.external:
+		case roleExternal:
 			err = errorf("external_call_results are only hashed by the development scheme V4; V2 and V3 refuse them")
 		}
 		if err != nil {

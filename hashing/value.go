@@ -614,8 +614,13 @@ func (e *encoder) optionalIdentifier(b []byte, present bool) error {
 // identifier writes string(package_id) ‖ module path ‖ entity path, each path
 // as a list of its dot-separated segments.
 func (e *encoder) identifier(b []byte) error {
+	if e.lastID != nil && bytes.Equal(b, e.lastID) {
+		e.buf = append(e.buf, e.lastEnc...)
+		return nil
+	}
 	if enc, ok := e.ids[string(b)]; ok {
 		e.buf = append(e.buf, enc...)
+		e.lastID, e.lastEnc = b, enc
 		return nil
 	}
 	start := len(e.buf)
