@@ -41,41 +41,22 @@ func (e *encoder) byte1(b byte, comment string) {
 // The primitives below are small enough to be inlined into the value
 // encoder; their trace lines are written out of line.
 
-func (e *encoder) bool(v bool) {
+func (e *encoder) bool(v bool) { e.flag(v, "true (bool)", "false (bool)") }
+
+func (e *encoder) some(present bool) { e.flag(present, "Some", "None") }
+
+// flag writes one byte, 1 or 0, with the trace comment yes or no.
+func (e *encoder) flag(v bool, yes, no string) {
 	b := byte(0)
 	if v {
 		b = 1
 	}
 	e.buf = append(e.buf, b)
 	if e.trace != nil {
-		e.noteBool(v)
-	}
-}
-
-func (e *encoder) noteBool(v bool) {
-	if v {
-		e.note(len(e.buf)-1, "true (bool)")
-	} else {
-		e.note(len(e.buf)-1, "false (bool)")
-	}
-}
-
-func (e *encoder) some(present bool) {
-	b := byte(0)
-	if present {
-		b = 1
-	}
-	e.buf = append(e.buf, b)
-	if e.trace != nil {
-		e.noteSome(present)
-	}
-}
-
-func (e *encoder) noteSome(present bool) {
-	if present {
-		e.note(len(e.buf)-1, "Some")
-	} else {
-		e.note(len(e.buf)-1, "None")
+		if !v {
+			yes = no
+		}
+		e.note(len(e.buf)-1, yes)
 	}
 }
 
