@@ -154,19 +154,54 @@ func TimestampPtr(t time.Time) *Timestamp {
 
 // String formats the instant as Java's Instant.toString does.
 func (t Timestamp) String() string {
+	return string(t.AppendString(make([]byte, 0, 30)))
+}
+
+// AppendString appends what String returns, without formatting through
+// layouts: the node writes one per completion it serves.
+func (t Timestamp) AppendString(b []byte) []byte {
 	u := t.UTC()
-	base := u.Format("2006-01-02T15:04:05")
-	ns := u.Nanosecond()
-	switch {
-	case ns == 0:
-		return base + "Z"
-	case ns%1_000_000 == 0:
-		return fmt.Sprintf("%s.%03dZ", base, ns/1_000_000)
-	case ns%1_000 == 0:
-		return fmt.Sprintf("%s.%06dZ", base, ns/1_000)
-	default:
-		return fmt.Sprintf("%s.%09dZ", base, ns)
+	year, month, day := u.Date()
+	if year < 0 || year > 9999 {
+		// outside what a ledger holds; time's own layout handles the sign
+		b = u.AppendFormat(b, "2006-01-02T15:04:05")
+	} else {
+		hour, minute, sec := u.Clock()
+		b = appendDigits(b, year, 4)
+		b = append(b, '-')
+		b = appendDigits(b, int(month), 2)
+		b = append(b, '-')
+		b = appendDigits(b, day, 2)
+		b = append(b, 'T')
+		b = appendDigits(b, hour, 2)
+		b = append(b, ':')
+		b = appendDigits(b, minute, 2)
+		b = append(b, ':')
+		b = appendDigits(b, sec, 2)
 	}
+	switch ns := u.Nanosecond(); {
+	case ns == 0:
+	case ns%1_000_000 == 0:
+		b = appendDigits(append(b, '.'), ns/1_000_000, 3)
+	case ns%1_000 == 0:
+		b = appendDigits(append(b, '.'), ns/1_000, 6)
+	default:
+		b = appendDigits(append(b, '.'), ns, 9)
+	}
+	return append(b, 'Z')
+}
+
+// appendDigits appends n (0 <= n < 10^width) zero-padded to width digits.
+func appendDigits(b []byte, n, width int) []byte {
+	start := len(b)
+	for range width {
+		b = append(b, '0')
+	}
+	for i := len(b) - 1; i >= start && n > 0; i-- {
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return b
 }
 
 // MarshalJSON writes the Instant string, or null for the zero value.

@@ -3,7 +3,9 @@ package ledgerapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -237,5 +239,46 @@ func TestEnums(t *testing.T) {
 	}
 	if err := HashingSchemeVersion("V9").Valid(); err == nil {
 		t.Error("Valid accepted V9")
+	}
+}
+
+// TestTimestampString: the hand-written formatter agrees with time's layouts
+// and Java's rule for the fraction (0, 3, 6 or 9 digits), across the years.
+func TestTimestampString(t *testing.T) {
+	layout := func(u time.Time) string {
+		u = u.UTC()
+		base, ns := u.Format("2006-01-02T15:04:05"), u.Nanosecond()
+		switch {
+		case ns == 0:
+			return base + "Z"
+		case ns%1_000_000 == 0:
+			return fmt.Sprintf("%s.%03dZ", base, ns/1_000_000)
+		case ns%1_000 == 0:
+			return fmt.Sprintf("%s.%06dZ", base, ns/1_000)
+		}
+		return fmt.Sprintf("%s.%09dZ", base, ns)
+	}
+	times := []time.Time{
+		time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC),
+		time.Date(0, 1, 1, 0, 0, 0, 1, time.UTC), time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2027, 1, 15, 8, 31, 1, 123000000, time.FixedZone("x", 3600)), time.Unix(1700000000, 123456000),
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 10000 {
+		ts := time.Unix(r.Int64N(253402300800+62135596800)-62135596800, 0)
+		switch r.IntN(4) {
+		case 1:
+			ts = ts.Add(time.Duration(r.IntN(1000)) * time.Millisecond)
+		case 2:
+			ts = ts.Add(time.Duration(r.IntN(1000000)) * time.Microsecond)
+		case 3:
+			ts = ts.Add(time.Duration(r.IntN(1000000000)))
+		}
+		times = append(times, ts)
+	}
+	for _, ts := range times {
+		if got, want := (Timestamp{ts}).String(), layout(ts); got != want {
+			t.Fatalf("String(%v) = %s, want %s", ts, got, want)
+		}
 	}
 }
