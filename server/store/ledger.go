@@ -578,25 +578,41 @@ const completionColumns = `ledger_offset, record_time, user_id, command_id, subm
 	status_code, status_message, status_details, dedup_kind, dedup_value, trace_parent, paid_traffic_cost`
 
 func scanCompletion(row interface{ Scan(...any) error }) (Completion, error) {
-	var c Completion
-	var rt, dedupValue int64
-	var actAs string
-	var kind int
-	if err := row.Scan(&c.Offset, &rt, &c.UserID, &c.CommandID, &c.SubmissionID, &actAs, &c.UpdateID,
-		&c.Status.Code, &c.Status.Message, &c.Status.Details, &kind, &dedupValue, &c.TraceParent,
-		&c.PaidTrafficCost); err != nil {
+	var sc completionScan
+	return sc.scan(row)
+}
+
+// completionScan holds the scan targets of a completion row, so that a
+// query reading thousands of rows sets them up once.
+type completionScan struct {
+	c              Completion
+	rt, dedupValue int64
+	actAs          string
+	kind           int
+	dest           []any
+}
+
+func (sc *completionScan) scan(row interface{ Scan(...any) error }) (Completion, error) {
+	c := &sc.c
+	if sc.dest == nil {
+		sc.dest = []any{&c.Offset, &sc.rt, &c.UserID, &c.CommandID, &c.SubmissionID, &sc.actAs, &c.UpdateID,
+			&c.Status.Code, &c.Status.Message, &c.Status.Details, &sc.kind, &sc.dedupValue, &c.TraceParent,
+			&c.PaidTrafficCost}
+	}
+	*c = Completion{}
+	if err := row.Scan(sc.dest...); err != nil {
 		return Completion{}, err
 	}
-	c.RecordTime = fromMicros(rt)
-	c.Dedup.Kind = DedupKind(kind)
+	c.RecordTime = fromMicros(sc.rt)
+	c.Dedup.Kind = DedupKind(sc.kind)
 	if c.Dedup.Kind == DedupDuration {
-		c.Dedup.Duration = time.Duration(dedupValue)
+		c.Dedup.Duration = time.Duration(sc.dedupValue)
 	} else {
-		c.Dedup.Offset = dedupValue
+		c.Dedup.Offset = sc.dedupValue
 	}
 	var err error
-	c.ActAs, err = decodeList(actAs)
-	return c, err
+	c.ActAs, err = decodeList(sc.actAs)
+	return *c, err
 }
 
 // Completions returns completions after q.After in offset order that match
@@ -608,18 +624,18 @@ func (s *Store) Completions(ctx context.Context, q CompletionQuery) ([]Completio
 		limit = 1000
 	}
 	const chunk = 1000
-	out := []Completion{}
+	out := make([]Completion, 0, min(limit, chunk))
 	after := q.After
+	stmt, err := s.completionStmt(ctx, q.UserID != "")
+	if err != nil {
+		return nil, fmt.Errorf("read completions: %w", err)
+	}
 	for len(out) < limit {
-		query := `SELECT ` + completionColumns + ` FROM completions WHERE ledger_offset > ?`
-		args := []any{after}
+		args := []any{after, chunk}
 		if q.UserID != "" {
-			query += ` AND user_id = ?`
-			args = append(args, q.UserID)
+			args = []any{after, q.UserID, chunk}
 		}
-		query += ` ORDER BY ledger_offset LIMIT ?`
-		args = append(args, chunk)
-		got, last, err := s.queryCompletions(ctx, query, args, q.Parties, limit-len(out), &out)
+		got, last, err := s.queryCompletions(ctx, stmt, args, q.Parties, limit-len(out), &out)
 		if err != nil {
 			return nil, fmt.Errorf("read completions: %w", err)
 		}
@@ -631,16 +647,37 @@ func (s *Store) Completions(ctx context.Context, q CompletionQuery) ([]Completio
 	return out, nil
 }
 
+// completionStmt returns the prepared read of completions after an offset
+// (args: offset, [user,] limit), preparing it on first use.
+func (s *Store) completionStmt(ctx context.Context, byUser bool) (*sql.Stmt, error) {
+	i, filter := 0, ``
+	if byUser {
+		i, filter = 1, ` AND user_id = ?`
+	}
+	s.completionStmtsMu.Lock()
+	defer s.completionStmtsMu.Unlock()
+	if s.completionStmts[i] == nil {
+		st, err := s.r.PrepareContext(ctx, `SELECT `+completionColumns+` FROM completions WHERE ledger_offset > ?`+filter+
+			` ORDER BY ledger_offset LIMIT ?`)
+		if err != nil {
+			return nil, err
+		}
+		s.completionStmts[i] = st
+	}
+	return s.completionStmts[i], nil
+}
+
 // queryCompletions appends matching rows to out (at most room of them) and
 // reports how many rows it scanned and the last offset scanned.
-func (s *Store) queryCompletions(ctx context.Context, query string, args []any, parties []string, room int, out *[]Completion) (scanned int, last int64, err error) {
-	rows, err := s.r.QueryContext(ctx, query, args...)
+func (s *Store) queryCompletions(ctx context.Context, stmt *sql.Stmt, args []any, parties []string, room int, out *[]Completion) (scanned int, last int64, err error) {
+	rows, err := stmt.QueryContext(ctx, args...)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer rows.Close()
+	var sc completionScan
 	for rows.Next() {
-		c, err := scanCompletion(rows)
+		c, err := sc.scan(rows)
 		if err != nil {
 			return 0, 0, err
 		}

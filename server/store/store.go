@@ -151,6 +151,11 @@ type Store struct {
 	commits, failed, batches atomic.Int64
 
 	lastRecord int64 // µs; owned by the committer goroutine
+
+	// completionStmts are the prepared completion reads, without and with
+	// the user filter (preparing costs as much as reading a page of 200).
+	completionStmtsMu sync.Mutex
+	completionStmts   [2]*sql.Stmt
 }
 
 // Open opens (creating if needed) the database at path, or a private
@@ -247,6 +252,14 @@ func (s *Store) Close() error {
 }
 
 func (s *Store) closeDBs() error {
+	s.completionStmtsMu.Lock()
+	for i, st := range s.completionStmts {
+		if st != nil {
+			_ = st.Close()
+			s.completionStmts[i] = nil
+		}
+	}
+	s.completionStmtsMu.Unlock()
 	var errR error
 	if s.r != s.w {
 		errR = s.r.Close()
