@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -75,39 +76,61 @@ func (s *Server) completionFilter(c *Caller, body ledgerapi.CompletionStreamRequ
 	return f, nil
 }
 
-// completion converts a stored completion for a reader of f.parties.
-func (s *Server) completion(c store.Completion, parties map[string]bool) *ledgerapi.Completion {
-	actAs := make(ledgerapi.List[string], 0, len(c.ActAs))
+// completionScratch holds one converted completion and what its pointers
+// point at, so that a stream converts completion after completion without
+// allocating.
+type completionScratch struct {
+	c        ledgerapi.Completion
+	status   ledgerapi.JsStatus
+	duration ledgerapi.Duration
+	offset   int64
+	trace    ledgerapi.TraceContext
+	parent   string
+}
+
+// fillCompletion converts c into sc and returns it; the result is valid
+// until the next call with sc.
+func (s *Server) fillCompletion(sc *completionScratch, c *store.Completion, parties map[string]bool) *ledgerapi.Completion {
+	actAs := sc.c.ActAs[:0]
+	if actAs == nil {
+		actAs = make(ledgerapi.List[string], 0, len(c.ActAs))
+	}
 	for _, p := range c.ActAs {
 		if parties[p] {
 			actAs = append(actAs, p)
 		}
 	}
-	status := ledgerapi.StatusOK()
+	sc.status = ledgerapi.JsStatus{Details: ledgerapi.List[ledgerapi.ProtoAny]{}}
 	if c.Status.Code != 0 {
-		status = &ledgerapi.JsStatus{Code: ledgerapi.Int32(c.Status.Code), Message: c.Status.Message, Details: ledgerapi.List[ledgerapi.ProtoAny]{}}
+		sc.status = ledgerapi.JsStatus{Code: ledgerapi.Int32(c.Status.Code), Message: c.Status.Message, Details: ledgerapi.List[ledgerapi.ProtoAny]{}}
 		if len(c.Status.Details) > 0 {
-			_ = json.Unmarshal(c.Status.Details, &status.Details) // written by commitRejection
+			_ = json.Unmarshal(c.Status.Details, &sc.status.Details) // written by commitRejection
 		}
 	}
 	var dedup ledgerapi.DeduplicationPeriod
 	switch c.Dedup.Kind {
 	case store.DedupOffset:
-		o := c.Dedup.Offset
-		dedup.Offset = &o
+		sc.offset = c.Dedup.Offset
+		dedup.Offset = &sc.offset
 	default:
-		d := ledgerapi.DurationOf(c.Dedup.Duration)
-		dedup.Duration = &d
+		sc.duration = ledgerapi.DurationOf(c.Dedup.Duration)
+		dedup.Duration = &sc.duration
 	}
-	return &ledgerapi.Completion{
+	var trace *ledgerapi.TraceContext
+	if c.TraceParent != "" {
+		sc.parent = c.TraceParent
+		sc.trace = ledgerapi.TraceContext{Traceparent: &sc.parent}
+		trace = &sc.trace
+	}
+	sc.c = ledgerapi.Completion{
 		CommandID:           c.CommandID,
-		Status:              status,
+		Status:              &sc.status,
 		UpdateID:            c.UpdateID,
 		UserID:              c.UserID,
 		ActAs:               actAs,
 		SubmissionID:        c.SubmissionID,
 		DeduplicationPeriod: dedup,
-		TraceContext:        traceContext(c.TraceParent),
+		TraceContext:        trace,
 		Offset:              ledgerapi.Int64(c.Offset),
 		SynchronizerTime: ledgerapi.SynchronizerTime{
 			SynchronizerID: s.Identity.SynchronizerID,
@@ -115,6 +138,7 @@ func (s *Server) completion(c store.Completion, parties map[string]bool) *ledger
 		},
 		PaidTrafficCost: ledgerapi.Int64(c.PaidTrafficCost),
 	}
+	return &sc.c
 }
 
 // acquireStream counts a completion stream against Commands.MaxStreams;
@@ -224,24 +248,52 @@ func (s *Server) listCompletions(req *Request) (any, error) {
 
 	// The elements are encoded as they arrive; the body is written at the end
 	// (an error may still replace it).
-	out := append(make([]byte, 0, min(take, 16384)*640+2), '[')
+	buf := pageBuffers.Get().(*[]byte)
+	defer pageBuffers.Put(buf)
+	out := append((*buf)[:0], '[')
 	count := 0
+	var scratch completionScratch
 	fw := &follower{s: s, f: f, cursor: f.query.After}
 	timer := time.NewTimer(idle)
 	defer timer.Stop()
 	ctx := req.Context()
+	// A full batch means more are likely: the next one is read while this
+	// one is encoded (reading and encoding take about 4 and 1 µs a
+	// completion, on different cores when the machine has them).
+	var ahead chan batchRead
+	defer func() {
+		if ahead != nil {
+			<-ahead // the reader goroutine ends before fw does
+		}
+	}()
 collect:
 	for count < take {
-		cs, changed, err := fw.next(ctx, take-count)
+		var cs []store.Completion
+		var changed <-chan struct{}
+		var err error
+		if ahead != nil {
+			r := <-ahead
+			ahead, cs, changed, err = nil, r.cs, r.changed, r.err
+		} else {
+			cs, changed, err = fw.next(ctx, take-count)
+		}
 		if err != nil {
 			return nil, err
 		}
 		if len(cs) > 0 {
+			if rest := take - count - len(cs); rest > 0 && len(cs) == completionsBatch {
+				ch := make(chan batchRead, 1)
+				ahead = ch
+				go func() {
+					cs, changed, err := fw.next(ctx, rest)
+					ch <- batchRead{cs, changed, err}
+				}()
+			}
 			for i := range cs {
 				if count > 0 {
 					out = append(out, ',')
 				}
-				if out, err = appendCompletionResponse(out, s.completion(cs[i], f.parties)); err != nil {
+				if out, err = appendCompletionResponse(out, s.fillCompletion(&scratch, &cs[i], f.parties)); err != nil {
 					return nil, err
 				}
 				count++
@@ -267,7 +319,24 @@ collect:
 	req.W.Header().Set("Content-Type", "application/json")
 	req.W.WriteHeader(http.StatusOK)
 	_, _ = req.W.Write(out)
+	if cap(out) <= maxPooledPage {
+		*buf = out
+	}
 	return nil, nil
+}
+
+// pageBuffers keeps the buffers completion lists are built in: a page of
+// 10,000 is 6 MB, and fresh memory costs a page fault every 4 KiB.
+var pageBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledPage is the largest buffer pageBuffers keeps.
+const maxPooledPage = 16 << 20
+
+// batchRead is what follower.next returned.
+type batchRead struct {
+	cs      []store.Completion
+	changed <-chan struct{}
+	err     error
 }
 
 // queryInt64 reads an optional integer query parameter; a non-integer is
@@ -351,6 +420,7 @@ func (s *Server) streamCompletions(req *Request) (any, error) {
 		expired = t.C
 	}
 	fw := &follower{s: s, f: f, cursor: f.query.After}
+	var scratch completionScratch
 	for {
 		cs, changed, err := fw.next(ctx, completionsBatch)
 		if err != nil {
@@ -360,7 +430,7 @@ func (s *Server) streamCompletions(req *Request) (any, error) {
 			return nil, nil
 		}
 		for i := range cs {
-			if frame, err = appendCompletionResponse(frame[:0], s.completion(cs[i], f.parties)); err != nil {
+			if frame, err = appendCompletionResponse(frame[:0], s.fillCompletion(&scratch, &cs[i], f.parties)); err != nil {
 				s.closeWithError(conn, req, err)
 				return nil, nil
 			}
@@ -494,7 +564,7 @@ func appendCompletionResponse(b []byte, c *ledgerapi.Completion) ([]byte, error)
 	if rt := c.SynchronizerTime.RecordTime; rt.IsZero() {
 		b = append(b, "null"...)
 	} else {
-		b = appendJSONString(b, rt.String())
+		b = append(rt.AppendString(append(b, '"')), '"') // needs no escapes
 	}
 	b = append(b, `},"paidTrafficCost":`...)
 	b = strconv.AppendInt(b, int64(c.PaidTrafficCost), 10)
@@ -512,7 +582,7 @@ func appendOptionalString(b []byte, s *string) []byte {
 // directly, anything needing escapes through encoding/json.
 func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !jsonPlain[s[i]] {
 			q, _ := json.Marshal(s)
 			return append(b, q...)
 		}
@@ -521,3 +591,13 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, s...)
 	return append(b, '"')
 }
+
+// jsonPlain marks the bytes encoding/json writes as they are inside a
+// string: printable ASCII except the quote, the backslash and the HTML
+// characters it escapes.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = !strings.ContainsRune(`"\<>&`, rune(c))
+	}
+	return t
+}()
