@@ -16,11 +16,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
@@ -167,6 +169,7 @@ func BenchmarkPrepare(b *testing.B) {
 var (
 	completionsOnce sync.Once
 	completionsDir  string
+	completionsDB   string
 	completionsErr  error
 )
 
@@ -182,13 +185,25 @@ var completionsSeeded = func() int64 {
 	return 200_000
 }()
 
+// seedCompletions returns a database holding completionsSeeded completions.
+// LEDGER_BENCH_DB names a file to keep it in: an existing file is reused
+// as it is (seeding 1,000,000 takes minutes), a missing one is seeded.
 func seedCompletions() (string, error) {
 	completionsOnce.Do(func() {
-		completionsDir, completionsErr = os.MkdirTemp("", "ledger-completions-bench-")
-		if completionsErr != nil {
-			return
+		db := os.Getenv("LEDGER_BENCH_DB")
+		if db != "" {
+			if _, err := os.Stat(db); err == nil {
+				completionsDB = db
+				return
+			}
+		} else {
+			completionsDir, completionsErr = os.MkdirTemp("", "ledger-completions-bench-")
+			if completionsErr != nil {
+				return
+			}
+			db = filepath.Join(completionsDir, "ledger.db")
 		}
-		db := filepath.Join(completionsDir, "ledger.db")
+		completionsDB = db
 		// the node creates its identity; seed behind it
 		run, err := server.Start(context.Background(), server.Config{Addr: "127.0.0.1:0", DBPath: db})
 		if err != nil {
@@ -229,13 +244,17 @@ func seedCompletions() (string, error) {
 			completionsErr = err
 		}
 	})
-	return filepath.Join(completionsDir, "ledger.db"), completionsErr
+	return completionsDB, completionsErr
 }
 
 // BenchmarkCompletionsRead reads every completion of a node holding
-// completionsSeeded of them, through the list endpoint in pages of 10,000
-// and through the websocket, and reports completions/s. The client counts
-// elements without decoding them (it shares the CPUs with the node).
+// completionsSeeded of them: through the list endpoint in pages of 200 (the
+// default --completions-max) and 10,000 with a reader that counts elements
+// without decoding them, through the real client (which decodes every
+// element into ledgerapi types) in pages of 10,000, and through the
+// websocket. Besides completions/s, which depends on how much of the two
+// cores the machine's other load leaves, it reports the process CPU time
+// (node and reader together) per completion.
 func BenchmarkCompletionsRead(b *testing.B) {
 	db, err := seedCompletions()
 	if err != nil {
@@ -248,35 +267,58 @@ func BenchmarkCompletionsRead(b *testing.B) {
 	}
 	defer run.Close()
 	hc := &http.Client{Timeout: time.Minute}
-	b.Run("list", func(b *testing.B) {
-		read := 0
+	for _, page := range []int{200, 10000} {
+		b.Run(fmt.Sprintf("list-%d", page), func(b *testing.B) {
+			read, cpu0 := 0, processCPU()
+			for b.Loop() {
+				var begin int64
+				for begin < completionsSeeded {
+					raw, _ := json.Marshal(map[string]any{"userId": "bench-user", "parties": []string{seedParty}, "beginExclusive": begin})
+					out := benchPost(b, hc, fmt.Sprintf("%s/v2/commands/completions?limit=%d&stream_idle_timeout_ms=100", run.URL(), page), "", raw)
+					// Count the elements and take the last offset from the bytes:
+					// the client's JSON decoding is not what is measured here.
+					els := bytes.Count(out, []byte(`{"completionResponse":`))
+					i := bytes.LastIndex(out, []byte(`"offset":`))
+					if els == 0 || i < 0 {
+						b.Fatalf("page after %d: %.200s", begin, out)
+					}
+					rest := out[i+len(`"offset":`):]
+					next, err := strconv.ParseInt(string(rest[:bytes.IndexByte(rest, ',')]), 10, 64)
+					if err != nil {
+						b.Fatal(err)
+					}
+					begin = next
+					read += els
+				}
+			}
+			reportRead(b, read, cpu0)
+		})
+	}
+	b.Run("client-10000", func(b *testing.B) {
+		cl, err := client.New(client.Config{URL: run.URL()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		read, cpu0 := 0, processCPU()
 		for b.Loop() {
 			var begin int64
 			for begin < completionsSeeded {
-				raw, _ := json.Marshal(map[string]any{"userId": "bench-user", "parties": []string{seedParty}, "beginExclusive": begin})
-				out := benchPost(b, hc, run.URL()+"/v2/commands/completions?limit=10000&stream_idle_timeout_ms=100", "", raw)
-				// Count the elements and take the last offset from the bytes:
-				// the client's JSON decoding is not what is measured here.
-				els := bytes.Count(out, []byte(`{"completionResponse":`))
-				i := bytes.LastIndex(out, []byte(`"offset":`))
-				if els == 0 || i < 0 {
-					b.Fatalf("page after %d: %.200s", begin, out)
+				page, err := cl.Completions(context.Background(), ledgerapi.CompletionStreamRequest{
+					UserID: "bench-user", Parties: []string{seedParty}, BeginExclusive: ledgerapi.Int64(begin),
+				}, client.CompletionsOptions{Limit: 10000, IdleTimeout: 100 * time.Millisecond})
+				if err != nil || len(page) == 0 || page[len(page)-1].Completion == nil {
+					b.Fatalf("page after %d: %d elements, %v", begin, len(page), err)
 				}
-				rest := out[i+len(`"offset":`):]
-				next, err := strconv.ParseInt(string(rest[:bytes.IndexByte(rest, ',')]), 10, 64)
-				if err != nil {
-					b.Fatal(err)
-				}
-				begin = next
-				read += els
+				begin = page[len(page)-1].Offset()
+				read += len(page)
 			}
 		}
-		b.ReportMetric(float64(read)/b.Elapsed().Seconds(), "completions/s")
+		reportRead(b, read, cpu0)
 	})
 	b.Run("websocket", func(b *testing.B) {
 		n := &node{url: run.URL()}
 		req, _ := json.Marshal(map[string]any{"userId": "bench-user", "parties": []string{seedParty}})
-		read := int64(0)
+		read, cpu0 := 0, processCPU()
 		for b.Loop() {
 			conn, _, err := websocket.Dial(context.Background(), wsURL(n), &websocket.DialOptions{Subprotocols: []string{"daml.ws.auth"}})
 			if err != nil {
@@ -292,10 +334,28 @@ func BenchmarkCompletionsRead(b *testing.B) {
 				}
 			}
 			conn.CloseNow()
-			read += completionsSeeded
+			read += int(completionsSeeded)
 		}
-		b.ReportMetric(float64(read)/b.Elapsed().Seconds(), "completions/s")
+		reportRead(b, read, cpu0)
 	})
+}
+
+// processCPU is the user and system CPU time this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportRead reports completions/s and the CPU time per completion since
+// cpu0.
+func reportRead(b *testing.B, read int, cpu0 time.Duration) {
+	b.ReportMetric(float64(read)/b.Elapsed().Seconds(), "completions/s")
+	if read > 0 {
+		b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/1000/float64(read), "cpu-µs/completion")
+	}
 }
 
 // BenchmarkServeRSS seeds a database with 1,000,000 active contracts, starts
