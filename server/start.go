@@ -249,6 +249,11 @@ func (r *Running) Close() error {
 		}
 		<-r.done
 		r.v.Close()
+		if st := r.st.Stats(); st.Batches > 0 {
+			// Group commit at work: how many acknowledged writes shared each fsync.
+			r.Server.Log.Info("commits", "commits", st.Commits, "fsyncs", st.Batches,
+				"commitsPerFsync", fmt.Sprintf("%.1f", float64(st.Commits)/float64(st.Batches)))
+		}
 		r.closeErr = errors.Join(err, r.serveErr, r.st.Close())
 	})
 	return r.closeErr

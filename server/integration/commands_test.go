@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -515,5 +517,45 @@ func mustUnmarshal(t *testing.T, b []byte, v any) {
 	t.Helper()
 	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("decode %s: %v", b, err)
+	}
+}
+
+// On shutdown the node logs how many commits shared each fsync: the figure
+// that shows group commit at work under `ledger bench`.
+func TestShutdownLogsCommitsPerFsync(t *testing.T) {
+	var logs bytes.Buffer
+	run, err := server.Start(context.Background(), server.Config{
+		Addr:   "127.0.0.1:0",
+		DBPath: filepath.Join(t.TempDir(), "ledger.db"),
+		Auth:   auth.Config{Mode: auth.ModeNone},
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &node{t: t, mode: auth.ModeNone, run: run, url: run.URL()}
+	alice := n.allocate("Alice").Party
+	for i := range 3 {
+		n.ok("POST", "/v2/commands/submit-and-wait", "", commands(fmt.Sprintf("c-%d", i), []string{alice}, []map[string]any{create(alice, "1.0")}, map[string]any{"userId": "participant_admin"}), nil)
+	}
+	if err := run.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var found map[string]any
+	for line := range strings.SplitSeq(logs.String(), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) == nil && rec["msg"] == "commits" {
+			found = rec
+		}
+	}
+	if found == nil {
+		t.Fatalf("no commits line in the shutdown log:\n%s", logs.String())
+	}
+	// The committer counts ledger entries: the three submissions.
+	if c, _ := found["commits"].(float64); c != 3 {
+		t.Errorf("commits = %v, want 3", found["commits"])
+	}
+	if _, ok := found["commitsPerFsync"].(string); !ok {
+		t.Errorf("no commitsPerFsync in %v", found)
 	}
 }
