@@ -40,4 +40,11 @@
 // With Options.Trace the encoder records every hashed field with its bytes in
 // the `'hex' # comment` format Canton uses for hashingDetails, so two
 // encodings can be compared line by line (see FirstDifference).
+//
+// A transaction of 256 KiB or more whose nodes form a proper tree is hashed
+// on up to GOMAXPROCS goroutines (at most 8): disjoint subtrees and the
+// metadata are hashed at the same time, then the nodes above them in the
+// calling goroutine. The result, the errors and the warnings are those of
+// the one-goroutine hasher; asking for a trace or for node hashes, or
+// GOMAXPROCS=1, keeps everything in the calling goroutine.
 package hashing
