@@ -94,7 +94,18 @@ func fastDecodeCompletionResponse(b []byte, r *CompletionStreamResponse) bool {
 type scanner struct {
 	b []byte
 	i int
+	// last holds recent values of the fields that repeat from completion
+	// to completion (user, synchronizer, parties), to share their strings.
+	last [memoSlots]string
 }
+
+// Memo slots of scanner.last.
+const (
+	memoUser = iota
+	memoSynchronizer
+	memoParty // the first act-as party; the others are not shared
+	memoSlots
+)
 
 // maxSkipDepth bounds the nesting of values the scanner skips.
 const maxSkipDepth = 64
@@ -471,9 +482,9 @@ func (s *scanner) completionArm(r *CompletionStreamResponse) bool {
 	return s.oneof(func(k []byte) (int, bool) {
 		switch string(k) {
 		case "Completion":
-			c := new(Completion)
-			r.Completion = c
-			return 0, s.valueObject(func() bool { return s.completion(c) })
+			blk := new(completionBlock)
+			r.Completion = &blk.c
+			return 0, s.valueObject(func() bool { return s.completion(blk) })
 		case "OffsetCheckpoint":
 			cp := new(OffsetCheckpoint)
 			r.OffsetCheckpoint = cp
@@ -494,25 +505,54 @@ func (s *scanner) optString(dst *string) bool {
 	return ok
 }
 
-func (s *scanner) completion(c *Completion) bool {
+// sharedString is optString for a field whose value usually repeats: it
+// returns the previous string of slot when the bytes are the same.
+func (s *scanner) sharedString(dst *string, slot int) bool {
+	if s.null() {
+		return true
+	}
+	start := s.i
+	tok, plain, ok := s.stringToken()
+	if ok && plain && string(tok[1:len(tok)-1]) == s.last[slot] {
+		*dst = s.last[slot]
+		return true
+	}
+	s.i = start
+	v, ok := s.str()
+	*dst, s.last[slot] = v, v
+	return ok
+}
+
+// completionBlock is a completion and what its pointers usually point at,
+// allocated as one.
+type completionBlock struct {
+	c      Completion
+	status JsStatus
+	dedup  Duration
+	trace  TraceContext
+	parent string
+}
+
+func (s *scanner) completion(blk *completionBlock) bool {
+	c := &blk.c
 	return s.object(func(k []byte) (int, bool) {
 		switch string(k) {
 		case "commandId":
 			return 0, s.optString(&c.CommandID)
 		case "status":
-			return 1, s.status(&c.Status)
+			return 1, s.status(&c.Status, &blk.status)
 		case "updateId":
 			return 2, s.optString(&c.UpdateID)
 		case "userId":
-			return 3, s.optString(&c.UserID)
+			return 3, s.sharedString(&c.UserID, memoUser)
 		case "actAs":
 			return 4, s.stringList(&c.ActAs)
 		case "submissionId":
 			return 5, s.optString(&c.SubmissionID)
 		case "deduplicationPeriod":
-			return 6, s.dedup(&c.DeduplicationPeriod)
+			return 6, s.dedup(&c.DeduplicationPeriod, &blk.dedup)
 		case "traceContext":
-			return 7, s.traceContext(&c.TraceContext)
+			return 7, s.traceContext(&c.TraceContext, &blk.trace, &blk.parent)
 		case "offset":
 			n, ok := s.integer(64)
 			c.Offset = Int64(n)
@@ -528,12 +568,12 @@ func (s *scanner) completion(c *Completion) bool {
 	})
 }
 
-func (s *scanner) status(dst **JsStatus) bool {
+// status reads a status into st and points dst at it.
+func (s *scanner) status(dst **JsStatus, st *JsStatus) bool {
 	if s.null() {
 		*dst = nil
 		return true
 	}
-	st := new(JsStatus)
 	*dst = st
 	return s.object(func(k []byte) (int, bool) {
 		switch string(k) {
@@ -594,7 +634,11 @@ func (s *scanner) stringList(dst *List[string]) bool {
 	for {
 		s.ws()
 		var v string
-		if !s.optString(&v) {
+		if len(out) == 0 {
+			if !s.sharedString(&v, memoParty) {
+				return false
+			}
+		} else if !s.optString(&v) {
 			return false
 		}
 		out = append(out, v)
@@ -610,7 +654,7 @@ func (s *scanner) stringList(dst *List[string]) bool {
 }
 
 // dedup reads the deduplication oneof in the forms the node writes.
-func (s *scanner) dedup(p *DeduplicationPeriod) bool {
+func (s *scanner) dedup(p *DeduplicationPeriod, d *Duration) bool {
 	if s.null() {
 		*p = DeduplicationPeriod{}
 		return true
@@ -618,7 +662,6 @@ func (s *scanner) dedup(p *DeduplicationPeriod) bool {
 	return s.oneof(func(k []byte) (int, bool) {
 		switch string(k) {
 		case "DeduplicationDuration":
-			d := new(Duration)
 			p.Duration = d
 			return 0, s.valueObject(func() bool { return s.duration(d) })
 		case "DeduplicationOffset":
@@ -657,28 +700,32 @@ func (s *scanner) duration(d *Duration) bool {
 	})
 }
 
-func (s *scanner) traceContext(dst **TraceContext) bool {
+// traceContext reads a trace context into tc, its traceparent into parent,
+// and points dst at tc.
+func (s *scanner) traceContext(dst **TraceContext, tc *TraceContext, parent *string) bool {
 	if s.null() {
 		*dst = nil
 		return true
 	}
-	tc := new(TraceContext)
 	*dst = tc
-	opt := func(p **string) bool {
+	opt := func(p **string, into *string) bool {
 		if s.null() {
 			*p = nil
 			return true
 		}
+		if into == nil {
+			into = new(string)
+		}
 		v, ok := s.str()
-		*p = &v
+		*into, *p = v, into
 		return ok
 	}
 	return s.object(func(k []byte) (int, bool) {
 		switch string(k) {
 		case "traceparent":
-			return 0, opt(&tc.Traceparent)
+			return 0, opt(&tc.Traceparent, parent)
 		case "tracestate":
-			return 1, opt(&tc.Tracestate)
+			return 1, opt(&tc.Tracestate, nil)
 		}
 		return 0, false
 	})
@@ -691,7 +738,7 @@ func (s *scanner) synchronizerTime(st *SynchronizerTime) bool {
 	return s.object(func(k []byte) (int, bool) {
 		switch string(k) {
 		case "synchronizerId":
-			return 0, s.optString(&st.SynchronizerID)
+			return 0, s.sharedString(&st.SynchronizerID, memoSynchronizer)
 		case "recordTime":
 			return 1, s.timestamp(&st.RecordTime)
 		}
