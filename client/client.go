@@ -242,12 +242,21 @@ func (c *Client) once(ctx context.Context, k call, body []byte) error {
 	if len(k.query) > 0 {
 		req.SetQueryParamsFromValues(k.query)
 	}
+	if k.decode != nil {
+		req.SetDoNotParseResponse(true) // read below, into a buffer of the announced size
+	}
 	resp, err := req.Execute(k.method, c.base.String()+k.path)
 	if err != nil {
 		return &TransportError{Method: k.method, Path: k.path, Err: unwrapURLError(err)}
 	}
+	answer := resp.Body()
+	if k.decode != nil {
+		if answer, err = readAnswer(resp.RawResponse); err != nil {
+			return &TransportError{Method: k.method, Path: k.path, Err: unwrapURLError(err)}
+		}
+	}
 	if resp.StatusCode() != http.StatusOK {
-		return newAPIError(k.method, k.path, resp.StatusCode(), resp.Header().Get("Content-Type"), resp.Body())
+		return newAPIError(k.method, k.path, resp.StatusCode(), resp.Header().Get("Content-Type"), answer)
 	}
 	decode := k.decode
 	if decode == nil {
@@ -256,10 +265,24 @@ func (c *Client) once(ctx context.Context, k call, body []byte) error {
 		}
 		decode = func(body []byte) error { return decodeJSON(body, k.out) }
 	}
-	if err := decode(resp.Body()); err != nil {
+	if err := decode(answer); err != nil {
 		return fmt.Errorf("%s %s: the node's answer does not decode: %w", k.method, k.path, err)
 	}
 	return nil
+}
+
+// readAnswer reads and closes a response body. A page of completions is
+// megabytes: growing a buffer from nothing costs more than the decoding, so
+// the buffer starts at the Content-Length (up to maxPresize).
+func readAnswer(r *http.Response) ([]byte, error) {
+	if r == nil || r.Body == nil {
+		return nil, nil
+	}
+	defer r.Body.Close()
+	const maxPresize = 64 << 20
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0), maxPresize)+bytes.MinRead))
+	_, err := buf.ReadFrom(r.Body)
+	return buf.Bytes(), err
 }
 
 // decodeJSON decodes the first JSON value of body into out.

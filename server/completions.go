@@ -317,6 +317,7 @@ collect:
 	}
 	out = append(out, ']')
 	req.W.Header().Set("Content-Type", "application/json")
+	req.W.Header().Set("Content-Length", strconv.Itoa(len(out))) // lets a reader size its buffer
 	req.W.WriteHeader(http.StatusOK)
 	_, _ = req.W.Write(out)
 	if cap(out) <= maxPooledPage {
