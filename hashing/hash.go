@@ -2,6 +2,7 @@ package hashing
 
 import (
 	"encoding/hex"
+	"slices"
 	"sync"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -103,7 +104,8 @@ type hasher struct {
 
 	version []byte
 	roots   [][]byte
-	nodes   map[int32]*nodeEntry // node id → its entry in table; nil for small transactions
+	nodes   map[int32]*nodeEntry // node id → its entry in table, for sparse ids
+	byID    []*nodeEntry         // node id → its entry in table, for dense ids
 	table   []nodeEntry
 	seeds   []nodeSeed // until index attaches them to nodes
 	stack   [][32]byte // child hashes of the exercise and rollback nodes being hashed
@@ -121,13 +123,18 @@ var hasherPool = sync.Pool{New: func() any { return new(hasher) }}
 // maxPooledBuffer bounds the preimage buffer a pooled hasher keeps.
 const maxPooledBuffer = 1 << 20
 
+// maxPooledNodes bounds the node index a pooled hasher keeps.
+const maxPooledNodes = 1 << 16
+
 // recycle drops every reference to the caller's input and results and
 // returns h to the pool.
 func (h *hasher) recycle() {
 	clear(h.table)
 	clear(h.seeds)
 	clear(h.roots)
+	clear(h.byID)
 	*h = hasher{
+		byID:    h.byID[:0],
 		table:   h.table[:0],
 		seeds:   h.seeds[:0],
 		roots:   h.roots[:0],
@@ -138,6 +145,9 @@ func (h *hasher) recycle() {
 	}
 	if cap(h.buf) > maxPooledBuffer {
 		h.buf = nil
+	}
+	if cap(h.byID) > maxPooledNodes {
+		h.byID = nil
 	}
 	if len(h.ids) >= maxCachedIdentifiers {
 		h.ids = nil
@@ -273,7 +283,26 @@ const smallTransaction = 16
 // link makes nodes findable by id and attaches their seeds, refusing
 // duplicate node ids and duplicate seeds.
 func (h *hasher) link() error {
-	if len(h.table) > smallTransaction {
+	switch maxID := h.maxNodeID(); {
+	case len(h.table) <= smallTransaction:
+		for i := range h.table {
+			for j := range i {
+				if h.table[j].id == h.table[i].id {
+					return inNode(errorf("node id is used by more than one node"), nodeIDText(h.table[i].id))
+				}
+			}
+		}
+	case int(maxID) < 2*len(h.table):
+		// Dense ids, as every participant numbers nodes: a slice indexed by id.
+		h.byID = slices.Grow(h.byID[:0], int(maxID)+1)[:maxID+1]
+		for i := range h.table {
+			n := &h.table[i]
+			if h.byID[n.id] != nil {
+				return inNode(errorf("node id is used by more than one node"), nodeIDText(n.id))
+			}
+			h.byID[n.id] = n
+		}
+	default:
 		h.nodes = make(map[int32]*nodeEntry, len(h.table))
 		for i := range h.table {
 			n := &h.table[i]
@@ -281,14 +310,6 @@ func (h *hasher) link() error {
 				return inNode(errorf("node id is used by more than one node"), nodeIDText(n.id))
 			}
 			h.nodes[n.id] = n
-		}
-	} else {
-		for i := range h.table {
-			for j := range i {
-				if h.table[j].id == h.table[i].id {
-					return inNode(errorf("node id is used by more than one node"), nodeIDText(h.table[i].id))
-				}
-			}
 		}
 	}
 	for _, s := range h.seeds {
@@ -304,9 +325,23 @@ func (h *hasher) link() error {
 	return nil
 }
 
+func (h *hasher) maxNodeID() int32 {
+	var m int32
+	for i := range h.table {
+		m = max(m, h.table[i].id)
+	}
+	return m
+}
+
 // lookup finds a node by id, or returns nil.
 func (h *hasher) lookup(id int32) *nodeEntry {
-	if h.nodes != nil {
+	switch {
+	case len(h.byID) > 0: // the pooled slice is empty, not nil, when unused
+		if id >= 0 && int(id) < len(h.byID) {
+			return h.byID[id]
+		}
+		return nil
+	case h.nodes != nil:
 		return h.nodes[id]
 	}
 	for i := range h.table {

@@ -67,7 +67,7 @@ func (h *hasher) hashSubtrees(workers int, meta []byte) bool {
 	var metaHash [32]byte
 	results := make([]*Result, workers)
 	run := func(w int) {
-		sub := &hasher{scheme: h.scheme, version: h.version, nodes: h.nodes, table: h.table, res: &Result{}}
+		sub := &hasher{scheme: h.scheme, version: h.version, nodes: h.nodes, byID: h.byID, table: h.table, res: &Result{}}
 		results[w] = sub.res
 		txLF := parseLFVersion(h.version)
 		for !failed.Load() {

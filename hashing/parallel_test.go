@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -167,4 +169,75 @@ func TestParallelMetadataErrors(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Node ids are not hashed, so renumbering them consistently keeps the hash.
+// Dense ids are looked up in a slice, sparse ones in a map; both must agree,
+// and both must refuse an id used twice.
+func TestNodeIDIndexes(t *testing.T) {
+	pt := txgen.Generate(rand.New(rand.NewPCG(21, 21)), txgen.Medium())
+	want, err := hashing.Sum(marshal(t, pt), hashing.V2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sparse := proto.Clone(pt).(*damlpb.PreparedTransaction)
+	renumber(t, sparse, func(id int) int { return id*1000 + 7 })
+	if got, err := hashing.Sum(marshal(t, sparse), hashing.V2); err != nil || got != want {
+		t.Fatalf("sparse ids: hash %x (err %v), want %x", got, err, want)
+	}
+	for name, tx := range map[string]*damlpb.PreparedTransaction{"dense": pt, "sparse": sparse} {
+		dup := proto.Clone(tx).(*damlpb.PreparedTransaction)
+		nodes := dup.Transaction.Nodes
+		nodes[len(nodes)-1].NodeId = nodes[0].NodeId
+		_, err := hashing.Sum(marshal(t, dup), hashing.V2)
+		if err == nil || !strings.Contains(err.Error(), "used by more than one node") {
+			t.Errorf("%s ids, one used twice: error %v", name, err)
+		}
+	}
+}
+
+// renumber maps every node id of pt through f.
+func renumber(t *testing.T, pt *damlpb.PreparedTransaction, f func(int) int) {
+	t.Helper()
+	conv := func(s string) string {
+		id, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strconv.Itoa(f(id))
+	}
+	tx := pt.Transaction
+	for i, r := range tx.Roots {
+		tx.Roots[i] = conv(r)
+	}
+	for _, n := range tx.Nodes {
+		n.NodeId = conv(n.NodeId)
+		if ex := n.GetV1().GetExercise(); ex != nil {
+			for i, c := range ex.Children {
+				ex.Children[i] = conv(c)
+			}
+		}
+		if rb := n.GetV1().GetRollback(); rb != nil {
+			for i, c := range rb.Children {
+				rb.Children[i] = conv(c)
+			}
+		}
+	}
+	for _, s := range tx.NodeSeeds {
+		s.NodeId = int32(f(int(s.NodeId)))
+	}
+}
+
+// BenchmarkPlanSubtrees measures the part of a parallel hash that the
+// workers cannot share: indexing the nodes, weighing the tree and picking
+// the subtrees of the large transaction.
+func BenchmarkPlanSubtrees(b *testing.B) {
+	in := benchInputs(b, hashing.V2)[2]
+	cpu := processCPU()
+	for b.Loop() {
+		if hashing.PlanOnly(in.raw, hashing.V2, 2) == 0 {
+			b.Fatal("no subtrees picked")
+		}
+	}
+	reportCPU(b, cpu)
 }
