@@ -45,25 +45,17 @@ func (s *Server) authenticate(r *http.Request) (*Caller, error) {
 	if claims.Wildcard {
 		return &Caller{Claims: claims}, nil
 	}
-	u, err := s.Store.User(r.Context(), claims.UserID)
+	u, rights, err := s.Store.UserAndRights(r.Context(), claims.UserID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, &authFailure{code: ledgerapi.CodePermissionDenied,
 			reason: fmt.Sprintf("the token's user %q does not exist", claims.UserID), tokenResolution: true}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("load user %q of the token: %w", claims.UserID, err)
+		return nil, fmt.Errorf("load user %q of the token and its rights: %w", claims.UserID, err)
 	}
 	if u.IsDeactivated {
 		return nil, &authFailure{code: ledgerapi.CodePermissionDenied,
 			reason: fmt.Sprintf("the token's user %q is deactivated", claims.UserID), tokenResolution: true}
-	}
-	rights, err := s.Store.UserRights(r.Context(), u.ID)
-	if errors.Is(err, store.ErrNotFound) { // deleted in between
-		return nil, &authFailure{code: ledgerapi.CodePermissionDenied,
-			reason: fmt.Sprintf("the token's user %q does not exist", claims.UserID), tokenResolution: true}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load rights of user %q: %w", u.ID, err)
 	}
 	return newCaller(claims, u, rights), nil
 }

@@ -125,6 +125,9 @@ func boolInt(b bool) int {
 
 // inTx runs f in a write transaction and commits it.
 func (s *Store) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
+	// Every write outside the committer may change a user or its rights;
+	// the cache is invalidated once the transaction has ended.
+	defer s.users.invalidate()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err

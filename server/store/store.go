@@ -156,6 +156,8 @@ type Store struct {
 	// the user filter (preparing costs as much as reading a page of 200).
 	completionStmtsMu sync.Mutex
 	completionStmts   [2]*sql.Stmt
+
+	users userCache // callers' users and rights, between writes
 }
 
 // Open opens (creating if needed) the database at path, or a private

@@ -232,6 +232,7 @@ func (s *Store) UpdateUser(ctx context.Context, id string, upd UserUpdate) (User
 
 // DeleteUser removes a user and its rights, or fails with ErrNotFound.
 func (s *Store) DeleteUser(ctx context.Context, id string) error {
+	defer s.users.invalidate()
 	res, err := s.w.ExecContext(ctx, `DELETE FROM users WHERE id = ?`, id)
 	if err != nil {
 		return fmt.Errorf("delete user %q: %w", id, err)
