@@ -1,7 +1,10 @@
 package ledgerapi
 
 import (
+	"bytes"
 	"encoding/json"
+	"runtime"
+	"sync"
 )
 
 // Completions are the one answer a client reads by the hundred thousand, and
@@ -38,6 +41,11 @@ func DecodeCompletions(data []byte) ([]CompletionStreamResponse, error) {
 }
 
 func fastDecodeCompletions(data []byte) ([]CompletionStreamResponse, bool) {
+	if n := runtime.GOMAXPROCS(0); n > 1 && len(data) >= parallelDecodeMin {
+		if out, ok := fastDecodeCompletionsParallel(data, min(n, 4)); ok {
+			return out, true
+		}
+	}
 	s := scanner{b: data}
 	s.ws()
 	if !s.consume('[') {
@@ -75,6 +83,101 @@ func DecodeCompletionResponse(data []byte) (CompletionStreamResponse, error) {
 	}
 	err := json.Unmarshal(data, &r)
 	return r, err
+}
+
+// parallelDecodeMin is the size from which a page is decoded in parts on
+// several cores (a page of 10,000 completions is about 6 MB).
+const parallelDecodeMin = 1 << 20
+
+// elementStart begins every completion stream element the node writes. In
+// valid JSON these bytes cannot lie inside a string (a quote there would
+// be escaped), so a comma before them separates two elements; should a
+// part not parse on its own, the whole page is decoded in one piece.
+var elementStart = []byte(`,{"completionResponse":`)
+
+// fastDecodeCompletionsParallel decodes a page in up to parts pieces split
+// between elements, one goroutine each.
+func fastDecodeCompletionsParallel(data []byte, parts int) ([]CompletionStreamResponse, bool) {
+	s := scanner{b: data}
+	s.ws()
+	if !s.consume('[') {
+		return nil, false
+	}
+	body := data[s.i:]
+	end := len(body)
+	for end > 0 && (body[end-1] == ' ' || body[end-1] == '\t' || body[end-1] == '\n' || body[end-1] == '\r') {
+		end--
+	}
+	if end == 0 || body[end-1] != ']' {
+		return nil, false
+	}
+	body = body[:end-1]
+	var cuts []int // offsets in body of the commas that end a part
+	for k := 1; k < parts; k++ {
+		from := len(body) * k / parts
+		if len(cuts) > 0 && from <= cuts[len(cuts)-1] {
+			continue
+		}
+		i := bytes.Index(body[from:], elementStart)
+		if i < 0 {
+			break
+		}
+		cuts = append(cuts, from+i)
+	}
+	if len(cuts) == 0 {
+		return nil, false
+	}
+	chunks := make([][]byte, 0, len(cuts)+1)
+	prev := 0
+	for _, c := range cuts {
+		chunks = append(chunks, body[prev:c])
+		prev = c + 1 // after the comma
+	}
+	chunks = append(chunks, body[prev:])
+	results := make([][]CompletionStreamResponse, len(chunks))
+	oks := make([]bool, len(chunks))
+	var wg sync.WaitGroup
+	for i, chunk := range chunks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], oks[i] = decodeElements(chunk)
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for i := range chunks {
+		if !oks[i] {
+			return nil, false
+		}
+		total += len(results[i])
+	}
+	out := make([]CompletionStreamResponse, 0, total)
+	for _, r := range results {
+		out = append(out, r...)
+	}
+	return out, true
+}
+
+// decodeElements decodes one or more comma-separated elements that make up
+// all of b.
+func decodeElements(b []byte) ([]CompletionStreamResponse, bool) {
+	s := scanner{b: b}
+	out := make([]CompletionStreamResponse, 0, len(b)/512+1)
+	for {
+		var r CompletionStreamResponse
+		if !s.completionResponse(&r) {
+			return nil, false
+		}
+		out = append(out, r)
+		s.ws()
+		if s.i == len(b) {
+			return out, true
+		}
+		if !s.consume(',') {
+			return nil, false
+		}
+	}
 }
 
 // fastDecodeCompletionResponse is the fast path of

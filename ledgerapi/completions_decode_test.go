@@ -50,6 +50,18 @@ func checkFastAgrees(t *testing.T, data []byte) (fastOK bool) {
 			t.Fatalf("decoders disagree on\n%s\nfast:    %s\ngeneral: %s", data, dump(fast), dump(slow))
 		}
 	}
+	// the parallel decoder, on inputs of any size
+	for _, parts := range []int{2, 3} {
+		if par, ok := fastDecodeCompletionsParallel(data, parts); ok {
+			slow, err := generalDecode(data)
+			if err != nil {
+				t.Fatalf("parallel decoder accepted what the general one refuses (%v):\n%s", err, data)
+			}
+			if !reflect.DeepEqual(par, slow) {
+				t.Fatalf("parallel and general decoders disagree on\n%s\nparallel: %s\ngeneral:  %s", data, dump(par), dump(slow))
+			}
+		}
+	}
 	var fastEl CompletionStreamResponse
 	if fastDecodeCompletionResponse(data, &fastEl) {
 		var slowEl CompletionStreamResponse
@@ -109,6 +121,9 @@ func TestFastCompletionDecoderAgrees(t *testing.T) {
 		}
 		checkFastAgrees(t, b)
 	}
+	if _, ok := fastDecodeCompletionsParallel(page, 3); !ok {
+		t.Errorf("the parallel decoder gave up on the node's own output:\n%s", page)
+	}
 	golden, err := os.ReadFile("testdata/golden/completions.json")
 	if err != nil {
 		t.Fatal(err)
@@ -167,6 +182,11 @@ func TestFastCompletionDecoderAgrees(t *testing.T) {
 		`[{"completionResponse":{"Completion":{"value":{}}}}`, `[{"completionResponse":{"Completion":{"value":{}}}} {}]`,
 		`[{"completionResponse":{"Empty":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}}]`,
 		`[{"completionResponse":{"Empty":{"a":tru}}}]`, `[{"completionResponse":{"Empty":{"a\z":1}}}]`,
+		`[{"completionResponse":{}},{"completionResponse":{}} ,{"completionResponse":{}}, {"completionResponse":{}}]`,
+		wrap(`{"commandId":"x\",{\"completionResponse\":{}}"}`),
+		`[{"completionResponse":{}},{"completionResponse":{}},]`, `[,{"completionResponse":{}},{"completionResponse":{}}]`,
+		`[{"completionResponse":{}},{"completionResponse":{}}`, `{"completionResponse":{}},{"completionResponse":{}}]`,
+		`[{"completionResponse":{}},{"completionResponse":{}}]]`, `[{"completionResponse":{}},,{"completionResponse":{}}]`,
 	}
 	for _, in := range awkward {
 		checkFastAgrees(t, []byte(in))
