@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	if completionsDir != "" { // the seeded database of BenchmarkCompletionsRead
+		os.RemoveAll(completionsDir)
+	}
 	os.Exit(code)
 }
 
