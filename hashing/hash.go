@@ -227,13 +227,8 @@ func splitPreparedTransaction(b []byte) (tx, meta []byte, err error) {
 // and seeds by node id.
 func (h *hasher) index(b []byte) error {
 	var s seen
-	nodes, seeds := countNodesAndSeeds(b)
-	if cap(h.table) < nodes {
-		h.table = make([]nodeEntry, 0, nodes)
-	}
-	if cap(h.seeds) < seeds {
-		h.seeds = make([]nodeSeed, 0, seeds)
-	}
+	// The tables grow by appending: a pooled hasher has them sized already,
+	// and counting first would read every node header twice.
 	r := reader{b}
 	nodeIndex, seedIndex := 0, 0
 	for {
@@ -350,24 +345,6 @@ func (h *hasher) lookup(id int32) *nodeEntry {
 		}
 	}
 	return nil
-}
-
-// countNodesAndSeeds counts the nodes and node_seeds fields of a
-// DamlTransaction, to size the tables once.
-func countNodesAndSeeds(b []byte) (nodes, seeds int) {
-	r := reader{b}
-	for {
-		f, ok, err := r.next()
-		if err != nil || !ok {
-			return nodes, seeds
-		}
-		switch f.num {
-		case 3:
-			nodes++
-		case 4:
-			seeds++
-		}
-	}
 }
 
 type nodeSeed struct {

@@ -38,10 +38,38 @@ func (e *encoder) value(b []byte, depth int) error {
 	if depth > MaxValueNesting {
 		return errorf("value nesting exceeds Daml's limit of %d", MaxValueNesting)
 	}
-	// Fast paths: the message is exactly one known arm, length-delimited or
-	// a varint, as every encoder writes it.
-	if tag, payload, rest, ok := lenField(b); ok && len(rest) == 0 && tag >= 8 && tag>>3 <= 15 {
-		return e.valueArm(field{num: protowire.Number(tag >> 3), typ: protowire.BytesType, bytes: payload}, depth)
+	// Fast paths: the message is exactly one known arm, as every encoder
+	// writes it, dispatched on its tag byte, which also fixes the wire type.
+	// Any other shape, wrong wire types included, takes the general path
+	// below, which also produces the errors.
+	if tag, p, ok := soleLenField(b); ok {
+		switch tag >> 3 {
+		case 1:
+			return e.unit(p)
+		case 6:
+			return e.numeric(p)
+		case 7:
+			e.byte1(tagParty, "Party Type Tag")
+			return at(e.string(p), "party")
+		case 8:
+			e.byte1(tagText, "Text Type Tag")
+			return at(e.string(p), "text")
+		case 9:
+			e.byte1(tagContractID, "ContractId Type Tag")
+			return at(e.hexID(p), "contract_id")
+		case 10:
+			return at(e.optional(p, depth), "optional")
+		case 11:
+			return at(e.list(p, depth), "list")
+		case 12:
+			return at(e.textMap(p, depth), "text_map")
+		case 13:
+			return at(e.genMap(p, depth), "gen_map")
+		case 14:
+			return at(e.record(p, depth), "record")
+		case 15:
+			return at(e.variant(p, depth), "variant")
+		}
 	}
 	if len(b) >= 2 && b[0] < 0x80 && b[0]&7 == 0 && b[0]>>3 >= 1 {
 		if v, n := protowire.ConsumeVarint(b[1:]); n == len(b)-1 {
@@ -50,12 +78,37 @@ func (e *encoder) value(b []byte, depth int) error {
 	}
 	switch {
 	case len(b) == 9 && b[0] == 5<<3|1: // timestamp, fixed64
-		return e.valueArm(field{num: 5, typ: protowire.Fixed64Type, int: binary.LittleEndian.Uint64(b[1:])}, depth)
-	case len(b) == 2 && b[1] == 0 && b[0]&7 == 2 && b[0] >= 8 && b[0] < 0x80: // an empty message or string
-		return e.valueArm(field{num: protowire.Number(b[0] >> 3), typ: protowire.BytesType, bytes: b[2:]}, depth)
+		e.byte1(tagTimestamp, "Timestamp Type Tag")
+		e.int64(binary.LittleEndian.Uint64(b[1:]))
+		return nil
 	case len(b) >= 3 && b[0] == 0x82 && b[1] == 0x01 && int(b[2]) == len(b)-3: // enum: field 16 has a two-byte tag
-		return e.valueArm(field{num: 16, typ: protowire.BytesType, bytes: b[3:]}, depth)
+		return at(e.enum(b[3:]), "enum")
 	}
+	return e.valueSlow(b, depth)
+}
+
+// soleLenField reports whether b is exactly one length-delimited field with
+// a one-byte tag and a length of one or two bytes, and splits it. The tag
+// may name field 0: callers compare it with the tags they expect.
+func soleLenField(b []byte) (tag byte, payload []byte, ok bool) {
+	if len(b) < 2 || b[0]&0x87 != 2 {
+		return
+	}
+	n, i := int(b[1]), 2
+	if n >= 0x80 {
+		if len(b) < 3 || b[2] >= 0x80 {
+			return
+		}
+		n, i = n&0x7f|int(b[2])<<7, 3
+	}
+	if n != len(b)-i {
+		return
+	}
+	return b[0], b[i:], true
+}
+
+// valueSlow reads a Value message field by field.
+func (e *encoder) valueSlow(b []byte, depth int) error {
 	r := reader{b}
 	var arm field
 	found := false
@@ -81,16 +134,30 @@ func (e *encoder) value(b []byte, depth int) error {
 	return e.valueArm(arm, depth)
 }
 
+func (e *encoder) unit(b []byte) error {
+	if err := wellFormed(b); err != nil {
+		return at(err, "unit")
+	}
+	e.byte1(tagUnit, "Unit Type Tag")
+	return nil
+}
+
+func (e *encoder) numeric(b []byte) error {
+	if err := checkNumeric(b); err != nil {
+		return at(err, "numeric")
+	}
+	e.byte1(tagNumeric, "Numeric Type Tag")
+	_ = e.string(b) // checkNumeric admits ASCII only
+	return nil
+}
+
 func (e *encoder) valueArm(f field, depth int) error {
 	switch f.num {
 	case 1:
 		if err := want(f, protowire.BytesType, "unit"); err != nil {
 			return err
 		}
-		if err := wellFormed(f.bytes); err != nil {
-			return at(err, "unit")
-		}
-		e.byte1(tagUnit, "Unit Type Tag")
+		return e.unit(f.bytes)
 	case 2:
 		if err := want(f, protowire.VarintType, "bool"); err != nil {
 			return err
@@ -127,11 +194,7 @@ func (e *encoder) valueArm(f field, depth int) error {
 		if err := want(f, protowire.BytesType, "numeric"); err != nil {
 			return err
 		}
-		if err := checkNumeric(f.bytes); err != nil {
-			return at(err, "numeric")
-		}
-		e.byte1(tagNumeric, "Numeric Type Tag")
-		_ = e.string(f.bytes) // checkNumeric admits ASCII only
+		return e.numeric(f.bytes)
 	case 7:
 		if err := want(f, protowire.BytesType, "party"); err != nil {
 			return err
@@ -151,36 +214,54 @@ func (e *encoder) valueArm(f field, depth int) error {
 		e.byte1(tagContractID, "ContractId Type Tag")
 		return at(e.hexID(f.bytes), "contract_id")
 	case 10:
-		return at(e.optional(f, depth), "optional")
+		if err := want(f, protowire.BytesType, "optional"); err != nil {
+			return at(err, "optional")
+		}
+		return at(e.optional(f.bytes, depth), "optional")
 	case 11:
-		return at(e.list(f, depth), "list")
+		if err := want(f, protowire.BytesType, "list"); err != nil {
+			return at(err, "list")
+		}
+		return at(e.list(f.bytes, depth), "list")
 	case 12:
-		return at(e.textMap(f, depth), "text_map")
+		if err := want(f, protowire.BytesType, "text_map"); err != nil {
+			return at(err, "text_map")
+		}
+		return at(e.textMap(f.bytes, depth), "text_map")
 	case 13:
-		return at(e.genMap(f, depth), "gen_map")
+		if err := want(f, protowire.BytesType, "gen_map"); err != nil {
+			return at(err, "gen_map")
+		}
+		return at(e.genMap(f.bytes, depth), "gen_map")
 	case 14:
-		return at(e.record(f, depth), "record")
+		if err := want(f, protowire.BytesType, "record"); err != nil {
+			return at(err, "record")
+		}
+		return at(e.record(f.bytes, depth), "record")
 	case 15:
-		return at(e.variant(f, depth), "variant")
+		if err := want(f, protowire.BytesType, "variant"); err != nil {
+			return at(err, "variant")
+		}
+		return at(e.variant(f.bytes, depth), "variant")
 	case 16:
-		return at(e.enum(f), "enum")
+		if err := want(f, protowire.BytesType, "enum"); err != nil {
+			return at(err, "enum")
+		}
+		return at(e.enum(f.bytes), "enum")
 	}
 	return nil
 }
 
-func (e *encoder) optional(f field, depth int) error {
-	if err := want(f, protowire.BytesType, "optional"); err != nil {
-		return err
-	}
+func (e *encoder) optional(b []byte, depth int) error {
 	var s seen
 	var inner []byte
 	present := false
-	if tag, p, rest, ok := lenField(f.bytes); ok && tag == 0x0a && len(rest) == 0 {
+	if tag, p, rest, ok := lenField(b); ok && tag == 0x0a && len(rest) == 0 {
 		e.byte1(tagOptional, "Optional Type Tag")
 		e.some(true)
 		return at(e.value(p, depth+1), "value")
 	}
-	r := reader{f.bytes}
+	r := reader{b}
 	for {
 		g, ok, err := r.next()
 		if err != nil {
@@ -204,13 +285,10 @@ func (e *encoder) optional(f field, depth int) error {
 	return nil
 }
 
-func (e *encoder) list(f field, depth int) error {
-	if err := want(f, protowire.BytesType, "list"); err != nil {
-		return err
-	}
+func (e *encoder) list(b []byte, depth int) error {
 	e.byte1(tagList, "List Type Tag")
 	count := e.reserveCount()
-	r := reader{f.bytes}
+	r := reader{b}
 	i := 0
 	for {
 		elem, ok, err := r.repeated(1, "elements")
@@ -261,13 +339,10 @@ func mapEntry(b []byte) (key, value []byte, hasKey, hasValue bool, err error) {
 	}
 }
 
-func (e *encoder) textMap(f field, depth int) error {
-	if err := want(f, protowire.BytesType, "text_map"); err != nil {
-		return err
-	}
+func (e *encoder) textMap(b []byte, depth int) error {
 	e.byte1(tagTextMap, "TextMap Type Tag")
 	count := e.reserveCount()
-	r := reader{f.bytes}
+	r := reader{b}
 	var prev []byte
 	i := 0
 	for {
@@ -301,13 +376,10 @@ func (e *encoder) textMap(f field, depth int) error {
 	return nil
 }
 
-func (e *encoder) genMap(f field, depth int) error {
-	if err := want(f, protowire.BytesType, "gen_map"); err != nil {
-		return err
-	}
+func (e *encoder) genMap(b []byte, depth int) error {
 	e.byte1(tagGenMap, "GenMap Type Tag")
 	count := e.reserveCount()
-	r := reader{f.bytes}
+	r := reader{b}
 	i := 0
 	for {
 		entry, ok, err := r.repeated(1, "entries")
@@ -336,10 +408,7 @@ func (e *encoder) genMap(f field, depth int) error {
 	return nil
 }
 
-func (e *encoder) record(f field, depth int) error {
-	if err := want(f, protowire.BytesType, "record"); err != nil {
-		return err
-	}
+func (e *encoder) record(b []byte, depth int) error {
 	// One pass when record_id (field 1) comes before the fields or not at
 	// all, as every encoder writes it; otherwise start again in two passes.
 	start := len(e.buf)
@@ -352,18 +421,28 @@ func (e *encoder) record(f field, depth int) error {
 	var count countSlot
 	opened := false // the optional id and the count slot are written
 	n := 0
-	r := reader{f.bytes}
-	for {
-		if tag, p, rest, ok := lenField(r.b); ok && tag == 0x12 && opened {
+	r := reader{b}
+	for len(r.b) > 0 {
+		tag, p, rest, ok := lenField(r.b)
+		if ok && tag == 0x12 && opened {
 			// The common case, a field after the id: no general read.
 			r.b = rest
-			if err := e.recordField(p, depth); err != nil {
+			if label, val, ok := labelledField(p); ok {
+				// A label and a value, as every encoder writes a field.
+				e.some(true)
+				if err := e.string(label); err != nil {
+					return atIndex(at(err, "label"), "fields", n)
+				}
+				if err := e.value(val, depth+1); err != nil {
+					return atIndex(at(err, "value"), "fields", n)
+				}
+			} else if err := e.recordField(p, depth); err != nil {
 				return atIndex(err, "fields", n)
 			}
 			n++
 			continue
 		}
-		if tag, p, rest, ok := lenField(r.b); ok && tag == 0x0a && s == 0 && !opened {
+		if ok && tag == 0x0a && s == 0 && !opened {
 			// The record id, first, as every encoder writes it.
 			r.b, s = rest, 1<<1
 			if err := e.optionalIdentifier(p, true); err != nil {
@@ -390,7 +469,7 @@ func (e *encoder) record(f field, depth int) error {
 				if e.trace != nil {
 					e.trace.Lines = e.trace.Lines[:traceStart]
 				}
-				return e.recordTwoPass(f.bytes, depth)
+				return e.recordTwoPass(b, depth)
 			}
 			if err := e.optionalIdentifier(id, true); err != nil {
 				return at(err, "record_id")
@@ -484,6 +563,21 @@ func (e *encoder) recordField(b []byte, depth int) error {
 	return at(e.value(val, depth+1), "value")
 }
 
+// labelledField splits a RecordField written as a non-empty label then a
+// value, each with a length of one or two bytes; ok is false for any other
+// shape, which recordField then reads.
+func labelledField(b []byte) (label, val []byte, ok bool) {
+	tag, l, rest, ok := lenField(b)
+	if !ok || tag != 0x0a || len(l) == 0 {
+		return nil, nil, false
+	}
+	tag, v, rest, ok := lenField(rest)
+	if !ok || tag != 0x12 || len(rest) != 0 {
+		return nil, nil, false
+	}
+	return l, v, true
+}
+
 // splitRecordField reads a RecordField: label (1) and value (2).
 func splitRecordField(b []byte) (label, val []byte, hasValue bool, err error) {
 	if tag, l, rest, ok := lenField(b); ok {
@@ -520,35 +614,10 @@ func splitRecordField(b []byte) (label, val []byte, hasValue bool, err error) {
 	return label, val, hasValue, nil
 }
 
-func (e *encoder) variant(f field, depth int) error {
-	if err := want(f, protowire.BytesType, "variant"); err != nil {
+func (e *encoder) variant(b []byte, depth int) error {
+	id, ctor, val, hasID, hasValue, err := splitVariant(b)
+	if err != nil {
 		return err
-	}
-	var s seen
-	var id, ctor, val []byte
-	var hasID, hasValue bool
-	r := reader{f.bytes}
-	for {
-		g, ok, err := r.next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		switch g.num {
-		case 1:
-			id, err = s.bytesField(g, "variant_id")
-			hasID = true
-		case 2:
-			ctor, err = s.bytesField(g, "constructor")
-		case 3:
-			val, err = s.bytesField(g, "value")
-			hasValue = true
-		}
-		if err != nil {
-			return err
-		}
 	}
 	if len(ctor) == 0 {
 		return errorf("constructor is empty")
@@ -566,15 +635,66 @@ func (e *encoder) variant(f field, depth int) error {
 	return at(e.value(val, depth+1), "value")
 }
 
-func (e *encoder) enum(f field) error {
-	if err := want(f, protowire.BytesType, "enum"); err != nil {
-		return err
+// splitVariant reads a Variant: variant_id (1), constructor (2) and value (3).
+func splitVariant(b []byte) (id, ctor, val []byte, hasID, hasValue bool, err error) {
+	// Fast path: the fields in order, each once, with short lengths.
+	rest := b
+	tag, p, r, ok := lenField(rest)
+	if ok && tag == 0x0a {
+		id, hasID, rest = p, true, r
+		tag, p, r, ok = lenField(rest)
 	}
+	if ok && tag == 0x12 {
+		if tag, v, r, ok := lenField(r); ok && tag == 0x1a && len(r) == 0 {
+			return id, p, v, hasID, true, nil
+		}
+	}
+	id, hasID = nil, false
+	var s seen
+	rd := reader{b}
+	for {
+		g, ok, err := rd.next()
+		if err != nil {
+			return nil, nil, nil, false, false, err
+		}
+		if !ok {
+			break
+		}
+		switch g.num {
+		case 1:
+			id, err = s.bytesField(g, "variant_id")
+			hasID = true
+		case 2:
+			ctor, err = s.bytesField(g, "constructor")
+		case 3:
+			val, err = s.bytesField(g, "value")
+			hasValue = true
+		}
+		if err != nil {
+			return nil, nil, nil, false, false, err
+		}
+	}
+	return id, ctor, val, hasID, hasValue, nil
+}
+
+func (e *encoder) enum(b []byte) error {
 	var s seen
 	var id, ctor []byte
 	hasID := false
-	r := reader{f.bytes}
-	for {
+	// Fast path: enum_id then constructor, each once, with short lengths.
+	rest := b
+	tag, p, rest2, ok := lenField(rest)
+	if ok && tag == 0x0a {
+		id, hasID, rest = p, true, rest2
+		tag, p, rest2, ok = lenField(rest)
+	}
+	r := reader{b}
+	if ok && tag == 0x12 && len(rest2) == 0 {
+		ctor, r.b = p, nil
+	} else {
+		id, hasID = nil, false
+	}
+	for len(r.b) > 0 {
 		g, ok, err := r.next()
 		if err != nil {
 			return err

@@ -72,7 +72,7 @@ func (r *reader) nextSlow() (f field, ok bool, err error) {
 // repeated returns the payload of the next occurrence of the repeated
 // message field num, skipping other fields; ok is false at the end.
 func (r *reader) repeated(num protowire.Number, name string) (payload []byte, ok bool, err error) {
-	for {
+	for len(r.b) > 0 {
 		if tag, p, rest, ok := lenField(r.b); ok && protowire.Number(tag>>3) == num {
 			r.b = rest
 			return p, true, nil
@@ -89,6 +89,7 @@ func (r *reader) repeated(num protowire.Number, name string) (payload []byte, ok
 		}
 		return f.bytes, true, nil
 	}
+	return nil, false, nil
 }
 
 // seen tracks which singular fields of a message were already read, so that
