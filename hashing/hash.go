@@ -194,8 +194,9 @@ func splitPreparedTransaction(b []byte) (tx, meta []byte, err error) {
 	var s seen
 	var hasTx, hasMeta bool
 	r := reader{b}
+	var f field
 	for {
-		f, ok, err := r.next()
+		ok, err := r.read(&f)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -231,8 +232,9 @@ func (h *hasher) index(b []byte) error {
 	// and counting first would read every node header twice.
 	r := reader{b}
 	nodeIndex, seedIndex := 0, 0
+	var f field
 	for {
-		f, ok, err := r.next()
+		ok, err := r.read(&f)
 		if err != nil {
 			return err
 		}
@@ -357,8 +359,9 @@ func (h *hasher) indexNode(b []byte) error {
 	var idText, v1 []byte
 	hasV1 := false
 	r := reader{b}
+	var f field
 	for {
-		f, ok, err := r.next()
+		ok, err := r.read(&f)
 		if err != nil {
 			return err
 		}
@@ -392,8 +395,9 @@ func (h *hasher) indexSeed(b []byte) error {
 	var id uint64
 	var seed []byte
 	r := reader{b}
+	var f field
 	for {
-		f, ok, err := r.next()
+		ok, err := r.read(&f)
 		if err != nil {
 			return err
 		}
@@ -555,8 +559,9 @@ func nodeKind(b []byte) (protowire.Number, []byte, error) {
 	var kind protowire.Number
 	var msg []byte
 	r := reader{b}
+	var f field
 	for {
-		f, ok, err := r.next()
+		ok, err := r.read(&f)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -642,8 +647,9 @@ func (h *hasher) parent(id int32, msg []byte, childField protowire.Number, txLF 
 	start := len(h.stack)
 	var traces []*Trace
 	r := reader{msg}
+	var f field
 	for i := 0; ; {
-		f, ok, err := r.next()
+		ok, err := r.read(&f)
 		if err != nil {
 			return [32]byte{}, nil, err
 		}
@@ -694,8 +700,9 @@ func (h *hasher) metadata(b []byte) (*Trace, error) {
 	var hasSubmitter, hasMinLET, hasMaxLET, hasMaxRecord bool
 	var inputs [][]byte
 	r := reader{b}
+	var f field
 	for {
-		f, ok, err := r.next()
+		ok, err := r.read(&f)
 		if err != nil {
 			return nil, err
 		}
@@ -850,8 +857,9 @@ func submitterCommandID(b []byte) ([]byte, error) {
 	var id []byte
 	actAs := 0
 	r := reader{b}
+	var f field
 	for {
-		f, ok, err := r.next()
+		ok, err := r.read(&f)
 		if err != nil {
 			return nil, err
 		}
@@ -881,8 +889,9 @@ func readInputContract(b []byte, sc *nodeScratch) (createdAt uint64, n nodeField
 	var v1 []byte
 	hasV1 := false
 	r := reader{b}
+	var f field
 	for {
-		f, ok, err := r.next()
+		ok, err := r.read(&f)
 		if err != nil {
 			return 0, n, err
 		}

@@ -154,8 +154,9 @@ func readNodeFields(msg []byte, l *nodeLayout, sc *nodeScratch) (n nodeFields, e
 	}
 	var s seen
 	r := reader{msg}
+	var f field
 	for {
-		f, ok, err := r.next()
+		ok, err := r.read(&f)
 		if err != nil {
 			return n, err
 		}
@@ -269,8 +270,9 @@ func (e *encoder) repeatedStrings(msg []byte, num protowire.Number, name string,
 	var items [8][]byte
 	list := items[:0]
 	r := reader{msg}
+	var f field
 	for {
-		f, ok, err := r.next()
+		ok, err := r.read(&f)
 		if err != nil {
 			return err
 		}
@@ -534,8 +536,9 @@ func (e *encoder) keyWithMaintainers(b []byte) error {
 	var gk []byte
 	hasKey := false
 	r := reader{b}
+	var f field
 	for {
-		f, ok, err := r.next()
+		ok, err := r.read(&f)
 		if err != nil {
 			return err
 		}
@@ -557,7 +560,7 @@ func (e *encoder) keyWithMaintainers(b []byte) error {
 	var hasTmpl, hasVal bool
 	r = reader{gk}
 	for {
-		f, ok, err := r.next()
+		ok, err := r.read(&f)
 		if err != nil {
 			return at(err, "key")
 		}

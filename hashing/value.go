@@ -112,8 +112,9 @@ func (e *encoder) valueSlow(b []byte, depth int) error {
 	r := reader{b}
 	var arm field
 	found := false
+	var f field
 	for {
-		f, ok, err := r.next()
+		ok, err := r.read(&f)
 		if err != nil {
 			return err
 		}
@@ -262,8 +263,9 @@ func (e *encoder) optional(b []byte, depth int) error {
 		return at(e.value(p, depth+1), "value")
 	}
 	r := reader{b}
+	var g field
 	for {
-		g, ok, err := r.next()
+		ok, err := r.read(&g)
 		if err != nil {
 			return err
 		}
@@ -316,8 +318,9 @@ func mapEntry(b []byte) (key, value []byte, hasKey, hasValue bool, err error) {
 	}
 	var s seen
 	r := reader{b}
+	var f field
 	for {
-		f, ok, err := r.next()
+		ok, err := r.read(&f)
 		if err != nil {
 			return nil, nil, false, false, err
 		}
@@ -422,6 +425,7 @@ func (e *encoder) record(b []byte, depth int) error {
 	opened := false // the optional id and the count slot are written
 	n := 0
 	r := reader{b}
+	var g field
 	for len(r.b) > 0 {
 		tag, p, rest, ok := lenField(r.b)
 		if ok && tag == 0x12 && opened {
@@ -451,7 +455,7 @@ func (e *encoder) record(b []byte, depth int) error {
 			count, opened = e.reserveCount(), true
 			continue
 		}
-		g, ok, err := r.next()
+		ok, err := r.read(&g)
 		if err != nil {
 			return err
 		}
@@ -503,8 +507,9 @@ func (e *encoder) recordTwoPass(b []byte, depth int) error {
 	var id []byte
 	hasID := false
 	r := reader{b}
+	var g field
 	for {
-		g, ok, err := r.next()
+		ok, err := r.read(&g)
 		if err != nil {
 			return err
 		}
@@ -526,7 +531,7 @@ func (e *encoder) recordTwoPass(b []byte, depth int) error {
 	r = reader{b}
 	i := 0
 	for {
-		g, ok, _ := r.next()
+		ok, _ := r.read(&g)
 		if !ok {
 			break
 		}
@@ -591,8 +596,9 @@ func splitRecordField(b []byte) (label, val []byte, hasValue bool, err error) {
 	}
 	var s seen
 	r := reader{b}
+	var f field
 	for {
-		f, ok, err := r.next()
+		ok, err := r.read(&f)
 		if err != nil {
 			return nil, nil, false, err
 		}
@@ -652,8 +658,9 @@ func splitVariant(b []byte) (id, ctor, val []byte, hasID, hasValue bool, err err
 	id, hasID = nil, false
 	var s seen
 	rd := reader{b}
+	var g field
 	for {
-		g, ok, err := rd.next()
+		ok, err := rd.read(&g)
 		if err != nil {
 			return nil, nil, nil, false, false, err
 		}
@@ -694,8 +701,9 @@ func (e *encoder) enum(b []byte) error {
 	} else {
 		id, hasID = nil, false
 	}
+	var g field
 	for len(r.b) > 0 {
-		g, ok, err := r.next()
+		ok, err := r.read(&g)
 		if err != nil {
 			return err
 		}
@@ -760,8 +768,9 @@ func (e *encoder) identifierUncached(b []byte) error {
 	var s seen
 	var pkg, mod, ent []byte
 	r := reader{b}
+	var f field
 	for {
-		f, ok, err := r.next()
+		ok, err := r.read(&f)
 		if err != nil {
 			return err
 		}

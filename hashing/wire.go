@@ -24,27 +24,39 @@ type reader struct {
 // with a one-byte varint, which is what most fields of a prepared
 // transaction look like; everything else goes through nextSlow.
 func (r *reader) next() (f field, ok bool, err error) {
+	ok, err = r.read(&f)
+	return f, ok, err
+}
+
+// read is next writing the field into *f. Hot loops use it: a field
+// returned by value is stored piecewise and then copied whole, and the
+// processor cannot forward those narrow stores to the wide load, which
+// costs a stall per field.
+func (r *reader) read(f *field) (ok bool, err error) {
 	if tag, p, rest, ok := lenField(r.b); ok && tag >= 8 {
 		r.b = rest
-		return field{num: protowire.Number(tag >> 3), typ: protowire.BytesType, bytes: p}, true, nil
+		f.num, f.typ, f.bytes, f.int = protowire.Number(tag>>3), protowire.BytesType, p, 0
+		return true, nil
 	}
 	if b := r.b; len(b) >= 2 && b[0] >= 8 && b[0] < 0x80 && b[0]&7 == 0 && b[1] < 0x80 {
 		r.b = b[2:]
-		return field{num: protowire.Number(b[0] >> 3), typ: protowire.VarintType, int: uint64(b[1])}, true, nil
+		f.num, f.typ, f.bytes, f.int = protowire.Number(b[0]>>3), protowire.VarintType, nil, uint64(b[1])
+		return true, nil
 	}
-	return r.nextSlow()
+	return r.nextSlow(f)
 }
 
-func (r *reader) nextSlow() (f field, ok bool, err error) {
+func (r *reader) nextSlow(f *field) (ok bool, err error) {
+	*f = field{}
 	if len(r.b) == 0 {
-		return field{}, false, nil
+		return false, nil
 	}
 	num, typ, n := protowire.ConsumeTag(r.b)
 	if n < 0 {
-		return field{}, false, malformed("bad field tag: %v", protowire.ParseError(n))
+		return false, malformed("bad field tag: %v", protowire.ParseError(n))
 	}
 	if num > protowire.MaxValidNumber {
-		return field{}, false, malformed("field number %d is above the protobuf maximum", num)
+		return false, malformed("field number %d is above the protobuf maximum", num)
 	}
 	r.b = r.b[n:]
 	f.num, f.typ = num, typ
@@ -63,21 +75,23 @@ func (r *reader) nextSlow() (f field, ok bool, err error) {
 		n = protowire.ConsumeFieldValue(num, typ, r.b)
 	}
 	if n < 0 {
-		return field{}, false, malformed("field %d: %v", num, protowire.ParseError(n))
+		*f = field{}
+		return false, malformed("field %d: %v", num, protowire.ParseError(n))
 	}
 	r.b = r.b[n:]
-	return f, true, nil
+	return true, nil
 }
 
 // repeated returns the payload of the next occurrence of the repeated
 // message field num, skipping other fields; ok is false at the end.
 func (r *reader) repeated(num protowire.Number, name string) (payload []byte, ok bool, err error) {
+	var f field
 	for len(r.b) > 0 {
 		if tag, p, rest, ok := lenField(r.b); ok && protowire.Number(tag>>3) == num {
 			r.b = rest
 			return p, true, nil
 		}
-		f, ok, err := r.next()
+		ok, err := r.read(&f)
 		if err != nil || !ok {
 			return nil, false, err
 		}
@@ -96,8 +110,8 @@ func (r *reader) repeated(num protowire.Number, name string) (payload []byte, ok
 // a field appearing twice is refused instead of merged or overwritten.
 type seen uint64
 
-func (s *seen) once(f field, name string) error {
-	bit := uint64(1) << (uint(f.num) & 63)
+func (s *seen) once(num protowire.Number, name string) error {
+	bit := uint64(1) << (uint(num) & 63)
 	if *s&seen(bit) != 0 {
 		return errorf("field %s appears more than once", name)
 	}
@@ -118,14 +132,14 @@ func (s *seen) bytesField(f field, name string) ([]byte, error) {
 	if err := want(f, protowire.BytesType, name); err != nil {
 		return nil, err
 	}
-	return f.bytes, s.once(f, name)
+	return f.bytes, s.once(f.num, name)
 }
 
 func (s *seen) varintField(f field, name string) (uint64, error) {
 	if err := want(f, protowire.VarintType, name); err != nil {
 		return 0, err
 	}
-	return f.int, s.once(f, name)
+	return f.int, s.once(f.num, name)
 }
 
 func repeatedBytes(f field, name string) ([]byte, error) {
