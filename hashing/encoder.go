@@ -36,6 +36,22 @@ func (e *encoder) note(start int, comment string) {
 	e.trace.Lines = append(e.trace.Lines, TraceLine{Bytes: append([]byte(nil), e.buf[start:]...), Comment: comment})
 }
 
+// extend lengthens buf by n bytes, to be written by the caller, and
+// returns where they start. Reslicing buf in place stores only its length,
+// where append also stores its pointer (with a write-barrier check) and
+// capacity on every call.
+func (e *encoder) extend(n int) int {
+	l := len(e.buf)
+	if cap(e.buf)-l < n {
+		e.grow(n)
+	}
+	e.buf = e.buf[:l+n]
+	return l
+}
+
+// grow makes room for n more bytes in buf.
+func (e *encoder) grow(n int) { e.buf = slices.Grow(e.buf, n) }
+
 func (e *encoder) byte1(b byte, comment string) {
 	e.buf = append(e.buf, b)
 	if e.trace != nil {
@@ -91,12 +107,19 @@ func (e *encoder) string(s []byte) error {
 	if !validUTF8(s) {
 		return invalidUTF8(s)
 	}
-	e.buf = binary.BigEndian.AppendUint32(e.buf, uint32(len(s)))
-	e.buf = append(e.buf, s...)
+	e.checkedString(s)
+	return nil
+}
+
+// checkedString writes a string already known to be valid UTF-8.
+func (e *encoder) checkedString(s []byte) {
+	i := e.extend(4 + len(s))
+	b := e.buf[i:]
+	binary.BigEndian.PutUint32(b, uint32(len(s)))
+	copy(b[4:], s)
 	if e.trace != nil {
 		e.noteString(s)
 	}
-	return nil
 }
 
 // validUTF8 is utf8.Valid with a faster path for ASCII text of eight bytes
@@ -106,6 +129,12 @@ func (e *encoder) string(s []byte) error {
 func validUTF8(s []byte) bool {
 	const hi = 0x8080808080808080
 	if len(s) < 8 {
+		if len(s) >= 4 {
+			// Two words of four, overlapping when shorter than eight.
+			if (binary.LittleEndian.Uint32(s)|binary.LittleEndian.Uint32(s[len(s)-4:]))&0x80808080 == 0 {
+				return true
+			}
+		}
 		return utf8.Valid(s)
 	}
 	i := 0
@@ -138,15 +167,17 @@ func (e *encoder) hexID(id []byte) error {
 		return checkHexID(id)
 	}
 	e.int32(uint32(len(id) / 2))
-	start := len(e.buf)
-	e.buf = slices.Grow(e.buf, len(id)/2)
-	for i := 0; i < len(id); i += 2 {
-		hi, lo := lowerHex[id[i]], lowerHex[id[i+1]]
-		if hi|lo > 0x0f {
-			e.buf = e.buf[:start-4]
-			return checkHexID(id) // names the offending byte
-		}
-		e.buf = append(e.buf, hi<<4|lo)
+	start := e.extend(len(id) / 2)
+	dst := e.buf[start:]
+	var bad byte
+	for i := range dst {
+		hi, lo := lowerHex[id[2*i]], lowerHex[id[2*i+1]]
+		bad |= hi | lo
+		dst[i] = hi<<4 | lo
+	}
+	if bad > 0x0f {
+		e.buf = e.buf[:start-4]
+		return checkHexID(id) // names the offending byte
 	}
 	if e.trace != nil {
 		e.note(start, string(id)+" (contractId)")
@@ -193,9 +224,10 @@ type countSlot struct{ pos, line int }
 
 // raw writes bytes with no length prefix: seeds and hashes.
 func (e *encoder) raw(b []byte, comment string) {
-	e.buf = append(e.buf, b...)
+	i := e.extend(len(b))
+	copy(e.buf[i:], b)
 	if e.trace != nil {
-		e.note(len(e.buf)-len(b), comment)
+		e.note(i, comment)
 	}
 }
 

@@ -255,7 +255,7 @@ func (e *encoder) nodeHeader(s Scheme, lfVersion []byte, tag byte, name string) 
 	e.section(name)
 	if lfVersion != nil {
 		e.section("Node Version")
-		_ = e.string(lfVersion)
+		e.checkedString(lfVersion)
 	}
 	if e.trace != nil {
 		e.byte1(tag, name+" Tag")

@@ -148,7 +148,7 @@ func (e *encoder) numeric(b []byte) error {
 		return at(err, "numeric")
 	}
 	e.byte1(tagNumeric, "Numeric Type Tag")
-	_ = e.string(b) // checkNumeric admits ASCII only
+	e.checkedString(b) // checkNumeric admits ASCII only
 	return nil
 }
 
