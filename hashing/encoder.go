@@ -16,9 +16,24 @@ type encoder struct {
 	// ids caches identifier encodings by their protobuf bytes: the same
 	// template and record ids recur throughout a transaction. Nil when tracing.
 	ids map[string][]byte
-	// lastID and lastEnc are the identifier last found in ids, checked
-	// first: records of one type often follow each other.
-	lastID, lastEnc []byte
+	// recent holds identifiers found in ids, checked first: a transaction
+	// uses few types, and a slot test is cheaper than hashing the id's
+	// hundred-odd bytes for the map. Keys are slices of the input.
+	recent [idSlots]idSlot
+}
+
+// idSlots is the number of recent identifiers an encoder keeps.
+const idSlots = 32
+
+type idSlot struct {
+	tail     uint64 // the id's last eight bytes, to rule out most mismatches
+	key, enc []byte
+}
+
+// idSlotOf picks the slot of an identifier of at least eight bytes whose
+// last eight bytes are tail.
+func idSlotOf(tail uint64, n int) int {
+	return int((tail^uint64(n))*0x9e3779b97f4a7c15>>59) & (idSlots - 1)
 }
 
 func (e *encoder) section(name string) {

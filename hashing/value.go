@@ -742,13 +742,23 @@ func (e *encoder) optionalIdentifier(b []byte, present bool) error {
 // identifier writes string(package_id) ‖ module path ‖ entity path, each path
 // as a list of its dot-separated segments.
 func (e *encoder) identifier(b []byte) error {
-	if e.lastID != nil && bytes.Equal(b, e.lastID) {
-		e.buf = append(e.buf, e.lastEnc...)
-		return nil
-	}
-	if enc, ok := e.ids[string(b)]; ok {
+	var slot *idSlot
+	if e.ids != nil && len(b) >= 8 {
+		tail := binary.LittleEndian.Uint64(b[len(b)-8:])
+		slot = &e.recent[idSlotOf(tail, len(b))]
+		if slot.tail == tail && bytes.Equal(b, slot.key) {
+			i := e.extend(len(slot.enc))
+			copy(e.buf[i:], slot.enc)
+			return nil
+		}
+		if enc, ok := e.ids[string(b)]; ok {
+			i := e.extend(len(enc))
+			copy(e.buf[i:], enc)
+			*slot = idSlot{tail, b, enc}
+			return nil
+		}
+	} else if enc, ok := e.ids[string(b)]; ok {
 		e.buf = append(e.buf, enc...)
-		e.lastID, e.lastEnc = b, enc
 		return nil
 	}
 	start := len(e.buf)
