@@ -1,6 +1,10 @@
 package hashing
 
-import "fmt"
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+)
 
 // checkHexID accepts a contract id as the participant writes it: non-empty,
 // even-length, lower-case hex.
@@ -29,6 +33,52 @@ const (
 // numeric: -?([1-9][0-9]*|0)\.[0-9]*, not negative zero, within Daml's
 // precision and scale. Anything else would be re-rendered before hashing.
 func checkNumeric(s []byte) error {
+	if canonicalPositiveNumeric(s) {
+		return nil
+	}
+	return checkNumericSlow(s)
+}
+
+// canonicalPositiveNumeric is a fast test for the common case: true only
+// for text that checkNumericSlow accepts and that has no sign. Digits are
+// checked eight at a time; anything it does not accept is left to
+// checkNumericSlow, which also words the error.
+func canonicalPositiveNumeric(s []byte) bool {
+	dot := bytes.IndexByte(s, '.')
+	if dot <= 0 || dot > 1 && s[0] == '0' {
+		return false
+	}
+	scale := len(s) - dot - 1
+	significant := dot + scale
+	if s[0] == '0' {
+		significant = scale
+	}
+	return scale <= numericMaxScale && significant <= numericMaxPrecision &&
+		allDigits(s[:dot]) && allDigits(s[dot+1:])
+}
+
+// allDigits reports whether every byte of s is an ASCII digit. For a word
+// of bytes, w+0x46 sets a byte's high bit when the byte is above '9' and
+// w-0x30 when it is below '0'; carries and borrows cross bytes only when
+// some byte is already out of range, so they cannot hide a failure.
+func allDigits(s []byte) bool {
+	const ones, hi = 0x0101010101010101, 0x8080808080808080
+	for len(s) >= 8 {
+		w := binary.LittleEndian.Uint64(s)
+		if (w|(w+0x46*ones)|(w-0x30*ones))&hi != 0 {
+			return false
+		}
+		s = s[8:]
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func checkNumericSlow(s []byte) error {
 	i := 0
 	neg := len(s) > 0 && s[0] == '-'
 	if neg {

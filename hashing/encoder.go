@@ -153,6 +153,13 @@ func validUTF8(s []byte) bool {
 		return utf8.Valid(s)
 	}
 	i := 0
+	for ; i+32 <= len(s); i += 32 {
+		w := s[i : i+32]
+		if (binary.LittleEndian.Uint64(w)|binary.LittleEndian.Uint64(w[8:])|
+			binary.LittleEndian.Uint64(w[16:])|binary.LittleEndian.Uint64(w[24:]))&hi != 0 {
+			break
+		}
+	}
 	for ; i+8 <= len(s); i += 8 {
 		if binary.LittleEndian.Uint64(s[i:])&hi != 0 {
 			// Every byte before i is ASCII, so i starts a rune.
