@@ -33,17 +33,24 @@ const (
 // numeric: -?([1-9][0-9]*|0)\.[0-9]*, not negative zero, within Daml's
 // precision and scale. Anything else would be re-rendered before hashing.
 func checkNumeric(s []byte) error {
-	if canonicalPositiveNumeric(s) {
+	if canonicalNumeric(s) {
 		return nil
 	}
 	return checkNumericSlow(s)
 }
 
-// canonicalPositiveNumeric is a fast test for the common case: true only
-// for text that checkNumericSlow accepts and that has no sign. Digits are
-// checked eight at a time; anything it does not accept is left to
-// checkNumericSlow, which also words the error.
-func canonicalPositiveNumeric(s []byte) bool {
+// canonicalNumeric is a fast test for the common case: true only for text
+// that checkNumericSlow accepts. Digits are checked eight at a time;
+// anything it does not accept, negative values below one included, is left
+// to checkNumericSlow, which also words the error.
+func canonicalNumeric(s []byte) bool {
+	if len(s) > 0 && s[0] == '-' {
+		// Not negative zero: the integer part is not 0, so the value is not zero.
+		s = s[1:]
+		if len(s) > 0 && s[0] == '0' {
+			return false
+		}
+	}
 	dot := bytes.IndexByte(s, '.')
 	if dot <= 0 || dot > 1 && s[0] == '0' {
 		return false
