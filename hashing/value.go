@@ -42,34 +42,8 @@ func (e *encoder) value(b []byte, depth int) error {
 	// writes it, dispatched on its tag byte, which also fixes the wire type.
 	// Any other shape, wrong wire types included, takes the general path
 	// below, which also produces the errors.
-	if tag, p, ok := soleLenField(b); ok {
-		switch tag >> 3 {
-		case 1:
-			return e.unit(p)
-		case 6:
-			return e.numeric(p)
-		case 7:
-			e.byte1(tagParty, "Party Type Tag")
-			return at(e.string(p), "party")
-		case 8:
-			e.byte1(tagText, "Text Type Tag")
-			return at(e.string(p), "text")
-		case 9:
-			e.byte1(tagContractID, "ContractId Type Tag")
-			return at(e.hexID(p), "contract_id")
-		case 10:
-			return at(e.optional(p, depth), "optional")
-		case 11:
-			return at(e.list(p, depth), "list")
-		case 12:
-			return at(e.textMap(p, depth), "text_map")
-		case 13:
-			return at(e.genMap(p, depth), "gen_map")
-		case 14:
-			return at(e.record(p, depth), "record")
-		case 15:
-			return at(e.variant(p, depth), "variant")
-		}
+	if tag, p, ok := soleLenField(b); ok && lenArms&(1<<(tag>>3)) != 0 {
+		return e.lenArm(protowire.Number(tag>>3), p, depth)
 	}
 	if len(b) >= 2 && b[0] < 0x80 && b[0]&7 == 0 && b[0]>>3 >= 1 {
 		if v, n := protowire.ConsumeVarint(b[1:]); n == len(b)-1 {
@@ -82,7 +56,7 @@ func (e *encoder) value(b []byte, depth int) error {
 		e.int64(binary.LittleEndian.Uint64(b[1:]))
 		return nil
 	case len(b) >= 3 && b[0] == 0x82 && b[1] == 0x01 && int(b[2]) == len(b)-3: // enum: field 16 has a two-byte tag
-		return at(e.enum(b[3:]), "enum")
+		return e.lenArm(16, b[3:], depth)
 	}
 	return e.valueSlow(b, depth)
 }
@@ -154,11 +128,6 @@ func (e *encoder) numeric(b []byte) error {
 
 func (e *encoder) valueArm(f field, depth int) error {
 	switch f.num {
-	case 1:
-		if err := want(f, protowire.BytesType, "unit"); err != nil {
-			return err
-		}
-		return e.unit(f.bytes)
 	case 2:
 		if err := want(f, protowire.VarintType, "bool"); err != nil {
 			return err
@@ -191,64 +160,58 @@ func (e *encoder) valueArm(f field, depth int) error {
 		}
 		e.byte1(tagTimestamp, "Timestamp Type Tag")
 		e.int64(f.int)
+	default:
+		if err := want(f, protowire.BytesType, armNames[f.num]); err != nil {
+			if f.num >= 10 { // containers name themselves in the path too
+				return at(err, armNames[f.num])
+			}
+			return err
+		}
+		return e.lenArm(f.num, f.bytes, depth)
+	}
+	return nil
+}
+
+// lenArms has bit n set for every length-delimited arm n of Value: all but
+// bool (2), int64 (3), date (4) and timestamp (5).
+const lenArms = 1<<1 | 1<<6 | 1<<7 | 1<<8 | 1<<9 | 1<<10 | 1<<11 | 1<<12 | 1<<13 | 1<<14 | 1<<15 | 1<<16
+
+// armNames name the arms of Value in errors.
+var armNames = [17]string{1: "unit", 2: "bool", 3: "int64", 4: "date", 5: "timestamp", 6: "numeric",
+	7: "party", 8: "text", 9: "contract_id", 10: "optional", 11: "list", 12: "text_map", 13: "gen_map",
+	14: "record", 15: "variant", 16: "enum"}
+
+// lenArm encodes the length-delimited arm num of a Value (one of lenArms),
+// whose wire type is checked, with payload p.
+func (e *encoder) lenArm(num protowire.Number, p []byte, depth int) error {
+	switch num {
+	case 1:
+		return e.unit(p)
 	case 6:
-		if err := want(f, protowire.BytesType, "numeric"); err != nil {
-			return err
-		}
-		return e.numeric(f.bytes)
+		return e.numeric(p)
 	case 7:
-		if err := want(f, protowire.BytesType, "party"); err != nil {
-			return err
-		}
 		e.byte1(tagParty, "Party Type Tag")
-		return at(e.string(f.bytes), "party")
+		return at(e.string(p), "party")
 	case 8:
-		if err := want(f, protowire.BytesType, "text"); err != nil {
-			return err
-		}
 		e.byte1(tagText, "Text Type Tag")
-		return at(e.string(f.bytes), "text")
+		return at(e.string(p), "text")
 	case 9:
-		if err := want(f, protowire.BytesType, "contract_id"); err != nil {
-			return err
-		}
 		e.byte1(tagContractID, "ContractId Type Tag")
-		return at(e.hexID(f.bytes), "contract_id")
+		return at(e.hexID(p), "contract_id")
 	case 10:
-		if err := want(f, protowire.BytesType, "optional"); err != nil {
-			return at(err, "optional")
-		}
-		return at(e.optional(f.bytes, depth), "optional")
+		return at(e.optional(p, depth), "optional")
 	case 11:
-		if err := want(f, protowire.BytesType, "list"); err != nil {
-			return at(err, "list")
-		}
-		return at(e.list(f.bytes, depth), "list")
+		return at(e.list(p, depth), "list")
 	case 12:
-		if err := want(f, protowire.BytesType, "text_map"); err != nil {
-			return at(err, "text_map")
-		}
-		return at(e.textMap(f.bytes, depth), "text_map")
+		return at(e.textMap(p, depth), "text_map")
 	case 13:
-		if err := want(f, protowire.BytesType, "gen_map"); err != nil {
-			return at(err, "gen_map")
-		}
-		return at(e.genMap(f.bytes, depth), "gen_map")
+		return at(e.genMap(p, depth), "gen_map")
 	case 14:
-		if err := want(f, protowire.BytesType, "record"); err != nil {
-			return at(err, "record")
-		}
-		return at(e.record(f.bytes, depth), "record")
+		return at(e.record(p, depth), "record")
 	case 15:
-		if err := want(f, protowire.BytesType, "variant"); err != nil {
-			return at(err, "variant")
-		}
-		return at(e.variant(f.bytes, depth), "variant")
+		return at(e.variant(p, depth), "variant")
 	case 16:
-		if err := want(f, protowire.BytesType, "enum"); err != nil {
-			return at(err, "enum")
-		}
-		return at(e.enum(f.bytes), "enum")
+		return at(e.enum(p), "enum")
 	}
 	return nil
 }
