@@ -515,10 +515,10 @@ func (h *hasher) node(id int32, txLF lfVersion) (sum [32]byte, t *Trace, err err
 		sum, t, err = h.leaf(entry, msg, nodeQueryByKey, txLF)
 		err = at(err, "query_by_key")
 	case nodeExercise:
-		sum, t, err = h.parent(id, msg, 12, txLF, true)
+		sum, t, err = h.parent(id, msg, exerciseChildren, txLF, true)
 		err = at(err, "exercise")
 	case nodeRollback:
-		sum, t, err = h.parent(id, msg, 1, txLF, false)
+		sum, t, err = h.parent(id, msg, rollbackChildren, txLF, false)
 		err = at(err, "rollback")
 	}
 	if err != nil {

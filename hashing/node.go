@@ -14,6 +14,10 @@ const (
 	nodeRollback   = 4
 	nodeQueryByKey = 5
 
+	// The repeated children fields of Exercise and Rollback.
+	exerciseChildren = 12
+	rollbackChildren = 1
+
 	tagCreateNode     = 0x00
 	tagExerciseNode   = 0x01
 	tagFetchNode      = 0x02

@@ -197,15 +197,16 @@ func eachChild(node []byte, f func(int32) bool) bool {
 	var childField protowire.Number
 	switch kind {
 	case nodeExercise:
-		childField = 12
+		childField = exerciseChildren
 	case nodeRollback:
-		childField = 1
+		childField = rollbackChildren
 	default:
 		return true
 	}
 	r := reader{msg}
+	var g field
 	for {
-		g, ok, err := r.next()
+		ok, err := r.read(&g)
 		if err != nil {
 			return false
 		}

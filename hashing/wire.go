@@ -18,17 +18,18 @@ type reader struct {
 	b []byte
 }
 
-// next returns the next field; ok is false at the end of the message.
-//
-// The fast paths cover a one-byte tag with a length of one or two bytes, or
-// with a one-byte varint, which is what most fields of a prepared
-// transaction look like; everything else goes through nextSlow.
+// next returns the next field; ok is false at the end of the message. It is
+// read for callers off the hot paths.
 func (r *reader) next() (f field, ok bool, err error) {
 	ok, err = r.read(&f)
 	return f, ok, err
 }
 
-// read is next writing the field into *f. Hot loops use it: a field
+// read writes the next field into *f; ok is false at the end of the
+// message. The fast paths cover a one-byte tag with a length of one or two
+// bytes, or with a one-byte varint, which is what most fields of a prepared
+// transaction look like; everything else goes through nextSlow. Hot loops
+// use read rather than next: a field
 // returned by value is stored piecewise and then copied whole, and the
 // processor cannot forward those narrow stores to the wide load, which
 // costs a stall per field.
