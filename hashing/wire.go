@@ -29,10 +29,9 @@ func (r *reader) next() (f field, ok bool, err error) {
 // message. The fast paths cover a one-byte tag with a length of one or two
 // bytes, or with a one-byte varint, which is what most fields of a prepared
 // transaction look like; everything else goes through nextSlow. Hot loops
-// use read rather than next: a field
-// returned by value is stored piecewise and then copied whole, and the
-// processor cannot forward those narrow stores to the wide load, which
-// costs a stall per field.
+// use read rather than next: a field returned by value is stored piecewise
+// and then copied whole, and the processor cannot forward those narrow
+// stores to the wide load, which costs a stall per field.
 func (r *reader) read(f *field) (ok bool, err error) {
 	if tag, p, rest, ok := lenField(r.b); ok && tag >= 8 {
 		r.b = rest
