@@ -16,7 +16,7 @@ func checkHexID(id []byte) error {
 		return errorf("contract id %q has an odd number of hex digits", clip(id))
 	}
 	for i, c := range id {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+		if lowerHex[c] > 0x0f {
 			return errorf("contract id %q is not lower-case hex (byte %d is %q)", clip(id), i, c)
 		}
 	}
