@@ -15,7 +15,7 @@ import (
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/signer"
-	"github.com/ledger-cli/ledger/topology"
+	"github.com/ledger-cli/ledger/wallet"
 )
 
 // externalParty is a party whose key the benchmark holds.
@@ -209,65 +209,32 @@ func (r *runner) synchronizer(ctx context.Context) (string, error) {
 	if r.cfg.Synchronizer != "" {
 		return r.cfg.Synchronizer, nil
 	}
-	cs, err := r.c.ConnectedSynchronizers(ctx, "", "")
+	sync, err := wallet.OnlySynchronizer(ctx, r.c)
+	var choice *wallet.SynchronizerChoiceError
+	if errors.As(err, &choice) && len(choice.Connected) > 1 {
+		return "", fmt.Errorf("setup: the node is on %d synchronizers: choose one with --synchronizer", len(choice.Connected))
+	}
 	if err != nil {
-		return "", fmt.Errorf("setup: listing the node's synchronizers: %w", err)
+		return "", fmt.Errorf("setup: %w", err)
 	}
-	switch n := len(cs.ConnectedSynchronizers); n {
-	case 1:
-		return cs.ConnectedSynchronizers[0].SynchronizerID, nil
-	case 0:
-		return "", errors.New("setup: the node is connected to no synchronizer")
-	default:
-		return "", fmt.Errorf("setup: the node is on %d synchronizers: choose one with --synchronizer", n)
-	}
+	return sync, nil
 }
 
+// onboard onboards the external party hint with a fresh key, through the
+// wallet's checked onboarding.
 func (r *runner) onboard(ctx context.Context, sync, hint string) (*externalParty, error) {
 	key, err := signer.Generate(nil)
 	if err != nil {
 		return nil, err
 	}
-	pub := key.Public()
-	gen, err := r.c.GenerateExternalPartyTopology(ctx, ledgerapi.GenerateExternalPartyTopologyRequest{
-		Synchronizer: sync, PartyHint: hint,
-		PublicKey: ledgerapi.SigningPublicKey{Format: ledgerapi.CryptoKeyFormatDERX509SPKI, KeyData: pub.SPKIDER(), KeySpec: ledgerapi.SigningKeySpecCurve25519},
-	})
+	o, err := wallet.ProposeOnboarding(ctx, r.c, sync, hint, key.Public())
 	if err != nil {
 		return nil, err
 	}
-	txs := make([][]byte, len(gen.TopologyTransactions))
-	for i, t := range gen.TopologyTransactions {
-		txs[i] = t
-	}
-	id, err := topology.CheckExternalPartyOnboarding(txs, pub.Raw(), hint)
-	if err != nil {
-		return nil, fmt.Errorf("refusing to sign the node's onboarding transactions: %w", err)
-	}
-	if gen.PartyID != id {
-		return nil, fmt.Errorf("refusing to sign: the node names the party %s, its transactions onboard %s", gen.PartyID, id)
-	}
-	if err := topology.VerifyMultiHash(txs, gen.MultiHash); err != nil {
-		return nil, fmt.Errorf("refusing to sign: %w", err)
-	}
-	sig, err := key.SignMultiHash(gen.MultiHash)
-	if err != nil {
+	if err := o.Allocate(ctx, r.c, key, ""); err != nil {
 		return nil, err
 	}
-	onboarding := make([]ledgerapi.SignedTransaction, len(txs))
-	for i, t := range txs {
-		onboarding[i] = ledgerapi.SignedTransaction{Transaction: t, Signatures: []ledgerapi.Signature{}}
-	}
-	got, err := r.c.AllocateExternalParty(ctx, ledgerapi.AllocateExternalPartyRequest{
-		Synchronizer: sync, OnboardingTransactions: onboarding, MultiHashSignatures: []ledgerapi.Signature{sig},
-	})
-	if err != nil {
-		return nil, err
-	}
-	if got != id {
-		return nil, fmt.Errorf("the node allocated %s, not the checked %s", got, id)
-	}
-	return &externalParty{id: id, key: key}, nil
+	return &externalParty{id: o.PartyID, key: key}, nil
 }
 
 // seed submits cfg.Seed creates as the completions party, unmeasured.

@@ -12,9 +12,9 @@ import (
 
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
-	"github.com/ledger-cli/ledger/envelope"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/proto/damlpb"
+	"github.com/ledger-cli/ledger/wallet"
 )
 
 // ExecuteOptions are the inputs of `ledger execute`.
@@ -88,7 +88,7 @@ type ExecuteResult struct {
 }
 
 func executeRun(opts *ExecuteOptions) error {
-	env, err := envelope.ReadFile(opts.File, opts.IO.In)
+	env, err := wallet.ReadEnvelope(opts.File, opts.IO.In)
 	if err != nil {
 		return err
 	}

@@ -12,8 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
-	"github.com/ledger-cli/ledger/envelope"
 	"github.com/ledger-cli/ledger/hashing"
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/wallet"
 )
 
 // HashOptions are the inputs of `ledger hash`.
@@ -93,7 +94,7 @@ func hashRun(opts *HashOptions) error {
 	if opts.Lines {
 		return hashLines(opts, scheme)
 	}
-	env, err := envelope.ReadFile(opts.File, opts.IO.In)
+	env, err := wallet.ReadEnvelope(opts.File, opts.IO.In)
 	if err != nil {
 		return err
 	}
@@ -185,7 +186,7 @@ func hashLine(line string, scheme hashing.Scheme) ([32]byte, error) {
 	if line == "" {
 		return [32]byte{}, fmt.Errorf("empty line")
 	}
-	raw, err := envelope.DecodeBase64(line)
+	raw, err := ledgerapi.DecodeBase64(line)
 	if err != nil {
 		return [32]byte{}, err
 	}

@@ -3,7 +3,6 @@ package cmd
 import (
 	"bufio"
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/signer"
 	"github.com/ledger-cli/ledger/topology"
+	"github.com/ledger-cli/ledger/wallet"
 )
 
 // NewCmdParties builds `ledger parties` and its subcommands.
@@ -393,69 +393,30 @@ func partiesAllocateExternalRun(opts *PartiesOptions) error {
 	ctx := context.Background()
 	sync := opts.Synchronizer
 	if sync == "" {
-		cs, err := conn.Client.ConnectedSynchronizers(ctx, "", "")
-		if err != nil {
+		if sync, err = wallet.OnlySynchronizer(ctx, conn.Client); err != nil {
+			var choice *wallet.SynchronizerChoiceError
+			if errors.As(err, &choice) && len(choice.Connected) > 1 {
+				return cmdutil.UsageError("the node is on several synchronizers: choose one with --synchronizer (%s)", strings.Join(choice.Connected, ", "))
+			}
 			return withHint(err)
 		}
-		switch len(cs.ConnectedSynchronizers) {
-		case 0:
-			return errors.New("the node is connected to no synchronizer")
-		case 1:
-			sync = cs.ConnectedSynchronizers[0].SynchronizerID
-		default:
-			var ids []string
-			for _, s := range cs.ConnectedSynchronizers {
-				ids = append(ids, s.SynchronizerID)
-			}
-			return cmdutil.UsageError("the node is on several synchronizers: choose one with --synchronizer (%s)", strings.Join(ids, ", "))
-		}
 	}
-	pub := key.Public()
-	gen, err := conn.Client.GenerateExternalPartyTopology(ctx, ledgerapi.GenerateExternalPartyTopologyRequest{
-		Synchronizer: sync, PartyHint: opts.Hint,
-		PublicKey: ledgerapi.SigningPublicKey{Format: ledgerapi.CryptoKeyFormatDERX509SPKI, KeyData: pub.SPKIDER(), KeySpec: ledgerapi.SigningKeySpecCurve25519},
-	})
+	o, err := wallet.ProposeOnboarding(ctx, conn.Client, sync, opts.Hint, key.Public())
 	if err != nil {
 		return withHint(err)
 	}
-
-	// Check everything before signing.
-	txs := make([][]byte, len(gen.TopologyTransactions))
-	for i, t := range gen.TopologyTransactions {
-		txs[i] = t
-	}
-	partyID, err := topology.CheckExternalPartyOnboarding(txs, pub.Raw(), opts.Hint)
-	if err != nil {
-		return fmt.Errorf("refusing to sign: the node's topology transactions do not onboard %s with this key alone: %w", opts.Hint, err)
-	}
-	if gen.PartyID != partyID {
-		return fmt.Errorf("refusing to sign: the node names the party %s, the transactions onboard %s", gen.PartyID, partyID)
-	}
-	if gen.PublicKeyFingerprint != "" && gen.PublicKeyFingerprint != pub.Fingerprint() {
-		return fmt.Errorf("refusing to sign: the node reports fingerprint %s for our key, which is %s", gen.PublicKeyFingerprint, pub.Fingerprint())
-	}
-	if err := topology.VerifyMultiHash(txs, gen.MultiHash); err != nil {
-		return fmt.Errorf("refusing to sign: %w", err)
-	}
-	res := ExternalPartyResult{PartyID: partyID, Fingerprint: pub.Fingerprint(), MultiHash: hex.EncodeToString(gen.MultiHash)}
-	for _, t := range txs {
-		d, err := topology.Decode(t)
-		if err != nil {
-			return fmt.Errorf("refusing to sign: %w", err)
-		}
-		res.Mappings = append(res.Mappings, describeMapping(d))
-	}
+	res := ExternalPartyResult{PartyID: o.PartyID, Fingerprint: o.Fingerprint, MultiHash: o.MultiHashHex(), Mappings: o.Mappings}
 	info := opts.IO.Out
 	if opts.Format != cmdutil.FormatTable {
 		info = opts.IO.ErrOut
 	}
-	fmt.Fprintf(info, "Onboarding %s on %s (checked: our key, our namespace, multi-hash recomputed)\n", partyID, sync)
+	fmt.Fprintf(info, "Onboarding %s on %s (checked: our key, our namespace, multi-hash recomputed)\n", o.PartyID, sync)
 	for i, m := range res.Mappings {
 		fmt.Fprintf(info, "  transaction %d: %s\n", i+1, m)
 	}
 	fmt.Fprintf(info, "  multi-hash to sign: %s\n", res.MultiHash)
 	if !opts.Yes && opts.IO.IsStdinTTY() {
-		ok, err := confirm(opts.IO, "Sign with key "+pub.Fingerprint()+" and allocate the party? [y/N] ")
+		ok, err := confirm(opts.IO, "Sign with key "+o.Fingerprint+" and allocate the party? [y/N] ")
 		if err != nil {
 			return err
 		}
@@ -463,61 +424,14 @@ func partiesAllocateExternalRun(opts *PartiesOptions) error {
 			return errors.New("not signed: nothing was allocated")
 		}
 	}
-	sig, err := key.SignMultiHash(gen.MultiHash)
-	if err != nil {
-		return err
-	}
-	onboarding := make([]ledgerapi.SignedTransaction, len(txs))
-	for i, t := range txs {
-		onboarding[i] = ledgerapi.SignedTransaction{Transaction: t, Signatures: []ledgerapi.Signature{}}
-	}
-	got, err := conn.Client.AllocateExternalParty(ctx, ledgerapi.AllocateExternalPartyRequest{
-		Synchronizer: sync, OnboardingTransactions: onboarding, MultiHashSignatures: []ledgerapi.Signature{sig}, UserID: opts.GrantUser,
-	})
-	if err != nil {
+	if err := o.Allocate(ctx, conn.Client, key, opts.GrantUser); err != nil {
 		return withHint(err)
-	}
-	if got != partyID {
-		return fmt.Errorf("the node allocated %s, not the checked %s", got, partyID)
 	}
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, res)
 	}
-	fmt.Fprintf(opts.IO.Out, "Allocated external party %s\n", partyID)
+	fmt.Fprintf(opts.IO.Out, "Allocated external party %s\n", o.PartyID)
 	return nil
-}
-
-// describeMapping says in one line what a topology transaction does.
-func describeMapping(t *topology.Transaction) string {
-	m := t.Mapping
-	switch {
-	case m.NamespaceDelegation != nil:
-		return fmt.Sprintf("%s namespace delegation: namespace %s to key %s (%s)", t.Operation, m.NamespaceDelegation.Namespace,
-			m.NamespaceDelegation.Target.Fingerprint, m.NamespaceDelegation.Restriction)
-	case m.PartyToKeyMapping != nil:
-		return fmt.Sprintf("%s party-to-key: %s signs with %s (threshold %d)", t.Operation, m.PartyToKeyMapping.Party,
-			keyList(m.PartyToKeyMapping.Keys), m.PartyToKeyMapping.Threshold)
-	case m.PartyToParticipant != nil:
-		p := m.PartyToParticipant
-		var hosts []string
-		for _, h := range p.Participants {
-			hosts = append(hosts, fmt.Sprintf("%s (%s)", h.ParticipantUID, strings.ToLower(string(h.Permission))))
-		}
-		s := fmt.Sprintf("%s party-to-participant: %s hosted by %s, confirmation threshold %d", t.Operation, p.Party, strings.Join(hosts, ", "), p.Threshold)
-		if p.HasSigningKeys {
-			s += fmt.Sprintf("; signs with %s (threshold %d)", keyList(p.SigningKeys), p.SigningThreshold)
-		}
-		return s
-	}
-	return fmt.Sprintf("%s %s", t.Operation, m.Kind)
-}
-
-func keyList(ks []topology.SigningKey) string {
-	var out []string
-	for _, k := range ks {
-		out = append(out, k.Fingerprint)
-	}
-	return strings.Join(out, ", ")
 }
 
 // confirm asks a yes/no question on the terminal.

@@ -14,14 +14,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/display"
-	"github.com/ledger-cli/ledger/envelope"
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/proto/damlpb"
+	"github.com/ledger-cli/ledger/wallet"
 )
 
 // PrepareOptions are the inputs of `ledger prepare`.
@@ -227,28 +225,15 @@ func prepareRun(opts *PrepareOptions) error {
 	if err != nil {
 		return withHint(err)
 	}
-	reqJSON, err := json.Marshal(req)
+	env, err := wallet.NewEnvelope(req, resp, conn.Client.URL(), opts.Now())
 	if err != nil {
 		return err
 	}
-	env := &envelope.Envelope{
-		PreparedTransaction:     base64.StdEncoding.EncodeToString(resp.PreparedTransaction),
-		UserID:                  req.UserID,
-		HashingSchemeVersion:    string(resp.HashingSchemeVersion),
-		MinLedgerTime:           req.MinLedgerTime,
-		PreparedTransactionHash: base64.StdEncoding.EncodeToString(resp.PreparedTransactionHash),
-		HashingDetails:          resp.HashingDetails,
-		CostEstimation:          resp.CostEstimation,
-		Form:                    envelope.FormEnvelope,
-		Info: &envelope.Info{
-			Format: envelope.FormatName, Version: envelope.Version, NodeURL: conn.Client.URL(),
-			PreparedAt: opts.Now().UTC().Format(time.RFC3339), PrepareRequest: reqJSON,
-		},
+	// One decoding and hashing serves the check and --show.
+	rv, verr := wallet.ReviewEnvelope(env, 0, opts.Now())
+	if verr == nil && rv.HashErr != nil {
+		verr = rv.HashErr
 	}
-	if env.HashingSchemeVersion == "" {
-		env.HashingSchemeVersion = string(ledgerapi.HashingSchemeVersionV2)
-	}
-	check, verr := env.Verify(0, false)
 
 	// The envelope goes to the file or to stdout; what people read goes
 	// to stdout when the envelope is in a file, else to stderr.
@@ -272,8 +257,9 @@ func prepareRun(opts *PrepareOptions) error {
 			return err
 		}
 	}
-	if opts.Show {
-		if err := showPrepared(opts, env, info); err != nil {
+	if opts.Show && rv != nil {
+		color := opts.IO.ColorEnabled() && info == opts.IO.Out
+		if err := display.RenderText(info, rv.Review, display.TextOptions{Color: color}); err != nil {
 			return err
 		}
 	}
@@ -281,14 +267,14 @@ func prepareRun(opts *PrepareOptions) error {
 	if verr != nil {
 		return fmt.Errorf("the prepared transaction cannot be hashed here, do not sign it: %w", verr)
 	}
-	fmt.Fprintf(info, "  hash (%s):  %s\n", check.Scheme, base64.StdEncoding.EncodeToString(check.Recomputed[:]))
+	fmt.Fprintf(info, "  hash (%s):  %s\n", rv.Scheme, base64.StdEncoding.EncodeToString(rv.Result.Hash[:]))
 	writeCost(info, resp.CostEstimation, req.EstimateTrafficCost)
 	if opts.Path != "" {
 		fmt.Fprintf(info, "  envelope:   %s\n", opts.Path)
 	}
-	if !check.Match {
+	if !rv.MatchesNode() {
 		fmt.Fprintf(info, "MISMATCH: the node's preparedTransactionHash %s differs from the hash recomputed here.\nDo not sign this transaction: %s.\n",
-			base64.StdEncoding.EncodeToString(check.NodeHash), check.Diagnosis)
+			base64.StdEncoding.EncodeToString(rv.NodeHash), rv.Mismatch())
 		return cmdutil.WithExit(cmdutil.ExitHashMismatch, nil)
 	}
 	fmt.Fprintf(info, "  verified:   the node's hash equals the recomputed one\n")
@@ -312,36 +298,6 @@ func writeCost(w io.Writer, c *ledgerapi.CostEstimation, hints *ledgerapi.CostEs
 	default:
 		fmt.Fprintf(w, "  cost:       the node gave no estimate (Canton before 3.4 does not)\n")
 	}
-}
-
-// showPrepared renders the envelope's transaction for review.
-func showPrepared(opts *PrepareOptions, env *envelope.Envelope, w io.Writer) error {
-	raw, err := env.Raw()
-	if err != nil {
-		return err
-	}
-	var pt damlpb.PreparedTransaction
-	if err := proto.Unmarshal(raw, &pt); err != nil {
-		return fmt.Errorf("the prepared transaction does not decode: %w", err)
-	}
-	scheme, err := env.Scheme()
-	if err != nil {
-		return err
-	}
-	res, hashErr := hashing.Compute(raw, scheme, hashing.Options{})
-	review, err := display.Summarize(&pt, res, opts.Now())
-	if err != nil {
-		return err
-	}
-	if hashErr != nil {
-		review.HashError = hashErr.Error()
-	}
-	if nh, err := env.NodeHash(); err == nil && nh != nil && res != nil {
-		review.CompareNodeHash(nh)
-	}
-	review.Origin = originOf(env)
-	color := opts.IO.ColorEnabled() && w == opts.IO.Out
-	return display.RenderText(w, review, display.TextOptions{Color: color})
 }
 
 // --- commands from flags, shared with submit ---
@@ -466,7 +422,7 @@ func readJSONArg(flag, v string, stdin io.Reader) (json.RawMessage, error) {
 
 func readAt(flag, path string, stdin io.Reader) ([]byte, error) {
 	if path == "-" {
-		b, err := io.ReadAll(io.LimitReader(stdin, envelope.MaxSize))
+		b, err := io.ReadAll(io.LimitReader(stdin, wallet.MaxEnvelopeSize))
 		if err != nil {
 			return nil, fmt.Errorf("%s: reading standard input: %w", flag, err)
 		}

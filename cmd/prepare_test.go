@@ -14,12 +14,12 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
-	"github.com/ledger-cli/ledger/envelope"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
 	"github.com/ledger-cli/ledger/server/store"
 	"github.com/ledger-cli/ledger/signer"
+	"github.com/ledger-cli/ledger/wallet"
 )
 
 var onlineSecret = []byte("online-commands-test-secret-0123456789")
@@ -132,7 +132,7 @@ func (n *liveNode) externalParty(hint string) (party string, key *signer.Key, ke
 // the hash, sign it, add the signature.
 func signEnvelope(t *testing.T, in, out, party string, key *signer.Key) {
 	t.Helper()
-	env, err := envelope.ReadFile(in, nil)
+	env, err := wallet.ReadEnvelope(in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestOfflineFlowAgainstServe(t *testing.T) {
 			t.Errorf("prepare output lacks %q:\n%s", want, r.out)
 		}
 	}
-	env, err := envelope.ReadFile(tx, nil)
+	env, err := wallet.ReadEnvelope(tx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,8 +251,8 @@ func TestPrepareToStdoutAndShow(t *testing.T) {
 	party, _, _, tok := n.externalParty("bob")
 	r := runCLI(t, "", "prepare", "--create", "#iou:Iou:Iou", "--args", `{"owner":"`+party+`"}`, "--act-as", party,
 		"--show", "--scheme", "v2", "--no-cost-estimate", "--url", n.url, "--token", tok).must(t, 0)
-	env, err := envelope.Parse([]byte(r.out))
-	if err != nil || env.Form != envelope.FormEnvelope {
+	env, err := wallet.ParseEnvelope([]byte(r.out))
+	if err != nil || env.Form != wallet.FormEnvelope {
 		t.Fatalf("stdout is not an envelope: %v\n%s", err, r.out)
 	}
 	for _, want := range []string{"Prepared command", "not estimated (--no-cost-estimate)", "Iou"} {

@@ -1,17 +1,16 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/display"
-	"github.com/ledger-cli/ledger/envelope"
 	"github.com/ledger-cli/ledger/hashing"
-	"github.com/ledger-cli/ledger/proto/damlpb"
+	"github.com/ledger-cli/ledger/wallet"
 )
 
 // ShowOptions are the inputs of `ledger show`.
@@ -99,39 +98,23 @@ func showRun(opts *ShowOptions) error {
 		}
 		flagScheme = s
 	}
-	env, raw, scheme, nodeHash, err := loadForShow(opts.File, opts.IO, flagScheme)
+	name := displayName(opts.File)
+	env, err := wallet.ReadEnvelope(opts.File, opts.IO.In)
 	if err != nil {
 		return err
 	}
-	name := opts.File
-	if opts.File == "-" {
-		name = "standard input"
-	}
-	var pt damlpb.PreparedTransaction
-	if err := proto.Unmarshal(raw, &pt); err != nil {
-		return fmt.Errorf("%s: preparedTransaction does not decode as a PreparedTransaction: %w", name, err)
-	}
-	res, hashErr := hashing.Compute(raw, scheme, hashing.Options{})
-	review, err := display.Summarize(&pt, res, opts.Now())
+	scheme, err := schemeFor(env, name, flagScheme)
 	if err != nil {
-		if hashErr != nil {
-			return fmt.Errorf("%s: %w", name, hashErr)
-		}
+		return err
+	}
+	rv, err := wallet.ReviewEnvelope(env, scheme, opts.Now())
+	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	if hashErr != nil {
-		review.HashError = hashErr.Error()
-	}
-	review.Origin = originOf(env)
-	match := true
-	if nodeHash != nil && res != nil {
-		match = review.CompareNodeHash(nodeHash)
-	}
-
 	if opts.Format != cmdutil.FormatTable {
-		err = cmdutil.WriteStructured(opts.IO.Out, opts.Format, review)
+		err = cmdutil.WriteStructured(opts.IO.Out, opts.Format, rv.Review)
 	} else {
-		err = display.RenderText(opts.IO.Out, review, display.TextOptions{
+		err = display.RenderText(opts.IO.Out, rv.Review, display.TextOptions{
 			Color:   opts.IO.ColorEnabled(),
 			Width:   opts.Width,
 			FullIDs: opts.FullIDs,
@@ -141,59 +124,39 @@ func showRun(opts *ShowOptions) error {
 		return err
 	}
 	switch {
-	case hashErr != nil:
-		return fmt.Errorf("%s: the hash cannot be recomputed, do not sign: %w", name, hashErr)
-	case !match:
+	case rv.HashErr != nil:
+		return fmt.Errorf("%s: the hash cannot be recomputed, do not sign: %w", name, rv.HashErr)
+	case rv.NodeHash != nil && !rv.MatchesNode():
 		return cmdutil.WithExit(cmdutil.ExitHashMismatch, fmt.Errorf(
 			"%s: the node's preparedTransactionHash differs from the hash recomputed under %s: do not sign", name, scheme))
 	}
 	return nil
 }
 
-// loadForShow reads FILE in any of the forms `ledger hash` accepts and
-// returns it with the prepared transaction's bytes, the scheme to hash it
-// under and the node's hash (nil when the input has none). A --scheme that
-// contradicts the scheme a JSON input names is a usage error.
-func loadForShow(path string, ios *cmdutil.IOStreams, flagScheme hashing.Scheme) (env *envelope.Envelope, raw []byte, scheme hashing.Scheme, nodeHash []byte, err error) {
-	fail := func(err error) (*envelope.Envelope, []byte, hashing.Scheme, []byte, error) {
-		return nil, nil, 0, nil, err
-	}
-	if env, err = envelope.ReadFile(path, ios.In); err != nil {
-		return fail(err)
-	}
-	if raw, err = env.Raw(); err != nil {
-		return fail(fmt.Errorf("%s: %w", path, err))
-	}
-	if nodeHash, err = env.NodeHash(); err != nil {
-		return fail(fmt.Errorf("%s: %w", path, err))
-	}
+// schemeFor is the scheme to hash an input under: --scheme for a bare
+// transaction, else the one the input names, which --scheme may not
+// contradict.
+func schemeFor(env *wallet.Envelope, name string, flagScheme hashing.Scheme) (hashing.Scheme, error) {
 	if flagScheme != 0 && env.HashingSchemeVersion == "" {
-		return env, raw, flagScheme, nodeHash, nil
+		return flagScheme, nil
 	}
-	if scheme, err = env.Scheme(); err != nil {
-		return fail(fmt.Errorf("%s: %w", path, err))
+	scheme, err := env.Scheme()
+	if errors.Is(err, wallet.ErrNoScheme) {
+		return 0, fmt.Errorf("%s: %w; pass --scheme if you know it", name, err)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", name, err)
 	}
 	if flagScheme != 0 && flagScheme != scheme {
-		return fail(cmdutil.UsageError("--scheme %s contradicts %s, which names %s: drop --scheme", flagScheme, path, scheme))
+		return 0, cmdutil.UsageError("--scheme %s contradicts %s, which names %s: drop --scheme", flagScheme, name, scheme)
 	}
-	return env, raw, scheme, nodeHash, nil
+	return scheme, nil
 }
 
-// originOf lifts the unsigned context of an envelope or prepare response
-// into the review; a bare base64 input has none.
-func originOf(env *envelope.Envelope) *display.Origin {
-	if env.Form == envelope.FormBase64 {
-		return nil
+// displayName is how a FILE argument is named in messages.
+func displayName(path string) string {
+	if path == "-" {
+		return "standard input"
 	}
-	o := &display.Origin{Form: env.Form.String()}
-	if info := env.Info; info != nil {
-		o.NodeURL, o.PreparedAt = info.NodeURL, info.PreparedAt
-	}
-	o.Cost = env.CostEstimation
-	for _, ps := range env.PartySignatures.Signatures {
-		for _, s := range ps.Signatures {
-			o.Signatures = append(o.Signatures, display.SignatureRef{Party: ps.Party, SignedBy: s.SignedBy})
-		}
-	}
-	return o
+	return path
 }

@@ -11,14 +11,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/display"
-	"github.com/ledger-cli/ledger/envelope"
-	"github.com/ledger-cli/ledger/policy"
-	"github.com/ledger-cli/ledger/proto/damlpb"
 	"github.com/ledger-cli/ledger/signer"
+	"github.com/ledger-cli/ledger/wallet"
 )
 
 // SignOptions are the inputs of `ledger sign`.
@@ -107,74 +104,51 @@ against the recomputed hash and the keys given with --pubkey or --key.`,
 var errRefused = errors.New("not signed: declined at the prompt")
 
 func signRun(opts *SignOptions) error {
-	env, err := envelope.ReadFile(opts.File, opts.IO.In)
+	name := displayName(opts.File)
+	env, err := wallet.ReadEnvelope(opts.File, opts.IO.In)
 	if err != nil {
 		return err
 	}
-	if env.Form == envelope.FormBase64 {
+	if env.Form == wallet.FormBase64 {
 		return fmt.Errorf("%s is a bare prepared transaction: sign needs the node's preparedTransactionHash and hashingSchemeVersion; give it the prepare response or the envelope from ledger prepare", opts.File)
 	}
-	check, err := env.Verify(0, false)
-	if errors.Is(err, envelope.ErrNoNodeHash) {
-		return fmt.Errorf("%s has no preparedTransactionHash: the node's hash is needed to make sure the file was not changed", opts.File)
-	}
+	now := opts.Now()
+	rv, err := wallet.ReviewEnvelope(env, 0, now)
 	if err != nil {
-		return fmt.Errorf("%s: %w", opts.File, err)
-	}
-	if !check.Match {
-		fmt.Fprintf(opts.IO.ErrOut, "refusing to sign: the prepared transaction does not hash to the node's preparedTransactionHash under %s\n  recomputed: %s\n  node:       %s\n%s\n",
-			check.Scheme, b64(check.Recomputed[:]), b64(check.NodeHash), check.Diagnosis)
-		return cmdutil.WithExit(cmdutil.ExitHashMismatch, nil)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	if opts.VerifyOnly {
-		return verifySignatures(opts.IO.Out, env, check.Recomputed, opts.PubKeys, opts.KeyFile)
-	}
-
-	raw, _ := env.Raw() // Verify decoded it already
-	var pt damlpb.PreparedTransaction
-	if err := proto.Unmarshal(raw, &pt); err != nil {
-		return fmt.Errorf("%s: preparedTransaction: %w", opts.File, err)
-	}
-	now := opts.Now()
-	if mrt := pt.GetMetadata().MaxRecordTime; mrt != nil {
-		deadline := time.UnixMicro(int64(*mrt)).UTC()
-		if !now.Before(deadline) {
-			return fmt.Errorf("max_record_time %s has passed: the node would reject this transaction; prepare it again with a later --max-record-time", deadline.Format(time.RFC3339))
-		}
-	}
-	if opts.PolicyFile != "" {
-		p, err := policy.Load(opts.PolicyFile)
-		if err != nil {
+		if err := signableHash(rv, name); err != nil {
 			return err
 		}
-		if v := p.Check(&pt); len(v) > 0 {
-			return fmt.Errorf("refusing to sign: outside the policy in %s:\n  %s", opts.PolicyFile, strings.Join(v, "\n  "))
+		return verifySignatures(opts.IO.Out, env, rv.Result.Hash, opts.PubKeys, opts.KeyFile)
+	}
+	var policy *wallet.Policy
+	if opts.PolicyFile != "" {
+		if policy, err = wallet.LoadPolicy(opts.PolicyFile); err != nil {
+			return err
 		}
 	}
-	party, err := signingParty(&pt, opts.Party)
-	if err != nil {
-		return err
+	if err := rv.CheckSignable(now, policy); err != nil {
+		return signRefusal(opts, rv, name, err)
 	}
-
-	review, err := display.Summarize(&pt, check.Result, now)
+	party, err := rv.SigningParty(opts.Party)
 	if err != nil {
-		return fmt.Errorf("%s: %w", opts.File, err)
+		var pe *wallet.PartyError
+		if errors.As(err, &pe) && pe.Party == "" {
+			return cmdutil.UsageError("the transaction acts as %d parties (%s): choose one with --party", len(pe.ActAs), strings.Join(pe.ActAs, ", "))
+		}
+		return cmdutil.UsageError("--party %s", err)
 	}
-	review.CompareNodeHash(check.NodeHash)
 
 	key, err := signer.LoadKeyFile(opts.KeyFile, keyPassphrase(opts.IO, opts.PassphraseFile, opts.KeyFile, false))
 	if err != nil {
 		return err
 	}
-	if err := confirmSigning(opts, review, party, key.Fingerprint()); err != nil {
+	if err := confirmSigning(opts, rv, party, key.Fingerprint()); err != nil {
 		return err
 	}
-
-	env.AddSignature(party, key.SignHash(check.Recomputed))
-	env.HashingSchemeVersion = check.Scheme.String()
-	if env.Info == nil {
-		env.Info = &envelope.Info{Format: envelope.FormatName, Version: envelope.Version}
-	}
+	rv.Sign(party, key)
 	if opts.OutPath != "" {
 		if err := env.WriteFile(opts.OutPath); err != nil {
 			return err
@@ -190,36 +164,53 @@ func signRun(opts *SignOptions) error {
 	return err
 }
 
-// signingParty picks the party to sign for: the one named with --party,
-// which must be an act_as party, or the single act_as party.
-func signingParty(pt *damlpb.PreparedTransaction, party string) (string, error) {
-	actAs := pt.GetMetadata().GetSubmitterInfo().GetActAs()
-	if party == "" {
-		if len(actAs) == 1 {
-			return actAs[0], nil
-		}
-		return "", cmdutil.UsageError("the transaction acts as %d parties (%s): choose one with --party", len(actAs), strings.Join(actAs, ", "))
+// signableHash refuses a review whose hash is not the node's, as sign does
+// before anything else; a mismatch exits with ExitHashMismatch.
+func signableHash(rv *wallet.Reviewed, name string) error {
+	switch {
+	case rv.HashErr != nil:
+		return fmt.Errorf("%s: %w", name, rv.HashErr)
+	case rv.NodeHash == nil:
+		return fmt.Errorf("%s has no preparedTransactionHash: the node's hash is needed to make sure the file was not changed", name)
+	case !rv.MatchesNode():
+		return &wallet.HashMismatchError{Scheme: rv.Scheme, Recomputed: rv.Result.Hash, NodeHash: rv.NodeHash, Diagnosis: rv.Mismatch()}
 	}
-	for _, p := range actAs {
-		if p == party {
-			return party, nil
-		}
+	return nil
+}
+
+// signRefusal turns the wallet's refusal to sign into what the user reads:
+// a hash mismatch is shown in full and exits 3; the others say what to do.
+func signRefusal(opts *SignOptions, rv *wallet.Reviewed, name string, err error) error {
+	var mismatch *wallet.HashMismatchError
+	var expired *wallet.DeadlinePassedError
+	var outside *wallet.PolicyError
+	switch {
+	case errors.Is(err, wallet.ErrNoNodeHash) || rv.HashErr != nil:
+		return signableHash(rv, name)
+	case errors.As(err, &mismatch):
+		fmt.Fprintf(opts.IO.ErrOut, "refusing to sign: the prepared transaction does not hash to the node's preparedTransactionHash under %s\n  recomputed: %s\n  node:       %s\n%s\n",
+			mismatch.Scheme, b64(mismatch.Recomputed[:]), b64(mismatch.NodeHash), mismatch.Diagnosis)
+		return cmdutil.WithExit(cmdutil.ExitHashMismatch, nil)
+	case errors.As(err, &expired):
+		return fmt.Errorf("%w; prepare it again with a later --max-record-time", err)
+	case errors.As(err, &outside):
+		return fmt.Errorf("refusing to sign: outside the policy in %s:\n  %s", opts.PolicyFile, strings.Join(outside.Violations, "\n  "))
 	}
-	return "", cmdutil.UsageError("--party %s is not among the act_as parties (%s): the node ignores signatures of other parties", party, strings.Join(actAs, ", "))
+	return err
 }
 
 // confirmSigning shows the review and asks, unless --yes. Without a terminal
 // there is nobody to ask, so it refuses.
-func confirmSigning(opts *SignOptions, review *display.Review, party, fingerprint string) error {
+func confirmSigning(opts *SignOptions, rv *wallet.Reviewed, party, fingerprint string) error {
 	w := opts.IO.ErrOut
 	if opts.Yes {
-		fmt.Fprintf(w, "%s\n", review.Summary)
+		fmt.Fprintf(w, "%s\n", rv.Review.Summary)
 		return nil
 	}
 	if !opts.IO.IsStdinTTY() {
 		return errors.New("refusing to sign without confirmation: standard input is not a terminal; review with \"ledger show\" and pass --yes")
 	}
-	if err := display.RenderText(w, review, display.TextOptions{Color: opts.IO.ColorEnabled()}); err != nil {
+	if err := display.RenderText(w, rv.Review, display.TextOptions{Color: opts.IO.ColorEnabled()}); err != nil {
 		return err
 	}
 	_, ns, _ := strings.Cut(party, "::")
@@ -240,7 +231,7 @@ func confirmSigning(opts *SignOptions, review *display.Review, party, fingerprin
 
 // verifySignatures checks every signature of env over hash against the keys
 // named by pubKeys (text or files) and keyFile, printing one line each.
-func verifySignatures(w io.Writer, env *envelope.Envelope, hash [32]byte, pubKeys []string, keyFile string) error {
+func verifySignatures(w io.Writer, env *wallet.Envelope, hash [32]byte, pubKeys []string, keyFile string) error {
 	var keys []signer.PublicKey
 	for _, text := range pubKeys {
 		k, err := parsePubKeyArg(text)
@@ -262,7 +253,11 @@ func verifySignatures(w io.Writer, env *envelope.Envelope, hash [32]byte, pubKey
 	}
 	failed := 0
 	for _, c := range checks {
-		if c.Err != nil {
+		var unknown *wallet.UnknownKeyError
+		if errors.As(c.Err, &unknown) {
+			failed++
+			fmt.Fprintf(w, "FAIL  %s  signedBy %s: %s: pass it with --pubkey\n", c.Party, c.SignedBy, c.Err)
+		} else if c.Err != nil {
 			failed++
 			fmt.Fprintf(w, "FAIL  %s  signedBy %s: %s\n", c.Party, c.SignedBy, c.Err)
 		} else {

@@ -16,10 +16,10 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
-	"github.com/ledger-cli/ledger/envelope"
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"github.com/ledger-cli/ledger/signer"
+	"github.com/ledger-cli/ledger/wallet"
 )
 
 // signNow is before the max_record_time of the rich vectors.
@@ -86,9 +86,9 @@ func runCmd(t *testing.T, stdin string, tty bool, args ...string) (stdout, stder
 	return out.String(), errOut.String(), cmdutil.ExitCode(err)
 }
 
-func readEnvelope(t *testing.T, path string) *envelope.Envelope {
+func readEnvelope(t *testing.T, path string) *wallet.Envelope {
 	t.Helper()
-	env, err := envelope.ReadFile(path, nil)
+	env, err := wallet.ReadEnvelope(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestSignEndToEnd(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			env := readEnvelope(t, out)
-			if env.Form != envelope.FormEnvelope {
+			if env.Form != wallet.FormEnvelope {
 				t.Errorf("form %v", env.Form)
 			}
 			sigs := env.PartySignatures.Signatures

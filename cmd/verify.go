@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
-	"github.com/ledger-cli/ledger/envelope"
 	"github.com/ledger-cli/ledger/hashing"
+	"github.com/ledger-cli/ledger/wallet"
 )
 
 // VerifyOptions are the inputs of `ledger verify`.
@@ -89,12 +89,12 @@ func verifyRun(opts *VerifyOptions) error {
 		}
 		scheme = s
 	}
-	env, err := envelope.ReadFile(opts.File, opts.IO.In)
+	env, err := wallet.ReadEnvelope(opts.File, opts.IO.In)
 	if err != nil {
 		return err
 	}
 	check, err := env.Verify(scheme, opts.Trace)
-	if errors.Is(err, envelope.ErrNoNodeHash) {
+	if errors.Is(err, wallet.ErrNoNodeHash) {
 		return fmt.Errorf("%s: %w", opts.File, err)
 	}
 	if err != nil {
@@ -130,7 +130,7 @@ func verifyRun(opts *VerifyOptions) error {
 	return nil
 }
 
-func writeVerifyText(opts *VerifyOptions, check *envelope.Check, out verifyOutput) {
+func writeVerifyText(opts *VerifyOptions, check *wallet.HashCheck, out verifyOutput) {
 	w := opts.IO.Out
 	if check.Match {
 		fmt.Fprintf(w, "OK: the node's hash matches the local recomputation (%s)\n  %s\n", check.Scheme, out.RecomputedHash)

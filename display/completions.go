@@ -1,6 +1,8 @@
 package display
 
 import (
+	"github.com/ledger-cli/ledger/wallet/review"
+
 	"fmt"
 	"io"
 	"strconv"
@@ -17,9 +19,9 @@ func CompletionLine(c *ledgerapi.Completion, opts TextOptions) string {
 	st := newStyles(opts.Color)
 	id := func(s string) string {
 		if opts.FullIDs {
-			return clean(s)
+			return review.Escape(s)
 		}
-		return clean(shortHex(s, 8, 4))
+		return review.Escape(review.ShortHex(s, 8, 4))
 	}
 	rt := "-"
 	if !c.SynchronizerTime.RecordTime.IsZero() {
@@ -27,13 +29,13 @@ func CompletionLine(c *ledgerapi.Completion, opts TextOptions) string {
 	}
 	head := fmt.Sprintf("%-6s %-27s", strconv.FormatInt(int64(c.Offset), 10), rt)
 	if c.Succeeded() {
-		return fmt.Sprintf("%s %s  %s  update %s  cost %d", head, st.ok.Render("OK      "), clean(c.CommandID), id(c.UpdateID), int64(c.PaidTrafficCost))
+		return fmt.Sprintf("%s %s  %s  update %s  cost %d", head, st.ok.Render("OK      "), review.Escape(c.CommandID), id(c.UpdateID), int64(c.PaidTrafficCost))
 	}
 	why := "rejected"
 	if e := ledgerapi.ErrorFromStatus(c.Status); e != nil {
-		why = clean(e.Code + ": " + e.Cause)
+		why = review.Escape(e.Code + ": " + e.Cause)
 	}
-	return fmt.Sprintf("%s %s  %s  %s", head, st.bad.Render("REJECTED"), clean(c.CommandID), why)
+	return fmt.Sprintf("%s %s  %s  %s", head, st.bad.Render("REJECTED"), review.Escape(c.CommandID), why)
 }
 
 // RenderCompletion writes one completion as a block, with every field a
@@ -46,14 +48,14 @@ func RenderCompletion(w io.Writer, c *ledgerapi.Completion, opts TextOptions) er
 	}
 	lines := [][2]string{
 		{"status", status},
-		{"command id", clean(c.CommandID)},
-		{"submission id", clean(c.SubmissionID)},
+		{"command id", review.Escape(c.CommandID)},
+		{"submission id", review.Escape(c.SubmissionID)},
 		{"offset", strconv.FormatInt(int64(c.Offset), 10)},
 	}
 	if c.Succeeded() {
-		lines = append(lines, [2]string{"update id", clean(c.UpdateID)})
+		lines = append(lines, [2]string{"update id", review.Escape(c.UpdateID)})
 	} else if e := ledgerapi.ErrorFromStatus(c.Status); e != nil {
-		lines = append(lines, [2]string{"error", clean(e.Code)}, [2]string{"cause", clean(e.Cause)})
+		lines = append(lines, [2]string{"error", review.Escape(e.Code)}, [2]string{"cause", review.Escape(e.Cause)})
 	}
 	if !c.SynchronizerTime.RecordTime.IsZero() {
 		lines = append(lines, [2]string{"record time", c.SynchronizerTime.RecordTime.String()})

@@ -1,13 +1,12 @@
-// Package display renders what ledger shows to people: a prepared
-// transaction for the reviewer who has to decide whether to sign it.
+// Package display renders what ledger shows to people, and nothing else: a
+// wallet review of a prepared transaction (RenderText), transaction trees
+// and completions. It decides layout, width and colour; what is shown —
+// effects, deadlines, warnings, the summary sentence, short ids — is the
+// review model's (package wallet/review), built by the wallet.
 //
-// Rendering is two steps. Summarize turns a decoded PreparedTransaction and
-// its locally recomputed hash into a Review: plain data (nodes as a tree,
-// decoded Daml values, parties, deadlines, hash, warnings) that scripts get
-// with -o json. RenderText draws a Review as a tree for a terminal, with
-// colour only when asked for.
-//
-// Nothing in a prepared transaction is trusted for display: every string from
-// it is escaped before it reaches a terminal, so a template name or a text
-// value cannot move the cursor, recolour the screen or hide characters.
+// Plain text when colour is off (not a terminal, or NO_COLOR), the same
+// layout with colour otherwise. Nothing in a prepared transaction is trusted
+// for display: every string from it is escaped before it reaches a
+// terminal, so a template name or a text value cannot move the cursor,
+// recolour the screen or hide characters.
 package display

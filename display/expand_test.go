@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/proto/damlpb"
+	"github.com/ledger-cli/ledger/wallet/review"
 )
 
 func rec(fields ...any) *damlpb.Value {
@@ -42,7 +43,7 @@ func TestWideValuesExpand(t *testing.T) {
 		"meta", some(variant("Memo", rec("text", text("invoice 2025-08 for consulting, net 30 days"), "ref", text("INV-42")))),
 	)
 	pt := transfer([]string{"0"}, node("0", create(cidA, arg)))
-	r, err := Summarize(pt, nil, time.Unix(0, 0))
+	r, err := review.Summarize(pt, nil, time.Unix(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/ledger-cli/ledger/hashing"
-	"github.com/ledger-cli/ledger/proto/damlpb"
+	"github.com/ledger-cli/ledger/wallet"
+	"github.com/ledger-cli/ledger/wallet/review"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -91,22 +90,20 @@ func loadVector(t *testing.T, rel string) ([]byte, hashing.Scheme) {
 	return raw, s
 }
 
-func reviewVector(t *testing.T, rel string) *Review {
+// reviewVector builds the review of a vector as ledger show does, through
+// the wallet's review pipeline.
+func reviewVector(t *testing.T, rel string) *review.Review {
 	t.Helper()
 	raw, scheme := loadVector(t, rel)
-	var pt damlpb.PreparedTransaction
-	if err := proto.Unmarshal(raw, &pt); err != nil {
-		t.Fatal(err)
-	}
-	res, err := hashing.Compute(raw, scheme, hashing.Options{})
+	env := &wallet.Envelope{PreparedTransaction: base64.StdEncoding.EncodeToString(raw), Form: wallet.FormBase64}
+	rv, err := wallet.ReviewEnvelope(env, scheme, goldenNow)
 	if err != nil {
-		t.Fatalf("%s: %v", rel, err)
+		t.Fatalf("ReviewEnvelope(%s): %v", rel, err)
 	}
-	r, err := Summarize(&pt, res, goldenNow)
-	if err != nil {
-		t.Fatalf("Summarize(%s): %v", rel, err)
+	if rv.HashErr != nil {
+		t.Fatalf("%s: %v", rel, rv.HashErr)
 	}
-	return r
+	return rv.Review
 }
 
 func TestGolden(t *testing.T) {

@@ -1,6 +1,8 @@
 package display
 
 import (
+	"github.com/ledger-cli/ledger/wallet/review"
+
 	"fmt"
 	"io"
 	"strconv"
@@ -31,7 +33,7 @@ const labelWidth = 13
 // RenderText writes r for a person deciding whether to sign: summary,
 // warnings, hash, who submits, deadlines, the node tree with decoded values,
 // input contracts and the full party ids.
-func RenderText(w io.Writer, r *Review, opts TextOptions) error {
+func RenderText(w io.Writer, r *review.Review, opts TextOptions) error {
 	p := newPrinter(r, opts)
 	p.summary(r)
 	p.warnings(r)
@@ -89,17 +91,17 @@ func newStyles(color bool) styles {
 
 type printer struct {
 	out   strings.Builder
-	nm    *namer
+	nm    *review.Names
 	st    styles
 	width int
 }
 
-func newPrinter(r *Review, opts TextOptions) *printer {
+func newPrinter(r *review.Review, opts TextOptions) *printer {
 	width := opts.Width
 	if width <= 0 {
 		width = DefaultWidth
 	}
-	return &printer{nm: newNamer(r, opts.FullIDs), st: newStyles(opts.Color), width: width}
+	return &printer{nm: review.NewNames(r, opts.FullIDs), st: newStyles(opts.Color), width: width}
 }
 
 func (p *printer) line(s string) { p.out.WriteString(s + "\n") }
@@ -120,19 +122,19 @@ func (p *printer) kv(label, value string) {
 	p.line("  " + p.st.label.Render(label) + pad + value)
 }
 
-func (p *printer) summary(r *Review) {
-	for _, l := range wrap(summaryLine(r, p.nm), p.width) {
+func (p *printer) summary(r *review.Review) {
+	for _, l := range wrap(review.SummaryLine(r, p.nm), p.width) {
 		p.line(p.st.title.Render(l))
 	}
 }
 
-func (p *printer) warnings(r *Review) {
+func (p *printer) warnings(r *review.Review) {
 	if len(r.Warnings) == 0 {
 		return
 	}
 	p.heading("WARNINGS", "")
 	for _, w := range r.Warnings {
-		for i, l := range wrap(clean(w), p.width-4) {
+		for i, l := range wrap(review.Escape(w), p.width-4) {
 			prefix := "    "
 			if i == 0 {
 				prefix = "  ! "
@@ -142,12 +144,12 @@ func (p *printer) warnings(r *Review) {
 	}
 }
 
-func (p *printer) hash(r *Review) {
+func (p *printer) hash(r *review.Review) {
 	h := r.Hash
 	if h == nil {
 		p.heading("HASH", p.st.warn.Render("could not be recomputed"))
 		if r.HashError != "" {
-			for _, l := range wrap(clean(r.HashError), p.width-4) {
+			for _, l := range wrap(review.Escape(r.HashError), p.width-4) {
 				p.line("  " + p.st.warn.Render(l))
 			}
 		}
@@ -160,15 +162,15 @@ func (p *printer) hash(r *Review) {
 		if *h.MatchesNode {
 			p.kv("node's hash", p.st.ok.Render("matches"))
 		} else {
-			p.kv("node's hash", p.st.warn.Render("DIFFERS: "+clean(h.NodeHash)))
+			p.kv("node's hash", p.st.warn.Render("DIFFERS: "+review.Escape(h.NodeHash)))
 		}
 	}
 }
 
-func (p *printer) effects(r *Review) {
+func (p *printer) effects(r *review.Review) {
 	p.heading("EFFECTS", "")
 	e := r.Effects
-	contracts := func(label string, refs []ContractRef, style lipgloss.Style) {
+	contracts := func(label string, refs []review.ContractRef, style lipgloss.Style) {
 		if len(refs) == 0 {
 			p.kv(label, p.st.faint.Render("nothing"))
 			return
@@ -177,7 +179,7 @@ func (p *printer) effects(r *Review) {
 			if i > 0 {
 				label = ""
 			}
-			for j, l := range wrap(qualified(c.Template)+" "+p.nm.contract(c.ContractID), p.width-2-labelWidth) {
+			for j, l := range wrap(c.Template.Qualified()+" "+p.nm.Contract(c.ContractID), p.width-2-labelWidth) {
 				if j > 0 {
 					label = ""
 				}
@@ -188,24 +190,24 @@ func (p *printer) effects(r *Review) {
 	contracts("creates", e.Created, p.st.create)
 	contracts("archives", e.Archived, p.st.archive)
 	if e.RolledBack > 0 {
-		p.kv("rolled back", plural(e.RolledBack, "node")+", without effect")
+		p.kv("rolled back", review.Plural(e.RolledBack, "node")+", without effect")
 	}
 }
 
-func (p *printer) submission(r *Review) {
+func (p *printer) submission(r *review.Review) {
 	p.heading("SUBMISSION", "")
 	p.kv("act as", p.partyList(r.Submitter.ActAs, p.width-2-labelWidth))
-	p.kv("command id", clean(r.Submitter.CommandID))
-	sync := clean(r.SynchronizerID)
-	if !p.nm.full {
-		sync = clean(shortParty(r.SynchronizerID, partyHead, partyTail))
+	p.kv("command id", review.Escape(r.Submitter.CommandID))
+	sync := review.Escape(r.SynchronizerID)
+	if !p.nm.Full() {
+		sync = review.Escape(review.ShortParty(r.SynchronizerID, review.PartyHead, review.PartyTail))
 	}
 	p.kv("synchronizer", sync)
 	p.kv("mediator", fmt.Sprintf("group %d", r.MediatorGroup))
-	p.kv("uuid", clean(r.TransactionUUID))
+	p.kv("uuid", review.Escape(r.TransactionUUID))
 }
 
-func (p *printer) times(r *Review) {
+func (p *printer) times(r *review.Review) {
 	t := r.Times
 	p.heading("TIMES", "now "+t.EvaluatedAt)
 	switch sw := t.SignWithin; {
@@ -233,7 +235,7 @@ func (p *printer) times(r *Review) {
 	}
 }
 
-func (p *printer) deadline(d *Deadline) string {
+func (p *printer) deadline(d *review.Deadline) string {
 	left := p.st.ok.Render(d.TimeLeft)
 	if d.Expired {
 		left = p.st.warn.Render(d.TimeLeft)
@@ -241,8 +243,8 @@ func (p *printer) deadline(d *Deadline) string {
 	return d.Time + "  " + left
 }
 
-func (p *printer) transaction(r *Review) {
-	note := fmt.Sprintf("Daml-LF %s, %s", clean(r.TransactionVersion), plural(len(r.Nodes), "root node"))
+func (p *printer) transaction(r *review.Review) {
+	note := fmt.Sprintf("Daml-LF %s, %s", review.Escape(r.TransactionVersion), review.Plural(len(r.Nodes), "root node"))
 	p.heading("TRANSACTION", note)
 	t := p.tree()
 	for _, n := range r.Nodes {
@@ -260,12 +262,12 @@ func (p *printer) tree() *tree.Tree {
 }
 
 // node renders n and its children; depth counts tree levels above n.
-func (p *printer) node(n *Node, depth int) *tree.Tree {
+func (p *printer) node(n *review.Node, depth int) *tree.Tree {
 	avail := p.width - 4*(depth+1)
 	b := &block{p: p, avail: avail, template: n.Template}
 	for i, l := range wrap(p.headlineText(n), avail) {
 		if i == 0 {
-			b.lines = append(b.lines, p.st.faint.Render("#"+clean(n.NodeID))+" "+p.kindStyle(n).Render(l))
+			b.lines = append(b.lines, p.st.faint.Render("#"+review.Escape(n.NodeID))+" "+p.kindStyle(n).Render(l))
 		} else {
 			b.lines = append(b.lines, "  "+p.kindStyle(n).Render(l))
 		}
@@ -274,9 +276,9 @@ func (p *printer) node(n *Node, depth int) *tree.Tree {
 		b.detail("note", p.st.caution.Render("this node appears a second time in the tree"))
 	}
 	switch n.Kind {
-	case KindExercise:
+	case review.KindExercise:
 		if n.Consuming {
-			b.detail("consuming", p.st.archive.Render("yes: archives "+p.nm.contract(n.ContractID)))
+			b.detail("consuming", p.st.archive.Render("yes: archives "+p.nm.Contract(n.ContractID)))
 		} else {
 			b.detail("consuming", "no: the contract stays active")
 		}
@@ -289,9 +291,9 @@ func (p *printer) node(n *Node, depth int) *tree.Tree {
 			b.value("result", n.Result)
 		}
 		for _, x := range n.ExternalCalls {
-			b.detail("external", clean(x.ExtensionID)+" "+clean(x.FunctionID))
+			b.detail("external", review.Escape(x.ExtensionID)+" "+review.Escape(x.FunctionID))
 		}
-	case KindCreate, KindFetch:
+	case review.KindCreate, review.KindFetch:
 		if n.ByKey {
 			b.detail("by key", "yes")
 		}
@@ -299,7 +301,7 @@ func (p *printer) node(n *Node, depth int) *tree.Tree {
 		if n.Argument != nil {
 			b.value("argument", n.Argument)
 		}
-	case KindQueryByKey:
+	case review.KindQueryByKey:
 		p.commonDetails(b, n)
 		if n.Lookup != nil {
 			for i, c := range n.Lookup.Found {
@@ -307,7 +309,7 @@ func (p *printer) node(n *Node, depth int) *tree.Tree {
 				if i == 0 {
 					label = "found"
 				}
-				b.detail(label, p.st.contract.Render(p.nm.contract(c)))
+				b.detail(label, p.st.contract.Render(p.nm.Contract(c)))
 			}
 		}
 	}
@@ -318,16 +320,16 @@ func (p *printer) node(n *Node, depth int) *tree.Tree {
 	return t
 }
 
-func (p *printer) commonDetails(b *block, n *Node) {
+func (p *printer) commonDetails(b *block, n *review.Node) {
 	if n.Interface != nil {
-		b.detail("interface", qualified(n.Interface)+" "+p.st.faint.Render(p.nm.pkg(n.Interface.PackageID)))
+		b.detail("interface", n.Interface.Qualified()+" "+p.st.faint.Render(p.nm.Package(n.Interface.PackageID)))
 	}
 	b.parties("acting", n.ActingParties)
 	b.parties("signatories", n.Signatories)
 	b.parties("stakeholders", n.Stakeholders)
 	b.parties("observers", n.ChoiceObservers)
 	if n.Template != nil {
-		b.detail("package", clean(n.PackageName)+" "+p.st.faint.Render(p.nm.pkg(n.Template.PackageID)))
+		b.detail("package", review.Escape(n.PackageName)+" "+p.st.faint.Render(p.nm.Package(n.Template.PackageID)))
 	}
 	if n.Key != nil {
 		b.value("key", n.Key.Value)
@@ -335,19 +337,19 @@ func (p *printer) commonDetails(b *block, n *Node) {
 	}
 }
 
-func (p *printer) headlineText(n *Node) string {
+func (p *printer) headlineText(n *review.Node) string {
 	var s string
 	switch n.Kind {
-	case KindCreate:
-		s = "create " + qualified(n.Template) + " " + p.nm.contract(n.ContractID)
-	case KindExercise:
-		s = "exercise " + clean(n.Choice) + " on " + qualified(n.Template) + " " + p.nm.contract(n.ContractID)
-	case KindFetch:
-		s = "fetch " + qualified(n.Template) + " " + p.nm.contract(n.ContractID)
-	case KindRollback:
+	case review.KindCreate:
+		s = "create " + n.Template.Qualified() + " " + p.nm.Contract(n.ContractID)
+	case review.KindExercise:
+		s = "exercise " + review.Escape(n.Choice) + " on " + n.Template.Qualified() + " " + p.nm.Contract(n.ContractID)
+	case review.KindFetch:
+		s = "fetch " + n.Template.Qualified() + " " + p.nm.Contract(n.ContractID)
+	case review.KindRollback:
 		s = "rollback: what follows is undone and has no effect"
-	case KindQueryByKey:
-		s = "look up " + qualified(n.Template) + " by key: "
+	case review.KindQueryByKey:
+		s = "look up " + n.Template.Qualified() + " by key: "
 		switch {
 		case n.Lookup == nil || len(n.Lookup.Found) == 0:
 			s += "found none"
@@ -358,44 +360,44 @@ func (p *printer) headlineText(n *Node) string {
 			s += " (not exhaustive)"
 		}
 	}
-	if n.RolledBack && n.Kind != KindRollback {
+	if n.RolledBack && n.Kind != review.KindRollback {
 		s += " (rolled back)"
 	}
 	return s
 }
 
-func (p *printer) kindStyle(n *Node) lipgloss.Style {
-	if n.RolledBack && n.Kind != KindRollback {
+func (p *printer) kindStyle(n *review.Node) lipgloss.Style {
+	if n.RolledBack && n.Kind != review.KindRollback {
 		return p.st.faint
 	}
 	switch n.Kind {
-	case KindCreate:
+	case review.KindCreate:
 		return p.st.create
-	case KindExercise:
+	case review.KindExercise:
 		if n.Consuming {
 			return p.st.archive
 		}
 		return p.st.exercise
-	case KindRollback:
+	case review.KindRollback:
 		return p.st.rollback
 	}
 	return p.st.fetch
 }
 
-func (p *printer) inputContracts(r *Review) {
+func (p *printer) inputContracts(r *review.Review) {
 	if len(r.InputContracts) == 0 {
 		return
 	}
-	p.heading("INPUT CONTRACTS", plural(len(r.InputContracts), "contract")+" the transaction uses, as the node sent them")
+	p.heading("INPUT CONTRACTS", review.Plural(len(r.InputContracts), "contract")+" the transaction uses, as the node sent them")
 	t := p.tree()
 	for _, c := range r.InputContracts {
 		b := &block{p: p, avail: p.width - 4, template: c.Template}
-		b.lines = append(b.lines, p.st.title.Render(qualified(c.Template)+" "+p.nm.contract(c.ContractID)))
+		b.lines = append(b.lines, p.st.title.Render(c.Template.Qualified()+" "+p.nm.Contract(c.ContractID)))
 		b.detail("created at", c.CreatedAt)
 		b.parties("signatories", c.Signatories)
 		b.parties("stakeholders", c.Stakeholders)
 		if c.Template != nil {
-			b.detail("package", clean(c.PackageName)+" "+p.st.faint.Render(p.nm.pkg(c.Template.PackageID)))
+			b.detail("package", review.Escape(c.PackageName)+" "+p.st.faint.Render(p.nm.Package(c.Template.PackageID)))
 		}
 		if c.Key != nil {
 			b.value("key", c.Key.Value)
@@ -407,7 +409,7 @@ func (p *printer) inputContracts(r *Review) {
 	p.line(t.String())
 }
 
-func (p *printer) keyMapping(r *Review) {
+func (p *printer) keyMapping(r *review.Review) {
 	if len(r.GlobalKeyMapping) == 0 {
 		return
 	}
@@ -415,7 +417,7 @@ func (p *printer) keyMapping(r *Review) {
 	t := p.tree()
 	for _, m := range r.GlobalKeyMapping {
 		b := &block{p: p, avail: p.width - 4}
-		b.lines = append(b.lines, qualified(m.Template))
+		b.lines = append(b.lines, m.Template.Qualified())
 		b.value("key", m.Key)
 		if m.Value != nil {
 			b.value("contract", m.Value)
@@ -427,24 +429,24 @@ func (p *printer) keyMapping(r *Review) {
 	p.line(t.String())
 }
 
-func (p *printer) origin(r *Review) {
+func (p *printer) origin(r *review.Review) {
 	o := r.Origin
 	if o == nil {
 		return
 	}
 	p.heading("FROM THE FILE", p.st.faint.Render("not signed; context only"))
-	p.kv("form", clean(o.Form))
+	p.kv("form", review.Escape(o.Form))
 	if o.NodeURL != "" {
-		p.kv("node", clean(o.NodeURL))
+		p.kv("node", review.Escape(o.NodeURL))
 	}
 	if o.PreparedAt != "" {
-		p.kv("prepared at", clean(o.PreparedAt))
+		p.kv("prepared at", review.Escape(o.PreparedAt))
 	}
 	if c := o.Cost; c != nil {
 		p.kv("traffic cost", fmt.Sprintf("%d bytes (request %d, response %d)",
 			c.TotalTrafficCostEstimation, c.ConfirmationRequestTrafficCostEstimation, c.ConfirmationResponseTrafficCostEstimation))
 		if !c.EstimationTimestamp.IsZero() {
-			p.kv("", p.st.faint.Render("estimated at "+c.EstimationTimestamp.UTC().Format(rfc3339Micro)))
+			p.kv("", p.st.faint.Render("estimated at "+c.EstimationTimestamp.UTC().Format(review.RFC3339Micro)))
 		}
 	}
 	for i, s := range o.Signatures {
@@ -452,12 +454,12 @@ func (p *printer) origin(r *Review) {
 		if i == 0 {
 			label = "signed by"
 		}
-		p.kv(label, p.st.party.Render(p.nm.party(s.Party))+" key "+clean(shortHex(s.SignedBy, partyHead, partyTail)))
+		p.kv(label, p.st.party.Render(p.nm.Party(s.Party))+" key "+review.Escape(review.ShortHex(s.SignedBy, review.PartyHead, review.PartyTail)))
 	}
 }
 
-func (p *printer) parties(r *Review) {
-	if p.nm.full || len(r.Parties) == 0 {
+func (p *printer) parties(r *review.Review) {
+	if p.nm.Full() || len(r.Parties) == 0 {
 		return
 	}
 	p.heading("PARTIES", "in full; * = submitting (act as)")
@@ -470,7 +472,7 @@ func (p *printer) parties(r *Review) {
 		if submitting[party] {
 			mark = "* "
 		}
-		p.line("  " + mark + p.st.party.Render(clean(party)))
+		p.line("  " + mark + p.st.party.Render(review.Escape(party)))
 	}
 }
 
@@ -482,7 +484,7 @@ func (p *printer) partyList(ps []string, avail int) string {
 	}
 	var lines []string
 	cur := ""
-	for i, party := range p.nm.parties(ps) {
+	for i, party := range p.nm.Parties(ps) {
 		item := party
 		if i < len(ps)-1 {
 			item += ","
@@ -510,10 +512,10 @@ type block struct {
 	avail int
 	// template is the item's template: a record of that type is not
 	// labelled with its type again.
-	template *Identifier
+	template *review.Identifier
 }
 
-func sameIdentifier(a, b *Identifier) bool {
+func sameIdentifier(a, b *review.Identifier) bool {
 	return a != nil && b != nil && *a == *b
 }
 
@@ -538,7 +540,7 @@ func (b *block) parties(label string, ps []string) {
 
 // value adds a labelled Daml value: on the label's line when it fits,
 // otherwise one line per field, element or entry.
-func (b *block) value(label string, v *Value) {
+func (b *block) value(label string, v *review.Value) {
 	if v == nil {
 		return
 	}
@@ -547,21 +549,21 @@ func (b *block) value(label string, v *Value) {
 		return
 	}
 	head := ""
-	if v.Kind == ValueRecord && v.Type != nil && !sameIdentifier(v.Type, b.template) {
-		head = b.p.st.faint.Render(qualified(v.Type))
+	if v.Kind == review.ValueRecord && v.Type != nil && !sameIdentifier(v.Type, b.template) {
+		head = b.p.st.faint.Render(v.Type.Qualified())
 	}
-	if v.Kind == ValueVariant || v.Kind == ValueOptional {
+	if v.Kind == review.ValueVariant || v.Kind == review.ValueOptional {
 		head = b.p.inlineHead(v)
 	}
 	b.detail(label, head)
 	b.p.expand(&b.lines, "    ", v, b.avail)
 }
 
-func composite(v *Value) bool {
+func composite(v *review.Value) bool {
 	switch v.Kind {
-	case ValueRecord, ValueList, ValueTextMap, ValueGenMap:
+	case review.ValueRecord, review.ValueList, review.ValueTextMap, review.ValueGenMap:
 		return true
-	case ValueOptional, ValueVariant:
+	case review.ValueOptional, review.ValueVariant:
 		return v.Inner != nil && composite(v.Inner)
 	}
 	return false
@@ -569,34 +571,34 @@ func composite(v *Value) bool {
 
 // expand writes the parts of a composite value, one per line, at indent;
 // parts that do not fit on their line are expanded in turn.
-func (p *printer) expand(lines *[]string, indent string, v *Value, avail int) {
+func (p *printer) expand(lines *[]string, indent string, v *review.Value, avail int) {
 	switch v.Kind {
-	case ValueOptional, ValueVariant:
+	case review.ValueOptional, review.ValueVariant:
 		p.expand(lines, indent, v.Inner, avail)
-	case ValueRecord:
+	case review.ValueRecord:
 		for i, f := range v.Fields {
-			label := clean(f.Label)
+			label := review.Escape(f.Label)
 			if label == "" {
 				label = "#" + strconv.Itoa(i)
 			}
 			p.part(lines, indent, p.st.label.Render(label+":")+" ", f.Value, avail)
 		}
-	case ValueList:
+	case review.ValueList:
 		for i, e := range v.Elements {
 			p.part(lines, indent, p.st.label.Render("["+strconv.Itoa(i)+"]:")+" ", e, avail)
 		}
-	case ValueTextMap:
+	case review.ValueTextMap:
 		for _, e := range v.Entries {
-			p.part(lines, indent, p.st.label.Render(quote(e.Key.text())+":")+" ", e.Value, avail)
+			p.part(lines, indent, p.st.label.Render(quote(e.Key.Scalar())+":")+" ", e.Value, avail)
 		}
-	case ValueGenMap:
+	case review.ValueGenMap:
 		for _, e := range v.Entries {
 			p.part(lines, indent, p.inline(e.Key)+" "+p.st.label.Render("→")+" ", e.Value, avail)
 		}
 	}
 }
 
-func (p *printer) part(lines *[]string, indent, label string, v *Value, avail int) {
+func (p *printer) part(lines *[]string, indent, label string, v *review.Value, avail int) {
 	in := p.inline(v)
 	if !composite(v) || len(indent)+lipgloss.Width(label)+lipgloss.Width(in) <= avail {
 		*lines = append(*lines, indent+label+in)
@@ -604,10 +606,10 @@ func (p *printer) part(lines *[]string, indent, label string, v *Value, avail in
 	}
 	head := ""
 	switch v.Kind {
-	case ValueVariant, ValueOptional:
+	case review.ValueVariant, review.ValueOptional:
 		head = p.inlineHead(v)
-	case ValueList:
-		head = p.st.faint.Render(plural(len(v.Elements), "element"))
+	case review.ValueList:
+		head = p.st.faint.Render(review.Plural(len(v.Elements), "element"))
 	}
 	*lines = append(*lines, strings.TrimRight(indent+label+head, " "))
 	p.expand(lines, indent+"  ", v, avail)
@@ -615,16 +617,16 @@ func (p *printer) part(lines *[]string, indent, label string, v *Value, avail in
 
 // inlineHead is the part of an expanded optional or variant written before
 // its inner value: "Some", "Left", "Some Left".
-func (p *printer) inlineHead(v *Value) string {
+func (p *printer) inlineHead(v *review.Value) string {
 	switch v.Kind {
-	case ValueOptional:
-		if v.Inner != nil && (v.Inner.Kind == ValueOptional || v.Inner.Kind == ValueVariant) {
+	case review.ValueOptional:
+		if v.Inner != nil && (v.Inner.Kind == review.ValueOptional || v.Inner.Kind == review.ValueVariant) {
 			return "Some " + p.inlineHead(v.Inner)
 		}
 		return "Some"
-	case ValueVariant:
-		s := clean(v.Constructor)
-		if v.Inner != nil && (v.Inner.Kind == ValueOptional || v.Inner.Kind == ValueVariant) {
+	case review.ValueVariant:
+		s := review.Escape(v.Constructor)
+		if v.Inner != nil && (v.Inner.Kind == review.ValueOptional || v.Inner.Kind == review.ValueVariant) {
 			s += " " + p.inlineHead(v.Inner)
 		}
 		return s
@@ -633,62 +635,62 @@ func (p *printer) inlineHead(v *Value) string {
 }
 
 // inline writes v on one line.
-func (p *printer) inline(v *Value) string {
+func (p *printer) inline(v *review.Value) string {
 	if v == nil {
 		return ""
 	}
 	switch v.Kind {
-	case ValueUnit:
+	case review.ValueUnit:
 		return "()"
-	case ValueBool, ValueDate, ValueTimestamp:
-		return clean(v.text())
-	case ValueInt64:
-		return p.st.amount.Render(v.text())
-	case ValueNumeric:
-		return p.st.amount.Render(clean(trimNumeric(v.text())))
-	case ValueText:
-		return quote(v.text())
-	case ValueParty:
-		return p.st.party.Render(p.nm.party(v.text()))
-	case ValueContractID:
-		return p.st.contract.Render(p.nm.contract(v.text()))
-	case ValueEnum:
-		return clean(v.Constructor)
-	case ValueOptional:
+	case review.ValueBool, review.ValueDate, review.ValueTimestamp:
+		return review.Escape(v.Scalar())
+	case review.ValueInt64:
+		return p.st.amount.Render(v.Scalar())
+	case review.ValueNumeric:
+		return p.st.amount.Render(review.Escape(trimNumeric(v.Scalar())))
+	case review.ValueText:
+		return quote(v.Scalar())
+	case review.ValueParty:
+		return p.st.party.Render(p.nm.Party(v.Scalar()))
+	case review.ValueContractID:
+		return p.st.contract.Render(p.nm.Contract(v.Scalar()))
+	case review.ValueEnum:
+		return review.Escape(v.Constructor)
+	case review.ValueOptional:
 		if v.Inner == nil {
 			return "None"
 		}
 		return "Some(" + p.inline(v.Inner) + ")"
-	case ValueVariant:
-		if v.Inner == nil || v.Inner.Kind == ValueUnit {
-			return clean(v.Constructor)
+	case review.ValueVariant:
+		if v.Inner == nil || v.Inner.Kind == review.ValueUnit {
+			return review.Escape(v.Constructor)
 		}
-		return clean(v.Constructor) + " " + p.inline(v.Inner)
-	case ValueList:
+		return review.Escape(v.Constructor) + " " + p.inline(v.Inner)
+	case review.ValueList:
 		parts := make([]string, len(v.Elements))
 		for i, e := range v.Elements {
 			parts[i] = p.inline(e)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
-	case ValueTextMap:
+	case review.ValueTextMap:
 		parts := make([]string, len(v.Entries))
 		for i, e := range v.Entries {
-			parts[i] = quote(e.Key.text()) + ": " + p.inline(e.Value)
+			parts[i] = quote(e.Key.Scalar()) + ": " + p.inline(e.Value)
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
-	case ValueGenMap:
+	case review.ValueGenMap:
 		parts := make([]string, len(v.Entries))
 		for i, e := range v.Entries {
 			parts[i] = p.inline(e.Key) + " → " + p.inline(e.Value)
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
-	case ValueRecord:
+	case review.ValueRecord:
 		parts := make([]string, len(v.Fields))
 		for i, f := range v.Fields {
 			if f.Label == "" {
 				parts[i] = p.inline(f.Value)
 			} else {
-				parts[i] = clean(f.Label) + ": " + p.inline(f.Value)
+				parts[i] = review.Escape(f.Label) + ": " + p.inline(f.Value)
 			}
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
@@ -712,6 +714,9 @@ func trimNumeric(s string) string {
 
 // wrap breaks s into lines of at most width columns at spaces; a word longer
 // than width gets a line of its own.
+// quote writes a Daml text value: always quoted, escapes as in Go.
+func quote(s string) string { return strconv.Quote(s) }
+
 func wrap(s string, width int) []string {
 	if width < 20 {
 		width = 20

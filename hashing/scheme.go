@@ -28,6 +28,11 @@ func (s Scheme) String() string {
 // Short returns "v2" or "v3".
 func (s Scheme) Short() string { return fmt.Sprintf("v%d", int32(s)) }
 
+// SignsMaxRecordTime reports whether the hash covers the metadata's
+// max_record_time and global key mapping: V3 does, V2 does not (whoever
+// submits a V2 transaction may change them).
+func (s Scheme) SignsMaxRecordTime() bool { return s >= V3 }
+
 // Supported reports whether the scheme can be computed.
 func (s Scheme) Supported() bool { return s == V2 || s == V3 }
 

@@ -363,13 +363,51 @@ func (b *Bytes) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// DecodeBase64 decodes standard Base64 with optional padding.
+// DecodeBase64 decodes bytes as Canton's JSON API reads them: with Java's
+// basic decoder (java.util.Base64.getDecoder in JsSchema's ByteString
+// codec). That is the standard alphabet, no line breaks or spaces, padding
+// optional but correct when present, and non-zero trailing bits ignored
+// ("QR==" is "A", as Java reads it). Every reader of Base64 in ledger uses
+// this one rule, so the CLI accepts exactly what the node accepts.
 func DecodeBase64(s string) ([]byte, error) {
-	d, err := base64.RawStdEncoding.Strict().DecodeString(strings.TrimRight(s, "="))
-	if err != nil || len(s)-len(strings.TrimRight(s, "=")) > 2 {
-		return nil, fmt.Errorf("the string is not valid Base64: %q", truncate(s, 40))
+	// Go's decoders skip \r and \n; Java's refuses them.
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return nil, &Base64Error{Input: s, Offset: i}
+	}
+	enc := base64.RawStdEncoding
+	if strings.IndexByte(s, '=') >= 0 {
+		enc = base64.StdEncoding
+	}
+	d, err := enc.DecodeString(s)
+	if err != nil {
+		off := len(s)
+		var ce base64.CorruptInputError
+		if errors.As(err, &ce) {
+			off = int(ce)
+		}
+		if enc == base64.RawStdEncoding && len(s)%4 == 1 && off == len(s)-1 {
+			off = len(s) // a lone last character: too short, not wrong
+		}
+		return nil, &Base64Error{Input: s, Offset: off}
 	}
 	return d, nil
+}
+
+// Base64Error says where a string stops being Base64. Its text starts as
+// Canton's does ("The string is not a valid Base64: …").
+type Base64Error struct {
+	Input string
+	// Offset is the byte offset of the first character that cannot be
+	// read; len(Input) when the input ends too early.
+	Offset int
+}
+
+func (e *Base64Error) Error() string {
+	what := "it ends too early"
+	if e.Offset < len(e.Input) {
+		what = fmt.Sprintf("unexpected %q at offset %d", e.Input[e.Offset], e.Offset)
+	}
+	return fmt.Sprintf("The string is not a valid Base64: %s (%s)", truncate(e.Input, 40), what)
 }
 
 // List is a JSON array that is written as [] (never null) when empty. A plain

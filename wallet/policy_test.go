@@ -1,25 +1,38 @@
-package policy
+package wallet
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/ledger-cli/ledger/proto/damlpb"
+	"github.com/ledger-cli/ledger/wallet/review"
 )
 
-func testTx() *damlpb.PreparedTransaction {
+// testTx is an exercise (node 0) whose child creates a contract (node 1);
+// with roots nil both nodes are unreachable, which the policy checks too.
+func testTx(roots ...string) *review.Review {
 	id := &damlpb.Identifier{PackageId: "abc", ModuleName: "Iou", EntityName: "Iou"}
-	return &damlpb.PreparedTransaction{
-		Transaction: &damlpb.DamlTransaction{Nodes: []*damlpb.DamlTransaction_Node{
+	unit := &damlpb.Value{Sum: &damlpb.Value_Unit{Unit: &emptypb.Empty{}}}
+	pt := &damlpb.PreparedTransaction{
+		Transaction: &damlpb.DamlTransaction{Roots: roots, Nodes: []*damlpb.DamlTransaction_Node{
 			{NodeId: "0", VersionedNode: &damlpb.DamlTransaction_Node_V1{V1: &damlpb.Node{NodeType: &damlpb.Node_Exercise{Exercise: &damlpb.Exercise{
-				TemplateId: id, PackageName: "iou-pkg", ChoiceId: "Transfer", ActingParties: []string{"alice::1"}, Signatories: []string{"alice::1"}}}}}},
+				TemplateId: id, PackageName: "iou-pkg", ChoiceId: "Transfer", ActingParties: []string{"alice::1"}, Signatories: []string{"alice::1"},
+				ChosenValue: unit, Children: []string{"1"}}}}}},
 			{NodeId: "1", VersionedNode: &damlpb.DamlTransaction_Node_V1{V1: &damlpb.Node{NodeType: &damlpb.Node_Create{Create: &damlpb.Create{
-				TemplateId: id, PackageName: "iou-pkg", Signatories: []string{"alice::1"}, Stakeholders: []string{"alice::1", "bob::1"}}}}}},
+				TemplateId: id, PackageName: "iou-pkg", Signatories: []string{"alice::1"}, Stakeholders: []string{"alice::1", "bob::1"}, Argument: unit}}}}},
 		}},
 		Metadata: &damlpb.Metadata{SubmitterInfo: &damlpb.Metadata_SubmitterInfo{ActAs: []string{"alice::1"}}},
 	}
+	r, err := review.Summarize(pt, nil, time.Unix(0, 0))
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
 
 func TestCheck(t *testing.T) {
@@ -39,17 +52,17 @@ func TestCheck(t *testing.T) {
 		{"party missing", Policy{Parties: []string{"alice::1"}}, []string{"node 1 names party bob::1"}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got := tc.p.Check(testTx())
+		for _, roots := range [][]string{{"0"}, nil} {
+			got := tc.p.Check(testTx(roots...))
 			if len(got) != len(tc.want) {
-				t.Fatalf("violations %q, want %d", got, len(tc.want))
+				t.Fatalf("%s (roots %q): violations %q, want %d", tc.name, roots, got, len(tc.want))
 			}
 			for i, w := range tc.want {
 				if !strings.Contains(got[i], w) {
-					t.Errorf("violation %q lacks %q", got[i], w)
+					t.Errorf("%s (roots %q): violation %q lacks %q", tc.name, roots, got[i], w)
 				}
 			}
-		})
+		}
 	}
 }
 
@@ -62,16 +75,16 @@ func TestLoad(t *testing.T) {
 		}
 		return p
 	}
-	if p, err := Load(write("ok.json", `{"templates":["Iou:Iou"],"parties":["a::1"]}`)); err != nil || p.Templates[0] != "Iou:Iou" {
+	if p, err := LoadPolicy(write("ok.json", `{"templates":["Iou:Iou"],"parties":["a::1"]}`)); err != nil || p.Templates[0] != "Iou:Iou" {
 		t.Fatalf("json: %v %v", p, err)
 	}
-	if p, err := Load(write("ok.yaml", "choices: [Transfer]\n")); err != nil || p.Choices[0] != "Transfer" {
+	if p, err := LoadPolicy(write("ok.yaml", "choices: [Transfer]\n")); err != nil || p.Choices[0] != "Transfer" {
 		t.Fatalf("yaml: %v %v", p, err)
 	}
-	if _, err := Load(write("typo.json", `{"template":["Iou:Iou"]}`)); err == nil {
+	if _, err := LoadPolicy(write("typo.json", `{"template":["Iou:Iou"]}`)); err == nil {
 		t.Fatal("misspelt key accepted: it would allow everything")
 	}
-	if _, err := Load(write("bad.json", `{"templates":["Iou"]}`)); err == nil || !strings.Contains(err.Error(), "Module:Entity") {
+	if _, err := LoadPolicy(write("bad.json", `{"templates":["Iou"]}`)); err == nil || !strings.Contains(err.Error(), "Module:Entity") {
 		t.Fatalf("bad template: %v", err)
 	}
 }

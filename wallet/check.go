@@ -1,4 +1,4 @@
-package envelope
+package wallet
 
 import (
 	"bytes"
@@ -8,8 +8,8 @@ import (
 	"github.com/ledger-cli/ledger/hashing"
 )
 
-// Check is the outcome of recomputing an envelope's hash.
-type Check struct {
+// HashCheck is the outcome of recomputing an envelope's hash.
+type HashCheck struct {
 	Scheme     hashing.Scheme
 	Recomputed [32]byte
 	// NodeHash is the node's preparedTransactionHash (nil if absent).
@@ -29,7 +29,7 @@ var ErrNoNodeHash = errors.New(`no "preparedTransactionHash" to compare with: th
 
 // Verify recomputes the hash under scheme (0 = the scheme the envelope names)
 // and compares it with the node's. trace records the preimages.
-func (e *Envelope) Verify(scheme hashing.Scheme, trace bool) (*Check, error) {
+func (e *Envelope) Verify(scheme hashing.Scheme, trace bool) (*HashCheck, error) {
 	raw, err := e.Raw()
 	if err != nil {
 		return nil, fmt.Errorf("preparedTransaction: %w", err)
@@ -47,7 +47,7 @@ func (e *Envelope) Verify(scheme hashing.Scheme, trace bool) (*Check, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Check{Scheme: scheme, Recomputed: res.Hash, NodeHash: nodeHash, Result: res}
+	c := &HashCheck{Scheme: scheme, Recomputed: res.Hash, NodeHash: nodeHash, Result: res}
 	if nodeHash == nil {
 		return c, ErrNoNodeHash
 	}

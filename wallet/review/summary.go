@@ -1,13 +1,13 @@
-package display
+package review
 
 import (
 	"fmt"
 	"strings"
 )
 
-// summaryLine says in one sentence what r does: what each root node does,
+// SummaryLine says in one sentence what r does: what each root node does,
 // then the net effect ("creates 2 contracts, archives 1").
-func summaryLine(r *Review, nm *namer) string {
+func SummaryLine(r *Review, nm *Names) string {
 	var steps []string
 	for _, n := range r.Nodes {
 		steps = append(steps, describeRoot(n, nm))
@@ -19,21 +19,21 @@ func summaryLine(r *Review, nm *namer) string {
 	return s + "; " + effectsPhrase(r.Effects)
 }
 
-func describeRoot(n *Node, nm *namer) string {
+func describeRoot(n *Node, nm *Names) string {
 	switch n.Kind {
 	case KindExercise:
-		s := "exercise " + clean(n.Choice) + " on " + entity(n.Template) + " " + nm.contract(n.ContractID)
+		s := "exercise " + Escape(n.Choice) + " on " + entity(n.Template) + " " + nm.Contract(n.ContractID)
 		if n.ByKey {
 			s += " (by key)"
 		}
 		if len(n.ActingParties) > 0 {
-			s += " as " + strings.Join(nm.parties(n.ActingParties), ", ")
+			s += " as " + strings.Join(nm.Parties(n.ActingParties), ", ")
 		}
 		return s
 	case KindCreate:
-		return "create " + entity(n.Template) + " " + nm.contract(n.ContractID)
+		return "create " + entity(n.Template) + " " + nm.Contract(n.ContractID)
 	case KindFetch:
-		return "fetch " + entity(n.Template) + " " + nm.contract(n.ContractID)
+		return "fetch " + entity(n.Template) + " " + nm.Contract(n.ContractID)
 	case KindQueryByKey:
 		return "look up " + entity(n.Template) + " by key"
 	case KindRollback:
@@ -48,19 +48,20 @@ func effectsPhrase(e Effects) string {
 	case len(e.Created) == 0 && len(e.Archived) == 0:
 		s = "creates and archives nothing"
 	case len(e.Archived) == 0:
-		s = "creates " + plural(len(e.Created), "contract") + ", archives none"
+		s = "creates " + Plural(len(e.Created), "contract") + ", archives none"
 	case len(e.Created) == 0:
-		s = "creates no contract, archives " + plural(len(e.Archived), "contract")
+		s = "creates no contract, archives " + Plural(len(e.Archived), "contract")
 	default:
-		s = "creates " + plural(len(e.Created), "contract") + fmt.Sprintf(", archives %d", len(e.Archived))
+		s = "creates " + Plural(len(e.Created), "contract") + fmt.Sprintf(", archives %d", len(e.Archived))
 	}
 	if e.RolledBack > 0 {
-		s += fmt.Sprintf(" (%s rolled back, without effect)", plural(e.RolledBack, "node"))
+		s += fmt.Sprintf(" (%s rolled back, without effect)", Plural(e.RolledBack, "node"))
 	}
 	return s
 }
 
-func plural(n int, noun string) string {
+// Plural writes n and the noun, with an s unless n is 1.
+func Plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
@@ -72,13 +73,13 @@ func entity(id *Identifier) string {
 	if id == nil {
 		return "(no template)"
 	}
-	return clean(id.EntityName)
+	return Escape(id.EntityName)
 }
 
-// qualified is "Module:Entity".
-func qualified(id *Identifier) string {
+// Qualified is "Module:Entity", escaped for a terminal.
+func (id *Identifier) Qualified() string {
 	if id == nil {
 		return "(no template)"
 	}
-	return clean(id.Name)
+	return Escape(id.Name)
 }

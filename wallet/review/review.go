@@ -1,4 +1,4 @@
-package display
+package review
 
 import (
 	"bytes"
@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
@@ -46,7 +45,10 @@ type Review struct {
 
 	Effects Effects `json:"effects"`
 	// Nodes are the root nodes, each with its children.
-	Nodes          []*Node         `json:"nodes"`
+	Nodes []*Node `json:"nodes"`
+	// Unreachable are nodes in the transaction that no root reaches, each
+	// with its children; they are not rendered (a warning names them).
+	Unreachable    []*Node         `json:"unreachable,omitempty"`
 	InputContracts []InputContract `json:"inputContracts"`
 	// GlobalKeyMapping is the deprecated key mapping of the metadata; it is
 	// not signed under V2.
@@ -228,10 +230,24 @@ type KeyMapping struct {
 // risking a stack overflow on hostile input.
 const maxNodeDepth = 1000
 
+// Recomputed is the hash recomputed from a prepared transaction's bytes, as
+// the hasher reports it. The review package does not hash: the caller that
+// ran the hasher fills this in.
+type Recomputed struct {
+	// Scheme is the enum name of the scheme, e.g. HASHING_SCHEME_VERSION_V2.
+	Scheme string
+	Sum    [32]byte
+	// SignsMaxRecordTime says whether the scheme covers max_record_time and
+	// the global key mapping (V3 does, V2 does not).
+	SignsMaxRecordTime bool
+	// Warnings are the hasher's own (a node referenced twice, …).
+	Warnings []string
+}
+
 // Summarize builds the review of pt. res is the hash recomputed from the same
 // bytes (nil when it could not be computed); now is the time the time left
 // to sign is measured from.
-func Summarize(pt *damlpb.PreparedTransaction, res *hashing.Result, now time.Time) (*Review, error) {
+func Summarize(pt *damlpb.PreparedTransaction, res *Recomputed, now time.Time) (*Review, error) {
 	if pt == nil || pt.GetTransaction() == nil {
 		return nil, fmt.Errorf("prepared transaction has no transaction")
 	}
@@ -269,6 +285,25 @@ func Summarize(pt *damlpb.PreparedTransaction, res *hashing.Result, now time.Tim
 			return nil, err
 		}
 		r.Nodes = append(r.Nodes, n)
+	}
+	// Nodes no root reaches are not part of the transaction the ledger
+	// sees, but they are in the bytes: keep them (not rendered) so a
+	// policy can refuse what it cannot vouch for.
+	for id := range b.nodes {
+		if !b.shown[id] {
+			b.unreached = append(b.unreached, id)
+		}
+	}
+	sort.Strings(b.unreached)
+	for _, id := range b.unreached {
+		if b.shown[id] {
+			continue // a child of an earlier unreachable node
+		}
+		n, err := b.node(id, false, 0, "transaction.nodes")
+		if err != nil {
+			return nil, err
+		}
+		r.Unreachable = append(r.Unreachable, n)
 	}
 	countEffects(r.Nodes, &r.Effects)
 	for i, ic := range meta.GetInputContracts() {
@@ -308,19 +343,17 @@ func Summarize(pt *damlpb.PreparedTransaction, res *hashing.Result, now time.Tim
 		r.GlobalKeyMapping = append(r.GlobalKeyMapping, m)
 	}
 
-	scheme := hashing.Scheme(0)
 	if res != nil {
-		scheme = res.Scheme
 		r.Hash = &Hash{
-			Scheme: res.Scheme.String(),
-			Base64: base64.StdEncoding.EncodeToString(res.Hash[:]),
-			Hex:    hex.EncodeToString(res.Hash[:]),
+			Scheme: res.Scheme,
+			Base64: base64.StdEncoding.EncodeToString(res.Sum[:]),
+			Hex:    hex.EncodeToString(res.Sum[:]),
 		}
 	}
-	r.Times = times(meta, scheme, now)
+	r.Times = times(meta, res != nil && res.SignsMaxRecordTime, now)
 	r.Parties = collectParties(r)
-	r.Warnings = warnings(r, b, res, scheme)
-	r.Summary = summaryLine(r, newNamer(r, false))
+	r.Warnings = warnings(r, b, res)
+	r.Summary = SummaryLine(r, NewNames(r, false))
 	return r, nil
 }
 
@@ -347,6 +380,8 @@ type builder struct {
 	shown map[string]bool
 	// path holds the node ids from the root to the current node.
 	path []string
+	// unreached are the node ids no root reaches, sorted.
+	unreached []string
 }
 
 func (b *builder) node(id string, rolledBack bool, depth int, from string) (*Node, error) {
@@ -483,7 +518,9 @@ func key(k *damlpb.GlobalKeyWithMaintainers) (*Key, error) {
 	return out, nil
 }
 
-func times(meta *damlpb.Metadata, scheme hashing.Scheme, now time.Time) Times {
+// times reads the metadata's times; signsMRT says whether the hash covers
+// max_record_time.
+func times(meta *damlpb.Metadata, signsMRT bool, now time.Time) Times {
 	t := Times{
 		EvaluatedAt:     now.UTC().Format(time.RFC3339),
 		PreparationTime: formatMicros(meta.GetPreparationTime()),
@@ -497,7 +534,7 @@ func times(meta *damlpb.Metadata, scheme hashing.Scheme, now time.Time) Times {
 	}
 	if meta.MaxRecordTime != nil {
 		// Only V3 signs max_record_time; under V2 the node may change it.
-		t.MaxRecordTime = deadline("max_record_time", meta.GetMaxRecordTime(), now, scheme == hashing.V3)
+		t.MaxRecordTime = deadline("max_record_time", meta.GetMaxRecordTime(), now, signsMRT)
 		if t.SignWithin == nil || meta.GetMaxRecordTime() < meta.GetMaxLedgerEffectiveTime() {
 			t.SignWithin = t.MaxRecordTime
 		}
@@ -537,7 +574,7 @@ func humanDuration(d time.Duration) string {
 	return fmt.Sprintf("%ds", s)
 }
 
-func warnings(r *Review, b *builder, res *hashing.Result, scheme hashing.Scheme) []string {
+func warnings(r *Review, b *builder, res *Recomputed) []string {
 	var w []string
 	if res == nil {
 		w = append(w, "the hash could not be recomputed: do not sign this transaction")
@@ -548,24 +585,18 @@ func warnings(r *Review, b *builder, res *hashing.Result, scheme hashing.Scheme)
 	if mlet := r.Times.MaxLedgerEffectiveTime; mlet != nil && mlet.Expired {
 		w = append(w, "max_ledger_effective_time has passed: the transaction can no longer be executed")
 	}
-	if r.Times.MaxRecordTime != nil && scheme == hashing.V2 {
+	unsigned := res != nil && !res.SignsMaxRecordTime
+	if r.Times.MaxRecordTime != nil && unsigned {
 		w = append(w, "max_record_time is NOT covered by the signature under V2: whoever submits can change it; use V3 to sign it")
 	}
-	if len(r.GlobalKeyMapping) > 0 && scheme == hashing.V2 {
+	if len(r.GlobalKeyMapping) > 0 && unsigned {
 		w = append(w, "the global key mapping is NOT covered by the signature under V2")
 	}
 	if len(r.Nodes) > 1 {
 		w = append(w, fmt.Sprintf("the transaction has %d root nodes: participants refuse more than one by default", len(r.Nodes)))
 	}
-	var unreached []string
-	for id := range b.nodes {
-		if !b.shown[id] {
-			unreached = append(unreached, id)
-		}
-	}
-	if len(unreached) > 0 {
-		sort.Strings(unreached)
-		w = append(w, "node(s) "+strings.Join(unreached, ", ")+" are not reachable from any root and are not shown")
+	if len(b.unreached) > 0 {
+		w = append(w, "node(s) "+strings.Join(b.unreached, ", ")+" are not reachable from any root and are not shown")
 	}
 	if hasHiddenCharacters(r) {
 		w = append(w, "some text in this transaction contains control or invisible characters; they are shown escaped (\\u…)")
@@ -579,7 +610,7 @@ func warnings(r *Review, b *builder, res *hashing.Result, scheme hashing.Scheme)
 // collectParties returns every party id the review mentions, sorted.
 func collectParties(r *Review) []string {
 	set := map[string]bool{}
-	walkReview(r, func(p string) { set[p] = true }, func(string) {})
+	Walk(r, func(p string) { set[p] = true }, func(string) {})
 	out := make([]string, 0, len(set))
 	for p := range set {
 		out = append(out, p)
@@ -590,7 +621,7 @@ func collectParties(r *Review) []string {
 
 // walkReview calls party for every party id and contract for every contract
 // id in r, in display order.
-func walkReview(r *Review, party, contract func(string)) {
+func Walk(r *Review, party, contract func(string)) {
 	parties := func(ps []string) {
 		for _, p := range ps {
 			party(p)
@@ -603,9 +634,9 @@ func walkReview(r *Review, party, contract func(string)) {
 		}
 		switch v.Kind {
 		case ValueParty:
-			party(v.text())
+			party(v.Scalar())
 		case ValueContractID:
-			contract(v.text())
+			contract(v.Scalar())
 		}
 		for _, f := range v.Fields {
 			value(f.Value)

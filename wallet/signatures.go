@@ -1,4 +1,4 @@
-package envelope
+package wallet
 
 import (
 	"fmt"
@@ -53,10 +53,17 @@ func (e *Envelope) CheckSignatures(hash [32]byte, keys []signer.PublicKey) []Sig
 			if pub, ok := byFingerprint[sig.SignedBy]; ok {
 				c.Err = signer.VerifyHash(pub, hash, sig)
 			} else {
-				c.Err = fmt.Errorf("no public key with fingerprint %s was given: pass it with --pubkey", sig.SignedBy)
+				c.Err = &UnknownKeyError{Fingerprint: sig.SignedBy}
 			}
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// UnknownKeyError is a signature made by a key the checker was not given.
+type UnknownKeyError struct{ Fingerprint string }
+
+func (e *UnknownKeyError) Error() string {
+	return fmt.Sprintf("no public key with fingerprint %s was given", e.Fingerprint)
 }

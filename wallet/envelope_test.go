@@ -1,4 +1,4 @@
-package envelope
+package wallet
 
 import (
 	"encoding/base64"
@@ -56,7 +56,7 @@ func TestParseForms(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			env, err := Parse([]byte(tc.input))
+			env, err := ParseEnvelope([]byte(tc.input))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,21 +77,21 @@ func TestParseErrors(t *testing.T) {
 		{"not base64 !!", "neither JSON nor base64"},
 		{`{"preparedTransaction": "abc`, "malformed JSON"},
 		{`{"foo": 1}`, `no "preparedTransaction"`},
-		{`{"preparedTransaction": "a-b_"}`, "preparedTransaction: not valid base64"},
+		{`{"preparedTransaction": "a-b_"}`, "preparedTransaction: The string is not a valid Base64: a-b_ (unexpected '-' at offset 1)"},
 		{`{"preparedTransaction": "AAAA", "envelope": {"format": "ledger-envelope", "version": 9}}`, "newer than this ledger understands"},
 		{`{"preparedTransaction": "AAAA", "envelope": {"format": "other"}}`, `"envelope.format"`},
 	}
 	for _, tc := range cases {
-		_, err := Parse([]byte(tc.input))
+		_, err := ParseEnvelope([]byte(tc.input))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Parse(%q) = %v, want error containing %q", tc.input, err, tc.want)
+			t.Errorf("ParseEnvelope(%q) = %v, want error containing %q", tc.input, err, tc.want)
 		}
 	}
-	env, _ := Parse([]byte(`{"preparedTransaction":"AAAA","hashingSchemeVersion":"HASHING_SCHEME_VERSION_UNSPECIFIED"}`))
+	env, _ := ParseEnvelope([]byte(`{"preparedTransaction":"AAAA","hashingSchemeVersion":"HASHING_SCHEME_VERSION_UNSPECIFIED"}`))
 	if _, err := env.Scheme(); err == nil || !strings.Contains(err.Error(), "unspecified") {
 		t.Errorf("UNSPECIFIED scheme: %v", err)
 	}
-	env, _ = Parse([]byte(`{"preparedTransaction":"AAAA","preparedTransactionHash":"AAAA"}`))
+	env, _ = ParseEnvelope([]byte(`{"preparedTransaction":"AAAA","preparedTransactionHash":"AAAA"}`))
 	if _, err := env.NodeHash(); err == nil || !strings.Contains(err.Error(), "want 32") {
 		t.Errorf("short node hash: %v", err)
 	}
@@ -99,7 +99,7 @@ func TestParseErrors(t *testing.T) {
 
 func TestVerify(t *testing.T) {
 	v3 := readVector(t, "rich_v3.json")
-	env, err := Parse(prepareResponse(v3))
+	env, err := ParseEnvelope(prepareResponse(v3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestVerify(t *testing.T) {
 	v2 := readVector(t, "rich_v2.json")
 	raw, _ := base64.StdEncoding.DecodeString(v2.TxB64)
 	v2sum, _ := hashing.Sum(raw, hashing.V2)
-	env, _ = Parse(prepareResponse(vector{Scheme: "HASHING_SCHEME_VERSION_V3", TxB64: v2.TxB64, HashB64: base64.StdEncoding.EncodeToString(v2sum[:])}))
+	env, _ = ParseEnvelope(prepareResponse(vector{Scheme: "HASHING_SCHEME_VERSION_V3", TxB64: v2.TxB64, HashB64: base64.StdEncoding.EncodeToString(v2sum[:])}))
 	c, err = env.Verify(0, false)
 	if err != nil {
 		t.Fatal(err)
@@ -124,14 +124,14 @@ func TestVerify(t *testing.T) {
 	// A tampered hash with the node's trace: the difference is located.
 	res, _ := hashing.Compute(raw, hashing.V2, hashing.Options{Trace: true})
 	details := strings.Replace(res.Trace.String(), "'00000030'", "'00000031'", 1)
-	env, _ = Parse(prepareResponse(vector{Scheme: "HASHING_SCHEME_VERSION_V2", TxB64: v2.TxB64, HashB64: base64.StdEncoding.EncodeToString(make([]byte, 32))}))
+	env, _ = ParseEnvelope(prepareResponse(vector{Scheme: "HASHING_SCHEME_VERSION_V2", TxB64: v2.TxB64, HashB64: base64.StdEncoding.EncodeToString(make([]byte, 32))}))
 	env.HashingDetails = &details
 	c, err = env.Verify(0, true)
 	if err != nil || c.Difference == nil || c.Difference.Offset != 0 {
 		t.Fatalf("difference %+v, err %v", c.Difference, err)
 	}
 
-	env, _ = Parse([]byte(v2.TxB64))
+	env, _ = ParseEnvelope([]byte(v2.TxB64))
 	if _, err := env.Verify(0, false); err != ErrNoNodeHash {
 		t.Errorf("bare base64: %v", err)
 	}
@@ -139,14 +139,14 @@ func TestVerify(t *testing.T) {
 
 func TestWriteReadRoundTrip(t *testing.T) {
 	v := readVector(t, "rich_v2.json")
-	env, _ := Parse(prepareResponse(v))
-	env.Info = &Info{Format: FormatName, Version: Version, NodeURL: "http://127.0.0.1:7575"}
+	env, _ := ParseEnvelope(prepareResponse(v))
+	env.Info = &EnvelopeInfo{Format: EnvelopeFormat, Version: EnvelopeVersion, NodeURL: "http://127.0.0.1:7575"}
 	env.PartySignatures.Add("alice::1220", ledgerapi.Signature{Format: ledgerapi.SignatureFormatConcat, Signature: make([]byte, 64)})
 	path := filepath.Join(t.TempDir(), "tx.json")
 	if err := env.WriteFile(path); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadFile(path, nil)
+	back, err := ReadEnvelope(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,13 +163,13 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	}
 }
 
-func FuzzParse(f *testing.F) {
+func FuzzParseEnvelope(f *testing.F) {
 	v := readVector(f, "rich_v2.json")
 	f.Add(prepareResponse(v))
 	f.Add([]byte(v.TxB64))
 	f.Add([]byte(`{"preparedTransaction":"AAAA","envelope":{"format":"ledger-envelope","version":1}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		env, err := Parse(data)
+		env, err := ParseEnvelope(data)
 		if err != nil {
 			return
 		}

@@ -1,16 +1,10 @@
-package display
+package review
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
-	"google.golang.org/protobuf/proto"
-
-	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
 
@@ -155,175 +149,25 @@ func containsWarning(r *Review, part string) bool {
 	return false
 }
 
-// A transaction is hostile input: nothing in it may reach the terminal as a
-// control sequence, and invisible characters must be visible.
-func TestHostileStringsAreEscaped(t *testing.T) {
-	c := create(cidA, text("pay \x1b[2K\x1b[1Gbob\u202e001"))
-	c.GetCreate().TemplateId.EntityName = "Iou\x1b[31m"
-	pt := transfer([]string{"0"}, node("0", c))
-	pt.Metadata.SubmitterInfo.CommandId = "cmd\r\x07"
-	r, err := Summarize(pt, nil, time.Unix(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !containsWarning(r, "control or invisible characters") {
-		t.Errorf("no warning about hidden characters: %q", r.Warnings)
-	}
-	for _, color := range []bool{false, true} {
-		var out bytes.Buffer
-		if err := RenderText(&out, r, TextOptions{Color: color}); err != nil {
-			t.Fatal(err)
-		}
-		s := ansi.ReplaceAllString(out.String(), "") // our own colour codes
-		for _, bad := range []string{"\x1b", "\r", "\x07", "\u202e"} {
-			if strings.Contains(s, bad) {
-				t.Errorf("color=%v: output contains %q", color, bad)
-			}
-		}
-		for _, want := range []string{`\x1b[2K`, `\u202e`, `Iou:Iou\x1b[31m`, `cmd\r\a`} {
-			if !strings.Contains(s, want) {
-				t.Errorf("color=%v: output lacks the escaped form %q", color, want)
-			}
-		}
-	}
-}
-
-func TestValuesAreExact(t *testing.T) {
-	r := reviewVector(t, "derived/rich_v2.json")
-	fields := map[string]*Value{}
-	for _, f := range r.Nodes[0].Argument.Fields {
-		fields[f.Label] = f.Value
-	}
-	for label, want := range map[string]string{
-		"imin": "-9223372036854775808",
-		"imax": "9223372036854775807",
-		"n":    "-12.3400000000",
-		"ts":   "1969-12-31T23:59:58.999999Z",
-		"dt":   "1969-12-29",
-		"cid":  "0059b59ad7a6b6066e77b91ced54b8282f0e24e7089944685cb8f22f32fcbc4e1b",
-		"txt":  "naïve ✓ 𝄞",
-	} {
-		if got := fields[label].text(); got != want {
-			t.Errorf("%s = %q, want %q", label, got, want)
-		}
-	}
-	if v := fields["somenone"]; v.Kind != ValueOptional || v.Inner == nil || v.Inner.Kind != ValueOptional || v.Inner.Inner != nil {
-		t.Errorf("somenone is not Some(None): %+v", v)
-	}
-	// int64 stays a string in JSON, so no reader rounds it through a float.
-	js, _ := json.Marshal(fields["imax"])
-	if string(js) != `{"kind":"int64","text":"9223372036854775807"}` {
-		t.Errorf("imax as JSON = %s", js)
-	}
-	empty, _ := json.Marshal(fields["empty"])
-	if string(empty) != `{"kind":"text","text":""}` {
-		t.Errorf("empty text as JSON = %s", empty)
-	}
-}
-
-func TestMaxRecordTimeSignedOnlyUnderV3(t *testing.T) {
-	for _, c := range []struct {
-		file   string
-		signed bool
-	}{{"derived/rich_v2.json", false}, {"derived/rich_v3.json", true}} {
-		r := reviewVector(t, c.file)
-		if r.Times.MaxRecordTime.Signed != c.signed {
-			t.Errorf("%s: max record time signed = %v, want %v", c.file, r.Times.MaxRecordTime.Signed, c.signed)
-		}
-		if got := containsWarning(r, "max_record_time is NOT covered"); got == c.signed {
-			t.Errorf("%s: warning about unsigned max_record_time present = %v", c.file, got)
-		}
-	}
-}
-
-func TestDeadlinesAfterExpiry(t *testing.T) {
-	raw, scheme := loadVector(t, "derived/rich_v3.json")
-	var pt damlpb.PreparedTransaction
-	if err := proto.Unmarshal(raw, &pt); err != nil {
-		t.Fatal(err)
-	}
-	res, err := hashing.Compute(raw, scheme, hashing.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Summarize(&pt, res, goldenNow.Add(2*time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sw := r.Times.SignWithin
-	if sw == nil || !sw.Expired || sw.Field != "max_ledger_effective_time" || !strings.HasPrefix(sw.TimeLeft, "expired ") {
-		t.Errorf("sign within = %+v", sw)
-	}
-	if !containsWarning(r, "max_record_time has passed") {
-		t.Errorf("warnings = %q", r.Warnings)
-	}
-}
-
-func TestCompareNodeHash(t *testing.T) {
-	r := reviewVector(t, "derived/rich_v2.json")
-	good := res(t, "derived/rich_v2.json").Hash
-	if !r.CompareNodeHash(good[:]) || containsWarning(r, "differs") {
-		t.Errorf("the recomputed hash does not match itself")
-	}
-	bad := good
-	bad[0] ^= 1
-	if r.CompareNodeHash(bad[:]) || !containsWarning(r, "differs") || *r.Hash.MatchesNode {
-		t.Errorf("a different node hash was accepted")
-	}
-	if r.Warnings[0] != "the hash the preparing node sent differs from the one recomputed here: do not sign" {
-		t.Errorf("the mismatch is not the first warning: %q", r.Warnings)
-	}
-}
-
-func res(t *testing.T, file string) *hashing.Result {
-	raw, scheme := loadVector(t, file)
-	r, err := hashing.Compute(raw, scheme, hashing.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-// Every line of the text rendering fits 80 columns, except the full party
-// ids of the legend, which are not cut.
-func TestFitsEightyColumns(t *testing.T) {
-	for _, c := range goldenCases {
-		r := reviewVector(t, c.file)
-		var out bytes.Buffer
-		if err := RenderText(&out, r, TextOptions{Width: 80}); err != nil {
-			t.Fatal(err)
-		}
-		inLegend := false
-		for i, line := range strings.Split(out.String(), "\n") {
-			if strings.HasPrefix(line, "PARTIES") {
-				inLegend = true
-			}
-			if w := lipgloss.Width(line); w > 80 && !inLegend {
-				t.Errorf("%s line %d is %d columns wide: %s", c.name, i+1, w, line)
-			}
-		}
-	}
-}
-
 func TestShortFormsAreUnique(t *testing.T) {
 	r := &Review{Submitter: Submitter{ActAs: []string{
 		"a::1220aaaaaaaa0000000000000000000000000000000000000000000000000000000001",
 		"a::1220aaaaaaaa1111111111111111111111111111111111111111111111111111110001",
 		"b::1220bbbb",
 	}}}
-	nm := newNamer(r, false)
+	nm := NewNames(r, false)
 	seen := map[string]string{}
 	for _, p := range r.Submitter.ActAs {
-		s := nm.party(p)
+		s := nm.Party(p)
 		if other, dup := seen[s]; dup {
 			t.Errorf("%s and %s both shorten to %s", p, other, s)
 		}
 		seen[s] = p
 	}
-	if got := nm.party("b::1220bbbb"); got != "b::1220bbbb" {
+	if got := nm.Party("b::1220bbbb"); got != "b::1220bbbb" {
 		t.Errorf("a short party id was changed to %s", got)
 	}
-	if got := newNamer(r, true).party(r.Submitter.ActAs[0]); got != r.Submitter.ActAs[0] {
+	if got := NewNames(r, true).Party(r.Submitter.ActAs[0]); got != r.Submitter.ActAs[0] {
 		t.Errorf("full ids: %s", got)
 	}
 }

@@ -1,23 +1,7 @@
-// Package envelope reads and writes the one file that carries a prepared
-// transaction from the online machine to the offline signer and back.
-//
-// An envelope is a JSON object that is a superset of the body of
-// POST /v2/interactive-submission/execute, so a signed envelope can be sent
-// as is (`curl -d @signed.json …/execute`); Canton ignores unknown fields.
-// Besides the execute fields (preparedTransaction, partySignatures,
-// deduplicationPeriod, submissionId, userId, hashingSchemeVersion,
-// minLedgerTime) it keeps the node's preparedTransactionHash and, under the
-// single key "envelope", what the online machine knew: the prepare request,
-// the node URL, when it was prepared and the cost estimate.
-//
-// Load also accepts the two other forms a user is likely to hold: the prepare
-// response exactly as a Canton node returns it, and a bare base64
-// preparedTransaction.
-package envelope
+package wallet
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,7 +14,7 @@ import (
 	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
-// Form says what kind of input Load found.
+// Form says what kind of input ParseEnvelope found.
 type Form int
 
 const (
@@ -54,14 +38,30 @@ func (f Form) String() string {
 	return "unknown"
 }
 
-// FormatName and Version identify envelope files; a file with a newer version
-// is refused rather than half-understood.
+// EnvelopeFormat and EnvelopeVersion identify envelope files; a file with a
+// newer version is refused rather than half-understood.
 const (
-	FormatName = "ledger-envelope"
-	Version    = 1
+	EnvelopeFormat  = "ledger-envelope"
+	EnvelopeVersion = 1
 )
 
-// Envelope is the file. Field order follows the execute request; the wire
+// Envelope is the one file that carries a prepared transaction from the
+// online machine to the offline signer and back.
+//
+// It is a JSON object that is a superset of the body of
+// POST /v2/interactive-submission/execute, so a signed envelope can be sent
+// as is (`curl -d @signed.json …/execute`); Canton ignores unknown fields.
+// Besides the execute fields (preparedTransaction, partySignatures,
+// deduplicationPeriod, submissionId, userId, hashingSchemeVersion,
+// minLedgerTime) it keeps the node's preparedTransactionHash and, under the
+// single key "envelope", what the online machine knew: the prepare request,
+// the node URL, when it was prepared and the cost estimate.
+//
+// ParseEnvelope also accepts the two other forms a user is likely to hold:
+// the prepare response exactly as a Canton node returns it, and a bare
+// base64 preparedTransaction.
+//
+// Field order follows the execute request; the wire
 // types are ledgerapi's, except preparedTransaction, which is kept as the
 // exact base64 text the node sent so it goes back unchanged.
 type Envelope struct {
@@ -76,14 +76,15 @@ type Envelope struct {
 	PreparedTransactionHash string                    `json:"preparedTransactionHash"`
 	HashingDetails          *string                   `json:"hashingDetails,omitempty"`
 	CostEstimation          *ledgerapi.CostEstimation `json:"costEstimation,omitempty"`
-	Info                    *Info                     `json:"envelope,omitempty"`
+	Info                    *EnvelopeInfo             `json:"envelope,omitempty"`
 
 	// Form is how the input looked when loaded; not written.
 	Form Form `json:"-"`
 }
 
-// Info is what the online machine recorded when it prepared the transaction.
-type Info struct {
+// EnvelopeInfo is what the online machine recorded when it prepared the
+// transaction.
+type EnvelopeInfo struct {
 	Format         string          `json:"format"`
 	Version        int             `json:"version"`
 	NodeURL        string          `json:"nodeUrl,omitempty"`
@@ -91,25 +92,26 @@ type Info struct {
 	PrepareRequest json.RawMessage `json:"prepareRequest,omitempty"`
 }
 
-// MaxSize bounds what Load reads; prepared transactions are far smaller.
-const MaxSize = 256 << 20
+// MaxEnvelopeSize bounds what ReadEnvelope reads; prepared transactions are
+// far smaller.
+const MaxEnvelopeSize = 256 << 20
 
-// ReadFile loads path, or standard input when path is "-".
-func ReadFile(path string, stdin io.Reader) (*Envelope, error) {
+// ReadEnvelope loads path, or standard input when path is "-".
+func ReadEnvelope(path string, stdin io.Reader) (*Envelope, error) {
 	var data []byte
 	var err error
 	if path == "-" {
-		data, err = io.ReadAll(io.LimitReader(stdin, MaxSize+1))
+		data, err = io.ReadAll(io.LimitReader(stdin, MaxEnvelopeSize+1))
 	} else {
 		data, err = readLimited(path)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > MaxSize {
-		return nil, fmt.Errorf("%s: larger than %d MiB; this is not a prepared transaction", displayName(path), MaxSize>>20)
+	if len(data) > MaxEnvelopeSize {
+		return nil, fmt.Errorf("%s: larger than %d MiB; this is not a prepared transaction", displayName(path), MaxEnvelopeSize>>20)
 	}
-	env, err := Parse(data)
+	env, err := ParseEnvelope(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", displayName(path), err)
 	}
@@ -122,7 +124,7 @@ func readLimited(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, MaxSize+1))
+	return io.ReadAll(io.LimitReader(f, MaxEnvelopeSize+1))
 }
 
 func displayName(path string) string {
@@ -132,15 +134,15 @@ func displayName(path string) string {
 	return path
 }
 
-// Parse detects the form of data and decodes it.
-func Parse(data []byte) (*Envelope, error) {
+// ParseEnvelope detects the form of data and decodes it.
+func ParseEnvelope(data []byte) (*Envelope, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, errors.New("input is empty: want a prepare response, an envelope or a base64 preparedTransaction")
 	}
 	if trimmed[0] != '{' {
 		text := strings.Join(strings.Fields(string(trimmed)), "")
-		if _, err := DecodeBase64(text); err != nil {
+		if _, err := ledgerapi.DecodeBase64(text); err != nil {
 			return nil, fmt.Errorf("input is neither JSON nor base64: %w", err)
 		}
 		return &Envelope{PreparedTransaction: text, Form: FormBase64}, nil
@@ -153,16 +155,16 @@ func Parse(data []byte) (*Envelope, error) {
 	if env.PreparedTransaction == "" {
 		return nil, errors.New(`JSON has no "preparedTransaction": want a prepare response or an envelope`)
 	}
-	if _, err := DecodeBase64(env.PreparedTransaction); err != nil {
+	if _, err := ledgerapi.DecodeBase64(env.PreparedTransaction); err != nil {
 		return nil, fmt.Errorf("preparedTransaction: %w", err)
 	}
 	env.Form = FormPrepareResponse
 	if env.Info != nil {
-		if env.Info.Format != FormatName {
-			return nil, fmt.Errorf(`"envelope.format" is %q, want %q`, env.Info.Format, FormatName)
+		if env.Info.Format != EnvelopeFormat {
+			return nil, fmt.Errorf(`"envelope.format" is %q, want %q`, env.Info.Format, EnvelopeFormat)
 		}
-		if env.Info.Version > Version {
-			return nil, fmt.Errorf("envelope version %d is newer than this ledger understands (%d): upgrade ledger", env.Info.Version, Version)
+		if env.Info.Version > EnvelopeVersion {
+			return nil, fmt.Errorf("envelope version %d is newer than this ledger understands (%d): upgrade ledger", env.Info.Version, EnvelopeVersion)
 		}
 		env.Form = FormEnvelope
 	} else if len(env.PartySignatures.Signatures) > 0 {
@@ -171,29 +173,12 @@ func Parse(data []byte) (*Envelope, error) {
 	return &env, nil
 }
 
-// DecodeBase64 decodes standard base64 as the JSON API writes it; padding
-// is optional, as Canton's decoder allows, but URL-safe characters are not.
-func DecodeBase64(s string) ([]byte, error) {
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err == nil {
-		return b, nil
-	}
-	if b, err2 := base64.RawStdEncoding.DecodeString(strings.TrimRight(s, "=")); err2 == nil {
-		return b, nil
-	}
-	var ce base64.CorruptInputError
-	if errors.As(err, &ce) {
-		pos := int(ce)
-		if pos < len(s) {
-			return nil, fmt.Errorf("not valid base64: unexpected %q at offset %d", s[pos], pos)
-		}
-		return nil, fmt.Errorf("not valid base64: truncated at offset %d", pos)
-	}
-	return nil, fmt.Errorf("not valid base64: %w", err)
-}
-
 // Raw returns the decoded protobuf bytes of the prepared transaction.
-func (e *Envelope) Raw() ([]byte, error) { return DecodeBase64(e.PreparedTransaction) }
+func (e *Envelope) Raw() ([]byte, error) { return ledgerapi.DecodeBase64(e.PreparedTransaction) }
+
+// ErrNoScheme is Scheme's error for an envelope or prepare response that
+// names no hashing scheme.
+var ErrNoScheme = errors.New(`"hashingSchemeVersion" is missing: the node's response always names it`)
 
 // Scheme returns the hashing scheme the input names. Bare base64 names none:
 // it defaults to V2, as Canton's prepare does.
@@ -202,7 +187,7 @@ func (e *Envelope) Scheme() (hashing.Scheme, error) {
 		if e.Form == FormBase64 {
 			return hashing.V2, nil
 		}
-		return 0, errors.New(`"hashingSchemeVersion" is missing: the node's response always names it; pass --scheme if you know it`)
+		return 0, ErrNoScheme
 	}
 	s, err := hashing.ParseScheme(e.HashingSchemeVersion)
 	if err != nil {
@@ -217,7 +202,7 @@ func (e *Envelope) NodeHash() ([]byte, error) {
 	if e.PreparedTransactionHash == "" {
 		return nil, nil
 	}
-	b, err := DecodeBase64(e.PreparedTransactionHash)
+	b, err := ledgerapi.DecodeBase64(e.PreparedTransactionHash)
 	if err != nil {
 		return nil, fmt.Errorf("preparedTransactionHash: %w", err)
 	}

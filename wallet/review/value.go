@@ -1,4 +1,4 @@
-package display
+package review
 
 import (
 	"fmt"
@@ -9,7 +9,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
 
@@ -68,7 +67,7 @@ type Entry struct {
 	Value *Value `json:"value"`
 }
 
-func (v *Value) text() string {
+func (v *Value) Scalar() string {
 	if v == nil || v.Text == nil {
 		return ""
 	}
@@ -77,14 +76,18 @@ func (v *Value) text() string {
 
 func scalar(kind, text string) *Value { return &Value{Kind: kind, Text: &text} }
 
+// MaxValueNesting is Daml's limit on value nesting, the same bound the
+// hasher applies (hashing.MaxValueNesting; a wallet test keeps them equal).
+const MaxValueNesting = 100
+
 // decodeValue converts a protobuf Value, refusing unset values and nesting
 // beyond Daml's limit.
 func decodeValue(v *damlpb.Value, depth int) (*Value, error) {
 	if v == nil {
 		return nil, fmt.Errorf("value is missing")
 	}
-	if depth > hashing.MaxValueNesting {
-		return nil, fmt.Errorf("value nesting exceeds Daml's limit of %d", hashing.MaxValueNesting)
+	if depth > MaxValueNesting {
+		return nil, fmt.Errorf("value nesting exceeds Daml's limit of %d", MaxValueNesting)
 	}
 	switch s := v.GetSum().(type) {
 	case *damlpb.Value_Unit:
@@ -104,7 +107,7 @@ func decodeValue(v *damlpb.Value, depth int) (*Value, error) {
 	case *damlpb.Value_Date:
 		return scalar(ValueDate, time.Unix(int64(s.Date)*86400, 0).UTC().Format("2006-01-02")), nil
 	case *damlpb.Value_Timestamp:
-		return scalar(ValueTimestamp, time.UnixMicro(s.Timestamp).UTC().Format(rfc3339Micro)), nil
+		return scalar(ValueTimestamp, time.UnixMicro(s.Timestamp).UTC().Format(RFC3339Micro)), nil
 	case *damlpb.Value_Optional:
 		out := &Value{Kind: ValueOptional}
 		if s.Optional.GetValue() != nil {
@@ -176,15 +179,15 @@ func decodeValue(v *damlpb.Value, depth int) (*Value, error) {
 	return nil, fmt.Errorf("value has no variant set")
 }
 
-// rfc3339Micro is RFC 3339 in UTC with up to six fractional digits.
-const rfc3339Micro = "2006-01-02T15:04:05.999999Z07:00"
+// RFC3339Micro is the layout of every time in a review: UTC, microseconds.
+const RFC3339Micro = "2006-01-02T15:04:05.999999Z07:00"
 
 // formatMicros renders µs since the epoch as UTC RFC 3339.
 func formatMicros(us uint64) string {
 	if us > math.MaxInt64 {
 		return strconv.FormatUint(us, 10) + " µs since the epoch (out of range)"
 	}
-	return time.UnixMicro(int64(us)).UTC().Format(rfc3339Micro)
+	return time.UnixMicro(int64(us)).UTC().Format(RFC3339Micro)
 }
 
 // hasHiddenCharacters reports whether any string in r holds a rune a

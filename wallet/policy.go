@@ -1,4 +1,18 @@
-// Package policy restricts what a signer will sign: the templates a
+package wallet
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ledger-cli/ledger/wallet/review"
+)
+
+// Policy restricts what a signer will sign: the templates a
 // transaction may touch, the choices it may exercise and the parties it may
 // name. A policy file is JSON (or YAML):
 //
@@ -16,30 +30,15 @@
 // choice observers, key maintainers — must be listed. An absent or empty list
 // does not restrict. Input contracts are checked too: a transaction that
 // fetches or exercises a contract of a template outside the policy is refused.
-package policy
-
-import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"sort"
-	"strings"
-
-	"go.yaml.in/yaml/v3"
-
-	"github.com/ledger-cli/ledger/proto/damlpb"
-)
-
-// Policy is what a signer allows.
 type Policy struct {
 	Templates []string `json:"templates" yaml:"templates"`
 	Choices   []string `json:"choices" yaml:"choices"`
 	Parties   []string `json:"parties" yaml:"parties"`
 }
 
-// Load reads a policy file; unknown keys are refused so that a misspelt
+// LoadPolicy reads a policy file; unknown keys are refused so that a misspelt
 // restriction cannot silently allow everything.
-func Load(path string) (*Policy, error) {
+func LoadPolicy(path string) (*Policy, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -66,22 +65,26 @@ func Load(path string) (*Policy, error) {
 	return &p, nil
 }
 
-// Check returns every violation of the policy by pt, or nil when it complies.
-func (p *Policy) Check(pt *damlpb.PreparedTransaction) []string {
+// Check returns every violation of the policy by the reviewed transaction,
+// or nil when it complies. It reads the same review the signer is shown, so
+// what is checked is what is seen; nodes no root reaches are checked too.
+func (p *Policy) Check(r *review.Review) []string {
 	c := checker{p: p, seen: map[string]bool{}}
-	if md := pt.GetMetadata(); md != nil {
-		for _, party := range md.GetSubmitterInfo().GetActAs() {
-			c.party(party, "act_as")
-		}
-		for _, in := range md.GetInputContracts() {
-			if cr := in.GetV1(); cr != nil {
-				c.template(cr.GetTemplateId(), cr.GetPackageName(), "input contract "+cr.GetContractId())
-			}
+	for _, party := range r.Submitter.ActAs {
+		c.party(party, "act_as")
+	}
+	for _, in := range r.InputContracts {
+		c.template(in.Template, in.PackageName, "input contract "+in.ContractID)
+	}
+	var walk func(nodes []*review.Node)
+	walk = func(nodes []*review.Node) {
+		for _, n := range nodes {
+			c.node(n)
+			walk(n.Children)
 		}
 	}
-	for _, n := range pt.GetTransaction().GetNodes() {
-		c.node(n.GetNodeId(), n.GetV1())
-	}
+	walk(r.Nodes)
+	walk(r.Unreachable)
 	sort.Strings(c.violations)
 	return c.violations
 }
@@ -99,27 +102,20 @@ func (c *checker) add(msg string) {
 	}
 }
 
-func (c *checker) node(id string, n *damlpb.Node) {
-	where := "node " + id
-	switch {
-	case n.GetCreate() != nil:
-		x := n.GetCreate()
-		c.template(x.GetTemplateId(), x.GetPackageName(), where)
-		c.parties(where, x.GetSignatories(), x.GetStakeholders(), x.GetKey().GetMaintainers())
-	case n.GetExercise() != nil:
-		x := n.GetExercise()
-		c.template(x.GetTemplateId(), x.GetPackageName(), where)
-		c.choice(x.GetTemplateId(), x.GetChoiceId(), where)
-		c.parties(where, x.GetSignatories(), x.GetStakeholders(), x.GetActingParties(), x.GetChoiceObservers(), x.GetKey().GetMaintainers())
-	case n.GetFetch() != nil:
-		x := n.GetFetch()
-		c.template(x.GetTemplateId(), x.GetPackageName(), where)
-		c.parties(where, x.GetSignatories(), x.GetStakeholders(), x.GetActingParties(), x.GetKey().GetMaintainers())
-	case n.GetQueryByKey() != nil:
-		x := n.GetQueryByKey()
-		c.template(x.GetTemplateId(), x.GetPackageName(), where)
-		c.parties(where, x.GetKey().GetMaintainers())
+func (c *checker) node(n *review.Node) {
+	where := "node " + n.NodeID
+	var maintainers []string
+	if n.Key != nil {
+		maintainers = n.Key.Maintainers
 	}
+	switch n.Kind {
+	case review.KindCreate, review.KindFetch, review.KindQueryByKey:
+		c.template(n.Template, n.PackageName, where)
+	case review.KindExercise:
+		c.template(n.Template, n.PackageName, where)
+		c.choice(n.Template, n.Choice, where)
+	}
+	c.parties(where, n.Signatories, n.Stakeholders, n.ActingParties, n.ChoiceObservers, maintainers)
 }
 
 func (c *checker) parties(where string, lists ...[]string) {
@@ -142,24 +138,28 @@ func (c *checker) party(party, where string) {
 	c.add(fmt.Sprintf("%s names party %s, which the policy does not list", where, party))
 }
 
-func qualified(id *damlpb.Identifier) string {
-	return id.GetModuleName() + ":" + id.GetEntityName()
+// qualified is "Module:Entity" as the policy file writes it (not escaped:
+// it is compared, not printed raw).
+func qualified(id *review.Identifier) string {
+	if id == nil {
+		return ":"
+	}
+	return id.Name
 }
 
-func (c *checker) template(id *damlpb.Identifier, pkgName, where string) {
+func (c *checker) template(id *review.Identifier, pkgName, where string) {
 	if len(c.p.Templates) == 0 {
 		return
 	}
-	name := qualified(id)
 	for _, t := range c.p.Templates {
 		if templateMatches(t, id, pkgName) {
 			return
 		}
 	}
-	c.add(fmt.Sprintf("%s uses template %s (package %s), which the policy does not allow", where, name, pkgName))
+	c.add(fmt.Sprintf("%s uses template %s (package %s), which the policy does not allow", where, qualified(id), pkgName))
 }
 
-func templateMatches(entry string, id *damlpb.Identifier, pkgName string) bool {
+func templateMatches(entry string, id *review.Identifier, pkgName string) bool {
 	name := qualified(id)
 	parts := strings.Split(entry, ":")
 	switch {
@@ -173,12 +173,12 @@ func templateMatches(entry string, id *damlpb.Identifier, pkgName string) bool {
 		if strings.HasPrefix(pkg, "#") {
 			return pkg[1:] == pkgName
 		}
-		return pkg == id.GetPackageId()
+		return id != nil && pkg == id.PackageID
 	}
 	return false
 }
 
-func (c *checker) choice(id *damlpb.Identifier, choice, where string) {
+func (c *checker) choice(id *review.Identifier, choice, where string) {
 	if len(c.p.Choices) == 0 {
 		return
 	}

@@ -1,0 +1,66 @@
+package display
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/ledger-cli/ledger/wallet/review"
+)
+
+// A transaction is hostile input: nothing in it may reach the terminal as a
+// control sequence, and invisible characters must be visible.
+func TestHostileStringsAreEscaped(t *testing.T) {
+	c := create(cidA, text("pay \x1b[2K\x1b[1Gbob\u202e001"))
+	c.GetCreate().TemplateId.EntityName = "Iou\x1b[31m"
+	pt := transfer([]string{"0"}, node("0", c))
+	pt.Metadata.SubmitterInfo.CommandId = "cmd\r\x07"
+	r, err := review.Summarize(pt, nil, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !containsWarning(r, "control or invisible characters") {
+		t.Errorf("no warning about hidden characters: %q", r.Warnings)
+	}
+	for _, color := range []bool{false, true} {
+		var out bytes.Buffer
+		if err := RenderText(&out, r, TextOptions{Color: color}); err != nil {
+			t.Fatal(err)
+		}
+		s := ansi.ReplaceAllString(out.String(), "") // our own colour codes
+		for _, bad := range []string{"\x1b", "\r", "\x07", "\u202e"} {
+			if strings.Contains(s, bad) {
+				t.Errorf("color=%v: output contains %q", color, bad)
+			}
+		}
+		for _, want := range []string{`\x1b[2K`, `\u202e`, `Iou:Iou\x1b[31m`, `cmd\r\a`} {
+			if !strings.Contains(s, want) {
+				t.Errorf("color=%v: output lacks the escaped form %q", color, want)
+			}
+		}
+	}
+}
+
+// Every line of the text rendering fits 80 columns, except the full party
+// ids of the legend, which are not cut.
+func TestFitsEightyColumns(t *testing.T) {
+	for _, c := range goldenCases {
+		r := reviewVector(t, c.file)
+		var out bytes.Buffer
+		if err := RenderText(&out, r, TextOptions{Width: 80}); err != nil {
+			t.Fatal(err)
+		}
+		inLegend := false
+		for i, line := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(line, "PARTIES") {
+				inLegend = true
+			}
+			if w := lipgloss.Width(line); w > 80 && !inLegend {
+				t.Errorf("%s line %d is %d columns wide: %s", c.name, i+1, w, line)
+			}
+		}
+	}
+}
