@@ -20,6 +20,7 @@ import (
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/server/auth"
 	"github.com/ledger-cli/ledger/server/store"
+	"github.com/ledger-cli/ledger/signer"
 	"github.com/ledger-cli/ledger/topology"
 )
 
@@ -297,7 +298,7 @@ func initIdentity(ctx context.Context, st *store.Store, participant, synchronize
 	if err != nil {
 		return store.Identity{}, false, fmt.Errorf("generate namespace key: %w", err)
 	}
-	fp := topology.Fingerprint(pub)
+	fp := signer.Fingerprint(pub)
 	if synchronizer == "" {
 		synchronizer = "local::" + fp
 	}

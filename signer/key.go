@@ -94,7 +94,7 @@ func ParsePublicKey(text string) (PublicKey, error) {
 		if block.Type != "PUBLIC KEY" {
 			return PublicKey{}, fmt.Errorf("public key: PEM block is %q; want \"PUBLIC KEY\"", block.Type)
 		}
-		return parseSPKI(block.Bytes)
+		return ParseSPKI(block.Bytes)
 	}
 	raw, err := decodeBinary(text)
 	if err != nil {
@@ -104,13 +104,15 @@ func ParsePublicKey(text string) (PublicKey, error) {
 	case ed25519.PublicKeySize:
 		return PublicKeyFromRaw(raw)
 	case len(spkiPrefix) + ed25519.PublicKeySize:
-		return parseSPKI(raw)
+		return ParseSPKI(raw)
 	}
 	return PublicKey{}, fmt.Errorf("public key is %d bytes; want 32 raw bytes or a 44-byte SubjectPublicKeyInfo", len(raw))
 }
 
-// parseSPKI reads a DER SubjectPublicKeyInfo that must hold an ed25519 key.
-func parseSPKI(der []byte) (PublicKey, error) {
+// ParseSPKI reads a DER SubjectPublicKeyInfo that must hold an ed25519 key
+// (RFC 8410): the form Canton stores keys in
+// (CRYPTO_KEY_FORMAT_DER_X509_SUBJECT_PUBLIC_KEY_INFO).
+func ParseSPKI(der []byte) (PublicKey, error) {
 	if len(der) == len(spkiPrefix)+ed25519.PublicKeySize && bytes.HasPrefix(der, spkiPrefix) {
 		return PublicKeyFromRaw(der[len(spkiPrefix):])
 	}

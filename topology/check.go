@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"fmt"
+
+	"github.com/ledger-cli/ledger/signer"
 )
 
 // CheckExternalPartyOnboarding checks, before anything is signed, that the
@@ -22,7 +24,7 @@ func CheckExternalPartyOnboarding(txs [][]byte, expectedPublicKey []byte, partyH
 	if len(txs) == 0 {
 		return "", fmt.Errorf("no topology transactions to check")
 	}
-	fp := Fingerprint(expectedPublicKey)
+	fp := signer.Fingerprint(expectedPublicKey)
 	var partyID string
 	if partyHint != "" {
 		if err := ValidatePartyHint(partyHint); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/ledger-cli/ledger/signer"
 	pb "github.com/ledger-cli/ledger/topology/topologypb"
 )
 
@@ -47,7 +48,7 @@ func TestCheckRejects(t *testing.T) {
 		{"not our key", one, other, "alice", "want alice::"},
 		{"wrong hint", one, pub, "bob", "want bob::"},
 		{"foreign namespace delegation", [][]byte{foreign[0], three[1], three[2]}, pub, "alice", "namespace delegation is for namespace"},
-		{"foreign key mapping", [][]byte{three[0], foreign[1], three[2]}, pub, "alice", "party is alice::" + Fingerprint(other)},
+		{"foreign key mapping", [][]byte{three[0], foreign[1], three[2]}, pub, "alice", "party is alice::" + signer.Fingerprint(other)},
 		{"no party to participant", three[:2], pub, "alice", "found 0 party-to-participant"},
 		{"two party to participant", [][]byte{one[0], one[0]}, pub, "alice", "found 2"},
 		{"keys twice", [][]byte{three[1], one[0]}, pub, "alice", "set 2 times"},
@@ -88,7 +89,7 @@ func TestVerifyMultiHashMismatch(t *testing.T) {
 }
 
 func sign(priv ed25519.PrivateKey, hash []byte) Signature {
-	return Signature{SignedBy: Fingerprint(priv.Public().(ed25519.PublicKey)), Signature: ed25519.Sign(priv, hash)}
+	return Signature{SignedBy: signer.Fingerprint(priv.Public().(ed25519.PublicKey)), Signature: ed25519.Sign(priv, hash)}
 }
 
 func TestVerifyAllocation(t *testing.T) {
@@ -185,7 +186,7 @@ func TestVerifyAllocationRules(t *testing.T) {
 		})), "Confirmation"},
 		{"new key did not sign", signedAll(tamper(t, one[0], func(m *pb.TopologyTransaction) {
 			p2p(m).PartySigningKeys.Keys = append(p2p(m).PartySigningKeys.Keys, onboardingKey(other))
-		})), "is not signed by key " + Fingerprint(other)},
+		})), "is not signed by key " + signer.Fingerprint(other)},
 		{"p256 key", signedAll(tamper(t, one[0], func(m *pb.TopologyTransaction) {
 			p2p(m).PartySigningKeys.Keys[0].KeySpec = pb.SigningKeySpec_SIGNING_KEY_SPEC_EC_P256
 		})), "Ed25519 only"},

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/ledger-cli/ledger/signer"
 	pb "github.com/ledger-cli/ledger/topology/topologypb"
 )
 
@@ -334,7 +335,7 @@ func decodeKey(k *pb.SigningPublicKey, field string) (SigningKey, error) {
 		Format:      enumName(k.GetFormat().String(), "CRYPTO_KEY_FORMAT_"),
 		KeyData:     k.GetPublicKey(),
 		Spec:        enumName(k.GetKeySpec().String(), "SIGNING_KEY_SPEC_"),
-		Fingerprint: Fingerprint(KeyFingerprintData(k.GetFormat(), k.GetKeySpec(), k.GetPublicKey())),
+		Fingerprint: signer.Fingerprint(KeyFingerprintData(k.GetFormat(), k.GetKeySpec(), k.GetPublicKey())),
 	}
 	for _, u := range k.GetUsage() {
 		d.Usage = append(d.Usage, enumName(u.String(), "SIGNING_KEY_USAGE_"))
@@ -342,11 +343,11 @@ func decodeKey(k *pb.SigningPublicKey, field string) (SigningKey, error) {
 	if k.GetKeySpec() == pb.SigningKeySpec_SIGNING_KEY_SPEC_EC_CURVE25519 {
 		switch k.GetFormat() {
 		case pb.CryptoKeyFormat_CRYPTO_KEY_FORMAT_DER_X509_SUBJECT_PUBLIC_KEY_INFO:
-			raw, err := Ed25519FromSPKI(k.GetPublicKey())
+			key, err := signer.ParseSPKI(k.GetPublicKey())
 			if err != nil {
 				return SigningKey{}, malformed("%s: %v", field, err)
 			}
-			d.Ed25519 = raw
+			d.Ed25519 = key.Raw()
 		case pb.CryptoKeyFormat_CRYPTO_KEY_FORMAT_RAW:
 			if len(k.GetPublicKey()) != ed25519.PublicKeySize {
 				return SigningKey{}, malformed("%s: a raw Ed25519 key has %d bytes, got %d", field, ed25519.PublicKeySize, len(k.GetPublicKey()))

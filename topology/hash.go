@@ -4,16 +4,15 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"slices"
 )
 
 // Hash purposes: the 4-byte big-endian number Canton puts in front of what it
 // hashes, so that a hash made for one use can never be replayed in another.
 const (
-	purposeTopologyTransaction  = 11 // HashPurpose.TopologyTransactionSignature
-	purposePublicKeyFingerprint = 12 // HashPurpose.PublicKeyFingerprint
-	purposeMultiTopology        = 55 // HashPurpose.MultiTopologyTransaction
+	purposeTopologyTransaction = 11 // HashPurpose.TopologyTransactionSignature
+	purposeMultiTopology       = 55 // HashPurpose.MultiTopologyTransaction
+	// 12, HashPurpose.PublicKeyFingerprint, is signer.Fingerprint's.
 )
 
 // multihashSHA256 is the multihash header of a SHA-256 digest: algorithm 0x12,
@@ -30,14 +29,6 @@ func cantonHash(purpose uint32, data ...[]byte) []byte {
 		h.Write(d)
 	}
 	return h.Sum(slices.Clone(multihashSHA256))
-}
-
-// Fingerprint returns Canton's fingerprint of a public key as the 68-character
-// hex string used in party ids and in signedBy: "1220" followed by the hex of
-// SHA-256(00 00 00 0C ‖ key). For an Ed25519 key, key is the raw 32 bytes,
-// even when the key travels DER-encoded (see KeyFingerprintData).
-func Fingerprint(key []byte) string {
-	return hex.EncodeToString(cantonHash(purposePublicKeyFingerprint, key))
 }
 
 // TransactionHash returns the 34-byte hash of one serialized topology

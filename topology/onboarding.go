@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/ledger-cli/ledger/signer"
 	pb "github.com/ledger-cli/ledger/topology/topologypb"
 )
 
@@ -129,7 +130,7 @@ func GenerateExternalParty(req OnboardingRequest) (*Onboarding, error) {
 	}
 
 	key := ed25519.PublicKey(req.PublicKey)
-	fp := Fingerprint(key)
+	fp := signer.Fingerprint(key)
 	party := req.PartyHint + uidDelimiter + fp
 	p2p := &pb.PartyToParticipant{Party: party, Threshold: uint32(threshold), Participants: hosting}
 
@@ -203,7 +204,7 @@ func hostingParticipants(local string, req OnboardingRequest) ([]*pb.PartyToPart
 
 func rootDelegation(key ed25519.PublicKey) *pb.TopologyMapping {
 	return &pb.TopologyMapping{Mapping: &pb.TopologyMapping_NamespaceDelegation{NamespaceDelegation: &pb.NamespaceDelegation{
-		Namespace:   Fingerprint(key),
+		Namespace:   signer.Fingerprint(key),
 		TargetKey:   onboardingKey(key),
 		Restriction: &pb.NamespaceDelegation_CanSignAllMappings_{CanSignAllMappings: &pb.NamespaceDelegation_CanSignAllMappings{}},
 	}}}

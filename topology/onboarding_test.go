@@ -7,6 +7,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ledger-cli/ledger/signer"
 )
 
 const participant1 = "participant1::12202e95d2f61efe7b232b6d163fe006188af3b6b05885bd59d47e52e176501b56cd"
@@ -28,14 +30,14 @@ func generate(t *testing.T, layout Layout, pub ed25519.PublicKey) *Onboarding {
 
 func TestFingerprintVector(t *testing.T) {
 	raw, _ := base64.StdEncoding.DecodeString("2RwUiIHVUVdulxzD8NKtPmIaaBqMer1A90rDjoklJPY=")
-	if got, want := Fingerprint(raw), "1220205057e331cc8929dd217e2f8e63f503b7081773de60d01fb46839700bc5caaa"; got != want {
+	if got, want := signer.Fingerprint(raw), "1220205057e331cc8929dd217e2f8e63f503b7081773de60d01fb46839700bc5caaa"; got != want {
 		t.Fatalf("Fingerprint = %s, want %s", got, want)
 	}
 }
 
 func TestGenerateLayouts(t *testing.T) {
 	pub, _ := testKey(1)
-	fp := Fingerprint(pub)
+	fp := signer.Fingerprint(pub)
 	tests := []struct {
 		layout Layout
 		kinds  []MappingKind
@@ -178,7 +180,7 @@ func TestEd25519FromAPI(t *testing.T) {
 		data         []byte
 		ok           bool
 	}{
-		{"CRYPTO_KEY_FORMAT_DER_X509_SUBJECT_PUBLIC_KEY_INFO", "SIGNING_KEY_SPEC_EC_CURVE25519", Ed25519SPKI(pub), true},
+		{"CRYPTO_KEY_FORMAT_DER_X509_SUBJECT_PUBLIC_KEY_INFO", "SIGNING_KEY_SPEC_EC_CURVE25519", spki(pub), true},
 		{"CRYPTO_KEY_FORMAT_RAW", "SIGNING_KEY_SPEC_EC_CURVE25519", pub, true},
 		{"RAW", "EC_CURVE25519", pub, true},
 		{"CRYPTO_KEY_FORMAT_RAW", "SIGNING_KEY_SPEC_EC_P256", pub, false},
