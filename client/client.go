@@ -88,10 +88,13 @@ type Client struct {
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
+// ErrNoURL is New's error for a Config without a node URL.
+var ErrNoURL = errors.New("no node URL")
+
 // New checks cfg and returns a client.
 func New(cfg Config) (*Client, error) {
 	if cfg.URL == "" {
-		return nil, errors.New("no node URL: give --url, set LEDGER_URL or add url to the profile")
+		return nil, ErrNoURL
 	}
 	u, err := url.Parse(cfg.URL)
 	if err != nil {

@@ -81,7 +81,7 @@ func (e *APIError) Redacted() bool { return e.Canton != nil && e.Canton.IsRedact
 func redactedMeaning(status int) string {
 	switch status {
 	case http.StatusUnauthorized:
-		return "not authenticated: the token is missing, expired or not accepted by this node (check --token, --token-file or the OAuth settings)"
+		return "not authenticated: the token is missing, expired or not accepted by this node"
 	case http.StatusForbidden:
 		return "permission denied: the user lacks a right this request needs, is unknown or deactivated, or the token is for another participant"
 	case http.StatusInternalServerError:
@@ -128,6 +128,16 @@ func ErrorID(err error) string {
 		return ce.Code
 	}
 	return ""
+}
+
+// StatusCode returns the HTTP status of the node's answer an error carries,
+// or 0 when it carries none (a network failure, an invalid request).
+func StatusCode(err error) int {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae.StatusCode
+	}
+	return 0
 }
 
 // CantonError returns the Canton error body an error carries, or nil.

@@ -20,11 +20,11 @@ func TLSConfig(caFile, certFile, keyFile string) (*tls.Config, error) {
 	if caFile != "" {
 		pem, err := os.ReadFile(caFile)
 		if err != nil {
-			return nil, fmt.Errorf("--ca-cert: %w", err)
+			return nil, fmt.Errorf("CA certificate: %w", err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--ca-cert %s: no PEM certificate in the file", caFile)
+			return nil, fmt.Errorf("CA certificate %s: no PEM certificate in the file", caFile)
 		}
 		cfg.RootCAs = pool
 	}
@@ -32,11 +32,11 @@ func TLSConfig(caFile, certFile, keyFile string) (*tls.Config, error) {
 	case certFile != "" && keyFile != "":
 		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
 		if err != nil {
-			return nil, fmt.Errorf("--client-cert/--client-key: %w", err)
+			return nil, fmt.Errorf("client certificate %s with key %s: %w", certFile, keyFile, err)
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 	case certFile != "" || keyFile != "":
-		return nil, errors.New("--client-cert and --client-key go together: give both or neither")
+		return nil, errors.New("a client certificate and its key go together: give both or neither")
 	}
 	return cfg, nil
 }

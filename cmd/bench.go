@@ -115,7 +115,7 @@ failed (or none finished), 2 usage error.`,
   ledger bench submit --template '#my-pkg:Main:Asset' --args '{"owner":"{{party}}","n":"{{seq}}"}'
 
   ledger bench mixed --mix prepare=2,submit=2,execute=1,completions=0`,
-		Args: exactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 	}
 	conn := cmdutil.AddConnFlags(cmd)
 	fl := cmd.Flags()

@@ -93,7 +93,7 @@ Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
 
   # only new completions, of one submission
   ledger completions --party "$ALICE" --begin end --follow --submission-id "$SUB"`,
-		Args:        exactArgs(0),
+		Args:        cmdutil.ExactArgs(0),
 		Annotations: map[string]string{cmdutil.AnnotationWritesFile: "true"},
 	}
 	conn := cmdutil.AddConnFlags(cmd)
@@ -210,10 +210,10 @@ func completionsRun(opts *CompletionsOptions) error {
 	case errors.Is(err, context.Canceled):
 		return nil // stopped by a signal: the checkpoint is up to date
 	case err != nil:
-		return withHint(err)
+		return cmdutil.WithHint(err)
 	}
 	if res.Until != nil && !res.Until.Succeeded() {
-		return completionRejection(res.Until)
+		return cmdutil.CompletionRejection(res.Until)
 	}
 	return nil
 }

@@ -146,7 +146,7 @@ func newCmdConfigGet(f *cmdutil.Factory, runF func(*ConfigOptions) error) *cobra
 		Long: `Print one setting stored in a profile (the active one unless --profile).
 Exit status 1 when the profile does not set it.`,
 		Example: "  ledger config get url\n  ledger config get url --profile prod",
-		Args:    exactArgs(1),
+		Args:    cmdutil.ExactArgs(1),
 	}
 	cmd.Flags().StringVar(&opts.Profile, "profile", "", "profile to read (default: the active one)")
 	return configCommand(f, cmd, opts, runF, configGetRun)
@@ -176,7 +176,7 @@ func newCmdConfigUse(f *cmdutil.Factory, runF func(*ConfigOptions) error) *cobra
 		Short:   "Make a profile the current one",
 		Long:    `Make PROFILE the profile used when neither --profile nor LEDGER_PROFILE names one.`,
 		Example: "  ledger config use prod",
-		Args:    exactArgs(1),
+		Args:    cmdutil.ExactArgs(1),
 	}
 	return configCommand(f, cmd, opts, runF, configUseRun)
 }
@@ -205,7 +205,7 @@ func newCmdConfigList(f *cmdutil.Factory, runF func(*ConfigOptions) error) *cobr
 		Long: `List every profile with its settings; the active one is marked with *.
 Tokens are shown masked unless --show-secrets.`,
 		Example: "  ledger config list\n  ledger config list -o json",
-		Args:    exactArgs(0),
+		Args:    cmdutil.ExactArgs(0),
 	}
 	cmd.Flags().BoolVar(&opts.ShowSecrets, "show-secrets", false, "print tokens in full")
 	return configCommand(f, cmd, opts, runF, configListRun)

@@ -57,7 +57,7 @@ id and a hint of what to do are printed.`,
 
   # for scripts
   ledger execute tx.signed.json --wait -o json | jq -r .updateId`,
-		Args: exactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 	}
 	conn := cmdutil.AddConnFlags(cmd)
 	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "wait for the transaction and print its update id, offset, record time and cost")
@@ -137,7 +137,7 @@ func executeRun(opts *ExecuteOptions) error {
 	ctx := context.Background()
 	if !opts.Wait {
 		if err := conn.Client.Execute(ctx, req); err != nil {
-			return rejection(err)
+			return cmdutil.Rejection(err)
 		}
 		return writeExecuteResult(opts, res)
 	}
@@ -150,13 +150,13 @@ func executeRun(opts *ExecuteOptions) error {
 		res.SubmissionID = req.SubmissionID
 		r, err := conn.Client.ExecuteAndWait(ctx, req)
 		if err != nil {
-			return rejection(err)
+			return cmdutil.Rejection(err)
 		}
 		res.Status, res.UpdateID, res.CompletionOffset = "committed", r.UpdateID, int64(r.CompletionOffset)
 		return writeExecuteResult(opts, res)
 	}
 	if err != nil {
-		return rejection(err)
+		return cmdutil.Rejection(err)
 	}
 	cost := int64(tx.PaidTrafficCost)
 	res.Status, res.UpdateID, res.CompletionOffset, res.PaidTrafficCost = "committed", tx.UpdateID, int64(tx.Offset), &cost
@@ -187,93 +187,4 @@ func writeExecuteResult(opts *ExecuteOptions, r ExecuteResult) error {
 	}
 	fmt.Fprintf(w, "  submission id:      %s\n", r.SubmissionID)
 	return nil
-}
-
-// rejectionHints say in one line what to do about a rejection, per error id.
-var rejectionHints = map[string]string{
-	"LOCAL_VERDICT_MAX_RECORD_TIME_EXCEEDED":        "the max record time passed before the transaction was recorded: prepare again with a later --max-record-time, then sign and execute before it",
-	"NOT_SEQUENCED_TIMEOUT":                         "the synchronizer did not sequence the transaction in time: prepare again (with a later --max-record-time) and execute sooner",
-	"INVALID_EXTERNAL_SIGNATURE":                    "a signature does not verify against the party's registered key: sign with the key the party was allocated with (ledger keys show KEYFILE)",
-	"FAILED_TO_EXECUTE_TRANSACTION":                 "the node could not execute this prepared transaction (executed before, or its inputs changed): prepare again",
-	"INVALID_EXTERNAL_TRANSACTION":                  "the node refuses the prepared transaction as sent: prepare it again and do not edit the envelope",
-	"DUPLICATE_COMMAND":                             "a command with this command id was already accepted: prepare again with another --command-id (or none, for a fresh one)",
-	"SUBMISSION_ALREADY_IN_FLIGHT":                  "the same command is still being processed: wait for its outcome with ledger completions --until-command-id",
-	"LOCAL_VERDICT_INACTIVE_CONTRACTS":              "an input contract was archived after prepare: prepare again",
-	"CONTRACT_NOT_FOUND":                            "a contract the command uses is unknown or archived: check the contract id, or prepare again",
-	"CONTRACT_NOT_ACTIVE":                           "a contract the command uses was archived: prepare again with a current contract",
-	"LOCAL_VERDICT_LEDGER_TIME_OUT_OF_BOUND":        "too much time passed between prepare and execute: prepare again and execute sooner",
-	"LOCAL_VERDICT_PREPARATION_TIME_OUT_OF_BOUND":   "too much time passed between prepare and execute: prepare again and execute sooner",
-	"LEDGER_TIME_OUTSIDE_BOUNDS":                    "the ledger time is outside the transaction's bounds: prepare again (check --min-ledger-time)",
-	"INVALID_DEDUPLICATION_PERIOD":                  "the deduplication period is longer than the node allows: use a shorter one",
-	"PARTICIPANT_BACKPRESSURE":                      "the node is overloaded: run the command again in a moment (a fresh submission id is used)",
-	"SEQUENCER_BACKPRESSURE":                        "the synchronizer is overloaded: run the command again in a moment",
-	"DAML_AUTHORIZATION_ERROR":                      "the transaction needs the authority of a party not in --act-as",
-	"DAML_INTERPRETATION_ERROR":                     "the Daml code refused the command (an assertion or failed lookup): check the arguments",
-	"TEMPLATE_PRECONDITION_VIOLATED":                "the template's ensure clause refused the arguments: check --args",
-	"COMMAND_PREPROCESSING_FAILED":                  "the arguments do not match the template or choice: check the field names and types of --args/--arg",
-	"PACKAGE_NOT_FOUND":                             "the node does not know the template's package: check the template id or upload the package",
-	"INVALID_TOKEN":                                 "the node needs a user id: give --user (or set LEDGER_USER)",
-	"INVALID_ARGUMENT":                              "the node refused a field of the request: see the cause",
-	"INVALID_FIELD":                                 "the node refused a field of the request: see the cause",
-	"PARTY_NOT_FOUND":                               "the party is not known to this node: check the id (ledger parties list)",
-	"CONCURRENT_PARTY_DETAILS_UPDATE_DETECTED":      "the party changed since it was read: run again with --retry, or without --resource-version",
-	"USER_NOT_FOUND":                                "no such user on this node: ledger users list",
-	"USER_ALREADY_EXISTS":                           "the user exists already: ledger users get ID",
-	"JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED": "more results than the node returns at once: give a smaller --limit",
-}
-
-// RejectionHint returns the one-line hint for an error id ("" if none).
-func RejectionHint(id string) string { return rejectionHints[id] }
-
-// rejection turns a node's refusal of a command into exit status 4 with
-// the error id and a hint; other failures (network, authentication,
-// undecodable requests) stay exit status 1.
-func rejection(err error) error {
-	ce := client.CantonError(err)
-	if ce == nil || ce.IsRedacted() {
-		return withHint(err)
-	}
-	return cmdutil.WithExit(cmdutil.ExitRejected, rejectedError{ce: ce, err: err})
-}
-
-type rejectedError struct {
-	ce  *ledgerapi.JsCantonError
-	err error
-}
-
-func (r rejectedError) Error() string {
-	msg := fmt.Sprintf("rejected: %s: %s", r.ce.Code, r.ce.Cause)
-	if h := RejectionHint(r.ce.Code); h != "" {
-		msg += "\nhint: " + h
-	}
-	return msg
-}
-
-func (r rejectedError) Unwrap() error { return r.err }
-
-// withHint adds the hint for a Canton error that is not a rejection (exit 1).
-type hinted struct{ err error }
-
-func (h hinted) Error() string {
-	if hint := RejectionHint(client.ErrorID(h.err)); hint != "" {
-		return h.err.Error() + "\nhint: " + hint
-	}
-	return h.err.Error()
-}
-func (h hinted) Unwrap() error { return h.err }
-
-func withHint(err error) error {
-	if err == nil {
-		return nil
-	}
-	return hinted{err}
-}
-
-// completionRejection is rejection for a completion with a failed status.
-func completionRejection(c *ledgerapi.Completion) error {
-	ce := ledgerapi.ErrorFromStatus(c.Status)
-	if ce == nil {
-		return nil
-	}
-	return cmdutil.WithExit(cmdutil.ExitRejected, rejectedError{ce: ce, err: ce})
 }

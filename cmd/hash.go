@@ -53,7 +53,7 @@ uses, or as hex with --hex.`,
 
   # many transactions, one base64 per line; a bad line prints "error: …" and the exit status is 1
   ledger hash --lines --hex < batch.txt`,
-		Args: maxArgs(1),
+		Args: cmdutil.MaxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = "-"
 			if len(args) == 1 {

@@ -87,7 +87,7 @@ func saveKey(ios *cmdutil.IOStreams, k *signer.Key, path, passphraseFile string,
 	if plaintext {
 		data = signer.MarshalPlaintextKeyFile(k)
 	} else {
-		pass, err := keyPassphrase(ios, passphraseFile, "new key "+path, true)()
+		pass, err := cmdutil.KeyPassphrase(ios, passphraseFile, "new key "+path, true)()
 		if err != nil {
 			return err
 		}

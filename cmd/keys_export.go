@@ -37,7 +37,7 @@ Only public keys are exported: --public is required, and there is no way to
 print the private key.`,
 		Example: `  ledger keys export --public alice.key
   ledger keys export --public alice.key --format pem > alice.pub.pem`,
-		Args: exactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
 			var err error

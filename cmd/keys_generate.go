@@ -44,7 +44,7 @@ Prints the public key and its Canton fingerprint, never the private key.`,
   ledger keys generate --out alice.key --passphrase-file ~/.secrets/alice-pass
   LEDGER_KEY_PASSPHRASE=… ledger keys generate --out alice.key -o json
   ledger keys generate --out test.key --insecure-plaintext`,
-		Args: exactArgs(0),
+		Args: cmdutil.ExactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
 			if opts.Format, err = f.OutputFormat(); err != nil {

@@ -53,7 +53,7 @@ error messages never quote the input.`,
 
   # a NaCl secret key in base64 from a wallet SDK export
   ledger keys import --out alice.key --passphrase-file pass.txt < secret.b64`,
-		Args: exactArgs(0),
+		Args: cmdutil.ExactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
 			if opts.Format, err = f.OutputFormat(); err != nil {
@@ -111,7 +111,7 @@ func readPrivateKeyInput(opts *KeysImportOptions) (string, error) {
 		defer f.Close()
 		in = f
 	} else if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		return readPrivateKeyFromTerminal(opts.IO.ErrOut, int(f.Fd()))
+		return readPrivateKeyFromTerminal(opts.IO)
 	}
 	b, err := io.ReadAll(io.LimitReader(in, maxPrivateKeyInput+1))
 	if err != nil {
@@ -125,11 +125,11 @@ func readPrivateKeyInput(opts *KeysImportOptions) (string, error) {
 
 // readPrivateKeyFromTerminal reads a pasted key without echoing it: one line
 // of hex or base64, or the lines of a PEM block up to its END line.
-func readPrivateKeyFromTerminal(w io.Writer, fd int) (string, error) {
-	fmt.Fprintln(w, "Paste the private key (it is not shown), then press Enter:")
+func readPrivateKeyFromTerminal(ios *cmdutil.IOStreams) (string, error) {
+	fmt.Fprintln(ios.ErrOut, "Paste the private key (it is not shown), then press Enter:")
 	var lines []string
 	for {
-		b, err := term.ReadPassword(fd)
+		b, err := cmdutil.ReadSecretLine(ios)
 		if err != nil {
 			return "", fmt.Errorf("reading the private key: %w", err)
 		}
@@ -140,6 +140,5 @@ func readPrivateKeyFromTerminal(w io.Writer, fd int) (string, error) {
 			break
 		}
 	}
-	fmt.Fprintln(w)
 	return strings.Join(lines, "\n"), nil
 }

@@ -32,7 +32,7 @@ key only when the key is used (sign), not here.
 fingerprint and keySpec.`,
 		Example: `  ledger keys show alice.key
   ledger keys show alice.key -o json | jq -r .fingerprint`,
-		Args: exactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
 			var err error

@@ -56,7 +56,7 @@ func runKeys(t *testing.T, args ...string) (string, string, int) {
 
 // keysEnv clears the passphrase variable so the host's cannot leak in.
 func keysEnv(t *testing.T) string {
-	t.Setenv(keyPassphraseEnv, "")
+	t.Setenv(cmdutil.KeyPassphraseEnv, "")
 	return t.TempDir()
 }
 
@@ -110,7 +110,7 @@ func TestKeysGenerateShowExport(t *testing.T) {
 	}
 
 	// The file decrypts with the passphrase to the key show describes.
-	k, err := signer.LoadKeyFile(keyPath, keyPassphrase(cmdutil.System(), pass, "k", false))
+	k, err := signer.LoadKeyFile(keyPath, cmdutil.KeyPassphrase(cmdutil.System(), pass, "k", false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestKeysGenerateShowExport(t *testing.T) {
 func TestKeysPassphraseSources(t *testing.T) {
 	t.Run("environment", func(t *testing.T) {
 		dir := t.TempDir()
-		t.Setenv(keyPassphraseEnv, "from the environment")
+		t.Setenv(cmdutil.KeyPassphraseEnv, "from the environment")
 		keyPath := filepath.Join(dir, "k.key")
 		if _, errOut, code := runKeys(t, "generate", "--out", keyPath); code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
@@ -194,18 +194,18 @@ func TestKeysPassphraseSources(t *testing.T) {
 		dir := t.TempDir()
 		for content, want := range map[string]string{"pw\r\nrest": "pw", "pw": "pw", "  spaced  \n": "  spaced  "} {
 			p := keysPassFile(t, dir, content)
-			got, err := readPassphraseFile(p)
+			got, err := cmdutil.ReadPassphraseFile(p)
 			if err != nil || string(got) != want {
 				t.Fatalf("%q: got %q, %v", content, got, err)
 			}
 		}
 		for _, content := range []string{"", "\nsecond"} {
-			_, err := readPassphraseFile(keysPassFile(t, dir, content))
+			_, err := cmdutil.ReadPassphraseFile(keysPassFile(t, dir, content))
 			if err == nil || !strings.Contains(err.Error(), "the first line is empty") {
 				t.Fatalf("%q: %v", content, err)
 			}
 		}
-		_, err := readPassphraseFile(filepath.Join(dir, "missing"))
+		_, err := cmdutil.ReadPassphraseFile(filepath.Join(dir, "missing"))
 		if err == nil || !strings.Contains(err.Error(), "--passphrase-file") {
 			t.Fatalf("missing file: %v", err)
 		}
@@ -218,7 +218,7 @@ func TestKeysWrongPassphraseAndPermissions(t *testing.T) {
 	if _, errOut, code := runKeys(t, "generate", "--out", keyPath, "--passphrase-file", keysPassFile(t, dir, "right")); code != 0 {
 		t.Fatal(errOut)
 	}
-	_, err := signer.LoadKeyFile(keyPath, keyPassphrase(cmdutil.System(), keysPassFile(t, dir, "wrong"), "k", false))
+	_, err := signer.LoadKeyFile(keyPath, cmdutil.KeyPassphrase(cmdutil.System(), keysPassFile(t, dir, "wrong"), "k", false))
 	if err == nil || err.Error() != keyPath+": wrong passphrase or corrupted key file" {
 		t.Fatalf("wrong passphrase: %v", err)
 	}

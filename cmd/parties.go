@@ -1,11 +1,9 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 
@@ -106,7 +104,7 @@ func partiesGetRun(opts *PartiesOptions) error {
 	}
 	ps, err := conn.Client.GetParties(context.Background(), opts.Parties[0], opts.Parties[1:]...)
 	if err != nil {
-		return withHint(err)
+		return cmdutil.WithHint(err)
 	}
 	return writeParties(opts, ps)
 }
@@ -122,7 +120,7 @@ or identity-provider admin token. --filter keeps parties whose id starts with
 PREFIX (Canton 3.4.10+ and 3.5.1+).`,
 		Example: `  ledger parties list
   ledger parties list --filter alice -o json | jq -r '.[].party'`,
-		Args: exactArgs(0),
+		Args: cmdutil.ExactArgs(0),
 	}
 	cmd.Flags().StringVar(&opts.Filter, "filter", "", "only parties whose id starts with this")
 	cmd.Flags().StringVar(&opts.IDP, "identity-provider-id", "", "only parties of this identity provider")
@@ -136,7 +134,7 @@ func partiesListRun(opts *PartiesOptions) error {
 	}
 	ps, err := conn.Client.AllParties(context.Background(), client.ListPartiesOptions{FilterParty: opts.Filter, IdentityProviderID: opts.IDP})
 	if err != nil {
-		return withHint(err)
+		return cmdutil.WithHint(err)
 	}
 	return writeParties(opts, ps)
 }
@@ -184,7 +182,7 @@ is HINT::<the node's namespace>. For a party that signs its own transactions,
 use "ledger parties allocate-external".`,
 		Example: `  ledger parties allocate bank
   ledger parties allocate alice --annotation example.com/team=payments --grant-user alice`,
-		Args: exactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 	}
 	cmd.Flags().StringArrayVar(&opts.Annotations, "annotation", nil, "annotation KEY=VALUE (repeatable)")
 	cmd.Flags().StringVar(&opts.Synchronizer, "synchronizer", "", "synchronizer (needed when the node is on several)")
@@ -211,7 +209,7 @@ func partiesAllocateRun(opts *PartiesOptions) error {
 	}
 	p, err := conn.Client.AllocateParty(context.Background(), req)
 	if err != nil {
-		return withHint(err)
+		return cmdutil.WithHint(err)
 	}
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, p)
@@ -266,7 +264,7 @@ prefix.`,
 		Example: `  ledger parties update "$ALICE" --set example.com/team=payments
   ledger parties update "$ALICE" --unset example.com/team --set example.com/tier=gold --retry
   ledger parties update "$ALICE" --set example.com/kyc=done --resource-version 7`,
-		Args: exactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 	}
 	cmd.Flags().StringArrayVar(&opts.Set, "set", nil, "set annotation KEY=VALUE (repeatable)")
 	cmd.Flags().StringArrayVar(&opts.Unset, "unset", nil, "remove annotation KEY (repeatable)")
@@ -304,7 +302,7 @@ func partiesUpdateRun(opts *PartiesOptions) error {
 		if version == "" || attempt > 1 {
 			cur, err := conn.Client.GetParties(ctx, party)
 			if err != nil {
-				return withHint(err)
+				return cmdutil.WithHint(err)
 			}
 			if len(cur) == 0 {
 				return fmt.Errorf("party %s: the node returned no details", party)
@@ -321,7 +319,7 @@ func partiesUpdateRun(opts *PartiesOptions) error {
 			break
 		}
 		if !errors.Is(err, ledgerapi.CodeConcurrentPartyDetailsUpdate.Err()) || !opts.Retry || attempt >= maxUpdateAttempts {
-			return withHint(err)
+			return cmdutil.WithHint(err)
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "party %s changed concurrently (version %s is stale); reading it again\n", party, version)
 	}
@@ -353,7 +351,7 @@ or a prompt.`,
 
   # in a script, granting the user alice the right to execute as the party
   ledger parties allocate-external --key alice.key --hint alice --passphrase-file pass.txt --yes --grant-user alice`,
-		Args: exactArgs(0),
+		Args: cmdutil.ExactArgs(0),
 	}
 	cmd.Flags().StringVar(&opts.KeyFile, "key", "", "key file of the party's ed25519 key (required)")
 	cmd.Flags().StringVar(&opts.PassphraseFile, "passphrase-file", "", "file whose first line is the key's passphrase")
@@ -382,7 +380,7 @@ func partiesAllocateExternalRun(opts *PartiesOptions) error {
 	if err := topology.ValidatePartyHint(opts.Hint); err != nil {
 		return cmdutil.UsageError("--hint: %s", err)
 	}
-	key, err := signer.LoadKeyFile(opts.KeyFile, keyPassphrase(opts.IO, opts.PassphraseFile, opts.KeyFile, false))
+	key, err := signer.LoadKeyFile(opts.KeyFile, cmdutil.KeyPassphrase(opts.IO, opts.PassphraseFile, opts.KeyFile, false))
 	if err != nil {
 		return fmt.Errorf("--key %s: %w", opts.KeyFile, err)
 	}
@@ -398,12 +396,12 @@ func partiesAllocateExternalRun(opts *PartiesOptions) error {
 			if errors.As(err, &choice) && len(choice.Connected) > 1 {
 				return cmdutil.UsageError("the node is on several synchronizers: choose one with --synchronizer (%s)", strings.Join(choice.Connected, ", "))
 			}
-			return withHint(err)
+			return cmdutil.WithHint(err)
 		}
 	}
 	o, err := wallet.ProposeOnboarding(ctx, conn.Client, sync, opts.Hint, key.Public())
 	if err != nil {
-		return withHint(err)
+		return cmdutil.WithHint(err)
 	}
 	res := ExternalPartyResult{PartyID: o.PartyID, Fingerprint: o.Fingerprint, MultiHash: o.MultiHashHex(), Mappings: o.Mappings}
 	info := opts.IO.Out
@@ -416,7 +414,7 @@ func partiesAllocateExternalRun(opts *PartiesOptions) error {
 	}
 	fmt.Fprintf(info, "  multi-hash to sign: %s\n", res.MultiHash)
 	if !opts.Yes && opts.IO.IsStdinTTY() {
-		ok, err := confirm(opts.IO, "Sign with key "+o.Fingerprint+" and allocate the party? [y/N] ")
+		ok, err := cmdutil.Confirm(opts.IO, "Sign with key "+o.Fingerprint+" and allocate the party? [y/N] ")
 		if err != nil {
 			return err
 		}
@@ -425,22 +423,11 @@ func partiesAllocateExternalRun(opts *PartiesOptions) error {
 		}
 	}
 	if err := o.Allocate(ctx, conn.Client, key, opts.GrantUser); err != nil {
-		return withHint(err)
+		return cmdutil.WithHint(err)
 	}
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, res)
 	}
 	fmt.Fprintf(opts.IO.Out, "Allocated external party %s\n", o.PartyID)
 	return nil
-}
-
-// confirm asks a yes/no question on the terminal.
-func confirm(ios *cmdutil.IOStreams, question string) (bool, error) {
-	fmt.Fprint(ios.ErrOut, question)
-	line, err := bufio.NewReader(ios.In).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return false, err
-	}
-	a := strings.ToLower(strings.TrimSpace(line))
-	return a == "y" || a == "yes", nil
 }

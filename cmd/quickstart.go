@@ -50,7 +50,7 @@ against a real Canton node). Nothing leaves this machine: the node listens
 on 127.0.0.1 only.`,
 		Example: `  ledger quickstart
   ledger quickstart --dir ./demo    # keep the database, key and envelopes`,
-		Args: exactArgs(0),
+		Args: cmdutil.ExactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
 				return runF(opts)

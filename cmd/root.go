@@ -91,23 +91,3 @@ func bindConfig(v *viper.Viper, root *cobra.Command) {
 	v.AutomaticEnv()
 	_ = v.BindPFlag("output", root.PersistentFlags().Lookup("output"))
 }
-
-// exactArgs is cobra.ExactArgs with a usage exit code.
-func exactArgs(n int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return cmdutil.UsageError("%s", err)
-		}
-		return nil
-	}
-}
-
-// maxArgs is cobra.MaximumNArgs with a usage exit code.
-func maxArgs(n int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if err := cobra.MaximumNArgs(n)(cmd, args); err != nil {
-			return cmdutil.UsageError("%s", err)
-		}
-		return nil
-	}
-}

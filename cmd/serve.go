@@ -116,7 +116,7 @@ The node stops cleanly on SIGINT or SIGTERM.`,
   ledger serve --auth hs256 --auth-secret-file secret.txt &
   TOKEN=$(ledger token --secret-file secret.txt --user participant_admin)
   curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:7575/v2/users`,
-		Args: exactArgs(0),
+		Args: cmdutil.ExactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("participant-id") {
 				opts.ParticipantID = participantID

@@ -67,7 +67,7 @@ the input cannot be decoded or hashed, 2 on a usage error.`,
 
   # what the transaction creates, for a script
   ledger show -o json tx.json | jq '.effects.created'`,
-		Args: exactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
 			var err error

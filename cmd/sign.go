@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bufio"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -72,7 +71,7 @@ against the recomputed hash and the keys given with --pubkey or --key.`,
 
   # check the signatures of a signed envelope
   ledger sign --verify-only tx.signed.json --pubkey 2RwUiIHVUVdulxzD8NKtPmIaaBqMer1A90rDjoklJPY=`,
-		Args:        exactArgs(1),
+		Args:        cmdutil.ExactArgs(1),
 		Annotations: map[string]string{cmdutil.AnnotationWritesFile: "true"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
@@ -141,7 +140,7 @@ func signRun(opts *SignOptions) error {
 		return cmdutil.UsageError("--party %s", err)
 	}
 
-	key, err := signer.LoadKeyFile(opts.KeyFile, keyPassphrase(opts.IO, opts.PassphraseFile, opts.KeyFile, false))
+	key, err := signer.LoadKeyFile(opts.KeyFile, cmdutil.KeyPassphrase(opts.IO, opts.PassphraseFile, opts.KeyFile, false))
 	if err != nil {
 		return err
 	}
@@ -217,16 +216,11 @@ func confirmSigning(opts *SignOptions, rv *wallet.Reviewed, party, fingerprint s
 	if ns != "" && ns != fingerprint {
 		fmt.Fprintf(w, "\nnote: key %s is not the namespace key of %s; the node accepts it only if it is registered for the party\n", fingerprint, party)
 	}
-	fmt.Fprintf(w, "\nSign as %s with key %s? [y/N] ", party, fingerprint)
-	line, err := bufio.NewReader(opts.IO.In).ReadString('\n')
-	if err != nil && line == "" {
+	ok, err := cmdutil.Confirm(opts.IO, fmt.Sprintf("\nSign as %s with key %s? [y/N] ", party, fingerprint))
+	if err != nil || !ok {
 		return errRefused
 	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return nil
-	}
-	return errRefused
+	return nil
 }
 
 // verifySignatures checks every signature of env over hash against the keys

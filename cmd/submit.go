@@ -69,7 +69,7 @@ command (error id and a hint are printed).`,
   # the created contract id, for a script
   ledger submit --create '#iou:Iou:Iou' --args @iou.json --act-as "$BANK" -o json |
       jq -r '.transactionTree.eventsById[] | .CreatedTreeEvent.value.contractId // empty'`,
-		Args: exactArgs(0),
+		Args: cmdutil.ExactArgs(0),
 	}
 	conn := cmdutil.AddConnFlags(cmd)
 	fl := cmd.Flags()
@@ -195,7 +195,7 @@ func submitRun(opts *SubmitOptions) error {
 	}
 	tree, err := conn.Client.SubmitAndWaitForTransactionTree(context.Background(), req)
 	if err != nil {
-		return rejection(err)
+		return cmdutil.Rejection(err)
 	}
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, ledgerapi.SubmitAndWaitForTransactionTreeResponse{TransactionTree: *tree})

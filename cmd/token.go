@@ -50,7 +50,7 @@ until it expires.`,
   # for a node started with --participant-id, or with a target audience
   ledger token --secret-file secret.txt --user alice --participant-id participant2
   ledger token --secret-file secret.txt --user alice --audience https://ledger.example/api`,
-		Args: exactArgs(0),
+		Args: cmdutil.ExactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case opts.SecretFile == "":

@@ -117,7 +117,7 @@ func NewCmdUsersCreate(f *cmdutil.Factory, runF func(*UsersOptions) error) *cobr
 		Example: `  ledger users create alice --primary-party "$ALICE" --act-as "$ALICE"
   ledger users create wallet --execute-as "$ALICE" --read-as "$ALICE" --annotation example.com/owner=ops
   ledger users create ops --admin`,
-		Args: exactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 	}
 	cmd.Flags().StringVar(&opts.PrimaryParty, "primary-party", "", "the user's primary party")
 	cmd.Flags().StringArrayVar(&opts.Annotations, "annotation", nil, "annotation KEY=VALUE (repeatable)")
@@ -149,7 +149,7 @@ func usersCreateRun(opts *UsersOptions) error {
 		Rights: rights,
 	})
 	if err != nil {
-		return withHint(err)
+		return cmdutil.WithHint(err)
 	}
 	return writeUser(opts, u, rights)
 }
@@ -201,7 +201,7 @@ func NewCmdUsersList(f *cmdutil.Factory, runF func(*UsersOptions) error) *cobra.
 		Short:   "List the node's users",
 		Long:    `List every user of the node (GET /v2/users, all pages). Needs an admin token.`,
 		Example: "  ledger users list\n  ledger users list -o json | jq -r '.[].id'",
-		Args:    exactArgs(0),
+		Args:    cmdutil.ExactArgs(0),
 	}
 	return usersCommand(f, cmd, opts, runF, usersListRun)
 }
@@ -213,7 +213,7 @@ func usersListRun(opts *UsersOptions) error {
 	}
 	us, err := conn.Client.AllUsers(context.Background())
 	if err != nil {
-		return withHint(err)
+		return cmdutil.WithHint(err)
 	}
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, ledgerapi.List[ledgerapi.User](us))
@@ -238,7 +238,7 @@ func NewCmdUsersGet(f *cmdutil.Factory, runF func(*UsersOptions) error) *cobra.C
 		Long: `Show a user with its rights (GET /v2/users/{id} and …/rights). Without USER,
 the user the token authenticates (GET /v2/authenticated-user, Canton 3.4+).`,
 		Example: "  ledger users get alice\n  ledger users get            # who am I?",
-		Args:    maxArgs(1),
+		Args:    cmdutil.MaxArgs(1),
 	}
 	return usersCommand(f, cmd, opts, runF, usersGetRun)
 }
@@ -256,11 +256,11 @@ func usersGetRun(opts *UsersOptions) error {
 		u, err = conn.Client.GetUser(ctx, opts.UserID)
 	}
 	if err != nil {
-		return withHint(err)
+		return cmdutil.WithHint(err)
 	}
 	rights, err := conn.Client.ListUserRights(ctx, u.ID)
 	if err != nil {
-		return withHint(err)
+		return cmdutil.WithHint(err)
 	}
 	return writeUser(opts, u, rights)
 }
@@ -273,7 +273,7 @@ func NewCmdUsersGrant(f *cmdutil.Factory, runF func(*UsersOptions) error) *cobra
 		Short:   "Grant rights to a user",
 		Long:    `Grant rights (POST /v2/users/{id}/rights). Rights the user has already are left as they are; the rights newly granted are printed.`,
 		Example: "  ledger users grant alice --act-as \"$ALICE\"\n  ledger users grant wallet --execute-as \"$ALICE\" --read-as \"$ALICE\"",
-		Args:    exactArgs(1),
+		Args:    cmdutil.ExactArgs(1),
 	}
 	cmd.Flags().StringVar(&opts.IDP, "identity-provider-id", "", "identity provider of the user")
 	opts.Rights.add(cmd.Flags())
@@ -288,7 +288,7 @@ func NewCmdUsersRevoke(f *cmdutil.Factory, runF func(*UsersOptions) error) *cobr
 		Short:   "Revoke rights of a user",
 		Long:    `Revoke rights (PATCH /v2/users/{id}/rights); the rights the user had and lost are printed.`,
 		Example: `  ledger users revoke alice --act-as "$ALICE"`,
-		Args:    exactArgs(1),
+		Args:    cmdutil.ExactArgs(1),
 	}
 	cmd.Flags().StringVar(&opts.IDP, "identity-provider-id", "", "identity provider of the user")
 	opts.Rights.add(cmd.Flags())
@@ -316,7 +316,7 @@ func usersRightsRun(opts *UsersOptions, grant bool) error {
 		changed, err = conn.Client.RevokeUserRights(context.Background(), opts.UserID, rights, opts.IDP)
 	}
 	if err != nil {
-		return withHint(err)
+		return cmdutil.WithHint(err)
 	}
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, map[string]any{verb: ledgerapi.List[ledgerapi.Right](changed)})

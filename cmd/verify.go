@@ -50,7 +50,7 @@ not verify makes the exit status 1.`,
 		Example: `  ledger verify prepared.json
   ledger verify --trace prepared.json   # locate a mismatch
   ledger verify tx.signed.json --pubkey alice.pub.pem`,
-		Args: exactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
 			var err error

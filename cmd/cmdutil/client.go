@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -320,7 +321,7 @@ func (cf *ConnFlags) Connect() (*Connection, error) {
 func Connect(s *Settings) (*Connection, error) {
 	tlsCfg, err := client.TLSConfig(s.Get(KeyCACert), s.Get(KeyClientCert), s.Get(KeyClientKey))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (set with --ca-cert, --client-cert and --client-key, or the profile)", err)
 	}
 	timeout := client.DefaultTimeout
 	if t := s.Get(KeyTimeout); t != "" {
@@ -328,11 +329,14 @@ func Connect(s *Settings) (*Connection, error) {
 			return nil, UsageError("timeout %q (%s): use a positive duration such as 30s", t, s.Sources[KeyTimeout])
 		}
 	}
-	tokens, err := tokenSource(s, timeout)
+	tokens, err := tokenSource(s, timeout, tlsCfg)
 	if err != nil {
 		return nil, err
 	}
 	c, err := client.New(client.Config{URL: s.Get(KeyURL), Tokens: tokens, TLS: tlsCfg, Timeout: timeout, UserAgent: "ledger-cli (" + runtimeVersion() + ")"})
+	if errors.Is(err, client.ErrNoURL) {
+		return nil, fmt.Errorf("%w: give --url, set LEDGER_URL or add url to the profile", err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -342,7 +346,7 @@ func Connect(s *Settings) (*Connection, error) {
 // tokenSource picks the token method: the one given at the highest level
 // (flag, env, profile); at the same level --token before --token-file before
 // OAuth2.
-func tokenSource(s *Settings, timeout time.Duration) (client.TokenSource, error) {
+func tokenSource(s *Settings, timeout time.Duration, tlsCfg *tls.Config) (client.TokenSource, error) {
 	type method struct {
 		key  string
 		make func() (client.TokenSource, error)
@@ -350,7 +354,7 @@ func tokenSource(s *Settings, timeout time.Duration) (client.TokenSource, error)
 	methods := []method{
 		{KeyToken, func() (client.TokenSource, error) { return client.StaticToken(strings.TrimSpace(s.Get(KeyToken))), nil }},
 		{KeyTokenFile, func() (client.TokenSource, error) { return client.NewFileToken(s.Get(KeyTokenFile)) }},
-		{KeyOAuthTokenURL, func() (client.TokenSource, error) { return oauthSource(s, timeout) }},
+		{KeyOAuthTokenURL, func() (client.TokenSource, error) { return oauthSource(s, timeout, tlsCfg) }},
 	}
 	best, bestRank := -1, -1
 	for i, m := range methods {
@@ -372,7 +376,7 @@ func tokenSource(s *Settings, timeout time.Duration) (client.TokenSource, error)
 
 // oauthSource is the client credentials flow; the token is fetched when
 // first needed and again shortly before it expires.
-func oauthSource(s *Settings, timeout time.Duration) (client.TokenSource, error) {
+func oauthSource(s *Settings, timeout time.Duration, tlsCfg *tls.Config) (client.TokenSource, error) {
 	id, secretFile := s.Get(KeyOAuthClientID), s.Get(KeyOAuthClientSecretFile)
 	if id == "" || secretFile == "" {
 		return nil, UsageError("OAuth2 client credentials need --oauth-client-id and --oauth-client-secret-file with --oauth-token-url")
@@ -393,10 +397,6 @@ func oauthSource(s *Settings, timeout time.Duration) (client.TokenSource, error)
 	}
 	if aud := s.Get(KeyOAuthAudience); aud != "" {
 		cc.EndpointParams = url.Values{"audience": {aud}}
-	}
-	tlsCfg, err := client.TLSConfig(s.Get(KeyCACert), s.Get(KeyClientCert), s.Get(KeyClientKey))
-	if err != nil {
-		return nil, err
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	if tlsCfg != nil {
