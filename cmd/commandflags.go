@@ -275,15 +275,6 @@ func parseSigningAlgorithm(s string) (ledgerapi.SigningAlgorithmSpec, error) {
 	return "", cmdutil.UsageError("--expected-signatures %q: use ed25519, ecdsa-sha256 or ecdsa-sha384", s)
 }
 
-func validateParties(flag string, ps []string) error {
-	for i, p := range ps {
-		if err := ledgerapi.ValidatePartyID(flag, p); err != nil {
-			return cmdutil.UsageError("%s value %d: %s", flag, i+1, err)
-		}
-	}
-	return nil
-}
-
 // ptrIf returns &s, or nil for "".
 func ptrIf(s string) *string {
 	if s == "" {

@@ -148,7 +148,7 @@ func completionsRun(opts *CompletionsOptions) error {
 		}
 		o.Begin = b
 	}
-	if err := validateParties("--party", opts.Parties); err != nil {
+	if err := cmdutil.ValidateParties("--party", opts.Parties); err != nil {
 		return err
 	}
 	conn, err := opts.Connect()

@@ -142,10 +142,10 @@ func (opts *PrepareOptions) prepareRequest(userID string) (ledgerapi.PrepareSubm
 	if len(opts.ActAs) == 0 {
 		return req, cmdutil.UsageError("--act-as is required: the external party that signs")
 	}
-	if err := validateParties("--act-as", opts.ActAs); err != nil {
+	if err := cmdutil.ValidateParties("--act-as", opts.ActAs); err != nil {
 		return req, err
 	}
-	if err := validateParties("--read-as", opts.ReadAs); err != nil {
+	if err := cmdutil.ValidateParties("--read-as", opts.ReadAs); err != nil {
 		return req, err
 	}
 	commandID := opts.CommandID

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/cmd/parties"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
@@ -115,7 +116,7 @@ func (n *liveNode) externalParty(hint string) (party string, key *signer.Key, ke
 		t.Fatal(err)
 	}
 	r := runCLI(t, "", "parties", "allocate-external", "--key", keyFile, "--hint", hint, "--yes", "--url", n.url, "--token", n.admin, "-o", "json").must(t, 0)
-	var res ExternalPartyResult
+	var res parties.ExternalPartyResult
 	if err := json.Unmarshal([]byte(r.out), &res); err != nil {
 		t.Fatalf("allocate-external -o json: %v\n%s", err, r.out)
 	}

@@ -1,6 +1,11 @@
-// Package cmd holds ledger's cobra commands: one file per command, each
-// parsing flags into an options struct and calling a run function that tests
-// can call without cobra.
+// Package cmd holds ledger's cobra commands, as the GitHub CLI writes them:
+// each command an Options struct, a NewCmdX(f, runF) that only parses flags
+// into it, and an xRun(opts) that calls wallet, client or the node and
+// renders through display — no business logic here. A noun with several
+// verbs has its own package (keys, parties, users, config); the verbs of one
+// word (prepare, sign, execute, …) are one file each in this package.
+// cmdutil holds what commands share: IO streams, output formats, the
+// client's settings, exit codes, hints and prompts.
 package cmd
 
 import (
@@ -12,6 +17,10 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/cmd/config"
+	"github.com/ledger-cli/ledger/cmd/keys"
+	"github.com/ledger-cli/ledger/cmd/parties"
+	"github.com/ledger-cli/ledger/cmd/users"
 )
 
 // Execute runs the root command and returns the process exit status.
@@ -69,15 +78,15 @@ Start with:  ledger quickstart`,
 		NewCmdSign(f, nil),
 		NewCmdToken(f, nil),
 		NewCmdShow(f, nil),
-		NewCmdKeys(f),
+		keys.NewCmdKeys(f),
 		NewCmdServe(f, nil),
-		NewCmdConfig(f),
+		config.NewCmdConfig(f),
 		NewCmdPrepare(f, nil),
 		NewCmdExecute(f, nil),
 		NewCmdSubmit(f, nil),
 		NewCmdCompletions(f, nil),
-		NewCmdParties(f),
-		NewCmdUsers(f),
+		parties.NewCmdParties(f),
+		users.NewCmdUsers(f),
 		NewCmdBench(f, nil),
 	)
 	return root

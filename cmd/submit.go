@@ -115,10 +115,10 @@ func (opts *SubmitOptions) commands(userID string) (ledgerapi.Commands, error) {
 	if len(opts.ActAs) == 0 {
 		return req, cmdutil.UsageError("--act-as is required")
 	}
-	if err := validateParties("--act-as", opts.ActAs); err != nil {
+	if err := cmdutil.ValidateParties("--act-as", opts.ActAs); err != nil {
 		return req, err
 	}
-	if err := validateParties("--read-as", opts.ReadAs); err != nil {
+	if err := cmdutil.ValidateParties("--read-as", opts.ReadAs); err != nil {
 		return req, err
 	}
 	if opts.DedupDurationSet && opts.DedupOffsetSet {

@@ -1,4 +1,6 @@
-package cmd
+// Package config holds `ledger config`: the profiles of the configuration
+// file (set, get, use, list), whose values stand behind the global flags.
+package config
 
 import (
 	"fmt"

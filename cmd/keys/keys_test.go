@@ -1,4 +1,4 @@
-package cmd
+package keys_test
 
 import (
 	"crypto/ed25519"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/viper"
 
+	"github.com/ledger-cli/ledger/cmd"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/signer"
 )
@@ -40,7 +41,7 @@ func (r keysRun) run(t *testing.T, args ...string) (stdout, stderr string, code 
 	in.WriteString(r.stdin)
 	ios.SetTTY(r.tty, false)
 	f := &cmdutil.Factory{IO: ios, Config: viper.New(), Now: time.Now}
-	root := NewCmdRoot(f)
+	root := cmd.NewCmdRoot(f)
 	root.SetArgs(append([]string{"keys"}, args...))
 	err := root.Execute()
 	if err != nil {
@@ -292,8 +293,8 @@ func TestKeysUsageErrors(t *testing.T) {
 func TestKeysImportForms(t *testing.T) {
 	seed, _ := hex.DecodeString(keysSeedHex)
 	nacl := ed25519.NewKeyFromSeed(seed)
-	pemPath := filepath.Join("..", "signer", "testdata", "openssl_ed25519.pem")
-	pubPEM, err := os.ReadFile(filepath.Join("..", "signer", "testdata", "openssl_ed25519.pub.pem"))
+	pemPath := filepath.Join("..", "..", "signer", "testdata", "openssl_ed25519.pem")
+	pubPEM, err := os.ReadFile(filepath.Join("..", "..", "signer", "testdata", "openssl_ed25519.pub.pem"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +336,7 @@ func TestKeysImportForms(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			var info keyInfo
+			var info struct{ Fingerprint string }
 			if err := json.Unmarshal([]byte(out), &info); err != nil || info.Fingerprint != tt.want {
 				t.Fatalf("fingerprint %q (%v); want %s", info.Fingerprint, err, tt.want)
 			}

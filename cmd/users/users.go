@@ -1,8 +1,11 @@
-package cmd
+// Package users holds `ledger users`: the node's users and their rights.
+package users
 
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -66,7 +69,7 @@ func (r *rightFlags) rights() ([]ledgerapi.Right, error) {
 		parties []string
 		make    func(string) ledgerapi.Right
 	}{{"--act-as", r.ActAs, ledgerapi.CanActAs}, {"--read-as", r.ReadAs, ledgerapi.CanReadAs}, {"--execute-as", r.ExecuteAs, ledgerapi.CanExecuteAs}} {
-		if err := validateParties(g.flag, g.parties); err != nil {
+		if err := cmdutil.ValidateParties(g.flag, g.parties); err != nil {
 			return nil, err
 		}
 		for _, p := range g.parties {
@@ -131,12 +134,12 @@ func usersCreateRun(opts *UsersOptions) error {
 	if err != nil {
 		return err
 	}
-	ann, err := parseAnnotations(opts.Annotations, nil, false)
+	ann, err := cmdutil.ParseAnnotations(opts.Annotations, nil, false)
 	if err != nil {
 		return err
 	}
 	if opts.PrimaryParty != "" {
-		if err := validateParties("--primary-party", []string{opts.PrimaryParty}); err != nil {
+		if err := cmdutil.ValidateParties("--primary-party", []string{opts.PrimaryParty}); err != nil {
 			return err
 		}
 	}
@@ -175,7 +178,7 @@ func writeUser(opts *UsersOptions, u *ledgerapi.User, rights []ledgerapi.Right) 
 	if u.IdentityProviderID != "" {
 		fmt.Fprintf(w, "identity prov.: %s\n", u.IdentityProviderID)
 	}
-	for _, k := range sortedKeys(u.Metadata.Annotations) {
+	for _, k := range slices.Sorted(maps.Keys(u.Metadata.Annotations)) {
 		fmt.Fprintf(w, "annotation:     %s=%s\n", k, u.Metadata.Annotations[k])
 	}
 	fmt.Fprintf(w, "rights:         %s\n", rightsText(rights))

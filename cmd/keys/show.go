@@ -1,4 +1,4 @@
-package cmd
+package keys
 
 import (
 	"github.com/spf13/cobra"

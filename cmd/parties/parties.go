@@ -1,10 +1,14 @@
-package cmd
+// Package parties holds `ledger parties`: get, list, allocate, update
+// (annotations, with optimistic concurrency) and allocate-external, which
+// onboards an external party through the wallet's checked onboarding.
+package parties
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -155,20 +159,11 @@ func writeParties(opts *PartiesOptions, ps []ledgerapi.PartyDetails) error {
 			local = "yes"
 		}
 		fmt.Fprintf(w, "%-6s %-8s %s\n", local, p.LocalMetadata.ResourceVersion, p.Party)
-		for _, k := range sortedKeys(p.LocalMetadata.Annotations) {
+		for _, k := range slices.Sorted(maps.Keys(p.LocalMetadata.Annotations)) {
 			fmt.Fprintf(w, "%-15s  %s=%s\n", "", k, p.LocalMetadata.Annotations[k])
 		}
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // NewCmdPartiesAllocate builds `ledger parties allocate`.
@@ -195,7 +190,7 @@ func partiesAllocateRun(opts *PartiesOptions) error {
 	if err := ledgerapi.ValidatePartyHint("HINT", opts.Parties[0]); err != nil {
 		return cmdutil.UsageError("%s", err)
 	}
-	ann, err := parseAnnotations(opts.Annotations, nil, false)
+	ann, err := cmdutil.ParseAnnotations(opts.Annotations, nil, false)
 	if err != nil {
 		return err
 	}
@@ -216,31 +211,6 @@ func partiesAllocateRun(opts *PartiesOptions) error {
 	}
 	fmt.Fprintln(opts.IO.Out, p.Party)
 	return nil
-}
-
-// parseAnnotations reads KEY=VALUE pairs (set) and KEY (unset: value "").
-func parseAnnotations(set, unset []string, forUpdate bool) (map[string]string, error) {
-	m := map[string]string{}
-	for _, kv := range set {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, cmdutil.UsageError("annotation %q: write KEY=VALUE", kv)
-		}
-		if v == "" {
-			return nil, cmdutil.UsageError("annotation %q has an empty value: to remove a key use --unset %s", kv, k)
-		}
-		m[k] = v
-	}
-	for _, k := range unset {
-		if _, dup := m[k]; dup {
-			return nil, cmdutil.UsageError("annotation %q is both set and unset", k)
-		}
-		m[k] = ""
-	}
-	if err := ledgerapi.ValidateAnnotations(m, forUpdate); err != nil {
-		return nil, cmdutil.UsageError("annotations: %s", err)
-	}
-	return m, nil
 }
 
 // NewCmdPartiesUpdate builds `ledger parties update`.
@@ -285,7 +255,7 @@ func partiesUpdateRun(opts *PartiesOptions) error {
 	if len(opts.Set)+len(opts.Unset) == 0 {
 		return cmdutil.UsageError("nothing to change: give --set KEY=VALUE or --unset KEY")
 	}
-	ann, err := parseAnnotations(opts.Set, opts.Unset, true)
+	ann, err := cmdutil.ParseAnnotations(opts.Set, opts.Unset, true)
 	if err != nil {
 		return err
 	}

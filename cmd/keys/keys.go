@@ -1,4 +1,6 @@
-package cmd
+// Package keys holds `ledger keys`: generate, import, show and export the
+// ed25519 key files an external party signs with (format: package signer).
+package keys
 
 import (
 	"errors"
