@@ -104,6 +104,9 @@ type Result struct {
 	Output int
 }
 
+// ErrNoParty is Tail's error for Options without a party.
+var ErrNoParty = errors.New("no party: completions are read per act-as party")
+
 // Output receives each completion that passes the filters, in offset order.
 type Output func(*ledgerapi.Completion) error
 
@@ -112,7 +115,7 @@ type Output func(*ledgerapi.Completion) error
 // retry cannot cure. The error of a cancelled ctx is ctx.Err().
 func Tail(ctx context.Context, c *client.Client, o Options, out Output) (*Result, error) {
 	if len(o.Parties) == 0 {
-		return nil, errors.New("no party: completions are read per act-as party (give --party)")
+		return nil, ErrNoParty
 	}
 	if o.Limit <= 0 {
 		o.Limit = DefaultLimit

@@ -75,5 +75,5 @@ func diagnose(raw []byte, scheme hashing.Scheme, nodeHash []byte) string {
 		}
 	}
 	return "the prepared transaction does not hash to the node's preparedTransactionHash: the bytes were changed after the node prepared them, " +
-		"or the node computes a different encoding; prepare again with verboseHashing to get hashingDetails and run verify --trace"
+		"or the node computes a different encoding; prepare again with verboseHashing to get the node's hashingDetails and compare them with the local trace"
 }
