@@ -15,6 +15,7 @@ import (
 	"github.com/ledger-cli/ledger/display"
 	"github.com/ledger-cli/ledger/signer"
 	"github.com/ledger-cli/ledger/wallet"
+	"github.com/ledger-cli/ledger/wallet/review"
 )
 
 // SignOptions are the inputs of `ledger sign`.
@@ -32,6 +33,9 @@ type SignOptions struct {
 	PolicyFile     string
 	VerifyOnly     bool
 	PubKeys        []string
+	// AllowForeignKey signs with a key that is not the party's namespace
+	// key (a key registered for a party with several keys).
+	AllowForeignKey bool
 }
 
 // NewCmdSign builds `ledger sign`.
@@ -51,8 +55,13 @@ Before signing, sign:
     when it differs from the node's preparedTransactionHash;
   - refuses an unknown or unspecified scheme and a max_record_time already past;
   - refuses anything outside --policy, when given;
+  - refuses a key that is not the namespace key of the party it signs for
+    (--allow-foreign-key when the key is registered for the party);
   - shows what the transaction does and asks for confirmation on a terminal
-    (--yes skips the question; without a terminal and without --yes it refuses).
+    (--yes skips the question; without a terminal and without --yes it
+    refuses); with the transaction on standard input ("sign -") it asks on
+    the controlling terminal. Every warning is printed, --yes or not;
+  - asks for the key's passphrase only after that confirmation.
 
 It signs the hash it recomputed, never the hash as received, and adds the
 signature to partySignatures (SIGNATURE_FORMAT_CONCAT,
@@ -95,6 +104,7 @@ against the recomputed hash and the keys given with --pubkey or --key.`,
 	cmd.Flags().StringVar(&out, "out", "", "write the signed envelope to this file (same as -o FILE)")
 	cmd.Flags().StringVar(&opts.PolicyFile, "policy", "", "refuse anything outside this policy (templates, choices, parties)")
 	cmd.Flags().BoolVar(&opts.VerifyOnly, "verify-only", false, "check the signatures in FILE instead of signing")
+	cmd.Flags().BoolVar(&opts.AllowForeignKey, "allow-foreign-key", false, "sign with a key that is not the party's namespace key (one registered for the party)")
 	cmd.Flags().StringArrayVar(&opts.PubKeys, "pubkey", nil, "public key to check signatures against (base64, hex or SPKI PEM file); repeatable")
 	return cmd
 }
@@ -140,11 +150,32 @@ func signRun(opts *SignOptions) error {
 		return cmdutil.UsageError("--party %s", err)
 	}
 
-	key, err := signer.LoadKeyFile(opts.KeyFile, cmdutil.KeyPassphrase(opts.IO, opts.PassphraseFile, opts.KeyFile, false))
+	// The public half is in the clear: the key is checked and named in the
+	// question before any passphrase is asked for.
+	kf, err := signer.ReadKeyFile(opts.KeyFile)
 	if err != nil {
 		return err
 	}
-	if err := confirmSigning(opts, rv, party, key.Fingerprint()); err != nil {
+	fingerprint := kf.Public.Fingerprint()
+	keyErr := wallet.CheckKey(party, fingerprint)
+	if keyErr != nil && !opts.AllowForeignKey {
+		return fmt.Errorf("refusing to sign: %w; check --key, or pass --allow-foreign-key if the key is registered for the party", keyErr)
+	}
+	ios := opts.IO
+	if opts.File == "-" && !opts.Yes {
+		// Standard input carried the transaction: ask on the terminal.
+		pios, done, err := ios.PromptStreams()
+		if err != nil {
+			return fmt.Errorf("refusing to sign without confirmation: the transaction came on standard input and there is %w; review with \"ledger show\" and pass --yes", err)
+		}
+		defer done()
+		ios = pios
+	}
+	if err := confirmSigning(ios, opts.Yes, rv, party, fingerprint, keyErr); err != nil {
+		return err
+	}
+	key, err := decryptKey(ios, kf, opts)
+	if err != nil {
 		return err
 	}
 	rv.Sign(party, key)
@@ -152,7 +183,7 @@ func signRun(opts *SignOptions) error {
 		if err := env.WriteFile(opts.OutPath); err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "signed as %s with key %s; wrote %s\n", party, key.Fingerprint(), opts.OutPath)
+		fmt.Fprintf(opts.IO.ErrOut, "signed as %s with key %s; wrote %s\n", party, fingerprint, opts.OutPath)
 		return nil
 	}
 	data, err := env.Marshal()
@@ -198,29 +229,55 @@ func signRefusal(opts *SignOptions, rv *wallet.Reviewed, name string, err error)
 	return err
 }
 
-// confirmSigning shows the review and asks, unless --yes. Without a terminal
-// there is nobody to ask, so it refuses.
-func confirmSigning(opts *SignOptions, rv *wallet.Reviewed, party, fingerprint string) error {
-	w := opts.IO.ErrOut
-	if opts.Yes {
+// confirmSigning shows the review and asks, unless yes. Every warning
+// reaches standard error either way. Without a terminal there is nobody to
+// ask, so it refuses.
+func confirmSigning(ios *cmdutil.IOStreams, yes bool, rv *wallet.Reviewed, party, fingerprint string, keyErr error) error {
+	w := ios.ErrOut
+	if yes {
 		fmt.Fprintf(w, "%s\n", rv.Review.Summary)
+		for _, warning := range rv.Review.Warnings {
+			fmt.Fprintf(w, "warning: %s\n", review.Escape(warning))
+		}
+		if keyErr != nil {
+			fmt.Fprintf(w, "warning: %s\n", keyErr)
+		}
 		return nil
 	}
-	if !opts.IO.IsStdinTTY() {
+	if !ios.IsStdinTTY() {
 		return errors.New("refusing to sign without confirmation: standard input is not a terminal; review with \"ledger show\" and pass --yes")
 	}
-	if err := display.RenderText(w, rv.Review, display.TextOptions{Color: opts.IO.ColorEnabled()}); err != nil {
+	if err := display.RenderText(w, rv.Review, display.TextOptions{Color: ios.ColorEnabled()}); err != nil {
 		return err
 	}
-	_, ns, _ := strings.Cut(party, "::")
-	if ns != "" && ns != fingerprint {
-		fmt.Fprintf(w, "\nnote: key %s is not the namespace key of %s; the node accepts it only if it is registered for the party\n", fingerprint, party)
+	if keyErr != nil {
+		fmt.Fprintf(w, "\nwarning: %s\n", keyErr)
 	}
-	ok, err := cmdutil.Confirm(opts.IO, fmt.Sprintf("\nSign as %s with key %s? [y/N] ", party, fingerprint))
+	ok, err := cmdutil.Confirm(ios, fmt.Sprintf("\nSign as %s with key %s? [y/N] ", party, fingerprint))
 	if err != nil || !ok {
 		return errRefused
 	}
 	return nil
+}
+
+// decryptKey opens the key file, asking for its passphrase on ios when it
+// is encrypted.
+func decryptKey(ios *cmdutil.IOStreams, kf *signer.KeyFile, opts *SignOptions) (*signer.Key, error) {
+	var pass []byte
+	if kf.Encrypted {
+		var err error
+		if pass, err = cmdutil.KeyPassphrase(ios, opts.PassphraseFile, opts.KeyFile, false)(); err != nil {
+			return nil, err
+		}
+	}
+	key, err := kf.Decrypt(pass)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", opts.KeyFile, err)
+	}
+	if key.Fingerprint() != kf.Public.Fingerprint() {
+		return nil, fmt.Errorf("%s: the private key does not match the public key stored beside it", opts.KeyFile)
+	}
+	return key, nil
 }
 
 // verifySignatures checks every signature of env over hash against the keys

@@ -49,16 +49,46 @@ func newSignFixture(t *testing.T, vector string) *signFixture {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		t.Fatal(err)
 	}
-	fx := &signFixture{dir: dir, txFile: filepath.Join(dir, "tx.json"), keyFile: filepath.Join(dir, "alice.key"),
-		party: "alice::1220a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"}
-	writePrepareResponse(t, fx.txFile, v.Tx, v.Hash, v.Scheme)
+	fx := &signFixture{dir: dir, txFile: filepath.Join(dir, "tx.json"), keyFile: filepath.Join(dir, "alice.key")}
 	if fx.key, err = signer.Generate(rand.Reader); err != nil {
 		t.Fatal(err)
 	}
+	// The transaction acts as the party whose namespace key is fx.key, as
+	// a node's would; the node's hash is recomputed for the changed bytes.
+	fx.party = "alice::" + fx.key.Fingerprint()
+	tx, hash := actAs(t, v.Tx, v.Scheme, fx.party)
+	writePrepareResponse(t, fx.txFile, tx, hash, v.Scheme)
 	if err := signer.WriteKeyFile(fx.keyFile, signer.MarshalPlaintextKeyFile(fx.key), false); err != nil {
 		t.Fatal(err)
 	}
 	return fx
+}
+
+// actAs rewrites the act_as parties of a base64 prepared transaction and
+// returns it with its hash under scheme, both base64.
+func actAs(t *testing.T, txB64, scheme string, parties ...string) (string, string) {
+	t.Helper()
+	raw, err := base64.StdEncoding.DecodeString(txB64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pt damlpb.PreparedTransaction
+	if err := proto.Unmarshal(raw, &pt); err != nil {
+		t.Fatal(err)
+	}
+	pt.Metadata.SubmitterInfo.ActAs = parties
+	if raw, err = proto.Marshal(&pt); err != nil {
+		t.Fatal(err)
+	}
+	s, err := hashing.ParseScheme(scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := hashing.Sum(raw, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(raw), base64.StdEncoding.EncodeToString(sum[:])
 }
 
 func writePrepareResponse(t *testing.T, path, tx, hash, scheme string) {
@@ -258,21 +288,11 @@ func TestSignExpiredMaxRecordTime(t *testing.T) {
 func TestSignConfirmAndSignInTurn(t *testing.T) {
 	fx := newSignFixture(t, "rich_v2.json")
 	// Make it a two-party submission, with the node's hash recomputed.
-	env := readEnvelope(t, fx.txFile)
-	raw, _ := env.Raw()
-	var pt damlpb.PreparedTransaction
-	if err := proto.Unmarshal(raw, &pt); err != nil {
-		t.Fatal(err)
-	}
-	pt.Metadata.SubmitterInfo.ActAs = []string{fx.party, "bob::1220c0c1"}
-	raw, _ = proto.Marshal(&pt)
-	nodeHash, err := hashing.Sum(raw, hashing.V2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writePrepareResponse(t, fx.txFile, base64.StdEncoding.EncodeToString(raw), base64.StdEncoding.EncodeToString(nodeHash[:]), "HASHING_SCHEME_VERSION_V2")
-
 	bob, _ := signer.Generate(rand.Reader)
+	bobParty := "bob::" + bob.Fingerprint()
+	tx, hash := actAs(t, readEnvelope(t, fx.txFile).PreparedTransaction, "HASHING_SCHEME_VERSION_V2", fx.party, bobParty)
+	writePrepareResponse(t, fx.txFile, tx, hash, "HASHING_SCHEME_VERSION_V2")
+	nodeHash := [32]byte(mustB64(t, hash))
 	bobFile := filepath.Join(fx.dir, "bob.key")
 	if err := signer.WriteKeyFile(bobFile, signer.MarshalPlaintextKeyFile(bob), false); err != nil {
 		t.Fatal(err)
@@ -287,11 +307,11 @@ func TestSignConfirmAndSignInTurn(t *testing.T) {
 		t.Errorf("no prompt shown: %s", stderr)
 	}
 	// bob signs the signed file in turn; alice's signature stays.
-	_, stderr, code = runCmd(t, "", false, "sign", out, "--key", bobFile, "--party", "bob::1220c0c1", "--yes", "-o", out)
+	_, stderr, code = runCmd(t, "", false, "sign", out, "--key", bobFile, "--party", bobParty, "--yes", "-o", out)
 	if code != 0 {
 		t.Fatalf("bob: exit %d: %s", code, stderr)
 	}
-	env = readEnvelope(t, out)
+	env := readEnvelope(t, out)
 	if n := len(env.PartySignatures.Signatures); n != 2 {
 		t.Fatalf("%d party signatures, want 2", n)
 	}
@@ -303,7 +323,7 @@ func TestSignConfirmAndSignInTurn(t *testing.T) {
 		}
 	}
 	// Signing again with the same key replaces, not duplicates.
-	runCmd(t, "", false, "sign", out, "--key", bobFile, "--party", "bob::1220c0c1", "--yes", "-o", out)
+	runCmd(t, "", false, "sign", out, "--key", bobFile, "--party", bobParty, "--yes", "-o", out)
 	if n := len(readEnvelope(t, out).PartySignatures.Signatures[1].Signatures); n != 1 {
 		t.Errorf("bob has %d signatures after signing twice", n)
 	}

@@ -64,6 +64,7 @@ func ReviewEnvelope(env *Envelope, scheme hashing.Scheme, now time.Time) (*Revie
 		rv.Review.HashError = rv.HashErr.Error()
 	}
 	rv.Review.Origin = env.Origin()
+	rv.Review.Warnings = append(rv.Review.Warnings, requestWarnings(env, rv.Review)...)
 	if nodeHash != nil && rv.Result != nil {
 		rv.Review.CompareNodeHash(nodeHash)
 	}

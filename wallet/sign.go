@@ -100,6 +100,26 @@ func (rv *Reviewed) SigningParty(party string) (string, error) {
 	return "", &PartyError{Party: party, ActAs: actAs}
 }
 
+// ForeignKeyError says a key is not the namespace key of the party it
+// would sign for. The node accepts such a signature only when the key is
+// registered for the party (a party with several signing keys); an offline
+// signer cannot see that registration, so a person must vouch for it.
+type ForeignKeyError struct{ Party, Fingerprint string }
+
+func (e *ForeignKeyError) Error() string {
+	return fmt.Sprintf("key %s is not the namespace key of %s: the node rejects its signature unless the key is registered for the party", e.Fingerprint, e.Party)
+}
+
+// CheckKey refuses (a *ForeignKeyError) a key whose fingerprint is not the
+// namespace of party: signing Alice's transaction with Bob's key yields a
+// signature the node rejects at execute.
+func CheckKey(party, fingerprint string) error {
+	if _, ns, _ := strings.Cut(party, "::"); ns != fingerprint {
+		return &ForeignKeyError{Party: party, Fingerprint: fingerprint}
+	}
+	return nil
+}
+
 // Sign signs the hash recomputed here (never the node's) with key and adds
 // the signature for party to the envelope, which then names the scheme it
 // was signed under.

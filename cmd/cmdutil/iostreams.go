@@ -4,6 +4,8 @@ package cmdutil
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 
@@ -19,6 +21,9 @@ type IOStreams struct {
 	stdinTTY  bool
 	stdoutTTY bool
 	color     bool
+	// openTerminal opens the controlling terminal, for prompts while
+	// standard input carries data; nil where there is none.
+	openTerminal func() (io.ReadCloser, error)
 }
 
 // System returns streams bound to the process's stdin, stdout and stderr.
@@ -30,7 +35,8 @@ func System() *IOStreams {
 	return &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		stdinTTY: inTTY, stdoutTTY: outTTY,
-		color: outTTY && !noColor && os.Getenv("TERM") != "dumb",
+		color:        outTTY && !noColor && os.Getenv("TERM") != "dumb",
+		openTerminal: func() (io.ReadCloser, error) { return os.Open("/dev/tty") },
 	}
 }
 
@@ -55,3 +61,26 @@ func (s *IOStreams) SetTTY(stdin, stdout bool) { s.stdinTTY, s.stdoutTTY = stdin
 
 // SetColorEnabled overrides the colour decision.
 func (s *IOStreams) SetColorEnabled(on bool) { s.color = on }
+
+// PromptStreams returns the streams to ask a person on when standard input
+// carries data (sign -): the same streams with In replaced by the
+// controlling terminal. The returned function closes the terminal. It fails
+// when there is no terminal to ask on.
+func (s *IOStreams) PromptStreams() (*IOStreams, func(), error) {
+	if s.openTerminal == nil {
+		return nil, nil, errors.New("no terminal to ask on")
+	}
+	tty, err := s.openTerminal()
+	if err != nil {
+		return nil, nil, fmt.Errorf("no terminal to ask on: %w", err)
+	}
+	p := *s
+	p.In, p.stdinTTY = tty, true
+	return &p, func() { _ = tty.Close() }, nil
+}
+
+// SetTerminal makes PromptStreams read from r as if it were the controlling
+// terminal; tests use it.
+func (s *IOStreams) SetTerminal(r io.Reader) {
+	s.openTerminal = func() (io.ReadCloser, error) { return io.NopCloser(r), nil }
+}

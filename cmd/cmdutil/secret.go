@@ -1,7 +1,6 @@
 package cmdutil
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -96,10 +95,17 @@ func ReadSecretLine(ios *IOStreams) ([]byte, error) {
 		}
 		return b, nil
 	}
+	return readLine(ios.In)
+}
+
+// readLine reads one line a byte at a time, so that nothing after it is
+// consumed: a confirmation and the passphrase that follows it may come from
+// the same stream.
+func readLine(r io.Reader) ([]byte, error) {
 	var line []byte
 	var c [1]byte
 	for {
-		n, err := ios.In.Read(c[:])
+		n, err := r.Read(c[:])
 		if n == 1 {
 			if c[0] == '\n' {
 				break
@@ -123,10 +129,10 @@ func ReadSecretLine(ios *IOStreams) ([]byte, error) {
 // from standard input: only "y" or "yes" is a yes.
 func Confirm(ios *IOStreams, question string) (bool, error) {
 	fmt.Fprint(ios.ErrOut, question)
-	line, err := bufio.NewReader(ios.In).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return false, err
+	line, err := readLine(ios.In)
+	if err != nil {
+		return false, nil // no answer is no
 	}
-	a := strings.ToLower(strings.TrimSpace(line))
+	a := strings.ToLower(strings.TrimSpace(string(line)))
 	return a == "y" || a == "yes", nil
 }

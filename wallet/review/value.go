@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -67,11 +68,80 @@ type Entry struct {
 	Value *Value `json:"value"`
 }
 
+// Scalar is the text of a scalar value ("" for the others).
 func (v *Value) Scalar() string {
 	if v == nil || v.Text == nil {
 		return ""
 	}
 	return *v.Text
+}
+
+// Compact writes v on one line in Daml's notation, ids in full:
+// {amount = 10.0, owner = 'alice::1220…'}, [1, 2], Some "x", Left 3.
+func (v *Value) Compact() string {
+	var b strings.Builder
+	v.compact(&b)
+	return b.String()
+}
+
+func (v *Value) compact(b *strings.Builder) {
+	if v == nil {
+		b.WriteString("?")
+		return
+	}
+	list := func(n int, item func(i int)) {
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			item(i)
+		}
+	}
+	switch v.Kind {
+	case ValueUnit:
+		b.WriteString("()")
+	case ValueText:
+		b.WriteString(strconv.Quote(v.Scalar()))
+	case ValueParty, ValueContractID:
+		b.WriteString("'" + Escape(v.Scalar()) + "'")
+	case ValueOptional:
+		if v.Inner == nil {
+			b.WriteString("None")
+			return
+		}
+		b.WriteString("Some ")
+		v.Inner.compact(b)
+	case ValueList:
+		b.WriteByte('[')
+		list(len(v.Elements), func(i int) { v.Elements[i].compact(b) })
+		b.WriteByte(']')
+	case ValueTextMap, ValueGenMap:
+		b.WriteString("Map [")
+		list(len(v.Entries), func(i int) {
+			b.WriteByte('(')
+			v.Entries[i].Key.compact(b)
+			b.WriteString(", ")
+			v.Entries[i].Value.compact(b)
+			b.WriteByte(')')
+		})
+		b.WriteByte(']')
+	case ValueRecord:
+		b.WriteByte('{')
+		list(len(v.Fields), func(i int) {
+			if l := v.Fields[i].Label; l != "" {
+				b.WriteString(Escape(l) + " = ")
+			}
+			v.Fields[i].Value.compact(b)
+		})
+		b.WriteByte('}')
+	case ValueVariant:
+		b.WriteString(Escape(v.Constructor) + " ")
+		v.Inner.compact(b)
+	case ValueEnum:
+		b.WriteString(Escape(v.Constructor))
+	default:
+		b.WriteString(Escape(v.Scalar()))
+	}
 }
 
 func scalar(kind, text string) *Value { return &Value{Kind: kind, Text: &text} }
