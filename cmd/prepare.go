@@ -168,9 +168,16 @@ func (opts *PrepareOptions) prepareRequest(userID string) (ledgerapi.PrepareSubm
 		return req, err
 	}
 	if opts.MaxRecordTime != "" {
-		t, err := parseTimeOrDuration("--max-record-time", opts.MaxRecordTime, opts.Now())
+		now := opts.Now()
+		t, err := parseTimeOrDuration("--max-record-time", opts.MaxRecordTime, now)
 		if err != nil {
 			return req, err
+		}
+		// A transaction that expires before it is prepared can never be
+		// executed; nobody should be asked to sign it.
+		if !t.After(now) {
+			return req, cmdutil.UsageError("--max-record-time %s is %s, which has already passed: give a later time or a positive duration (10m)",
+				opts.MaxRecordTime, t.UTC().Format(time.RFC3339))
 		}
 		req.MaxRecordTime = ledgerapi.TimestampPtr(t)
 	}

@@ -275,6 +275,8 @@ func TestPrepareUsageErrors(t *testing.T) {
 		{[]string{"prepare", "--create", "#p:M:T", "--args", "{}", "--url", "http://127.0.0.1:1"}, "--act-as is required"},
 		{[]string{"prepare", "--exercise", "#p:M:T", "--choice", "C", "--act-as", "a::1", "--url", "http://127.0.0.1:1"}, "--contract-id"},
 		{[]string{"prepare", "--create", "#p:M:T", "--args", "{}", "--act-as", "a::1", "--max-record-time", "soon", "--url", "http://127.0.0.1:1"}, "--max-record-time"},
+		{[]string{"prepare", "--create", "#p:M:T", "--args", "{}", "--act-as", "a::1", "--max-record-time", "-5m", "--url", "http://127.0.0.1:1"}, "--max-record-time -5m is "},
+		{[]string{"prepare", "--create", "#p:M:T", "--args", "{}", "--act-as", "a::1", "--max-record-time", "2020-01-01T00:00:00Z", "--url", "http://127.0.0.1:1"}, "which has already passed"},
 		{[]string{"prepare", "--create", "#p:M:T", "--args", "{}", "--act-as", "a::1", "--expected-signatures", "rsa", "--url", "http://127.0.0.1:1"}, "--expected-signatures"},
 		{[]string{"prepare", "--create", "#p:M:T", "--args", "{}", "--act-as", "a::1", "-o", "a.json", "--out", "b.json", "--url", "http://127.0.0.1:1"}, "different files"},
 	} {

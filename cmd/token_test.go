@@ -104,6 +104,10 @@ func TestTokenJSON(t *testing.T) {
 func TestTokenErrors(t *testing.T) {
 	secret := secretFile(t, "s")
 	empty := secretFile(t, "\n")
+	shared := secretFile(t, "s")
+	if err := os.Chmod(shared, 0o640); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -118,6 +122,7 @@ func TestTokenErrors(t *testing.T) {
 		{"positional arg", []string{"--secret-file", secret, "--user", "a", "extra"}, cmdutil.ExitUsage, "arg"},
 		{"missing file", []string{"--secret-file", filepath.Join(t.TempDir(), "nope"), "--user", "a"}, cmdutil.ExitFailure, "--secret-file"},
 		{"empty secret", []string{"--secret-file", empty, "--user", "a"}, cmdutil.ExitFailure, "empty"},
+		{"secret readable by others", []string{"--secret-file", shared, "--user", "a"}, cmdutil.ExitFailure, "may be read by other users (mode 0640); run: chmod 600 " + shared},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/crypto/scrypt"
 
 	"github.com/ledger-cli/ledger/internal/atomicfile"
+	"github.com/ledger-cli/ledger/internal/secretfile"
 )
 
 const (
@@ -299,7 +300,7 @@ func ReadKeyFile(path string) (*KeyFile, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("key file %s is not a regular file", path)
 	}
-	if err := checkPrivate(path, st.Mode()); err != nil {
+	if err := secretfile.CheckMode("key file", path, st.Mode()); err != nil {
 		return nil, err
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxKeyFileSize+1))

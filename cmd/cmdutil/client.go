@@ -25,6 +25,7 @@ import (
 
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/internal/atomicfile"
+	"github.com/ledger-cli/ledger/internal/secretfile"
 )
 
 // Connection settings: the keys of a profile, the names of the flags and,
@@ -381,7 +382,7 @@ func oauthSource(s *Settings, timeout time.Duration, tlsCfg *tls.Config) (client
 	if id == "" || secretFile == "" {
 		return nil, UsageError("OAuth2 client credentials need --oauth-client-id and --oauth-client-secret-file with --oauth-token-url")
 	}
-	secret, err := os.ReadFile(secretFile)
+	secret, err := secretfile.ReadFile("OAuth client secret file", secretFile, 64<<10)
 	if err != nil {
 		return nil, fmt.Errorf("--oauth-client-secret-file: %w", err)
 	}

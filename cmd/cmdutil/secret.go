@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/ledger-cli/ledger/internal/secretfile"
 )
 
 // KeyPassphraseEnv names the environment variable a key passphrase may come
@@ -52,14 +54,9 @@ func KeyPassphrase(ios *IOStreams, passphraseFile, what string, confirm bool) fu
 
 // ReadPassphraseFile returns the first line of path, without its line end.
 func ReadPassphraseFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	b, err := secretfile.ReadFile("passphrase file", path, 64<<10)
 	if err != nil {
 		return nil, fmt.Errorf("--passphrase-file: %w", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
-	if err != nil {
-		return nil, fmt.Errorf("--passphrase-file %s: %w", path, err)
 	}
 	if i := bytes.IndexByte(b, '\n'); i >= 0 {
 		b = b[:i]

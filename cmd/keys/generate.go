@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -19,7 +20,9 @@ type KeysGenerateOptions struct {
 	Out               string
 	PassphraseFile    string
 	InsecurePlaintext bool
-	Force             bool
+	// WeakPassphrase accepts a passphrase shorter than MinPassphrase.
+	WeakPassphrase bool
+	Force          bool
 }
 
 // NewCmdKeysGenerate builds `ledger keys generate`.
@@ -62,6 +65,7 @@ Prints the public key and its Canton fingerprint, never the private key.`,
 	cmd.Flags().StringVar(&opts.Out, "out", "", "key file to write (required)")
 	cmd.Flags().StringVar(&opts.PassphraseFile, "passphrase-file", "", "read the passphrase from the first line of this file")
 	cmd.Flags().BoolVar(&opts.InsecurePlaintext, "insecure-plaintext", false, "write the private key unencrypted (tests only)")
+	cmd.Flags().BoolVar(&opts.WeakPassphrase, "weak-passphrase", false, fmt.Sprintf("accept a passphrase shorter than %d characters (throwaway keys)", MinPassphrase))
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace an existing key file")
 	return cmd
 }
@@ -74,7 +78,7 @@ func keysGenerateRun(opts *KeysGenerateOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := saveKey(opts.IO, k, opts.Out, opts.PassphraseFile, opts.InsecurePlaintext, opts.Force); err != nil {
+	if err := saveKey(opts.IO, k, opts.Out, opts.PassphraseFile, opts.InsecurePlaintext, opts.WeakPassphrase, opts.Force); err != nil {
 		return err
 	}
 	return writeKeyInfo(opts.IO.Out, opts.Format, k.Public(),

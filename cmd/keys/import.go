@@ -22,7 +22,9 @@ type KeysImportOptions struct {
 	From              string
 	PassphraseFile    string
 	InsecurePlaintext bool
-	Force             bool
+	// WeakPassphrase accepts a passphrase shorter than MinPassphrase.
+	WeakPassphrase bool
+	Force          bool
 }
 
 // NewCmdKeysImport builds `ledger keys import`.
@@ -72,6 +74,7 @@ error messages never quote the input.`,
 	cmd.Flags().StringVar(&opts.From, "from", "-", `file holding the private key, or "-" for standard input`)
 	cmd.Flags().StringVar(&opts.PassphraseFile, "passphrase-file", "", "read the passphrase from the first line of this file")
 	cmd.Flags().BoolVar(&opts.InsecurePlaintext, "insecure-plaintext", false, "write the private key unencrypted (tests only)")
+	cmd.Flags().BoolVar(&opts.WeakPassphrase, "weak-passphrase", false, fmt.Sprintf("accept a passphrase shorter than %d characters (throwaway keys)", MinPassphrase))
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace an existing key file")
 	return cmd
 }
@@ -94,7 +97,7 @@ func keysImportRun(opts *KeysImportOptions) error {
 		}
 		return fmt.Errorf("--from %s: %w", opts.From, err)
 	}
-	if err := saveKey(opts.IO, k, opts.Out, opts.PassphraseFile, opts.InsecurePlaintext, opts.Force); err != nil {
+	if err := saveKey(opts.IO, k, opts.Out, opts.PassphraseFile, opts.InsecurePlaintext, opts.WeakPassphrase, opts.Force); err != nil {
 		return err
 	}
 	return writeKeyInfo(opts.IO.Out, opts.Format, k.Public(),

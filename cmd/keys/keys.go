@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -84,13 +85,16 @@ func encryptionLabel(encrypted bool) string {
 
 // saveKey encrypts k (unless plaintext) and writes it to path. It is shared
 // by generate and import.
-func saveKey(ios *cmdutil.IOStreams, k *signer.Key, path, passphraseFile string, plaintext, force bool) error {
+func saveKey(ios *cmdutil.IOStreams, k *signer.Key, path, passphraseFile string, plaintext, weak, force bool) error {
 	var data []byte
 	if plaintext {
 		data = signer.MarshalPlaintextKeyFile(k)
 	} else {
 		pass, err := cmdutil.KeyPassphrase(ios, passphraseFile, "new key "+path, true)()
 		if err != nil {
+			return err
+		}
+		if err := checkPassphraseStrength(ios, pass, weak); err != nil {
 			return err
 		}
 		if data, err = signer.MarshalKeyFile(k, pass); err != nil {
@@ -102,6 +106,25 @@ func saveKey(ios *cmdutil.IOStreams, k *signer.Key, path, passphraseFile string,
 	}
 	if plaintext {
 		fmt.Fprintf(ios.ErrOut, "warning: %s holds the private key unencrypted; use it for tests only\n", path)
+	}
+	return nil
+}
+
+// Passphrase lengths, in characters: below MinPassphrase a new key file is
+// refused (unless --weak-passphrase), below GoodPassphrase it gets a warning.
+// scrypt slows guessing down; it cannot make three letters safe.
+const (
+	MinPassphrase  = 8
+	GoodPassphrase = 12
+)
+
+func checkPassphraseStrength(ios *cmdutil.IOStreams, pass []byte, weak bool) error {
+	n := utf8.RuneCount(pass)
+	switch {
+	case n < MinPassphrase && !weak:
+		return cmdutil.UsageError("the passphrase has %d characters: use at least %d (%d or more is better), or pass --weak-passphrase for a throwaway key", n, MinPassphrase, GoodPassphrase)
+	case n < GoodPassphrase:
+		fmt.Fprintf(ios.ErrOut, "warning: a passphrase of %d characters is weak; %d or more is recommended\n", n, GoodPassphrase)
 	}
 	return nil
 }

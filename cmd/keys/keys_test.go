@@ -216,10 +216,10 @@ func TestKeysPassphraseSources(t *testing.T) {
 func TestKeysWrongPassphraseAndPermissions(t *testing.T) {
 	dir := keysEnv(t)
 	keyPath := filepath.Join(dir, "k.key")
-	if _, errOut, code := runKeys(t, "generate", "--out", keyPath, "--passphrase-file", keysPassFile(t, dir, "right")); code != 0 {
+	if _, errOut, code := runKeys(t, "generate", "--out", keyPath, "--passphrase-file", keysPassFile(t, dir, "the right passphrase")); code != 0 {
 		t.Fatal(errOut)
 	}
-	_, err := signer.LoadKeyFile(keyPath, cmdutil.KeyPassphrase(cmdutil.System(), keysPassFile(t, dir, "wrong"), "k", false))
+	_, err := signer.LoadKeyFile(keyPath, cmdutil.KeyPassphrase(cmdutil.System(), keysPassFile(t, dir, "the wrong passphrase"), "k", false))
 	if err == nil || err.Error() != keyPath+": wrong passphrase or corrupted key file" {
 		t.Fatalf("wrong passphrase: %v", err)
 	}
@@ -332,7 +332,7 @@ func TestKeysImportForms(t *testing.T) {
 			dir := keysEnv(t)
 			keyPath := filepath.Join(dir, "k.key")
 			out, errOut, code := keysRun{stdin: tt.stdin}.run(t, "import", "--out", keyPath, "--from", tt.from,
-				"--passphrase-file", keysPassFile(t, dir, "pw"), "-o", "json")
+				"--passphrase-file", keysPassFile(t, dir, "import pass words"), "-o", "json")
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
@@ -340,7 +340,7 @@ func TestKeysImportForms(t *testing.T) {
 			if err := json.Unmarshal([]byte(out), &info); err != nil || info.Fingerprint != tt.want {
 				t.Fatalf("fingerprint %q (%v); want %s", info.Fingerprint, err, tt.want)
 			}
-			k, err := signer.LoadKeyFile(keyPath, func() ([]byte, error) { return []byte("pw"), nil })
+			k, err := signer.LoadKeyFile(keyPath, func() ([]byte, error) { return []byte("import pass words"), nil })
 			if err != nil || k.Fingerprint() != tt.want {
 				t.Fatalf("stored key: %v %v", k, err)
 			}
@@ -356,7 +356,7 @@ func TestKeysNeverPrintSecret(t *testing.T) {
 	nacl := ed25519.NewKeyFromSeed(seed)
 	badNaCl := append([]byte(nil), nacl...)
 	badNaCl[63] ^= 1
-	pass := keysPassFile(t, dir, "pw")
+	pass := keysPassFile(t, dir, "never printed words")
 	enc := filepath.Join(dir, "enc.key")
 	plain := filepath.Join(dir, "plain.key")
 	naclHex := hex.EncodeToString(nacl)
@@ -427,4 +427,51 @@ func keysSecretForms(seed []byte) []string {
 		forms = append(forms, b[i:i+12])
 	}
 	return forms
+}
+
+// A new key file gets a passphrase worth the scrypt work: below 8
+// characters it is refused unless --weak-passphrase, below 12 it is warned
+// about.
+func TestKeysPassphraseStrength(t *testing.T) {
+	for _, tt := range []struct {
+		pass  string
+		extra []string
+		code  int
+		want  string
+	}{
+		{"abc", nil, cmdutil.ExitUsage, "the passphrase has 3 characters: use at least 8"},
+		{"abc", []string{"--weak-passphrase"}, 0, "warning: a passphrase of 3 characters is weak"},
+		{"ten chars!", nil, 0, "warning: a passphrase of 10 characters is weak; 12 or more is recommended"},
+		{"twelve chars", nil, 0, ""},
+		{"ünïcödé", nil, cmdutil.ExitUsage, "has 7 characters"}, // characters, not bytes
+	} {
+		dir := keysEnv(t)
+		keyPath := filepath.Join(dir, "k.key")
+		args := append([]string{"generate", "--out", keyPath, "--passphrase-file", keysPassFile(t, dir, tt.pass)}, tt.extra...)
+		_, errOut, code := runKeys(t, args...)
+		if code != tt.code || (tt.want != "" && !strings.Contains(errOut, tt.want)) || (tt.want == "" && strings.Contains(errOut, "warning")) {
+			t.Errorf("%q %v: exit %d, stderr %q; want %d and %q", tt.pass, tt.extra, code, errOut, tt.code, tt.want)
+		}
+		if _, err := os.Stat(keyPath); (err == nil) != (tt.code == 0) {
+			t.Errorf("%q %v: key file written = %v", tt.pass, tt.extra, err == nil)
+		}
+	}
+}
+
+// A passphrase file others may read is refused like a key file, with the
+// command that fixes it.
+func TestKeysPassphraseFileMustBePrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("file modes do not describe access on Windows")
+	}
+	dir := keysEnv(t)
+	pass := keysPassFile(t, dir, "a long enough passphrase")
+	if err := os.Chmod(pass, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	keyPath := filepath.Join(dir, "k.key")
+	_, errOut, code := runKeys(t, "generate", "--out", keyPath, "--passphrase-file", pass)
+	if code != cmdutil.ExitFailure || !strings.Contains(errOut, "passphrase file "+pass+" may be read by other users (mode 0644); run: chmod 600 "+pass) {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
 }

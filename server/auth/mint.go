@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/ledger-cli/ledger/internal/secretfile"
 )
 
 // Mint signs an HS256 user token for user, valid from now for ttl. Its
@@ -40,8 +41,9 @@ func Mint(secret []byte, user string, ttl time.Duration, audience string, partic
 // break an editor or `echo` leaves. `ledger token --secret-file` and
 // `ledger serve --auth-secret-file` both read secrets this way, so the same
 // file always means the same key.
+// Like a key file, it must not be readable by other users.
 func ReadSecretFile(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+	b, err := secretfile.ReadFile("secret file", path, 64<<10)
 	if err != nil {
 		return nil, err
 	}

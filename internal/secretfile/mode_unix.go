@@ -1,0 +1,5 @@
+//go:build unix
+
+package secretfile
+
+const modesDescribeAccess = true
