@@ -217,26 +217,27 @@ func TestOfflineFlowAgainstServe(t *testing.T) {
 }
 
 // TestExecuteAfterMaxRecordTimeIsRejected checks exit 4 with the hint to
-// prepare again with a later --max-record-time.
+// prepare again with a later --max-record-time. prepare and sign refuse a
+// deadline already past, so the transactions get one second and the test
+// waits it out.
 func TestExecuteAfterMaxRecordTimeIsRejected(t *testing.T) {
 	n := startLiveNode(t)
 	party, key, _, tok := n.externalParty("late")
 	dir := t.TempDir()
-	tx := filepath.Join(dir, "tx.json")
+	tx, tx2 := filepath.Join(dir, "tx.json"), filepath.Join(dir, "tx2.json")
 	conn := []string{"--url", n.url, "--token", tok}
-	runCLI(t, "", append([]string{"prepare", "--create", "#iou:Iou:Iou", "--args", `{"owner":"` + party + `"}`,
-		"--act-as", party, "--command-id", "late-1", "--max-record-time", "2020-01-01T00:00:00Z", "--out", tx}, conn...)...).must(t, 0)
-	signEnvelope(t, tx, tx, party, key)
+	for id, file := range map[string]string{"late-1": tx, "late-2": tx2} {
+		runCLI(t, "", append([]string{"prepare", "--create", "#iou:Iou:Iou", "--args", `{"owner":"` + party + `"}`,
+			"--act-as", party, "--command-id", id, "--max-record-time", "1s", "--out", file}, conn...)...).must(t, 0)
+		signEnvelope(t, file, file, party, key)
+	}
+	time.Sleep(1100 * time.Millisecond)
 	r := runCLI(t, "", append([]string{"execute", tx, "--wait"}, conn...)...).must(t, 4)
 	if !strings.Contains(r.err, "LOCAL_VERDICT_MAX_RECORD_TIME_EXCEEDED") || !strings.Contains(r.err, "later --max-record-time") {
 		t.Errorf("stderr: %s", r.err)
 	}
 	// Without --wait the submission is accepted; the rejection arrives as a
 	// completion, and --until-command-id exits 4.
-	tx2 := filepath.Join(dir, "tx2.json")
-	runCLI(t, "", append([]string{"prepare", "--create", "#iou:Iou:Iou", "--args", `{"owner":"` + party + `"}`,
-		"--act-as", party, "--command-id", "late-2", "--max-record-time", "2020-01-01T00:00:00Z", "--out", tx2}, conn...)...).must(t, 0)
-	signEnvelope(t, tx2, tx2, party, key)
 	r = runCLI(t, "", append([]string{"execute", tx2}, conn...)...).must(t, 0)
 	if !strings.Contains(r.out, "Submitted command late-2") {
 		t.Errorf("execute: %s", r.out)
@@ -244,6 +245,25 @@ func TestExecuteAfterMaxRecordTimeIsRejected(t *testing.T) {
 	r = runCLI(t, "", append([]string{"completions", "--party", party, "--until-command-id", "late-2", "--max-wait", "30s"}, conn...)...).must(t, 4)
 	if !strings.Contains(r.out, "REJECTED") || !strings.Contains(r.err, "hint: the max record time passed") {
 		t.Errorf("completions: out %s err %s", r.out, r.err)
+	}
+}
+
+// TestExecuteWithAnotherPartysKey: the node refuses a signature by a key
+// not registered for the party, and the hint says which key to use instead
+// of "prepare again".
+func TestExecuteWithAnotherPartysKey(t *testing.T) {
+	n := startLiveNode(t)
+	alice, _, _, tok := n.externalParty("alice")
+	_, bobKey, _, _ := n.externalParty("bob")
+	tx := filepath.Join(t.TempDir(), "tx.json")
+	conn := []string{"--url", n.url, "--token", tok}
+	runCLI(t, "", append([]string{"prepare", "--create", "#iou:Iou:Iou", "--args", `{"owner":"` + alice + `"}`,
+		"--act-as", alice, "--out", tx}, conn...)...).must(t, 0)
+	signEnvelope(t, tx, tx, alice, bobKey)
+	r := runCLI(t, "", append([]string{"execute", tx, "--wait"}, conn...)...).must(t, 4)
+	if !strings.Contains(r.err, "FAILED_TO_EXECUTE_TRANSACTION") || !strings.Contains(r.err, "hint: the signatures do not verify with a key registered for the party") ||
+		strings.Contains(r.err, "prepare again") {
+		t.Errorf("stderr: %s", r.err)
 	}
 }
 

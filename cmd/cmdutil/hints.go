@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/ledgerapi"
@@ -44,6 +45,25 @@ var rejectionHints = map[string]string{
 // RejectionHint returns the one-line hint for an error id ("" if none).
 func RejectionHint(id string) string { return rejectionHints[id] }
 
+// signatureHint is the hint of an execute refused for its signatures, which
+// Canton reports as FAILED_TO_EXECUTE_TRANSACTION like other failures: the
+// cure is the right key, not a new prepare.
+const signatureHint = "the signatures do not verify with a key registered for the party: sign with the party's own key " +
+	"(its fingerprint ends the party id; ledger keys show KEYFILE prints a key's fingerprint), not another party's"
+
+// hintFor is the hint for a Canton error: by its id, and for an execute
+// refused for its signatures, by its cause.
+func hintFor(ce *ledgerapi.JsCantonError) string {
+	if ce.Code == "FAILED_TO_EXECUTE_TRANSACTION" {
+		for _, s := range []string{"valid signatures", "did not provide an external signature", "registered signing keys"} {
+			if strings.Contains(ce.Cause, s) {
+				return signatureHint
+			}
+		}
+	}
+	return RejectionHint(ce.Code)
+}
+
 // Rejection turns a node's refusal of a command into exit status 4 with
 // the error id and a hint; other failures (network, authentication,
 // undecodable requests) stay exit status 1.
@@ -62,7 +82,7 @@ type rejectedError struct {
 
 func (r rejectedError) Error() string {
 	msg := fmt.Sprintf("rejected: %s: %s", r.ce.Code, r.ce.Cause)
-	if h := RejectionHint(r.ce.Code); h != "" {
+	if h := hintFor(r.ce); h != "" {
 		msg += "\nhint: " + h
 	}
 	return msg
@@ -74,6 +94,9 @@ func (r rejectedError) Unwrap() error { return r.err }
 type hinted struct{ err error }
 
 func (h hinted) Error() string {
+	if ce := client.CantonError(h.err); ce != nil && hintFor(ce) != "" {
+		return h.err.Error() + "\nhint: " + hintFor(ce)
+	}
 	if hint := RejectionHint(client.ErrorID(h.err)); hint != "" {
 		return h.err.Error() + "\nhint: " + hint
 	}
