@@ -65,8 +65,8 @@ connections that fail are reopened with backoff after the last offset seen.
 
 --checkpoint FILE makes a tail resumable: the offset of the last completion
 handled is written to FILE (atomically) after it was printed, and a new run
-starts after the offset in FILE instead of --begin. With --out OUT (or -o OUT)
-the completions go to OUT, which is synced before each checkpoint and whose
+starts after the offset in FILE instead of --begin. With --out OUT the
+completions go to OUT, which is synced before each checkpoint and whose
 length the checkpoint records; a restart cuts OUT back to that length, so a run
 killed at any moment and restarted writes every completion to OUT exactly once.
 On standard output that cannot be undone: a run killed between printing and
@@ -93,11 +93,9 @@ Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
 
   # only new completions, of one submission
   ledger completions --party "$ALICE" --begin end --follow --submission-id "$SUB"`,
-		Args:        cmdutil.ExactArgs(0),
-		Annotations: map[string]string{cmdutil.AnnotationWritesFile: "true"},
+		Args: cmdutil.ExactArgs(0),
 	}
 	conn := cmdutil.AddConnFlags(cmd)
-	var out string
 	fl := cmd.Flags()
 	fl.StringArrayVar(&opts.Parties, "party", nil, "act-as party whose completions to read (repeatable; required)")
 	fl.StringVar(&opts.Begin, "begin", "0", `offset to start after, or "end"`)
@@ -111,10 +109,10 @@ Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
 	fl.DurationVar(&opts.MaxWait, "max-wait", 0, "give up after this long (0: no limit)")
 	fl.StringVar(&opts.Transport, "transport", completions.TransportAuto, "auto, websocket or list")
 	fl.BoolVar(&opts.FullIDs, "full-ids", false, "print update ids in full")
-	fl.StringVar(&out, "out", "", "append the completions to this file, kept in step with --checkpoint (same as -o FILE)")
+	fl.StringVar(&opts.OutPath, "out", "", "append the completions to this file, kept in step with --checkpoint")
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		var err error
-		if opts.Format, opts.OutPath, err = f.OutputTarget(out); err != nil {
+		if opts.Format, err = f.OutputFormat(); err != nil {
 			return err
 		}
 		if len(opts.Parties) == 0 {

@@ -93,7 +93,7 @@ func executeRun(opts *ExecuteOptions) error {
 		return err
 	}
 	if len(env.PartySignatures.Signatures) == 0 {
-		return fmt.Errorf("%s has no signatures: sign it first (ledger sign %s --key KEYFILE -o signed.json)", opts.File, opts.File)
+		return fmt.Errorf("%s has no signatures: sign it first (ledger sign %s --key KEYFILE --out signed.json)", opts.File, opts.File)
 	}
 	for _, ps := range env.PartySignatures.Signatures {
 		if len(ps.Signatures) == 0 {

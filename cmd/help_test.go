@@ -1,6 +1,9 @@
 package cmd
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -28,5 +31,53 @@ func TestOnlineCommandsHaveHelpAndExamples(t *testing.T) {
 			t.Fatalf("%s not registered", name)
 		}
 		walk(c)
+	}
+}
+
+// TestHelpExamplesUseOutputAsAFormat: -o/--output is a format on every
+// command and --out names a file, so no help example may give -o a file
+// name (issue 12, item 19: "ledger keys generate -o alice.key" failed).
+func TestHelpExamplesUseOutputAsAFormat(t *testing.T) {
+	ios, _, _, _ := cmdutil.Test()
+	root := NewCmdRoot(&cmdutil.Factory{IO: ios, Config: viper.New()})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, text := range []string{c.Example, c.Long} {
+			words := strings.Fields(text)
+			for i, w := range words {
+				if (w == "-o" || w == "--output") && i+1 < len(words) {
+					if err := cmdutil.ValidateFormat(strings.Trim(words[i+1], "`'\",.;)")); err != nil {
+						t.Errorf("%s: help says %q %q: %v", c.CommandPath(), w, words[i+1], err)
+					}
+				}
+			}
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+}
+
+// TestOutputTakesAFormatEverywhere: a file name given to -o is a usage
+// error that points at --out, on every command, including the ones that
+// write files.
+func TestOutputTakesAFormatEverywhere(t *testing.T) {
+	isolateConfig(t)
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"keys", "generate", "-o", filepath.Join(dir, "alice.key"), "--insecure-plaintext"},
+		{"prepare", "--create", "#p:M:T", "--args", "{}", "--act-as", "a::1", "-o", "tx.json", "--url", "http://127.0.0.1:1"},
+		{"sign", "tx.json", "--key", "k.key", "-o", "tx.signed.json"},
+		{"completions", "--party", "a::1", "-o", "out.ndjson", "--url", "http://127.0.0.1:1"},
+		{"parties", "list", "-o", "parties.json", "--url", "http://127.0.0.1:1"},
+	} {
+		r := runCLI(t, "", args...)
+		if r.code != cmdutil.ExitUsage || !strings.Contains(r.err, "use --out FILE") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and \"use --out FILE\"", args, r.code, r.err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "alice.key")); err == nil {
+		t.Error("keys generate -o FILE wrote a key file")
 	}
 }

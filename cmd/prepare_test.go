@@ -158,7 +158,7 @@ func TestOfflineFlowAgainstServe(t *testing.T) {
 	conn := []string{"--url", n.url, "--token", tok}
 
 	r := runCLI(t, "", append([]string{"prepare", "--create", "#iou:Iou:Iou", "--args", `{"owner":"` + party + `","amount":"10.0"}`,
-		"--act-as", party, "--command-id", "iou-1", "--max-record-time", "10m", "-o", tx}, conn...)...).must(t, 0)
+		"--act-as", party, "--command-id", "iou-1", "--max-record-time", "10m", "--out", tx}, conn...)...).must(t, 0)
 	for _, want := range []string{"Prepared command iou-1", "verified:", "cost:", "envelope:   " + tx, "Next: ledger sign"} {
 		if !strings.Contains(r.out, want) {
 			t.Errorf("prepare output lacks %q:\n%s", want, r.out)
@@ -298,7 +298,8 @@ func TestPrepareUsageErrors(t *testing.T) {
 		{[]string{"prepare", "--create", "#p:M:T", "--args", "{}", "--act-as", "a::1", "--max-record-time", "-5m", "--url", "http://127.0.0.1:1"}, "--max-record-time -5m is "},
 		{[]string{"prepare", "--create", "#p:M:T", "--args", "{}", "--act-as", "a::1", "--max-record-time", "2020-01-01T00:00:00Z", "--url", "http://127.0.0.1:1"}, "which has already passed"},
 		{[]string{"prepare", "--create", "#p:M:T", "--args", "{}", "--act-as", "a::1", "--expected-signatures", "rsa", "--url", "http://127.0.0.1:1"}, "--expected-signatures"},
-		{[]string{"prepare", "--create", "#p:M:T", "--args", "{}", "--act-as", "a::1", "-o", "a.json", "--out", "b.json", "--url", "http://127.0.0.1:1"}, "different files"},
+		{[]string{"prepare", "--create", "#p:M:T", "--args", "{}", "--act-as", "a::1", "-o", "a.json", "--url", "http://127.0.0.1:1"}, "use --out FILE"},
+		{[]string{"prepare", "--create", "#p:M:T", "--args", "{}", "--act-as", "a::1", "-o", "yaml", "--url", "http://127.0.0.1:1"}, "envelopes are JSON only"},
 	} {
 		r := runCLI(t, "", tc.args...)
 		if r.code != cmdutil.ExitUsage || !strings.Contains(r.err, tc.want) {

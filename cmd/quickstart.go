@@ -143,7 +143,7 @@ func quickstartRun(ctx context.Context, opts *QuickstartOptions) (err error) {
 	}
 	if _, err := q.run("prepare a transaction on the node: create an Iou as Alice, under hashing scheme V3",
 		"prepare", "--act-as", alice, "--create", "#quickstart:Iou:Iou", "--args", "@iou.json",
-		"--command-id", "quickstart-iou-1", "--scheme", "v3", "--max-record-time", "10m", "-o", "tx.json"); err != nil {
+		"--command-id", "quickstart-iou-1", "--scheme", "v3", "--max-record-time", "10m", "--out", "tx.json"); err != nil {
 		return err
 	}
 	if _, err := q.run("recompute the hash locally, without trusting the node", "verify", "tx.json"); err != nil {
@@ -153,7 +153,7 @@ func quickstartRun(ctx context.Context, opts *QuickstartOptions) (err error) {
 		return err
 	}
 	if _, err := q.run("sign offline: this step needs no network; --yes stands in for the confirmation prompt",
-		"sign", "tx.json", "--key", "alice.key", "--passphrase-file", "passphrase.txt", "--yes", "-o", "tx.signed.json"); err != nil {
+		"sign", "tx.json", "--key", "alice.key", "--passphrase-file", "passphrase.txt", "--yes", "--out", "tx.signed.json"); err != nil {
 		return err
 	}
 	if _, err := q.run("execute the signed transaction and wait for the outcome", "execute", "tx.signed.json", "--wait"); err != nil {

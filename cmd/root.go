@@ -53,9 +53,6 @@ Start with:  ledger quickstart`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Annotations[cmdutil.AnnotationWritesFile] != "" {
-				return nil // -o may name a file; the command splits it
-			}
 			_, err := f.OutputFormat()
 			return err
 		},
@@ -67,7 +64,7 @@ Start with:  ledger quickstart`,
 		return cmdutil.UsageError("%s\nRun '%s --help' for usage.", err, c.CommandPath())
 	})
 
-	root.PersistentFlags().StringP("output", "o", cmdutil.FormatTable, "output format: table, json or yaml")
+	root.PersistentFlags().StringP("output", "o", cmdutil.FormatTable, "output format: table, json or yaml (files are written with --out)")
 	bindConfig(f.Config, root)
 
 	root.AddCommand(

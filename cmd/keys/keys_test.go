@@ -277,7 +277,7 @@ func TestKeysUsageErrors(t *testing.T) {
 		{[]string{"export", keyPath}, "--public is required"},
 		{[]string{"export", "--public", keyPath, "--format", "der"}, `invalid value "der" for --format`},
 		{[]string{"generate", "--bogus"}, "unknown flag: --bogus"},
-		{[]string{"show", keyPath, "-o", "xml"}, `invalid value "xml" for -o/--output`},
+		{[]string{"show", keyPath, "-o", "xml"}, `-o/--output "xml": -o takes a format`},
 	}
 	for _, tt := range tests {
 		_, errOut, code := runKeys(t, tt.args...)

@@ -316,7 +316,7 @@ your key; the party is allocated (POST /v2/parties/external/allocate).
 On a terminal you are asked to confirm before signing (--yes skips it).
 The key file's passphrase comes from --passphrase-file, LEDGER_KEY_PASSPHRASE
 or a prompt.`,
-		Example: `  ledger keys generate -o alice.key
+		Example: `  ledger keys generate --out alice.key
   ledger parties allocate-external --key alice.key --hint alice
 
   # in a script, granting the user alice the right to execute as the party
