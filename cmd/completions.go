@@ -93,7 +93,12 @@ Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
 
   # only new completions, of one submission
   ledger completions --party "$ALICE" --begin end --follow --submission-id "$SUB"`,
-		Args: cmdutil.ExactArgs(0),
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 && shellNames[args[0]] {
+				return cmdutil.UsageError("ledger completions reads command completions, the outcomes of submissions; for shell completion run: ledger completion %s", args[0])
+			}
+			return cmdutil.ExactArgs(0)(c, args)
+		},
 	}
 	conn := cmdutil.AddConnFlags(cmd)
 	fl := cmd.Flags()
@@ -129,6 +134,10 @@ Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
 	}
 	return cmd
 }
+
+// shellNames are what someone after shell completion types after
+// "ledger completions".
+var shellNames = map[string]bool{"bash": true, "zsh": true, "fish": true, "powershell": true}
 
 func completionsRun(opts *CompletionsOptions) error {
 	o := completions.Options{

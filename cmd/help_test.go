@@ -81,3 +81,38 @@ func TestOutputTakesAFormatEverywhere(t *testing.T) {
 		t.Error("keys generate -o FILE wrote a key file")
 	}
 }
+
+// TestUsageMistakes: an unknown verb is a usage error with cobra's
+// suggestions, not the help with exit status 0; a missing argument shows
+// the usage line; "completions bash" points at "completion bash" (issue
+// 12, item 23).
+func TestUsageMistakes(t *testing.T) {
+	isolateConfig(t)
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"parties", "lst"}, []string{`unknown command "lst" for "ledger parties"`, "Did you mean this?", "list"}},
+		{[]string{"users", "delet", "alice"}, []string{`unknown command "delet"`, "delete"}},
+		{[]string{"keys", "gen", "--out", "x.key"}, []string{`unknown command "gen"`, "generate"}},
+		{[]string{"config", "sett", "url", "http://x"}, []string{`unknown command "sett"`, "set"}},
+		{[]string{"keys", "show"}, []string{"missing FILE", "Usage: ledger keys show FILE"}},
+		{[]string{"users", "grant"}, []string{"missing USER", "Usage: ledger users grant USER"}},
+		{[]string{"keys", "show", "a", "b"}, []string{`unexpected argument "b"`, "Usage: ledger keys show FILE"}},
+		{[]string{"completions", "bash"}, []string{"ledger completion bash"}},
+	} {
+		r := runCLI(t, "", tc.args...)
+		if r.code != cmdutil.ExitUsage {
+			t.Errorf("%v: exit %d, want 2\n%s%s", tc.args, r.code, r.out, r.err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(r.err, w) {
+				t.Errorf("%v: stderr lacks %q:\n%s", tc.args, w, r.err)
+			}
+		}
+	}
+	// The noun alone still prints its help.
+	if r := runCLI(t, "", "users"); r.code != 0 || !strings.Contains(r.out, "delete") || !strings.Contains(r.out, "update") {
+		t.Errorf("ledger users: exit %d\n%s", r.code, r.out)
+	}
+}

@@ -57,6 +57,8 @@ Start with:  ledger quickstart`,
 			return err
 		},
 	}
+	cmdutil.Group(root)
+	root.FParseErrWhitelist.UnknownFlags = false // "ledger --bogus" stays an error
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)

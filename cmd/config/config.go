@@ -52,6 +52,7 @@ Settings: ` + strings.Join(cmdutil.ConnectionKeys, ", ") + `.`,
   ledger config list
   LEDGER_PROFILE=prod ledger parties list`,
 	}
+	cmdutil.Group(cmd)
 	cmd.AddCommand(newCmdConfigSet(f, nil), newCmdConfigGet(f, nil), newCmdConfigUse(f, nil), newCmdConfigList(f, nil))
 	return cmd
 }

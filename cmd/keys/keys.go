@@ -35,6 +35,7 @@ variable LEDGER_KEY_PASSPHRASE, else asked for on the terminal.`,
   ledger keys export --public alice.key --format pem > alice.pub.pem
   openssl genpkey -algorithm ed25519 | ledger keys import --out bob.key --passphrase-file pass.txt`,
 	}
+	cmdutil.Group(cmd)
 	cmd.AddCommand(
 		NewCmdKeysGenerate(f, nil),
 		NewCmdKeysShow(f, nil),

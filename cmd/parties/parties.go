@@ -33,6 +33,7 @@ annotations, and onboard an external party whose key stays with you.`,
   ledger parties update "$ALICE" --set example.com/team=risk --unset old-key
   ledger parties allocate-external --key alice.key --hint alice`,
 	}
+	cmdutil.Group(cmd)
 	cmd.AddCommand(NewCmdPartiesGet(f, nil), NewCmdPartiesList(f, nil), NewCmdPartiesAllocate(f, nil),
 		NewCmdPartiesUpdate(f, nil), NewCmdPartiesAllocateExternal(f, nil))
 	return cmd

@@ -26,9 +26,13 @@ rights decide what the token may do: act as a party (CanActAs), read as it
 administer the node (ParticipantAdmin), …`,
 		Example: `  ledger users create alice --primary-party "$ALICE" --act-as "$ALICE"
   ledger users grant alice --read-as "$BOB"
+  ledger users update alice --deactivate
+  ledger users delete alice --yes
   ledger users list`,
 	}
+	cmdutil.Group(cmd)
 	cmd.AddCommand(NewCmdUsersCreate(f, nil), NewCmdUsersList(f, nil), NewCmdUsersGet(f, nil),
+		NewCmdUsersUpdate(f, nil), NewCmdUsersDelete(f, nil),
 		NewCmdUsersGrant(f, nil), NewCmdUsersRevoke(f, nil))
 	return cmd
 }
@@ -44,6 +48,15 @@ type UsersOptions struct {
 	Annotations  []string
 	IDP          string
 	Rights       rightFlags
+
+	// update
+	PrimaryPartySet bool
+	Deactivate      bool
+	Activate        bool
+	Set, Unset      []string
+	Version         string
+	// delete
+	Yes bool
 }
 
 // rightFlags are the flags naming rights.
@@ -101,6 +114,7 @@ func usersCommand(f *cmdutil.Factory, cmd *cobra.Command, opts *UsersOptions, ru
 				return cmdutil.UsageError("%s", err)
 			}
 		}
+		opts.PrimaryPartySet = c.Flags().Changed("primary-party")
 		opts.Connect = conn.Connect
 		if runF != nil {
 			return runF(opts)
@@ -325,5 +339,126 @@ func usersRightsRun(opts *UsersOptions, grant bool) error {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, map[string]any{verb: ledgerapi.List[ledgerapi.Right](changed)})
 	}
 	fmt.Fprintf(opts.IO.Out, "%s %s: %s\n", strings.ToUpper(verb[:1])+verb[1:], opts.UserID, rightsText(changed))
+	return nil
+}
+
+// NewCmdUsersUpdate builds `ledger users update`.
+func NewCmdUsersUpdate(f *cmdutil.Factory, runF func(*UsersOptions) error) *cobra.Command {
+	opts := &UsersOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "update USER [--primary-party P] [--deactivate | --activate] [--set KEY=VALUE] [--unset KEY]",
+		Short: "Change a user's primary party, annotations or whether it is active",
+		Long: `Change a user (PATCH /v2/users/{id}) without writing the request by hand: the
+field mask is built from the flags given, and what no flag names stays as it
+is. --primary-party "" clears the primary party. --set and --unset change
+single annotations; keys not mentioned are kept. A deactivated user's tokens
+are refused until it is activated again.
+
+With --resource-version the update is a compare-and-set: it is refused when
+the user changed since that version.
+
+Rights are changed with "ledger users grant" and "ledger users revoke".`,
+		Example: `  ledger users update alice --primary-party "$ALICE"
+  ledger users update alice --set example.com/team=payments --unset example.com/old
+  ledger users update alice --deactivate`,
+		Args: cmdutil.ExactArgs(1),
+	}
+	cmd.Flags().StringVar(&opts.PrimaryParty, "primary-party", "", "the user's primary party (\"\" clears it)")
+	cmd.Flags().BoolVar(&opts.Deactivate, "deactivate", false, "deactivate the user: its tokens are refused")
+	cmd.Flags().BoolVar(&opts.Activate, "activate", false, "activate a deactivated user")
+	cmd.Flags().StringArrayVar(&opts.Set, "set", nil, "set annotation KEY=VALUE (repeatable)")
+	cmd.Flags().StringArrayVar(&opts.Unset, "unset", nil, "remove annotation KEY (repeatable)")
+	cmd.Flags().StringVar(&opts.Version, "resource-version", "", "update only if the user is at this version")
+	cmd.Flags().StringVar(&opts.IDP, "identity-provider-id", "", "identity provider of the user")
+	cmd.MarkFlagsMutuallyExclusive("deactivate", "activate")
+	return usersCommand(f, cmd, opts, runF, usersUpdateRun)
+}
+
+func usersUpdateRun(opts *UsersOptions) error {
+	u := ledgerapi.User{ID: opts.UserID, IdentityProviderID: opts.IDP, Metadata: ledgerapi.ObjectMeta{ResourceVersion: opts.Version}}
+	var paths []string
+	if opts.PrimaryPartySet {
+		if opts.PrimaryParty != "" {
+			if err := cmdutil.ValidateParties("--primary-party", []string{opts.PrimaryParty}); err != nil {
+				return err
+			}
+		}
+		u.PrimaryParty = opts.PrimaryParty
+		paths = append(paths, "primary_party")
+	}
+	if opts.Deactivate || opts.Activate {
+		u.IsDeactivated = opts.Deactivate
+		paths = append(paths, "is_deactivated")
+	}
+	if len(opts.Set)+len(opts.Unset) > 0 {
+		ann, err := cmdutil.ParseAnnotations(opts.Set, opts.Unset, true)
+		if err != nil {
+			return err
+		}
+		u.Metadata.Annotations = ann
+		paths = append(paths, "metadata.annotations")
+	}
+	if len(paths) == 0 {
+		return cmdutil.UsageError("nothing to change: give --primary-party, --deactivate, --activate, --set or --unset")
+	}
+	conn, err := opts.Connect()
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	updated, err := conn.Client.UpdateUser(ctx, ledgerapi.UpdateUserRequest{User: &u, UpdateMask: &ledgerapi.FieldMask{Paths: paths}})
+	if err != nil {
+		return cmdutil.WithHint(err)
+	}
+	rights, err := conn.Client.ListUserRights(ctx, updated.ID)
+	if err != nil {
+		return cmdutil.WithHint(err)
+	}
+	return writeUser(opts, updated, rights)
+}
+
+// NewCmdUsersDelete builds `ledger users delete`.
+func NewCmdUsersDelete(f *cmdutil.Factory, runF func(*UsersOptions) error) *cobra.Command {
+	opts := &UsersOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "delete USER [--yes]",
+		Short: "Delete a user and its rights",
+		Long: `Delete a user (DELETE /v2/users/{id}): its rights go with it and its tokens
+are refused from then on. The user's parties are not affected.
+
+On a terminal you are asked to confirm; --yes skips the question, and
+without a terminal it is required.`,
+		Example: `  ledger users delete alice
+  ledger users delete alice --yes    # in a script`,
+		Args: cmdutil.ExactArgs(1),
+	}
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "delete without asking")
+	return usersCommand(f, cmd, opts, runF, usersDeleteRun)
+}
+
+func usersDeleteRun(opts *UsersOptions) error {
+	if !opts.Yes {
+		if !opts.IO.IsStdinTTY() {
+			return cmdutil.UsageError("deleting user %s needs --yes when standard input is not a terminal", opts.UserID)
+		}
+		ok, err := cmdutil.Confirm(opts.IO, fmt.Sprintf("Delete user %s and its rights? [y/N] ", opts.UserID))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("user %s not deleted: declined at the prompt", opts.UserID)
+		}
+	}
+	conn, err := opts.Connect()
+	if err != nil {
+		return err
+	}
+	if err := conn.Client.DeleteUser(context.Background(), opts.UserID); err != nil {
+		return cmdutil.WithHint(err)
+	}
+	if opts.Format != cmdutil.FormatTable {
+		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, map[string]string{"deleted": opts.UserID})
+	}
+	fmt.Fprintf(opts.IO.Out, "Deleted user %s\n", opts.UserID)
 	return nil
 }
