@@ -93,18 +93,10 @@ var ErrNoURL = errors.New("no node URL")
 
 // New checks cfg and returns a client.
 func New(cfg Config) (*Client, error) {
-	if cfg.URL == "" {
-		return nil, ErrNoURL
-	}
-	u, err := url.Parse(cfg.URL)
+	u, err := ParseNodeURL(cfg.URL)
 	if err != nil {
-		return nil, fmt.Errorf("node URL %q: %w", cfg.URL, err)
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("node URL %q: must be http://host[:port] or https://host[:port]", cfg.URL)
-	}
-	u.Path = strings.TrimSuffix(u.Path, "/")
-	u.RawQuery, u.Fragment = "", ""
 	hc := cfg.HTTPClient
 	if hc == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -141,6 +133,29 @@ func New(cfg Config) (*Client, error) {
 		c.maxDelay = DefaultMaxDelay
 	}
 	return c, nil
+}
+
+// ParseNodeURL checks a node's base URL: http or https, a host, maybe a
+// path prefix (kept, without its trailing slash); query and fragment are
+// dropped. A URL written without its scheme ("127.0.0.1:7575") is the
+// usual mistake and the error says how to write it.
+func ParseNodeURL(s string) (*url.URL, error) {
+	if s == "" {
+		return nil, ErrNoURL
+	}
+	if !strings.Contains(s, "://") {
+		return nil, fmt.Errorf("node URL %q has no scheme: write http://%s (or https://%s)", s, s, s)
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("node URL %q: %w", s, unwrapURLError(err))
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("node URL %q: must be http://host[:port] or https://host[:port]", s)
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	u.RawQuery, u.Fragment = "", ""
+	return u, nil
 }
 
 // URL returns the node's base URL.

@@ -26,6 +26,7 @@ import (
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/internal/atomicfile"
 	"github.com/ledger-cli/ledger/internal/secretfile"
+	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
 // Connection settings: the keys of a profile, the names of the flags and,
@@ -326,8 +327,8 @@ func Connect(s *Settings) (*Connection, error) {
 	}
 	timeout := client.DefaultTimeout
 	if t := s.Get(KeyTimeout); t != "" {
-		if timeout, err = time.ParseDuration(t); err != nil || timeout <= 0 {
-			return nil, UsageError("timeout %q (%s): use a positive duration such as 30s", t, s.Sources[KeyTimeout])
+		if timeout, err = parseTimeout(t); err != nil {
+			return nil, UsageError("%s (%s)", err, s.Sources[KeyTimeout])
 		}
 	}
 	tokens, err := tokenSource(s, timeout, tlsCfg)
@@ -339,9 +340,38 @@ func Connect(s *Settings) (*Connection, error) {
 		return nil, fmt.Errorf("%w: give --url, set LEDGER_URL or add url to the profile", err)
 	}
 	if err != nil {
-		return nil, err
+		return nil, UsageError("%s (%s)", err, s.Sources[KeyURL])
 	}
 	return &Connection{Client: c, UserID: s.Get(KeyUser), Settings: s}, nil
+}
+
+// ValidateSetting checks a setting's value as the commands will read it,
+// so that a profile never holds one that makes every later command fail.
+func ValidateSetting(key, value string) error {
+	switch key {
+	case KeyURL:
+		_, err := client.ParseNodeURL(value)
+		return err
+	case KeyOAuthTokenURL:
+		u, err := url.Parse(value)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%s %q: must be an http:// or https:// URL", key, value)
+		}
+	case KeyTimeout:
+		_, err := parseTimeout(value)
+		return err
+	case KeyUser:
+		return ledgerapi.ValidateUserID(key, value)
+	}
+	return nil
+}
+
+func parseTimeout(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("timeout %q: use a positive duration such as 30s", v)
+	}
+	return d, nil
 }
 
 // tokenSource picks the token method: the one given at the highest level

@@ -124,6 +124,11 @@ func configSetRun(opts *ConfigOptions) error {
 	if opts.Unset == (opts.Value != "") {
 		return cmdutil.UsageError("give a VALUE, or --unset (not both)")
 	}
+	if !opts.Unset {
+		if err := cmdutil.ValidateSetting(opts.Key, opts.Value); err != nil {
+			return cmdutil.UsageError("%s; nothing was saved", err)
+		}
+	}
 	cf, err := opts.load()
 	if err != nil {
 		return err
