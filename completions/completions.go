@@ -322,10 +322,7 @@ func (t *tail) follow(ctx context.Context) error {
 			return err
 		}
 		failures++
-		d := t.o.MinBackoff << min(failures-1, 16)
-		if d > t.o.MaxBackoff || d <= 0 {
-			d = t.o.MaxBackoff
-		}
+		d := client.Backoff{Base: t.o.MinBackoff, Max: t.o.MaxBackoff}.Delay(failures, err)
 		t.logf("reconnecting after offset %d in %s: %v", t.res.Last, d.Round(time.Millisecond), err)
 		select {
 		case <-ctx.Done():
