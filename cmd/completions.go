@@ -217,7 +217,7 @@ func completionsRun(opts *CompletionsOptions) error {
 	case errors.Is(err, context.Canceled):
 		return nil // stopped by a signal: the checkpoint is up to date
 	case err != nil:
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	if res.Until != nil && !res.Until.Succeeded() {
 		return cmdutil.CompletionRejection(res.Until)

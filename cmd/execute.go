@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -120,6 +119,8 @@ func executeRun(opts *ExecuteOptions) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := conn.Context()
+	defer cancel()
 	userID := env.UserID
 	if userID == "" {
 		userID = conn.UserID
@@ -134,10 +135,9 @@ func executeRun(opts *ExecuteOptions) error {
 		MinLedgerTime:        env.MinLedgerTime,
 	}
 	res := ExecuteResult{Status: "submitted", CommandID: pt.GetMetadata().GetSubmitterInfo().GetCommandId(), SubmissionID: req.SubmissionID}
-	ctx := context.Background()
 	if !opts.Wait {
 		if err := conn.Client.Execute(ctx, req); err != nil {
-			return cmdutil.Rejection(err)
+			return conn.Rejection(err)
 		}
 		return writeExecuteResult(opts, res)
 	}
@@ -150,13 +150,13 @@ func executeRun(opts *ExecuteOptions) error {
 		res.SubmissionID = req.SubmissionID
 		r, err := conn.Client.ExecuteAndWait(ctx, req)
 		if err != nil {
-			return cmdutil.Rejection(err)
+			return conn.Rejection(err)
 		}
 		res.Status, res.UpdateID, res.CompletionOffset = "committed", r.UpdateID, int64(r.CompletionOffset)
 		return writeExecuteResult(opts, res)
 	}
 	if err != nil {
-		return cmdutil.Rejection(err)
+		return conn.Rejection(err)
 	}
 	cost := int64(tx.PaidTrafficCost)
 	res.Status, res.UpdateID, res.CompletionOffset, res.PaidTrafficCost = "committed", tx.UpdateID, int64(tx.Offset), &cost

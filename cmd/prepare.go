@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -227,14 +226,15 @@ func prepareRun(opts *PrepareOptions) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := conn.Context()
+	defer cancel()
 	req, err := opts.prepareRequest(conn.UserID)
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
 	resp, err := conn.Client.Prepare(ctx, req)
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	env, err := wallet.NewEnvelope(req, resp, conn.Client.URL(), opts.Now())
 	if err != nil {

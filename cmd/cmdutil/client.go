@@ -217,7 +217,7 @@ func AddConnFlags(cmd *cobra.Command) *ConnFlags {
 	fl.String(KeyCACert, "", "PEM file of CA certificates to trust instead of the system roots")
 	fl.String(KeyClientCert, "", "PEM client certificate, for nodes that require one (with --client-key)")
 	fl.String(KeyClientKey, "", "PEM private key of --client-cert")
-	fl.Duration(KeyTimeout, client.DefaultTimeout, "timeout of each HTTP request")
+	fl.Duration(KeyTimeout, client.DefaultTimeout, "how long the command may wait for the node, retries included (with --follow: each request) (env LEDGER_TIMEOUT)")
 	return cf
 }
 
@@ -308,6 +308,27 @@ type Connection struct {
 	Client   *client.Client
 	UserID   string
 	Settings *Settings
+	// Timeout bounds a whole command (Context) and each request.
+	Timeout time.Duration
+	// TokenKey is the setting the token comes from (KeyToken,
+	// KeyTokenFile, KeyOAuthTokenURL), "" when no token is sent.
+	TokenKey string
+}
+
+// Context is the context of a command that ends when it is done: it
+// carries the deadline --timeout sets for the whole command, retries
+// included. Following commands (completions --follow, bench) do not use it.
+func (c *Connection) Context() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), c.Timeout)
+}
+
+// origin says where a setting came from and which profile was active,
+// for hints: " (url from flag --url, profile default)"; "" when unknown.
+func (c *Connection) origin(key string) string {
+	if c == nil || c.Settings == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (%s from %s, profile %s)", key, c.Settings.Sources[key], c.Settings.Profile)
 }
 
 // Connect resolves the settings and builds the client.
@@ -331,7 +352,7 @@ func Connect(s *Settings) (*Connection, error) {
 			return nil, UsageError("%s (%s)", err, s.Sources[KeyTimeout])
 		}
 	}
-	tokens, err := tokenSource(s, timeout, tlsCfg)
+	tokens, tokenKey, err := tokenSource(s, timeout, tlsCfg)
 	if err != nil {
 		return nil, err
 	}
@@ -342,7 +363,7 @@ func Connect(s *Settings) (*Connection, error) {
 	if err != nil {
 		return nil, UsageError("%s (%s)", err, s.Sources[KeyURL])
 	}
-	return &Connection{Client: c, UserID: s.Get(KeyUser), Settings: s}, nil
+	return &Connection{Client: c, UserID: s.Get(KeyUser), Settings: s, Timeout: timeout, TokenKey: tokenKey}, nil
 }
 
 // ValidateSetting checks a setting's value as the commands will read it,
@@ -376,8 +397,8 @@ func parseTimeout(v string) (time.Duration, error) {
 
 // tokenSource picks the token method: the one given at the highest level
 // (flag, env, profile); at the same level --token before --token-file before
-// OAuth2.
-func tokenSource(s *Settings, timeout time.Duration, tlsCfg *tls.Config) (client.TokenSource, error) {
+// OAuth2. It also returns the setting the method was chosen by.
+func tokenSource(s *Settings, timeout time.Duration, tlsCfg *tls.Config) (client.TokenSource, string, error) {
 	type method struct {
 		key  string
 		make func() (client.TokenSource, error)
@@ -398,11 +419,12 @@ func tokenSource(s *Settings, timeout time.Duration, tlsCfg *tls.Config) (client
 	}
 	if best < 0 {
 		if s.Get(KeyOAuthClientID) != "" || s.Get(KeyOAuthClientSecretFile) != "" {
-			return nil, UsageError("OAuth2 client credentials need --oauth-token-url too")
+			return nil, "", UsageError("OAuth2 client credentials need --oauth-token-url too")
 		}
-		return nil, nil
+		return nil, "", nil
 	}
-	return methods[best].make()
+	ts, err := methods[best].make()
+	return ts, methods[best].key, err
 }
 
 // oauthSource is the client credentials flow; the token is fetched when

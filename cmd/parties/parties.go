@@ -4,7 +4,6 @@
 package parties
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -107,9 +106,11 @@ func partiesGetRun(opts *PartiesOptions) error {
 	if err != nil {
 		return err
 	}
-	ps, err := conn.Client.GetParties(context.Background(), opts.Parties[0], opts.Parties[1:]...)
+	ctx, cancel := conn.Context()
+	defer cancel()
+	ps, err := conn.Client.GetParties(ctx, opts.Parties[0], opts.Parties[1:]...)
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	return writeParties(opts, ps)
 }
@@ -137,9 +138,11 @@ func partiesListRun(opts *PartiesOptions) error {
 	if err != nil {
 		return err
 	}
-	ps, err := conn.Client.AllParties(context.Background(), client.ListPartiesOptions{FilterParty: opts.Filter, IdentityProviderID: opts.IDP})
+	ctx, cancel := conn.Context()
+	defer cancel()
+	ps, err := conn.Client.AllParties(ctx, client.ListPartiesOptions{FilterParty: opts.Filter, IdentityProviderID: opts.IDP})
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	return writeParties(opts, ps)
 }
@@ -199,13 +202,15 @@ func partiesAllocateRun(opts *PartiesOptions) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := conn.Context()
+	defer cancel()
 	req := ledgerapi.AllocatePartyRequest{PartyIDHint: opts.Parties[0], IdentityProviderID: opts.IDP, SynchronizerID: opts.Synchronizer, UserID: opts.GrantUser}
 	if len(ann) > 0 {
 		req.LocalMetadata = &ledgerapi.ObjectMeta{Annotations: ann}
 	}
-	p, err := conn.Client.AllocateParty(context.Background(), req)
+	p, err := conn.Client.AllocateParty(ctx, req)
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, p)
@@ -264,7 +269,8 @@ func partiesUpdateRun(opts *PartiesOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
+	ctx, cancel := conn.Context()
+	defer cancel()
 	version := opts.Version
 	var p *ledgerapi.PartyDetails
 	for attempt := 1; ; attempt++ {
@@ -273,7 +279,7 @@ func partiesUpdateRun(opts *PartiesOptions) error {
 		if version == "" || attempt > 1 {
 			cur, err := conn.Client.GetParties(ctx, party)
 			if err != nil {
-				return cmdutil.WithHint(err)
+				return conn.WithHint(err)
 			}
 			if len(cur) == 0 {
 				return fmt.Errorf("party %s: the node returned no details", party)
@@ -290,7 +296,7 @@ func partiesUpdateRun(opts *PartiesOptions) error {
 			break
 		}
 		if !errors.Is(err, ledgerapi.CodeConcurrentPartyDetailsUpdate.Err()) || !opts.Retry || attempt >= maxUpdateAttempts {
-			return cmdutil.WithHint(err)
+			return conn.WithHint(err)
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "party %s changed concurrently (version %s is stale); reading it again\n", party, version)
 	}
@@ -359,7 +365,9 @@ func partiesAllocateExternalRun(opts *PartiesOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
+	// Two deadlines: the person deciding at the prompt is not on the clock.
+	ctx, cancel := conn.Context()
+	defer cancel()
 	sync := opts.Synchronizer
 	if sync == "" {
 		if sync, err = wallet.OnlySynchronizer(ctx, conn.Client); err != nil {
@@ -367,12 +375,12 @@ func partiesAllocateExternalRun(opts *PartiesOptions) error {
 			if errors.As(err, &choice) && len(choice.Connected) > 1 {
 				return cmdutil.UsageError("the node is on several synchronizers: choose one with --synchronizer (%s)", strings.Join(choice.Connected, ", "))
 			}
-			return cmdutil.WithHint(err)
+			return conn.WithHint(err)
 		}
 	}
 	o, err := wallet.ProposeOnboarding(ctx, conn.Client, sync, opts.Hint, key.Public())
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	res := ExternalPartyResult{PartyID: o.PartyID, Fingerprint: o.Fingerprint, MultiHash: o.MultiHashHex(), Mappings: o.Mappings}
 	info := opts.IO.Out
@@ -393,8 +401,10 @@ func partiesAllocateExternalRun(opts *PartiesOptions) error {
 			return errors.New("not signed: nothing was allocated")
 		}
 	}
+	ctx, cancelAllocate := conn.Context()
+	defer cancelAllocate()
 	if err := o.Allocate(ctx, conn.Client, key, opts.GrantUser); err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, res)

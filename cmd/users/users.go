@@ -2,7 +2,6 @@
 package users
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -161,12 +160,14 @@ func usersCreateRun(opts *UsersOptions) error {
 	if err != nil {
 		return err
 	}
-	u, err := conn.Client.CreateUser(context.Background(), ledgerapi.CreateUserRequest{
+	ctx, cancel := conn.Context()
+	defer cancel()
+	u, err := conn.Client.CreateUser(ctx, ledgerapi.CreateUserRequest{
 		User:   &ledgerapi.User{ID: opts.UserID, PrimaryParty: opts.PrimaryParty, Metadata: ledgerapi.ObjectMeta{Annotations: ann}, IdentityProviderID: opts.IDP},
 		Rights: rights,
 	})
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	return writeUser(opts, u, rights)
 }
@@ -228,9 +229,11 @@ func usersListRun(opts *UsersOptions) error {
 	if err != nil {
 		return err
 	}
-	us, err := conn.Client.AllUsers(context.Background())
+	ctx, cancel := conn.Context()
+	defer cancel()
+	us, err := conn.Client.AllUsers(ctx)
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, ledgerapi.List[ledgerapi.User](us))
@@ -265,7 +268,8 @@ func usersGetRun(opts *UsersOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
+	ctx, cancel := conn.Context()
+	defer cancel()
 	var u *ledgerapi.User
 	if opts.UserID == "" {
 		u, err = conn.Client.AuthenticatedUser(ctx)
@@ -273,11 +277,11 @@ func usersGetRun(opts *UsersOptions) error {
 		u, err = conn.Client.GetUser(ctx, opts.UserID)
 	}
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	rights, err := conn.Client.ListUserRights(ctx, u.ID)
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	return writeUser(opts, u, rights)
 }
@@ -324,16 +328,18 @@ func usersRightsRun(opts *UsersOptions, grant bool) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := conn.Context()
+	defer cancel()
 	var changed []ledgerapi.Right
 	verb := "granted"
 	if grant {
-		changed, err = conn.Client.GrantUserRights(context.Background(), opts.UserID, rights, opts.IDP)
+		changed, err = conn.Client.GrantUserRights(ctx, opts.UserID, rights, opts.IDP)
 	} else {
 		verb = "revoked"
-		changed, err = conn.Client.RevokeUserRights(context.Background(), opts.UserID, rights, opts.IDP)
+		changed, err = conn.Client.RevokeUserRights(ctx, opts.UserID, rights, opts.IDP)
 	}
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, map[string]any{verb: ledgerapi.List[ledgerapi.Right](changed)})
@@ -405,14 +411,15 @@ func usersUpdateRun(opts *UsersOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
+	ctx, cancel := conn.Context()
+	defer cancel()
 	updated, err := conn.Client.UpdateUser(ctx, ledgerapi.UpdateUserRequest{User: &u, UpdateMask: &ledgerapi.FieldMask{Paths: paths}})
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	rights, err := conn.Client.ListUserRights(ctx, updated.ID)
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	return writeUser(opts, updated, rights)
 }
@@ -453,8 +460,10 @@ func usersDeleteRun(opts *UsersOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := conn.Client.DeleteUser(context.Background(), opts.UserID); err != nil {
-		return cmdutil.WithHint(err)
+	ctx, cancel := conn.Context()
+	defer cancel()
+	if err := conn.Client.DeleteUser(ctx, opts.UserID); err != nil {
+		return conn.WithHint(err)
 	}
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, map[string]string{"deleted": opts.UserID})
