@@ -256,7 +256,8 @@ func NewCmdUsersGet(f *cmdutil.Factory, runF func(*UsersOptions) error) *cobra.C
 		Use:   "get [USER]",
 		Short: "Show a user and its rights (default: the token's user)",
 		Long: `Show a user with its rights (GET /v2/users/{id} and …/rights). Without USER,
-the user the token authenticates (GET /v2/authenticated-user, Canton 3.4+).`,
+the user the token authenticates (GET /v2/authenticated-user, Canton 3.4+);
+with no token (a node without authentication), the user of --user.`,
 		Example: "  ledger users get alice\n  ledger users get            # who am I?",
 		Args:    cmdutil.MaxArgs(1),
 	}
@@ -271,10 +272,18 @@ func usersGetRun(opts *UsersOptions) error {
 	ctx, cancel := conn.Context()
 	defer cancel()
 	var u *ledgerapi.User
-	if opts.UserID == "" {
+	id := opts.UserID
+	if id == "" && conn.TokenKey == "" {
+		// No token to ask the node about: a node without authentication
+		// knows users only by the id requests name (--user).
+		if id = conn.UserID; id == "" {
+			return cmdutil.UsageError("no token is sent, so the node cannot tell who you are: give USER, or --user (LEDGER_USER)")
+		}
+	}
+	if id == "" {
 		u, err = conn.Client.AuthenticatedUser(ctx)
 	} else {
-		u, err = conn.Client.GetUser(ctx, opts.UserID)
+		u, err = conn.Client.GetUser(ctx, id)
 	}
 	if err != nil {
 		return conn.WithHint(err)
