@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -135,6 +136,23 @@ Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
 	return cmd
 }
 
+// checkPartiesKnown refuses parties the node does not know: their
+// completions would be an empty list, indistinguishable from "nothing
+// happened". Reading parties needs rights a reader may lack; then there is
+// no telling, and the tail goes ahead.
+func checkPartiesKnown(conn *cmdutil.Connection, parties []string) error {
+	ctx, cancel := conn.Context()
+	defer cancel()
+	ps, err := conn.Client.GetParties(ctx, parties[0], parties[1:]...)
+	if err != nil {
+		return nil
+	}
+	if missing := cmdutil.MissingParties(parties, ps); len(missing) > 0 {
+		return fmt.Errorf("--party %s: the node knows no such party, so it has no completions for it; check the id (ledger parties list)", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
 // shellNames are what someone after shell completion types after
 // "ledger completions".
 var shellNames = map[string]bool{"bash": true, "zsh": true, "fish": true, "powershell": true}
@@ -163,6 +181,9 @@ func completionsRun(opts *CompletionsOptions) error {
 		return err
 	}
 	o.UserID = conn.UserID
+	if err := checkPartiesKnown(conn, opts.Parties); err != nil {
+		return err
+	}
 	ctx := opts.Context
 	if ctx == nil {
 		var stop context.CancelFunc

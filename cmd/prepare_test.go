@@ -50,6 +50,19 @@ func startLiveNode(t *testing.T) *liveNode {
 	return n
 }
 
+// startOpenNode is an in-process `ledger serve` without authentication,
+// the default of ledger serve; it returns the node's URL.
+func startOpenNode(t *testing.T) string {
+	t.Helper()
+	isolateConfig(t)
+	run, err := server.Start(context.Background(), server.Config{Addr: "127.0.0.1:0", DBPath: ":memory:"})
+	if err != nil {
+		t.Fatalf("start node: %v", err)
+	}
+	t.Cleanup(func() { run.Close() })
+	return run.URL()
+}
+
 func (n *liveNode) token(user string) string {
 	n.t.Helper()
 	tok, err := auth.Mint(onlineSecret, user, time.Hour, "", auth.DefaultParticipantID, time.Now())

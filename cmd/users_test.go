@@ -1,12 +1,10 @@
 package cmd
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
-	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/store"
 )
 
@@ -89,17 +87,12 @@ func TestUsersUpdateAndDelete(t *testing.T) {
 // token to ask about, so "users get" shows the user of --user (issue 12,
 // item 28).
 func TestUsersGetWithoutAuth(t *testing.T) {
-	isolateConfig(t)
-	run, err := server.Start(context.Background(), server.Config{Addr: "127.0.0.1:0", DBPath: ":memory:"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { run.Close() })
-	r := runCLI(t, "", "users", "get", "--url", run.URL(), "--user", store.AdminUserID).must(t, 0)
+	url := startOpenNode(t)
+	r := runCLI(t, "", "users", "get", "--url", url, "--user", store.AdminUserID).must(t, 0)
 	if !strings.Contains(r.out, store.AdminUserID) || !strings.Contains(r.out, "ParticipantAdmin") {
 		t.Errorf("users get --user on a node without auth:\n%s", r.out)
 	}
-	r = runCLI(t, "", "users", "get", "--url", run.URL()).must(t, 2)
+	r = runCLI(t, "", "users", "get", "--url", url).must(t, 2)
 	if !strings.Contains(r.err, "give USER, or --user") {
 		t.Errorf("without --user: %s", r.err)
 	}

@@ -48,6 +48,18 @@ var rejectionHints = map[string]string{
 	"JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED": "more results than the node returns at once: give a smaller --limit",
 }
 
+// unknownPartiesHint names the parties a node does not know, from the
+// error's context: "a,b" as ledger serve writes it, "Set(a, b)" as Canton's
+// Scala does.
+func unknownPartiesHint(list, where string) string {
+	list = strings.TrimSuffix(strings.TrimPrefix(list, "Set("), ")")
+	parties := strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' })
+	if len(parties) == 0 {
+		return "a party of " + where + " is not known on the node's synchronizers: check the ids (ledger parties list)"
+	}
+	return fmt.Sprintf("not known on the node's synchronizers: %s; check %s (ledger parties list shows the node's parties)", strings.Join(parties, ", "), where)
+}
+
 // RejectionHint returns the one-line hint for an error id ("" if none).
 func RejectionHint(id string) string { return rejectionHints[id] }
 
@@ -60,6 +72,12 @@ const signatureHint = "the signatures do not verify with a key registered for th
 // hintFor is the hint for a Canton error: by its id, and for an execute
 // refused for its signatures, by its cause.
 func hintFor(ce *ledgerapi.JsCantonError) string {
+	switch ce.Code {
+	case "UNKNOWN_SUBMITTERS":
+		return unknownPartiesHint(ce.Context["unknownSubmitters"], "--act-as")
+	case "UNKNOWN_INFORMEES":
+		return unknownPartiesHint(ce.Context["unknownInformees"], "the command's parties")
+	}
 	if ce.Code == "FAILED_TO_EXECUTE_TRANSACTION" {
 		for _, s := range []string{"valid signatures", "did not provide an external signature", "registered signing keys"} {
 			if strings.Contains(ce.Cause, s) {

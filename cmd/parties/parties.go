@@ -102,6 +102,9 @@ version (the version "ledger parties update" compares against).`,
 }
 
 func partiesGetRun(opts *PartiesOptions) error {
+	if err := cmdutil.ValidateParties("PARTY", opts.Parties); err != nil {
+		return err
+	}
 	conn, err := opts.Connect()
 	if err != nil {
 		return err
@@ -112,7 +115,17 @@ func partiesGetRun(opts *PartiesOptions) error {
 	if err != nil {
 		return conn.WithHint(err)
 	}
-	return writeParties(opts, ps)
+	// The node leaves out the parties it does not know.
+	missing := cmdutil.MissingParties(opts.Parties, ps)
+	if len(ps) > 0 {
+		if err := writeParties(opts, ps); err != nil {
+			return err
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("not found: %s: the node knows no such party; check the id (ledger parties list)", strings.Join(missing, ", "))
+	}
+	return nil
 }
 
 // NewCmdPartiesList builds `ledger parties list`.
