@@ -475,3 +475,18 @@ func TestKeysPassphraseFileMustBePrivate(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestKeysShowChecksTheFormatFirst: a file that is no key file is named as
+// such before anything is said about its permissions (issue 12, item 30).
+func TestKeysShowChecksTheFormatFirst(t *testing.T) {
+	dir := keysEnv(t)
+	iou := filepath.Join(dir, "iou.json")
+	if err := os.WriteFile(iou, []byte(`{"issuer": "alice::1220", "amount": "100.00"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runKeys(t, "show", iou)
+	if code != cmdutil.ExitFailure || strings.Contains(errOut, "chmod") || !strings.Contains(errOut, iou+":") {
+		t.Fatalf("keys show iou.json: exit %d %q", code, errOut)
+	}
+	t.Log(errOut)
+}
