@@ -50,6 +50,7 @@ keys (also on an air-gapped machine) and executes them. It also runs a local
 participant node (ledger serve) that speaks the same API.
 
 Start with:  ledger quickstart`,
+		Version:       cmdutil.ReadBuild().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
@@ -59,6 +60,7 @@ Start with:  ledger quickstart`,
 	}
 	cmdutil.Group(root)
 	root.FParseErrWhitelist.UnknownFlags = false // "ledger --bogus" stays an error
+	root.SetVersionTemplate("ledger {{.Version}}\n")
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
@@ -87,6 +89,7 @@ Start with:  ledger quickstart`,
 		parties.NewCmdParties(f),
 		users.NewCmdUsers(f),
 		NewCmdBench(f, nil),
+		NewCmdVersion(f, nil),
 	)
 	return root
 }

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -356,7 +355,7 @@ func Connect(s *Settings) (*Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := client.New(client.Config{URL: s.Get(KeyURL), Tokens: tokens, TLS: tlsCfg, Timeout: timeout, UserAgent: "ledger-cli (" + runtimeVersion() + ")"})
+	c, err := client.New(client.Config{URL: s.Get(KeyURL), Tokens: tokens, TLS: tlsCfg, Timeout: timeout, UserAgent: "ledger-cli (" + ReadBuild().Version + ")"})
 	if errors.Is(err, client.ErrNoURL) {
 		return nil, fmt.Errorf("%w: give --url, set LEDGER_URL or add url to the profile", err)
 	}
@@ -457,12 +456,4 @@ func oauthSource(s *Settings, timeout time.Duration, tlsCfg *tls.Config) (client
 	}
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Transport: tr, Timeout: timeout})
 	return client.OAuth2Token(cc.TokenSource(ctx)), nil
-}
-
-// runtimeVersion is the module version of the binary, or "devel".
-func runtimeVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
 }
