@@ -219,8 +219,12 @@ func (c *Client) do(ctx context.Context, k call) error {
 				break
 			}
 		}
+		prev := err
 		err = c.once(ctx, k, body)
 		tried++
+		if prev != nil && ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+			err = prev // cut short by the deadline: the node's last answer says more
+		}
 		if err == nil || !retryWorthy(err) || ctx.Err() != nil {
 			break
 		}
