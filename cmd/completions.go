@@ -206,6 +206,9 @@ func completionsRun(opts *CompletionsOptions) error {
 		w, o.Sync = file, file.Sync
 		text.Color = false
 	}
+	// The header goes to a terminal or pipe once; a file appended to across
+	// restarts gets none.
+	header := opts.OutPath == ""
 	out := func(c *ledgerapi.Completion) error {
 		switch opts.Format {
 		case cmdutil.FormatJSON:
@@ -220,6 +223,12 @@ func completionsRun(opts *CompletionsOptions) error {
 				return err
 			}
 			return cmdutil.WriteStructured(w, cmdutil.FormatYAML, c)
+		}
+		if header {
+			header = false
+			if _, err := fmt.Fprintln(w, display.CompletionHeader()); err != nil {
+				return err
+			}
 		}
 		_, err := fmt.Fprintln(w, display.CompletionLine(c, text))
 		return err

@@ -354,3 +354,38 @@ func TestPrepareRequestCarriesEveryFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestWhatComesNextIsTrue: the lines that tell what to do next name what
+// the command knows, not placeholders or files it never wrote (issue 12,
+// item 32).
+func TestWhatComesNextIsTrue(t *testing.T) {
+	n := startLiveNode(t)
+	party, key, _, tok := n.externalParty("carol")
+	dir := t.TempDir()
+	conn := []string{"--url", n.url, "--token", tok}
+
+	// The envelope on stdout: no "ledger sign tx.json" for a tx.json that
+	// does not exist.
+	r := runCLI(t, "", append([]string{"prepare", "--create", "#iou:Iou:Iou", "--args", `{"owner":"` + party + `"}`,
+		"--act-as", party, "--command-id", "next-1"}, conn...)...).must(t, 0)
+	if strings.Contains(r.err, "ledger sign tx.json") || !strings.Contains(r.err, "Next: save the envelope") {
+		t.Errorf("prepare to stdout:\n%s", r.err)
+	}
+	tx, signed := filepath.Join(dir, "tx.json"), filepath.Join(dir, "tx.signed.json")
+	if err := os.WriteFile(tx, []byte(r.out), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	signEnvelope(t, tx, signed, party, key)
+
+	// execute without --wait names the party to follow.
+	r = runCLI(t, "", append([]string{"execute", signed}, conn...)...).must(t, 0)
+	if strings.Contains(r.out, "PARTY") || !strings.Contains(r.out, "ledger completions --party "+party+" --until-command-id next-1") {
+		t.Errorf("execute:\n%s", r.out)
+	}
+
+	// The completions table has a header.
+	r = runCLI(t, "", append([]string{"completions", "--party", party, "--until-command-id", "next-1", "--max-wait", "30s"}, conn...)...).must(t, 0)
+	if lines := strings.Split(r.out, "\n"); len(lines) < 2 || !strings.HasPrefix(lines[0], "OFFSET") || !strings.Contains(lines[1], "next-1") {
+		t.Errorf("completions:\n%s", r.out)
+	}
+}

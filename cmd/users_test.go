@@ -26,7 +26,7 @@ func TestUsersAgainstServe(t *testing.T) {
 		t.Errorf("revoke: %s", r.out)
 	}
 	r = runCLI(t, "", "users", "get", "--url", n.url, "--token", n.token("alice")).must(t, 0)
-	if !strings.Contains(r.out, "user:           alice") || !strings.Contains(r.out, "CanReadAs") || strings.Contains(r.out, "CanActAs") {
+	if !strings.Contains(r.out, "User:           alice") || !strings.Contains(r.out, "CanReadAs") || strings.Contains(r.out, "CanActAs") {
 		t.Errorf("get (self): %s", r.out)
 	}
 	r = runCLI(t, "", append([]string{"users", "list"}, conn...)...).must(t, 0)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/display"
 	"github.com/ledger-cli/ledger/signer"
 )
 
@@ -71,10 +72,7 @@ func writeKeyInfo(w io.Writer, format string, p signer.PublicKey, extra ...[2]st
 		[2]string{"Public key hex", info.PublicKeyHex},
 		[2]string{"Key spec", info.KeySpec},
 	)
-	for _, r := range rows {
-		fmt.Fprintf(w, "%-15s %s\n", r[0]+":", r[1])
-	}
-	return nil
+	return display.Fields(w, rows)
 }
 
 func encryptionLabel(encrypted bool) string {

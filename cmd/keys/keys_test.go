@@ -120,8 +120,8 @@ func TestKeysGenerateShowExport(t *testing.T) {
 	}
 
 	out, _, code = runKeys(t, "show", keyPath)
-	for _, want := range []string{"Fingerprint:    " + show["fingerprint"] + "\n", "Public key:     " + show["publicKey"] + "\n",
-		"Public key hex: " + show["publicKeyHex"] + "\n", "Key spec:       SIGNING_KEY_SPEC_EC_CURVE25519\n", "Encrypted:      yes"} {
+	for _, want := range []string{"Fingerprint:     " + show["fingerprint"] + "\n", "Public key:      " + show["publicKey"] + "\n",
+		"Public key hex:  " + show["publicKeyHex"] + "\n", "Key spec:        SIGNING_KEY_SPEC_EC_CURVE25519\n", "Encrypted:       yes"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("show table lacks %q:\n%s", want, out)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/display"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/signer"
 	"github.com/ledger-cli/ledger/topology"
@@ -164,23 +165,23 @@ func writeParties(opts *PartiesOptions, ps []ledgerapi.PartyDetails) error {
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, ledgerapi.List[ledgerapi.PartyDetails](ps))
 	}
-	w := opts.IO.Out
 	if len(ps) == 0 {
-		fmt.Fprintln(w, "no parties")
+		fmt.Fprintln(opts.IO.Out, "no parties")
 		return nil
 	}
-	fmt.Fprintf(w, "%-6s %-8s %s\n", "LOCAL", "VERSION", "PARTY / ANNOTATIONS")
-	for _, p := range ps {
+	rows := make([][]string, len(ps))
+	for i, p := range ps {
+		var ann []string
+		for _, k := range slices.Sorted(maps.Keys(p.LocalMetadata.Annotations)) {
+			ann = append(ann, k+"="+p.LocalMetadata.Annotations[k])
+		}
 		local := "no"
 		if p.IsLocal {
 			local = "yes"
 		}
-		fmt.Fprintf(w, "%-6s %-8s %s\n", local, p.LocalMetadata.ResourceVersion, p.Party)
-		for _, k := range slices.Sorted(maps.Keys(p.LocalMetadata.Annotations)) {
-			fmt.Fprintf(w, "%-15s  %s=%s\n", "", k, p.LocalMetadata.Annotations[k])
-		}
+		rows[i] = []string{p.Party, local, p.LocalMetadata.ResourceVersion, strings.Join(ann, "\n")}
 	}
-	return nil
+	return display.Table(opts.IO.Out, []string{"PARTY", "LOCAL", "VERSION", "ANNOTATIONS"}, rows)
 }
 
 // NewCmdPartiesAllocate builds `ledger parties allocate`.

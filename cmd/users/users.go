@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/display"
 	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
@@ -182,22 +183,28 @@ func writeUser(opts *UsersOptions, u *ledgerapi.User, rights []ledgerapi.Right) 
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, UserWithRights{User: *u, Rights: rights})
 	}
-	w := opts.IO.Out
-	fmt.Fprintf(w, "user:           %s\n", u.ID)
+	fields := [][2]string{{"User", u.ID}}
 	if u.PrimaryParty != "" {
-		fmt.Fprintf(w, "primary party:  %s\n", u.PrimaryParty)
+		fields = append(fields, [2]string{"Primary party", u.PrimaryParty})
 	}
 	if u.IsDeactivated {
-		fmt.Fprintln(w, "deactivated:    yes")
+		fields = append(fields, [2]string{"Deactivated", "yes"})
 	}
 	if u.IdentityProviderID != "" {
-		fmt.Fprintf(w, "identity prov.: %s\n", u.IdentityProviderID)
+		fields = append(fields, [2]string{"Identity provider", u.IdentityProviderID})
 	}
 	for _, k := range slices.Sorted(maps.Keys(u.Metadata.Annotations)) {
-		fmt.Fprintf(w, "annotation:     %s=%s\n", k, u.Metadata.Annotations[k])
+		fields = append(fields, [2]string{"Annotation", k + "=" + u.Metadata.Annotations[k]})
 	}
-	fmt.Fprintf(w, "rights:         %s\n", rightsText(rights))
-	return nil
+	fields = append(fields, [2]string{"Rights", rightsText(rights)})
+	return display.Fields(opts.IO.Out, fields)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }
 
 func rightsText(rs []ledgerapi.Right) string {
@@ -238,15 +245,11 @@ func usersListRun(opts *UsersOptions) error {
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, ledgerapi.List[ledgerapi.User](us))
 	}
-	fmt.Fprintf(opts.IO.Out, "%-30s %-6s %s\n", "USER", "ACTIVE", "PRIMARY PARTY")
-	for _, u := range us {
-		active := "yes"
-		if u.IsDeactivated {
-			active = "no"
-		}
-		fmt.Fprintf(opts.IO.Out, "%-30s %-6s %s\n", u.ID, active, u.PrimaryParty)
+	rows := make([][]string, len(us))
+	for i, u := range us {
+		rows[i] = []string{u.ID, yesNo(!u.IsDeactivated), u.PrimaryParty}
 	}
-	return nil
+	return display.Table(opts.IO.Out, []string{"USER", "ACTIVE", "PRIMARY PARTY"}, rows)
 }
 
 // NewCmdUsersGet builds `ledger users get`.
