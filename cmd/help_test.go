@@ -116,3 +116,27 @@ func TestUsageMistakes(t *testing.T) {
 		t.Errorf("ledger users: exit %d\n%s", r.code, r.out)
 	}
 }
+
+// TestNoYAMLEnvelopes: envelopes are JSON; -o yaml never makes prepare or
+// sign write a YAML envelope that show, sign, hash, verify and execute
+// would refuse (issue 12, item 20).
+func TestNoYAMLEnvelopes(t *testing.T) {
+	isolateConfig(t)
+	for _, args := range [][]string{
+		{"prepare", "--create", "#p:M:T", "--args", "{}", "--act-as", "a::1", "-o", "yaml", "--url", "http://127.0.0.1:1"},
+		{"sign", "tx.json", "--key", "k.key", "-o", "yaml"},
+	} {
+		r := runCLI(t, "", args...)
+		if r.code != cmdutil.ExitUsage || !strings.Contains(r.err, "envelopes are JSON only") {
+			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.err)
+		}
+	}
+	ios, _, _, _ := cmdutil.Test()
+	root := NewCmdRoot(&cmdutil.Factory{IO: ios, Config: viper.New()})
+	for _, name := range []string{"prepare", "sign"} {
+		c, _, _ := root.Find([]string{name})
+		if !strings.Contains(c.Long, "JSON") || !strings.Contains(c.Long, "YAML envelope is never written") && !strings.Contains(c.Long, "JSON like every envelope") {
+			t.Errorf("%s --help does not say envelopes are JSON", name)
+		}
+	}
+}
