@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/signer"
 )
 
 func TestPartiesAgainstServe(t *testing.T) {
@@ -186,5 +188,24 @@ func TestPartyTyposAreNamed(t *testing.T) {
 	r = runCLI(t, "", "submit", "--create", "#p:M:T", "--args", "{}", "--act-as", typo, "--url", open, "--user", "participant_admin").must(t, 4)
 	if !strings.Contains(r.err, "UNKNOWN_SUBMITTERS") || !strings.Contains(r.err, "hint: not known on the node's synchronizers: "+typo) {
 		t.Errorf("submit --act-as TYPO: %s", r.err)
+	}
+}
+
+// TestAllocateExternalPrintsTheIDForScripts: off a terminal, stdout is the
+// party id alone, so ALICE=$(ledger parties allocate-external …) works
+// without jq; what was checked goes to stderr.
+func TestAllocateExternalPrintsTheIDForScripts(t *testing.T) {
+	n := startLiveNode(t)
+	key, err := signer.Generate(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(t.TempDir(), "dora.key")
+	if err := signer.WriteKeyFile(keyFile, signer.MarshalPlaintextKeyFile(key), false); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, "", "parties", "allocate-external", "--key", keyFile, "--hint", "dora", "--yes", "--url", n.url, "--token", n.admin).must(t, 0)
+	if r.out != "dora::"+key.Fingerprint()+"\n" || !strings.Contains(r.err, "multi-hash to sign") {
+		t.Errorf("stdout %q\nstderr %s", r.out, r.err)
 	}
 }

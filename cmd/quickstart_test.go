@@ -24,7 +24,7 @@ func TestQuickstart(t *testing.T) {
 	}
 	for _, want := range []string{
 		"$ ledger keys generate --out alice.key",
-		"Allocated external party Alice::1220",
+		"$ ALICE=Alice::1220",
 		"$ ledger prepare --act-as \"$ALICE\"",
 		"OK: the node's hash matches the local recomputation (HASHING_SCHEME_VERSION_V3)",
 		"create Iou",

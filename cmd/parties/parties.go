@@ -336,11 +336,15 @@ your key; the party is allocated (POST /v2/parties/external/allocate).
 
 On a terminal you are asked to confirm before signing (--yes skips it).
 The key file's passphrase comes from --passphrase-file, LEDGER_KEY_PASSPHRASE
-or a prompt.`,
+or a prompt. What is checked is printed on standard error; standard output
+gets the party id (-o json: partyId, fingerprint, multiHash, mappings).`,
 		Example: `  ledger keys generate --out alice.key
   ledger parties allocate-external --key alice.key --hint alice
 
-  # in a script, granting the user alice the right to execute as the party
+  # in a script, keeping the party id
+  ALICE=$(ledger parties allocate-external --key alice.key --hint alice --passphrase-file pass.txt --yes)
+
+  # granting the user alice the right to execute as the party
   ledger parties allocate-external --key alice.key --hint alice --passphrase-file pass.txt --yes --grant-user alice`,
 		Args: cmdutil.ExactArgs(0),
 	}
@@ -397,10 +401,9 @@ func partiesAllocateExternalRun(opts *PartiesOptions) error {
 		return conn.WithHint(err)
 	}
 	res := ExternalPartyResult{PartyID: o.PartyID, Fingerprint: o.Fingerprint, MultiHash: o.MultiHashHex(), Mappings: o.Mappings}
-	info := opts.IO.Out
-	if opts.Format != cmdutil.FormatTable {
-		info = opts.IO.ErrOut
-	}
+	// What a person checks goes to stderr; stdout carries the result, so
+	// that ALICE=$(ledger parties allocate-external …) works.
+	info := opts.IO.ErrOut
 	fmt.Fprintf(info, "Onboarding %s on %s (checked: our key, our namespace, multi-hash recomputed)\n", o.PartyID, sync)
 	for i, m := range res.Mappings {
 		fmt.Fprintf(info, "  transaction %d: %s\n", i+1, m)
@@ -423,6 +426,10 @@ func partiesAllocateExternalRun(opts *PartiesOptions) error {
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, res)
 	}
-	fmt.Fprintf(opts.IO.Out, "Allocated external party %s\n", o.PartyID)
+	if opts.IO.IsStdoutTTY() {
+		fmt.Fprintf(opts.IO.Out, "Allocated external party %s\n", o.PartyID)
+	} else {
+		fmt.Fprintln(opts.IO.Out, o.PartyID)
+	}
 	return nil
 }
