@@ -16,9 +16,9 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/engine"
+	"github.com/ledger-cli/ledger/node/sqlite"
 	"github.com/ledger-cli/ledger/proto/damlpb"
-	"github.com/ledger-cli/ledger/server/engine"
-	"github.com/ledger-cli/ledger/server/store"
 )
 
 // Defaults of CommandOptions fields left at zero.
@@ -79,7 +79,7 @@ type CommandOptions struct {
 // commandState is the mutable part of the command endpoints.
 type commandState struct {
 	mu       sync.Mutex
-	inFlight map[store.ChangeID]bool
+	inFlight map[sqlite.ChangeID]bool
 
 	streamMu sync.Mutex
 	streams  int
@@ -105,7 +105,7 @@ func (s *Server) ConfigureCommands(opts CommandOptions) error {
 		opts.MaxDeduplication = s.Identity.MaxDeduplication
 	}
 	if opts.MaxDeduplication <= 0 {
-		opts.MaxDeduplication = store.DefaultMaxDeduplication
+		opts.MaxDeduplication = sqlite.DefaultMaxDeduplication
 	}
 	eng, err := engine.New(engine.Config{
 		SynchronizerID:      s.Identity.SynchronizerID,
@@ -120,7 +120,7 @@ func (s *Server) ConfigureCommands(opts CommandOptions) error {
 		return err
 	}
 	s.Engine, s.Commands = eng, opts
-	s.cmds.inFlight = map[store.ChangeID]bool{}
+	s.cmds.inFlight = map[sqlite.ChangeID]bool{}
 	s.cmds.stop = make(chan struct{})
 	return nil
 }
@@ -145,11 +145,11 @@ func (s *Server) engine() (*engine.Engine, error) {
 }
 
 // storeContracts reads contracts for the engine.
-type storeContracts struct{ st *store.Store }
+type storeContracts struct{ st *sqlite.Store }
 
 func (c storeContracts) LookupContract(ctx context.Context, id string) (*engine.Contract, error) {
 	sc, err := c.st.Contract(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, sqlite.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
@@ -171,7 +171,7 @@ func (c storeContracts) LookupContract(ctx context.Context, id string) (*engine.
 // are never removed, so a known party is remembered; unknown strings are
 // asked again (the party may be allocated later).
 type partyDirectory struct {
-	st    *store.Store
+	st    *sqlite.Store
 	known sync.Map
 }
 
@@ -180,7 +180,7 @@ func (d *partyDirectory) IsKnownParty(ctx context.Context, party string) (bool, 
 		return true, nil
 	}
 	_, err := d.st.Party(ctx, party)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, sqlite.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil {
@@ -193,7 +193,7 @@ func (d *partyDirectory) IsKnownParty(ctx context.Context, party string) (bool, 
 // signingKeys is the engine's KeyLookup over the store.
 func (s *Server) signingKeys(ctx context.Context, party string) ([]ed25519.PublicKey, int, error) {
 	keys, err := s.Store.SigningKeys(ctx, party)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, sqlite.ErrNotFound) {
 		return nil, 0, nil
 	}
 	if err != nil {
@@ -342,13 +342,13 @@ func (s *Server) executedBefore(ctx context.Context, err error, body ledgerapi.E
 		return nil
 	}
 	si := pt.GetMetadata().GetSubmitterInfo()
-	change := store.ChangeIDOf(userID, si.GetActAs(), si.GetCommandId())
+	change := sqlite.ChangeIDOf(userID, si.GetActAs(), si.GetCommandId())
 	for _, off := range []int64{c.CreatedOffset, c.ArchivedOffset} {
 		if off == 0 {
 			continue
 		}
 		done, err := s.Store.CompletionAt(ctx, off)
-		if err != nil || done.UpdateID == "" || store.ChangeIDOf(done.UserID, done.ActAs, done.CommandID) != change ||
+		if err != nil || done.UpdateID == "" || sqlite.ChangeIDOf(done.UserID, done.ActAs, done.CommandID) != change ||
 			!s.deduplicates(body.DeduplicationPeriod, done) {
 			continue
 		}
@@ -368,7 +368,7 @@ func (s *Server) executedBefore(ctx context.Context, err error, body ledgerapi.E
 // deduplicates reports whether the accepted completion done lies in the
 // deduplication period p of a new submission (as the store's check at
 // commit decides it).
-func (s *Server) deduplicates(p ledgerapi.DeduplicationPeriod, done store.Completion) bool {
+func (s *Server) deduplicates(p ledgerapi.DeduplicationPeriod, done sqlite.Completion) bool {
 	now := time.Now()
 	if s.Commands.Now != nil {
 		now = s.Commands.Now()
@@ -645,10 +645,10 @@ type trafficBasis struct {
 // was committed instead of a transaction, if any, or a synchronous error
 // (in flight, contract not active, storage failure), for which nothing was
 // committed.
-func (s *Server) commit(req *Request, out *engine.Outcome, traffic trafficBasis, traceParent string) (store.Committed, int64, *ledgerapi.JsCantonError, error) {
-	change := store.ChangeIDOf(out.UserID, out.ActAs, out.CommandID)
+func (s *Server) commit(req *Request, out *engine.Outcome, traffic trafficBasis, traceParent string) (sqlite.Committed, int64, *ledgerapi.JsCantonError, error) {
+	change := sqlite.ChangeIDOf(out.UserID, out.ActAs, out.CommandID)
 	if !s.enterFlight(change) {
-		return store.Committed{}, 0, nil, ledgerapi.NewError(ledgerapi.CodeSubmissionAlreadyInFlight,
+		return sqlite.Committed{}, 0, nil, ledgerapi.NewError(ledgerapi.CodeSubmissionAlreadyInFlight,
 			"The submission with the same change ID is already being processed",
 			map[string]string{"commandId": out.CommandID, "submissionId": out.SubmissionID,
 				"actAs": strings.Join(out.ActAs, ","), "userId": out.UserID, "definite_answer": "false"}).
@@ -657,7 +657,7 @@ func (s *Server) commit(req *Request, out *engine.Outcome, traffic trafficBasis,
 	defer s.leaveFlight(change)
 	// The outcome must not depend on whether the client waits for it.
 	ctx := context.WithoutCancel(req.Context())
-	entry := store.Entry{
+	entry := sqlite.Entry{
 		UserID:       out.UserID,
 		CommandID:    out.CommandID,
 		SubmissionID: out.SubmissionID,
@@ -674,7 +674,7 @@ func (s *Server) commit(req *Request, out *engine.Outcome, traffic trafficBasis,
 		traffic.size = len(events)
 	}
 	entry.PaidTrafficCost = int64(engine.EstimateCost(traffic.size, traffic.signatures, time.Now()).TotalTrafficCostEstimation)
-	entry.Transaction = &store.Transaction{
+	entry.Transaction = &sqlite.Transaction{
 		UpdateID:      tx.UpdateID,
 		WorkflowID:    tx.WorkflowID,
 		EffectiveTime: tx.EffectiveAt,
@@ -684,7 +684,7 @@ func (s *Server) commit(req *Request, out *engine.Outcome, traffic trafficBasis,
 		MaxRecordTime: tx.MaxRecordTime,
 	}
 	for _, c := range tx.Created {
-		entry.Transaction.Created = append(entry.Transaction.Created, store.Contract{
+		entry.Transaction.Created = append(entry.Transaction.Created, sqlite.Contract{
 			ContractID:     c.ContractID,
 			TemplateID:     c.TemplateID,
 			PackageName:    c.PackageName,
@@ -695,8 +695,8 @@ func (s *Server) commit(req *Request, out *engine.Outcome, traffic trafficBasis,
 		})
 	}
 	at, err := s.Store.Commit(ctx, entry)
-	var dup *store.DuplicateCommandError
-	var inactive *store.ContractNotActiveError
+	var dup *sqlite.DuplicateCommandError
+	var inactive *sqlite.ContractNotActiveError
 	switch {
 	case err == nil:
 		return at, entry.PaidTrafficCost, nil, nil
@@ -705,31 +705,31 @@ func (s *Server) commit(req *Request, out *engine.Outcome, traffic trafficBasis,
 		entry.Transaction, entry.PaidTrafficCost = nil, 0
 		return s.commitRejection(ctx, entry, rej)
 	case errors.As(err, &inactive):
-		return store.Committed{}, 0, nil, engine.ContractNotActive(inactive.ContractID).WithCorrelationID(out.SubmissionID)
-	case errors.Is(err, store.ErrMaxRecordTimeExceeded):
+		return sqlite.Committed{}, 0, nil, engine.ContractNotActive(inactive.ContractID).WithCorrelationID(out.SubmissionID)
+	case errors.Is(err, sqlite.ErrMaxRecordTimeExceeded):
 		rej := engine.MaxRecordTimeExceeded(ledgerapi.NewTimestamp(tx.MaxRecordTime).String()).WithCorrelationID(out.SubmissionID)
 		entry.Transaction, entry.PaidTrafficCost = nil, 0
 		return s.commitRejection(ctx, entry, rej)
 	}
-	return store.Committed{}, 0, nil, err
+	return sqlite.Committed{}, 0, nil, err
 }
 
 // commitRejection writes a failed completion carrying rej's status.
-func (s *Server) commitRejection(ctx context.Context, entry store.Entry, rej *ledgerapi.JsCantonError) (store.Committed, int64, *ledgerapi.JsCantonError, error) {
+func (s *Server) commitRejection(ctx context.Context, entry sqlite.Entry, rej *ledgerapi.JsCantonError) (sqlite.Committed, int64, *ledgerapi.JsCantonError, error) {
 	st := rej.Status()
 	details, err := json.Marshal(st.Details)
 	if err != nil {
-		return store.Committed{}, 0, nil, err
+		return sqlite.Committed{}, 0, nil, err
 	}
-	entry.Status = store.Status{Code: int32(st.Code), Message: st.Message, Details: details}
+	entry.Status = sqlite.Status{Code: int32(st.Code), Message: st.Message, Details: details}
 	at, err := s.Store.Commit(ctx, entry)
 	if err != nil {
-		return store.Committed{}, 0, nil, err
+		return sqlite.Committed{}, 0, nil, err
 	}
 	return at, 0, rej, nil
 }
 
-func (s *Server) enterFlight(c store.ChangeID) bool {
+func (s *Server) enterFlight(c sqlite.ChangeID) bool {
 	s.cmds.mu.Lock()
 	defer s.cmds.mu.Unlock()
 	if s.cmds.inFlight[c] {
@@ -739,21 +739,21 @@ func (s *Server) enterFlight(c store.ChangeID) bool {
 	return true
 }
 
-func (s *Server) leaveFlight(c store.ChangeID) {
+func (s *Server) leaveFlight(c sqlite.ChangeID) {
 	s.cmds.mu.Lock()
 	delete(s.cmds.inFlight, c)
 	s.cmds.mu.Unlock()
 }
 
 // storeDedup converts the requested deduplication period.
-func storeDedup(p ledgerapi.DeduplicationPeriod) store.Dedup {
+func storeDedup(p ledgerapi.DeduplicationPeriod) sqlite.Dedup {
 	switch {
 	case p.Duration != nil:
-		return store.Dedup{Kind: store.DedupDuration, Duration: p.Duration.Std()}
+		return sqlite.Dedup{Kind: sqlite.DedupDuration, Duration: p.Duration.Std()}
 	case p.Offset != nil:
-		return store.Dedup{Kind: store.DedupOffset, Offset: *p.Offset}
+		return sqlite.Dedup{Kind: sqlite.DedupOffset, Offset: *p.Offset}
 	}
-	return store.Dedup{Kind: store.DedupDefault}
+	return sqlite.Dedup{Kind: sqlite.DedupDefault}
 }
 
 // traceParent is the W3C traceparent the request's work runs under: the

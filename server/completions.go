@@ -14,8 +14,8 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/sqlite"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/store"
 )
 
 // Websocket subprotocols of the JSON API: the token travels as
@@ -27,7 +27,7 @@ const completionsBatch = 1000
 
 // completionFilter is a validated completion stream request.
 type completionFilter struct {
-	query   store.CompletionQuery
+	query   sqlite.CompletionQuery
 	parties map[string]bool
 }
 
@@ -90,7 +90,7 @@ type completionScratch struct {
 
 // fillCompletion converts c into sc and returns it; the result is valid
 // until the next call with sc.
-func (s *Server) fillCompletion(sc *completionScratch, c *store.Completion, parties map[string]bool) *ledgerapi.Completion {
+func (s *Server) fillCompletion(sc *completionScratch, c *sqlite.Completion, parties map[string]bool) *ledgerapi.Completion {
 	actAs := sc.c.ActAs[:0]
 	if actAs == nil {
 		actAs = make(ledgerapi.List[string], 0, len(c.ActAs))
@@ -109,7 +109,7 @@ func (s *Server) fillCompletion(sc *completionScratch, c *store.Completion, part
 	}
 	var dedup ledgerapi.DeduplicationPeriod
 	switch c.Dedup.Kind {
-	case store.DedupOffset:
+	case sqlite.DedupOffset:
 		sc.offset = c.Dedup.Offset
 		dedup.Offset = &sc.offset
 	default:
@@ -175,7 +175,7 @@ type follower struct {
 
 // next returns the next completions (at most max), or none when there are
 // none yet; changed is closed when there may be more.
-func (fw *follower) next(ctx context.Context, max int) (cs []store.Completion, changed <-chan struct{}, err error) {
+func (fw *follower) next(ctx context.Context, max int) (cs []sqlite.Completion, changed <-chan struct{}, err error) {
 	changed = fw.s.Store.Changed()
 	end := fw.s.Store.LedgerEnd()
 	if end <= fw.cursor {
@@ -268,7 +268,7 @@ func (s *Server) listCompletions(req *Request) (any, error) {
 	}()
 collect:
 	for count < take {
-		var cs []store.Completion
+		var cs []sqlite.Completion
 		var changed <-chan struct{}
 		var err error
 		if ahead != nil {
@@ -335,7 +335,7 @@ const maxPooledPage = 16 << 20
 
 // batchRead is what follower.next returned.
 type batchRead struct {
-	cs      []store.Completion
+	cs      []sqlite.Completion
 	changed <-chan struct{}
 	err     error
 }

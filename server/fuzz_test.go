@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/sqlite"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/store"
 	"github.com/ledger-cli/ledger/signer"
 )
 
@@ -45,7 +45,7 @@ type fuzzNode struct {
 func newFuzzNode(tb testing.TB) *fuzzNode {
 	tb.Helper()
 	ctx := context.Background()
-	st, err := store.Open(":memory:", store.Options{})
+	st, err := sqlite.Open(":memory:", sqlite.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func newFuzzNode(tb testing.TB) *fuzzNode {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(s.StopStreams)
-	tok, err := auth.Mint(fuzzSecret, store.AdminUserID, 24*time.Hour, "", auth.DefaultParticipantID, time.Now())
+	tok, err := auth.Mint(fuzzSecret, sqlite.AdminUserID, 24*time.Hour, "", auth.DefaultParticipantID, time.Now())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func newFuzzNode(tb testing.TB) *fuzzNode {
 		"synchronizer": id.SynchronizerID, "onboardingTransactions": txs, "multiHashSignatures": []any{sig},
 	}), &ext)
 	n.ext = ext.PartyID
-	n.must(tb, "POST", "/v2/users/"+store.AdminUserID+"/rights", marshal(tb, map[string]any{"rights": []any{
+	n.must(tb, "POST", "/v2/users/"+sqlite.AdminUserID+"/rights", marshal(tb, map[string]any{"rights": []any{
 		ledgerapi.CanActAs(n.party), ledgerapi.CanActAs(n.ext),
 		ledgerapi.Right{Kind: ledgerapi.RightCanReadAsAnyParty}, ledgerapi.Right{Kind: ledgerapi.RightCanExecuteAsAnyParty},
 	}}), nil)

@@ -2,7 +2,7 @@
 // answers Canton's JSON Ledger API v2 on /v2/....
 //
 // The package owns HTTP and nothing else. Wire types and error ids come from
-// ledgerapi, storage from server/store, token checks from server/auth, the
+// ledgerapi, storage from node/sqlite, token checks from server/auth, the
 // onboarding of external parties from topology. Handlers live in a route
 // table (routes.go); each gets a *Request and returns the response value or an
 // error. Errors are turned into Canton's error body and status in exactly one
@@ -35,9 +35,9 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/engine"
+	"github.com/ledger-cli/ledger/node/sqlite"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/engine"
-	"github.com/ledger-cli/ledger/server/store"
 )
 
 // DefaultMaxRequestBytes is the default limit on a request body (4 MiB).
@@ -84,9 +84,9 @@ const (
 // Server answers the JSON Ledger API. Build it with New; serve Handler().
 // Its fields are fixed after New and safe for concurrent use.
 type Server struct {
-	Store    *store.Store
+	Store    *sqlite.Store
 	Verifier *auth.Verifier
-	Identity store.Identity
+	Identity sqlite.Identity
 	Log      *slog.Logger
 	// MaxRequestBytes bounds request bodies (413 above it).
 	MaxRequestBytes int64
@@ -104,7 +104,7 @@ type Server struct {
 
 // New builds a server around an opened store whose identity is initialised.
 // log may be nil (logs are discarded).
-func New(st *store.Store, v *auth.Verifier, id store.Identity, maxRequestBytes int64, log *slog.Logger) *Server {
+func New(st *sqlite.Store, v *auth.Verifier, id sqlite.Identity, maxRequestBytes int64, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

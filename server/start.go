@@ -18,8 +18,8 @@ import (
 
 	"github.com/ledger-cli/ledger/internal/atomicfile"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/sqlite"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/store"
 	"github.com/ledger-cli/ledger/signer"
 	"github.com/ledger-cli/ledger/topology"
 )
@@ -50,7 +50,7 @@ type Config struct {
 	// Logger receives the node's logs (nil: discarded).
 	Logger *slog.Logger
 	// Store tunes the database.
-	Store store.Options
+	Store sqlite.Options
 	// Commands configure the command engine and the completion endpoints.
 	Commands CommandOptions
 	// ShutdownTimeout bounds how long Close waits for requests in progress
@@ -81,7 +81,7 @@ type Running struct {
 
 	srv      *http.Server
 	ln       net.Listener
-	st       *store.Store
+	st       *sqlite.Store
 	v        *auth.Verifier
 	timeout  time.Duration
 	done     chan struct{}
@@ -120,7 +120,7 @@ func Start(ctx context.Context, cfg Config) (*Running, error) {
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr
 	}
-	st, err := store.Open(cfg.DBPath, cfg.Store)
+	st, err := sqlite.Open(cfg.DBPath, cfg.Store)
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", cfg.DBPath, err)
 	}
@@ -273,39 +273,39 @@ func (r *Running) closeFresh() {
 // initIdentity returns the node's identity, creating it (with a fresh
 // namespace key) on a new database. Names given for an existing node must
 // match what it was created with.
-func initIdentity(ctx context.Context, st *store.Store, participant, synchronizer string) (store.Identity, bool, error) {
+func initIdentity(ctx context.Context, st *sqlite.Store, participant, synchronizer string) (sqlite.Identity, bool, error) {
 	existing, err := st.Identity(ctx)
 	if err == nil {
 		name, _, _ := topology.SplitUID(existing.ParticipantID)
 		if participant != "" && participant != name && participant != existing.ParticipantID {
-			return store.Identity{}, false, fmt.Errorf("the node was created as participant %q; restart with --participant-id %s or use another database", name, name)
+			return sqlite.Identity{}, false, fmt.Errorf("the node was created as participant %q; restart with --participant-id %s or use another database", name, name)
 		}
 		if synchronizer != "" && synchronizer != existing.SynchronizerID {
-			return store.Identity{}, false, fmt.Errorf("the node was created on synchronizer %q; restart with that --synchronizer-id or use another database", existing.SynchronizerID)
+			return sqlite.Identity{}, false, fmt.Errorf("the node was created on synchronizer %q; restart with that --synchronizer-id or use another database", existing.SynchronizerID)
 		}
 		return existing, false, nil
 	}
-	if !errors.Is(err, store.ErrNotFound) {
-		return store.Identity{}, false, err
+	if !errors.Is(err, sqlite.ErrNotFound) {
+		return sqlite.Identity{}, false, err
 	}
 	if participant == "" {
 		participant = auth.DefaultParticipantID
 	}
 	if err := topology.ValidatePartyHint(participant); err != nil {
-		return store.Identity{}, false, fmt.Errorf("participant id %q: %w", participant, err)
+		return sqlite.Identity{}, false, fmt.Errorf("participant id %q: %w", participant, err)
 	}
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
-		return store.Identity{}, false, fmt.Errorf("generate namespace key: %w", err)
+		return sqlite.Identity{}, false, fmt.Errorf("generate namespace key: %w", err)
 	}
 	fp := signer.Fingerprint(pub)
 	if synchronizer == "" {
 		synchronizer = "local::" + fp
 	}
 	if err := ledgerapi.ValidateLedgerString("synchronizer id", synchronizer); err != nil {
-		return store.Identity{}, false, fmt.Errorf("synchronizer id: %w", err)
+		return sqlite.Identity{}, false, fmt.Errorf("synchronizer id: %w", err)
 	}
-	want := store.Identity{
+	want := sqlite.Identity{
 		ParticipantID:        participant + "::" + fp,
 		NamespaceFingerprint: fp,
 		NamespaceKey:         priv.Seed(),

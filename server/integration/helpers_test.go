@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/sqlite"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/store"
 )
 
 var testSecret = []byte("integration-test-secret-0123456789")
@@ -57,7 +57,7 @@ func startNode(t *testing.T, mode string) *node {
 	n.run, n.url = run, run.URL()
 	n.partyNS = run.Server.Identity.NamespaceFingerprint
 	if mode != auth.ModeNone {
-		n.admin = n.token(store.AdminUserID)
+		n.admin = n.token(sqlite.AdminUserID)
 	}
 	return n
 }

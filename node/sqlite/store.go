@@ -23,7 +23,7 @@
 // ErrAlreadyExists, ErrConcurrentUpdate, ErrDuplicateCommand, …) to test with
 // errors.Is; DuplicateCommandError and ContractNotActiveError carry details
 // for errors.As.
-package store
+package sqlite
 
 import (
 	"context"
