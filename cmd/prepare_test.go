@@ -16,7 +16,7 @@ import (
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/cmd/parties"
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/node/sqlite"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
 	"github.com/ledger-cli/ledger/signer"
@@ -46,7 +46,7 @@ func startLiveNode(t *testing.T) *liveNode {
 	}
 	t.Cleanup(func() { run.Close() })
 	n := &liveNode{t: t, url: run.URL(), run: run}
-	n.admin = n.token(sqlite.AdminUserID)
+	n.admin = n.token(ledger.AdminUserID)
 	return n
 }
 

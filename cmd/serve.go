@@ -15,7 +15,7 @@ import (
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/node/engine"
-	"github.com/ledger-cli/ledger/node/sqlite"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
 )
@@ -153,7 +153,7 @@ The node stops cleanly on SIGINT or SIGTERM.`,
 	fl.StringVar(&opts.AuthScope, "auth-scope", "", "accept tokens whose scopes contain this (Canton's target-scope)")
 	fl.StringSliceVar(&opts.NonconsumingChoices, "nonconsuming-choices", nil, "comma-separated choice names that do not archive their contract")
 	fl.IntVar(&opts.CompletionsMax, "completions-max", server.DefaultCompletionsMax, "most elements a completions list returns (more is 413)")
-	fl.DurationVar(&maxDedup, "max-deduplication", sqlite.DefaultMaxDeduplication, "maximum (and default) deduplication period; stored in the database")
+	fl.DurationVar(&maxDedup, "max-deduplication", ledger.DefaultMaxDeduplication, "maximum (and default) deduplication period; stored in the database")
 	fl.Int32Var(&opts.TapsMaxPassesLimit, "taps-max-passes-limit", engine.DefaultTapsMaxPassesLimit, "largest tapsMaxPasses a command may ask for")
 	fl.IntVar(&opts.MaxStreams, "max-streams", server.DefaultMaxStreams, "most completion streams (lists and websockets) open at once")
 	fl.IntVar(&opts.MaxValueNodes, "max-value-nodes", engine.DefaultMaxValueNodes, "most Daml values (list elements, fields, scalars) the arguments of one request may hold")

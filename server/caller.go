@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/node/sqlite"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/server/auth"
 )
 
@@ -20,7 +20,7 @@ type Caller struct {
 	UserID string
 	// IdentityProviderID is the user's identity provider ("" = default).
 	IdentityProviderID string
-	Rights             []sqlite.Right
+	Rights             []ledger.Right
 
 	admin, idpAdmin, readAny, executeAny bool
 	actAs, readAs, executeAs             map[string]bool
@@ -46,7 +46,7 @@ func (s *Server) authenticate(r *http.Request) (*Caller, error) {
 		return &Caller{Claims: claims}, nil
 	}
 	u, rights, err := s.Store.UserAndRights(r.Context(), claims.UserID)
-	if errors.Is(err, sqlite.ErrNotFound) {
+	if errors.Is(err, ledger.ErrNotFound) {
 		return nil, &authFailure{code: ledgerapi.CodePermissionDenied,
 			reason: fmt.Sprintf("the token's user %q does not exist", claims.UserID), tokenResolution: true}
 	}
@@ -60,24 +60,24 @@ func (s *Server) authenticate(r *http.Request) (*Caller, error) {
 	return newCaller(claims, u, rights), nil
 }
 
-func newCaller(claims auth.Claims, u sqlite.User, rights []sqlite.Right) *Caller {
+func newCaller(claims auth.Claims, u ledger.User, rights []ledger.Right) *Caller {
 	c := &Caller{Claims: claims, UserID: u.ID, IdentityProviderID: u.IdentityProviderID, Rights: rights,
 		actAs: map[string]bool{}, readAs: map[string]bool{}, executeAs: map[string]bool{}}
 	for _, rt := range rights {
 		switch rt.Kind {
-		case sqlite.ParticipantAdmin:
+		case ledger.ParticipantAdmin:
 			c.admin = true
-		case sqlite.IdentityProviderAdmin:
+		case ledger.IdentityProviderAdmin:
 			c.idpAdmin = true
-		case sqlite.CanReadAsAnyParty:
+		case ledger.CanReadAsAnyParty:
 			c.readAny = true
-		case sqlite.CanExecuteAsAnyParty:
+		case ledger.CanExecuteAsAnyParty:
 			c.executeAny = true
-		case sqlite.CanActAs:
+		case ledger.CanActAs:
 			c.actAs[rt.Party] = true
-		case sqlite.CanReadAs:
+		case ledger.CanReadAs:
 			c.readAs[rt.Party] = true
-		case sqlite.CanExecuteAs:
+		case ledger.CanExecuteAs:
 			c.executeAs[rt.Party] = true
 		}
 	}

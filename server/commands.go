@@ -17,6 +17,7 @@ import (
 
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/engine"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/node/sqlite"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
@@ -79,7 +80,7 @@ type CommandOptions struct {
 // commandState is the mutable part of the command endpoints.
 type commandState struct {
 	mu       sync.Mutex
-	inFlight map[sqlite.ChangeID]bool
+	inFlight map[ledger.ChangeID]bool
 
 	streamMu sync.Mutex
 	streams  int
@@ -105,7 +106,7 @@ func (s *Server) ConfigureCommands(opts CommandOptions) error {
 		opts.MaxDeduplication = s.Identity.MaxDeduplication
 	}
 	if opts.MaxDeduplication <= 0 {
-		opts.MaxDeduplication = sqlite.DefaultMaxDeduplication
+		opts.MaxDeduplication = ledger.DefaultMaxDeduplication
 	}
 	eng, err := engine.New(engine.Config{
 		SynchronizerID:      s.Identity.SynchronizerID,
@@ -120,7 +121,7 @@ func (s *Server) ConfigureCommands(opts CommandOptions) error {
 		return err
 	}
 	s.Engine, s.Commands = eng, opts
-	s.cmds.inFlight = map[sqlite.ChangeID]bool{}
+	s.cmds.inFlight = map[ledger.ChangeID]bool{}
 	s.cmds.stop = make(chan struct{})
 	return nil
 }
@@ -147,24 +148,15 @@ func (s *Server) engine() (*engine.Engine, error) {
 // storeContracts reads contracts for the engine.
 type storeContracts struct{ st *sqlite.Store }
 
-func (c storeContracts) LookupContract(ctx context.Context, id string) (*engine.Contract, error) {
+func (c storeContracts) LookupContract(ctx context.Context, id string) (*ledger.Contract, error) {
 	sc, err := c.st.Contract(ctx, id)
-	if errors.Is(err, sqlite.ErrNotFound) {
+	if errors.Is(err, ledger.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &engine.Contract{
-		ContractID:   sc.ContractID,
-		TemplateID:   sc.TemplateID,
-		PackageName:  sc.PackageName,
-		Argument:     sc.CreateArgument,
-		Signatories:  sc.Signatories,
-		Stakeholders: sc.Stakeholders,
-		CreatedAt:    sc.CreatedAt,
-		Active:       sc.ArchivedOffset == 0,
-	}, nil
+	return &sc, nil
 }
 
 // partyDirectory answers the engine's "is this a party" questions. Parties
@@ -180,7 +172,7 @@ func (d *partyDirectory) IsKnownParty(ctx context.Context, party string) (bool, 
 		return true, nil
 	}
 	_, err := d.st.Party(ctx, party)
-	if errors.Is(err, sqlite.ErrNotFound) {
+	if errors.Is(err, ledger.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil {
@@ -193,7 +185,7 @@ func (d *partyDirectory) IsKnownParty(ctx context.Context, party string) (bool, 
 // signingKeys is the engine's KeyLookup over the store.
 func (s *Server) signingKeys(ctx context.Context, party string) ([]ed25519.PublicKey, int, error) {
 	keys, err := s.Store.SigningKeys(ctx, party)
-	if errors.Is(err, sqlite.ErrNotFound) {
+	if errors.Is(err, ledger.ErrNotFound) {
 		return nil, 0, nil
 	}
 	if err != nil {
@@ -342,14 +334,19 @@ func (s *Server) executedBefore(ctx context.Context, err error, body ledgerapi.E
 		return nil
 	}
 	si := pt.GetMetadata().GetSubmitterInfo()
-	change := sqlite.ChangeIDOf(userID, si.GetActAs(), si.GetCommandId())
+	change := ledger.ChangeIDOf(userID, si.GetActAs(), si.GetCommandId())
+	window := storeDedup(body.DeduplicationPeriod).Resolve(s.Commands.MaxDeduplication)
+	now := time.Now()
+	if s.Commands.Now != nil {
+		now = s.Commands.Now()
+	}
 	for _, off := range []int64{c.CreatedOffset, c.ArchivedOffset} {
 		if off == 0 {
 			continue
 		}
 		done, err := s.Store.CompletionAt(ctx, off)
-		if err != nil || done.UpdateID == "" || sqlite.ChangeIDOf(done.UserID, done.ActAs, done.CommandID) != change ||
-			!s.deduplicates(body.DeduplicationPeriod, done) {
+		if err != nil || done.UpdateID == "" || ledger.ChangeIDOf(done.UserID, done.ActAs, done.CommandID) != change ||
+			!window.Covers(done.Offset, done.RecordTime, now) {
 			continue
 		}
 		subID := body.SubmissionID
@@ -363,24 +360,6 @@ func (s *Server) executedBefore(ctx context.Context, err error, body ledgerapi.E
 		}
 	}
 	return nil
-}
-
-// deduplicates reports whether the accepted completion done lies in the
-// deduplication period p of a new submission (as the store's check at
-// commit decides it).
-func (s *Server) deduplicates(p ledgerapi.DeduplicationPeriod, done sqlite.Completion) bool {
-	now := time.Now()
-	if s.Commands.Now != nil {
-		now = s.Commands.Now()
-	}
-	switch {
-	case p.Offset != nil:
-		return done.Offset > *p.Offset
-	case p.Duration != nil:
-		d := p.Duration.Std()
-		return d > 0 && done.RecordTime.After(now.Add(-d))
-	}
-	return done.RecordTime.After(now.Add(-s.Commands.MaxDeduplication))
 }
 
 // duplicateCommand is the rejection of a change accepted before at offset.
@@ -610,12 +589,11 @@ func (s *Server) commitAndAnswer(req *Request, out *engine.Outcome, traffic traf
 	}
 	tx := out.Transaction
 	trace := traceContext(tp)
-	committed := engine.Committed(at)
 	switch mode {
 	case answerOffset:
 		return ledgerapi.SubmitAndWaitResponse{UpdateID: tx.UpdateID, CompletionOffset: ledgerapi.Int64(at.Offset)}, nil
 	case answerTree:
-		tree := out.Tree(committed)
+		tree := out.Tree(at)
 		tree.TraceContext = trace
 		return ledgerapi.SubmitAndWaitForTransactionTreeResponse{TransactionTree: tree}, nil
 	}
@@ -626,7 +604,7 @@ func (s *Server) commitAndAnswer(req *Request, out *engine.Outcome, traffic traf
 			parties = out.ActAs
 		}
 	}
-	t := tx.Events.Transaction(committed, view.shape, parties)
+	t := out.Events.Transaction(at, view.shape, parties)
 	t.TraceContext = trace
 	t.PaidTrafficCost = ledgerapi.Int64(cost)
 	return ledgerapi.SubmitAndWaitForTransactionResponse{Transaction: t}, nil
@@ -645,10 +623,10 @@ type trafficBasis struct {
 // was committed instead of a transaction, if any, or a synchronous error
 // (in flight, contract not active, storage failure), for which nothing was
 // committed.
-func (s *Server) commit(req *Request, out *engine.Outcome, traffic trafficBasis, traceParent string) (sqlite.Committed, int64, *ledgerapi.JsCantonError, error) {
-	change := sqlite.ChangeIDOf(out.UserID, out.ActAs, out.CommandID)
+func (s *Server) commit(req *Request, out *engine.Outcome, traffic trafficBasis, traceParent string) (ledger.Committed, int64, *ledgerapi.JsCantonError, error) {
+	change := ledger.ChangeIDOf(out.UserID, out.ActAs, out.CommandID)
 	if !s.enterFlight(change) {
-		return sqlite.Committed{}, 0, nil, ledgerapi.NewError(ledgerapi.CodeSubmissionAlreadyInFlight,
+		return ledger.Committed{}, 0, nil, ledgerapi.NewError(ledgerapi.CodeSubmissionAlreadyInFlight,
 			"The submission with the same change ID is already being processed",
 			map[string]string{"commandId": out.CommandID, "submissionId": out.SubmissionID,
 				"actAs": strings.Join(out.ActAs, ","), "userId": out.UserID, "definite_answer": "false"}).
@@ -657,7 +635,7 @@ func (s *Server) commit(req *Request, out *engine.Outcome, traffic trafficBasis,
 	defer s.leaveFlight(change)
 	// The outcome must not depend on whether the client waits for it.
 	ctx := context.WithoutCancel(req.Context())
-	entry := sqlite.Entry{
+	entry := ledger.Entry{
 		UserID:       out.UserID,
 		CommandID:    out.CommandID,
 		SubmissionID: out.SubmissionID,
@@ -669,34 +647,14 @@ func (s *Server) commit(req *Request, out *engine.Outcome, traffic trafficBasis,
 		return s.commitRejection(ctx, entry, out.Rejection)
 	}
 	tx := out.Transaction
-	events := tx.Events.Marshal()
 	if traffic.size == 0 {
-		traffic.size = len(events)
+		traffic.size = len(tx.Events)
 	}
 	entry.PaidTrafficCost = int64(engine.EstimateCost(traffic.size, traffic.signatures, time.Now()).TotalTrafficCostEstimation)
-	entry.Transaction = &sqlite.Transaction{
-		UpdateID:      tx.UpdateID,
-		WorkflowID:    tx.WorkflowID,
-		EffectiveTime: tx.EffectiveAt,
-		Events:        events,
-		Archived:      tx.Archived,
-		Inputs:        tx.Inputs,
-		MaxRecordTime: tx.MaxRecordTime,
-	}
-	for _, c := range tx.Created {
-		entry.Transaction.Created = append(entry.Transaction.Created, sqlite.Contract{
-			ContractID:     c.ContractID,
-			TemplateID:     c.TemplateID,
-			PackageName:    c.PackageName,
-			CreateArgument: c.Argument,
-			Signatories:    c.Signatories,
-			Stakeholders:   c.Stakeholders,
-			CreatedAt:      c.CreatedAt,
-		})
-	}
+	entry.Transaction = tx
 	at, err := s.Store.Commit(ctx, entry)
-	var dup *sqlite.DuplicateCommandError
-	var inactive *sqlite.ContractNotActiveError
+	var dup *ledger.DuplicateCommandError
+	var inactive *ledger.ContractNotActiveError
 	switch {
 	case err == nil:
 		return at, entry.PaidTrafficCost, nil, nil
@@ -705,31 +663,31 @@ func (s *Server) commit(req *Request, out *engine.Outcome, traffic trafficBasis,
 		entry.Transaction, entry.PaidTrafficCost = nil, 0
 		return s.commitRejection(ctx, entry, rej)
 	case errors.As(err, &inactive):
-		return sqlite.Committed{}, 0, nil, engine.ContractNotActive(inactive.ContractID).WithCorrelationID(out.SubmissionID)
-	case errors.Is(err, sqlite.ErrMaxRecordTimeExceeded):
+		return ledger.Committed{}, 0, nil, engine.ContractNotActive(inactive.ContractID).WithCorrelationID(out.SubmissionID)
+	case errors.Is(err, ledger.ErrMaxRecordTimeExceeded):
 		rej := engine.MaxRecordTimeExceeded(ledgerapi.NewTimestamp(tx.MaxRecordTime).String()).WithCorrelationID(out.SubmissionID)
 		entry.Transaction, entry.PaidTrafficCost = nil, 0
 		return s.commitRejection(ctx, entry, rej)
 	}
-	return sqlite.Committed{}, 0, nil, err
+	return ledger.Committed{}, 0, nil, err
 }
 
 // commitRejection writes a failed completion carrying rej's status.
-func (s *Server) commitRejection(ctx context.Context, entry sqlite.Entry, rej *ledgerapi.JsCantonError) (sqlite.Committed, int64, *ledgerapi.JsCantonError, error) {
+func (s *Server) commitRejection(ctx context.Context, entry ledger.Entry, rej *ledgerapi.JsCantonError) (ledger.Committed, int64, *ledgerapi.JsCantonError, error) {
 	st := rej.Status()
 	details, err := json.Marshal(st.Details)
 	if err != nil {
-		return sqlite.Committed{}, 0, nil, err
+		return ledger.Committed{}, 0, nil, err
 	}
-	entry.Status = sqlite.Status{Code: int32(st.Code), Message: st.Message, Details: details}
+	entry.Status = ledger.Status{Code: int32(st.Code), Message: st.Message, Details: details}
 	at, err := s.Store.Commit(ctx, entry)
 	if err != nil {
-		return sqlite.Committed{}, 0, nil, err
+		return ledger.Committed{}, 0, nil, err
 	}
 	return at, 0, rej, nil
 }
 
-func (s *Server) enterFlight(c sqlite.ChangeID) bool {
+func (s *Server) enterFlight(c ledger.ChangeID) bool {
 	s.cmds.mu.Lock()
 	defer s.cmds.mu.Unlock()
 	if s.cmds.inFlight[c] {
@@ -739,21 +697,21 @@ func (s *Server) enterFlight(c sqlite.ChangeID) bool {
 	return true
 }
 
-func (s *Server) leaveFlight(c sqlite.ChangeID) {
+func (s *Server) leaveFlight(c ledger.ChangeID) {
 	s.cmds.mu.Lock()
 	delete(s.cmds.inFlight, c)
 	s.cmds.mu.Unlock()
 }
 
 // storeDedup converts the requested deduplication period.
-func storeDedup(p ledgerapi.DeduplicationPeriod) sqlite.Dedup {
+func storeDedup(p ledgerapi.DeduplicationPeriod) ledger.Dedup {
 	switch {
 	case p.Duration != nil:
-		return sqlite.Dedup{Kind: sqlite.DedupDuration, Duration: p.Duration.Std()}
+		return ledger.Dedup{Kind: ledger.DedupDuration, Duration: p.Duration.Std()}
 	case p.Offset != nil:
-		return sqlite.Dedup{Kind: sqlite.DedupOffset, Offset: *p.Offset}
+		return ledger.Dedup{Kind: ledger.DedupOffset, Offset: *p.Offset}
 	}
-	return sqlite.Dedup{Kind: sqlite.DedupDefault}
+	return ledger.Dedup{Kind: ledger.DedupDefault}
 }
 
 // traceParent is the W3C traceparent the request's work runs under: the

@@ -14,7 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/node/sqlite"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/server/auth"
 )
 
@@ -27,7 +27,7 @@ const completionsBatch = 1000
 
 // completionFilter is a validated completion stream request.
 type completionFilter struct {
-	query   sqlite.CompletionQuery
+	query   ledger.CompletionQuery
 	parties map[string]bool
 }
 
@@ -90,7 +90,7 @@ type completionScratch struct {
 
 // fillCompletion converts c into sc and returns it; the result is valid
 // until the next call with sc.
-func (s *Server) fillCompletion(sc *completionScratch, c *sqlite.Completion, parties map[string]bool) *ledgerapi.Completion {
+func (s *Server) fillCompletion(sc *completionScratch, c *ledger.Completion, parties map[string]bool) *ledgerapi.Completion {
 	actAs := sc.c.ActAs[:0]
 	if actAs == nil {
 		actAs = make(ledgerapi.List[string], 0, len(c.ActAs))
@@ -109,7 +109,7 @@ func (s *Server) fillCompletion(sc *completionScratch, c *sqlite.Completion, par
 	}
 	var dedup ledgerapi.DeduplicationPeriod
 	switch c.Dedup.Kind {
-	case sqlite.DedupOffset:
+	case ledger.DedupOffset:
 		sc.offset = c.Dedup.Offset
 		dedup.Offset = &sc.offset
 	default:
@@ -175,7 +175,7 @@ type follower struct {
 
 // next returns the next completions (at most max), or none when there are
 // none yet; changed is closed when there may be more.
-func (fw *follower) next(ctx context.Context, max int) (cs []sqlite.Completion, changed <-chan struct{}, err error) {
+func (fw *follower) next(ctx context.Context, max int) (cs []ledger.Completion, changed <-chan struct{}, err error) {
 	changed = fw.s.Store.Changed()
 	end := fw.s.Store.LedgerEnd()
 	if end <= fw.cursor {
@@ -268,7 +268,7 @@ func (s *Server) listCompletions(req *Request) (any, error) {
 	}()
 collect:
 	for count < take {
-		var cs []sqlite.Completion
+		var cs []ledger.Completion
 		var changed <-chan struct{}
 		var err error
 		if ahead != nil {
@@ -335,7 +335,7 @@ const maxPooledPage = 16 << 20
 
 // batchRead is what follower.next returned.
 type batchRead struct {
-	cs      []sqlite.Completion
+	cs      []ledger.Completion
 	changed <-chan struct{}
 	err     error
 }

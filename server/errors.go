@@ -16,7 +16,7 @@ import (
 	"strings"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/node/sqlite"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/server/auth"
 )
 
@@ -88,7 +88,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		e = ledgerapi.NewError(af.code, af.reason, nil)
 	case errors.As(err, &ae):
 		e = authError(ae)
-	case errors.Is(err, sqlite.ErrClosed):
+	case errors.Is(err, ledger.ErrClosed):
 		e = ledgerapi.Errorf(ledgerapi.CodeServiceNotRunning, "The node is shutting down.")
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		// The client went away; nobody reads the answer.

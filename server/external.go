@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/node/sqlite"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/topology"
 )
 
@@ -129,16 +129,16 @@ func (s *Server) allocateExternalParty(req *Request) (any, error) {
 		}
 		return nil, invalidArgument("Invalid onboarding transactions: %s", err.Error())
 	}
-	keys := make([]sqlite.SigningKey, 0, len(ext.SigningKeys))
+	keys := make([]ledger.SigningKey, 0, len(ext.SigningKeys))
 	for _, k := range ext.SigningKeys {
-		keys = append(keys, sqlite.SigningKey{Fingerprint: k.Fingerprint, PublicKey: k.Ed25519})
+		keys = append(keys, ledger.SigningKey{Fingerprint: k.Fingerprint, PublicKey: k.Ed25519})
 	}
 	txs := make([][]byte, 0, len(body.OnboardingTransactions))
 	for _, tx := range body.OnboardingTransactions {
 		txs = append(txs, tx.Transaction)
 	}
-	_, err = s.Store.AllocateParty(req.Context(), sqlite.PartyAllocation{
-		Party: sqlite.Party{ID: ext.PartyID, IsLocal: true, IdentityProviderID: idp,
+	_, err = s.Store.AllocateParty(req.Context(), ledger.PartyAllocation{
+		Party: ledger.Party{ID: ext.PartyID, IsLocal: true, IdentityProviderID: idp,
 			SigningThreshold: int(ext.SigningThreshold)},
 		SigningKeys:  keys,
 		Topology:     txs,

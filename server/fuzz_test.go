@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/node/sqlite"
 	"github.com/ledger-cli/ledger/server/auth"
 	"github.com/ledger-cli/ledger/signer"
@@ -64,7 +65,7 @@ func newFuzzNode(tb testing.TB) *fuzzNode {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(s.StopStreams)
-	tok, err := auth.Mint(fuzzSecret, sqlite.AdminUserID, 24*time.Hour, "", auth.DefaultParticipantID, time.Now())
+	tok, err := auth.Mint(fuzzSecret, ledger.AdminUserID, 24*time.Hour, "", auth.DefaultParticipantID, time.Now())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func newFuzzNode(tb testing.TB) *fuzzNode {
 		"synchronizer": id.SynchronizerID, "onboardingTransactions": txs, "multiHashSignatures": []any{sig},
 	}), &ext)
 	n.ext = ext.PartyID
-	n.must(tb, "POST", "/v2/users/"+sqlite.AdminUserID+"/rights", marshal(tb, map[string]any{"rights": []any{
+	n.must(tb, "POST", "/v2/users/"+ledger.AdminUserID+"/rights", marshal(tb, map[string]any{"rights": []any{
 		ledgerapi.CanActAs(n.party), ledgerapi.CanActAs(n.ext),
 		ledgerapi.Right{Kind: ledgerapi.RightCanReadAsAnyParty}, ledgerapi.Right{Kind: ledgerapi.RightCanExecuteAsAnyParty},
 	}}), nil)

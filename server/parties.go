@@ -7,10 +7,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/node/sqlite"
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
-func apiParty(p sqlite.Party) ledgerapi.PartyDetails {
+func apiParty(p ledger.Party) ledgerapi.PartyDetails {
 	return ledgerapi.PartyDetails{
 		Party:              p.ID,
 		IsLocal:            p.IsLocal,
@@ -91,8 +91,8 @@ func (s *Server) allocateParty(req *Request) (any, error) {
 		return nil, err
 	}
 	id := ledgerapi.JoinParty(hint, s.Identity.NamespaceFingerprint)
-	p, err := s.Store.AllocateParty(req.Context(), sqlite.PartyAllocation{
-		Party:        sqlite.Party{ID: id, IsLocal: true, Annotations: ann, IdentityProviderID: idp},
+	p, err := s.Store.AllocateParty(req.Context(), ledger.PartyAllocation{
+		Party:        ledger.Party{ID: id, IsLocal: true, Annotations: ann, IdentityProviderID: idp},
 		GrantActAsTo: body.UserID,
 	})
 	if err != nil {
@@ -103,11 +103,11 @@ func (s *Server) allocateParty(req *Request) (any, error) {
 
 func allocationError(party, userID string, err error) error {
 	switch {
-	case errors.Is(err, sqlite.ErrAlreadyExists):
+	case errors.Is(err, ledger.ErrAlreadyExists):
 		return partyExists(party)
-	case errors.Is(err, sqlite.ErrNotFound):
+	case errors.Is(err, ledger.ErrNotFound):
 		return userError(userID, err)
-	case errors.Is(err, sqlite.ErrAnnotationsTooLarge):
+	case errors.Is(err, ledger.ErrAnnotationsTooLarge):
 		return ledgerapi.Errorf(ledgerapi.CodeMaxPartyDetailsAnnotationsSize,
 			"Maximum annotations size for party '%s' has been exceeded", party).WithResource("PARTY", party)
 	}
@@ -132,7 +132,7 @@ func (s *Server) listParties(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	pq := sqlite.PartyQuery{After: after, Limit: size, Prefix: q.Get("filter-party")}
+	pq := ledger.PartyQuery{After: after, Limit: size, Prefix: q.Get("filter-party")}
 	if !c.IsParticipantAdmin() {
 		pq.IdentityProviderID = &idp
 	}

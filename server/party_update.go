@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/node/sqlite"
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
 // Party update mask paths (snake_case proto names). Only the annotations are
@@ -103,7 +103,7 @@ func (s *Server) updatePartyDetails(req *Request) (any, error) {
 	}
 	// 6. The party must be known.
 	stored, err := s.Store.Party(req.Context(), party)
-	if errors.Is(err, sqlite.ErrNotFound) {
+	if errors.Is(err, ledger.ErrNotFound) {
 		return nil, partyNotFound(party)
 	}
 	if err != nil {
@@ -145,13 +145,13 @@ func (s *Server) updatePartyDetails(req *Request) (any, error) {
 	// 8–9. Compare-and-set, merge, size after the merge: one store transaction.
 	updated, err := s.Store.UpdatePartyAnnotations(req.Context(), party, expected, change)
 	switch {
-	case errors.Is(err, sqlite.ErrNotFound):
+	case errors.Is(err, ledger.ErrNotFound):
 		return nil, partyNotFound(party)
-	case errors.Is(err, sqlite.ErrConcurrentUpdate):
+	case errors.Is(err, ledger.ErrConcurrentUpdate):
 		return nil, ledgerapi.Errorf(ledgerapi.CodeConcurrentPartyDetailsUpdate,
 			"Update operation for party '%s' failed due to a concurrent update to the same party", party).
 			WithResource("PARTY", party)
-	case errors.Is(err, sqlite.ErrAnnotationsTooLarge):
+	case errors.Is(err, ledger.ErrAnnotationsTooLarge):
 		return nil, ledgerapi.Errorf(ledgerapi.CodeMaxPartyDetailsAnnotationsSize,
 			"Maximum annotations size for party '%s' has been exceeded", party).WithResource("PARTY", party)
 	case err != nil:

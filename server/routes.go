@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/node/sqlite"
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
 // routes is the node's route table. Add an endpoint with one line here (or
@@ -89,7 +89,7 @@ func (s *Server) getConnectedSynchronizers(req *Request) (any, error) {
 			return nil, permissionDenied("user %q may not read as party %q", req.Caller.UserID, party)
 		}
 		p, err := s.Store.Party(req.Context(), party)
-		if errors.Is(err, sqlite.ErrNotFound) {
+		if errors.Is(err, ledger.ErrNotFound) {
 			return resp, nil
 		}
 		if err != nil {

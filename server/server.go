@@ -36,6 +36,7 @@ import (
 
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/engine"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/node/sqlite"
 	"github.com/ledger-cli/ledger/server/auth"
 )
@@ -86,7 +87,7 @@ const (
 type Server struct {
 	Store    *sqlite.Store
 	Verifier *auth.Verifier
-	Identity sqlite.Identity
+	Identity ledger.Identity
 	Log      *slog.Logger
 	// MaxRequestBytes bounds request bodies (413 above it).
 	MaxRequestBytes int64
@@ -104,7 +105,7 @@ type Server struct {
 
 // New builds a server around an opened store whose identity is initialised.
 // log may be nil (logs are discarded).
-func New(st *sqlite.Store, v *auth.Verifier, id sqlite.Identity, maxRequestBytes int64, log *slog.Logger) *Server {
+func New(st *sqlite.Store, v *auth.Verifier, id ledger.Identity, maxRequestBytes int64, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

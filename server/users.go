@@ -8,10 +8,10 @@ import (
 	"strconv"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/node/sqlite"
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
-func apiUser(u sqlite.User) ledgerapi.User {
+func apiUser(u ledger.User) ledgerapi.User {
 	return ledgerapi.User{
 		ID:                 u.ID,
 		PrimaryParty:       u.PrimaryParty,
@@ -21,7 +21,7 @@ func apiUser(u sqlite.User) ledgerapi.User {
 	}
 }
 
-func apiRights(rs []sqlite.Right) ledgerapi.List[ledgerapi.Right] {
+func apiRights(rs []ledger.Right) ledgerapi.List[ledgerapi.Right] {
 	out := make(ledgerapi.List[ledgerapi.Right], 0, len(rs))
 	for _, r := range rs {
 		out = append(out, ledgerapi.Right{Kind: ledgerapi.RightKind(r.Kind), Party: r.Party})
@@ -31,21 +31,21 @@ func apiRights(rs []sqlite.Right) ledgerapi.List[ledgerapi.Right] {
 
 // storeRights checks the rights of a request and converts them: every right
 // has a kind, and the party kinds a valid party id.
-func storeRights(rs []ledgerapi.Right) ([]sqlite.Right, error) {
-	out := make([]sqlite.Right, 0, len(rs))
+func storeRights(rs []ledgerapi.Right) ([]ledger.Right, error) {
+	out := make([]ledger.Right, 0, len(rs))
 	for i, r := range rs {
 		field := fmt.Sprintf("rights[%d]", i)
 		if r.Kind == "" {
 			return nil, missingField(field + ".kind")
 		}
-		k := sqlite.RightKind(r.Kind)
+		k := ledger.RightKind(r.Kind)
 		if k.HasParty() {
 			if err := ledgerapi.ValidatePartyID(field+".party", r.Party); err != nil {
 				return nil, invalidField(field+".party", fieldReason(err))
 			}
-			out = append(out, sqlite.Right{Kind: k, Party: r.Party})
+			out = append(out, ledger.Right{Kind: k, Party: r.Party})
 		} else {
-			out = append(out, sqlite.Right{Kind: k})
+			out = append(out, ledger.Right{Kind: k})
 		}
 	}
 	return out, nil
@@ -75,17 +75,17 @@ func checkIDP(idp string) error {
 // userError maps the store's user errors to Canton's.
 func userError(id string, err error) error {
 	switch {
-	case errors.Is(err, sqlite.ErrNotFound):
+	case errors.Is(err, ledger.ErrNotFound):
 		return ledgerapi.Errorf(ledgerapi.CodeUserNotFound, "User not found: %s", id).WithResource("USER", id)
-	case errors.Is(err, sqlite.ErrAlreadyExists):
+	case errors.Is(err, ledger.ErrAlreadyExists):
 		return ledgerapi.Errorf(ledgerapi.CodeUserAlreadyExists, "User already exists: %s", id).WithResource("USER", id)
-	case errors.Is(err, sqlite.ErrConcurrentUpdate):
+	case errors.Is(err, ledger.ErrConcurrentUpdate):
 		return ledgerapi.Errorf(ledgerapi.CodeConcurrentUserUpdate,
 			"Update operation for user id '%s' failed due to a concurrent update to the same user", id).WithResource("USER", id)
-	case errors.Is(err, sqlite.ErrAnnotationsTooLarge):
+	case errors.Is(err, ledger.ErrAnnotationsTooLarge):
 		return ledgerapi.Errorf(ledgerapi.CodeMaxUserAnnotationsSize,
 			"Maximum annotations size for user '%s' has been exceeded", id).WithResource("USER", id)
-	case errors.Is(err, sqlite.ErrTooManyRights):
+	case errors.Is(err, ledger.ErrTooManyRights):
 		return ledgerapi.Errorf(ledgerapi.CodeTooManyUserRights,
 			"Too many user rights for user '%s': at most %d are allowed", id, MaxRightsPerUser).WithResource("USER", id)
 	}
@@ -128,18 +128,18 @@ func pageSize(req *Request, max int) (int, error) {
 
 // getUserFor loads a user the caller may see: a participant admin, an
 // admin of the user's identity provider, or the user itself.
-func (s *Server) getUserFor(req *Request, id string) (sqlite.User, error) {
+func (s *Server) getUserFor(req *Request, id string) (ledger.User, error) {
 	c := req.Caller
 	self := !c.Wildcard() && c.UserID == id
 	if !self && !c.IsParticipantAdmin() && !c.IsAdminOf(c.IdentityProviderID) {
-		return sqlite.User{}, permissionDenied("user %q may not read user %q", c.UserID, id)
+		return ledger.User{}, permissionDenied("user %q may not read user %q", c.UserID, id)
 	}
 	u, err := s.Store.User(req.Context(), id)
 	if err != nil {
-		return sqlite.User{}, userError(id, err)
+		return ledger.User{}, userError(id, err)
 	}
 	if !self && !c.IsAdminOf(u.IdentityProviderID) {
-		return sqlite.User{}, permissionDenied("user %q does not administer the identity provider of user %q", c.UserID, id)
+		return ledger.User{}, permissionDenied("user %q does not administer the identity provider of user %q", c.UserID, id)
 	}
 	return u, nil
 }
@@ -191,7 +191,7 @@ func (s *Server) listUsers(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := sqlite.UserQuery{After: after, Limit: size}
+	q := ledger.UserQuery{After: after, Limit: size}
 	if !c.IsParticipantAdmin() {
 		q.IdentityProviderID = &idp
 	}
@@ -247,7 +247,7 @@ func (s *Server) createUser(req *Request) (any, error) {
 	if err := c.requireGrantable(rights); err != nil {
 		return nil, err
 	}
-	created, err := s.Store.CreateUser(req.Context(), sqlite.User{
+	created, err := s.Store.CreateUser(req.Context(), ledger.User{
 		ID: u.ID, PrimaryParty: u.PrimaryParty, IsDeactivated: u.IsDeactivated,
 		Annotations: u.Metadata.Annotations, IdentityProviderID: idp,
 	}, rights)
@@ -259,12 +259,12 @@ func (s *Server) createUser(req *Request) (any, error) {
 
 // requireGrantable: only participant admins grant or revoke ParticipantAdmin
 // and IdentityProviderAdmin.
-func (c *Caller) requireGrantable(rights []sqlite.Right) error {
+func (c *Caller) requireGrantable(rights []ledger.Right) error {
 	if c.IsParticipantAdmin() {
 		return nil
 	}
 	for _, r := range rights {
-		if r.Kind == sqlite.ParticipantAdmin || r.Kind == sqlite.IdentityProviderAdmin {
+		if r.Kind == ledger.ParticipantAdmin || r.Kind == ledger.IdentityProviderAdmin {
 			return permissionDenied("user %q may not grant or revoke %s", c.UserID, r.Kind)
 		}
 	}
@@ -359,7 +359,7 @@ func (s *Server) updateUser(req *Request) (any, error) {
 	if err := c.RequireAdminOf(stored.IdentityProviderID); err != nil {
 		return nil, err
 	}
-	upd := sqlite.UserUpdate{ExpectedVersion: expected}
+	upd := ledger.UserUpdate{ExpectedVersion: expected}
 	badUpdate := func(format string, args ...any) error {
 		return ledgerapi.Errorf(ledgerapi.CodeInvalidUserUpdateRequest,
 			"Update operation for user id '%s' failed due to: "+format, append([]any{id}, args...)...).WithResource("USER", id)
@@ -417,7 +417,7 @@ func (s *Server) listUserRights(req *Request) (any, error) {
 // rightsRequest is the common part of grant and revoke: path and body user
 // id agree, the caller administers the user's identity provider, the rights
 // are well formed and the caller may hand them out.
-func (s *Server) rightsRequest(req *Request, bodyUserID, bodyIDP string, rs []ledgerapi.Right) (string, []sqlite.Right, error) {
+func (s *Server) rightsRequest(req *Request, bodyUserID, bodyIDP string, rs []ledgerapi.Right) (string, []ledger.Right, error) {
 	id, err := pathUserID(req)
 	if err != nil {
 		return "", nil, err

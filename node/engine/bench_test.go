@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"testing"
+
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
 func BenchmarkPrepareCreate(b *testing.B) {
@@ -43,10 +45,10 @@ func BenchmarkSubmitCreateAndTree(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ev, err := UnmarshalEvents(o.Transaction.Events.Marshal())
+		ev, err := UnmarshalEvents(o.Transaction.Events)
 		if err != nil {
 			b.Fatal(err)
 		}
-		_ = ev.Tree(Committed{Offset: 1}, o.ActAs)
+		_ = ev.Tree(ledger.Committed{Offset: 1}, o.ActAs)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"google.golang.org/protobuf/proto"
 )
@@ -38,7 +39,7 @@ type built struct {
 	tx       *damlpb.DamlTransaction
 	inputs   []*damlpb.Metadata_InputContract // sorted by contract id
 	nodes    []eventNode                      // pre-order, index = node id
-	created  []Contract                       // CreatedAt left zero
+	created  []ledger.Contract                // CreatedAt left zero
 	archived []string
 	used     []string // pre-existing contracts exercised without archiving
 }
@@ -46,7 +47,7 @@ type built struct {
 // buildOptions say how the builder treats existing contracts.
 type buildOptions struct {
 	// visible, when set, refuses contracts the submitters may not see.
-	visible func(c *Contract) bool
+	visible func(c *ledger.Contract) bool
 	// inactive makes the error for an unknown or archived contract.
 	inactive func(contractID string) error
 }
@@ -66,7 +67,7 @@ func modelErrorf(format string, args ...any) error {
 // them roots, numbered from 0 in pre-order. actAs must be sorted and unique.
 func (e *Engine) build(ctx context.Context, cmds []command, actAs []string, seed seedSource, opt buildOptions) (*built, error) {
 	b := &built{tx: &damlpb.DamlTransaction{Version: LFVersion}}
-	local := map[string]*Contract{} // created in this transaction
+	local := map[string]*ledger.Contract{} // created in this transaction
 	consumed := map[string]bool{}
 	inputs := map[string]*damlpb.Metadata_InputContract{}
 	usedSet := map[string]bool{}
@@ -91,7 +92,7 @@ func (e *Engine) build(ctx context.Context, cmds []command, actAs []string, seed
 				if err != nil {
 					return nil, err
 				}
-				if stored == nil || !stored.Active {
+				if stored == nil || !stored.Active() {
 					return nil, opt.inactive(cmd.contractID)
 				}
 				if opt.visible != nil && !opt.visible(stored) {
@@ -157,7 +158,7 @@ func (b *built) addNode(id int32, n *damlpb.Node, seed []byte) {
 }
 
 // create adds a create node and returns the new contract id.
-func (b *built) create(t template, arg *damlpb.Value, actAs []string, seed seedSource, local map[string]*Contract) (string, error) {
+func (b *built) create(t template, arg *damlpb.Value, actAs []string, seed seedSource, local map[string]*ledger.Contract) (string, error) {
 	if _, ok := arg.GetSum().(*damlpb.Value_Record); !ok {
 		return "", modelErrorf("the create argument of %s must be a record (a JSON object)", t)
 	}
@@ -195,14 +196,13 @@ func (b *built) create(t template, arg *damlpb.Value, actAs []string, seed seedS
 	if err != nil {
 		return "", modelErrorf("create argument: %v", err)
 	}
-	c := Contract{
+	c := ledger.Contract{
 		ContractID:   cid,
 		TemplateID:   t.String(),
 		PackageName:  t.packageName,
 		Argument:     argBytes,
 		Signatories:  signatories,
 		Stakeholders: stakeholders,
-		Active:       true,
 	}
 	local[cid] = &c
 	b.created = append(b.created, c)
@@ -215,7 +215,7 @@ func (b *built) create(t template, arg *damlpb.Value, actAs []string, seed seedS
 }
 
 // exercise adds an exercise node on contract c (no children, unit result).
-func (e *Engine) exercise(ctx context.Context, b *built, c *Contract, tmplRef string, cmd command, actAs []string, seed seedSource,
+func (e *Engine) exercise(ctx context.Context, b *built, c *ledger.Contract, tmplRef string, cmd command, actAs []string, seed seedSource,
 	consumed map[string]bool, inputs map[string]*damlpb.Metadata_InputContract, used map[string]bool, isLocal bool, opt buildOptions) error {
 	if consumed[c.ContractID] {
 		return opt.inactive(c.ContractID)
@@ -278,7 +278,7 @@ func (e *Engine) exercise(ctx context.Context, b *built, c *Contract, tmplRef st
 
 // inputContract is the metadata entry of a contract the transaction uses:
 // its create node, creation time and blob.
-func inputContract(c *Contract) (*damlpb.Metadata_InputContract, error) {
+func inputContract(c *ledger.Contract) (*damlpb.Metadata_InputContract, error) {
 	create, err := createNodeOf(c)
 	if err != nil {
 		return nil, err
@@ -296,7 +296,7 @@ func inputContract(c *Contract) (*damlpb.Metadata_InputContract, error) {
 }
 
 // createNodeOf rebuilds the create node of a stored contract.
-func createNodeOf(c *Contract) (*damlpb.Create, error) {
+func createNodeOf(c *ledger.Contract) (*damlpb.Create, error) {
 	tid, err := parseIdentifier(c.TemplateID)
 	if err != nil {
 		return nil, fmt.Errorf("stored contract %s: %w", c.ContractID, err)
@@ -319,7 +319,7 @@ func createNodeOf(c *Contract) (*damlpb.Create, error) {
 // CreatedEventBlob is the createdEventBlob of a contract, which a client
 // passes back in disclosedContracts: a Metadata.InputContract (its create
 // node and created_at) in binary protobuf.
-func CreatedEventBlob(c *Contract) ([]byte, error) {
+func CreatedEventBlob(c *ledger.Contract) ([]byte, error) {
 	ic, err := inputContract(c)
 	if err != nil {
 		return nil, err

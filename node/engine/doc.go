@@ -1,10 +1,12 @@
-// Package engine is the command engine of `ledger serve`. It turns JSON
-// Ledger API commands into Canton PreparedTransactions (prepare), checks and
-// interprets prepared transactions signed by external parties (execute), and
-// interprets ordinary submissions (submit-and-wait and friends). It knows
-// neither HTTP nor SQL: the server validates rights, then commits the
-// Outcome the engine returns through the store, which assigns offsets and
-// record times, deduplicates and checks that contracts are still active.
+// Package engine is the command engine of the participant node. It turns
+// JSON Ledger API commands into Canton PreparedTransactions (prepare), checks
+// and interprets prepared transactions signed by external parties (execute),
+// and interprets ordinary submissions (submit-and-wait and friends). It
+// knows neither HTTP nor SQL: it reads contracts and parties through the
+// small interfaces in engine.go, and returns an Outcome whose records are
+// package ledger's. The node service commits that outcome through the
+// store, which assigns offsets and record times, deduplicates and checks
+// that contracts are still active.
 //
 // # The generic contract model
 //

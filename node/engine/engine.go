@@ -9,13 +9,13 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
 // Defaults of Config fields left at zero.
 const (
-	DefaultTapsMaxPassesLimit    = 4                  // Canton's max-passes-limit
-	DefaultMaxDeduplication      = 7 * 24 * time.Hour // Canton's max-deduplication-duration
-	DefaultMaxSignaturesPerParty = 50                 // Canton's maximum-number-of-signatures-per-party
+	DefaultTapsMaxPassesLimit    = 4  // Canton's max-passes-limit
+	DefaultMaxSignaturesPerParty = 50 // Canton's maximum-number-of-signatures-per-party
 )
 
 // Config is what the engine needs to know about the node.
@@ -34,7 +34,7 @@ type Config struct {
 	// (DefaultTapsMaxPassesLimit when 0).
 	TapsMaxPassesLimit int32
 	// MaxDeduplication is the longest deduplication duration accepted, and
-	// the one applied when a request gives none (DefaultMaxDeduplication).
+	// the one applied when a request gives none (ledger.DefaultMaxDeduplication).
 	MaxDeduplication time.Duration
 	// MaxSignaturesPerParty caps the signatures one party may send with an
 	// execute request (DefaultMaxSignaturesPerParty).
@@ -56,27 +56,13 @@ type Config struct {
 	Rand io.Reader
 }
 
-// Contract is a contract as the engine needs it from storage. It maps field
-// by field onto store.Contract: Argument is CreateArgument, Active is
-// ArchivedOffset == 0.
-type Contract struct {
-	ContractID  string
-	TemplateID  string // "pkg:Module:Entity", package id form
-	PackageName string
-	// Argument is the create argument: a damlpb.Value in binary protobuf,
-	// as Transaction.Created carries it (MarshalValue).
-	Argument     []byte
-	Signatories  []string // sorted
-	Stakeholders []string // sorted, includes the signatories
-	CreatedAt    time.Time
-	Active       bool
-}
-
-// ContractReader finds contracts, active or archived.
+// ContractReader finds contracts, active or archived. A contract's
+// Argument is a damlpb.Value in binary protobuf (MarshalValue), as the
+// engine writes it into the contracts a transaction creates.
 type ContractReader interface {
 	// LookupContract returns the contract with this id, or nil (and no
 	// error) when the node has never seen it.
-	LookupContract(ctx context.Context, contractID string) (*Contract, error)
+	LookupContract(ctx context.Context, contractID string) (*ledger.Contract, error)
 }
 
 // PartyDirectory tells which party ids the node knows.
@@ -113,7 +99,7 @@ func New(cfg Config, contracts ContractReader, parties PartyDirectory) (*Engine,
 		cfg.TapsMaxPassesLimit = DefaultTapsMaxPassesLimit
 	}
 	if cfg.MaxDeduplication <= 0 {
-		cfg.MaxDeduplication = DefaultMaxDeduplication
+		cfg.MaxDeduplication = ledger.DefaultMaxDeduplication
 	}
 	if cfg.MaxValueNodes <= 0 {
 		cfg.MaxValueNodes = DefaultMaxValueNodes

@@ -69,7 +69,8 @@ func ContractNotFound(contractID string) *ledgerapi.JsCantonError {
 
 // ContractNotActive is the error for executing a prepared transaction whose
 // input contract was archived (or never existed) in the meantime. The
-// server answers the store's ContractNotActiveError with the same error.
+// node answers the store's ledger.ContractNotActiveError with the same
+// error.
 func ContractNotActive(contractID string) *ledgerapi.JsCantonError {
 	return ledgerapi.Errorf(ledgerapi.CodeContractNotActive,
 		"Contract %s is not active: it was archived after the transaction was prepared", contractID).

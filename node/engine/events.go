@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
 const (
@@ -56,13 +57,6 @@ type recordedTx struct {
 // store keeps them as the opaque bytes of Marshal.
 type Events struct {
 	rec recordedTx
-}
-
-// Committed is where a transaction landed. It has the fields of
-// store.Committed, so a conversion engine.Committed(c) works.
-type Committed struct {
-	Offset     int64
-	RecordTime time.Time
 }
 
 // Marshal encodes the events for storage (JSON, versioned).
@@ -187,8 +181,8 @@ func (e *Events) exercisedEvent(n *eventNode, offset int64, w []string) *ledgera
 // the witnesses among parties (every informee when parties is empty); events
 // no listed party sees are left out. CommandID is always filled; a server
 // answering a reader who did not submit the command blanks it. TraceContext
-// is left nil for the server to fill.
-func (e *Events) Tree(at Committed, parties []string) ledgerapi.TransactionTree {
+// is left nil for the caller to fill.
+func (e *Events) Tree(at ledger.Committed, parties []string) ledgerapi.TransactionTree {
 	byID := ledgerapi.Map[ledgerapi.TreeEvent]{}
 	for i := range e.rec.Nodes {
 		n := &e.rec.Nodes[i]
@@ -221,7 +215,7 @@ func (e *Events) Tree(at Committed, parties []string) ledgerapi.TransactionTree 
 // and an ArchivedEvent per contract a consuming exercise archives, both
 // witnessed by the stakeholders among parties. Ledger effects: every create
 // and exercise as in Tree. Parties filter as in Tree.
-func (e *Events) Transaction(at Committed, shape ledgerapi.TransactionShape, parties []string) ledgerapi.Transaction {
+func (e *Events) Transaction(at ledger.Committed, shape ledgerapi.TransactionShape, parties []string) ledgerapi.Transaction {
 	events := ledgerapi.List[ledgerapi.Event]{}
 	for i := range e.rec.Nodes {
 		n := &e.rec.Nodes[i]

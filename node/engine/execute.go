@@ -148,11 +148,9 @@ func (e *Engine) Execute(ctx context.Context, req ledgerapi.ExecuteSubmissionReq
 		}
 	}
 	hash := res.Hash
-	t, err := e.transaction(b, commandID, "", effectiveAt, maxRecordTime, &hash)
-	if err != nil {
+	if err := e.accept(out, b, "", effectiveAt, maxRecordTime, &hash); err != nil {
 		return nil, err
 	}
-	out.Transaction = t
 	return out, nil
 }
 

@@ -63,7 +63,7 @@ func TestExecuteAcceptsSignedCreate(t *testing.T) {
 				t.Fatalf("stored argument %v, %v", arg, err)
 			}
 			at := f.ledger.commit(t, o, testNow.Add(time.Second))
-			flat := tx.Events.Transaction(at, ledgerapi.TransactionShapeACSDelta, nil)
+			flat := o.Events.Transaction(at, ledgerapi.TransactionShapeACSDelta, nil)
 			if flat.ExternalTransactionHash == nil || *flat.ExternalTransactionHash != hashing.Hex(p.Hash) {
 				t.Errorf("external hash %v, want %s", flat.ExternalTransactionHash, hashing.Hex(p.Hash))
 			}

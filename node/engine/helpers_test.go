@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/signer"
 )
 
@@ -20,17 +21,17 @@ const testSynchronizer = "local::1220aaaabbbbccccddddeeeeffff0000111122223333444
 // outcomes the way the store commits them.
 type fakeLedger struct {
 	mu        sync.Mutex
-	contracts map[string]*Contract
+	contracts map[string]*ledger.Contract
 	parties   map[string]bool
 	keys      map[string][]ed25519.PublicKey
 	offset    int64
 }
 
 func newFakeLedger() *fakeLedger {
-	return &fakeLedger{contracts: map[string]*Contract{}, parties: map[string]bool{}, keys: map[string][]ed25519.PublicKey{}}
+	return &fakeLedger{contracts: map[string]*ledger.Contract{}, parties: map[string]bool{}, keys: map[string][]ed25519.PublicKey{}}
 }
 
-func (l *fakeLedger) LookupContract(_ context.Context, id string) (*Contract, error) {
+func (l *fakeLedger) LookupContract(_ context.Context, id string) (*ledger.Contract, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	c, ok := l.contracts[id]
@@ -54,7 +55,7 @@ func (l *fakeLedger) lookupKeys(_ context.Context, p string) ([]ed25519.PublicKe
 }
 
 // commit applies an accepted outcome and returns where it landed.
-func (l *fakeLedger) commit(t testing.TB, o *Outcome, at time.Time) Committed {
+func (l *fakeLedger) commit(t testing.TB, o *Outcome, at time.Time) ledger.Committed {
 	t.Helper()
 	if o.Rejection != nil || o.Transaction == nil {
 		t.Fatalf("commit of a rejected outcome: %v", o.Rejection)
@@ -62,19 +63,20 @@ func (l *fakeLedger) commit(t testing.TB, o *Outcome, at time.Time) Committed {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, id := range append(append([]string{}, o.Transaction.Inputs...), o.Transaction.Archived...) {
-		if c := l.contracts[id]; c != nil && !c.Active {
+		if c := l.contracts[id]; c != nil && !c.Active() {
 			t.Fatalf("commit uses archived contract %s", id)
 		}
 	}
+	l.offset++
 	for _, c := range o.Transaction.Created {
 		cp := c
+		cp.CreatedOffset = l.offset
 		l.contracts[c.ContractID] = &cp
 	}
 	for _, id := range o.Transaction.Archived {
-		l.contracts[id].Active = false
+		l.contracts[id].ArchivedOffset = l.offset
 	}
-	l.offset++
-	return Committed{Offset: l.offset, RecordTime: at}
+	return ledger.Committed{Offset: l.offset, RecordTime: at}
 }
 
 // party registers a local party.

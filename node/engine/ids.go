@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
 
@@ -76,7 +77,7 @@ func (e *Engine) resolveTemplate(s string, preference []string) (template, error
 // matchesTemplate reports whether a command's template id names the
 // template of an existing contract: the same module and entity, and the same
 // package id (pkg form) or package name (#name form).
-func matchesTemplate(cmdTemplate string, c *Contract) bool {
+func matchesTemplate(cmdTemplate string, c *ledger.Contract) bool {
 	t, err := ledgerapi.ParseTemplateID(cmdTemplate)
 	if err != nil {
 		return false

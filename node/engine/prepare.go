@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"google.golang.org/protobuf/proto"
 )
@@ -198,7 +199,7 @@ func (e *Engine) randomSeed(int32) ([]byte, error) { return e.random(32) }
 
 // visibleTo lets submitters use a contract when one of them is a stakeholder
 // or the contract was disclosed.
-func visibleTo(actAs, readAs []string, disclosed map[string]bool) func(c *Contract) bool {
+func visibleTo(actAs, readAs []string, disclosed map[string]bool) func(c *ledger.Contract) bool {
 	readers := map[string]bool{}
 	for _, p := range actAs {
 		readers[p] = true
@@ -206,7 +207,7 @@ func visibleTo(actAs, readAs []string, disclosed map[string]bool) func(c *Contra
 	for _, p := range readAs {
 		readers[p] = true
 	}
-	return func(c *Contract) bool {
+	return func(c *ledger.Contract) bool {
 		if disclosed[c.ContractID] {
 			return true
 		}

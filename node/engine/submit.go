@@ -7,19 +7,14 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
-// Outcome is the result of a submission for the server to commit: either a
+// Outcome is the result of a submission for the node to commit: either a
 // transaction with its successful completion, or (Rejection set) a rejected
-// completion alone. The server turns it into one store.Entry:
-//
-//	UserID, CommandID, SubmissionID, ActAs  → the entry's fields
-//	Dedup                                   → store.Dedup (IsEmpty: DedupDefault)
-//	Rejection                               → store.Status from Rejection.Status()
-//	Transaction                             → store.Transaction (Events.Marshal() as Events)
-//
-// The change ID for deduplication is (UserID, ActAs as a set, CommandID):
-// store.ChangeIDOf(o.UserID, o.ActAs, o.CommandID).
+// completion alone. The node service turns it into one ledger.Entry; the
+// change ID for deduplication is (UserID, ActAs as a set, CommandID):
+// ledger.ChangeIDOf(o.UserID, o.ActAs, o.CommandID).
 type Outcome struct {
 	UserID       string
 	CommandID    string
@@ -32,33 +27,18 @@ type Outcome struct {
 	// completion, and as the error of the ...AndWait endpoints), such as
 	// LOCAL_VERDICT_MAX_RECORD_TIME_EXCEEDED or INVALID_DEDUPLICATION_PERIOD.
 	Rejection *ledgerapi.JsCantonError
-	// Transaction is the accepted transaction; nil when rejected.
-	Transaction *Transaction
-}
-
-// Transaction is what an accepted submission writes.
-type Transaction struct {
-	UpdateID    string
-	WorkflowID  string
-	EffectiveAt time.Time
-	// MaxRecordTime is the latest record time the transaction may get
-	// (zero: no limit). The store re-checks it at commit.
-	MaxRecordTime time.Time
-	// Created are the contracts the transaction creates (CreatedAt =
-	// EffectiveAt), including any it also archives.
-	Created []Contract
-	// Archived are the contracts consuming exercises archive.
-	Archived []string
-	// Inputs are the existing contracts the transaction uses without
-	// archiving them; they must still be active at commit.
-	Inputs []string
+	// Transaction is the accepted transaction as the ledger records it, its
+	// Events being Events.Marshal(); nil when rejected.
+	Transaction *ledger.Transaction
+	// Events are the accepted transaction's events, from which the answers
+	// are made once it is committed; nil when rejected.
 	Events *Events
 }
 
 // Tree is the transaction tree once committed, as the submitting parties
 // (ActAs) see it.
-func (o *Outcome) Tree(at Committed) ledgerapi.TransactionTree {
-	return o.Transaction.Events.Tree(at, o.ActAs)
+func (o *Outcome) Tree(at ledger.Committed) ledgerapi.TransactionTree {
+	return o.Events.Tree(at, o.ActAs)
 }
 
 // Submit validates a command submission (submit-and-wait and its
@@ -156,27 +136,27 @@ func (e *Engine) Submit(ctx context.Context, cmds ledgerapi.Commands, userID str
 	if err != nil {
 		return nil, commandError(err)
 	}
-	tx, err := e.transaction(b, cmds.CommandID, workflowID, effectiveAt, time.Time{}, nil)
-	if err != nil {
+	if err := e.accept(out, b, workflowID, effectiveAt, time.Time{}, nil); err != nil {
 		return nil, err
 	}
-	out.Transaction = tx
 	return out, nil
 }
 
-// transaction wraps a built transaction with a fresh update id.
-func (e *Engine) transaction(b *built, commandID, workflowID string, effectiveAt, maxRecordTime time.Time, externalHash *[32]byte) (*Transaction, error) {
+// accept makes out the acceptance of the built transaction b, under a
+// fresh update id.
+func (e *Engine) accept(out *Outcome, b *built, workflowID string, effectiveAt, maxRecordTime time.Time, externalHash *[32]byte) error {
 	raw, err := e.random(32)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	updateID := "1220" + hex.EncodeToString(raw)
-	created := make([]Contract, len(b.created))
+	created := make([]ledger.Contract, len(b.created))
 	for i, c := range b.created {
 		c.CreatedAt = effectiveAt
 		created[i] = c
 	}
-	return &Transaction{
+	out.Events = newEvents(b, updateID, out.CommandID, workflowID, e.cfg.SynchronizerID, effectiveAt, externalHash)
+	out.Transaction = &ledger.Transaction{
 		UpdateID:      updateID,
 		WorkflowID:    workflowID,
 		EffectiveAt:   effectiveAt,
@@ -184,8 +164,9 @@ func (e *Engine) transaction(b *built, commandID, workflowID string, effectiveAt
 		Created:       created,
 		Archived:      b.archived,
 		Inputs:        b.used,
-		Events:        newEvents(b, updateID, commandID, workflowID, e.cfg.SynchronizerID, effectiveAt, externalHash),
-	}, nil
+		Events:        out.Events.Marshal(),
+	}
+	return nil
 }
 
 func deref(s *string) string {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
 func submitCmds(party string, cmds ...ledgerapi.Command) ledgerapi.Commands {
@@ -119,13 +120,13 @@ func TestSubmitTimesAndDedup(t *testing.T) {
 		t.Fatalf("generated submission id %q, dedup %+v, %v", o.SubmissionID, o.Dedup, err)
 	}
 	// A duration above the node maximum is an asynchronous rejection.
-	d := ledgerapi.DurationOf(DefaultMaxDeduplication + time.Second)
+	d := ledgerapi.DurationOf(ledger.DefaultMaxDeduplication + time.Second)
 	cmds.DeduplicationPeriod = &ledgerapi.DeduplicationPeriod{Duration: &d}
 	o, err = f.eng.Submit(ctx, cmds, "user1")
 	if err != nil || o.Transaction != nil || o.Rejection == nil || o.Rejection.Code != "INVALID_DEDUPLICATION_PERIOD" {
 		t.Fatalf("too long: %+v, %v", o, err)
 	}
-	d = ledgerapi.DurationOf(DefaultMaxDeduplication)
+	d = ledgerapi.DurationOf(ledger.DefaultMaxDeduplication)
 	if o, err = f.eng.Submit(ctx, cmds, "user1"); err != nil || o.Rejection != nil {
 		t.Fatalf("maximum itself: %+v, %v", o, err)
 	}
@@ -176,7 +177,7 @@ func TestTreeShape(t *testing.T) {
 	at := f.ledger.commit(t, o, testNow.Add(time.Second))
 
 	// The stored events decode to the same tree.
-	ev, err := UnmarshalEvents(tx.Events.Marshal())
+	ev, err := UnmarshalEvents(tx.Events)
 	if err != nil {
 		t.Fatal(err)
 	}

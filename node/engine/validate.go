@@ -302,7 +302,7 @@ func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedCo
 		if err != nil {
 			return nil, err
 		}
-		if stored != nil && stored.Active {
+		if stored != nil && stored.Active() {
 			want, err := inputContract(stored)
 			if err != nil {
 				return nil, err

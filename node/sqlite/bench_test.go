@@ -12,11 +12,13 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
 // benchEntry is a realistic accepted command: one created contract and an
 // events blob of about 1 KiB.
-func benchEntry(n int64) Entry {
+func benchEntry(n int64) ledger.Entry {
 	cmd := fmt.Sprintf("bench-%d", n)
 	e := accepted("bench-user", cmd, "Alice::1220aabbccddeeff00112233445566778899aabbccddeeff0011223344556677")
 	e.SubmissionID = fmt.Sprintf("%032x", n)
@@ -79,7 +81,7 @@ func BenchmarkCompletions(b *testing.B) {
 	for b.Loop() {
 		after := int64(0)
 		for {
-			cs, err := s.Completions(ctx, CompletionQuery{After: after, UserID: "bench-user",
+			cs, err := s.Completions(ctx, ledger.CompletionQuery{After: after, UserID: "bench-user",
 				Parties: []string{"Alice::1220aabbccddeeff00112233445566778899aabbccddeeff0011223344556677"}, Limit: 200})
 			if err != nil {
 				b.Fatal(err)

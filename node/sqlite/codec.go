@@ -2,12 +2,9 @@ package sqlite
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -35,32 +32,6 @@ func mergeAnnotations(base, change map[string]string) map[string]string {
 		}
 	}
 	return base
-}
-
-// ChangeID identifies a command for deduplication: the user, the set of
-// act-as parties and the command id.
-type ChangeID [32]byte
-
-// ChangeIDOf computes the change ID; actAs order and repeats do not matter.
-func ChangeIDOf(userID string, actAs []string, commandID string) ChangeID {
-	parties := slices.Clone(actAs)
-	slices.Sort(parties)
-	parties = slices.Compact(parties)
-	h := sha256.New()
-	field := func(s string) {
-		var n [8]byte
-		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		h.Write([]byte(s))
-	}
-	field(userID)
-	field(commandID)
-	for _, p := range parties {
-		field(p)
-	}
-	var id ChangeID
-	h.Sum(id[:0])
-	return id
 }
 
 func encodeList(xs []string) string {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
 // A handle that is never closed (as after a crash) loses nothing: a new
@@ -25,7 +27,7 @@ func TestAbandonedHandleKeepsData(t *testing.T) {
 	if _, _, err := s.Init(ctx, testIdentity); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AllocateParty(ctx, PartyAllocation{Party: Party{ID: "A::1", IsLocal: true}}); err != nil {
+	if _, err := s.AllocateParty(ctx, ledger.PartyAllocation{Party: ledger.Party{ID: "A::1", IsLocal: true}}); err != nil {
 		t.Fatal(err)
 	}
 	c, err := s.Commit(ctx, withContracts(accepted("u", "cmd", "A::1"), []string{"00aa"}))

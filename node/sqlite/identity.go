@@ -6,35 +6,20 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/ledger-cli/ledger/node/ledger"
 )
-
-// DefaultMaxDeduplication is the maximum deduplication duration of a new
-// node (Canton's default, 7 days).
-const DefaultMaxDeduplication = 7 * 24 * time.Hour
-
-// AdminUserID is the bootstrap user a new node creates, with ParticipantAdmin.
-const AdminUserID = "participant_admin"
-
-// Identity is who the node is. It is fixed at the first start.
-type Identity struct {
-	ParticipantID        string // e.g. "participant1::1220…"
-	NamespaceFingerprint string // fingerprint of the node's namespace key
-	NamespaceKey         []byte // the node's secret key material; opaque to the store
-	SynchronizerID       string
-	MaxDeduplication     time.Duration // DefaultMaxDeduplication when zero at Init
-	CreatedAt            time.Time     // set by Init
-}
 
 // Init persists want as the node's identity if the node has none yet and
 // then also creates the bootstrap user AdminUserID with ParticipantAdmin;
 // created reports whether that happened. On a node that already has an
 // identity it returns the stored one and ignores want.
-func (s *Store) Init(ctx context.Context, want Identity) (got Identity, created bool, err error) {
+func (s *Store) Init(ctx context.Context, want ledger.Identity) (got ledger.Identity, created bool, err error) {
 	if want.ParticipantID == "" || want.NamespaceFingerprint == "" || want.SynchronizerID == "" {
-		return Identity{}, false, fmt.Errorf("init node identity: %w: participant id, namespace fingerprint and synchronizer id are required", ErrInvalidArgument)
+		return ledger.Identity{}, false, fmt.Errorf("init node identity: %w: participant id, namespace fingerprint and synchronizer id are required", ledger.ErrInvalidArgument)
 	}
 	if want.MaxDeduplication <= 0 {
-		want.MaxDeduplication = DefaultMaxDeduplication
+		want.MaxDeduplication = ledger.DefaultMaxDeduplication
 	}
 	want.CreatedAt = s.opts.Now().UTC().Truncate(time.Microsecond)
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
@@ -50,36 +35,36 @@ func (s *Store) Init(ctx context.Context, want Identity) (got Identity, created 
 			return nil
 		}
 		created = true
-		if _, err := tx.ExecContext(ctx, `INSERT INTO users (id) VALUES (?) ON CONFLICT (id) DO NOTHING`, AdminUserID); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO users (id) VALUES (?) ON CONFLICT (id) DO NOTHING`, ledger.AdminUserID); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO user_rights (user_id, kind, party) VALUES (?, ?, '')
-			ON CONFLICT DO NOTHING`, AdminUserID, ParticipantAdmin)
+			ON CONFLICT DO NOTHING`, ledger.AdminUserID, ledger.ParticipantAdmin)
 		return err
 	})
 	if err != nil {
-		return Identity{}, false, fmt.Errorf("init node identity: %w", err)
+		return ledger.Identity{}, false, fmt.Errorf("init node identity: %w", err)
 	}
 	got, err = s.Identity(ctx)
 	if err != nil {
-		return Identity{}, false, err
+		return ledger.Identity{}, false, err
 	}
 	s.maxDedup.Store(int64(got.MaxDeduplication))
 	return got, created, nil
 }
 
 // Identity returns the node's identity, or ErrNotFound before Init.
-func (s *Store) Identity(ctx context.Context) (Identity, error) {
-	var id Identity
+func (s *Store) Identity(ctx context.Context) (ledger.Identity, error) {
+	var id ledger.Identity
 	var dedup, created int64
 	err := s.r.QueryRowContext(ctx, `SELECT participant_id, namespace_fingerprint, namespace_key,
 		synchronizer_id, max_dedup_ns, created_at FROM node WHERE id = 1`).
 		Scan(&id.ParticipantID, &id.NamespaceFingerprint, &id.NamespaceKey, &id.SynchronizerID, &dedup, &created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Identity{}, fmt.Errorf("node identity: %w (the node was not initialised)", ErrNotFound)
+		return ledger.Identity{}, fmt.Errorf("node identity: %w (the node was not initialised)", ledger.ErrNotFound)
 	}
 	if err != nil {
-		return Identity{}, fmt.Errorf("read node identity: %w", err)
+		return ledger.Identity{}, fmt.Errorf("read node identity: %w", err)
 	}
 	id.MaxDeduplication = time.Duration(dedup)
 	id.CreatedAt = fromMicros(created)
@@ -90,14 +75,14 @@ func (s *Store) Identity(ctx context.Context) (Identity, error) {
 // duration (for a configuration change at start).
 func (s *Store) SetMaxDeduplication(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
-		return fmt.Errorf("set max deduplication duration: %w: %v is not positive", ErrInvalidArgument, d)
+		return fmt.Errorf("set max deduplication duration: %w: %v is not positive", ledger.ErrInvalidArgument, d)
 	}
 	res, err := s.w.ExecContext(ctx, `UPDATE node SET max_dedup_ns = ? WHERE id = 1`, int64(d))
 	if err != nil {
 		return fmt.Errorf("set max deduplication duration: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("set max deduplication duration: node identity: %w", ErrNotFound)
+		return fmt.Errorf("set max deduplication duration: node identity: %w", ledger.ErrNotFound)
 	}
 	s.maxDedup.Store(int64(d))
 	return nil

@@ -7,137 +7,13 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/ledger-cli/ledger/node/ledger"
 )
-
-// DedupKind says how a Dedup window is given.
-type DedupKind int
-
-// The deduplication window forms.
-const (
-	// DedupDefault: the node's maximum deduplication duration. Commit
-	// records it in the completion as a DedupDuration.
-	DedupDefault DedupKind = iota
-	// DedupDuration: accepted commands whose record time is within Duration
-	// before this entry's record time are duplicates.
-	DedupDuration
-	// DedupOffset: accepted commands at offsets after Offset are duplicates.
-	DedupOffset
-)
-
-// Dedup is a command's deduplication period.
-type Dedup struct {
-	Kind     DedupKind
-	Duration time.Duration // DedupDuration
-	Offset   int64         // DedupOffset (exclusive)
-}
-
-// Status is a completion's outcome: Code 0 for success, else a gRPC code.
-type Status struct {
-	Code    int32
-	Message string
-	Details []byte // opaque to the store (the engine's encoding of the error details)
-}
-
-// Contract is a contract as stored. ArchivedOffset is 0 while it is active.
-type Contract struct {
-	ContractID     string // hex
-	TemplateID     string
-	PackageName    string
-	CreateArgument []byte // opaque to the store
-	Signatories    []string
-	Stakeholders   []string
-	CreatedAt      time.Time
-	CreatedOffset  int64 // set by Commit
-	ArchivedOffset int64 // set by Commit
-}
-
-// Transaction is the accepted part of an Entry.
-type Transaction struct {
-	UpdateID      string
-	WorkflowID    string
-	EffectiveTime time.Time
-	Events        []byte     // the transaction's events/tree, opaque to the store
-	Created       []Contract // contracts this transaction creates
-	Archived      []string   // contract ids it archives (may include ones it creates)
-	Inputs        []string   // other contract ids it uses; they must be active at commit
-	// MaxRecordTime, when set, fails the commit with ErrMaxRecordTimeExceeded
-	// if the entry's record time would be later.
-	MaxRecordTime time.Time
-}
-
-// creates reports whether the transaction itself creates contract id.
-func (t *Transaction) creates(id string) bool {
-	return slices.ContainsFunc(t.Created, func(c Contract) bool { return c.ContractID == id })
-}
-
-// Entry is one command outcome to append to the ledger: an accepted
-// transaction with its completion, or (Transaction nil) a rejected
-// completion. Commit assigns its offset and record time.
-type Entry struct {
-	UserID          string
-	CommandID       string
-	SubmissionID    string
-	ActAs           []string
-	Dedup           Dedup  // the period to check (accepted) or to report (rejected)
-	Status          Status // must be non-zero for a rejection and zero for a transaction
-	TraceParent     string // W3C traceparent of the submission, if any
-	PaidTrafficCost int64
-	Transaction     *Transaction
-}
-
-// Committed is where an entry landed.
-type Committed struct {
-	Offset     int64
-	RecordTime time.Time
-}
-
-// Completion is a completion as read back.
-type Completion struct {
-	Offset          int64
-	RecordTime      time.Time
-	UserID          string
-	CommandID       string
-	SubmissionID    string
-	ActAs           []string // every act-as party of the submission
-	UpdateID        string   // "" for a rejection
-	Status          Status
-	Dedup           Dedup // the period applied (never DedupDefault)
-	TraceParent     string
-	PaidTrafficCost int64
-}
-
-// Update is an accepted transaction as read back.
-type Update struct {
-	Offset        int64
-	RecordTime    time.Time
-	UpdateID      string
-	CommandID     string
-	WorkflowID    string
-	UserID        string
-	SubmissionID  string
-	ActAs         []string
-	EffectiveTime time.Time
-	Events        []byte
-}
-
-// CompletionQuery selects completions in offset order.
-type CompletionQuery struct {
-	After   int64    // exclusive
-	UserID  string   // "" = every user
-	Parties []string // keep completions with an act-as party in Parties; empty = all
-	Limit   int      // at most this many (default 1000)
-}
-
-// Stats counts the committer's work since Open.
-type Stats struct {
-	Commits int64 // entries appended
-	Failed  int64 // Commit calls answered with an error
-	Batches int64 // SQLite transactions committed, i.e. fsyncs
-}
 
 // Stats returns the commit counters. Commits/Batches is commits per fsync.
-func (s *Store) Stats() Stats {
-	return Stats{Commits: s.commits.Load(), Failed: s.failed.Load(), Batches: s.batches.Load()}
+func (s *Store) Stats() ledger.CommitStats {
+	return ledger.CommitStats{Commits: s.commits.Load(), Failed: s.failed.Load(), Batches: s.batches.Load()}
 }
 
 // LedgerEnd is the offset of the last durable entry (0 when empty).
@@ -165,7 +41,7 @@ func (s *Store) WaitPast(ctx context.Context, offset int64) (int64, error) {
 		case <-ctx.Done():
 			return s.LedgerEnd(), ctx.Err()
 		case <-s.quit:
-			return s.LedgerEnd(), ErrClosed
+			return s.LedgerEnd(), ledger.ErrClosed
 		}
 	}
 }
@@ -179,8 +55,8 @@ func (s *Store) publish(end int64) {
 }
 
 type pending struct {
-	e   Entry
-	res Committed
+	e   ledger.Entry
+	res ledger.Committed
 	err error
 	ok  chan struct{}
 }
@@ -195,56 +71,56 @@ type pending struct {
 // Nothing is written when it fails, with two exceptions where the outcome
 // is unknown: ctx ending while the entry waits for its batch, and an error
 // from SQLite's commit itself (e.g. a failed fsync).
-func (s *Store) Commit(ctx context.Context, e Entry) (Committed, error) {
-	if err := e.validate(); err != nil {
-		return Committed{}, fmt.Errorf("commit command %q: %w", e.CommandID, err)
+func (s *Store) Commit(ctx context.Context, e ledger.Entry) (ledger.Committed, error) {
+	if err := validateEntry(&e); err != nil {
+		return ledger.Committed{}, fmt.Errorf("commit command %q: %w", e.CommandID, err)
 	}
 	select {
 	case <-s.quit:
-		return Committed{}, ErrClosed
+		return ledger.Committed{}, ledger.ErrClosed
 	default:
 	}
 	p := &pending{e: e, ok: make(chan struct{})}
 	select {
 	case s.queue <- p:
 	case <-ctx.Done():
-		return Committed{}, ctx.Err()
+		return ledger.Committed{}, ctx.Err()
 	case <-s.quit:
-		return Committed{}, ErrClosed
+		return ledger.Committed{}, ledger.ErrClosed
 	}
 	select {
 	case <-p.ok:
 		if p.err != nil {
-			return Committed{}, fmt.Errorf("commit command %q: %w", e.CommandID, p.err)
+			return ledger.Committed{}, fmt.Errorf("commit command %q: %w", e.CommandID, p.err)
 		}
 		return p.res, nil
 	case <-ctx.Done():
-		return Committed{}, ctx.Err()
+		return ledger.Committed{}, ctx.Err()
 	}
 }
 
-func (e *Entry) validate() error {
+func validateEntry(e *ledger.Entry) error {
 	switch {
 	case e.UserID == "":
-		return fmt.Errorf("%w: empty user id", ErrInvalidArgument)
+		return fmt.Errorf("%w: empty user id", ledger.ErrInvalidArgument)
 	case e.CommandID == "":
-		return fmt.Errorf("%w: empty command id", ErrInvalidArgument)
+		return fmt.Errorf("%w: empty command id", ledger.ErrInvalidArgument)
 	case len(e.ActAs) == 0:
-		return fmt.Errorf("%w: empty act-as", ErrInvalidArgument)
-	case e.Dedup.Kind < DedupDefault || e.Dedup.Kind > DedupOffset:
-		return fmt.Errorf("%w: unknown deduplication kind %d", ErrInvalidArgument, e.Dedup.Kind)
+		return fmt.Errorf("%w: empty act-as", ledger.ErrInvalidArgument)
+	case e.Dedup.Kind < ledger.DedupDefault || e.Dedup.Kind > ledger.DedupOffset:
+		return fmt.Errorf("%w: unknown deduplication kind %d", ledger.ErrInvalidArgument, e.Dedup.Kind)
 	case e.Transaction == nil && e.Status.Code == 0:
-		return fmt.Errorf("%w: a rejection needs a non-zero status code", ErrInvalidArgument)
+		return fmt.Errorf("%w: a rejection needs a non-zero status code", ledger.ErrInvalidArgument)
 	case e.Transaction != nil && e.Status.Code != 0:
-		return fmt.Errorf("%w: an accepted transaction needs status code 0", ErrInvalidArgument)
+		return fmt.Errorf("%w: an accepted transaction needs status code 0", ledger.ErrInvalidArgument)
 	}
 	if t := e.Transaction; t != nil {
 		if t.UpdateID == "" {
-			return fmt.Errorf("%w: empty update id", ErrInvalidArgument)
+			return fmt.Errorf("%w: empty update id", ledger.ErrInvalidArgument)
 		}
 		for _, c := range t.Created {
 			if c.ContractID == "" || c.TemplateID == "" {
-				return fmt.Errorf("%w: created contract without contract id or template id", ErrInvalidArgument)
+				return fmt.Errorf("%w: created contract without contract id or template id", ledger.ErrInvalidArgument)
 			}
 		}
 	}
@@ -406,7 +282,7 @@ func (s *Store) commitBatch(batch []*pending) {
 		}
 		end++
 		last = rt
-		p.res = Committed{Offset: end, RecordTime: fromMicros(rt)}
+		p.res = ledger.Committed{Offset: end, RecordTime: fromMicros(rt)}
 		n++
 	}
 	if n == 0 {
@@ -430,19 +306,16 @@ func (s *Store) commitBatch(batch []*pending) {
 // apply checks and writes one entry inside the batch transaction. Checks
 // come first, so a failing entry normally writes nothing; a savepoint undoes
 // the writes when a later statement fails anyway.
-func (s *Store) apply(ctx context.Context, tx *sql.Tx, st *batchStmts, e *Entry, offset, rt int64) error {
-	dedup := e.Dedup
-	if dedup.Kind == DedupDefault {
-		dedup = Dedup{Kind: DedupDuration, Duration: time.Duration(s.maxDedup.Load())}
-	}
-	var change ChangeID
+func (s *Store) apply(ctx context.Context, tx *sql.Tx, st *batchStmts, e *ledger.Entry, offset, rt int64) error {
+	dedup := e.Dedup.Resolve(time.Duration(s.maxDedup.Load()))
+	var change ledger.ChangeID
 	t := e.Transaction
 	if t != nil {
 		if !t.MaxRecordTime.IsZero() && rt > micros(t.MaxRecordTime) {
-			return fmt.Errorf("%w: record time %s, max record time %s", ErrMaxRecordTimeExceeded,
+			return fmt.Errorf("%w: record time %s, max record time %s", ledger.ErrMaxRecordTimeExceeded,
 				fromMicros(rt).Format(time.RFC3339Nano), t.MaxRecordTime.UTC().Format(time.RFC3339Nano))
 		}
-		change = ChangeIDOf(e.UserID, e.ActAs, e.CommandID)
+		change = ledger.ChangeIDOf(e.UserID, e.ActAs, e.CommandID)
 		if err := checkDedup(ctx, st, change, dedup, rt); err != nil {
 			return err
 		}
@@ -452,7 +325,7 @@ func (s *Store) apply(ctx context.Context, tx *sql.Tx, st *batchStmts, e *Entry,
 			}
 		}
 		for _, id := range t.Archived {
-			if t.creates(id) {
+			if creates(t, id) {
 				continue
 			}
 			if err := checkActive(ctx, st, id); err != nil {
@@ -486,10 +359,10 @@ type brokenBatchError struct{ err error }
 func (e *brokenBatchError) Error() string { return "group commit aborted: " + e.err.Error() }
 func (e *brokenBatchError) Unwrap() error { return e.err }
 
-func (s *Store) write(ctx context.Context, st *batchStmts, e *Entry, t *Transaction, change ChangeID, dedup Dedup, offset, rt int64) error {
+func (s *Store) write(ctx context.Context, st *batchStmts, e *ledger.Entry, t *ledger.Transaction, change ledger.ChangeID, dedup ledger.Dedup, offset, rt int64) error {
 	actAs := encodeList(e.ActAs)
 	dedupValue := dedup.Offset
-	if dedup.Kind == DedupDuration {
+	if dedup.Kind == ledger.DedupDuration {
 		dedupValue = int64(dedup.Duration)
 	}
 	updateID := ""
@@ -505,7 +378,7 @@ func (s *Store) write(ctx context.Context, st *batchStmts, e *Entry, t *Transact
 		return nil
 	}
 	if _, err := st.insTransaction.ExecContext(ctx, offset, t.UpdateID, e.CommandID, t.WorkflowID, e.UserID,
-		e.SubmissionID, actAs, rt, micros(t.EffectiveTime), t.Events); err != nil {
+		e.SubmissionID, actAs, rt, micros(t.EffectiveAt), t.Events); err != nil {
 		return fmt.Errorf("write transaction %s: %w", t.UpdateID, err)
 	}
 	for _, c := range t.Created {
@@ -513,13 +386,13 @@ func (s *Store) write(ctx context.Context, st *batchStmts, e *Entry, t *Transact
 		if slices.Contains(t.Archived, c.ContractID) {
 			archived = offset
 		}
-		if _, err := st.insContract.ExecContext(ctx, c.ContractID, c.TemplateID, c.PackageName, c.CreateArgument,
+		if _, err := st.insContract.ExecContext(ctx, c.ContractID, c.TemplateID, c.PackageName, c.Argument,
 			encodeList(c.Signatories), encodeList(c.Stakeholders), micros(c.CreatedAt), offset, archived); err != nil {
 			return fmt.Errorf("write contract %s: %w", c.ContractID, err)
 		}
 	}
 	for _, id := range t.Archived {
-		if t.creates(id) {
+		if creates(t, id) {
 			continue
 		}
 		res, err := st.archive.ExecContext(ctx, offset, id)
@@ -527,7 +400,7 @@ func (s *Store) write(ctx context.Context, st *batchStmts, e *Entry, t *Transact
 			return fmt.Errorf("archive contract %s: %w", id, err)
 		}
 		if n, _ := res.RowsAffected(); n != 1 {
-			return &ContractNotActiveError{ContractID: id} // archived twice in one transaction
+			return &ledger.ContractNotActiveError{ContractID: id} // archived twice in one transaction
 		}
 	}
 	if _, err := st.dedupPut.ExecContext(ctx, change[:], offset, e.SubmissionID, rt); err != nil {
@@ -536,7 +409,7 @@ func (s *Store) write(ctx context.Context, st *batchStmts, e *Entry, t *Transact
 	return nil
 }
 
-func checkDedup(ctx context.Context, st *batchStmts, change ChangeID, d Dedup, rt int64) error {
+func checkDedup(ctx context.Context, st *batchStmts, change ledger.ChangeID, d ledger.Dedup, rt int64) error {
 	var off, at int64
 	var sub string
 	err := st.dedupGet.QueryRowContext(ctx, change[:]).Scan(&off, &sub, &at)
@@ -546,15 +419,8 @@ func checkDedup(ctx context.Context, st *batchStmts, change ChangeID, d Dedup, r
 	if err != nil {
 		return fmt.Errorf("read deduplication record: %w", err)
 	}
-	dup := false
-	switch d.Kind {
-	case DedupOffset:
-		dup = off > d.Offset
-	case DedupDuration:
-		dup = d.Duration > 0 && at > rt-d.Duration.Microseconds()
-	}
-	if dup {
-		return &DuplicateCommandError{CompletionOffset: off, SubmissionID: sub}
+	if d.Covers(off, fromMicros(at), fromMicros(rt)) {
+		return &ledger.DuplicateCommandError{CompletionOffset: off, SubmissionID: sub}
 	}
 	return nil
 }
@@ -563,13 +429,13 @@ func checkActive(ctx context.Context, st *batchStmts, id string) error {
 	var archived sql.NullInt64
 	err := st.contractGet.QueryRowContext(ctx, id).Scan(&archived)
 	if errors.Is(err, sql.ErrNoRows) {
-		return &ContractNotActiveError{ContractID: id}
+		return &ledger.ContractNotActiveError{ContractID: id}
 	}
 	if err != nil {
 		return fmt.Errorf("read contract %s: %w", id, err)
 	}
 	if archived.Valid {
-		return &ContractNotActiveError{ContractID: id, ArchivedOffset: archived.Int64}
+		return &ledger.ContractNotActiveError{ContractID: id, ArchivedOffset: archived.Int64}
 	}
 	return nil
 }
@@ -577,7 +443,7 @@ func checkActive(ctx context.Context, st *batchStmts, id string) error {
 const completionColumns = `ledger_offset, record_time, user_id, command_id, submission_id, act_as, update_id,
 	status_code, status_message, status_details, dedup_kind, dedup_value, trace_parent, paid_traffic_cost`
 
-func scanCompletion(row interface{ Scan(...any) error }) (Completion, error) {
+func scanCompletion(row interface{ Scan(...any) error }) (ledger.Completion, error) {
 	var sc completionScan
 	return sc.scan(row)
 }
@@ -585,27 +451,27 @@ func scanCompletion(row interface{ Scan(...any) error }) (Completion, error) {
 // completionScan holds the scan targets of a completion row, so that a
 // query reading thousands of rows sets them up once.
 type completionScan struct {
-	c              Completion
+	c              ledger.Completion
 	rt, dedupValue int64
 	actAs          string
 	kind           int
 	dest           []any
 }
 
-func (sc *completionScan) scan(row interface{ Scan(...any) error }) (Completion, error) {
+func (sc *completionScan) scan(row interface{ Scan(...any) error }) (ledger.Completion, error) {
 	c := &sc.c
 	if sc.dest == nil {
 		sc.dest = []any{&c.Offset, &sc.rt, &c.UserID, &c.CommandID, &c.SubmissionID, &sc.actAs, &c.UpdateID,
 			&c.Status.Code, &c.Status.Message, &c.Status.Details, &sc.kind, &sc.dedupValue, &c.TraceParent,
 			&c.PaidTrafficCost}
 	}
-	*c = Completion{}
+	*c = ledger.Completion{}
 	if err := row.Scan(sc.dest...); err != nil {
-		return Completion{}, err
+		return ledger.Completion{}, err
 	}
 	c.RecordTime = fromMicros(sc.rt)
-	c.Dedup.Kind = DedupKind(sc.kind)
-	if c.Dedup.Kind == DedupDuration {
+	c.Dedup.Kind = ledger.DedupKind(sc.kind)
+	if c.Dedup.Kind == ledger.DedupDuration {
 		c.Dedup.Duration = time.Duration(sc.dedupValue)
 	} else {
 		c.Dedup.Offset = sc.dedupValue
@@ -618,13 +484,13 @@ func (sc *completionScan) scan(row interface{ Scan(...any) error }) (Completion,
 // Completions returns completions after q.After in offset order that match
 // the user and party filters, at most q.Limit of them. It reads what is
 // durable now; use WaitPast or Changed to wait for more.
-func (s *Store) Completions(ctx context.Context, q CompletionQuery) ([]Completion, error) {
+func (s *Store) Completions(ctx context.Context, q ledger.CompletionQuery) ([]ledger.Completion, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 1000
 	}
 	const chunk = 1000
-	out := make([]Completion, 0, min(limit, chunk))
+	out := make([]ledger.Completion, 0, min(limit, chunk))
 	after := q.After
 	stmt, err := s.completionStmt(ctx, q.UserID != "")
 	if err != nil {
@@ -669,7 +535,7 @@ func (s *Store) completionStmt(ctx context.Context, byUser bool) (*sql.Stmt, err
 
 // queryCompletions appends matching rows to out (at most room of them) and
 // reports how many rows it scanned and the last offset scanned.
-func (s *Store) queryCompletions(ctx context.Context, stmt *sql.Stmt, args []any, parties []string, room int, out *[]Completion) (scanned int, last int64, err error) {
+func (s *Store) queryCompletions(ctx context.Context, stmt *sql.Stmt, args []any, parties []string, room int, out *[]ledger.Completion) (scanned int, last int64, err error) {
 	rows, err := stmt.QueryContext(ctx, args...)
 	if err != nil {
 		return 0, 0, err
@@ -695,14 +561,14 @@ func (s *Store) queryCompletions(ctx context.Context, stmt *sql.Stmt, args []any
 }
 
 // CompletionAt returns the completion at an offset, or ErrNotFound.
-func (s *Store) CompletionAt(ctx context.Context, offset int64) (Completion, error) {
+func (s *Store) CompletionAt(ctx context.Context, offset int64) (ledger.Completion, error) {
 	c, err := scanCompletion(s.r.QueryRowContext(ctx,
 		`SELECT `+completionColumns+` FROM completions WHERE ledger_offset = ?`, offset))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Completion{}, fmt.Errorf("completion at offset %d: %w", offset, ErrNotFound)
+		return ledger.Completion{}, fmt.Errorf("completion at offset %d: %w", offset, ledger.ErrNotFound)
 	}
 	if err != nil {
-		return Completion{}, fmt.Errorf("read completion at offset %d: %w", offset, err)
+		return ledger.Completion{}, fmt.Errorf("read completion at offset %d: %w", offset, err)
 	}
 	return c, nil
 }
@@ -710,43 +576,43 @@ func (s *Store) CompletionAt(ctx context.Context, offset int64) (Completion, err
 const updateColumns = `ledger_offset, record_time, update_id, command_id, workflow_id, user_id,
 	submission_id, act_as, effective_time, events`
 
-func scanUpdate(row interface{ Scan(...any) error }) (Update, error) {
-	var u Update
+func scanUpdate(row interface{ Scan(...any) error }) (ledger.Update, error) {
+	var u ledger.Update
 	var rt, et int64
 	var actAs string
 	if err := row.Scan(&u.Offset, &rt, &u.UpdateID, &u.CommandID, &u.WorkflowID, &u.UserID,
 		&u.SubmissionID, &actAs, &et, &u.Events); err != nil {
-		return Update{}, err
+		return ledger.Update{}, err
 	}
-	u.RecordTime, u.EffectiveTime = fromMicros(rt), fromMicros(et)
+	u.RecordTime, u.EffectiveAt = fromMicros(rt), fromMicros(et)
 	var err error
 	u.ActAs, err = decodeList(actAs)
 	return u, err
 }
 
 // UpdateByID returns the accepted transaction with this update id, or ErrNotFound.
-func (s *Store) UpdateByID(ctx context.Context, updateID string) (Update, error) {
+func (s *Store) UpdateByID(ctx context.Context, updateID string) (ledger.Update, error) {
 	u, err := scanUpdate(s.r.QueryRowContext(ctx,
 		`SELECT `+updateColumns+` FROM transactions WHERE update_id = ?`, updateID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Update{}, fmt.Errorf("update %q: %w", updateID, ErrNotFound)
+		return ledger.Update{}, fmt.Errorf("update %q: %w", updateID, ledger.ErrNotFound)
 	}
 	if err != nil {
-		return Update{}, fmt.Errorf("read update %q: %w", updateID, err)
+		return ledger.Update{}, fmt.Errorf("read update %q: %w", updateID, err)
 	}
 	return u, nil
 }
 
 // Updates returns accepted transactions after an offset, in offset order,
 // at most limit (default 1000) of them.
-func (s *Store) Updates(ctx context.Context, after int64, limit int) ([]Update, error) {
+func (s *Store) Updates(ctx context.Context, after int64, limit int) ([]ledger.Update, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT `+updateColumns+` FROM transactions
 		WHERE ledger_offset > ? ORDER BY ledger_offset LIMIT ?`, after, pageSize(limit))
 	if err != nil {
 		return nil, fmt.Errorf("read updates: %w", err)
 	}
 	defer rows.Close()
-	out := []Update{}
+	out := []ledger.Update{}
 	for rows.Next() {
 		u, err := scanUpdate(rows)
 		if err != nil {
@@ -761,29 +627,34 @@ func (s *Store) Updates(ctx context.Context, after int64, limit int) ([]Update, 
 }
 
 // Contract returns a contract, active or archived, or ErrNotFound.
-func (s *Store) Contract(ctx context.Context, contractID string) (Contract, error) {
-	var c Contract
+func (s *Store) Contract(ctx context.Context, contractID string) (ledger.Contract, error) {
+	var c ledger.Contract
 	var sigs, stks string
 	var created int64
 	var archived sql.NullInt64
 	err := s.r.QueryRowContext(ctx, `SELECT contract_id, template_id, package_name, create_argument,
 		signatories, stakeholders, created_at, created_offset, archived_offset
 		FROM contracts WHERE contract_id = ?`, contractID).
-		Scan(&c.ContractID, &c.TemplateID, &c.PackageName, &c.CreateArgument, &sigs, &stks, &created,
+		Scan(&c.ContractID, &c.TemplateID, &c.PackageName, &c.Argument, &sigs, &stks, &created,
 			&c.CreatedOffset, &archived)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Contract{}, fmt.Errorf("contract %s: %w", contractID, ErrNotFound)
+		return ledger.Contract{}, fmt.Errorf("contract %s: %w", contractID, ledger.ErrNotFound)
 	}
 	if err != nil {
-		return Contract{}, fmt.Errorf("read contract %s: %w", contractID, err)
+		return ledger.Contract{}, fmt.Errorf("read contract %s: %w", contractID, err)
 	}
 	c.CreatedAt = fromMicros(created)
 	c.ArchivedOffset = archived.Int64
 	if c.Signatories, err = decodeList(sigs); err != nil {
-		return Contract{}, err
+		return ledger.Contract{}, err
 	}
 	if c.Stakeholders, err = decodeList(stks); err != nil {
-		return Contract{}, err
+		return ledger.Contract{}, err
 	}
 	return c, nil
+}
+
+// creates reports whether t itself creates contract id.
+func creates(t *ledger.Transaction, id string) bool {
+	return slices.ContainsFunc(t.Created, func(c ledger.Contract) bool { return c.ContractID == id })
 }

@@ -6,59 +6,22 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ledger-cli/ledger/node/ledger"
 )
-
-// Party is the node's record of a party.
-type Party struct {
-	ID                 string
-	IsLocal            bool
-	Annotations        map[string]string // never nil when read
-	ResourceVersion    int64             // bumped by every UpdatePartyAnnotations
-	IdentityProviderID string
-	// External parties sign their own transactions with SigningKeys.
-	External         bool
-	SigningThreshold int // signatures an external party's transaction needs
-}
-
-// SigningKey is a public key an external party signs with.
-type SigningKey struct {
-	Fingerprint string // e.g. "1220…"
-	PublicKey   []byte // raw 32-byte ed25519 public key
-}
-
-// PartyAllocation is what AllocateParty stores.
-type PartyAllocation struct {
-	Party Party
-	// SigningKeys (external parties only; their presence makes the party external).
-	SigningKeys []SigningKey
-	// Topology holds the onboarding topology transactions, in order, as bytes.
-	Topology [][]byte
-	// GrantActAsTo, when set, names a user that gets CanActAs on the new
-	// party in the same transaction (ErrNotFound when the user is unknown).
-	GrantActAsTo string
-}
-
-// PartyQuery selects a page of parties in id order.
-type PartyQuery struct {
-	After  string // page token: the last id of the previous page ("" = first page)
-	Limit  int    // page size (default 1000)
-	Prefix string // keep only ids starting with Prefix
-	// IdentityProviderID, when set, keeps only parties of that identity provider.
-	IdentityProviderID *string
-}
 
 const partyColumns = `id, is_local, annotations, resource_version, identity_provider_id, external, signing_threshold`
 
-func scanParty(row interface{ Scan(...any) error }) (Party, error) {
-	var p Party
+func scanParty(row interface{ Scan(...any) error }) (ledger.Party, error) {
+	var p ledger.Party
 	var ann string
 	if err := row.Scan(&p.ID, &p.IsLocal, &ann, &p.ResourceVersion, &p.IdentityProviderID,
 		&p.External, &p.SigningThreshold); err != nil {
-		return Party{}, err
+		return ledger.Party{}, err
 	}
 	m, err := decodeMap(ann)
 	if err != nil {
-		return Party{}, err
+		return ledger.Party{}, err
 	}
 	p.Annotations = m
 	return p, nil
@@ -67,18 +30,18 @@ func scanParty(row interface{ Scan(...any) error }) (Party, error) {
 // AllocateParty stores a new party record (resource version 0), with its
 // signing keys and topology when external. It fails with ErrAlreadyExists,
 // ErrAnnotationsTooLarge, or ErrNotFound for an unknown GrantActAsTo user.
-func (s *Store) AllocateParty(ctx context.Context, a PartyAllocation) (Party, error) {
+func (s *Store) AllocateParty(ctx context.Context, a ledger.PartyAllocation) (ledger.Party, error) {
 	p := a.Party
 	if p.ID == "" {
-		return Party{}, fmt.Errorf("allocate party: %w: empty party id", ErrInvalidArgument)
+		return ledger.Party{}, fmt.Errorf("allocate party: %w: empty party id", ledger.ErrInvalidArgument)
 	}
 	for _, k := range a.SigningKeys {
 		if k.Fingerprint == "" || len(k.PublicKey) == 0 {
-			return Party{}, fmt.Errorf("allocate party %q: %w: signing key without fingerprint or public key", p.ID, ErrInvalidArgument)
+			return ledger.Party{}, fmt.Errorf("allocate party %q: %w: signing key without fingerprint or public key", p.ID, ledger.ErrInvalidArgument)
 		}
 	}
 	if AnnotationsSize(p.Annotations) > MaxAnnotationsSize {
-		return Party{}, fmt.Errorf("allocate party %q: %w", p.ID, ErrAnnotationsTooLarge)
+		return ledger.Party{}, fmt.Errorf("allocate party %q: %w", p.ID, ledger.ErrAnnotationsTooLarge)
 	}
 	p.External = len(a.SigningKeys) > 0
 	if p.External && p.SigningThreshold <= 0 {
@@ -96,7 +59,7 @@ func (s *Store) AllocateParty(ctx context.Context, a PartyAllocation) (Party, er
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrAlreadyExists
+			return ledger.ErrAlreadyExists
 		}
 		for _, k := range a.SigningKeys {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO party_signing_keys (party, fingerprint, public_key)
@@ -114,34 +77,34 @@ func (s *Store) AllocateParty(ctx context.Context, a PartyAllocation) (Party, er
 			if err := userExists(ctx, tx, a.GrantActAsTo); err != nil {
 				return fmt.Errorf("user %q: %w", a.GrantActAsTo, err)
 			}
-			if _, err := s.grant(ctx, tx, a.GrantActAsTo, []Right{{Kind: CanActAs, Party: p.ID}}); err != nil {
+			if _, err := s.grant(ctx, tx, a.GrantActAsTo, []ledger.Right{{Kind: ledger.CanActAs, Party: p.ID}}); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return Party{}, fmt.Errorf("allocate party %q: %w", p.ID, err)
+		return ledger.Party{}, fmt.Errorf("allocate party %q: %w", p.ID, err)
 	}
 	return p, nil
 }
 
 // Party returns one party record, or ErrNotFound.
-func (s *Store) Party(ctx context.Context, id string) (Party, error) {
+func (s *Store) Party(ctx context.Context, id string) (ledger.Party, error) {
 	p, err := scanParty(s.r.QueryRowContext(ctx, `SELECT `+partyColumns+` FROM parties WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Party{}, fmt.Errorf("party %q: %w", id, ErrNotFound)
+		return ledger.Party{}, fmt.Errorf("party %q: %w", id, ledger.ErrNotFound)
 	}
 	if err != nil {
-		return Party{}, fmt.Errorf("read party %q: %w", id, err)
+		return ledger.Party{}, fmt.Errorf("read party %q: %w", id, err)
 	}
 	return p, nil
 }
 
 // Parties returns the records of those ids that exist, in id order; unknown
 // ids are skipped (the caller compares lengths to find them).
-func (s *Store) Parties(ctx context.Context, ids []string) ([]Party, error) {
-	out := []Party{}
+func (s *Store) Parties(ctx context.Context, ids []string) ([]ledger.Party, error) {
+	out := []ledger.Party{}
 	const chunk = 500
 	for start := 0; start < len(ids); start += chunk {
 		part := ids[start:min(start+chunk, len(ids))]
@@ -162,7 +125,7 @@ func (s *Store) Parties(ctx context.Context, ids []string) ([]Party, error) {
 
 // ListParties returns a page of parties in id order and the token of the
 // next page ("" on the last page).
-func (s *Store) ListParties(ctx context.Context, q PartyQuery) (parties []Party, next string, err error) {
+func (s *Store) ListParties(ctx context.Context, q ledger.PartyQuery) (parties []ledger.Party, next string, err error) {
 	limit := pageSize(q.Limit)
 	query := `SELECT ` + partyColumns + ` FROM parties WHERE id > ?`
 	args := []any{q.After}
@@ -191,13 +154,13 @@ func (s *Store) ListParties(ctx context.Context, q PartyQuery) (parties []Party,
 	return parties, next, nil
 }
 
-func (s *Store) queryParties(ctx context.Context, query string, args ...any) ([]Party, error) {
+func (s *Store) queryParties(ctx context.Context, query string, args ...any) ([]ledger.Party, error) {
 	rows, err := s.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	parties := []Party{}
+	parties := []ledger.Party{}
 	for rows.Next() {
 		p, err := scanParty(rows)
 		if err != nil {
@@ -210,8 +173,8 @@ func (s *Store) queryParties(ctx context.Context, query string, args ...any) ([]
 
 // SigningKeys returns an external party's signing keys (empty for a local
 // party), or ErrNotFound for an unknown party.
-func (s *Store) SigningKeys(ctx context.Context, party string) ([]SigningKey, error) {
-	keys := []SigningKey{}
+func (s *Store) SigningKeys(ctx context.Context, party string) ([]ledger.SigningKey, error) {
+	keys := []ledger.SigningKey{}
 	err := s.readTx(ctx, func(tx *sql.Tx) error {
 		if err := partyExists(ctx, tx, party); err != nil {
 			return err
@@ -223,7 +186,7 @@ func (s *Store) SigningKeys(ctx context.Context, party string) ([]SigningKey, er
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var k SigningKey
+			var k ledger.SigningKey
 			if err := rows.Scan(&k.Fingerprint, &k.PublicKey); err != nil {
 				return err
 			}
@@ -275,22 +238,22 @@ func partyExists(ctx context.Context, tx *sql.Tx, party string) error {
 // merge and the size check after the merge are one transaction, so among
 // concurrent callers holding the same version exactly one succeeds. It fails
 // with ErrNotFound, ErrConcurrentUpdate or ErrAnnotationsTooLarge.
-func (s *Store) UpdatePartyAnnotations(ctx context.Context, party string, expectedVersion *int64, change map[string]string) (Party, error) {
-	var out Party
+func (s *Store) UpdatePartyAnnotations(ctx context.Context, party string, expectedVersion *int64, change map[string]string) (ledger.Party, error) {
+	var out ledger.Party
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		p, err := scanParty(tx.QueryRowContext(ctx, `SELECT `+partyColumns+` FROM parties WHERE id = ?`, party))
 		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
+			return ledger.ErrNotFound
 		}
 		if err != nil {
 			return err
 		}
 		if expectedVersion != nil && *expectedVersion != p.ResourceVersion {
-			return ErrConcurrentUpdate
+			return ledger.ErrConcurrentUpdate
 		}
 		p.Annotations = mergeAnnotations(p.Annotations, change)
 		if AnnotationsSize(p.Annotations) > MaxAnnotationsSize {
-			return ErrAnnotationsTooLarge
+			return ledger.ErrAnnotationsTooLarge
 		}
 		p.ResourceVersion++
 		if _, err := tx.ExecContext(ctx, `UPDATE parties SET annotations = ?, resource_version = ? WHERE id = ?`,
@@ -301,7 +264,7 @@ func (s *Store) UpdatePartyAnnotations(ctx context.Context, party string, expect
 		return nil
 	})
 	if err != nil {
-		return Party{}, fmt.Errorf("update party %q: %w", party, err)
+		return ledger.Party{}, fmt.Errorf("update party %q: %w", party, err)
 	}
 	return out, nil
 }

@@ -8,16 +8,18 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
 func TestAllocateParties(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTemp(t)
-	if _, err := s.CreateUser(ctx, User{ID: "alice"}, nil); err != nil {
+	if _, err := s.CreateUser(ctx, ledger.User{ID: "alice"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	local, err := s.AllocateParty(ctx, PartyAllocation{
-		Party:        Party{ID: "Alice::1220aa", IsLocal: true, Annotations: map[string]string{"k": "v"}},
+	local, err := s.AllocateParty(ctx, ledger.PartyAllocation{
+		Party:        ledger.Party{ID: "Alice::1220aa", IsLocal: true, Annotations: map[string]string{"k": "v"}},
 		GrantActAsTo: "alice",
 	})
 	if err != nil {
@@ -26,10 +28,10 @@ func TestAllocateParties(t *testing.T) {
 	if local.External || local.SigningThreshold != 0 || local.ResourceVersion != 0 {
 		t.Errorf("local party = %+v", local)
 	}
-	key := SigningKey{Fingerprint: "1220ee", PublicKey: make([]byte, 32)}
-	ext, err := s.AllocateParty(ctx, PartyAllocation{
-		Party:       Party{ID: "Ext::1220ee", IsLocal: true},
-		SigningKeys: []SigningKey{key},
+	key := ledger.SigningKey{Fingerprint: "1220ee", PublicKey: make([]byte, 32)}
+	ext, err := s.AllocateParty(ctx, ledger.PartyAllocation{
+		Party:       ledger.Party{ID: "Ext::1220ee", IsLocal: true},
+		SigningKeys: []ledger.SigningKey{key},
 		Topology:    [][]byte{[]byte("ns"), []byte("p2k"), []byte("p2p")},
 	})
 	if err != nil {
@@ -44,7 +46,7 @@ func TestAllocateParties(t *testing.T) {
 		t.Errorf("Party = %+v (%v), want %+v", got, err, local)
 	}
 	keys, err := s.SigningKeys(ctx, "Ext::1220ee")
-	if err != nil || !reflect.DeepEqual(keys, []SigningKey{key}) {
+	if err != nil || !reflect.DeepEqual(keys, []ledger.SigningKey{key}) {
 		t.Errorf("SigningKeys = %v (%v)", keys, err)
 	}
 	if keys, err := s.SigningKeys(ctx, "Alice::1220aa"); err != nil || len(keys) != 0 {
@@ -55,20 +57,20 @@ func TestAllocateParties(t *testing.T) {
 		t.Errorf("Topology = %q (%v)", topo, err)
 	}
 	rights, _ := s.UserRights(ctx, "alice")
-	if !reflect.DeepEqual(rights, []Right{{Kind: CanActAs, Party: "Alice::1220aa"}}) {
+	if !reflect.DeepEqual(rights, []ledger.Right{{Kind: ledger.CanActAs, Party: "Alice::1220aa"}}) {
 		t.Errorf("alice's rights after allocation = %v", rights)
 	}
 
 	for _, tc := range []struct {
 		name string
-		a    PartyAllocation
+		a    ledger.PartyAllocation
 		want error
 	}{
-		{"duplicate", PartyAllocation{Party: Party{ID: "Alice::1220aa"}}, ErrAlreadyExists},
-		{"empty id", PartyAllocation{}, ErrInvalidArgument},
-		{"key without bytes", PartyAllocation{Party: Party{ID: "X::1"}, SigningKeys: []SigningKey{{Fingerprint: "f"}}}, ErrInvalidArgument},
-		{"unknown grantee", PartyAllocation{Party: Party{ID: "Y::1"}, GrantActAsTo: "nobody"}, ErrNotFound},
-		{"annotations too large", PartyAllocation{Party: Party{ID: "Z::1", Annotations: map[string]string{"k": strings.Repeat("v", MaxAnnotationsSize)}}}, ErrAnnotationsTooLarge},
+		{"duplicate", ledger.PartyAllocation{Party: ledger.Party{ID: "Alice::1220aa"}}, ledger.ErrAlreadyExists},
+		{"empty id", ledger.PartyAllocation{}, ledger.ErrInvalidArgument},
+		{"key without bytes", ledger.PartyAllocation{Party: ledger.Party{ID: "X::1"}, SigningKeys: []ledger.SigningKey{{Fingerprint: "f"}}}, ledger.ErrInvalidArgument},
+		{"unknown grantee", ledger.PartyAllocation{Party: ledger.Party{ID: "Y::1"}, GrantActAsTo: "nobody"}, ledger.ErrNotFound},
+		{"annotations too large", ledger.PartyAllocation{Party: ledger.Party{ID: "Z::1", Annotations: map[string]string{"k": strings.Repeat("v", MaxAnnotationsSize)}}}, ledger.ErrAnnotationsTooLarge},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := s.AllocateParty(ctx, tc.a); !errors.Is(err, tc.want) {
@@ -76,7 +78,7 @@ func TestAllocateParties(t *testing.T) {
 			}
 		})
 	}
-	if _, err := s.Party(ctx, "Y::1"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Party(ctx, "Y::1"); !errors.Is(err, ledger.ErrNotFound) {
 		t.Errorf("failed allocation left party Y::1: %v", err)
 	}
 	for _, f := range []func() error{
@@ -84,7 +86,7 @@ func TestAllocateParties(t *testing.T) {
 		func() error { _, err := s.SigningKeys(ctx, "nobody"); return err },
 		func() error { _, err := s.Topology(ctx, "nobody"); return err },
 	} {
-		if err := f(); !errors.Is(err, ErrNotFound) {
+		if err := f(); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("lookup of unknown party: %v, want ErrNotFound", err)
 		}
 	}
@@ -99,7 +101,7 @@ func TestListPartiesPrefixAndPages(t *testing.T) {
 	s, _ := openTemp(t)
 	ids := []string{"Alice::1", "Alice2::1", "Alicf::1", "Bob::1", "Al::1", "Alice3::1"}
 	for _, id := range ids {
-		if _, err := s.AllocateParty(ctx, PartyAllocation{Party: Party{ID: id, IsLocal: true}}); err != nil {
+		if _, err := s.AllocateParty(ctx, ledger.PartyAllocation{Party: ledger.Party{ID: id, IsLocal: true}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -119,7 +121,7 @@ func TestListPartiesPrefixAndPages(t *testing.T) {
 			got := []string{}
 			token, pages := "", 0
 			for {
-				ps, next, err := s.ListParties(ctx, PartyQuery{After: token, Limit: tc.limit, Prefix: tc.prefix})
+				ps, next, err := s.ListParties(ctx, ledger.PartyQuery{After: token, Limit: tc.limit, Prefix: tc.prefix})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -142,7 +144,7 @@ func TestListPartiesPrefixAndPages(t *testing.T) {
 func TestUpdatePartyAnnotations(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTemp(t)
-	if _, err := s.AllocateParty(ctx, PartyAllocation{Party: Party{ID: "P::1", IsLocal: true, Annotations: map[string]string{"a": "1", "b": "2"}}}); err != nil {
+	if _, err := s.AllocateParty(ctx, ledger.PartyAllocation{Party: ledger.Party{ID: "P::1", IsLocal: true, Annotations: map[string]string{"a": "1", "b": "2"}}}); err != nil {
 		t.Fatal(err)
 	}
 	steps := []struct {
@@ -154,11 +156,11 @@ func TestUpdatePartyAnnotations(t *testing.T) {
 		err      error
 	}{
 		{"merge, delete by empty", ptr[int64](0), map[string]string{"a": "", "c": "3"}, map[string]string{"b": "2", "c": "3"}, 1, nil},
-		{"stale version", ptr[int64](0), map[string]string{"d": "4"}, nil, 0, ErrConcurrentUpdate},
+		{"stale version", ptr[int64](0), map[string]string{"d": "4"}, nil, 0, ledger.ErrConcurrentUpdate},
 		{"no version check", nil, map[string]string{"b": "22"}, map[string]string{"b": "22", "c": "3"}, 2, nil},
 		{"no-op bumps version", ptr[int64](2), nil, map[string]string{"b": "22", "c": "3"}, 3, nil},
 		{"delete of missing key is fine", ptr[int64](3), map[string]string{"zz": ""}, map[string]string{"b": "22", "c": "3"}, 4, nil},
-		{"over the limit after merge", nil, map[string]string{"big": strings.Repeat("x", MaxAnnotationsSize-7)}, nil, 0, ErrAnnotationsTooLarge},
+		{"over the limit after merge", nil, map[string]string{"big": strings.Repeat("x", MaxAnnotationsSize-7)}, nil, 0, ledger.ErrAnnotationsTooLarge},
 		{"at the limit after merge", nil, map[string]string{"big": strings.Repeat("x", MaxAnnotationsSize-8)}, nil, 5, nil},
 		{"deleting makes room", nil, map[string]string{"b": "", "c": "", "big": "", "d": "4"}, map[string]string{"d": "4"}, 6, nil},
 	}
@@ -178,7 +180,7 @@ func TestUpdatePartyAnnotations(t *testing.T) {
 			t.Errorf("%s: stored %+v differs from returned %+v", st.name, stored, p)
 		}
 	}
-	if _, err := s.UpdatePartyAnnotations(ctx, "nobody", nil, nil); !errors.Is(err, ErrNotFound) {
+	if _, err := s.UpdatePartyAnnotations(ctx, "nobody", nil, nil); !errors.Is(err, ledger.ErrNotFound) {
 		t.Errorf("update unknown party: %v", err)
 	}
 }
@@ -188,14 +190,14 @@ func TestUpdatePartyAnnotations(t *testing.T) {
 func TestUpdatePartyAnnotationsConcurrentCAS(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTemp(t)
-	start, err := s.AllocateParty(ctx, PartyAllocation{Party: Party{ID: "P::1", IsLocal: true, Annotations: map[string]string{"base": "x"}}})
+	start, err := s.AllocateParty(ctx, ledger.PartyAllocation{Party: ledger.Party{ID: "P::1", IsLocal: true, Annotations: map[string]string{"base": "x"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	const n = 50
 	var wg sync.WaitGroup
 	errs := make([]error, n)
-	results := make([]Party, n)
+	results := make([]ledger.Party, n)
 	gate := make(chan struct{})
 	for i := range n {
 		wg.Add(1)
@@ -216,7 +218,7 @@ func TestUpdatePartyAnnotationsConcurrentCAS(t *testing.T) {
 				t.Errorf("writers %d and %d both succeeded", winner, i)
 			}
 			winner = i
-		case errors.Is(err, ErrConcurrentUpdate):
+		case errors.Is(err, ledger.ErrConcurrentUpdate):
 			conflicts++
 		default:
 			t.Errorf("writer %d: unexpected error %v", i, err)

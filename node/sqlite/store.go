@@ -1,14 +1,13 @@
-// Package store is the storage layer of `ledger serve`: one SQLite file (or an
-// in-memory database for tests) holding the node's identity, users and rights,
-// party records, and the ledger itself.
+// Package sqlite is the node's store on SQLite: one file (or an in-memory
+// database for tests) holding the node's identity, users and rights, party
+// records, and the ledger itself. It implements the node.Store interface
+// with the records of package ledger; it knows SQL and nothing about HTTP or
+// JSON wire types.
 //
-// The ledger is an append-only log of entries at gap-free offsets 1, 2, 3, …
-// (the ledger end is 0 while it is empty). Every entry is one command outcome:
-// an accepted transaction together with its completion, or a rejected
-// completion alone. Accepted entries also archive and create contracts and
-// record the command's change ID for deduplication; all of that happens in
-// the same SQLite transaction as the append, so a crash never leaves half an
-// entry behind.
+// The ledger is an append-only log of entries at gap-free offsets. Accepted
+// entries also archive and create contracts and record the command's change
+// ID for deduplication; all of that happens in the same SQLite transaction
+// as the append, so a crash never leaves half an entry behind.
 //
 // Durability: the database runs in WAL mode with synchronous=FULL, so Commit
 // and every other write return only after SQLite has fsynced. To reach
@@ -17,12 +16,10 @@
 // SQLite transaction (one fsync) and then answers each caller with its own
 // result (group commit).
 //
-// The store knows SQL and nothing about HTTP or JSON wire types: transaction
-// events and create arguments are opaque byte slices chosen by the engine.
-// Errors the server maps to Canton error ids are sentinel values (ErrNotFound,
-// ErrAlreadyExists, ErrConcurrentUpdate, ErrDuplicateCommand, …) to test with
-// errors.Is; DuplicateCommandError and ContractNotActiveError carry details
-// for errors.As.
+// Errors are the sentinel values of package ledger (ledger.ErrNotFound,
+// ledger.ErrAlreadyExists, ledger.ErrConcurrentUpdate, …), to test with
+// errors.Is; ledger.DuplicateCommandError and ledger.ContractNotActiveError
+// carry details for errors.As. ErrSchemaTooNew is the store's own.
 package sqlite
 
 import (
@@ -36,66 +33,12 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
-// Errors returned by the store. Test for them with errors.Is.
-var (
-	// ErrNotFound: the user, party, contract, update or identity does not exist.
-	ErrNotFound = errors.New("not found")
-	// ErrAlreadyExists: a user or party with this id already exists.
-	ErrAlreadyExists = errors.New("already exists")
-	// ErrConcurrentUpdate: the expected resource version differs from the stored one.
-	ErrConcurrentUpdate = errors.New("resource version mismatch: concurrent update")
-	// ErrAnnotationsTooLarge: annotations exceed MaxAnnotationsSize after the change.
-	ErrAnnotationsTooLarge = errors.New("annotations exceed the size limit")
-	// ErrTooManyRights: granting would give the user more than Options.MaxRightsPerUser rights.
-	ErrTooManyRights = errors.New("too many user rights")
-	// ErrDuplicateCommand: an accepted command with the same change ID lies
-	// within the deduplication window. The error is a *DuplicateCommandError.
-	ErrDuplicateCommand = errors.New("duplicate command")
-	// ErrContractNotActive: an input or archived contract is unknown or already
-	// archived. The error is a *ContractNotActiveError.
-	ErrContractNotActive = errors.New("contract not active")
-	// ErrMaxRecordTimeExceeded: the record time the entry would get is after
-	// its transaction's MaxRecordTime; nothing was written.
-	ErrMaxRecordTimeExceeded = errors.New("record time after max record time")
-	// ErrInvalidArgument: the caller passed a malformed value (a bug in the caller).
-	ErrInvalidArgument = errors.New("invalid argument")
-	// ErrSchemaTooNew: the database was written by a newer ledger build.
-	ErrSchemaTooNew = errors.New("database schema is newer than this build supports")
-	// ErrClosed: the store has been closed.
-	ErrClosed = errors.New("store is closed")
-)
-
-// DuplicateCommandError reports the earlier accepted command of the same change.
-type DuplicateCommandError struct {
-	CompletionOffset int64  // offset of the earlier accepted command
-	SubmissionID     string // its submission id
-}
-
-func (e *DuplicateCommandError) Error() string {
-	return fmt.Sprintf("duplicate command: the change was accepted at offset %d (submission %q)",
-		e.CompletionOffset, e.SubmissionID)
-}
-
-// Is makes errors.Is(err, ErrDuplicateCommand) true.
-func (e *DuplicateCommandError) Is(target error) bool { return target == ErrDuplicateCommand }
-
-// ContractNotActiveError names the contract that is unknown or archived.
-type ContractNotActiveError struct {
-	ContractID     string
-	ArchivedOffset int64 // 0 when the contract is unknown
-}
-
-func (e *ContractNotActiveError) Error() string {
-	if e.ArchivedOffset == 0 {
-		return fmt.Sprintf("contract %s not found", e.ContractID)
-	}
-	return fmt.Sprintf("contract %s was archived at offset %d", e.ContractID, e.ArchivedOffset)
-}
-
-// Is makes errors.Is(err, ErrContractNotActive) true.
-func (e *ContractNotActiveError) Is(target error) bool { return target == ErrContractNotActive }
+// ErrSchemaTooNew: the database was written by a newer ledger build.
+var ErrSchemaTooNew = errors.New("database schema is newer than this build supports")
 
 // Options tune a Store. The zero value is usable.
 type Options struct {
@@ -167,11 +110,11 @@ type Store struct {
 func Open(path string, opts Options) (*Store, error) {
 	opts.setDefaults()
 	if path == "" {
-		return nil, fmt.Errorf("open database: %w: empty path (give a file name or :memory:)", ErrInvalidArgument)
+		return nil, fmt.Errorf("open database: %w: empty path (give a file name or :memory:)", ledger.ErrInvalidArgument)
 	}
 	memory := path == ":memory:"
 	if !memory && strings.ContainsAny(path, "?#") {
-		return nil, fmt.Errorf("open database %q: %w: the path must not contain '?' or '#'", path, ErrInvalidArgument)
+		return nil, fmt.Errorf("open database %q: %w: the path must not contain '?' or '#'", path, ledger.ErrInvalidArgument)
 	}
 	pragmas := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)",
 		opts.BusyTimeout.Milliseconds())
@@ -196,7 +139,7 @@ func Open(path string, opts Options) (*Store, error) {
 		quit:    make(chan struct{}),
 		done:    make(chan struct{}),
 	}
-	s.maxDedup.Store(int64(DefaultMaxDeduplication))
+	s.maxDedup.Store(int64(ledger.DefaultMaxDeduplication))
 	ctx := context.Background()
 	if err := migrate(ctx, w); err != nil {
 		w.Close()

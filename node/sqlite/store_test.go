@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
 // openTemp opens a store on a fresh file in the test's temp dir.
@@ -21,7 +23,7 @@ func openTemp(t testing.TB) (*Store, string) {
 	return s, path
 }
 
-var testIdentity = Identity{
+var testIdentity = ledger.Identity{
 	ParticipantID:        "participant1::1220aa",
 	NamespaceFingerprint: "1220aa",
 	NamespaceKey:         []byte("seed"),
@@ -56,7 +58,7 @@ func TestOpenSetsDurablePragmas(t *testing.T) {
 
 func TestOpenRejectsBadPaths(t *testing.T) {
 	for _, path := range []string{"", "a?b.db", "a#b.db"} {
-		if _, err := Open(path, Options{}); !errors.Is(err, ErrInvalidArgument) {
+		if _, err := Open(path, Options{}); !errors.Is(err, ledger.ErrInvalidArgument) {
 			t.Errorf("Open(%q) error = %v, want ErrInvalidArgument", path, err)
 		}
 	}
@@ -76,7 +78,7 @@ func TestMigrations(t *testing.T) {
 	})
 	t.Run("reopen keeps data and version", func(t *testing.T) {
 		s, path := openTemp(t)
-		if _, err := s.CreateUser(ctx, User{ID: "alice"}, nil); err != nil {
+		if _, err := s.CreateUser(ctx, ledger.User{ID: "alice"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		s.Close()
@@ -140,13 +142,13 @@ func TestMemoryDatabasesAreSharedWithinAndPrivateAcross(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	if _, err := a.CreateUser(ctx, User{ID: "alice"}, nil); err != nil {
+	if _, err := a.CreateUser(ctx, ledger.User{ID: "alice"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.User(ctx, "alice"); err != nil {
 		t.Errorf("read back on the same in-memory store: %v", err)
 	}
-	if _, err := b.User(ctx, "alice"); !errors.Is(err, ErrNotFound) {
+	if _, err := b.User(ctx, "alice"); !errors.Is(err, ledger.ErrNotFound) {
 		t.Errorf("other in-memory store sees alice: err = %v", err)
 	}
 	if _, err := a.Commit(ctx, accepted("u", "c1", "Alice")); err != nil {
@@ -157,26 +159,26 @@ func TestMemoryDatabasesAreSharedWithinAndPrivateAcross(t *testing.T) {
 func TestIdentity(t *testing.T) {
 	ctx := context.Background()
 	s, path := openTemp(t)
-	if _, err := s.Identity(ctx); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Identity(ctx); !errors.Is(err, ledger.ErrNotFound) {
 		t.Fatalf("Identity before Init: %v, want ErrNotFound", err)
 	}
-	if _, _, err := s.Init(ctx, Identity{}); !errors.Is(err, ErrInvalidArgument) {
+	if _, _, err := s.Init(ctx, ledger.Identity{}); !errors.Is(err, ledger.ErrInvalidArgument) {
 		t.Errorf("Init with empty identity: %v, want ErrInvalidArgument", err)
 	}
 	got, created, err := s.Init(ctx, testIdentity)
 	if err != nil || !created {
 		t.Fatalf("first Init: created=%v err=%v", created, err)
 	}
-	if got.ParticipantID != testIdentity.ParticipantID || got.MaxDeduplication != DefaultMaxDeduplication ||
+	if got.ParticipantID != testIdentity.ParticipantID || got.MaxDeduplication != ledger.DefaultMaxDeduplication ||
 		string(got.NamespaceKey) != "seed" || got.CreatedAt.IsZero() {
 		t.Errorf("first Init returned %+v", got)
 	}
-	rights, err := s.UserRights(ctx, AdminUserID)
-	if err != nil || len(rights) != 1 || rights[0] != (Right{Kind: ParticipantAdmin}) {
+	rights, err := s.UserRights(ctx, ledger.AdminUserID)
+	if err != nil || len(rights) != 1 || rights[0] != (ledger.Right{Kind: ledger.ParticipantAdmin}) {
 		t.Errorf("bootstrap admin rights = %v (%v), want [ParticipantAdmin]", rights, err)
 	}
 	// A later start keeps the first identity and does not recreate the admin.
-	if err := s.DeleteUser(ctx, AdminUserID); err != nil {
+	if err := s.DeleteUser(ctx, ledger.AdminUserID); err != nil {
 		t.Fatal(err)
 	}
 	other := testIdentity
@@ -185,7 +187,7 @@ func TestIdentity(t *testing.T) {
 	if err != nil || created || got.ParticipantID != testIdentity.ParticipantID {
 		t.Errorf("second Init: %+v created=%v err=%v; want the stored identity", got, created, err)
 	}
-	if _, err := s.User(ctx, AdminUserID); !errors.Is(err, ErrNotFound) {
+	if _, err := s.User(ctx, ledger.AdminUserID); !errors.Is(err, ledger.ErrNotFound) {
 		t.Errorf("second Init recreated the admin user: %v", err)
 	}
 	if err := s.SetMaxDeduplication(ctx, time.Hour); err != nil {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
 // userCache keeps the users and rights that authenticated requests load,
@@ -24,8 +26,8 @@ type userCache struct {
 
 type cachedUser struct {
 	gen    int64
-	user   User
-	rights []Right
+	user   ledger.User
+	rights []ledger.Right
 }
 
 // maxCachedUsers bounds the cache; it is emptied when full.
@@ -52,7 +54,7 @@ func (c *userCache) put(id string, e cachedUser) {
 // UserAndRights returns a user and its rights as User and UserRights would,
 // from memory when no user or right has been written since they were last
 // read. What it returns is the caller's own to change.
-func (s *Store) UserAndRights(ctx context.Context, id string) (User, []Right, error) {
+func (s *Store) UserAndRights(ctx context.Context, id string) (ledger.User, []ledger.Right, error) {
 	if e, ok := s.users.get(id); ok {
 		u := e.user
 		u.Annotations = maps.Clone(u.Annotations)
@@ -61,11 +63,11 @@ func (s *Store) UserAndRights(ctx context.Context, id string) (User, []Right, er
 	gen := s.users.gen.Load()
 	u, err := s.User(ctx, id)
 	if err != nil {
-		return User{}, nil, err
+		return ledger.User{}, nil, err
 	}
 	rights, err := s.UserRights(ctx, id)
 	if err != nil {
-		return User{}, nil, err
+		return ledger.User{}, nil, err
 	}
 	cached := u
 	cached.Annotations = maps.Clone(u.Annotations)

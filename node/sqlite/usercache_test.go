@@ -7,10 +7,12 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
 // rightsOf returns UserAndRights' rights of id, failing the test on error.
-func rightsOf(t *testing.T, s *Store, id string) []Right {
+func rightsOf(t *testing.T, s *Store, id string) []ledger.Right {
 	t.Helper()
 	_, rights, err := s.UserAndRights(context.Background(), id)
 	if err != nil {
@@ -24,39 +26,39 @@ func rightsOf(t *testing.T, s *Store, id string) []Right {
 func TestUserAndRightsSeesEveryWrite(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTemp(t)
-	if _, err := s.CreateUser(ctx, User{ID: "u1"}, []Right{{Kind: CanReadAs, Party: "A::1"}}); err != nil {
+	if _, err := s.CreateUser(ctx, ledger.User{ID: "u1"}, []ledger.Right{{Kind: ledger.CanReadAs, Party: "A::1"}}); err != nil {
 		t.Fatal(err)
 	}
-	want := []Right{{Kind: CanReadAs, Party: "A::1"}}
+	want := []ledger.Right{{Kind: ledger.CanReadAs, Party: "A::1"}}
 	for range 3 { // the second and third reads are cached
 		if got := rightsOf(t, s, "u1"); !slices.Equal(got, want) {
 			t.Fatalf("rights %v, want %v", got, want)
 		}
 	}
 
-	if _, err := s.GrantRights(ctx, "u1", []Right{{Kind: CanActAs, Party: "A::1"}}); err != nil {
+	if _, err := s.GrantRights(ctx, "u1", []ledger.Right{{Kind: ledger.CanActAs, Party: "A::1"}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := rightsOf(t, s, "u1"); !slices.Contains(got, Right{Kind: CanActAs, Party: "A::1"}) {
+	if got := rightsOf(t, s, "u1"); !slices.Contains(got, ledger.Right{Kind: ledger.CanActAs, Party: "A::1"}) {
 		t.Fatalf("after a grant: %v", got)
 	}
 
-	if _, err := s.RevokeRights(ctx, "u1", []Right{{Kind: CanReadAs, Party: "A::1"}}); err != nil {
+	if _, err := s.RevokeRights(ctx, "u1", []ledger.Right{{Kind: ledger.CanReadAs, Party: "A::1"}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := rightsOf(t, s, "u1"); slices.Contains(got, Right{Kind: CanReadAs, Party: "A::1"}) {
+	if got := rightsOf(t, s, "u1"); slices.Contains(got, ledger.Right{Kind: ledger.CanReadAs, Party: "A::1"}) {
 		t.Fatalf("after a revoke: %v", got)
 	}
 
-	if _, err := s.AllocateParty(ctx, PartyAllocation{Party: Party{ID: "B::1", IsLocal: true}, GrantActAsTo: "u1"}); err != nil {
+	if _, err := s.AllocateParty(ctx, ledger.PartyAllocation{Party: ledger.Party{ID: "B::1", IsLocal: true}, GrantActAsTo: "u1"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := rightsOf(t, s, "u1"); !slices.Contains(got, Right{Kind: CanActAs, Party: "B::1"}) {
+	if got := rightsOf(t, s, "u1"); !slices.Contains(got, ledger.Right{Kind: ledger.CanActAs, Party: "B::1"}) {
 		t.Fatalf("after allocating a party for the user: %v", got)
 	}
 
 	yes := true
-	if _, err := s.UpdateUser(ctx, "u1", UserUpdate{IsDeactivated: &yes}); err != nil {
+	if _, err := s.UpdateUser(ctx, "u1", ledger.UserUpdate{IsDeactivated: &yes}); err != nil {
 		t.Fatal(err)
 	}
 	if u, _, err := s.UserAndRights(ctx, "u1"); err != nil || !u.IsDeactivated {
@@ -66,7 +68,7 @@ func TestUserAndRightsSeesEveryWrite(t *testing.T) {
 	if err := s.DeleteUser(ctx, "u1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.UserAndRights(ctx, "u1"); !errors.Is(err, ErrNotFound) {
+	if _, _, err := s.UserAndRights(ctx, "u1"); !errors.Is(err, ledger.ErrNotFound) {
 		t.Fatalf("after deletion: %v, want ErrNotFound", err)
 	}
 }
@@ -76,7 +78,7 @@ func TestUserAndRightsSeesEveryWrite(t *testing.T) {
 func TestUserAndRightsReturnsCopies(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTemp(t)
-	if _, err := s.CreateUser(ctx, User{ID: "u1", Annotations: map[string]string{"k": "v"}}, []Right{{Kind: CanReadAs, Party: "A::1"}}); err != nil {
+	if _, err := s.CreateUser(ctx, ledger.User{ID: "u1", Annotations: map[string]string{"k": "v"}}, []ledger.Right{{Kind: ledger.CanReadAs, Party: "A::1"}}); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
@@ -97,7 +99,7 @@ func TestUserAndRightsReturnsCopies(t *testing.T) {
 func TestUserAndRightsUnderConcurrentWrites(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTemp(t)
-	if _, err := s.CreateUser(ctx, User{ID: "u1"}, nil); err != nil {
+	if _, err := s.CreateUser(ctx, ledger.User{ID: "u1"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
@@ -120,14 +122,14 @@ func TestUserAndRightsUnderConcurrentWrites(t *testing.T) {
 		}()
 	}
 	for i := range 30 {
-		r := Right{Kind: CanActAs, Party: fmt.Sprintf("P%d::1", i)}
-		if _, err := s.GrantRights(ctx, "u1", []Right{r}); err != nil {
+		r := ledger.Right{Kind: ledger.CanActAs, Party: fmt.Sprintf("P%d::1", i)}
+		if _, err := s.GrantRights(ctx, "u1", []ledger.Right{r}); err != nil {
 			t.Fatal(err)
 		}
 		if got := rightsOf(t, s, "u1"); !slices.Contains(got, r) {
 			t.Fatalf("round %d: granted %v missing from %v", i, r, got)
 		}
-		if _, err := s.RevokeRights(ctx, "u1", []Right{r}); err != nil {
+		if _, err := s.RevokeRights(ctx, "u1", []ledger.Right{r}); err != nil {
 			t.Fatal(err)
 		}
 		if got := rightsOf(t, s, "u1"); slices.Contains(got, r) {

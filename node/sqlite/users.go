@@ -5,96 +5,21 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/ledger-cli/ledger/node/ledger"
 )
-
-// User is a Ledger API user.
-type User struct {
-	ID                 string
-	PrimaryParty       string
-	IsDeactivated      bool
-	Annotations        map[string]string // never nil when read
-	ResourceVersion    int64             // bumped by every UpdateUser
-	IdentityProviderID string            // "" = the default identity provider
-}
-
-// RightKind is a kind of user right, spelled as the JSON variant names it.
-type RightKind string
-
-// The user right kinds.
-const (
-	CanActAs              RightKind = "CanActAs"
-	CanReadAs             RightKind = "CanReadAs"
-	CanExecuteAs          RightKind = "CanExecuteAs"
-	ParticipantAdmin      RightKind = "ParticipantAdmin"
-	IdentityProviderAdmin RightKind = "IdentityProviderAdmin"
-	CanReadAsAnyParty     RightKind = "CanReadAsAnyParty"
-	CanExecuteAsAnyParty  RightKind = "CanExecuteAsAnyParty"
-)
-
-// HasParty reports whether rights of this kind name a party.
-func (k RightKind) HasParty() bool {
-	return k == CanActAs || k == CanReadAs || k == CanExecuteAs
-}
-
-func (k RightKind) known() bool {
-	switch k {
-	case CanActAs, CanReadAs, CanExecuteAs, ParticipantAdmin, IdentityProviderAdmin,
-		CanReadAsAnyParty, CanExecuteAsAnyParty:
-		return true
-	}
-	return false
-}
-
-// Right is one user right; Party is set exactly for the party kinds.
-type Right struct {
-	Kind  RightKind
-	Party string
-}
-
-func (r Right) validate() error {
-	switch {
-	case !r.Kind.known():
-		return fmt.Errorf("%w: unknown right kind %q", ErrInvalidArgument, r.Kind)
-	case r.Kind.HasParty() && r.Party == "":
-		return fmt.Errorf("%w: right %s needs a party", ErrInvalidArgument, r.Kind)
-	case !r.Kind.HasParty() && r.Party != "":
-		return fmt.Errorf("%w: right %s takes no party", ErrInvalidArgument, r.Kind)
-	}
-	return nil
-}
-
-// UserUpdate lists the changes UpdateUser makes; nil fields stay unchanged.
-type UserUpdate struct {
-	// ExpectedVersion, when set, must equal the stored resource version.
-	ExpectedVersion *int64
-	PrimaryParty    *string
-	IsDeactivated   *bool
-	// Annotations are merged into the stored ones ("" deletes a key), or
-	// replace them when ReplaceAnnotations is set. nil leaves them alone.
-	Annotations        map[string]string
-	ReplaceAnnotations bool
-	IdentityProviderID *string
-}
-
-// UserQuery selects a page of users in id order.
-type UserQuery struct {
-	After string // page token: the last id of the previous page ("" = first page)
-	Limit int    // page size (default 1000)
-	// IdentityProviderID, when set, keeps only users of that identity provider.
-	IdentityProviderID *string
-}
 
 const userColumns = `id, primary_party, is_deactivated, annotations, resource_version, identity_provider_id`
 
-func scanUser(row interface{ Scan(...any) error }) (User, error) {
-	var u User
+func scanUser(row interface{ Scan(...any) error }) (ledger.User, error) {
+	var u ledger.User
 	var ann string
 	if err := row.Scan(&u.ID, &u.PrimaryParty, &u.IsDeactivated, &ann, &u.ResourceVersion, &u.IdentityProviderID); err != nil {
-		return User{}, err
+		return ledger.User{}, err
 	}
 	m, err := decodeMap(ann)
 	if err != nil {
-		return User{}, err
+		return ledger.User{}, err
 	}
 	u.Annotations = m
 	return u, nil
@@ -102,17 +27,17 @@ func scanUser(row interface{ Scan(...any) error }) (User, error) {
 
 // CreateUser stores a new user (resource version 0) with rights. It fails
 // with ErrAlreadyExists, ErrAnnotationsTooLarge or ErrTooManyRights.
-func (s *Store) CreateUser(ctx context.Context, u User, rights []Right) (User, error) {
+func (s *Store) CreateUser(ctx context.Context, u ledger.User, rights []ledger.Right) (ledger.User, error) {
 	if u.ID == "" {
-		return User{}, fmt.Errorf("create user: %w: empty user id", ErrInvalidArgument)
+		return ledger.User{}, fmt.Errorf("create user: %w: empty user id", ledger.ErrInvalidArgument)
 	}
 	for _, r := range rights {
-		if err := r.validate(); err != nil {
-			return User{}, fmt.Errorf("create user %q: %w", u.ID, err)
+		if err := r.Validate(); err != nil {
+			return ledger.User{}, fmt.Errorf("create user %q: %w", u.ID, err)
 		}
 	}
 	if AnnotationsSize(u.Annotations) > MaxAnnotationsSize {
-		return User{}, fmt.Errorf("create user %q: %w", u.ID, ErrAnnotationsTooLarge)
+		return ledger.User{}, fmt.Errorf("create user %q: %w", u.ID, ledger.ErrAnnotationsTooLarge)
 	}
 	ann := mergeAnnotations(nil, u.Annotations)
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
@@ -123,32 +48,32 @@ func (s *Store) CreateUser(ctx context.Context, u User, rights []Right) (User, e
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrAlreadyExists
+			return ledger.ErrAlreadyExists
 		}
 		_, err = s.grant(ctx, tx, u.ID, rights)
 		return err
 	})
 	if err != nil {
-		return User{}, fmt.Errorf("create user %q: %w", u.ID, err)
+		return ledger.User{}, fmt.Errorf("create user %q: %w", u.ID, err)
 	}
 	return s.User(ctx, u.ID)
 }
 
 // User returns one user, or ErrNotFound.
-func (s *Store) User(ctx context.Context, id string) (User, error) {
+func (s *Store) User(ctx context.Context, id string) (ledger.User, error) {
 	u, err := scanUser(s.r.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return User{}, fmt.Errorf("user %q: %w", id, ErrNotFound)
+		return ledger.User{}, fmt.Errorf("user %q: %w", id, ledger.ErrNotFound)
 	}
 	if err != nil {
-		return User{}, fmt.Errorf("read user %q: %w", id, err)
+		return ledger.User{}, fmt.Errorf("read user %q: %w", id, err)
 	}
 	return u, nil
 }
 
 // ListUsers returns a page of users in id order and the token of the next
 // page ("" on the last page).
-func (s *Store) ListUsers(ctx context.Context, q UserQuery) (users []User, next string, err error) {
+func (s *Store) ListUsers(ctx context.Context, q ledger.UserQuery) (users []ledger.User, next string, err error) {
 	limit := pageSize(q.Limit)
 	query := `SELECT ` + userColumns + ` FROM users WHERE id > ?`
 	args := []any{q.After}
@@ -163,7 +88,7 @@ func (s *Store) ListUsers(ctx context.Context, q UserQuery) (users []User, next 
 		return nil, "", fmt.Errorf("list users: %w", err)
 	}
 	defer rows.Close()
-	users = []User{}
+	users = []ledger.User{}
 	for rows.Next() {
 		u, err := scanUser(rows)
 		if err != nil {
@@ -184,18 +109,18 @@ func (s *Store) ListUsers(ctx context.Context, q UserQuery) (users []User, next 
 // UpdateUser applies upd atomically and bumps the resource version (also
 // when nothing changes). It fails with ErrNotFound, ErrConcurrentUpdate or
 // ErrAnnotationsTooLarge.
-func (s *Store) UpdateUser(ctx context.Context, id string, upd UserUpdate) (User, error) {
-	var out User
+func (s *Store) UpdateUser(ctx context.Context, id string, upd ledger.UserUpdate) (ledger.User, error) {
+	var out ledger.User
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		u, err := scanUser(tx.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, id))
 		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
+			return ledger.ErrNotFound
 		}
 		if err != nil {
 			return err
 		}
 		if upd.ExpectedVersion != nil && *upd.ExpectedVersion != u.ResourceVersion {
-			return ErrConcurrentUpdate
+			return ledger.ErrConcurrentUpdate
 		}
 		if upd.PrimaryParty != nil {
 			u.PrimaryParty = *upd.PrimaryParty
@@ -212,7 +137,7 @@ func (s *Store) UpdateUser(ctx context.Context, id string, upd UserUpdate) (User
 			u.Annotations = mergeAnnotations(u.Annotations, upd.Annotations)
 		}
 		if AnnotationsSize(u.Annotations) > MaxAnnotationsSize {
-			return ErrAnnotationsTooLarge
+			return ledger.ErrAnnotationsTooLarge
 		}
 		u.ResourceVersion++
 		if _, err := tx.ExecContext(ctx, `UPDATE users SET primary_party = ?, is_deactivated = ?,
@@ -225,7 +150,7 @@ func (s *Store) UpdateUser(ctx context.Context, id string, upd UserUpdate) (User
 		return nil
 	})
 	if err != nil {
-		return User{}, fmt.Errorf("update user %q: %w", id, err)
+		return ledger.User{}, fmt.Errorf("update user %q: %w", id, err)
 	}
 	return out, nil
 }
@@ -238,14 +163,14 @@ func (s *Store) DeleteUser(ctx context.Context, id string) error {
 		return fmt.Errorf("delete user %q: %w", id, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("delete user %q: %w", id, ErrNotFound)
+		return fmt.Errorf("delete user %q: %w", id, ledger.ErrNotFound)
 	}
 	return nil
 }
 
 // UserRights returns a user's rights ordered by kind and party, or ErrNotFound.
-func (s *Store) UserRights(ctx context.Context, id string) ([]Right, error) {
-	var rights []Right
+func (s *Store) UserRights(ctx context.Context, id string) ([]ledger.Right, error) {
+	var rights []ledger.Right
 	err := s.readTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		rights, err = userRights(ctx, tx, id)
@@ -257,7 +182,7 @@ func (s *Store) UserRights(ctx context.Context, id string) ([]Right, error) {
 	return rights, nil
 }
 
-func userRights(ctx context.Context, tx *sql.Tx, id string) ([]Right, error) {
+func userRights(ctx context.Context, tx *sql.Tx, id string) ([]ledger.Right, error) {
 	if err := userExists(ctx, tx, id); err != nil {
 		return nil, err
 	}
@@ -266,9 +191,9 @@ func userRights(ctx context.Context, tx *sql.Tx, id string) ([]Right, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	rights := []Right{}
+	rights := []ledger.Right{}
 	for rows.Next() {
-		var r Right
+		var r ledger.Right
 		if err := rows.Scan(&r.Kind, &r.Party); err != nil {
 			return nil, err
 		}
@@ -286,20 +211,20 @@ func rowExists(ctx context.Context, tx *sql.Tx, query string, args ...any) error
 	var one int
 	err := tx.QueryRowContext(ctx, query, args...).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		return ErrNotFound
+		return ledger.ErrNotFound
 	}
 	return err
 }
 
 // GrantRights adds rights to a user and returns those it did not have yet,
 // in request order. It fails with ErrNotFound or ErrTooManyRights.
-func (s *Store) GrantRights(ctx context.Context, id string, rights []Right) ([]Right, error) {
+func (s *Store) GrantRights(ctx context.Context, id string, rights []ledger.Right) ([]ledger.Right, error) {
 	for _, r := range rights {
-		if err := r.validate(); err != nil {
+		if err := r.Validate(); err != nil {
 			return nil, fmt.Errorf("grant rights to %q: %w", id, err)
 		}
 	}
-	var granted []Right
+	var granted []ledger.Right
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if err := userExists(ctx, tx, id); err != nil {
 			return err
@@ -314,8 +239,8 @@ func (s *Store) GrantRights(ctx context.Context, id string, rights []Right) ([]R
 	return granted, nil
 }
 
-func (s *Store) grant(ctx context.Context, tx *sql.Tx, id string, rights []Right) ([]Right, error) {
-	granted := []Right{}
+func (s *Store) grant(ctx context.Context, tx *sql.Tx, id string, rights []ledger.Right) ([]ledger.Right, error) {
+	granted := []ledger.Right{}
 	for _, r := range rights {
 		res, err := tx.ExecContext(ctx, `INSERT INTO user_rights (user_id, kind, party) VALUES (?, ?, ?)
 			ON CONFLICT DO NOTHING`, id, r.Kind, r.Party)
@@ -332,7 +257,7 @@ func (s *Store) grant(ctx context.Context, tx *sql.Tx, id string, rights []Right
 			return nil, err
 		}
 		if n > s.opts.MaxRightsPerUser {
-			return nil, fmt.Errorf("%w: %d rights, at most %d allowed", ErrTooManyRights, n, s.opts.MaxRightsPerUser)
+			return nil, fmt.Errorf("%w: %d rights, at most %d allowed", ledger.ErrTooManyRights, n, s.opts.MaxRightsPerUser)
 		}
 	}
 	return granted, nil
@@ -340,13 +265,13 @@ func (s *Store) grant(ctx context.Context, tx *sql.Tx, id string, rights []Right
 
 // RevokeRights removes rights from a user and returns those it had, in
 // request order. It fails with ErrNotFound.
-func (s *Store) RevokeRights(ctx context.Context, id string, rights []Right) ([]Right, error) {
+func (s *Store) RevokeRights(ctx context.Context, id string, rights []ledger.Right) ([]ledger.Right, error) {
 	for _, r := range rights {
-		if err := r.validate(); err != nil {
+		if err := r.Validate(); err != nil {
 			return nil, fmt.Errorf("revoke rights from %q: %w", id, err)
 		}
 	}
-	revoked := []Right{}
+	revoked := []ledger.Right{}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if err := userExists(ctx, tx, id); err != nil {
 			return err

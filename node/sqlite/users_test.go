@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -14,13 +16,13 @@ func ptr[T any](v T) *T { return &v }
 func TestCreateAndGetUser(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTemp(t)
-	u, err := s.CreateUser(ctx, User{ID: "alice", PrimaryParty: "Alice::1220", IdentityProviderID: "idp1",
+	u, err := s.CreateUser(ctx, ledger.User{ID: "alice", PrimaryParty: "Alice::1220", IdentityProviderID: "idp1",
 		Annotations: map[string]string{"example.com/team": "payments"}},
-		[]Right{{Kind: CanActAs, Party: "Alice::1220"}, {Kind: CanReadAsAnyParty}, {Kind: CanActAs, Party: "Alice::1220"}})
+		[]ledger.Right{{Kind: ledger.CanActAs, Party: "Alice::1220"}, {Kind: ledger.CanReadAsAnyParty}, {Kind: ledger.CanActAs, Party: "Alice::1220"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := User{ID: "alice", PrimaryParty: "Alice::1220", IdentityProviderID: "idp1",
+	want := ledger.User{ID: "alice", PrimaryParty: "Alice::1220", IdentityProviderID: "idp1",
 		Annotations: map[string]string{"example.com/team": "payments"}}
 	if !reflect.DeepEqual(u, want) {
 		t.Errorf("CreateUser = %+v, want %+v", u, want)
@@ -29,23 +31,23 @@ func TestCreateAndGetUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantRights := []Right{{Kind: CanActAs, Party: "Alice::1220"}, {Kind: CanReadAsAnyParty}}
+	wantRights := []ledger.Right{{Kind: ledger.CanActAs, Party: "Alice::1220"}, {Kind: ledger.CanReadAsAnyParty}}
 	if !reflect.DeepEqual(rights, wantRights) {
 		t.Errorf("rights = %v, want %v", rights, wantRights)
 	}
 
 	for _, tc := range []struct {
 		name   string
-		user   User
-		rights []Right
+		user   ledger.User
+		rights []ledger.Right
 		want   error
 	}{
-		{"duplicate id", User{ID: "alice"}, nil, ErrAlreadyExists},
-		{"empty id", User{}, nil, ErrInvalidArgument},
-		{"unknown right kind", User{ID: "bob"}, []Right{{Kind: "CanFly"}}, ErrInvalidArgument},
-		{"party right without party", User{ID: "bob"}, []Right{{Kind: CanReadAs}}, ErrInvalidArgument},
-		{"admin right with party", User{ID: "bob"}, []Right{{Kind: ParticipantAdmin, Party: "x"}}, ErrInvalidArgument},
-		{"annotations too large", User{ID: "bob", Annotations: map[string]string{"k": strings.Repeat("v", MaxAnnotationsSize)}}, nil, ErrAnnotationsTooLarge},
+		{"duplicate id", ledger.User{ID: "alice"}, nil, ledger.ErrAlreadyExists},
+		{"empty id", ledger.User{}, nil, ledger.ErrInvalidArgument},
+		{"unknown right kind", ledger.User{ID: "bob"}, []ledger.Right{{Kind: "CanFly"}}, ledger.ErrInvalidArgument},
+		{"party right without party", ledger.User{ID: "bob"}, []ledger.Right{{Kind: ledger.CanReadAs}}, ledger.ErrInvalidArgument},
+		{"admin right with party", ledger.User{ID: "bob"}, []ledger.Right{{Kind: ledger.ParticipantAdmin, Party: "x"}}, ledger.ErrInvalidArgument},
+		{"annotations too large", ledger.User{ID: "bob", Annotations: map[string]string{"k": strings.Repeat("v", MaxAnnotationsSize)}}, nil, ledger.ErrAnnotationsTooLarge},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := s.CreateUser(ctx, tc.user, tc.rights); !errors.Is(err, tc.want) {
@@ -53,10 +55,10 @@ func TestCreateAndGetUser(t *testing.T) {
 			}
 		})
 	}
-	if _, err := s.User(ctx, "bob"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.User(ctx, "bob"); !errors.Is(err, ledger.ErrNotFound) {
 		t.Errorf("failed creations left user bob behind: %v", err)
 	}
-	if _, err := s.UserRights(ctx, "bob"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.UserRights(ctx, "bob"); !errors.Is(err, ledger.ErrNotFound) {
 		t.Errorf("UserRights(unknown) = %v, want ErrNotFound", err)
 	}
 }
@@ -69,14 +71,14 @@ func TestListUsersPages(t *testing.T) {
 		if i%2 == 1 {
 			idp = "odd"
 		}
-		if _, err := s.CreateUser(ctx, User{ID: fmt.Sprintf("user%d", i), IdentityProviderID: idp}, nil); err != nil {
+		if _, err := s.CreateUser(ctx, ledger.User{ID: fmt.Sprintf("user%d", i), IdentityProviderID: idp}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var ids []string
 	token, pages := "", 0
 	for {
-		users, next, err := s.ListUsers(ctx, UserQuery{After: token, Limit: 3})
+		users, next, err := s.ListUsers(ctx, ledger.UserQuery{After: token, Limit: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,12 +94,12 @@ func TestListUsersPages(t *testing.T) {
 	if pages != 3 || len(ids) != 7 || ids[0] != "user0" || ids[6] != "user6" {
 		t.Errorf("paged %d pages: %v", pages, ids)
 	}
-	users, next, err := s.ListUsers(ctx, UserQuery{IdentityProviderID: ptr("odd")})
+	users, next, err := s.ListUsers(ctx, ledger.UserQuery{IdentityProviderID: ptr("odd")})
 	if err != nil || next != "" || len(users) != 3 {
 		t.Errorf("IDP filter: %d users, next %q, err %v; want 3 users", len(users), next, err)
 	}
 	// An exact fit leaves no next page.
-	if _, next, _ := s.ListUsers(ctx, UserQuery{Limit: 7}); next != "" {
+	if _, next, _ := s.ListUsers(ctx, ledger.UserQuery{Limit: 7}); next != "" {
 		t.Errorf("a page holding every user has next token %q", next)
 	}
 }
@@ -105,25 +107,25 @@ func TestListUsersPages(t *testing.T) {
 func TestUpdateUser(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTemp(t)
-	if _, err := s.CreateUser(ctx, User{ID: "alice", Annotations: map[string]string{"a": "1", "b": "2"}}, nil); err != nil {
+	if _, err := s.CreateUser(ctx, ledger.User{ID: "alice", Annotations: map[string]string{"a": "1", "b": "2"}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	steps := []struct {
 		name string
-		upd  UserUpdate
-		want User
+		upd  ledger.UserUpdate
+		want ledger.User
 		err  error
 	}{
-		{"merge and delete annotations", UserUpdate{ExpectedVersion: ptr[int64](0), Annotations: map[string]string{"a": "", "c": "3"}},
-			User{ID: "alice", Annotations: map[string]string{"b": "2", "c": "3"}, ResourceVersion: 1}, nil},
-		{"stale version", UserUpdate{ExpectedVersion: ptr[int64](0), PrimaryParty: ptr("P")}, User{}, ErrConcurrentUpdate},
-		{"primary party and deactivate without version", UserUpdate{PrimaryParty: ptr("P"), IsDeactivated: ptr(true)},
-			User{ID: "alice", PrimaryParty: "P", IsDeactivated: true, Annotations: map[string]string{"b": "2", "c": "3"}, ResourceVersion: 2}, nil},
-		{"replace annotations, move idp", UserUpdate{ReplaceAnnotations: true, Annotations: map[string]string{"z": "9"}, IdentityProviderID: ptr("idp")},
-			User{ID: "alice", PrimaryParty: "P", IsDeactivated: true, Annotations: map[string]string{"z": "9"}, ResourceVersion: 3, IdentityProviderID: "idp"}, nil},
-		{"no-op still bumps", UserUpdate{ExpectedVersion: ptr[int64](3)},
-			User{ID: "alice", PrimaryParty: "P", IsDeactivated: true, Annotations: map[string]string{"z": "9"}, ResourceVersion: 4, IdentityProviderID: "idp"}, nil},
-		{"too large after merge", UserUpdate{Annotations: map[string]string{"big": strings.Repeat("x", MaxAnnotationsSize-4)}}, User{}, ErrAnnotationsTooLarge},
+		{"merge and delete annotations", ledger.UserUpdate{ExpectedVersion: ptr[int64](0), Annotations: map[string]string{"a": "", "c": "3"}},
+			ledger.User{ID: "alice", Annotations: map[string]string{"b": "2", "c": "3"}, ResourceVersion: 1}, nil},
+		{"stale version", ledger.UserUpdate{ExpectedVersion: ptr[int64](0), PrimaryParty: ptr("P")}, ledger.User{}, ledger.ErrConcurrentUpdate},
+		{"primary party and deactivate without version", ledger.UserUpdate{PrimaryParty: ptr("P"), IsDeactivated: ptr(true)},
+			ledger.User{ID: "alice", PrimaryParty: "P", IsDeactivated: true, Annotations: map[string]string{"b": "2", "c": "3"}, ResourceVersion: 2}, nil},
+		{"replace annotations, move idp", ledger.UserUpdate{ReplaceAnnotations: true, Annotations: map[string]string{"z": "9"}, IdentityProviderID: ptr("idp")},
+			ledger.User{ID: "alice", PrimaryParty: "P", IsDeactivated: true, Annotations: map[string]string{"z": "9"}, ResourceVersion: 3, IdentityProviderID: "idp"}, nil},
+		{"no-op still bumps", ledger.UserUpdate{ExpectedVersion: ptr[int64](3)},
+			ledger.User{ID: "alice", PrimaryParty: "P", IsDeactivated: true, Annotations: map[string]string{"z": "9"}, ResourceVersion: 4, IdentityProviderID: "idp"}, nil},
+		{"too large after merge", ledger.UserUpdate{Annotations: map[string]string{"big": strings.Repeat("x", MaxAnnotationsSize-4)}}, ledger.User{}, ledger.ErrAnnotationsTooLarge},
 	}
 	for _, st := range steps {
 		got, err := s.UpdateUser(ctx, "alice", st.upd)
@@ -138,7 +140,7 @@ func TestUpdateUser(t *testing.T) {
 	if stored.ResourceVersion != 4 {
 		t.Errorf("failed updates changed the version: %d", stored.ResourceVersion)
 	}
-	if _, err := s.UpdateUser(ctx, "nobody", UserUpdate{}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.UpdateUser(ctx, "nobody", ledger.UserUpdate{}); !errors.Is(err, ledger.ErrNotFound) {
 		t.Errorf("update unknown user: %v", err)
 	}
 }
@@ -151,36 +153,36 @@ func TestRightsGrantRevokeDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := s.CreateUser(ctx, User{ID: "alice"}, []Right{{Kind: CanReadAs, Party: "A"}}); err != nil {
+	if _, err := s.CreateUser(ctx, ledger.User{ID: "alice"}, []ledger.Right{{Kind: ledger.CanReadAs, Party: "A"}}); err != nil {
 		t.Fatal(err)
 	}
-	granted, err := s.GrantRights(ctx, "alice", []Right{{Kind: CanReadAs, Party: "A"}, {Kind: CanActAs, Party: "A"}, {Kind: ParticipantAdmin}})
+	granted, err := s.GrantRights(ctx, "alice", []ledger.Right{{Kind: ledger.CanReadAs, Party: "A"}, {Kind: ledger.CanActAs, Party: "A"}, {Kind: ledger.ParticipantAdmin}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []Right{{Kind: CanActAs, Party: "A"}, {Kind: ParticipantAdmin}}; !reflect.DeepEqual(granted, want) {
+	if want := []ledger.Right{{Kind: ledger.CanActAs, Party: "A"}, {Kind: ledger.ParticipantAdmin}}; !reflect.DeepEqual(granted, want) {
 		t.Errorf("newly granted = %v, want %v", granted, want)
 	}
-	if _, err := s.GrantRights(ctx, "alice", []Right{{Kind: CanExecuteAs, Party: "A"}}); !errors.Is(err, ErrTooManyRights) {
+	if _, err := s.GrantRights(ctx, "alice", []ledger.Right{{Kind: ledger.CanExecuteAs, Party: "A"}}); !errors.Is(err, ledger.ErrTooManyRights) {
 		t.Errorf("fourth right: %v, want ErrTooManyRights", err)
 	}
-	if _, err := s.GrantRights(ctx, "nobody", []Right{{Kind: ParticipantAdmin}}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.GrantRights(ctx, "nobody", []ledger.Right{{Kind: ledger.ParticipantAdmin}}); !errors.Is(err, ledger.ErrNotFound) {
 		t.Errorf("grant to unknown user: %v", err)
 	}
-	revoked, err := s.RevokeRights(ctx, "alice", []Right{{Kind: ParticipantAdmin}, {Kind: CanExecuteAsAnyParty}})
+	revoked, err := s.RevokeRights(ctx, "alice", []ledger.Right{{Kind: ledger.ParticipantAdmin}, {Kind: ledger.CanExecuteAsAnyParty}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []Right{{Kind: ParticipantAdmin}}; !reflect.DeepEqual(revoked, want) {
+	if want := []ledger.Right{{Kind: ledger.ParticipantAdmin}}; !reflect.DeepEqual(revoked, want) {
 		t.Errorf("newly revoked = %v, want %v", revoked, want)
 	}
-	if _, err := s.RevokeRights(ctx, "nobody", nil); !errors.Is(err, ErrNotFound) {
+	if _, err := s.RevokeRights(ctx, "nobody", nil); !errors.Is(err, ledger.ErrNotFound) {
 		t.Errorf("revoke from unknown user: %v", err)
 	}
 	if err := s.DeleteUser(ctx, "alice"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DeleteUser(ctx, "alice"); !errors.Is(err, ErrNotFound) {
+	if err := s.DeleteUser(ctx, "alice"); !errors.Is(err, ledger.ErrNotFound) {
 		t.Errorf("second delete: %v", err)
 	}
 	var n int
@@ -188,7 +190,7 @@ func TestRightsGrantRevokeDelete(t *testing.T) {
 		t.Errorf("rights left after delete: %d (%v)", n, err)
 	}
 	// A re-created user starts without the old rights.
-	if _, err := s.CreateUser(ctx, User{ID: "alice"}, nil); err != nil {
+	if _, err := s.CreateUser(ctx, ledger.User{ID: "alice"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if rights, _ := s.UserRights(ctx, "alice"); len(rights) != 0 {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/node/sqlite"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
 )
@@ -59,7 +59,7 @@ func TestStateEndpoints(t *testing.T) {
 	}
 	var me ledgerapi.GetUserResponse
 	n.ok("GET", "/v2/authenticated-user", n.admin, nil, &me)
-	if me.User.ID != sqlite.AdminUserID {
+	if me.User.ID != ledger.AdminUserID {
 		t.Errorf("authenticated user %+v", me.User)
 	}
 	// any authenticated user, no rights needed
@@ -83,7 +83,7 @@ func TestAuthFailures(t *testing.T) {
 		t.Errorf("no token: %+v", e)
 	}
 	// a token signed with another secret: 401 with the JSON layer's marker
-	bad, err := auth.Mint([]byte("another-secret-another-secret-00"), sqlite.AdminUserID, 3600e9, "", auth.DefaultParticipantID, timeNow())
+	bad, err := auth.Mint([]byte("another-secret-another-secret-00"), ledger.AdminUserID, 3600e9, "", auth.DefaultParticipantID, timeNow())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestAuthFailures(t *testing.T) {
 	}
 	n.fail("GET", "/v2/users", "not.a.jwt", nil, 401, ledgerapi.RedactedCode)
 	// a token for another participant: 403
-	other, _ := auth.Mint(testSecret, sqlite.AdminUserID, 3600e9, "", "participant9", timeNow())
+	other, _ := auth.Mint(testSecret, ledger.AdminUserID, 3600e9, "", "participant9", timeNow())
 	e = n.fail("GET", "/v2/users", other, nil, 403, ledgerapi.RedactedCode)
 	if *e.GRPCCodeValue != ledgerapi.GRPCPermissionDenied {
 		t.Errorf("other participant: %+v", e)

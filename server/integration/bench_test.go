@@ -24,7 +24,7 @@ import (
 
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/node/sqlite"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
 )
@@ -75,7 +75,7 @@ func setupParty(b *testing.B, run *server.Running, hc *http.Client, mode string)
 	b.Helper()
 	admin := ""
 	if mode != auth.ModeNone {
-		admin, _ = auth.Mint(testSecret, sqlite.AdminUserID, time.Hour, "", auth.DefaultParticipantID, time.Now())
+		admin, _ = auth.Mint(testSecret, ledger.AdminUserID, time.Hour, "", auth.DefaultParticipantID, time.Now())
 	}
 	raw, _ := json.Marshal(map[string]any{"partyIdHint": "Alice"})
 	var resp ledgerapi.AllocatePartyResponse
@@ -223,11 +223,11 @@ func seedCompletions() (string, error) {
 					if i > completionsSeeded {
 						return
 					}
-					_, err := st.Commit(context.Background(), sqlite.Entry{
+					_, err := st.Commit(context.Background(), ledger.Entry{
 						UserID: "bench-user", CommandID: fmt.Sprintf("cmd-%d", i), SubmissionID: fmt.Sprintf("%032x", i),
 						ActAs: []string{seedParty}, TraceParent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
 						PaidTrafficCost: 2048,
-						Transaction: &sqlite.Transaction{UpdateID: fmt.Sprintf("1220%060x", i), EffectiveTime: time.Now(),
+						Transaction: &ledger.Transaction{UpdateID: fmt.Sprintf("1220%060x", i), EffectiveAt: time.Now(),
 							Events: make([]byte, 512)},
 					})
 					if err != nil {
@@ -385,13 +385,13 @@ func BenchmarkServeRSS(b *testing.B) {
 				if e > contracts/perEntry {
 					return
 				}
-				tx := &sqlite.Transaction{UpdateID: fmt.Sprintf("1220%060x", e), EffectiveTime: time.Now(), Events: make([]byte, 256)}
+				tx := &ledger.Transaction{UpdateID: fmt.Sprintf("1220%060x", e), EffectiveAt: time.Now(), Events: make([]byte, 256)}
 				for k := int64(0); k < perEntry; k++ {
-					tx.Created = append(tx.Created, sqlite.Contract{ContractID: fmt.Sprintf("00%064x", e*perEntry+k),
-						TemplateID: "pkg:Iou:Iou", PackageName: "iou", CreateArgument: arg,
+					tx.Created = append(tx.Created, ledger.Contract{ContractID: fmt.Sprintf("00%064x", e*perEntry+k),
+						TemplateID: "pkg:Iou:Iou", PackageName: "iou", Argument: arg,
 						Signatories: []string{seedParty}, Stakeholders: []string{seedParty}, CreatedAt: time.Now()})
 				}
-				if _, err := st.Commit(context.Background(), sqlite.Entry{UserID: "seed", CommandID: fmt.Sprintf("seed-%d", e),
+				if _, err := st.Commit(context.Background(), ledger.Entry{UserID: "seed", CommandID: fmt.Sprintf("seed-%d", e),
 					SubmissionID: "s", ActAs: []string{seedParty}, Transaction: tx}); err != nil {
 					b.Error(err)
 					return

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/node/sqlite"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
 )
@@ -44,7 +44,7 @@ func startCommandNode(t *testing.T, mode string, opts server.CommandOptions) *no
 	n.run, n.url = run, run.URL()
 	n.partyNS = run.Server.Identity.NamespaceFingerprint
 	if mode != auth.ModeNone {
-		n.admin = n.token(sqlite.AdminUserID)
+		n.admin = n.token(ledger.AdminUserID)
 	}
 	return n
 }

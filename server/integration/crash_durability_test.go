@@ -20,6 +20,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/node/sqlite"
 	"github.com/ledger-cli/ledger/server/auth"
 	"github.com/ledger-cli/ledger/signer"
@@ -92,7 +93,7 @@ func runCrashDurability(t *testing.T, plan crashPlan) crashCounts {
 		}
 		return tok
 	}
-	admin, worker := mint(sqlite.AdminUserID), mint("worker")
+	admin, worker := mint(ledger.AdminUserID), mint("worker")
 	client := &http.Client{Timeout: 15 * time.Second}
 
 	var (
