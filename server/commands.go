@@ -43,7 +43,7 @@ const (
 // MaxPartiesPerRequest parties.
 func checkPartyCount(field string, n int) error {
 	if n > MaxPartiesPerRequest {
-		return invalidArgument("%s lists %d parties; this node accepts at most %d in one request", field, n, MaxPartiesPerRequest)
+		return ledgerapi.InvalidArgument("%s lists %d parties; this node accepts at most %d in one request", field, n, MaxPartiesPerRequest)
 	}
 	return nil
 }
@@ -538,14 +538,14 @@ func (s *Server) transactionView(req *Request, f *ledgerapi.TransactionFormat, d
 	v := transactionView{shape: f.TransactionShape}
 	switch v.shape {
 	case "", ledgerapi.TransactionShapeUnspecified:
-		return v, missingField("transaction_shape")
+		return v, ledgerapi.MissingField("transaction_shape")
 	case ledgerapi.TransactionShapeACSDelta, ledgerapi.TransactionShapeLedgerEffects:
 	default:
-		return v, invalidField("transaction_shape", fmt.Sprintf("%q is not a transaction shape", v.shape))
+		return v, ledgerapi.InvalidField("transaction_shape", fmt.Sprintf("%q is not a transaction shape", v.shape))
 	}
 	ef := f.EventFormat
 	if len(ef.FiltersByParty) == 0 && ef.FiltersForAnyParty == nil {
-		return v, invalidArgument("filtersByParty and filtersForAnyParty cannot be empty simultaneously")
+		return v, ledgerapi.InvalidArgument("filtersByParty and filtersForAnyParty cannot be empty simultaneously")
 	}
 	if ef.FiltersForAnyParty != nil {
 		if !req.Caller.CanReadAsAnyParty() {
@@ -560,7 +560,7 @@ func (s *Server) transactionView(req *Request, f *ledgerapi.TransactionFormat, d
 	v.parties = []string{}
 	for p := range ef.FiltersByParty {
 		if err := ledgerapi.ValidatePartyID("filters_by_party", p); err != nil {
-			return v, invalidArgument("%s", fieldReason(err))
+			return v, ledgerapi.InvalidArgument("%s", fieldReason(err))
 		}
 		if !req.Caller.CanReadAs(p) {
 			return v, permissionDenied("user %q may not read as party %q", req.Caller.UserID, p)

@@ -40,10 +40,10 @@ func (s *Server) completionFilter(c *Caller, body ledgerapi.CompletionStreamRequ
 		return completionFilter{}, err
 	}
 	if err := ledgerapi.ValidateUserID("user_id", userID); err != nil {
-		return completionFilter{}, invalidField("user_id", fieldReason(err))
+		return completionFilter{}, ledgerapi.InvalidField("user_id", fieldReason(err))
 	}
 	if len(body.Parties) == 0 {
-		return completionFilter{}, missingField("parties")
+		return completionFilter{}, ledgerapi.MissingField("parties")
 	}
 	if err := checkPartyCount("parties", len(body.Parties)); err != nil {
 		return completionFilter{}, err
@@ -51,7 +51,7 @@ func (s *Server) completionFilter(c *Caller, body ledgerapi.CompletionStreamRequ
 	f := completionFilter{parties: map[string]bool{}}
 	for _, p := range body.Parties {
 		if err := ledgerapi.ValidatePartyID("parties", p); err != nil {
-			return completionFilter{}, invalidArgument("%s", fieldReason(err))
+			return completionFilter{}, ledgerapi.InvalidArgument("%s", fieldReason(err))
 		}
 		if !c.CanReadAs(p) {
 			return completionFilter{}, permissionDenied("user %q may not read as party %q", c.UserID, p)
@@ -406,7 +406,7 @@ func (s *Server) streamCompletions(req *Request) (any, error) {
 	}()
 	var body ledgerapi.CompletionStreamRequest
 	if err := ledgerapi.DecodeBody(bytes.TrimSpace(frame), &body); err != nil {
-		s.closeWithError(conn, req, invalidArgument("the first frame is not a CompletionStreamRequest: %s", err.Error()))
+		s.closeWithError(conn, req, ledgerapi.InvalidArgument("the first frame is not a CompletionStreamRequest: %s", err.Error()))
 		return nil, nil
 	}
 	f, err := s.completionFilter(caller, body)

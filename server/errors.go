@@ -242,26 +242,6 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Helpers that raise Canton errors where a rule is checked.
-
-// missingField is MISSING_FIELD for a proto field name.
-func missingField(field string) error {
-	return ledgerapi.Errorf(ledgerapi.CodeMissingField,
-		"The submitted request is missing a mandatory field: %s", field)
-}
-
-// invalidField is INVALID_FIELD for a proto field name.
-func invalidField(field, reason string) error {
-	return ledgerapi.Errorf(ledgerapi.CodeInvalidField,
-		"The submitted request has a field with invalid value: Invalid field %s: %s", field, reason)
-}
-
-// invalidArgument is INVALID_ARGUMENT.
-func invalidArgument(format string, args ...any) error {
-	return ledgerapi.Errorf(ledgerapi.CodeInvalidArgument,
-		"The submitted request has invalid arguments: "+format, args...)
-}
-
 // fieldReason is the reason part of a ledgerapi identifier check.
 func fieldReason(err error) string {
 	var fe *ledgerapi.FieldError

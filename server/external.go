@@ -22,17 +22,17 @@ func (s *Server) generateExternalPartyTopology(req *Request) (any, error) {
 		return nil, err
 	}
 	if body.PartyHint == "" {
-		return nil, missingField("party_hint")
+		return nil, ledgerapi.MissingField("party_hint")
 	}
 	if len(body.PublicKey.KeyData) == 0 {
-		return nil, missingField("public_key")
+		return nil, ledgerapi.MissingField("public_key")
 	}
 	key, err := topology.Ed25519FromAPI(string(body.PublicKey.Format), body.PublicKey.KeyData, string(body.PublicKey.KeySpec))
 	if err != nil {
-		return nil, invalidField("public_key", err.Error())
+		return nil, ledgerapi.InvalidField("public_key", err.Error())
 	}
 	if body.ConfirmationThreshold < 0 {
-		return nil, invalidField("confirmation_threshold", "must not be negative")
+		return nil, ledgerapi.InvalidField("confirmation_threshold", "must not be negative")
 	}
 	sync := body.Synchronizer
 	if sync == "" {
@@ -49,7 +49,7 @@ func (s *Server) generateExternalPartyTopology(req *Request) (any, error) {
 		ConfirmationThreshold:          int(body.ConfirmationThreshold),
 	})
 	if err != nil {
-		return nil, invalidArgument("%s", err.Error())
+		return nil, ledgerapi.InvalidArgument("%s", err.Error())
 	}
 	txs := make(ledgerapi.List[ledgerapi.Bytes], 0, len(ob.Transactions))
 	for _, tx := range ob.Transactions {
@@ -72,15 +72,15 @@ func signatures(field string, in []ledgerapi.Signature) ([]topology.Signature, e
 		switch sg.SigningAlgorithmSpec {
 		case ledgerapi.SigningAlgorithmSpecEd25519, ledgerapi.SigningAlgorithmSpecUnspecified:
 		default:
-			return nil, invalidField(f+".signing_algorithm_spec", fmt.Sprintf("%s is not supported; this node accepts Ed25519 signatures only", sg.SigningAlgorithmSpec))
+			return nil, ledgerapi.InvalidField(f+".signing_algorithm_spec", fmt.Sprintf("%s is not supported; this node accepts Ed25519 signatures only", sg.SigningAlgorithmSpec))
 		}
 		switch sg.Format {
 		case ledgerapi.SignatureFormatConcat, ledgerapi.SignatureFormatRaw, ledgerapi.SignatureFormatUnspecified:
 		default:
-			return nil, invalidField(f+".format", fmt.Sprintf("%s is not supported for Ed25519 signatures; use SIGNATURE_FORMAT_CONCAT", sg.Format))
+			return nil, ledgerapi.InvalidField(f+".format", fmt.Sprintf("%s is not supported for Ed25519 signatures; use SIGNATURE_FORMAT_CONCAT", sg.Format))
 		}
 		if err := ledgerapi.ValidateFingerprint(f+".signed_by", sg.SignedBy); err != nil {
-			return nil, invalidField(f+".signed_by", fieldReason(err))
+			return nil, ledgerapi.InvalidField(f+".signed_by", fieldReason(err))
 		}
 		out = append(out, topology.Signature{SignedBy: sg.SignedBy, Signature: sg.Signature})
 	}
@@ -103,7 +103,7 @@ func (s *Server) allocateExternalParty(req *Request) (any, error) {
 		return nil, err
 	}
 	if len(body.OnboardingTransactions) == 0 {
-		return nil, missingField("onboarding_transactions")
+		return nil, ledgerapi.MissingField("onboarding_transactions")
 	}
 	if err := grantUser(body.UserID); err != nil {
 		return nil, err
@@ -111,7 +111,7 @@ func (s *Server) allocateExternalParty(req *Request) (any, error) {
 	ar := topology.AllocationRequest{ParticipantUID: s.Identity.ParticipantID}
 	for i, tx := range body.OnboardingTransactions {
 		if len(tx.Transaction) == 0 {
-			return nil, missingField(fmt.Sprintf("onboarding_transactions[%d].transaction", i))
+			return nil, ledgerapi.MissingField(fmt.Sprintf("onboarding_transactions[%d].transaction", i))
 		}
 		sigs, err := signatures(fmt.Sprintf("onboarding_transactions[%d].signatures", i), tx.Signatures)
 		if err != nil {
@@ -125,9 +125,9 @@ func (s *Server) allocateExternalParty(req *Request) (any, error) {
 	ext, err := topology.VerifyAllocation(ar)
 	if err != nil {
 		if errors.Is(err, topology.ErrBadSignature) {
-			return nil, invalidArgument("The onboarding transactions are not properly signed: %s", err.Error())
+			return nil, ledgerapi.InvalidArgument("The onboarding transactions are not properly signed: %s", err.Error())
 		}
-		return nil, invalidArgument("Invalid onboarding transactions: %s", err.Error())
+		return nil, ledgerapi.InvalidArgument("Invalid onboarding transactions: %s", err.Error())
 	}
 	keys := make([]ledger.SigningKey, 0, len(ext.SigningKeys))
 	for _, k := range ext.SigningKeys {

@@ -359,7 +359,7 @@ func FuzzCompletionsStreamFrame(f *testing.F) {
 		var body ledgerapi.CompletionStreamRequest
 		err := ledgerapi.DecodeBody(bytes.TrimSpace(frame), &body)
 		if err != nil {
-			err = invalidArgument("the first frame is not a CompletionStreamRequest: %s", err.Error())
+			err = ledgerapi.InvalidArgument("the first frame is not a CompletionStreamRequest: %s", err.Error())
 		} else {
 			_, err = n.s.completionFilter(caller, body)
 		}

@@ -24,7 +24,7 @@ func partyNotFound(party string) error {
 }
 
 func partyExists(party string) error {
-	return invalidArgument("Party already exists: party %s is already allocated on this node", party).(*ledgerapi.JsCantonError).WithResource("PARTY", party)
+	return ledgerapi.InvalidArgument("Party already exists: party %s is already allocated on this node", party).WithResource("PARTY", party)
 }
 
 // checkSynchronizer accepts "" (the node's one synchronizer) or its id.
@@ -33,9 +33,9 @@ func (s *Server) checkSynchronizer(field, id string) error {
 		return nil
 	}
 	if err := ledgerapi.ValidateLedgerString(field, id); err != nil {
-		return invalidField(field, fieldReason(err))
+		return ledgerapi.InvalidField(field, fieldReason(err))
 	}
-	return invalidArgument("This node is not connected to synchronizer %s; it is connected to %s only", id, s.Identity.SynchronizerID)
+	return ledgerapi.InvalidArgument("This node is not connected to synchronizer %s; it is connected to %s only", id, s.Identity.SynchronizerID)
 }
 
 // allocateAuth checks who may allocate a party for identity provider idp
@@ -56,7 +56,7 @@ func grantUser(userID string) error {
 		return nil
 	}
 	if err := ledgerapi.ValidateUserID("user_id", userID); err != nil {
-		return invalidField("user_id", fieldReason(err))
+		return ledgerapi.InvalidField("user_id", fieldReason(err))
 	}
 	return nil
 }
@@ -75,7 +75,7 @@ func (s *Server) allocateParty(req *Request) (any, error) {
 		hint = "party-" + uuid.NewString()
 	}
 	if err := ledgerapi.ValidatePartyHint("party_id_hint", hint); err != nil {
-		return nil, invalidField("party_id_hint", fieldReason(err))
+		return nil, ledgerapi.InvalidField("party_id_hint", fieldReason(err))
 	}
 	var ann map[string]string
 	if body.LocalMetadata != nil {
@@ -156,7 +156,7 @@ func (s *Server) getParties(req *Request) (any, error) {
 	}
 	for _, id := range ids {
 		if err := ledgerapi.ValidatePartyID("parties", id); err != nil {
-			return nil, invalidField("parties", fieldReason(err))
+			return nil, ledgerapi.InvalidField("parties", fieldReason(err))
 		}
 	}
 	c := req.Caller

@@ -24,7 +24,7 @@ func parseResourceVersion(field, s string) (*int64, error) {
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || v < 0 {
-		return nil, invalidField(field, "Invalid resource version number: "+strconv.Quote(s))
+		return nil, ledgerapi.InvalidField(field, "Invalid resource version number: "+strconv.Quote(s))
 	}
 	return &v, nil
 }
@@ -69,7 +69,7 @@ func (s *Server) updatePartyDetails(req *Request) (any, error) {
 		if body.PartyDetails != nil {
 			got = body.PartyDetails.Party
 		}
-		return nil, invalidArgument("partyDetails.party %q does not match the party %q in the path", got, party)
+		return nil, ledgerapi.InvalidArgument("partyDetails.party %q does not match the party %q in the path", got, party)
 	}
 	pd := body.PartyDetails
 	// 2. Rights: participant admin, or admin of the (implied) identity provider.
@@ -80,7 +80,7 @@ func (s *Server) updatePartyDetails(req *Request) (any, error) {
 	}
 	// 3. Field validation.
 	if _, _, err := ledgerapi.SplitParty(party); err != nil {
-		return nil, invalidArgument("Invalid party: %s", fieldReason(err))
+		return nil, ledgerapi.InvalidArgument("Invalid party: %s", fieldReason(err))
 	}
 	expected, err := parseResourceVersion("party_details.local_metadata.resource_version", pd.LocalMetadata.ResourceVersion)
 	if err != nil {
@@ -90,7 +90,7 @@ func (s *Server) updatePartyDetails(req *Request) (any, error) {
 		return nil, annotationsError(err, pd.LocalMetadata.Annotations, ledgerapi.CodeMaxPartyDetailsAnnotationsSize, "party", party)
 	}
 	if body.UpdateMask == nil {
-		return nil, missingField("update_mask")
+		return nil, ledgerapi.MissingField("update_mask")
 	}
 	// 4. The identity provider must exist.
 	if err := checkIDP(idp); err != nil {

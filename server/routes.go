@@ -83,7 +83,7 @@ func (s *Server) getConnectedSynchronizers(req *Request) (any, error) {
 	perm := ledgerapi.ParticipantPermissionSubmission
 	if party := q.Get("party"); party != "" {
 		if err := ledgerapi.ValidatePartyID("party", party); err != nil {
-			return nil, invalidField("party", fieldReason(err))
+			return nil, ledgerapi.InvalidField("party", fieldReason(err))
 		}
 		if !req.Caller.CanReadAs(party) && !req.Caller.IsAdminOf(req.Caller.IdentityProviderID) {
 			return nil, permissionDenied("user %q may not read as party %q", req.Caller.UserID, party)

@@ -36,12 +36,12 @@ func storeRights(rs []ledgerapi.Right) ([]ledger.Right, error) {
 	for i, r := range rs {
 		field := fmt.Sprintf("rights[%d]", i)
 		if r.Kind == "" {
-			return nil, missingField(field + ".kind")
+			return nil, ledgerapi.MissingField(field + ".kind")
 		}
 		k := ledger.RightKind(r.Kind)
 		if k.HasParty() {
 			if err := ledgerapi.ValidatePartyID(field+".party", r.Party); err != nil {
-				return nil, invalidField(field+".party", fieldReason(err))
+				return nil, ledgerapi.InvalidField(field+".party", fieldReason(err))
 			}
 			out = append(out, ledger.Right{Kind: k, Party: r.Party})
 		} else {
@@ -55,7 +55,7 @@ func storeRights(rs []ledgerapi.Right) ([]ledger.Right, error) {
 func pathUserID(req *Request) (string, error) {
 	id := req.PathValue("userID")
 	if err := ledgerapi.ValidateUserID("user_id", id); err != nil {
-		return "", invalidArgument("Invalid user id in the path: %s", fieldReason(err))
+		return "", ledgerapi.InvalidArgument("Invalid user id in the path: %s", fieldReason(err))
 	}
 	return id, nil
 }
@@ -67,9 +67,9 @@ func checkIDP(idp string) error {
 		return nil
 	}
 	if err := ledgerapi.ValidateLedgerString("identity_provider_id", idp); err != nil {
-		return invalidField("identity_provider_id", fieldReason(err))
+		return ledgerapi.InvalidField("identity_provider_id", fieldReason(err))
 	}
-	return invalidArgument("Provided identity_provider_id %s has not been found.", idp)
+	return ledgerapi.InvalidArgument("Provided identity_provider_id %s has not been found.", idp)
 }
 
 // userError maps the store's user errors to Canton's.
@@ -106,7 +106,7 @@ func parsePageToken(tok string) (string, error) {
 	}
 	b, err := base64.RawURLEncoding.DecodeString(tok)
 	if err != nil || len(b) == 0 {
-		return "", invalidArgument("Invalid page token")
+		return "", ledgerapi.InvalidArgument("Invalid page token")
 	}
 	return string(b), nil
 }
@@ -118,7 +118,7 @@ func pageSize(req *Request, max int) (int, error) {
 		return 0, err
 	}
 	if n < 0 {
-		return 0, invalidArgument("Page size must be non-negative")
+		return 0, ledgerapi.InvalidArgument("Page size must be non-negative")
 	}
 	if n == 0 || n > max {
 		n = max
@@ -213,7 +213,7 @@ func (s *Server) createUser(req *Request) (any, error) {
 	}
 	c := req.Caller
 	if body.User == nil {
-		return nil, missingField("user")
+		return nil, ledgerapi.MissingField("user")
 	}
 	u := body.User
 	idp := c.impliedIDP(u.IdentityProviderID)
@@ -222,20 +222,20 @@ func (s *Server) createUser(req *Request) (any, error) {
 	}
 	if err := ledgerapi.ValidateUserID("user.id", u.ID); err != nil {
 		if u.ID == "" {
-			return nil, missingField("user.id")
+			return nil, ledgerapi.MissingField("user.id")
 		}
-		return nil, invalidField("user.id", fieldReason(err))
+		return nil, ledgerapi.InvalidField("user.id", fieldReason(err))
 	}
 	if u.PrimaryParty != "" {
 		if err := ledgerapi.ValidatePartyID("user.primary_party", u.PrimaryParty); err != nil {
-			return nil, invalidField("user.primary_party", fieldReason(err))
+			return nil, ledgerapi.InvalidField("user.primary_party", fieldReason(err))
 		}
 	}
 	if err := ledgerapi.ValidateAnnotations(u.Metadata.Annotations, false); err != nil {
 		return nil, annotationsError(err, u.Metadata.Annotations, ledgerapi.CodeMaxUserAnnotationsSize, "user", u.ID)
 	}
 	if u.Metadata.ResourceVersion != "" {
-		return nil, invalidField("user.metadata.resource_version", "must be empty when creating a user")
+		return nil, ledgerapi.InvalidField("user.metadata.resource_version", "must be empty when creating a user")
 	}
 	if err := checkIDP(idp); err != nil {
 		return nil, err
@@ -277,7 +277,7 @@ func annotationsError(err error, m map[string]string, sizeCode ledgerapi.ErrorCo
 	if ledgerapi.AnnotationsSize(m) > ledgerapi.MaxAnnotationsSize {
 		return ledgerapi.Errorf(sizeCode, "Maximum annotations size for %s '%s' has been exceeded", kind, id)
 	}
-	return invalidArgument("Invalid annotations: %s", fieldReason(err))
+	return ledgerapi.InvalidArgument("Invalid annotations: %s", fieldReason(err))
 }
 
 func (s *Server) deleteUser(req *Request) (any, error) {
@@ -322,7 +322,7 @@ func (s *Server) updateUser(req *Request) (any, error) {
 		if body.User != nil {
 			got = body.User.ID
 		}
-		return nil, invalidArgument("user.id %q does not match the user id %q in the path", got, id)
+		return nil, ledgerapi.InvalidArgument("user.id %q does not match the user id %q in the path", got, id)
 	}
 	u := body.User
 	c := req.Caller
@@ -336,14 +336,14 @@ func (s *Server) updateUser(req *Request) (any, error) {
 	}
 	if u.PrimaryParty != "" {
 		if err := ledgerapi.ValidatePartyID("user.primary_party", u.PrimaryParty); err != nil {
-			return nil, invalidField("user.primary_party", fieldReason(err))
+			return nil, ledgerapi.InvalidField("user.primary_party", fieldReason(err))
 		}
 	}
 	if err := ledgerapi.ValidateAnnotations(u.Metadata.Annotations, true); err != nil {
 		return nil, annotationsError(err, u.Metadata.Annotations, ledgerapi.CodeMaxUserAnnotationsSize, "user", id)
 	}
 	if body.UpdateMask == nil {
-		return nil, missingField("update_mask")
+		return nil, ledgerapi.MissingField("update_mask")
 	}
 	if err := checkIDP(idp); err != nil {
 		return nil, err
@@ -370,7 +370,7 @@ func (s *Server) updateUser(req *Request) (any, error) {
 			upd.PrimaryParty = &u.PrimaryParty
 		case "is_deactivated":
 			if u.IsDeactivated && !c.Wildcard() && c.UserID == id {
-				return nil, invalidArgument("Requesting user cannot self-deactivate")
+				return nil, ledgerapi.InvalidArgument("Requesting user cannot self-deactivate")
 			}
 			upd.IsDeactivated = &u.IsDeactivated
 		case "metadata.annotations":
@@ -423,7 +423,7 @@ func (s *Server) rightsRequest(req *Request, bodyUserID, bodyIDP string, rs []le
 		return "", nil, err
 	}
 	if bodyUserID != "" && bodyUserID != id {
-		return "", nil, invalidArgument("userId %q does not match the user id %q in the path", bodyUserID, id)
+		return "", nil, ledgerapi.InvalidArgument("userId %q does not match the user id %q in the path", bodyUserID, id)
 	}
 	c := req.Caller
 	idp := c.impliedIDP(bodyIDP)
