@@ -15,3 +15,7 @@ type Identity struct {
 	MaxDeduplication     time.Duration // DefaultMaxDeduplication when zero at creation
 	CreatedAt            time.Time     // set by the store when it records the identity
 }
+
+// DefaultParticipantName is the participant name of a node created without
+// one; its participant id is DefaultParticipantName::fingerprint.
+const DefaultParticipantName = "participant1"

@@ -76,6 +76,7 @@ func (o *Options) setDefaults() {
 
 // Store is the node's database. Its methods are safe for concurrent use.
 type Store struct {
+	path string
 	opts Options
 	w    *sql.DB // the one writer connection
 	r    *sql.DB // readers (the same pool as w for :memory:)
@@ -131,6 +132,7 @@ func Open(path string, opts Options) (*Store, error) {
 	w.SetConnMaxLifetime(0)
 
 	s := &Store{
+		path:    path,
 		opts:    opts,
 		w:       w,
 		r:       w,
@@ -183,6 +185,9 @@ func (s *Store) load(ctx context.Context) error {
 	}
 	return nil
 }
+
+// String is the database's path (":memory:" for an in-memory one).
+func (s *Store) String() string { return s.path }
 
 // Close waits for the commit in progress, then closes the database. Commits
 // still waiting get ErrClosed.
