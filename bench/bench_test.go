@@ -11,6 +11,7 @@ import (
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/ledger"
+	"github.com/ledger-cli/ledger/node/local"
 	"github.com/ledger-cli/ledger/server"
 )
 
@@ -18,7 +19,11 @@ import (
 // (no authentication) and returns a client of it.
 func node(t *testing.T) *client.Client {
 	t.Helper()
-	run, err := server.Start(context.Background(), server.Config{Addr: "127.0.0.1:0", DBPath: filepath.Join(t.TempDir(), "ledger.db")})
+	n, err := local.Open(context.Background(), local.Config{DBPath: filepath.Join(t.TempDir(), "ledger.db")})
+	if err != nil {
+		t.Fatalf("open node: %v", err)
+	}
+	run, err := server.Start(context.Background(), n, server.Config{Addr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatalf("start node: %v", err)
 	}

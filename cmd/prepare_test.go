@@ -17,6 +17,7 @@ import (
 	"github.com/ledger-cli/ledger/cmd/parties"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/ledger"
+	"github.com/ledger-cli/ledger/node/local"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
 	"github.com/ledger-cli/ledger/signer"
@@ -36,10 +37,9 @@ type liveNode struct {
 func startLiveNode(t *testing.T) *liveNode {
 	t.Helper()
 	isolateConfig(t)
-	run, err := server.Start(context.Background(), server.Config{
-		Addr:   "127.0.0.1:0",
-		DBPath: filepath.Join(t.TempDir(), "ledger.db"),
-		Auth:   auth.Config{Mode: auth.ModeHS256, Secret: onlineSecret},
+	run, err := startServe(context.Background(), serveSetup{
+		Config: local.Config{DBPath: filepath.Join(t.TempDir(), "ledger.db")},
+		Server: server.Config{Addr: "127.0.0.1:0", Auth: auth.Config{Mode: auth.ModeHS256, Secret: onlineSecret}},
 	})
 	if err != nil {
 		t.Fatalf("start node: %v", err)

@@ -45,7 +45,7 @@ func (s *Server) authenticate(r *http.Request) (*Caller, error) {
 	if claims.Wildcard {
 		return &Caller{Claims: claims}, nil
 	}
-	u, rights, err := s.Store.UserAndRights(r.Context(), claims.UserID)
+	u, rights, err := s.Node.UserAndRights(r.Context(), claims.UserID)
 	if errors.Is(err, ledger.ErrNotFound) {
 		return nil, &authFailure{code: ledgerapi.CodePermissionDenied,
 			reason: fmt.Sprintf("the token's user %q does not exist", claims.UserID), tokenResolution: true}

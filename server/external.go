@@ -1,11 +1,9 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/topology"
 )
 
@@ -34,22 +32,17 @@ func (s *Server) generateExternalPartyTopology(req *Request) (any, error) {
 	if body.ConfirmationThreshold < 0 {
 		return nil, ledgerapi.InvalidField("confirmation_threshold", "must not be negative")
 	}
-	sync := body.Synchronizer
-	if sync == "" {
-		sync = s.Identity.SynchronizerID
-	}
-	ob, err := topology.GenerateExternalParty(topology.OnboardingRequest{
+	ob, err := s.Node.GenerateExternalParty(topology.OnboardingRequest{
 		PartyHint:                      body.PartyHint,
 		PublicKey:                      key,
-		ParticipantUID:                 s.Identity.ParticipantID,
-		SynchronizerID:                 sync,
+		SynchronizerID:                 body.Synchronizer,
 		LocalObservationOnly:           body.LocalParticipantObservationOnly,
 		OtherConfirmingParticipantUIDs: body.OtherConfirmingParticipantUIDs,
 		ObservingParticipantUIDs:       body.ObservingParticipantUIDs,
 		ConfirmationThreshold:          int(body.ConfirmationThreshold),
 	})
 	if err != nil {
-		return nil, ledgerapi.InvalidArgument("%s", err.Error())
+		return nil, err
 	}
 	txs := make(ledgerapi.List[ledgerapi.Bytes], 0, len(ob.Transactions))
 	for _, tx := range ob.Transactions {
@@ -88,8 +81,8 @@ func signatures(field string, in []ledgerapi.Signature) ([]topology.Signature, e
 }
 
 // allocateExternalParty answers POST /v2/parties/external/allocate: it
-// verifies the signed onboarding transactions (topology.VerifyAllocation) and
-// records the party with its signing keys, which execute checks later.
+// reads the signed onboarding transactions, which the node verifies before
+// it records the party with its signing keys.
 func (s *Server) allocateExternalParty(req *Request) (any, error) {
 	var body ledgerapi.AllocateExternalPartyRequest
 	if err := decodeBody(req.Request, &body); err != nil {
@@ -108,7 +101,7 @@ func (s *Server) allocateExternalParty(req *Request) (any, error) {
 	if err := grantUser(body.UserID); err != nil {
 		return nil, err
 	}
-	ar := topology.AllocationRequest{ParticipantUID: s.Identity.ParticipantID}
+	var ar topology.AllocationRequest
 	for i, tx := range body.OnboardingTransactions {
 		if len(tx.Transaction) == 0 {
 			return nil, ledgerapi.MissingField(fmt.Sprintf("onboarding_transactions[%d].transaction", i))
@@ -122,30 +115,9 @@ func (s *Server) allocateExternalParty(req *Request) (any, error) {
 	if ar.MultiHashSignatures, err = signatures("multi_hash_signatures", body.MultiHashSignatures); err != nil {
 		return nil, err
 	}
-	ext, err := topology.VerifyAllocation(ar)
+	party, err := s.Node.AllocateExternalParty(req.Context(), ar, idp, body.UserID)
 	if err != nil {
-		if errors.Is(err, topology.ErrBadSignature) {
-			return nil, ledgerapi.InvalidArgument("The onboarding transactions are not properly signed: %s", err.Error())
-		}
-		return nil, ledgerapi.InvalidArgument("Invalid onboarding transactions: %s", err.Error())
+		return nil, err
 	}
-	keys := make([]ledger.SigningKey, 0, len(ext.SigningKeys))
-	for _, k := range ext.SigningKeys {
-		keys = append(keys, ledger.SigningKey{Fingerprint: k.Fingerprint, PublicKey: k.Ed25519})
-	}
-	txs := make([][]byte, 0, len(body.OnboardingTransactions))
-	for _, tx := range body.OnboardingTransactions {
-		txs = append(txs, tx.Transaction)
-	}
-	_, err = s.Store.AllocateParty(req.Context(), ledger.PartyAllocation{
-		Party: ledger.Party{ID: ext.PartyID, IsLocal: true, IdentityProviderID: idp,
-			SigningThreshold: int(ext.SigningThreshold)},
-		SigningKeys:  keys,
-		Topology:     txs,
-		GrantActAsTo: body.UserID,
-	})
-	if err != nil {
-		return nil, allocationError(ext.PartyID, body.UserID, err)
-	}
-	return ledgerapi.AllocateExternalPartyResponse{PartyID: ext.PartyID}, nil
+	return ledgerapi.AllocateExternalPartyResponse{PartyID: party}, nil
 }

@@ -17,7 +17,7 @@ import (
 
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/ledger"
-	"github.com/ledger-cli/ledger/node/sqlite"
+	"github.com/ledger-cli/ledger/node/local"
 	"github.com/ledger-cli/ledger/server/auth"
 	"github.com/ledger-cli/ledger/signer"
 )
@@ -46,25 +46,18 @@ type fuzzNode struct {
 func newFuzzNode(tb testing.TB) *fuzzNode {
 	tb.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(":memory:", sqlite.Options{})
+	nd, err := local.Open(ctx, local.Config{DBPath: ":memory:"})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { _ = st.Close() })
-	id, _, err := initIdentity(ctx, st, "", "")
-	if err != nil {
-		tb.Fatal(err)
-	}
+	tb.Cleanup(func() { _ = nd.Close() })
+	id := nd.Identity()
 	v, err := auth.New(auth.Config{Mode: auth.ModeHS256, Secret: fuzzSecret, ParticipantID: auth.DefaultParticipantID})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(v.Close)
-	s := New(st, v, id, 64<<10, nil)
-	if err := s.ConfigureCommands(CommandOptions{CompletionsWait: time.Millisecond, CompletionsMax: 50}); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(s.StopStreams)
+	s := New(nd, v, Config{MaxRequestBytes: 64 << 10, CompletionsWait: time.Millisecond, CompletionsMax: 50})
 	tok, err := auth.Mint(fuzzSecret, ledger.AdminUserID, 24*time.Hour, "", auth.DefaultParticipantID, time.Now())
 	if err != nil {
 		tb.Fatal(err)

@@ -1,12 +1,12 @@
 package server
 
 import (
-	"errors"
 	"strconv"
 
 	"github.com/google/uuid"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/node/ledger"
 )
 
@@ -19,23 +19,16 @@ func apiParty(p ledger.Party) ledgerapi.PartyDetails {
 	}
 }
 
-func partyNotFound(party string) error {
-	return ledgerapi.Errorf(ledgerapi.CodePartyNotFound, "Party not found: %s", party).WithResource("PARTY", party)
-}
-
-func partyExists(party string) error {
-	return ledgerapi.InvalidArgument("Party already exists: party %s is already allocated on this node", party).WithResource("PARTY", party)
-}
-
 // checkSynchronizer accepts "" (the node's one synchronizer) or its id.
 func (s *Server) checkSynchronizer(field, id string) error {
-	if id == "" || id == s.Identity.SynchronizerID {
+	own := s.Node.Identity().SynchronizerID
+	if id == "" || id == own {
 		return nil
 	}
 	if err := ledgerapi.ValidateLedgerString(field, id); err != nil {
 		return ledgerapi.InvalidField(field, fieldReason(err))
 	}
-	return ledgerapi.InvalidArgument("This node is not connected to synchronizer %s; it is connected to %s only", id, s.Identity.SynchronizerID)
+	return ledgerapi.InvalidArgument("This node is not connected to synchronizer %s; it is connected to %s only", id, own)
 }
 
 // allocateAuth checks who may allocate a party for identity provider idp
@@ -90,28 +83,11 @@ func (s *Server) allocateParty(req *Request) (any, error) {
 	if err := grantUser(body.UserID); err != nil {
 		return nil, err
 	}
-	id := ledgerapi.JoinParty(hint, s.Identity.NamespaceFingerprint)
-	p, err := s.Store.AllocateParty(req.Context(), ledger.PartyAllocation{
-		Party:        ledger.Party{ID: id, IsLocal: true, Annotations: ann, IdentityProviderID: idp},
-		GrantActAsTo: body.UserID,
-	})
+	p, err := s.Node.AllocateParty(req.Context(), hint, ann, idp, body.UserID)
 	if err != nil {
-		return nil, allocationError(id, body.UserID, err)
+		return nil, err
 	}
 	return ledgerapi.AllocatePartyResponse{PartyDetails: apiParty(p)}, nil
-}
-
-func allocationError(party, userID string, err error) error {
-	switch {
-	case errors.Is(err, ledger.ErrAlreadyExists):
-		return partyExists(party)
-	case errors.Is(err, ledger.ErrNotFound):
-		return userError(userID, err)
-	case errors.Is(err, ledger.ErrAnnotationsTooLarge):
-		return ledgerapi.Errorf(ledgerapi.CodeMaxPartyDetailsAnnotationsSize,
-			"Maximum annotations size for party '%s' has been exceeded", party).WithResource("PARTY", party)
-	}
-	return err
 }
 
 func (s *Server) listParties(req *Request) (any, error) {
@@ -124,7 +100,7 @@ func (s *Server) listParties(req *Request) (any, error) {
 	if err := checkIDP(idp); err != nil {
 		return nil, err
 	}
-	size, err := pageSize(req, MaxPartiesPageSize)
+	size, err := pageSize(req, node.MaxPartiesPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +112,7 @@ func (s *Server) listParties(req *Request) (any, error) {
 	if !c.IsParticipantAdmin() {
 		pq.IdentityProviderID = &idp
 	}
-	parties, next, err := s.Store.ListParties(req.Context(), pq)
+	parties, next, err := s.Node.ListParties(req.Context(), pq)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +146,7 @@ func (s *Server) getParties(req *Request) (any, error) {
 			}
 		}
 	}
-	parties, err := s.Store.Parties(req.Context(), ids)
+	parties, err := s.Node.Parties(req.Context(), ids)
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,10 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/node/ledger"
 )
 
 // Party update mask paths (snake_case proto names). Only the annotations are
@@ -102,10 +100,7 @@ func (s *Server) updatePartyDetails(req *Request) (any, error) {
 		return nil, err
 	}
 	// 6. The party must be known.
-	stored, err := s.Store.Party(req.Context(), party)
-	if errors.Is(err, ledger.ErrNotFound) {
-		return nil, partyNotFound(party)
-	}
+	stored, err := s.Node.Party(req.Context(), party)
 	if err != nil {
 		return nil, err
 	}
@@ -143,18 +138,8 @@ func (s *Server) updatePartyDetails(req *Request) (any, error) {
 		return nil, err
 	}
 	// 8–9. Compare-and-set, merge, size after the merge: one store transaction.
-	updated, err := s.Store.UpdatePartyAnnotations(req.Context(), party, expected, change)
-	switch {
-	case errors.Is(err, ledger.ErrNotFound):
-		return nil, partyNotFound(party)
-	case errors.Is(err, ledger.ErrConcurrentUpdate):
-		return nil, ledgerapi.Errorf(ledgerapi.CodeConcurrentPartyDetailsUpdate,
-			"Update operation for party '%s' failed due to a concurrent update to the same party", party).
-			WithResource("PARTY", party)
-	case errors.Is(err, ledger.ErrAnnotationsTooLarge):
-		return nil, ledgerapi.Errorf(ledgerapi.CodeMaxPartyDetailsAnnotationsSize,
-			"Maximum annotations size for party '%s' has been exceeded", party).WithResource("PARTY", party)
-	case err != nil:
+	updated, err := s.Node.UpdatePartyAnnotations(req.Context(), party, expected, change)
+	if err != nil {
 		return nil, err
 	}
 	return ledgerapi.UpdatePartyDetailsResponse{PartyDetails: apiParty(updated)}, nil

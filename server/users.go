@@ -2,12 +2,12 @@ package server
 
 import (
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/node/ledger"
 )
 
@@ -29,9 +29,9 @@ func apiRights(rs []ledger.Right) ledgerapi.List[ledgerapi.Right] {
 	return out
 }
 
-// storeRights checks the rights of a request and converts them: every right
+// ledgerRights checks the rights of a request and converts them: every right
 // has a kind, and the party kinds a valid party id.
-func storeRights(rs []ledgerapi.Right) ([]ledger.Right, error) {
+func ledgerRights(rs []ledgerapi.Right) ([]ledger.Right, error) {
 	out := make([]ledger.Right, 0, len(rs))
 	for i, r := range rs {
 		field := fmt.Sprintf("rights[%d]", i)
@@ -70,26 +70,6 @@ func checkIDP(idp string) error {
 		return ledgerapi.InvalidField("identity_provider_id", fieldReason(err))
 	}
 	return ledgerapi.InvalidArgument("Provided identity_provider_id %s has not been found.", idp)
-}
-
-// userError maps the store's user errors to Canton's.
-func userError(id string, err error) error {
-	switch {
-	case errors.Is(err, ledger.ErrNotFound):
-		return ledgerapi.Errorf(ledgerapi.CodeUserNotFound, "User not found: %s", id).WithResource("USER", id)
-	case errors.Is(err, ledger.ErrAlreadyExists):
-		return ledgerapi.Errorf(ledgerapi.CodeUserAlreadyExists, "User already exists: %s", id).WithResource("USER", id)
-	case errors.Is(err, ledger.ErrConcurrentUpdate):
-		return ledgerapi.Errorf(ledgerapi.CodeConcurrentUserUpdate,
-			"Update operation for user id '%s' failed due to a concurrent update to the same user", id).WithResource("USER", id)
-	case errors.Is(err, ledger.ErrAnnotationsTooLarge):
-		return ledgerapi.Errorf(ledgerapi.CodeMaxUserAnnotationsSize,
-			"Maximum annotations size for user '%s' has been exceeded", id).WithResource("USER", id)
-	case errors.Is(err, ledger.ErrTooManyRights):
-		return ledgerapi.Errorf(ledgerapi.CodeTooManyUserRights,
-			"Too many user rights for user '%s': at most %d are allowed", id, MaxRightsPerUser).WithResource("USER", id)
-	}
-	return err
 }
 
 // pageToken encodes the last id of a page as an opaque token.
@@ -134,9 +114,9 @@ func (s *Server) getUserFor(req *Request, id string) (ledger.User, error) {
 	if !self && !c.IsParticipantAdmin() && !c.IsAdminOf(c.IdentityProviderID) {
 		return ledger.User{}, permissionDenied("user %q may not read user %q", c.UserID, id)
 	}
-	u, err := s.Store.User(req.Context(), id)
+	u, err := s.Node.User(req.Context(), id)
 	if err != nil {
-		return ledger.User{}, userError(id, err)
+		return ledger.User{}, err
 	}
 	if !self && !c.IsAdminOf(u.IdentityProviderID) {
 		return ledger.User{}, permissionDenied("user %q does not administer the identity provider of user %q", c.UserID, id)
@@ -152,9 +132,9 @@ func (s *Server) getAuthenticatedUser(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.Store.User(req.Context(), id)
+	u, err := s.Node.User(req.Context(), id)
 	if err != nil {
-		return nil, userError(id, err)
+		return nil, err
 	}
 	return ledgerapi.GetUserResponse{User: apiUser(u)}, nil
 }
@@ -183,7 +163,7 @@ func (s *Server) listUsers(req *Request) (any, error) {
 	if err := checkIDP(idp); err != nil {
 		return nil, err
 	}
-	size, err := pageSize(req, MaxUsersPageSize)
+	size, err := pageSize(req, node.MaxUsersPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +175,7 @@ func (s *Server) listUsers(req *Request) (any, error) {
 	if !c.IsParticipantAdmin() {
 		q.IdentityProviderID = &idp
 	}
-	users, next, err := s.Store.ListUsers(req.Context(), q)
+	users, next, err := s.Node.ListUsers(req.Context(), q)
 	if err != nil {
 		return nil, err
 	}
@@ -240,19 +220,19 @@ func (s *Server) createUser(req *Request) (any, error) {
 	if err := checkIDP(idp); err != nil {
 		return nil, err
 	}
-	rights, err := storeRights(body.Rights)
+	rights, err := ledgerRights(body.Rights)
 	if err != nil {
 		return nil, err
 	}
 	if err := c.requireGrantable(rights); err != nil {
 		return nil, err
 	}
-	created, err := s.Store.CreateUser(req.Context(), ledger.User{
+	created, err := s.Node.CreateUser(req.Context(), ledger.User{
 		ID: u.ID, PrimaryParty: u.PrimaryParty, IsDeactivated: u.IsDeactivated,
 		Annotations: u.Metadata.Annotations, IdentityProviderID: idp,
 	}, rights)
 	if err != nil {
-		return nil, userError(u.ID, err)
+		return nil, err
 	}
 	return ledgerapi.CreateUserResponse{User: apiUser(created)}, nil
 }
@@ -289,15 +269,15 @@ func (s *Server) deleteUser(req *Request) (any, error) {
 	if err := c.RequireAdminOf(c.impliedIDP(req.URL.Query().Get("identity-provider-id"))); err != nil {
 		return nil, err
 	}
-	u, err := s.Store.User(req.Context(), id)
+	u, err := s.Node.User(req.Context(), id)
 	if err != nil {
-		return nil, userError(id, err)
+		return nil, err
 	}
 	if err := c.RequireAdminOf(u.IdentityProviderID); err != nil {
 		return nil, err
 	}
-	if err := s.Store.DeleteUser(req.Context(), id); err != nil {
-		return nil, userError(id, err)
+	if err := s.Node.DeleteUser(req.Context(), id); err != nil {
+		return nil, err
 	}
 	return ledgerapi.DeleteUserResponse{}, nil
 }
@@ -352,9 +332,9 @@ func (s *Server) updateUser(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	stored, err := s.Store.User(req.Context(), id)
+	stored, err := s.Node.User(req.Context(), id)
 	if err != nil {
-		return nil, userError(id, err)
+		return nil, err
 	}
 	if err := c.RequireAdminOf(stored.IdentityProviderID); err != nil {
 		return nil, err
@@ -392,9 +372,9 @@ func (s *Server) updateUser(req *Request) (any, error) {
 			}
 		}
 	}
-	updated, err := s.Store.UpdateUser(req.Context(), id, upd)
+	updated, err := s.Node.UpdateUser(req.Context(), id, upd)
 	if err != nil {
-		return nil, userError(id, err)
+		return nil, err
 	}
 	return ledgerapi.UpdateUserResponse{User: apiUser(updated)}, nil
 }
@@ -407,9 +387,9 @@ func (s *Server) listUserRights(req *Request) (any, error) {
 	if _, err := s.getUserFor(req, id); err != nil {
 		return nil, err
 	}
-	rights, err := s.Store.UserRights(req.Context(), id)
+	rights, err := s.Node.UserRights(req.Context(), id)
 	if err != nil {
-		return nil, userError(id, err)
+		return nil, err
 	}
 	return ledgerapi.ListUserRightsResponse{Rights: apiRights(rights)}, nil
 }
@@ -433,16 +413,16 @@ func (s *Server) rightsRequest(req *Request, bodyUserID, bodyIDP string, rs []le
 	if err := checkIDP(idp); err != nil {
 		return "", nil, err
 	}
-	rights, err := storeRights(rs)
+	rights, err := ledgerRights(rs)
 	if err != nil {
 		return "", nil, err
 	}
 	if err := c.requireGrantable(rights); err != nil {
 		return "", nil, err
 	}
-	u, err := s.Store.User(req.Context(), id)
+	u, err := s.Node.User(req.Context(), id)
 	if err != nil {
-		return "", nil, userError(id, err)
+		return "", nil, err
 	}
 	if err := c.RequireAdminOf(u.IdentityProviderID); err != nil {
 		return "", nil, err
@@ -459,9 +439,9 @@ func (s *Server) grantUserRights(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	granted, err := s.Store.GrantRights(req.Context(), id, rights)
+	granted, err := s.Node.GrantRights(req.Context(), id, rights)
 	if err != nil {
-		return nil, userError(id, err)
+		return nil, err
 	}
 	return ledgerapi.GrantUserRightsResponse{NewlyGrantedRights: apiRights(granted)}, nil
 }
@@ -475,9 +455,9 @@ func (s *Server) revokeUserRights(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	revoked, err := s.Store.RevokeRights(req.Context(), id, rights)
+	revoked, err := s.Node.RevokeRights(req.Context(), id, rights)
 	if err != nil {
-		return nil, userError(id, err)
+		return nil, err
 	}
 	return ledgerapi.RevokeUserRightsResponse{NewlyRevokedRights: apiRights(revoked)}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
@@ -23,7 +24,7 @@ func TestVersionNeedsNoToken(t *testing.T) {
 	if err := json.Unmarshal(r.body, &v); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(v.Version, server.APIVersion+"+ledger.") || !v.Features.UserManagement.Supported || v.Features.UserManagement.MaxUsersPageSize != server.MaxUsersPageSize ||
+	if !strings.HasPrefix(v.Version, node.APIVersion+"+ledger.") || !v.Features.UserManagement.Supported || v.Features.UserManagement.MaxUsersPageSize != node.MaxUsersPageSize ||
 		v.Features.OffsetCheckpoint.MaxOffsetCheckpointEmissionDelay.Seconds != 75 {
 		t.Errorf("version response %s", r.body)
 	}
@@ -43,7 +44,7 @@ func TestStateEndpoints(t *testing.T) {
 	}
 	var syncs ledgerapi.GetConnectedSynchronizersResponse
 	n.ok("GET", "/v2/state/connected-synchronizers", n.admin, nil, &syncs)
-	id := n.run.Server.Identity
+	id := n.identity()
 	if len(syncs.ConnectedSynchronizers) != 1 || syncs.ConnectedSynchronizers[0].SynchronizerID != id.SynchronizerID ||
 		syncs.ConnectedSynchronizers[0].Permission != ledgerapi.ParticipantPermissionSubmission {
 		t.Errorf("connected synchronizers %+v", syncs)
