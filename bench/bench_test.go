@@ -15,15 +15,20 @@ import (
 
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
+	"github.com/ledger-cli/ledger/node/local"
 	"github.com/ledger-cli/ledger/server"
-	"github.com/ledger-cli/ledger/server/store"
 )
 
 // node starts an in-process `ledger serve` on a temporary database file
 // (no authentication) and returns a client of it.
 func node(t *testing.T) *client.Client {
 	t.Helper()
-	run, err := server.Start(context.Background(), server.Config{Addr: "127.0.0.1:0", DBPath: filepath.Join(t.TempDir(), "ledger.db")})
+	n, err := local.Open(context.Background(), local.Config{DBPath: filepath.Join(t.TempDir(), "ledger.db")})
+	if err != nil {
+		t.Fatalf("open node: %v", err)
+	}
+	run, err := server.Start(context.Background(), n, server.Config{Addr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatalf("start node: %v", err)
 	}
@@ -67,13 +72,13 @@ func TestScenariosAgainstServe(t *testing.T) {
 	const count = 40
 	for _, sc := range []string{ScenarioPrepare, ScenarioSubmit, ScenarioExecute, ScenarioCompletions, ScenarioMixed} {
 		t.Run(sc, func(t *testing.T) {
-			cfg := Config{Client: c, UserID: store.AdminUserID, Scenario: sc, Concurrency: 4, Count: count, NewParties: 2, Warmup: 50 * time.Millisecond}
+			cfg := Config{Client: c, UserID: ledger.AdminUserID, Scenario: sc, Concurrency: 4, Count: count, NewParties: 2, Warmup: 50 * time.Millisecond}
 			if sc == ScenarioCompletions || sc == ScenarioMixed {
 				cfg.Seed = 450 // more than two pages of 200
 			}
 			s := run(t, cfg)
 			checkConsistent(t, sc, s.Stats, count)
-			if s.Scenario != sc || s.Concurrency != 4 || s.Duration <= 0 || s.SetupSeconds <= 0 || s.UserID != store.AdminUserID {
+			if s.Scenario != sc || s.Concurrency != 4 || s.Duration <= 0 || s.SetupSeconds <= 0 || s.UserID != ledger.AdminUserID {
 				t.Errorf("header %+v", s)
 			}
 			// throughput is successful operations over the measured time
@@ -106,9 +111,9 @@ func TestScenariosAgainstServe(t *testing.T) {
 // successful completion per operation, with the run's command ids.
 func TestSubmitCommitsEveryOperation(t *testing.T) {
 	c := node(t)
-	s := run(t, Config{Client: c, UserID: store.AdminUserID, Scenario: ScenarioSubmit, Concurrency: 8, Count: 30, NewParties: 1, CommandIDPrefix: "read-back-"})
+	s := run(t, Config{Client: c, UserID: ledger.AdminUserID, Scenario: ScenarioSubmit, Concurrency: 8, Count: 30, NewParties: 1, CommandIDPrefix: "read-back-"})
 	checkConsistent(t, "submit", s.Stats, 30)
-	page, err := c.Completions(context.Background(), ledgerapi.CompletionStreamRequest{UserID: store.AdminUserID, Parties: s.Parties},
+	page, err := c.Completions(context.Background(), ledgerapi.CompletionStreamRequest{UserID: ledger.AdminUserID, Parties: s.Parties},
 		client.CompletionsOptions{Limit: 200, IdleTimeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -130,9 +135,9 @@ func TestSubmitCommitsEveryOperation(t *testing.T) {
 // second run's operations are all rejected as duplicates.
 func TestDuplicateCommandsCountedByErrorID(t *testing.T) {
 	c := node(t)
-	first := run(t, Config{Client: c, UserID: store.AdminUserID, Scenario: ScenarioSubmit, Concurrency: 3, Count: 12, NewParties: 1, CommandIDPrefix: "dup-"})
+	first := run(t, Config{Client: c, UserID: ledger.AdminUserID, Scenario: ScenarioSubmit, Concurrency: 3, Count: 12, NewParties: 1, CommandIDPrefix: "dup-"})
 	checkConsistent(t, "first", first.Stats, 12)
-	second := run(t, Config{Client: c, UserID: store.AdminUserID, Scenario: ScenarioSubmit, Concurrency: 3, Count: 12, Parties: first.Parties, CommandIDPrefix: "dup-"})
+	second := run(t, Config{Client: c, UserID: ledger.AdminUserID, Scenario: ScenarioSubmit, Concurrency: 3, Count: 12, Parties: first.Parties, CommandIDPrefix: "dup-"})
 	if second.Ops != 12 || second.Failed != 12 || second.Succeeded != 0 || second.ErrorRate != 1 || second.Throughput != 0 {
 		t.Errorf("second run: %+v", second.Stats)
 	}
@@ -150,7 +155,7 @@ func TestDuplicateCommandsCountedByErrorID(t *testing.T) {
 func TestInvalidTemplateCountedByErrorID(t *testing.T) {
 	c := node(t)
 	for _, sc := range []string{ScenarioPrepare, ScenarioSubmit} {
-		s := run(t, Config{Client: c, UserID: store.AdminUserID, Scenario: sc, Concurrency: 2, Count: 6, NewParties: 1, Template: "no-colons"})
+		s := run(t, Config{Client: c, UserID: ledger.AdminUserID, Scenario: sc, Concurrency: 2, Count: 6, NewParties: 1, Template: "no-colons"})
 		if s.Failed != 6 || len(s.Errors) != 1 {
 			t.Fatalf("%s: %+v", sc, s.Stats)
 		}
@@ -166,7 +171,7 @@ func TestDurationRateAndProgress(t *testing.T) {
 	c := node(t)
 	var mu sync.Mutex
 	var seen []Progress
-	s := run(t, Config{Client: c, UserID: store.AdminUserID, Scenario: ScenarioPrepare, Concurrency: 4, Duration: 400 * time.Millisecond,
+	s := run(t, Config{Client: c, UserID: ledger.AdminUserID, Scenario: ScenarioPrepare, Concurrency: 4, Duration: 400 * time.Millisecond,
 		Rate: 50, NewParties: 1, ProgressEvery: 100 * time.Millisecond, Progress: func(p Progress) {
 			mu.Lock()
 			seen = append(seen, p)
@@ -190,14 +195,6 @@ func TestDurationRateAndProgress(t *testing.T) {
 	}
 }
 
-func TestCompletionsNeedSomethingToRead(t *testing.T) {
-	c := node(t)
-	_, err := Run(context.Background(), Config{Client: c, UserID: store.AdminUserID, Scenario: ScenarioCompletions, Count: 1, NewParties: 1})
-	if err == nil || !strings.Contains(err.Error(), "--seed") {
-		t.Errorf("err = %v, want a hint to seed", err)
-	}
-}
-
 func TestConfigErrors(t *testing.T) {
 	c := node(t)
 	for _, tc := range []struct {
@@ -211,7 +208,7 @@ func TestConfigErrors(t *testing.T) {
 		{Config{Scenario: ScenarioSubmit, Count: -1}, "negative"},
 		{Config{Scenario: ScenarioSubmit, Parties: []string{"bad!party"}}, "--party"},
 	} {
-		tc.cfg.Client, tc.cfg.UserID = c, store.AdminUserID
+		tc.cfg.Client, tc.cfg.UserID = c, ledger.AdminUserID
 		_, err := Run(context.Background(), tc.cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: err = %v, want %q", tc.cfg, err, tc.want)
@@ -225,7 +222,7 @@ func TestConfigErrors(t *testing.T) {
 func TestDefaultsWork(t *testing.T) {
 	c := node(t)
 	var log strings.Builder
-	s, err := Run(context.Background(), Config{Client: c, UserID: store.AdminUserID, Scenario: ScenarioMixed, Concurrency: 1, Count: 8, NewParties: 1, Log: &log})
+	s, err := Run(context.Background(), Config{Client: c, UserID: ledger.AdminUserID, Scenario: ScenarioMixed, Concurrency: 1, Count: 8, NewParties: 1, Log: &log})
 	if err != nil {
 		t.Fatalf("mixed with its defaults: %v", err)
 	}
@@ -251,13 +248,13 @@ func TestDefaultsWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s = run(t, Config{Client: pc, UserID: store.AdminUserID, Scenario: ScenarioCompletions, Concurrency: 1, Count: 4, NewParties: 1, Seed: 300})
+	s = run(t, Config{Client: pc, UserID: ledger.AdminUserID, Scenario: ScenarioCompletions, Concurrency: 1, Count: 4, NewParties: 1, Seed: 300})
 	checkConsistent(t, "completions", s.Stats, 4)
 	if peak.Load() < 8 {
 		t.Errorf("seeding at -c 1 had at most %d requests in flight", peak.Load())
 	}
 
-	_, err = Run(context.Background(), Config{Client: c, UserID: store.AdminUserID, Scenario: ScenarioCompletions, Concurrency: 1, Count: 1, NewParties: 1, Seed: 300, PageSize: 500})
+	_, err = Run(context.Background(), Config{Client: c, UserID: ledger.AdminUserID, Scenario: ScenarioCompletions, Concurrency: 1, Count: 1, NewParties: 1, Seed: 300, PageSize: 500})
 	if err == nil || !strings.Contains(err.Error(), "smaller --page-size") {
 		t.Errorf("page size 500 against a maximum of 200: %v", err)
 	}

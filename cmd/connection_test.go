@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/store"
 )
 
 // TestConnectionTroubleHints: a node that cannot be reached gets a hint
@@ -82,11 +82,11 @@ func TestTimeoutBoundsTheCommand(t *testing.T) {
 // it expired (issue 12, item 26).
 func TestUnauthenticatedSaysWhy(t *testing.T) {
 	n := startLiveNode(t)
-	expired, err := auth.Mint(onlineSecret, store.AdminUserID, time.Hour, "", auth.DefaultParticipantID, time.Now().Add(-time.Hour-3*time.Minute))
+	expired, err := auth.Mint(onlineSecret, ledger.AdminUserID, time.Hour, "", auth.DefaultParticipantID, time.Now().Add(-time.Hour-3*time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
-	foreign, err := auth.Mint([]byte("another-secret-another-secret-0123456789"), store.AdminUserID, time.Hour, "", auth.DefaultParticipantID, time.Now())
+	foreign, err := auth.Mint([]byte("another-secret-another-secret-0123456789"), ledger.AdminUserID, time.Hour, "", auth.DefaultParticipantID, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

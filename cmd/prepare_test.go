@@ -16,9 +16,10 @@ import (
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/cmd/parties"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
+	"github.com/ledger-cli/ledger/node/local"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/store"
 	"github.com/ledger-cli/ledger/signer"
 	"github.com/ledger-cli/ledger/wallet"
 )
@@ -36,17 +37,16 @@ type liveNode struct {
 func startLiveNode(t *testing.T) *liveNode {
 	t.Helper()
 	isolateConfig(t)
-	run, err := server.Start(context.Background(), server.Config{
-		Addr:   "127.0.0.1:0",
-		DBPath: filepath.Join(t.TempDir(), "ledger.db"),
-		Auth:   auth.Config{Mode: auth.ModeHS256, Secret: onlineSecret},
+	run, err := startServe(context.Background(), serveSetup{
+		Config: local.Config{DBPath: filepath.Join(t.TempDir(), "ledger.db")},
+		Server: server.Config{Addr: "127.0.0.1:0", Auth: auth.Config{Mode: auth.ModeHS256, Secret: onlineSecret}},
 	})
 	if err != nil {
 		t.Fatalf("start node: %v", err)
 	}
 	t.Cleanup(func() { run.Close() })
 	n := &liveNode{t: t, url: run.URL(), run: run}
-	n.admin = n.token(store.AdminUserID)
+	n.admin = n.token(ledger.AdminUserID)
 	return n
 }
 
@@ -55,7 +55,10 @@ func startLiveNode(t *testing.T) *liveNode {
 func startOpenNode(t *testing.T) string {
 	t.Helper()
 	isolateConfig(t)
-	run, err := server.Start(context.Background(), server.Config{Addr: "127.0.0.1:0", DBPath: ":memory:"})
+	run, err := startServe(context.Background(), serveSetup{
+		Config: local.Config{DBPath: ":memory:"},
+		Server: server.Config{Addr: "127.0.0.1:0"},
+	})
 	if err != nil {
 		t.Fatalf("start node: %v", err)
 	}

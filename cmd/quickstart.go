@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/node/local"
 	"github.com/ledger-cli/ledger/server"
 )
 
@@ -104,7 +105,7 @@ func quickstartRun(ctx context.Context, opts *QuickstartOptions) (err error) {
 
 	q.heading("start a local participant node")
 	q.command("serve", "--db", "ledger.db", "--addr", "127.0.0.1:0", "&")
-	node, err := server.Start(ctx, server.Config{Addr: "127.0.0.1:0", DBPath: filepath.Join(dir, "ledger.db")})
+	node, err := startServe(ctx, serveSetup{Config: local.Config{DBPath: filepath.Join(dir, "ledger.db")}, Server: server.Config{Addr: "127.0.0.1:0"}})
 	if err != nil {
 		return fmt.Errorf("starting the node: %w", err)
 	}

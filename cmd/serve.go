@@ -14,10 +14,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/node"
+	"github.com/ledger-cli/ledger/node/ledger"
+	"github.com/ledger-cli/ledger/node/local"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/engine"
-	"github.com/ledger-cli/ledger/server/store"
 )
 
 // ServeOptions are the inputs of `ledger serve`.
@@ -153,10 +154,10 @@ The node stops cleanly on SIGINT or SIGTERM.`,
 	fl.StringVar(&opts.AuthScope, "auth-scope", "", "accept tokens whose scopes contain this (Canton's target-scope)")
 	fl.StringSliceVar(&opts.NonconsumingChoices, "nonconsuming-choices", nil, "comma-separated choice names that do not archive their contract")
 	fl.IntVar(&opts.CompletionsMax, "completions-max", server.DefaultCompletionsMax, "most elements a completions list returns (more is 413)")
-	fl.DurationVar(&maxDedup, "max-deduplication", store.DefaultMaxDeduplication, "maximum (and default) deduplication period; stored in the database")
-	fl.Int32Var(&opts.TapsMaxPassesLimit, "taps-max-passes-limit", engine.DefaultTapsMaxPassesLimit, "largest tapsMaxPasses a command may ask for")
-	fl.IntVar(&opts.MaxStreams, "max-streams", server.DefaultMaxStreams, "most completion streams (lists and websockets) open at once")
-	fl.IntVar(&opts.MaxValueNodes, "max-value-nodes", engine.DefaultMaxValueNodes, "most Daml values (list elements, fields, scalars) the arguments of one request may hold")
+	fl.DurationVar(&maxDedup, "max-deduplication", ledger.DefaultMaxDeduplication, "maximum (and default) deduplication period; stored in the database")
+	fl.Int32Var(&opts.TapsMaxPassesLimit, "taps-max-passes-limit", node.DefaultTapsMaxPassesLimit, "largest tapsMaxPasses a command may ask for")
+	fl.IntVar(&opts.MaxStreams, "max-streams", node.DefaultMaxStreams, "most completion streams (lists and websockets) open at once")
+	fl.IntVar(&opts.MaxValueNodes, "max-value-nodes", node.DefaultMaxValueNodes, "most Daml values (list elements, fields, scalars) the arguments of one request may hold")
 	fl.DurationVar(&opts.ReadHeaderTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "longest a client may take to send a request's headers")
 	fl.DurationVar(&opts.BodyReadTimeout, "body-read-timeout", server.DefaultBodyReadTimeout, "longest a client may take to send a request body (400 after it)")
 	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close keep-alive connections idle this long")
@@ -205,36 +206,47 @@ func (o *ServeOptions) validate() error {
 	return nil
 }
 
-// serveConfig turns the options into a server.Config, reading key files.
-func serveConfig(o *ServeOptions) (server.Config, error) {
-	cfg := server.Config{
-		Addr:              o.Addr,
-		DBPath:            o.DB,
-		PortFile:          o.PortFile,
-		ParticipantID:     o.ParticipantID,
-		SynchronizerID:    o.SynchronizerID,
-		MaxRequestBytes:   o.MaxRequestBytes,
-		ReadHeaderTimeout: o.ReadHeaderTimeout,
-		BodyReadTimeout:   o.BodyReadTimeout,
-		IdleTimeout:       o.IdleTimeout,
-		Auth: auth.Config{
-			Mode:     o.AuthMode,
-			JWKS:     o.AuthJWKS,
-			Audience: o.AuthAudience,
-			Scope:    o.AuthScope,
+// serveSetup is what `ledger serve` starts: the node on its database and
+// the HTTP server in front of it.
+type serveSetup struct {
+	local.Config
+	Server server.Config
+}
+
+// serveConfig turns the options into a serveSetup, reading key files.
+func serveConfig(o *ServeOptions) (serveSetup, error) {
+	cfg := serveSetup{
+		Config: local.Config{
+			DBPath: o.DB,
+			Node: node.Config{
+				ParticipantID:       o.ParticipantID,
+				SynchronizerID:      o.SynchronizerID,
+				NonconsumingChoices: o.NonconsumingChoices,
+				MaxDeduplication:    o.MaxDeduplication,
+				TapsMaxPassesLimit:  o.TapsMaxPassesLimit,
+				MaxStreams:          o.MaxStreams,
+				MaxValueNodes:       o.MaxValueNodes,
+			},
 		},
-		Commands: server.CommandOptions{
-			NonconsumingChoices: o.NonconsumingChoices,
-			CompletionsMax:      o.CompletionsMax,
-			MaxDeduplication:    o.MaxDeduplication,
-			TapsMaxPassesLimit:  o.TapsMaxPassesLimit,
-			MaxStreams:          o.MaxStreams,
-			MaxValueNodes:       o.MaxValueNodes,
+		Server: server.Config{
+			Addr:              o.Addr,
+			PortFile:          o.PortFile,
+			MaxRequestBytes:   o.MaxRequestBytes,
+			CompletionsMax:    o.CompletionsMax,
+			ReadHeaderTimeout: o.ReadHeaderTimeout,
+			BodyReadTimeout:   o.BodyReadTimeout,
+			IdleTimeout:       o.IdleTimeout,
+			Auth: auth.Config{
+				Mode:     o.AuthMode,
+				JWKS:     o.AuthJWKS,
+				Audience: o.AuthAudience,
+				Scope:    o.AuthScope,
+			},
 		},
 	}
 
 	if cfg.DBPath == "" {
-		p, err := server.DefaultDBPath()
+		p, err := local.DefaultDBPath()
 		if err != nil {
 			return cfg, err
 		}
@@ -245,16 +257,26 @@ func serveConfig(o *ServeOptions) (server.Config, error) {
 		if err != nil {
 			return cfg, fmt.Errorf("--auth-secret-file: %w", err)
 		}
-		cfg.Auth.Secret = secret
+		cfg.Server.Auth.Secret = secret
 	}
 	if o.AuthPublicKey != "" {
 		pem, err := os.ReadFile(o.AuthPublicKey)
 		if err != nil {
 			return cfg, fmt.Errorf("--auth-public-key: %w", err)
 		}
-		cfg.Auth.PublicKeyPEM = pem
+		cfg.Server.Auth.PublicKeyPEM = pem
 	}
 	return cfg, nil
+}
+
+// startServe opens the node and serves it until the returned server is
+// closed or ctx ends.
+func startServe(ctx context.Context, cfg serveSetup) (*server.Running, error) {
+	n, err := local.Open(ctx, cfg.Config)
+	if err != nil {
+		return nil, err
+	}
+	return server.Start(ctx, n, cfg.Server)
 }
 
 func serveRun(o *ServeOptions) error {
@@ -265,29 +287,29 @@ func serveRun(o *ServeOptions) error {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(o.LogLevel))
 	hopts := &slog.HandlerOptions{Level: level}
+	log := slog.New(slog.NewTextHandler(o.IO.ErrOut, hopts))
 	if o.LogFormat == "json" {
-		cfg.Logger = slog.New(slog.NewJSONHandler(o.IO.ErrOut, hopts))
-	} else {
-		cfg.Logger = slog.New(slog.NewTextHandler(o.IO.ErrOut, hopts))
+		log = slog.New(slog.NewJSONHandler(o.IO.ErrOut, hopts))
 	}
+	cfg.Node.Logger, cfg.Server.Logger = log, log
 	ctx := o.Context
 	if ctx == nil {
 		var stop context.CancelFunc
 		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 	}
-	running, err := server.Start(ctx, cfg)
+	running, err := startServe(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	select {
 	case <-ctx.Done():
-		cfg.Logger.Info("shutting down")
+		log.Info("shutting down")
 	case <-running.Done():
 	}
 	if err := running.Close(); err != nil {
 		return fmt.Errorf("shut down: %w", err)
 	}
-	cfg.Logger.Info("stopped")
+	log.Info("stopped")
 	return nil
 }

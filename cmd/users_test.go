@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledger-cli/ledger/server/store"
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
 func TestUsersAgainstServe(t *testing.T) {
@@ -88,8 +88,8 @@ func TestUsersUpdateAndDelete(t *testing.T) {
 // item 28).
 func TestUsersGetWithoutAuth(t *testing.T) {
 	url := startOpenNode(t)
-	r := runCLI(t, "", "users", "get", "--url", url, "--user", store.AdminUserID).must(t, 0)
-	if !strings.Contains(r.out, store.AdminUserID) || !strings.Contains(r.out, "ParticipantAdmin") {
+	r := runCLI(t, "", "users", "get", "--url", url, "--user", ledger.AdminUserID).must(t, 0)
+	if !strings.Contains(r.out, ledger.AdminUserID) || !strings.Contains(r.out, "ParticipantAdmin") {
 		t.Errorf("users get --user on a node without auth:\n%s", r.out)
 	}
 	r = runCLI(t, "", "users", "get", "--url", url).must(t, 2)

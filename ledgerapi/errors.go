@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -32,33 +31,35 @@ const (
 )
 
 // HTTPStatusForGRPC maps a gRPC code to the HTTP status the JSON API answers
-// with (499 for CANCELLED, as Canton does; 500 for unknown codes).
+// with (499 for CANCELLED, as Canton does; 500 for unknown codes). The
+// statuses are written as numbers so that the wire vocabulary does not pull
+// net/http into the packages that use it without serving HTTP (the node).
 func HTTPStatusForGRPC(code int) int {
 	switch code {
 	case GRPCOK:
-		return http.StatusOK
+		return 200 // OK
 	case GRPCInvalidArgument, GRPCFailedPrecondition, GRPCOutOfRange:
-		return http.StatusBadRequest
+		return 400 // Bad Request
 	case GRPCUnauthenticated:
-		return http.StatusUnauthorized
+		return 401 // Unauthorized
 	case GRPCPermissionDenied:
-		return http.StatusForbidden
+		return 403 // Forbidden
 	case GRPCNotFound:
-		return http.StatusNotFound
+		return 404 // Not Found
 	case GRPCAlreadyExists, GRPCAborted:
-		return http.StatusConflict
+		return 409 // Conflict
 	case GRPCResourceExhausted:
-		return http.StatusTooManyRequests
+		return 429 // Too Many Requests
 	case GRPCCancelled:
-		return 499
+		return 499 // Client Closed Request (nginx)
 	case GRPCUnimplemented:
-		return http.StatusNotImplemented
+		return 501 // Not Implemented
 	case GRPCUnavailable:
-		return http.StatusServiceUnavailable
+		return 503 // Service Unavailable
 	case GRPCDeadlineExceeded:
-		return http.StatusGatewayTimeout
+		return 504 // Gateway Timeout
 	}
-	return http.StatusInternalServerError
+	return 500 // Internal Server Error
 }
 
 // RetryAfterText is the retryInfo Canton gives retryable categories.
@@ -305,7 +306,7 @@ func (c ErrorCode) Err() error { return &JsCantonError{Code: c.ID, ErrorCategory
 // from the category; 500 as the last resort).
 func (e *JsCantonError) HTTPStatus() int {
 	if e.Code == CodeJSONAPIMaximumListElementsReached.ID {
-		return http.StatusRequestEntityTooLarge
+		return 413 // Content Too Large
 	}
 	if e.GRPCCodeValue != nil {
 		return HTTPStatusForGRPC(*e.GRPCCodeValue)
@@ -313,7 +314,7 @@ func (e *JsCantonError) HTTPStatus() int {
 	if cat, ok := LookupCategory(e.ErrorCategory); ok {
 		return cat.HTTPStatus
 	}
-	return http.StatusInternalServerError
+	return 500 // Internal Server Error
 }
 
 // Retryable reports whether retrying the same request may succeed.

@@ -6,8 +6,8 @@ import (
 	"net/http"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/store"
 )
 
 // Caller is who sent a request and what they may do: the token's claims and,
@@ -20,7 +20,7 @@ type Caller struct {
 	UserID string
 	// IdentityProviderID is the user's identity provider ("" = default).
 	IdentityProviderID string
-	Rights             []store.Right
+	Rights             []ledger.Right
 
 	admin, idpAdmin, readAny, executeAny bool
 	actAs, readAs, executeAs             map[string]bool
@@ -45,8 +45,8 @@ func (s *Server) authenticate(r *http.Request) (*Caller, error) {
 	if claims.Wildcard {
 		return &Caller{Claims: claims}, nil
 	}
-	u, rights, err := s.Store.UserAndRights(r.Context(), claims.UserID)
-	if errors.Is(err, store.ErrNotFound) {
+	u, rights, err := s.Node.UserAndRights(r.Context(), claims.UserID)
+	if errors.Is(err, ledger.ErrNotFound) {
 		return nil, &authFailure{code: ledgerapi.CodePermissionDenied,
 			reason: fmt.Sprintf("the token's user %q does not exist", claims.UserID), tokenResolution: true}
 	}
@@ -60,24 +60,24 @@ func (s *Server) authenticate(r *http.Request) (*Caller, error) {
 	return newCaller(claims, u, rights), nil
 }
 
-func newCaller(claims auth.Claims, u store.User, rights []store.Right) *Caller {
+func newCaller(claims auth.Claims, u ledger.User, rights []ledger.Right) *Caller {
 	c := &Caller{Claims: claims, UserID: u.ID, IdentityProviderID: u.IdentityProviderID, Rights: rights,
 		actAs: map[string]bool{}, readAs: map[string]bool{}, executeAs: map[string]bool{}}
 	for _, rt := range rights {
 		switch rt.Kind {
-		case store.ParticipantAdmin:
+		case ledger.ParticipantAdmin:
 			c.admin = true
-		case store.IdentityProviderAdmin:
+		case ledger.IdentityProviderAdmin:
 			c.idpAdmin = true
-		case store.CanReadAsAnyParty:
+		case ledger.CanReadAsAnyParty:
 			c.readAny = true
-		case store.CanExecuteAsAnyParty:
+		case ledger.CanExecuteAsAnyParty:
 			c.executeAny = true
-		case store.CanActAs:
+		case ledger.CanActAs:
 			c.actAs[rt.Party] = true
-		case store.CanReadAs:
+		case ledger.CanReadAs:
 			c.readAs[rt.Party] = true
-		case store.CanExecuteAs:
+		case ledger.CanExecuteAs:
 			c.executeAs[rt.Party] = true
 		}
 	}

@@ -1,227 +1,28 @@
 package server
 
 import (
-	"context"
-	"crypto/ed25519"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
-	"sync"
-	"time"
 
-	"github.com/google/uuid"
 	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/proto/damlpb"
-	"github.com/ledger-cli/ledger/server/engine"
-	"github.com/ledger-cli/ledger/server/store"
-)
-
-// Defaults of CommandOptions fields left at zero.
-const (
-	// DefaultCompletionsMax is Canton's http-list-max-elements-limit.
-	DefaultCompletionsMax = 200
-	// DefaultCompletionsWait is Canton's http-list-wait-time: the idle
-	// timeout of a completions list when the request gives none.
-	DefaultCompletionsWait = 500 * time.Millisecond
-	// DefaultMaxStreams caps concurrent completion streams (lists and
-	// websockets).
-	DefaultMaxStreams = 256
-	// MaxPartiesPerRequest bounds the parties one request may list in
-	// actAs, readAs, a completions request, a transaction filter or a party
-	// lookup (the parties page size). Canton has no such count; the bound
-	// keeps one request from costing thousands of lookups.
-	MaxPartiesPerRequest = MaxPartiesPageSize
+	"github.com/ledger-cli/ledger/node"
 )
 
 // checkPartyCount is INVALID_ARGUMENT when field lists more than
-// MaxPartiesPerRequest parties.
+// node.MaxPartiesPerRequest parties.
 func checkPartyCount(field string, n int) error {
-	if n > MaxPartiesPerRequest {
-		return invalidArgument("%s lists %d parties; this node accepts at most %d in one request", field, n, MaxPartiesPerRequest)
+	if n > node.MaxPartiesPerRequest {
+		return ledgerapi.InvalidArgument("%s lists %d parties; this node accepts at most %d in one request", field, n, node.MaxPartiesPerRequest)
 	}
 	return nil
-}
-
-// CommandOptions configure the command and completion endpoints.
-type CommandOptions struct {
-	// NonconsumingChoices are choice names that do not archive their contract.
-	NonconsumingChoices []string
-	// PackageNames maps package ids to package names (see engine.Config).
-	PackageNames map[string]string
-	// CompletionsMax is the most elements a completions list returns; a list
-	// that collects more is answered with 413 (DefaultCompletionsMax).
-	CompletionsMax int
-	// CompletionsWait is the default idle timeout of a completions list
-	// (DefaultCompletionsWait).
-	CompletionsWait time.Duration
-	// MaxDeduplication is the longest deduplication period accepted and the
-	// one applied when a request gives none. Zero keeps the value the
-	// database holds (7 days on a new node); otherwise Start persists it.
-	MaxDeduplication time.Duration
-	// TapsMaxPassesLimit is the largest tapsMaxPasses accepted
-	// (engine.DefaultTapsMaxPassesLimit).
-	TapsMaxPassesLimit int32
-	// MaxValueNodes bounds the values the JSON arguments of one request may
-	// hold in total (engine.DefaultMaxValueNodes).
-	MaxValueNodes int
-	// MaxStreams caps concurrent completion streams (DefaultMaxStreams);
-	// more get MAXIMUM_NUMBER_OF_STREAMS.
-	MaxStreams int
-	// Now is the engine's clock (time.Now when nil); for tests.
-	Now func() time.Time
-}
-
-// commandState is the mutable part of the command endpoints.
-type commandState struct {
-	mu       sync.Mutex
-	inFlight map[store.ChangeID]bool
-
-	streamMu sync.Mutex
-	streams  int
-	stop     chan struct{}
-	stopOnce sync.Once
-	wg       sync.WaitGroup
-}
-
-// ConfigureCommands builds the command engine and applies opts. Start calls
-// it once before serving; until then the command endpoints answer
-// SERVICE_NOT_RUNNING.
-func (s *Server) ConfigureCommands(opts CommandOptions) error {
-	if opts.CompletionsMax <= 0 {
-		opts.CompletionsMax = DefaultCompletionsMax
-	}
-	if opts.CompletionsWait <= 0 {
-		opts.CompletionsWait = DefaultCompletionsWait
-	}
-	if opts.MaxStreams <= 0 {
-		opts.MaxStreams = DefaultMaxStreams
-	}
-	if opts.MaxDeduplication <= 0 {
-		opts.MaxDeduplication = s.Identity.MaxDeduplication
-	}
-	if opts.MaxDeduplication <= 0 {
-		opts.MaxDeduplication = store.DefaultMaxDeduplication
-	}
-	eng, err := engine.New(engine.Config{
-		SynchronizerID:      s.Identity.SynchronizerID,
-		NonconsumingChoices: opts.NonconsumingChoices,
-		PackageNames:        opts.PackageNames,
-		TapsMaxPassesLimit:  opts.TapsMaxPassesLimit,
-		MaxValueNodes:       opts.MaxValueNodes,
-		MaxDeduplication:    opts.MaxDeduplication,
-		Now:                 opts.Now,
-	}, storeContracts{s.Store}, &partyDirectory{st: s.Store})
-	if err != nil {
-		return err
-	}
-	s.Engine, s.Commands = eng, opts
-	s.cmds.inFlight = map[store.ChangeID]bool{}
-	s.cmds.stop = make(chan struct{})
-	return nil
-}
-
-// StopStreams ends the open completion streams and waits for them; Close
-// calls it before the store closes (a websocket is not a request
-// http.Server.Shutdown waits for).
-func (s *Server) StopStreams() {
-	if s.cmds.stop == nil {
-		return
-	}
-	s.cmds.stopOnce.Do(func() { close(s.cmds.stop) })
-	s.cmds.wg.Wait()
-}
-
-// engine returns the configured engine, or SERVICE_NOT_RUNNING.
-func (s *Server) engine() (*engine.Engine, error) {
-	if s.Engine == nil {
-		return nil, ledgerapi.Errorf(ledgerapi.CodeServiceNotRunning, "The command service is not configured on this node.")
-	}
-	return s.Engine, nil
-}
-
-// storeContracts reads contracts for the engine.
-type storeContracts struct{ st *store.Store }
-
-func (c storeContracts) LookupContract(ctx context.Context, id string) (*engine.Contract, error) {
-	sc, err := c.st.Contract(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &engine.Contract{
-		ContractID:   sc.ContractID,
-		TemplateID:   sc.TemplateID,
-		PackageName:  sc.PackageName,
-		Argument:     sc.CreateArgument,
-		Signatories:  sc.Signatories,
-		Stakeholders: sc.Stakeholders,
-		CreatedAt:    sc.CreatedAt,
-		Active:       sc.ArchivedOffset == 0,
-	}, nil
-}
-
-// partyDirectory answers the engine's "is this a party" questions. Parties
-// are never removed, so a known party is remembered; unknown strings are
-// asked again (the party may be allocated later).
-type partyDirectory struct {
-	st    *store.Store
-	known sync.Map
-}
-
-func (d *partyDirectory) IsKnownParty(ctx context.Context, party string) (bool, error) {
-	if _, ok := d.known.Load(party); ok {
-		return true, nil
-	}
-	_, err := d.st.Party(ctx, party)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	d.known.Store(party, true)
-	return true, nil
-}
-
-// signingKeys is the engine's KeyLookup over the store.
-func (s *Server) signingKeys(ctx context.Context, party string) ([]ed25519.PublicKey, int, error) {
-	keys, err := s.Store.SigningKeys(ctx, party)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, 0, nil
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	if len(keys) == 0 {
-		return nil, 0, nil
-	}
-	p, err := s.Store.Party(ctx, party)
-	if err != nil {
-		return nil, 0, err
-	}
-	out := make([]ed25519.PublicKey, 0, len(keys))
-	for _, k := range keys {
-		if len(k.PublicKey) == ed25519.PublicKeySize {
-			out = append(out, ed25519.PublicKey(k.PublicKey))
-		}
-	}
-	return out, p.SigningThreshold, nil
 }
 
 // ---- interactive submission ----
 
 func (s *Server) prepareSubmission(req *Request) (any, error) {
-	eng, err := s.engine()
-	if err != nil {
-		return nil, err
-	}
 	var body ledgerapi.PrepareSubmissionRequest
 	if err := decodeBody(req.Request, &body); err != nil {
 		return nil, err
@@ -239,11 +40,7 @@ func (s *Server) prepareSubmission(req *Request) (any, error) {
 			return nil, permissionDenied("user %q may not read as party %q", userID, p)
 		}
 	}
-	prep, err := eng.Prepare(req.Context(), body, userID)
-	if err != nil {
-		return nil, err
-	}
-	return prep.Response(), nil
+	return s.Node.Prepare(req.Context(), body, userID)
 }
 
 // waitMode says what an endpoint answers once its entry is committed.
@@ -281,10 +78,6 @@ func (s *Server) executeSubmissionAndWaitForTransaction(req *Request) (any, erro
 }
 
 func (s *Server) execute(req *Request, body ledgerapi.ExecuteSubmissionRequest, format *ledgerapi.TransactionFormat, mode waitMode) (any, error) {
-	eng, err := s.engine()
-	if err != nil {
-		return nil, err
-	}
 	userID, err := req.Caller.UserIDFor(body.UserID)
 	if err != nil {
 		return nil, err
@@ -302,94 +95,11 @@ func (s *Server) execute(req *Request, body ledgerapi.ExecuteSubmissionRequest, 
 	if err != nil {
 		return nil, err
 	}
-	out, err := eng.Execute(req.Context(), body, userID, s.signingKeys)
+	r, err := s.Node.Execute(req.Context(), body, userID, req.traceParent())
 	if err != nil {
-		out = s.executedBefore(req.Context(), err, body, userID)
-		if out == nil {
-			return nil, err
-		}
+		return nil, err
 	}
-	sigs := 0
-	for _, ps := range body.PartySignatures.Signatures {
-		sigs += len(ps.Signatures)
-	}
-	return s.commitAndAnswer(req, out, trafficBasis{size: len(body.PreparedTransaction), signatures: sigs}, view, mode)
-}
-
-// executedBefore turns the engine's refusal of a prepared transaction that
-// was already executed into Canton's answer. The engine finds the earlier
-// execution as a conflict: a contract the transaction creates exists, or one
-// it uses is archived. Canton checks deduplication before anything else, so
-// when the transaction that created or archived that contract is this same
-// change (user, act_as, command id) inside the deduplication period, the
-// answer is a DUPLICATE_COMMAND rejection. It returns nil when err is
-// anything else.
-func (s *Server) executedBefore(ctx context.Context, err error, body ledgerapi.ExecuteSubmissionRequest, userID string) *engine.Outcome {
-	var e *ledgerapi.JsCantonError
-	if !errors.As(err, &e) {
-		return nil
-	}
-	cid, ok := e.Resource("CONTRACT_ID")
-	if !ok {
-		return nil
-	}
-	c, err := s.Store.Contract(ctx, cid)
-	if err != nil {
-		return nil
-	}
-	pt := &damlpb.PreparedTransaction{}
-	if proto.Unmarshal(body.PreparedTransaction, pt) != nil {
-		return nil
-	}
-	si := pt.GetMetadata().GetSubmitterInfo()
-	change := store.ChangeIDOf(userID, si.GetActAs(), si.GetCommandId())
-	for _, off := range []int64{c.CreatedOffset, c.ArchivedOffset} {
-		if off == 0 {
-			continue
-		}
-		done, err := s.Store.CompletionAt(ctx, off)
-		if err != nil || done.UpdateID == "" || store.ChangeIDOf(done.UserID, done.ActAs, done.CommandID) != change ||
-			!s.deduplicates(body.DeduplicationPeriod, done) {
-			continue
-		}
-		subID := body.SubmissionID
-		if subID == "" {
-			subID = uuid.NewString()
-		}
-		return &engine.Outcome{
-			UserID: userID, CommandID: si.GetCommandId(), SubmissionID: subID,
-			ActAs: si.GetActAs(), Dedup: body.DeduplicationPeriod,
-			Rejection: duplicateCommand(done.Offset, done.SubmissionID, subID),
-		}
-	}
-	return nil
-}
-
-// deduplicates reports whether the accepted completion done lies in the
-// deduplication period p of a new submission (as the store's check at
-// commit decides it).
-func (s *Server) deduplicates(p ledgerapi.DeduplicationPeriod, done store.Completion) bool {
-	now := time.Now()
-	if s.Commands.Now != nil {
-		now = s.Commands.Now()
-	}
-	switch {
-	case p.Offset != nil:
-		return done.Offset > *p.Offset
-	case p.Duration != nil:
-		d := p.Duration.Std()
-		return d > 0 && done.RecordTime.After(now.Add(-d))
-	}
-	return done.RecordTime.After(now.Add(-s.Commands.MaxDeduplication))
-}
-
-// duplicateCommand is the rejection of a change accepted before at offset.
-func duplicateCommand(offset int64, existingSubmissionID, submissionID string) *ledgerapi.JsCantonError {
-	return ledgerapi.NewError(ledgerapi.CodeDuplicateCommand,
-		"A command with the given command id has already been successfully processed",
-		map[string]string{"completion_offset": strconv.FormatInt(offset, 10),
-			"existing_submission_id": existingSubmissionID, "definite_answer": "false"}).
-		WithCorrelationID(submissionID)
+	return answer(r, view, mode)
 }
 
 // preparedActAs reads metadata.submitter_info.act_as out of a prepared
@@ -491,10 +201,6 @@ func (s *Server) submitAndWaitForTransaction(req *Request) (any, error) {
 }
 
 func (s *Server) submit(req *Request, cmds ledgerapi.Commands, format *ledgerapi.TransactionFormat, mode waitMode) (any, error) {
-	eng, err := s.engine()
-	if err != nil {
-		return nil, err
-	}
 	requested := ""
 	if cmds.UserID != nil {
 		requested = *cmds.UserID
@@ -520,11 +226,11 @@ func (s *Server) submit(req *Request, cmds ledgerapi.Commands, format *ledgerapi
 	if err != nil {
 		return nil, err
 	}
-	out, err := eng.Submit(req.Context(), cmds, userID)
+	r, err := s.Node.Submit(req.Context(), cmds, userID, req.traceParent())
 	if err != nil {
 		return nil, err
 	}
-	return s.commitAndAnswer(req, out, trafficBasis{}, view, mode)
+	return answer(r, view, mode)
 }
 
 func union(a, b []string) []string {
@@ -559,14 +265,14 @@ func (s *Server) transactionView(req *Request, f *ledgerapi.TransactionFormat, d
 	v := transactionView{shape: f.TransactionShape}
 	switch v.shape {
 	case "", ledgerapi.TransactionShapeUnspecified:
-		return v, missingField("transaction_shape")
+		return v, ledgerapi.MissingField("transaction_shape")
 	case ledgerapi.TransactionShapeACSDelta, ledgerapi.TransactionShapeLedgerEffects:
 	default:
-		return v, invalidField("transaction_shape", fmt.Sprintf("%q is not a transaction shape", v.shape))
+		return v, ledgerapi.InvalidField("transaction_shape", fmt.Sprintf("%q is not a transaction shape", v.shape))
 	}
 	ef := f.EventFormat
 	if len(ef.FiltersByParty) == 0 && ef.FiltersForAnyParty == nil {
-		return v, invalidArgument("filtersByParty and filtersForAnyParty cannot be empty simultaneously")
+		return v, ledgerapi.InvalidArgument("filtersByParty and filtersForAnyParty cannot be empty simultaneously")
 	}
 	if ef.FiltersForAnyParty != nil {
 		if !req.Caller.CanReadAsAnyParty() {
@@ -581,7 +287,7 @@ func (s *Server) transactionView(req *Request, f *ledgerapi.TransactionFormat, d
 	v.parties = []string{}
 	for p := range ef.FiltersByParty {
 		if err := ledgerapi.ValidatePartyID("filters_by_party", p); err != nil {
-			return v, invalidArgument("%s", fieldReason(err))
+			return v, ledgerapi.InvalidArgument("%s", fieldReason(err))
 		}
 		if !req.Caller.CanReadAs(p) {
 			return v, permissionDenied("user %q may not read as party %q", req.Caller.UserID, p)
@@ -591,169 +297,32 @@ func (s *Server) transactionView(req *Request, f *ledgerapi.TransactionFormat, d
 	return v, nil
 }
 
-// ---- commit ----
+// ---- answers ----
 
-// commitAndAnswer commits an outcome and builds the endpoint's answer. A
-// rejection (in the outcome or found at commit) is a failed completion; the
-// ...AndWait endpoints answer it as their error, the others with {}.
-func (s *Server) commitAndAnswer(req *Request, out *engine.Outcome, traffic trafficBasis, view transactionView, mode waitMode) (any, error) {
-	tp := req.traceParent()
-	at, cost, rejection, err := s.commit(req, out, traffic, tp)
-	if err != nil {
-		return nil, err
-	}
+// answer is what an endpoint answers once its entry is committed. A
+// rejection is a failed completion; the ...AndWait endpoints answer it as
+// their error, the others with {}.
+func answer(r *node.Receipt, view transactionView, mode waitMode) (any, error) {
 	if mode == answerEmpty {
 		return struct{}{}, nil
 	}
-	if rejection != nil {
-		return nil, rejection
+	if r.Rejection != nil {
+		return nil, r.Rejection
 	}
-	tx := out.Transaction
-	trace := traceContext(tp)
-	committed := engine.Committed(at)
 	switch mode {
 	case answerOffset:
-		return ledgerapi.SubmitAndWaitResponse{UpdateID: tx.UpdateID, CompletionOffset: ledgerapi.Int64(at.Offset)}, nil
+		return ledgerapi.SubmitAndWaitResponse{UpdateID: r.UpdateID(), CompletionOffset: ledgerapi.Int64(r.At.Offset)}, nil
 	case answerTree:
-		tree := out.Tree(committed)
-		tree.TraceContext = trace
-		return ledgerapi.SubmitAndWaitForTransactionTreeResponse{TransactionTree: tree}, nil
+		return ledgerapi.SubmitAndWaitForTransactionTreeResponse{TransactionTree: r.Tree()}, nil
 	}
 	var parties []string
 	if !view.anyParty {
 		parties = view.parties
 		if len(parties) == 0 {
-			parties = out.ActAs
+			parties = r.ActAs()
 		}
 	}
-	t := tx.Events.Transaction(committed, view.shape, parties)
-	t.TraceContext = trace
-	t.PaidTrafficCost = ledgerapi.Int64(cost)
-	return ledgerapi.SubmitAndWaitForTransactionResponse{Transaction: t}, nil
-}
-
-// trafficBasis is what the paid traffic cost of an accepted transaction is
-// estimated from (engine.EstimateCost): the prepared transaction's size and
-// signatures of an execute; zero size means the size of the stored events
-// (ordinary submissions).
-type trafficBasis struct {
-	size, signatures int
-}
-
-// commit writes the outcome as one ledger entry and returns where it
-// landed and the traffic cost it recorded. It returns the rejection that
-// was committed instead of a transaction, if any, or a synchronous error
-// (in flight, contract not active, storage failure), for which nothing was
-// committed.
-func (s *Server) commit(req *Request, out *engine.Outcome, traffic trafficBasis, traceParent string) (store.Committed, int64, *ledgerapi.JsCantonError, error) {
-	change := store.ChangeIDOf(out.UserID, out.ActAs, out.CommandID)
-	if !s.enterFlight(change) {
-		return store.Committed{}, 0, nil, ledgerapi.NewError(ledgerapi.CodeSubmissionAlreadyInFlight,
-			"The submission with the same change ID is already being processed",
-			map[string]string{"commandId": out.CommandID, "submissionId": out.SubmissionID,
-				"actAs": strings.Join(out.ActAs, ","), "userId": out.UserID, "definite_answer": "false"}).
-			WithCorrelationID(out.SubmissionID)
-	}
-	defer s.leaveFlight(change)
-	// The outcome must not depend on whether the client waits for it.
-	ctx := context.WithoutCancel(req.Context())
-	entry := store.Entry{
-		UserID:       out.UserID,
-		CommandID:    out.CommandID,
-		SubmissionID: out.SubmissionID,
-		ActAs:        out.ActAs,
-		Dedup:        storeDedup(out.Dedup),
-		TraceParent:  traceParent,
-	}
-	if out.Rejection != nil {
-		return s.commitRejection(ctx, entry, out.Rejection)
-	}
-	tx := out.Transaction
-	events := tx.Events.Marshal()
-	if traffic.size == 0 {
-		traffic.size = len(events)
-	}
-	entry.PaidTrafficCost = int64(engine.EstimateCost(traffic.size, traffic.signatures, time.Now()).TotalTrafficCostEstimation)
-	entry.Transaction = &store.Transaction{
-		UpdateID:      tx.UpdateID,
-		WorkflowID:    tx.WorkflowID,
-		EffectiveTime: tx.EffectiveAt,
-		Events:        events,
-		Archived:      tx.Archived,
-		Inputs:        tx.Inputs,
-		MaxRecordTime: tx.MaxRecordTime,
-	}
-	for _, c := range tx.Created {
-		entry.Transaction.Created = append(entry.Transaction.Created, store.Contract{
-			ContractID:     c.ContractID,
-			TemplateID:     c.TemplateID,
-			PackageName:    c.PackageName,
-			CreateArgument: c.Argument,
-			Signatories:    c.Signatories,
-			Stakeholders:   c.Stakeholders,
-			CreatedAt:      c.CreatedAt,
-		})
-	}
-	at, err := s.Store.Commit(ctx, entry)
-	var dup *store.DuplicateCommandError
-	var inactive *store.ContractNotActiveError
-	switch {
-	case err == nil:
-		return at, entry.PaidTrafficCost, nil, nil
-	case errors.As(err, &dup):
-		rej := duplicateCommand(dup.CompletionOffset, dup.SubmissionID, out.SubmissionID)
-		entry.Transaction, entry.PaidTrafficCost = nil, 0
-		return s.commitRejection(ctx, entry, rej)
-	case errors.As(err, &inactive):
-		return store.Committed{}, 0, nil, engine.ContractNotActive(inactive.ContractID).WithCorrelationID(out.SubmissionID)
-	case errors.Is(err, store.ErrMaxRecordTimeExceeded):
-		rej := engine.MaxRecordTimeExceeded(ledgerapi.NewTimestamp(tx.MaxRecordTime).String()).WithCorrelationID(out.SubmissionID)
-		entry.Transaction, entry.PaidTrafficCost = nil, 0
-		return s.commitRejection(ctx, entry, rej)
-	}
-	return store.Committed{}, 0, nil, err
-}
-
-// commitRejection writes a failed completion carrying rej's status.
-func (s *Server) commitRejection(ctx context.Context, entry store.Entry, rej *ledgerapi.JsCantonError) (store.Committed, int64, *ledgerapi.JsCantonError, error) {
-	st := rej.Status()
-	details, err := json.Marshal(st.Details)
-	if err != nil {
-		return store.Committed{}, 0, nil, err
-	}
-	entry.Status = store.Status{Code: int32(st.Code), Message: st.Message, Details: details}
-	at, err := s.Store.Commit(ctx, entry)
-	if err != nil {
-		return store.Committed{}, 0, nil, err
-	}
-	return at, 0, rej, nil
-}
-
-func (s *Server) enterFlight(c store.ChangeID) bool {
-	s.cmds.mu.Lock()
-	defer s.cmds.mu.Unlock()
-	if s.cmds.inFlight[c] {
-		return false
-	}
-	s.cmds.inFlight[c] = true
-	return true
-}
-
-func (s *Server) leaveFlight(c store.ChangeID) {
-	s.cmds.mu.Lock()
-	delete(s.cmds.inFlight, c)
-	s.cmds.mu.Unlock()
-}
-
-// storeDedup converts the requested deduplication period.
-func storeDedup(p ledgerapi.DeduplicationPeriod) store.Dedup {
-	switch {
-	case p.Duration != nil:
-		return store.Dedup{Kind: store.DedupDuration, Duration: p.Duration.Std()}
-	case p.Offset != nil:
-		return store.Dedup{Kind: store.DedupOffset, Offset: *p.Offset}
-	}
-	return store.Dedup{Kind: store.DedupDefault}
+	return ledgerapi.SubmitAndWaitForTransactionResponse{Transaction: r.Transaction(view.shape, parties)}, nil
 }
 
 // traceParent is the W3C traceparent the request's work runs under: the
@@ -765,11 +334,4 @@ func (r *Request) traceParent() string {
 		return h
 	}
 	return "00-" + r.TraceID + "-" + newID() + "-01"
-}
-
-func traceContext(traceparent string) *ledgerapi.TraceContext {
-	if traceparent == "" {
-		return nil
-	}
-	return &ledgerapi.TraceContext{Traceparent: &traceparent}
 }

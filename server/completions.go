@@ -3,8 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -14,216 +12,64 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/store"
 )
 
 // Websocket subprotocols of the JSON API: the token travels as
 // "jwt.token.<JWT>" beside "daml.ws.auth", which the node answers with.
 const subprotocolAuth = "daml.ws.auth"
 
-// completionsBatch is how many completions one store read fetches.
-const completionsBatch = 1000
-
-// completionFilter is a validated completion stream request.
-type completionFilter struct {
-	query   store.CompletionQuery
-	parties map[string]bool
-}
-
-// completionFilter validates a CompletionStreamRequest for caller: the user
-// (the token's when empty), at least one party, read rights on each, and
-// a begin offset within [0, ledger end].
-func (s *Server) completionFilter(c *Caller, body ledgerapi.CompletionStreamRequest) (completionFilter, error) {
+// completionFilter validates a CompletionStreamRequest for caller (the
+// user, the token's when empty; at least one party; read rights on each)
+// and starts following the completions it selects from its begin offset.
+func (s *Server) completionFilter(c *Caller, body ledgerapi.CompletionStreamRequest) (*node.CompletionFollower, error) {
 	userID, err := c.UserIDFor(body.UserID)
 	if err != nil {
-		return completionFilter{}, err
+		return nil, err
 	}
 	if err := ledgerapi.ValidateUserID("user_id", userID); err != nil {
-		return completionFilter{}, invalidField("user_id", fieldReason(err))
+		return nil, ledgerapi.InvalidField("user_id", fieldReason(err))
 	}
 	if len(body.Parties) == 0 {
-		return completionFilter{}, missingField("parties")
+		return nil, ledgerapi.MissingField("parties")
 	}
 	if err := checkPartyCount("parties", len(body.Parties)); err != nil {
-		return completionFilter{}, err
+		return nil, err
 	}
-	f := completionFilter{parties: map[string]bool{}}
+	var parties []string
+	seen := map[string]bool{}
 	for _, p := range body.Parties {
 		if err := ledgerapi.ValidatePartyID("parties", p); err != nil {
-			return completionFilter{}, invalidArgument("%s", fieldReason(err))
+			return nil, ledgerapi.InvalidArgument("%s", fieldReason(err))
 		}
 		if !c.CanReadAs(p) {
-			return completionFilter{}, permissionDenied("user %q may not read as party %q", c.UserID, p)
+			return nil, permissionDenied("user %q may not read as party %q", c.UserID, p)
 		}
-		if !f.parties[p] {
-			f.parties[p] = true
-			f.query.Parties = append(f.query.Parties, p)
-		}
-	}
-	begin := int64(body.BeginExclusive)
-	if begin < 0 {
-		return completionFilter{}, ledgerapi.NewError(ledgerapi.CodeNegativeOffset,
-			fmt.Sprintf("Offset %d in begin_exclusive is a negative integer: the offset has to be either a positive integer or zero and not %d", begin, begin),
-			map[string]string{"field_name": "begin_exclusive", "offset_value": strconv.FormatInt(begin, 10)})
-	}
-	if end := s.Store.LedgerEnd(); begin > end {
-		return completionFilter{}, ledgerapi.NewError(ledgerapi.CodeOffsetAfterLedgerEnd,
-			fmt.Sprintf("Begin offset (%d) is after ledger end (%d)", begin, end),
-			map[string]string{"offset_value": strconv.FormatInt(begin, 10), "ledger_end": strconv.FormatInt(end, 10)})
-	}
-	f.query.After, f.query.UserID = begin, userID
-	return f, nil
-}
-
-// completionScratch holds one converted completion and what its pointers
-// point at, so that a stream converts completion after completion without
-// allocating.
-type completionScratch struct {
-	c        ledgerapi.Completion
-	status   ledgerapi.JsStatus
-	duration ledgerapi.Duration
-	offset   int64
-	trace    ledgerapi.TraceContext
-	parent   string
-}
-
-// fillCompletion converts c into sc and returns it; the result is valid
-// until the next call with sc.
-func (s *Server) fillCompletion(sc *completionScratch, c *store.Completion, parties map[string]bool) *ledgerapi.Completion {
-	actAs := sc.c.ActAs[:0]
-	if actAs == nil {
-		actAs = make(ledgerapi.List[string], 0, len(c.ActAs))
-	}
-	for _, p := range c.ActAs {
-		if parties[p] {
-			actAs = append(actAs, p)
+		if !seen[p] {
+			seen[p] = true
+			parties = append(parties, p)
 		}
 	}
-	sc.status = ledgerapi.JsStatus{Details: ledgerapi.List[ledgerapi.ProtoAny]{}}
-	if c.Status.Code != 0 {
-		sc.status = ledgerapi.JsStatus{Code: ledgerapi.Int32(c.Status.Code), Message: c.Status.Message, Details: ledgerapi.List[ledgerapi.ProtoAny]{}}
-		if len(c.Status.Details) > 0 {
-			_ = json.Unmarshal(c.Status.Details, &sc.status.Details) // written by commitRejection
-		}
-	}
-	var dedup ledgerapi.DeduplicationPeriod
-	switch c.Dedup.Kind {
-	case store.DedupOffset:
-		sc.offset = c.Dedup.Offset
-		dedup.Offset = &sc.offset
-	default:
-		sc.duration = ledgerapi.DurationOf(c.Dedup.Duration)
-		dedup.Duration = &sc.duration
-	}
-	var trace *ledgerapi.TraceContext
-	if c.TraceParent != "" {
-		sc.parent = c.TraceParent
-		sc.trace = ledgerapi.TraceContext{Traceparent: &sc.parent}
-		trace = &sc.trace
-	}
-	sc.c = ledgerapi.Completion{
-		CommandID:           c.CommandID,
-		Status:              &sc.status,
-		UpdateID:            c.UpdateID,
-		UserID:              c.UserID,
-		ActAs:               actAs,
-		SubmissionID:        c.SubmissionID,
-		DeduplicationPeriod: dedup,
-		TraceContext:        trace,
-		Offset:              ledgerapi.Int64(c.Offset),
-		SynchronizerTime: ledgerapi.SynchronizerTime{
-			SynchronizerID: s.Identity.SynchronizerID,
-			RecordTime:     ledgerapi.NewTimestamp(c.RecordTime),
-		},
-		PaidTrafficCost: ledgerapi.Int64(c.PaidTrafficCost),
-	}
-	return &sc.c
-}
-
-// acquireStream counts a completion stream against Commands.MaxStreams;
-// call the returned function when the stream ends.
-func (s *Server) acquireStream() (func(), error) {
-	s.cmds.streamMu.Lock()
-	defer s.cmds.streamMu.Unlock()
-	select {
-	case <-s.cmds.stop:
-		return nil, ledgerapi.Errorf(ledgerapi.CodeServiceNotRunning, "The node is shutting down.")
-	default:
-	}
-	if s.cmds.streams >= s.Commands.MaxStreams {
-		return nil, ledgerapi.Errorf(ledgerapi.CodeMaximumNumberOfStreams,
-			"The number of streams has reached the maximum of %d; retry later", s.Commands.MaxStreams)
-	}
-	s.cmds.streams++
-	s.cmds.wg.Add(1)
-	return func() {
-		s.cmds.streamMu.Lock()
-		s.cmds.streams--
-		s.cmds.streamMu.Unlock()
-		s.cmds.wg.Done()
-	}, nil
-}
-
-// follower reads the completions a filter selects in offset order, waiting
-// for new ones when it has read everything durable.
-type follower struct {
-	s      *Server
-	f      completionFilter
-	cursor int64
-}
-
-// next returns the next completions (at most max), or none when there are
-// none yet; changed is closed when there may be more.
-func (fw *follower) next(ctx context.Context, max int) (cs []store.Completion, changed <-chan struct{}, err error) {
-	changed = fw.s.Store.Changed()
-	end := fw.s.Store.LedgerEnd()
-	if end <= fw.cursor {
-		return nil, changed, nil
-	}
-	q := fw.f.query
-	q.After, q.Limit = fw.cursor, min(max, completionsBatch)
-	cs, err = fw.s.Store.Completions(ctx, q)
-	if err != nil {
-		return nil, nil, err
-	}
-	last := fw.cursor
-	if len(cs) > 0 {
-		last = cs[len(cs)-1].Offset
-	}
-	if len(cs) < q.Limit {
-		// everything up to at least end has been scanned
-		last = max64(last, end)
-	}
-	fw.cursor = last
-	return cs, changed, nil
-}
-
-func max64(a, b int64) int64 {
-	if a > b {
-		return a
-	}
-	return b
+	return s.Node.FollowCompletions(userID, parties, int64(body.BeginExclusive))
 }
 
 // listCompletions answers POST /v2/commands/completions as Canton's JSON
 // layer does: it collects the stream into a list of at most limit elements
-// (Commands.CompletionsMax + 1 when absent or larger), stopping when no
-// element arrives within stream_idle_timeout_ms (Commands.CompletionsWait
+// (Server.CompletionsMax + 1 when absent or larger), stopping when no
+// element arrives within stream_idle_timeout_ms (Server.CompletionsWait
 // when absent), also before the first; more than CompletionsMax elements is
 // 413.
 func (s *Server) listCompletions(req *Request) (any, error) {
-	if _, err := s.engine(); err != nil {
-		return nil, err
-	}
-	maxElems := s.Commands.CompletionsMax
+	maxElems := s.CompletionsMax
 	take := maxElems + 1
 	if limit, ok, err := queryInt64(req.Request, "limit"); err != nil {
 		return nil, err
 	} else if ok && limit < int64(take) {
-		take = int(max64(limit, 0))
+		take = int(max(limit, 0))
 	}
-	idle := s.Commands.CompletionsWait
+	idle := s.CompletionsWait
 	if ms, ok, err := queryInt64(req.Request, "stream_idle_timeout_ms"); err != nil {
 		return nil, err
 	} else if ok {
@@ -236,11 +82,11 @@ func (s *Server) listCompletions(req *Request) (any, error) {
 	if err := decodeBody(req.Request, &body); err != nil {
 		return nil, err
 	}
-	f, err := s.completionFilter(req.Caller, body)
+	fw, err := s.completionFilter(req.Caller, body)
 	if err != nil {
 		return nil, err
 	}
-	release, err := s.acquireStream()
+	release, err := s.Node.AcquireStream()
 	if err != nil {
 		return nil, err
 	}
@@ -252,8 +98,6 @@ func (s *Server) listCompletions(req *Request) (any, error) {
 	defer pageBuffers.Put(buf)
 	out := append((*buf)[:0], '[')
 	count := 0
-	var scratch completionScratch
-	fw := &follower{s: s, f: f, cursor: f.query.After}
 	timer := time.NewTimer(idle)
 	defer timer.Stop()
 	ctx := req.Context()
@@ -268,24 +112,24 @@ func (s *Server) listCompletions(req *Request) (any, error) {
 	}()
 collect:
 	for count < take {
-		var cs []store.Completion
+		var cs []ledger.Completion
 		var changed <-chan struct{}
 		var err error
 		if ahead != nil {
 			r := <-ahead
 			ahead, cs, changed, err = nil, r.cs, r.changed, r.err
 		} else {
-			cs, changed, err = fw.next(ctx, take-count)
+			cs, changed, err = fw.Next(ctx, take-count)
 		}
 		if err != nil {
 			return nil, err
 		}
 		if len(cs) > 0 {
-			if rest := take - count - len(cs); rest > 0 && len(cs) == completionsBatch {
+			if rest := take - count - len(cs); rest > 0 && len(cs) == node.CompletionsPerRead {
 				ch := make(chan batchRead, 1)
 				ahead = ch
 				go func() {
-					cs, changed, err := fw.next(ctx, rest)
+					cs, changed, err := fw.Next(ctx, rest)
 					ch <- batchRead{cs, changed, err}
 				}()
 			}
@@ -293,7 +137,7 @@ collect:
 				if count > 0 {
 					out = append(out, ',')
 				}
-				if out, err = appendCompletionResponse(out, s.fillCompletion(&scratch, &cs[i], f.parties)); err != nil {
+				if out, err = ledgerapi.AppendCompletionResponse(out, fw.Completion(&cs[i])); err != nil {
 					return nil, err
 				}
 				count++
@@ -305,7 +149,7 @@ collect:
 		case <-changed:
 		case <-timer.C:
 			break collect
-		case <-s.cmds.stop:
+		case <-s.Node.Stopping():
 			break collect
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -333,9 +177,9 @@ var pageBuffers = sync.Pool{New: func() any { return new([]byte) }}
 // maxPooledPage is the largest buffer pageBuffers keeps.
 const maxPooledPage = 16 << 20
 
-// batchRead is what follower.next returned.
+// batchRead is what CompletionFollower.Next returned.
 type batchRead struct {
-	cs      []store.Completion
+	cs      []ledger.Completion
 	changed <-chan struct{}
 	err     error
 }
@@ -373,10 +217,7 @@ func (s *Server) streamCompletions(req *Request) (any, error) {
 		return nil, err
 	}
 	req.Caller = caller
-	if _, err := s.engine(); err != nil {
-		return nil, err
-	}
-	release, err := s.acquireStream()
+	release, err := s.Node.AcquireStream()
 	if err != nil {
 		return nil, err
 	}
@@ -406,10 +247,10 @@ func (s *Server) streamCompletions(req *Request) (any, error) {
 	}()
 	var body ledgerapi.CompletionStreamRequest
 	if err := ledgerapi.DecodeBody(bytes.TrimSpace(frame), &body); err != nil {
-		s.closeWithError(conn, req, invalidArgument("the first frame is not a CompletionStreamRequest: %s", err.Error()))
+		s.closeWithError(conn, req, ledgerapi.InvalidArgument("the first frame is not a CompletionStreamRequest: %s", err.Error()))
 		return nil, nil
 	}
-	f, err := s.completionFilter(caller, body)
+	fw, err := s.completionFilter(caller, body)
 	if err != nil {
 		s.closeWithError(conn, req, err)
 		return nil, nil
@@ -420,10 +261,8 @@ func (s *Server) streamCompletions(req *Request) (any, error) {
 		defer t.Stop()
 		expired = t.C
 	}
-	fw := &follower{s: s, f: f, cursor: f.query.After}
-	var scratch completionScratch
 	for {
-		cs, changed, err := fw.next(ctx, completionsBatch)
+		cs, changed, err := fw.Next(ctx, node.CompletionsPerRead)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.closeWithError(conn, req, err)
@@ -431,7 +270,7 @@ func (s *Server) streamCompletions(req *Request) (any, error) {
 			return nil, nil
 		}
 		for i := range cs {
-			if frame, err = appendCompletionResponse(frame[:0], s.fillCompletion(&scratch, &cs[i], f.parties)); err != nil {
+			if frame, err = ledgerapi.AppendCompletionResponse(frame[:0], fw.Completion(&cs[i])); err != nil {
 				s.closeWithError(conn, req, err)
 				return nil, nil
 			}
@@ -448,7 +287,7 @@ func (s *Server) streamCompletions(req *Request) (any, error) {
 			s.closeWithError(conn, req, ledgerapi.Errorf(ledgerapi.CodeAccessTokenExpired,
 				"The stream's access token has expired; reconnect with a fresh token"))
 			return nil, nil
-		case <-s.cmds.stop:
+		case <-s.Node.Stopping():
 			_ = conn.Close(websocket.StatusGoingAway, "the node is shutting down")
 			return nil, nil
 		case <-ctx.Done():
@@ -497,108 +336,3 @@ func (w *frameWriter) Header() http.Header {
 }
 func (w *frameWriter) Write(b []byte) (int, error) { return w.body.Write(b) }
 func (w *frameWriter) WriteHeader(int)             {}
-
-// appendCompletionResponse appends the JSON of one completion stream
-// element, exactly as encoding/json writes ledgerapi.CompletionStreamResponse
-// but without reflection: reading completions is the node's hottest read
-// path. A non-OK status goes through encoding/json.
-func appendCompletionResponse(b []byte, c *ledgerapi.Completion) ([]byte, error) {
-	b = append(b, `{"completionResponse":{"Completion":{"value":{"commandId":`...)
-	b = appendJSONString(b, c.CommandID)
-	b = append(b, `,"status":`...)
-	if c.Status == nil || c.Status.Code == 0 && c.Status.Message == "" && len(c.Status.Details) == 0 {
-		b = append(b, `{"code":0,"message":"","details":[]}`...)
-	} else {
-		st, err := json.Marshal(c.Status)
-		if err != nil {
-			return nil, err
-		}
-		b = append(b, st...)
-	}
-	b = append(b, `,"updateId":`...)
-	b = appendJSONString(b, c.UpdateID)
-	b = append(b, `,"userId":`...)
-	b = appendJSONString(b, c.UserID)
-	b = append(b, `,"actAs":[`...)
-	for i, p := range c.ActAs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, p)
-	}
-	b = append(b, `],"submissionId":`...)
-	b = appendJSONString(b, c.SubmissionID)
-	b = append(b, `,"deduplicationPeriod":`...)
-	switch d := c.DeduplicationPeriod; {
-	case d.Duration != nil && d.Offset == nil:
-		b = append(b, `{"DeduplicationDuration":{"value":{"seconds":`...)
-		b = strconv.AppendInt(b, int64(d.Duration.Seconds), 10)
-		b = append(b, `,"nanos":`...)
-		b = strconv.AppendInt(b, int64(d.Duration.Nanos), 10)
-		b = append(b, `,"unknownFields":{"fields":{}}}}}`...)
-	case d.Offset != nil && d.Duration == nil:
-		b = append(b, `{"DeduplicationOffset":{"value":`...)
-		b = strconv.AppendInt(b, *d.Offset, 10)
-		b = append(b, `}}`...)
-	default:
-		dj, err := json.Marshal(d)
-		if err != nil {
-			return nil, err
-		}
-		b = append(b, dj...)
-	}
-	b = append(b, `,"traceContext":`...)
-	if tc := c.TraceContext; tc == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, `{"traceparent":`...)
-		b = appendOptionalString(b, tc.Traceparent)
-		b = append(b, `,"tracestate":`...)
-		b = appendOptionalString(b, tc.Tracestate)
-		b = append(b, '}')
-	}
-	b = append(b, `,"offset":`...)
-	b = strconv.AppendInt(b, int64(c.Offset), 10)
-	b = append(b, `,"synchronizerTime":{"synchronizerId":`...)
-	b = appendJSONString(b, c.SynchronizerTime.SynchronizerID)
-	b = append(b, `,"recordTime":`...)
-	if rt := c.SynchronizerTime.RecordTime; rt.IsZero() {
-		b = append(b, "null"...)
-	} else {
-		b = append(rt.AppendString(append(b, '"')), '"') // needs no escapes
-	}
-	b = append(b, `},"paidTrafficCost":`...)
-	b = strconv.AppendInt(b, int64(c.PaidTrafficCost), 10)
-	return append(b, "}}}}"...), nil
-}
-
-func appendOptionalString(b []byte, s *string) []byte {
-	if s == nil {
-		return append(b, "null"...)
-	}
-	return appendJSONString(b, *s)
-}
-
-// appendJSONString appends s as encoding/json would: plain printable ASCII
-// directly, anything needing escapes through encoding/json.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if !jsonPlain[s[i]] {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-// jsonPlain marks the bytes encoding/json writes as they are inside a
-// string: printable ASCII except the quote, the backslash and the HTML
-// characters it escapes.
-var jsonPlain = func() (t [256]bool) {
-	for c := 0x20; c < 0x7f; c++ {
-		t[c] = !strings.ContainsRune(`"\<>&`, rune(c))
-	}
-	return t
-}()

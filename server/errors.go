@@ -16,8 +16,8 @@ import (
 	"strings"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/store"
 )
 
 // internalCause is all a client learns of an internal error.
@@ -88,7 +88,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		e = ledgerapi.NewError(af.code, af.reason, nil)
 	case errors.As(err, &ae):
 		e = authError(ae)
-	case errors.Is(err, store.ErrClosed):
+	case errors.Is(err, ledger.ErrClosed):
 		e = ledgerapi.Errorf(ledgerapi.CodeServiceNotRunning, "The node is shutting down.")
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		// The client went away; nobody reads the answer.
@@ -240,26 +240,6 @@ func newID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-// Helpers that raise Canton errors where a rule is checked.
-
-// missingField is MISSING_FIELD for a proto field name.
-func missingField(field string) error {
-	return ledgerapi.Errorf(ledgerapi.CodeMissingField,
-		"The submitted request is missing a mandatory field: %s", field)
-}
-
-// invalidField is INVALID_FIELD for a proto field name.
-func invalidField(field, reason string) error {
-	return ledgerapi.Errorf(ledgerapi.CodeInvalidField,
-		"The submitted request has a field with invalid value: Invalid field %s: %s", field, reason)
-}
-
-// invalidArgument is INVALID_ARGUMENT.
-func invalidArgument(format string, args ...any) error {
-	return ledgerapi.Errorf(ledgerapi.CodeInvalidArgument,
-		"The submitted request has invalid arguments: "+format, args...)
 }
 
 // fieldReason is the reason part of a ledgerapi identifier check.

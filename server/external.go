@@ -1,11 +1,9 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/server/store"
 	"github.com/ledger-cli/ledger/topology"
 )
 
@@ -22,34 +20,29 @@ func (s *Server) generateExternalPartyTopology(req *Request) (any, error) {
 		return nil, err
 	}
 	if body.PartyHint == "" {
-		return nil, missingField("party_hint")
+		return nil, ledgerapi.MissingField("party_hint")
 	}
 	if len(body.PublicKey.KeyData) == 0 {
-		return nil, missingField("public_key")
+		return nil, ledgerapi.MissingField("public_key")
 	}
 	key, err := topology.Ed25519FromAPI(string(body.PublicKey.Format), body.PublicKey.KeyData, string(body.PublicKey.KeySpec))
 	if err != nil {
-		return nil, invalidField("public_key", err.Error())
+		return nil, ledgerapi.InvalidField("public_key", err.Error())
 	}
 	if body.ConfirmationThreshold < 0 {
-		return nil, invalidField("confirmation_threshold", "must not be negative")
+		return nil, ledgerapi.InvalidField("confirmation_threshold", "must not be negative")
 	}
-	sync := body.Synchronizer
-	if sync == "" {
-		sync = s.Identity.SynchronizerID
-	}
-	ob, err := topology.GenerateExternalParty(topology.OnboardingRequest{
+	ob, err := s.Node.GenerateExternalParty(topology.OnboardingRequest{
 		PartyHint:                      body.PartyHint,
 		PublicKey:                      key,
-		ParticipantUID:                 s.Identity.ParticipantID,
-		SynchronizerID:                 sync,
+		SynchronizerID:                 body.Synchronizer,
 		LocalObservationOnly:           body.LocalParticipantObservationOnly,
 		OtherConfirmingParticipantUIDs: body.OtherConfirmingParticipantUIDs,
 		ObservingParticipantUIDs:       body.ObservingParticipantUIDs,
 		ConfirmationThreshold:          int(body.ConfirmationThreshold),
 	})
 	if err != nil {
-		return nil, invalidArgument("%s", err.Error())
+		return nil, err
 	}
 	txs := make(ledgerapi.List[ledgerapi.Bytes], 0, len(ob.Transactions))
 	for _, tx := range ob.Transactions {
@@ -72,15 +65,15 @@ func signatures(field string, in []ledgerapi.Signature) ([]topology.Signature, e
 		switch sg.SigningAlgorithmSpec {
 		case ledgerapi.SigningAlgorithmSpecEd25519, ledgerapi.SigningAlgorithmSpecUnspecified:
 		default:
-			return nil, invalidField(f+".signing_algorithm_spec", fmt.Sprintf("%s is not supported; this node accepts Ed25519 signatures only", sg.SigningAlgorithmSpec))
+			return nil, ledgerapi.InvalidField(f+".signing_algorithm_spec", fmt.Sprintf("%s is not supported; this node accepts Ed25519 signatures only", sg.SigningAlgorithmSpec))
 		}
 		switch sg.Format {
 		case ledgerapi.SignatureFormatConcat, ledgerapi.SignatureFormatRaw, ledgerapi.SignatureFormatUnspecified:
 		default:
-			return nil, invalidField(f+".format", fmt.Sprintf("%s is not supported for Ed25519 signatures; use SIGNATURE_FORMAT_CONCAT", sg.Format))
+			return nil, ledgerapi.InvalidField(f+".format", fmt.Sprintf("%s is not supported for Ed25519 signatures; use SIGNATURE_FORMAT_CONCAT", sg.Format))
 		}
 		if err := ledgerapi.ValidateFingerprint(f+".signed_by", sg.SignedBy); err != nil {
-			return nil, invalidField(f+".signed_by", fieldReason(err))
+			return nil, ledgerapi.InvalidField(f+".signed_by", fieldReason(err))
 		}
 		out = append(out, topology.Signature{SignedBy: sg.SignedBy, Signature: sg.Signature})
 	}
@@ -88,8 +81,8 @@ func signatures(field string, in []ledgerapi.Signature) ([]topology.Signature, e
 }
 
 // allocateExternalParty answers POST /v2/parties/external/allocate: it
-// verifies the signed onboarding transactions (topology.VerifyAllocation) and
-// records the party with its signing keys, which execute checks later.
+// reads the signed onboarding transactions, which the node verifies before
+// it records the party with its signing keys.
 func (s *Server) allocateExternalParty(req *Request) (any, error) {
 	var body ledgerapi.AllocateExternalPartyRequest
 	if err := decodeBody(req.Request, &body); err != nil {
@@ -103,15 +96,15 @@ func (s *Server) allocateExternalParty(req *Request) (any, error) {
 		return nil, err
 	}
 	if len(body.OnboardingTransactions) == 0 {
-		return nil, missingField("onboarding_transactions")
+		return nil, ledgerapi.MissingField("onboarding_transactions")
 	}
 	if err := grantUser(body.UserID); err != nil {
 		return nil, err
 	}
-	ar := topology.AllocationRequest{ParticipantUID: s.Identity.ParticipantID}
+	var ar topology.AllocationRequest
 	for i, tx := range body.OnboardingTransactions {
 		if len(tx.Transaction) == 0 {
-			return nil, missingField(fmt.Sprintf("onboarding_transactions[%d].transaction", i))
+			return nil, ledgerapi.MissingField(fmt.Sprintf("onboarding_transactions[%d].transaction", i))
 		}
 		sigs, err := signatures(fmt.Sprintf("onboarding_transactions[%d].signatures", i), tx.Signatures)
 		if err != nil {
@@ -122,30 +115,9 @@ func (s *Server) allocateExternalParty(req *Request) (any, error) {
 	if ar.MultiHashSignatures, err = signatures("multi_hash_signatures", body.MultiHashSignatures); err != nil {
 		return nil, err
 	}
-	ext, err := topology.VerifyAllocation(ar)
+	party, err := s.Node.AllocateExternalParty(req.Context(), ar, idp, body.UserID)
 	if err != nil {
-		if errors.Is(err, topology.ErrBadSignature) {
-			return nil, invalidArgument("The onboarding transactions are not properly signed: %s", err.Error())
-		}
-		return nil, invalidArgument("Invalid onboarding transactions: %s", err.Error())
+		return nil, err
 	}
-	keys := make([]store.SigningKey, 0, len(ext.SigningKeys))
-	for _, k := range ext.SigningKeys {
-		keys = append(keys, store.SigningKey{Fingerprint: k.Fingerprint, PublicKey: k.Ed25519})
-	}
-	txs := make([][]byte, 0, len(body.OnboardingTransactions))
-	for _, tx := range body.OnboardingTransactions {
-		txs = append(txs, tx.Transaction)
-	}
-	_, err = s.Store.AllocateParty(req.Context(), store.PartyAllocation{
-		Party: store.Party{ID: ext.PartyID, IsLocal: true, IdentityProviderID: idp,
-			SigningThreshold: int(ext.SigningThreshold)},
-		SigningKeys:  keys,
-		Topology:     txs,
-		GrantActAsTo: body.UserID,
-	})
-	if err != nil {
-		return nil, allocationError(ext.PartyID, body.UserID, err)
-	}
-	return ledgerapi.AllocateExternalPartyResponse{PartyID: ext.PartyID}, nil
+	return ledgerapi.AllocateExternalPartyResponse{PartyID: party}, nil
 }

@@ -16,8 +16,9 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
+	"github.com/ledger-cli/ledger/node/local"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/store"
 	"github.com/ledger-cli/ledger/signer"
 )
 
@@ -45,26 +46,19 @@ type fuzzNode struct {
 func newFuzzNode(tb testing.TB) *fuzzNode {
 	tb.Helper()
 	ctx := context.Background()
-	st, err := store.Open(":memory:", store.Options{})
+	nd, err := local.Open(ctx, local.Config{DBPath: ":memory:"})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { _ = st.Close() })
-	id, _, err := initIdentity(ctx, st, "", "")
-	if err != nil {
-		tb.Fatal(err)
-	}
+	tb.Cleanup(func() { _ = nd.Close() })
+	id := nd.Identity()
 	v, err := auth.New(auth.Config{Mode: auth.ModeHS256, Secret: fuzzSecret, ParticipantID: auth.DefaultParticipantID})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(v.Close)
-	s := New(st, v, id, 64<<10, nil)
-	if err := s.ConfigureCommands(CommandOptions{CompletionsWait: time.Millisecond, CompletionsMax: 50}); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(s.StopStreams)
-	tok, err := auth.Mint(fuzzSecret, store.AdminUserID, 24*time.Hour, "", auth.DefaultParticipantID, time.Now())
+	s := New(nd, v, Config{MaxRequestBytes: 64 << 10, CompletionsWait: time.Millisecond, CompletionsMax: 50})
+	tok, err := auth.Mint(fuzzSecret, ledger.AdminUserID, 24*time.Hour, "", auth.DefaultParticipantID, time.Now())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -97,7 +91,7 @@ func newFuzzNode(tb testing.TB) *fuzzNode {
 		"synchronizer": id.SynchronizerID, "onboardingTransactions": txs, "multiHashSignatures": []any{sig},
 	}), &ext)
 	n.ext = ext.PartyID
-	n.must(tb, "POST", "/v2/users/"+store.AdminUserID+"/rights", marshal(tb, map[string]any{"rights": []any{
+	n.must(tb, "POST", "/v2/users/"+ledger.AdminUserID+"/rights", marshal(tb, map[string]any{"rights": []any{
 		ledgerapi.CanActAs(n.party), ledgerapi.CanActAs(n.ext),
 		ledgerapi.Right{Kind: ledgerapi.RightCanReadAsAnyParty}, ledgerapi.Right{Kind: ledgerapi.RightCanExecuteAsAnyParty},
 	}}), nil)
@@ -358,7 +352,7 @@ func FuzzCompletionsStreamFrame(f *testing.F) {
 		var body ledgerapi.CompletionStreamRequest
 		err := ledgerapi.DecodeBody(bytes.TrimSpace(frame), &body)
 		if err != nil {
-			err = invalidArgument("the first frame is not a CompletionStreamRequest: %s", err.Error())
+			err = ledgerapi.InvalidArgument("the first frame is not a CompletionStreamRequest: %s", err.Error())
 		} else {
 			_, err = n.s.completionFilter(caller, body)
 		}

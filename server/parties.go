@@ -1,16 +1,16 @@
 package server
 
 import (
-	"errors"
 	"strconv"
 
 	"github.com/google/uuid"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/server/store"
+	"github.com/ledger-cli/ledger/node"
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
-func apiParty(p store.Party) ledgerapi.PartyDetails {
+func apiParty(p ledger.Party) ledgerapi.PartyDetails {
 	return ledgerapi.PartyDetails{
 		Party:              p.ID,
 		IsLocal:            p.IsLocal,
@@ -19,23 +19,16 @@ func apiParty(p store.Party) ledgerapi.PartyDetails {
 	}
 }
 
-func partyNotFound(party string) error {
-	return ledgerapi.Errorf(ledgerapi.CodePartyNotFound, "Party not found: %s", party).WithResource("PARTY", party)
-}
-
-func partyExists(party string) error {
-	return invalidArgument("Party already exists: party %s is already allocated on this node", party).(*ledgerapi.JsCantonError).WithResource("PARTY", party)
-}
-
 // checkSynchronizer accepts "" (the node's one synchronizer) or its id.
 func (s *Server) checkSynchronizer(field, id string) error {
-	if id == "" || id == s.Identity.SynchronizerID {
+	own := s.Node.Identity().SynchronizerID
+	if id == "" || id == own {
 		return nil
 	}
 	if err := ledgerapi.ValidateLedgerString(field, id); err != nil {
-		return invalidField(field, fieldReason(err))
+		return ledgerapi.InvalidField(field, fieldReason(err))
 	}
-	return invalidArgument("This node is not connected to synchronizer %s; it is connected to %s only", id, s.Identity.SynchronizerID)
+	return ledgerapi.InvalidArgument("This node is not connected to synchronizer %s; it is connected to %s only", id, own)
 }
 
 // allocateAuth checks who may allocate a party for identity provider idp
@@ -56,7 +49,7 @@ func grantUser(userID string) error {
 		return nil
 	}
 	if err := ledgerapi.ValidateUserID("user_id", userID); err != nil {
-		return invalidField("user_id", fieldReason(err))
+		return ledgerapi.InvalidField("user_id", fieldReason(err))
 	}
 	return nil
 }
@@ -75,7 +68,7 @@ func (s *Server) allocateParty(req *Request) (any, error) {
 		hint = "party-" + uuid.NewString()
 	}
 	if err := ledgerapi.ValidatePartyHint("party_id_hint", hint); err != nil {
-		return nil, invalidField("party_id_hint", fieldReason(err))
+		return nil, ledgerapi.InvalidField("party_id_hint", fieldReason(err))
 	}
 	var ann map[string]string
 	if body.LocalMetadata != nil {
@@ -90,28 +83,11 @@ func (s *Server) allocateParty(req *Request) (any, error) {
 	if err := grantUser(body.UserID); err != nil {
 		return nil, err
 	}
-	id := ledgerapi.JoinParty(hint, s.Identity.NamespaceFingerprint)
-	p, err := s.Store.AllocateParty(req.Context(), store.PartyAllocation{
-		Party:        store.Party{ID: id, IsLocal: true, Annotations: ann, IdentityProviderID: idp},
-		GrantActAsTo: body.UserID,
-	})
+	p, err := s.Node.AllocateParty(req.Context(), hint, ann, idp, body.UserID)
 	if err != nil {
-		return nil, allocationError(id, body.UserID, err)
+		return nil, err
 	}
 	return ledgerapi.AllocatePartyResponse{PartyDetails: apiParty(p)}, nil
-}
-
-func allocationError(party, userID string, err error) error {
-	switch {
-	case errors.Is(err, store.ErrAlreadyExists):
-		return partyExists(party)
-	case errors.Is(err, store.ErrNotFound):
-		return userError(userID, err)
-	case errors.Is(err, store.ErrAnnotationsTooLarge):
-		return ledgerapi.Errorf(ledgerapi.CodeMaxPartyDetailsAnnotationsSize,
-			"Maximum annotations size for party '%s' has been exceeded", party).WithResource("PARTY", party)
-	}
-	return err
 }
 
 func (s *Server) listParties(req *Request) (any, error) {
@@ -124,7 +100,7 @@ func (s *Server) listParties(req *Request) (any, error) {
 	if err := checkIDP(idp); err != nil {
 		return nil, err
 	}
-	size, err := pageSize(req, MaxPartiesPageSize)
+	size, err := pageSize(req, node.MaxPartiesPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -132,11 +108,11 @@ func (s *Server) listParties(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	pq := store.PartyQuery{After: after, Limit: size, Prefix: q.Get("filter-party")}
+	pq := ledger.PartyQuery{After: after, Limit: size, Prefix: q.Get("filter-party")}
 	if !c.IsParticipantAdmin() {
 		pq.IdentityProviderID = &idp
 	}
-	parties, next, err := s.Store.ListParties(req.Context(), pq)
+	parties, next, err := s.Node.ListParties(req.Context(), pq)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +132,7 @@ func (s *Server) getParties(req *Request) (any, error) {
 	}
 	for _, id := range ids {
 		if err := ledgerapi.ValidatePartyID("parties", id); err != nil {
-			return nil, invalidField("parties", fieldReason(err))
+			return nil, ledgerapi.InvalidField("parties", fieldReason(err))
 		}
 	}
 	c := req.Caller
@@ -170,7 +146,7 @@ func (s *Server) getParties(req *Request) (any, error) {
 			}
 		}
 	}
-	parties, err := s.Store.Parties(req.Context(), ids)
+	parties, err := s.Node.Parties(req.Context(), ids)
 	if err != nil {
 		return nil, err
 	}

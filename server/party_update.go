@@ -1,12 +1,10 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/server/store"
 )
 
 // Party update mask paths (snake_case proto names). Only the annotations are
@@ -24,7 +22,7 @@ func parseResourceVersion(field, s string) (*int64, error) {
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || v < 0 {
-		return nil, invalidField(field, "Invalid resource version number: "+strconv.Quote(s))
+		return nil, ledgerapi.InvalidField(field, "Invalid resource version number: "+strconv.Quote(s))
 	}
 	return &v, nil
 }
@@ -69,7 +67,7 @@ func (s *Server) updatePartyDetails(req *Request) (any, error) {
 		if body.PartyDetails != nil {
 			got = body.PartyDetails.Party
 		}
-		return nil, invalidArgument("partyDetails.party %q does not match the party %q in the path", got, party)
+		return nil, ledgerapi.InvalidArgument("partyDetails.party %q does not match the party %q in the path", got, party)
 	}
 	pd := body.PartyDetails
 	// 2. Rights: participant admin, or admin of the (implied) identity provider.
@@ -80,7 +78,7 @@ func (s *Server) updatePartyDetails(req *Request) (any, error) {
 	}
 	// 3. Field validation.
 	if _, _, err := ledgerapi.SplitParty(party); err != nil {
-		return nil, invalidArgument("Invalid party: %s", fieldReason(err))
+		return nil, ledgerapi.InvalidArgument("Invalid party: %s", fieldReason(err))
 	}
 	expected, err := parseResourceVersion("party_details.local_metadata.resource_version", pd.LocalMetadata.ResourceVersion)
 	if err != nil {
@@ -90,7 +88,7 @@ func (s *Server) updatePartyDetails(req *Request) (any, error) {
 		return nil, annotationsError(err, pd.LocalMetadata.Annotations, ledgerapi.CodeMaxPartyDetailsAnnotationsSize, "party", party)
 	}
 	if body.UpdateMask == nil {
-		return nil, missingField("update_mask")
+		return nil, ledgerapi.MissingField("update_mask")
 	}
 	// 4. The identity provider must exist.
 	if err := checkIDP(idp); err != nil {
@@ -102,10 +100,7 @@ func (s *Server) updatePartyDetails(req *Request) (any, error) {
 		return nil, err
 	}
 	// 6. The party must be known.
-	stored, err := s.Store.Party(req.Context(), party)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, partyNotFound(party)
-	}
+	stored, err := s.Node.Party(req.Context(), party)
 	if err != nil {
 		return nil, err
 	}
@@ -143,18 +138,8 @@ func (s *Server) updatePartyDetails(req *Request) (any, error) {
 		return nil, err
 	}
 	// 8–9. Compare-and-set, merge, size after the merge: one store transaction.
-	updated, err := s.Store.UpdatePartyAnnotations(req.Context(), party, expected, change)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return nil, partyNotFound(party)
-	case errors.Is(err, store.ErrConcurrentUpdate):
-		return nil, ledgerapi.Errorf(ledgerapi.CodeConcurrentPartyDetailsUpdate,
-			"Update operation for party '%s' failed due to a concurrent update to the same party", party).
-			WithResource("PARTY", party)
-	case errors.Is(err, store.ErrAnnotationsTooLarge):
-		return nil, ledgerapi.Errorf(ledgerapi.CodeMaxPartyDetailsAnnotationsSize,
-			"Maximum annotations size for party '%s' has been exceeded", party).WithResource("PARTY", party)
-	case err != nil:
+	updated, err := s.Node.UpdatePartyAnnotations(req.Context(), party, expected, change)
+	if err != nil {
 		return nil, err
 	}
 	return ledgerapi.UpdatePartyDetailsResponse{PartyDetails: apiParty(updated)}, nil

@@ -1,11 +1,10 @@
 package server
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/server/store"
+	"github.com/ledger-cli/ledger/node"
 )
 
 // routes is the node's route table. Add an endpoint with one line here (or
@@ -50,21 +49,11 @@ func (s *Server) routes() []Route {
 }
 
 func (s *Server) getVersion(req *Request) (any, error) {
-	return ledgerapi.GetVersionResponse{
-		Version: version(),
-		Features: ledgerapi.FeaturesDescriptor{
-			UserManagement: ledgerapi.UserManagementFeature{
-				Supported: true, MaxRightsPerUser: MaxRightsPerUser, MaxUsersPageSize: MaxUsersPageSize,
-			},
-			PartyManagement:  ledgerapi.PartyManagementFeature{MaxPartiesPageSize: MaxPartiesPageSize},
-			OffsetCheckpoint: ledgerapi.OffsetCheckpointFeature{MaxOffsetCheckpointEmissionDelay: ledgerapi.DurationOf(maxOffsetCheckpointEmissionDelay)},
-			PackageFeature:   ledgerapi.PackageFeature{MaxVettedPackagesPageSize: maxVettedPackagesPageSize},
-		},
-	}, nil
+	return node.VersionInfo(), nil
 }
 
 func (s *Server) getLedgerEnd(req *Request) (any, error) {
-	return ledgerapi.GetLedgerEndResponse{Offset: ledgerapi.Int64(s.Store.LedgerEnd())}, nil
+	return ledgerapi.GetLedgerEndResponse{Offset: ledgerapi.Int64(s.Node.LedgerEnd())}, nil
 }
 
 // synchronizerAlias is the alias of the node's one synchronizer.
@@ -77,36 +66,34 @@ const synchronizerAlias = "local"
 func (s *Server) getConnectedSynchronizers(req *Request) (any, error) {
 	q := req.URL.Query()
 	resp := ledgerapi.GetConnectedSynchronizersResponse{ConnectedSynchronizers: []ledgerapi.ConnectedSynchronizer{}}
-	if pid := q.Get("participantId"); pid != "" && pid != s.Identity.ParticipantID && "PAR::"+pid != s.Identity.ParticipantID && pid != "PAR::"+s.Identity.ParticipantID {
+	if pid := q.Get("participantId"); pid != "" && !s.Node.IsParticipant(pid) {
 		return resp, nil
 	}
 	perm := ledgerapi.ParticipantPermissionSubmission
 	if party := q.Get("party"); party != "" {
 		if err := ledgerapi.ValidatePartyID("party", party); err != nil {
-			return nil, invalidField("party", fieldReason(err))
+			return nil, ledgerapi.InvalidField("party", fieldReason(err))
 		}
 		if !req.Caller.CanReadAs(party) && !req.Caller.IsAdminOf(req.Caller.IdentityProviderID) {
 			return nil, permissionDenied("user %q may not read as party %q", req.Caller.UserID, party)
 		}
-		p, err := s.Store.Party(req.Context(), party)
-		if errors.Is(err, store.ErrNotFound) {
-			return resp, nil
-		}
+		p, hosted, err := s.Node.HostingPermission(req.Context(), party)
 		if err != nil {
 			return nil, err
 		}
-		if p.External {
-			perm = ledgerapi.ParticipantPermissionConfirmation
+		if !hosted {
+			return resp, nil
 		}
+		perm = p
 	}
 	resp.ConnectedSynchronizers = append(resp.ConnectedSynchronizers, ledgerapi.ConnectedSynchronizer{
 		SynchronizerAlias: synchronizerAlias,
-		SynchronizerID:    s.Identity.SynchronizerID,
+		SynchronizerID:    s.Node.Identity().SynchronizerID,
 		Permission:        perm,
 	})
 	return resp, nil
 }
 
 func (s *Server) getParticipantID(req *Request) (any, error) {
-	return ledgerapi.GetParticipantIDResponse{ParticipantID: s.Identity.ParticipantID}, nil
+	return ledgerapi.GetParticipantIDResponse{ParticipantID: s.Node.Identity().ParticipantID}, nil
 }

@@ -1,15 +1,19 @@
-// Package server is the HTTP layer of `ledger serve`: a participant node that
-// answers Canton's JSON Ledger API v2 on /v2/....
+// Package server is the HTTP layer of `ledger serve`: it answers Canton's
+// JSON Ledger API v2 on /v2/... for a participant node (package node).
 //
-// The package owns HTTP and nothing else. Wire types and error ids come from
-// ledgerapi, storage from server/store, token checks from server/auth, the
-// onboarding of external parties from topology. Handlers live in a route
-// table (routes.go); each gets a *Request and returns the response value or an
-// error. Errors are turned into Canton's error body and status in exactly one
-// place, (*Server).writeError:
+// The package owns HTTP and nothing else: routes, authentication, the
+// caller's rights, request decoding and the validation of request fields
+// in the order Canton checks them, websockets, and one error writer. The
+// ledger itself (commands, deduplication, commits, completion streams,
+// users, parties, identity) is the node's; wire types and error ids come
+// from ledgerapi, token checks from server/auth. Handlers live in a route
+// table (routes.go); each gets a *Request and returns the response value or
+// an error. Errors are turned into Canton's error body and status in
+// exactly one place, (*Server).writeError:
 //
-//   - a *ledgerapi.JsCantonError raised where a rule is checked is answered
-//     with its own status, redacted for the security-sensitive categories;
+//   - a *ledgerapi.JsCantonError raised where a rule is checked (here or in
+//     the node) is answered with its own status, redacted for the
+//     security-sensitive categories;
 //   - authentication failures become Canton's redacted 401 / 403 bodies;
 //   - body and query decoding failures are 400 text/plain, as Canton's tapir
 //     layer answers them; bodies over Config.MaxRequestBytes are 413;
@@ -19,7 +23,9 @@
 // Every request is authenticated before its handler runs (except routes
 // marked Public): the caller's token is verified, its user must exist and be
 // active, and the user's rights are loaded into a *Caller, whose methods
-// implement the rights gating of the JSON API.
+// implement the rights gating of the JSON API. Rights are checked here,
+// before the node is called, because they are about who sent the request;
+// the node trusts its callers.
 package server
 
 import (
@@ -31,88 +37,54 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/engine"
-	"github.com/ledger-cli/ledger/server/store"
 )
 
 // DefaultMaxRequestBytes is the default limit on a request body (4 MiB).
 const DefaultMaxRequestBytes = 4 << 20
 
-// APIVersion is the Canton release whose JSON Ledger API the node speaks.
-// /v2/version starts with it because clients choose their behaviour by that
-// prefix (3.4 and 3.5 differ); ledger's own version follows as semver build
-// metadata, which does not change how versions compare.
-const APIVersion = "3.5.1"
-
-// Version is ledger's own version. Release builds set it with
-// -ldflags "-X github.com/ledger-cli/ledger/server.Version=1.2.3"; otherwise
-// it comes from the module's build information.
-var Version = ""
-
-// version returns what /v2/version reports: APIVersion+ledger.<version>.
-func version() string {
-	v := Version
-	if v == "" {
-		v = "0.0.0-dev"
-		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = strings.TrimPrefix(bi.Main.Version, "v")
-		}
-	}
-	return APIVersion + "+ledger." + strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-' || r == '.' {
-			return r
-		}
-		return '-'
-	}, v)
-}
-
-// Limits the node advertises in /v2/version and applies to pages.
-const (
-	MaxUsersPageSize          = 1000
-	MaxPartiesPageSize        = 10000
-	MaxRightsPerUser          = 1000
-	maxVettedPackagesPageSize = 100
-	// offset checkpoints: 15 s cache refresh + 60 s idle emission, as Canton.
-	maxOffsetCheckpointEmissionDelay = 75 * time.Second
-)
-
-// Server answers the JSON Ledger API. Build it with New; serve Handler().
-// Its fields are fixed after New and safe for concurrent use.
+// Server answers the JSON Ledger API for a node. Build it with New; serve
+// Handler(). Its fields are fixed after New and safe for concurrent use.
 type Server struct {
-	Store    *store.Store
+	Node     *node.Node
 	Verifier *auth.Verifier
-	Identity store.Identity
 	Log      *slog.Logger
 	// MaxRequestBytes bounds request bodies (413 above it).
 	MaxRequestBytes int64
 	// BodyReadTimeout bounds how long reading a request body may take
-	// (DefaultBodyReadTimeout; 0 = no bound).
+	// (0 = no bound).
 	BodyReadTimeout time.Duration
-	// Engine interprets commands; Commands configure the command and
-	// completion endpoints. Both are set by ConfigureCommands.
-	Engine   *engine.Engine
-	Commands CommandOptions
+	// CompletionsMax and CompletionsWait configure the completions list
+	// (see Config).
+	CompletionsMax  int
+	CompletionsWait time.Duration
 
-	mux  *http.ServeMux
-	cmds commandState
+	mux *http.ServeMux
 }
 
-// New builds a server around an opened store whose identity is initialised.
-// log may be nil (logs are discarded).
-func New(st *store.Store, v *auth.Verifier, id store.Identity, maxRequestBytes int64, log *slog.Logger) *Server {
+// New builds a server for node n with the HTTP settings of cfg (its
+// listener settings are Start's). Zero settings take their defaults.
+func New(n *node.Node, v *auth.Verifier, cfg Config) *Server {
+	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if maxRequestBytes <= 0 {
-		maxRequestBytes = DefaultMaxRequestBytes
+	s := &Server{Node: n, Verifier: v, Log: log,
+		MaxRequestBytes: cfg.MaxRequestBytes,
+		BodyReadTimeout: orDefault(cfg.BodyReadTimeout, DefaultBodyReadTimeout),
+		CompletionsMax:  cfg.CompletionsMax,
+		CompletionsWait: orDefault(cfg.CompletionsWait, DefaultCompletionsWait),
+		mux:             http.NewServeMux()}
+	if s.MaxRequestBytes <= 0 {
+		s.MaxRequestBytes = DefaultMaxRequestBytes
 	}
-	s := &Server{Store: st, Verifier: v, Identity: id, Log: log, MaxRequestBytes: maxRequestBytes,
-		BodyReadTimeout: DefaultBodyReadTimeout, mux: http.NewServeMux()}
+	if s.CompletionsMax <= 0 {
+		s.CompletionsMax = DefaultCompletionsMax
+	}
 	for _, rt := range s.routes() {
 		s.Handle(rt)
 	}

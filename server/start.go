@@ -2,57 +2,43 @@ package server
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/ledger-cli/ledger/internal/atomicfile"
-	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/store"
-	"github.com/ledger-cli/ledger/signer"
 	"github.com/ledger-cli/ledger/topology"
 )
 
 // DefaultAddr is where the node listens by default (Canton's JSON API port, loopback).
 const DefaultAddr = "127.0.0.1:7575"
 
-// Config is what Start needs. The zero value plus DBPath runs a node without
-// authentication on DefaultAddr.
+// Config is what Start needs besides the node. The zero value serves
+// without authentication on DefaultAddr.
 type Config struct {
 	// Addr is the listen address; port 0 picks a free port.
 	Addr string
-	// DBPath is the SQLite file, or ":memory:".
-	DBPath string
 	// PortFile, when set, receives the bound port (written atomically).
 	PortFile string
-	// ParticipantID is the participant name of a new node ("" =
-	// auth.DefaultParticipantID); the node's id is name::fingerprint. For an
-	// existing database a non-empty value must equal the stored name.
-	ParticipantID string
-	// SynchronizerID is the synchronizer of a new node ("" = "local::"
-	// fingerprint); for an existing database a non-empty value must equal it.
-	SynchronizerID string
 	// Auth configures token checks; its ParticipantID is set by Start.
 	Auth auth.Config
 	// MaxRequestBytes bounds request bodies (DefaultMaxRequestBytes when 0).
 	MaxRequestBytes int64
-	// Logger receives the node's logs (nil: discarded).
+	// Logger receives the server's logs (nil: discarded).
 	Logger *slog.Logger
-	// Store tunes the database.
-	Store store.Options
-	// Commands configure the command engine and the completion endpoints.
-	Commands CommandOptions
+	// CompletionsMax is the most elements a completions list returns; a list
+	// that collects more is answered with 413 (DefaultCompletionsMax).
+	CompletionsMax int
+	// CompletionsWait is the default idle timeout of a completions list
+	// (DefaultCompletionsWait).
+	CompletionsWait time.Duration
 	// ShutdownTimeout bounds how long Close waits for requests in progress
 	// (default 10 s).
 	ShutdownTimeout time.Duration
@@ -73,6 +59,11 @@ const (
 	DefaultReadHeaderTimeout = 10 * time.Second
 	DefaultBodyReadTimeout   = 60 * time.Second
 	DefaultIdleTimeout       = 2 * time.Minute
+	// DefaultCompletionsMax is Canton's http-list-max-elements-limit.
+	DefaultCompletionsMax = 200
+	// DefaultCompletionsWait is Canton's http-list-wait-time: the idle
+	// timeout of a completions list when the request gives none.
+	DefaultCompletionsWait = 500 * time.Millisecond
 )
 
 // Running is a started node.
@@ -81,7 +72,6 @@ type Running struct {
 
 	srv      *http.Server
 	ln       net.Listener
-	st       *store.Store
 	v        *auth.Verifier
 	timeout  time.Duration
 	done     chan struct{}
@@ -106,32 +96,22 @@ func (r *Running) trackConn(c net.Conn, state http.ConnState) {
 	}
 }
 
-// Start opens the database (creating the node's identity and bootstrap admin
-// on first use), binds, and serves in the background until Close or until
-// ctx ends.
-func Start(ctx context.Context, cfg Config) (*Running, error) {
+// Start serves node n in the background until Close or until ctx ends.
+// Start owns n from the call on: Close closes it, and so does Start when
+// it fails.
+func Start(ctx context.Context, n *node.Node, cfg Config) (*Running, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if cfg.DBPath == "" {
-		return nil, errors.New(`no database given: set Config.DBPath to a file path or ":memory:"`)
-	}
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr
 	}
-	st, err := store.Open(cfg.DBPath, cfg.Store)
-	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", cfg.DBPath, err)
-	}
 	fail := func(err error) (*Running, error) {
-		_ = st.Close()
+		_ = n.Close()
 		return nil, err
 	}
-	id, created, err := initIdentity(ctx, st, cfg.ParticipantID, cfg.SynchronizerID)
-	if err != nil {
-		return fail(fmt.Errorf("database %s: %w", cfg.DBPath, err))
-	}
+	id := n.Identity()
 	name, _, _ := topology.SplitUID(id.ParticipantID)
 	authCfg := cfg.Auth
 	if authCfg.Mode == "" {
@@ -142,21 +122,7 @@ func Start(ctx context.Context, cfg Config) (*Running, error) {
 	if err != nil {
 		return fail(fmt.Errorf("auth: %w", err))
 	}
-	if d := cfg.Commands.MaxDeduplication; d > 0 && d != id.MaxDeduplication {
-		if err := st.SetMaxDeduplication(ctx, d); err != nil {
-			v.Close()
-			return fail(fmt.Errorf("set the maximum deduplication duration: %w", err))
-		}
-		id.MaxDeduplication = d
-	}
-	srv := New(st, v, id, cfg.MaxRequestBytes, log)
-	if cfg.BodyReadTimeout > 0 {
-		srv.BodyReadTimeout = cfg.BodyReadTimeout
-	}
-	if err := srv.ConfigureCommands(cfg.Commands); err != nil {
-		v.Close()
-		return fail(fmt.Errorf("command engine: %w", err))
-	}
+	srv := New(n, v, cfg)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		v.Close()
@@ -165,7 +131,6 @@ func Start(ctx context.Context, cfg Config) (*Running, error) {
 	r := &Running{
 		Server:  srv,
 		ln:      ln,
-		st:      st,
 		v:       v,
 		timeout: cfg.ShutdownTimeout,
 		done:    make(chan struct{}),
@@ -206,7 +171,7 @@ func Start(ctx context.Context, cfg Config) (*Running, error) {
 		}
 	}()
 	log.Info("ledger serve listening", "url", r.URL(), "participant", id.ParticipantID,
-		"synchronizer", id.SynchronizerID, "db", cfg.DBPath, "auth", authCfg.Mode, "newNode", created)
+		"synchronizer", id.SynchronizerID, "db", n.Database(), "auth", authCfg.Mode, "newNode", n.Created())
 	return r, nil
 }
 
@@ -227,7 +192,7 @@ func (r *Running) Addr() net.Addr { return r.ln.Addr() }
 func (r *Running) Done() <-chan struct{} { return r.done }
 
 // Close stops accepting requests, waits for those in progress (up to the
-// shutdown timeout), then closes the verifier and the database. It is safe to
+// shutdown timeout), then closes the verifier and the node. It is safe to
 // call more than once.
 func (r *Running) Close() error {
 	r.closeOnce.Do(func() {
@@ -235,7 +200,7 @@ func (r *Running) Close() error {
 		defer cancel()
 		shut := make(chan error, 1)
 		go func() { shut <- r.srv.Shutdown(ctx) }()
-		r.Server.StopStreams() // websockets are hijacked: Shutdown does not wait for them
+		r.Server.Node.StopStreams() // websockets are hijacked: Shutdown does not wait for them
 		var err error
 		for waiting := true; waiting; {
 			r.closeFresh()
@@ -250,12 +215,7 @@ func (r *Running) Close() error {
 		}
 		<-r.done
 		r.v.Close()
-		if st := r.st.Stats(); st.Batches > 0 {
-			// Group commit at work: how many acknowledged writes shared each fsync.
-			r.Server.Log.Info("commits", "commits", st.Commits, "fsyncs", st.Batches,
-				"commitsPerFsync", fmt.Sprintf("%.1f", float64(st.Commits)/float64(st.Batches)))
-		}
-		r.closeErr = errors.Join(err, r.serveErr, r.st.Close())
+		r.closeErr = errors.Join(err, r.serveErr, r.Server.Node.Close())
 	})
 	return r.closeErr
 }
@@ -270,50 +230,6 @@ func (r *Running) closeFresh() {
 	}
 }
 
-// initIdentity returns the node's identity, creating it (with a fresh
-// namespace key) on a new database. Names given for an existing node must
-// match what it was created with.
-func initIdentity(ctx context.Context, st *store.Store, participant, synchronizer string) (store.Identity, bool, error) {
-	existing, err := st.Identity(ctx)
-	if err == nil {
-		name, _, _ := topology.SplitUID(existing.ParticipantID)
-		if participant != "" && participant != name && participant != existing.ParticipantID {
-			return store.Identity{}, false, fmt.Errorf("the node was created as participant %q; restart with --participant-id %s or use another database", name, name)
-		}
-		if synchronizer != "" && synchronizer != existing.SynchronizerID {
-			return store.Identity{}, false, fmt.Errorf("the node was created on synchronizer %q; restart with that --synchronizer-id or use another database", existing.SynchronizerID)
-		}
-		return existing, false, nil
-	}
-	if !errors.Is(err, store.ErrNotFound) {
-		return store.Identity{}, false, err
-	}
-	if participant == "" {
-		participant = auth.DefaultParticipantID
-	}
-	if err := topology.ValidatePartyHint(participant); err != nil {
-		return store.Identity{}, false, fmt.Errorf("participant id %q: %w", participant, err)
-	}
-	pub, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		return store.Identity{}, false, fmt.Errorf("generate namespace key: %w", err)
-	}
-	fp := signer.Fingerprint(pub)
-	if synchronizer == "" {
-		synchronizer = "local::" + fp
-	}
-	if err := ledgerapi.ValidateLedgerString("synchronizer id", synchronizer); err != nil {
-		return store.Identity{}, false, fmt.Errorf("synchronizer id: %w", err)
-	}
-	want := store.Identity{
-		ParticipantID:        participant + "::" + fp,
-		NamespaceFingerprint: fp,
-		NamespaceKey:         priv.Seed(),
-		SynchronizerID:       synchronizer,
-	}
-	return st.Init(ctx, want)
-}
-
 // WritePortFile writes port to path atomically (temporary file and rename),
 // so a script polling for the file never reads half a number.
 func WritePortFile(path string, port int) error {
@@ -321,31 +237,4 @@ func WritePortFile(path string, port int) error {
 		return fmt.Errorf("port file %s: %w", path, err)
 	}
 	return nil
-}
-
-// DefaultDBPath is the database of a node started without --db:
-// $XDG_DATA_HOME/ledger/ledger.db, else ~/.local/share/ledger/ledger.db on
-// Linux and the BSDs, else <user config dir>/ledger/ledger.db. The directory
-// is created with mode 0700.
-func DefaultDBPath() (string, error) {
-	var dir string
-	if x := os.Getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
-		dir = filepath.Join(x, "ledger")
-	} else if runtime.GOOS != "windows" && runtime.GOOS != "darwin" && runtime.GOOS != "ios" && runtime.GOOS != "plan9" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("no home directory for the default database (give --db): %w", err)
-		}
-		dir = filepath.Join(home, ".local", "share", "ledger")
-	} else {
-		cfg, err := os.UserConfigDir()
-		if err != nil {
-			return "", fmt.Errorf("no user directory for the default database (give --db): %w", err)
-		}
-		dir = filepath.Join(cfg, "ledger")
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("create %s for the database: %w", dir, err)
-	}
-	return filepath.Join(dir, "ledger.db"), nil
 }

@@ -2,16 +2,16 @@ package server
 
 import (
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/server/store"
+	"github.com/ledger-cli/ledger/node"
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
-func apiUser(u store.User) ledgerapi.User {
+func apiUser(u ledger.User) ledgerapi.User {
 	return ledgerapi.User{
 		ID:                 u.ID,
 		PrimaryParty:       u.PrimaryParty,
@@ -21,7 +21,7 @@ func apiUser(u store.User) ledgerapi.User {
 	}
 }
 
-func apiRights(rs []store.Right) ledgerapi.List[ledgerapi.Right] {
+func apiRights(rs []ledger.Right) ledgerapi.List[ledgerapi.Right] {
 	out := make(ledgerapi.List[ledgerapi.Right], 0, len(rs))
 	for _, r := range rs {
 		out = append(out, ledgerapi.Right{Kind: ledgerapi.RightKind(r.Kind), Party: r.Party})
@@ -29,23 +29,23 @@ func apiRights(rs []store.Right) ledgerapi.List[ledgerapi.Right] {
 	return out
 }
 
-// storeRights checks the rights of a request and converts them: every right
+// ledgerRights checks the rights of a request and converts them: every right
 // has a kind, and the party kinds a valid party id.
-func storeRights(rs []ledgerapi.Right) ([]store.Right, error) {
-	out := make([]store.Right, 0, len(rs))
+func ledgerRights(rs []ledgerapi.Right) ([]ledger.Right, error) {
+	out := make([]ledger.Right, 0, len(rs))
 	for i, r := range rs {
 		field := fmt.Sprintf("rights[%d]", i)
 		if r.Kind == "" {
-			return nil, missingField(field + ".kind")
+			return nil, ledgerapi.MissingField(field + ".kind")
 		}
-		k := store.RightKind(r.Kind)
+		k := ledger.RightKind(r.Kind)
 		if k.HasParty() {
 			if err := ledgerapi.ValidatePartyID(field+".party", r.Party); err != nil {
-				return nil, invalidField(field+".party", fieldReason(err))
+				return nil, ledgerapi.InvalidField(field+".party", fieldReason(err))
 			}
-			out = append(out, store.Right{Kind: k, Party: r.Party})
+			out = append(out, ledger.Right{Kind: k, Party: r.Party})
 		} else {
-			out = append(out, store.Right{Kind: k})
+			out = append(out, ledger.Right{Kind: k})
 		}
 	}
 	return out, nil
@@ -55,7 +55,7 @@ func storeRights(rs []ledgerapi.Right) ([]store.Right, error) {
 func pathUserID(req *Request) (string, error) {
 	id := req.PathValue("userID")
 	if err := ledgerapi.ValidateUserID("user_id", id); err != nil {
-		return "", invalidArgument("Invalid user id in the path: %s", fieldReason(err))
+		return "", ledgerapi.InvalidArgument("Invalid user id in the path: %s", fieldReason(err))
 	}
 	return id, nil
 }
@@ -67,29 +67,9 @@ func checkIDP(idp string) error {
 		return nil
 	}
 	if err := ledgerapi.ValidateLedgerString("identity_provider_id", idp); err != nil {
-		return invalidField("identity_provider_id", fieldReason(err))
+		return ledgerapi.InvalidField("identity_provider_id", fieldReason(err))
 	}
-	return invalidArgument("Provided identity_provider_id %s has not been found.", idp)
-}
-
-// userError maps the store's user errors to Canton's.
-func userError(id string, err error) error {
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return ledgerapi.Errorf(ledgerapi.CodeUserNotFound, "User not found: %s", id).WithResource("USER", id)
-	case errors.Is(err, store.ErrAlreadyExists):
-		return ledgerapi.Errorf(ledgerapi.CodeUserAlreadyExists, "User already exists: %s", id).WithResource("USER", id)
-	case errors.Is(err, store.ErrConcurrentUpdate):
-		return ledgerapi.Errorf(ledgerapi.CodeConcurrentUserUpdate,
-			"Update operation for user id '%s' failed due to a concurrent update to the same user", id).WithResource("USER", id)
-	case errors.Is(err, store.ErrAnnotationsTooLarge):
-		return ledgerapi.Errorf(ledgerapi.CodeMaxUserAnnotationsSize,
-			"Maximum annotations size for user '%s' has been exceeded", id).WithResource("USER", id)
-	case errors.Is(err, store.ErrTooManyRights):
-		return ledgerapi.Errorf(ledgerapi.CodeTooManyUserRights,
-			"Too many user rights for user '%s': at most %d are allowed", id, MaxRightsPerUser).WithResource("USER", id)
-	}
-	return err
+	return ledgerapi.InvalidArgument("Provided identity_provider_id %s has not been found.", idp)
 }
 
 // pageToken encodes the last id of a page as an opaque token.
@@ -106,7 +86,7 @@ func parsePageToken(tok string) (string, error) {
 	}
 	b, err := base64.RawURLEncoding.DecodeString(tok)
 	if err != nil || len(b) == 0 {
-		return "", invalidArgument("Invalid page token")
+		return "", ledgerapi.InvalidArgument("Invalid page token")
 	}
 	return string(b), nil
 }
@@ -118,7 +98,7 @@ func pageSize(req *Request, max int) (int, error) {
 		return 0, err
 	}
 	if n < 0 {
-		return 0, invalidArgument("Page size must be non-negative")
+		return 0, ledgerapi.InvalidArgument("Page size must be non-negative")
 	}
 	if n == 0 || n > max {
 		n = max
@@ -128,18 +108,18 @@ func pageSize(req *Request, max int) (int, error) {
 
 // getUserFor loads a user the caller may see: a participant admin, an
 // admin of the user's identity provider, or the user itself.
-func (s *Server) getUserFor(req *Request, id string) (store.User, error) {
+func (s *Server) getUserFor(req *Request, id string) (ledger.User, error) {
 	c := req.Caller
 	self := !c.Wildcard() && c.UserID == id
 	if !self && !c.IsParticipantAdmin() && !c.IsAdminOf(c.IdentityProviderID) {
-		return store.User{}, permissionDenied("user %q may not read user %q", c.UserID, id)
+		return ledger.User{}, permissionDenied("user %q may not read user %q", c.UserID, id)
 	}
-	u, err := s.Store.User(req.Context(), id)
+	u, err := s.Node.User(req.Context(), id)
 	if err != nil {
-		return store.User{}, userError(id, err)
+		return ledger.User{}, err
 	}
 	if !self && !c.IsAdminOf(u.IdentityProviderID) {
-		return store.User{}, permissionDenied("user %q does not administer the identity provider of user %q", c.UserID, id)
+		return ledger.User{}, permissionDenied("user %q does not administer the identity provider of user %q", c.UserID, id)
 	}
 	return u, nil
 }
@@ -152,9 +132,9 @@ func (s *Server) getAuthenticatedUser(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.Store.User(req.Context(), id)
+	u, err := s.Node.User(req.Context(), id)
 	if err != nil {
-		return nil, userError(id, err)
+		return nil, err
 	}
 	return ledgerapi.GetUserResponse{User: apiUser(u)}, nil
 }
@@ -183,7 +163,7 @@ func (s *Server) listUsers(req *Request) (any, error) {
 	if err := checkIDP(idp); err != nil {
 		return nil, err
 	}
-	size, err := pageSize(req, MaxUsersPageSize)
+	size, err := pageSize(req, node.MaxUsersPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -191,11 +171,11 @@ func (s *Server) listUsers(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := store.UserQuery{After: after, Limit: size}
+	q := ledger.UserQuery{After: after, Limit: size}
 	if !c.IsParticipantAdmin() {
 		q.IdentityProviderID = &idp
 	}
-	users, next, err := s.Store.ListUsers(req.Context(), q)
+	users, next, err := s.Node.ListUsers(req.Context(), q)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +193,7 @@ func (s *Server) createUser(req *Request) (any, error) {
 	}
 	c := req.Caller
 	if body.User == nil {
-		return nil, missingField("user")
+		return nil, ledgerapi.MissingField("user")
 	}
 	u := body.User
 	idp := c.impliedIDP(u.IdentityProviderID)
@@ -222,49 +202,49 @@ func (s *Server) createUser(req *Request) (any, error) {
 	}
 	if err := ledgerapi.ValidateUserID("user.id", u.ID); err != nil {
 		if u.ID == "" {
-			return nil, missingField("user.id")
+			return nil, ledgerapi.MissingField("user.id")
 		}
-		return nil, invalidField("user.id", fieldReason(err))
+		return nil, ledgerapi.InvalidField("user.id", fieldReason(err))
 	}
 	if u.PrimaryParty != "" {
 		if err := ledgerapi.ValidatePartyID("user.primary_party", u.PrimaryParty); err != nil {
-			return nil, invalidField("user.primary_party", fieldReason(err))
+			return nil, ledgerapi.InvalidField("user.primary_party", fieldReason(err))
 		}
 	}
 	if err := ledgerapi.ValidateAnnotations(u.Metadata.Annotations, false); err != nil {
 		return nil, annotationsError(err, u.Metadata.Annotations, ledgerapi.CodeMaxUserAnnotationsSize, "user", u.ID)
 	}
 	if u.Metadata.ResourceVersion != "" {
-		return nil, invalidField("user.metadata.resource_version", "must be empty when creating a user")
+		return nil, ledgerapi.InvalidField("user.metadata.resource_version", "must be empty when creating a user")
 	}
 	if err := checkIDP(idp); err != nil {
 		return nil, err
 	}
-	rights, err := storeRights(body.Rights)
+	rights, err := ledgerRights(body.Rights)
 	if err != nil {
 		return nil, err
 	}
 	if err := c.requireGrantable(rights); err != nil {
 		return nil, err
 	}
-	created, err := s.Store.CreateUser(req.Context(), store.User{
+	created, err := s.Node.CreateUser(req.Context(), ledger.User{
 		ID: u.ID, PrimaryParty: u.PrimaryParty, IsDeactivated: u.IsDeactivated,
 		Annotations: u.Metadata.Annotations, IdentityProviderID: idp,
 	}, rights)
 	if err != nil {
-		return nil, userError(u.ID, err)
+		return nil, err
 	}
 	return ledgerapi.CreateUserResponse{User: apiUser(created)}, nil
 }
 
 // requireGrantable: only participant admins grant or revoke ParticipantAdmin
 // and IdentityProviderAdmin.
-func (c *Caller) requireGrantable(rights []store.Right) error {
+func (c *Caller) requireGrantable(rights []ledger.Right) error {
 	if c.IsParticipantAdmin() {
 		return nil
 	}
 	for _, r := range rights {
-		if r.Kind == store.ParticipantAdmin || r.Kind == store.IdentityProviderAdmin {
+		if r.Kind == ledger.ParticipantAdmin || r.Kind == ledger.IdentityProviderAdmin {
 			return permissionDenied("user %q may not grant or revoke %s", c.UserID, r.Kind)
 		}
 	}
@@ -277,7 +257,7 @@ func annotationsError(err error, m map[string]string, sizeCode ledgerapi.ErrorCo
 	if ledgerapi.AnnotationsSize(m) > ledgerapi.MaxAnnotationsSize {
 		return ledgerapi.Errorf(sizeCode, "Maximum annotations size for %s '%s' has been exceeded", kind, id)
 	}
-	return invalidArgument("Invalid annotations: %s", fieldReason(err))
+	return ledgerapi.InvalidArgument("Invalid annotations: %s", fieldReason(err))
 }
 
 func (s *Server) deleteUser(req *Request) (any, error) {
@@ -289,15 +269,15 @@ func (s *Server) deleteUser(req *Request) (any, error) {
 	if err := c.RequireAdminOf(c.impliedIDP(req.URL.Query().Get("identity-provider-id"))); err != nil {
 		return nil, err
 	}
-	u, err := s.Store.User(req.Context(), id)
+	u, err := s.Node.User(req.Context(), id)
 	if err != nil {
-		return nil, userError(id, err)
+		return nil, err
 	}
 	if err := c.RequireAdminOf(u.IdentityProviderID); err != nil {
 		return nil, err
 	}
-	if err := s.Store.DeleteUser(req.Context(), id); err != nil {
-		return nil, userError(id, err)
+	if err := s.Node.DeleteUser(req.Context(), id); err != nil {
+		return nil, err
 	}
 	return ledgerapi.DeleteUserResponse{}, nil
 }
@@ -322,7 +302,7 @@ func (s *Server) updateUser(req *Request) (any, error) {
 		if body.User != nil {
 			got = body.User.ID
 		}
-		return nil, invalidArgument("user.id %q does not match the user id %q in the path", got, id)
+		return nil, ledgerapi.InvalidArgument("user.id %q does not match the user id %q in the path", got, id)
 	}
 	u := body.User
 	c := req.Caller
@@ -336,14 +316,14 @@ func (s *Server) updateUser(req *Request) (any, error) {
 	}
 	if u.PrimaryParty != "" {
 		if err := ledgerapi.ValidatePartyID("user.primary_party", u.PrimaryParty); err != nil {
-			return nil, invalidField("user.primary_party", fieldReason(err))
+			return nil, ledgerapi.InvalidField("user.primary_party", fieldReason(err))
 		}
 	}
 	if err := ledgerapi.ValidateAnnotations(u.Metadata.Annotations, true); err != nil {
 		return nil, annotationsError(err, u.Metadata.Annotations, ledgerapi.CodeMaxUserAnnotationsSize, "user", id)
 	}
 	if body.UpdateMask == nil {
-		return nil, missingField("update_mask")
+		return nil, ledgerapi.MissingField("update_mask")
 	}
 	if err := checkIDP(idp); err != nil {
 		return nil, err
@@ -352,14 +332,14 @@ func (s *Server) updateUser(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	stored, err := s.Store.User(req.Context(), id)
+	stored, err := s.Node.User(req.Context(), id)
 	if err != nil {
-		return nil, userError(id, err)
+		return nil, err
 	}
 	if err := c.RequireAdminOf(stored.IdentityProviderID); err != nil {
 		return nil, err
 	}
-	upd := store.UserUpdate{ExpectedVersion: expected}
+	upd := ledger.UserUpdate{ExpectedVersion: expected}
 	badUpdate := func(format string, args ...any) error {
 		return ledgerapi.Errorf(ledgerapi.CodeInvalidUserUpdateRequest,
 			"Update operation for user id '%s' failed due to: "+format, append([]any{id}, args...)...).WithResource("USER", id)
@@ -370,7 +350,7 @@ func (s *Server) updateUser(req *Request) (any, error) {
 			upd.PrimaryParty = &u.PrimaryParty
 		case "is_deactivated":
 			if u.IsDeactivated && !c.Wildcard() && c.UserID == id {
-				return nil, invalidArgument("Requesting user cannot self-deactivate")
+				return nil, ledgerapi.InvalidArgument("Requesting user cannot self-deactivate")
 			}
 			upd.IsDeactivated = &u.IsDeactivated
 		case "metadata.annotations":
@@ -392,9 +372,9 @@ func (s *Server) updateUser(req *Request) (any, error) {
 			}
 		}
 	}
-	updated, err := s.Store.UpdateUser(req.Context(), id, upd)
+	updated, err := s.Node.UpdateUser(req.Context(), id, upd)
 	if err != nil {
-		return nil, userError(id, err)
+		return nil, err
 	}
 	return ledgerapi.UpdateUserResponse{User: apiUser(updated)}, nil
 }
@@ -407,9 +387,9 @@ func (s *Server) listUserRights(req *Request) (any, error) {
 	if _, err := s.getUserFor(req, id); err != nil {
 		return nil, err
 	}
-	rights, err := s.Store.UserRights(req.Context(), id)
+	rights, err := s.Node.UserRights(req.Context(), id)
 	if err != nil {
-		return nil, userError(id, err)
+		return nil, err
 	}
 	return ledgerapi.ListUserRightsResponse{Rights: apiRights(rights)}, nil
 }
@@ -417,13 +397,13 @@ func (s *Server) listUserRights(req *Request) (any, error) {
 // rightsRequest is the common part of grant and revoke: path and body user
 // id agree, the caller administers the user's identity provider, the rights
 // are well formed and the caller may hand them out.
-func (s *Server) rightsRequest(req *Request, bodyUserID, bodyIDP string, rs []ledgerapi.Right) (string, []store.Right, error) {
+func (s *Server) rightsRequest(req *Request, bodyUserID, bodyIDP string, rs []ledgerapi.Right) (string, []ledger.Right, error) {
 	id, err := pathUserID(req)
 	if err != nil {
 		return "", nil, err
 	}
 	if bodyUserID != "" && bodyUserID != id {
-		return "", nil, invalidArgument("userId %q does not match the user id %q in the path", bodyUserID, id)
+		return "", nil, ledgerapi.InvalidArgument("userId %q does not match the user id %q in the path", bodyUserID, id)
 	}
 	c := req.Caller
 	idp := c.impliedIDP(bodyIDP)
@@ -433,16 +413,16 @@ func (s *Server) rightsRequest(req *Request, bodyUserID, bodyIDP string, rs []le
 	if err := checkIDP(idp); err != nil {
 		return "", nil, err
 	}
-	rights, err := storeRights(rs)
+	rights, err := ledgerRights(rs)
 	if err != nil {
 		return "", nil, err
 	}
 	if err := c.requireGrantable(rights); err != nil {
 		return "", nil, err
 	}
-	u, err := s.Store.User(req.Context(), id)
+	u, err := s.Node.User(req.Context(), id)
 	if err != nil {
-		return "", nil, userError(id, err)
+		return "", nil, err
 	}
 	if err := c.RequireAdminOf(u.IdentityProviderID); err != nil {
 		return "", nil, err
@@ -459,9 +439,9 @@ func (s *Server) grantUserRights(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	granted, err := s.Store.GrantRights(req.Context(), id, rights)
+	granted, err := s.Node.GrantRights(req.Context(), id, rights)
 	if err != nil {
-		return nil, userError(id, err)
+		return nil, err
 	}
 	return ledgerapi.GrantUserRightsResponse{NewlyGrantedRights: apiRights(granted)}, nil
 }
@@ -475,9 +455,9 @@ func (s *Server) revokeUserRights(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	revoked, err := s.Store.RevokeRights(req.Context(), id, rights)
+	revoked, err := s.Node.RevokeRights(req.Context(), id, rights)
 	if err != nil {
-		return nil, userError(id, err)
+		return nil, err
 	}
 	return ledgerapi.RevokeUserRightsResponse{NewlyRevokedRights: apiRights(revoked)}, nil
 }

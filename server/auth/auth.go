@@ -31,6 +31,8 @@ package auth
 import (
 	"strings"
 	"time"
+
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
 // Modes accepted in Config.Mode.
@@ -56,8 +58,8 @@ const (
 )
 
 // DefaultParticipantID is the participant id `ledger token` puts in the
-// audience when none is given; `ledger serve` uses the same default.
-const DefaultParticipantID = "participant1"
+// audience when none is given: the name a new node takes by default.
+const DefaultParticipantID = ledger.DefaultParticipantName
 
 // MaxTokenSize is the largest token (in bytes) looked at; longer ones are
 // rejected before any decoding.

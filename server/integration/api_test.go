@@ -8,9 +8,10 @@ import (
 	"testing"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/store"
 )
 
 func TestVersionNeedsNoToken(t *testing.T) {
@@ -23,7 +24,7 @@ func TestVersionNeedsNoToken(t *testing.T) {
 	if err := json.Unmarshal(r.body, &v); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(v.Version, server.APIVersion+"+ledger.") || !v.Features.UserManagement.Supported || v.Features.UserManagement.MaxUsersPageSize != server.MaxUsersPageSize ||
+	if !strings.HasPrefix(v.Version, node.APIVersion+"+ledger.") || !v.Features.UserManagement.Supported || v.Features.UserManagement.MaxUsersPageSize != node.MaxUsersPageSize ||
 		v.Features.OffsetCheckpoint.MaxOffsetCheckpointEmissionDelay.Seconds != 75 {
 		t.Errorf("version response %s", r.body)
 	}
@@ -43,7 +44,7 @@ func TestStateEndpoints(t *testing.T) {
 	}
 	var syncs ledgerapi.GetConnectedSynchronizersResponse
 	n.ok("GET", "/v2/state/connected-synchronizers", n.admin, nil, &syncs)
-	id := n.run.Server.Identity
+	id := n.identity()
 	if len(syncs.ConnectedSynchronizers) != 1 || syncs.ConnectedSynchronizers[0].SynchronizerID != id.SynchronizerID ||
 		syncs.ConnectedSynchronizers[0].Permission != ledgerapi.ParticipantPermissionSubmission {
 		t.Errorf("connected synchronizers %+v", syncs)
@@ -59,7 +60,7 @@ func TestStateEndpoints(t *testing.T) {
 	}
 	var me ledgerapi.GetUserResponse
 	n.ok("GET", "/v2/authenticated-user", n.admin, nil, &me)
-	if me.User.ID != store.AdminUserID {
+	if me.User.ID != ledger.AdminUserID {
 		t.Errorf("authenticated user %+v", me.User)
 	}
 	// any authenticated user, no rights needed
@@ -83,7 +84,7 @@ func TestAuthFailures(t *testing.T) {
 		t.Errorf("no token: %+v", e)
 	}
 	// a token signed with another secret: 401 with the JSON layer's marker
-	bad, err := auth.Mint([]byte("another-secret-another-secret-00"), store.AdminUserID, 3600e9, "", auth.DefaultParticipantID, timeNow())
+	bad, err := auth.Mint([]byte("another-secret-another-secret-00"), ledger.AdminUserID, 3600e9, "", auth.DefaultParticipantID, timeNow())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestAuthFailures(t *testing.T) {
 	}
 	n.fail("GET", "/v2/users", "not.a.jwt", nil, 401, ledgerapi.RedactedCode)
 	// a token for another participant: 403
-	other, _ := auth.Mint(testSecret, store.AdminUserID, 3600e9, "", "participant9", timeNow())
+	other, _ := auth.Mint(testSecret, ledger.AdminUserID, 3600e9, "", "participant9", timeNow())
 	e = n.fail("GET", "/v2/users", other, nil, 403, ledgerapi.RedactedCode)
 	if *e.GRPCCodeValue != ledgerapi.GRPCPermissionDenied {
 		t.Errorf("other participant: %+v", e)

@@ -24,30 +24,37 @@ import (
 
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node"
+	"github.com/ledger-cli/ledger/node/ledger"
+	"github.com/ledger-cli/ledger/node/local"
+	"github.com/ledger-cli/ledger/node/sqlite"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/store"
 )
 
 // benchClients is the number of concurrent clients of the load benchmarks.
 const benchClients = 64
 
 // benchNode starts an in-process node on a temporary database file.
-func benchNode(b *testing.B, mode string, opts server.CommandOptions) (*server.Running, *http.Client) {
+func benchNode(b *testing.B, mode string, nc node.Config) (*server.Running, *http.Client) {
 	b.Helper()
-	run, err := server.Start(context.Background(), server.Config{
-		Addr:     "127.0.0.1:0",
-		DBPath:   filepath.Join(b.TempDir(), "ledger.db"),
-		Auth:     auth.Config{Mode: mode, Secret: testSecret},
-		Commands: opts,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = run.Close() })
+	run := serve(b, local.Config{Node: nc}, server.Config{Auth: auth.Config{Mode: mode, Secret: testSecret}})
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = benchClients*2, benchClients*2
 	return run, &http.Client{Transport: tr, Timeout: 30 * time.Second}
+}
+
+// seedStore opens db for seeding behind a node: the node creates its
+// identity first, then the store takes entries directly.
+func seedStore(db string) (*sqlite.Store, error) {
+	n, err := local.Open(context.Background(), local.Config{DBPath: db})
+	if err != nil {
+		return nil, err
+	}
+	if err := n.Close(); err != nil {
+		return nil, err
+	}
+	return sqlite.Open(db, sqlite.Options{})
 }
 
 // benchPost sends one JSON request and fails the benchmark unless it is 200.
@@ -75,7 +82,7 @@ func setupParty(b *testing.B, run *server.Running, hc *http.Client, mode string)
 	b.Helper()
 	admin := ""
 	if mode != auth.ModeNone {
-		admin, _ = auth.Mint(testSecret, store.AdminUserID, time.Hour, "", auth.DefaultParticipantID, time.Now())
+		admin, _ = auth.Mint(testSecret, ledger.AdminUserID, time.Hour, "", auth.DefaultParticipantID, time.Now())
 	}
 	raw, _ := json.Marshal(map[string]any{"partyIdHint": "Alice"})
 	var resp ledgerapi.AllocatePartyResponse
@@ -135,16 +142,16 @@ func runLoad(b *testing.B, hc *http.Client, url, token string, body func(i int64
 func BenchmarkSubmitTree(b *testing.B) {
 	for _, mode := range []string{auth.ModeNone, auth.ModeHS256} {
 		b.Run("auth="+mode, func(b *testing.B) {
-			run, hc := benchNode(b, mode, server.CommandOptions{})
+			run, hc := benchNode(b, mode, node.Config{})
 			party, token, user := setupParty(b, run, hc, mode)
-			before := run.Server.Store.Stats()
+			before := run.Server.Node.CommitStats()
 			prefix := strconv.FormatInt(time.Now().UnixNano(), 36)
 			runLoad(b, hc, run.URL()+"/v2/commands/submit-and-wait-for-transaction-tree", token, func(i int64) []byte {
 				raw, _ := json.Marshal(commands(fmt.Sprintf("%s-%d", prefix, i), []string{party},
 					[]map[string]any{create(party, "10.25")}, map[string]any{"userId": user}))
 				return raw
 			})
-			st := run.Server.Store.Stats()
+			st := run.Server.Node.CommitStats()
 			if batches := st.Batches - before.Batches; batches > 0 {
 				b.ReportMetric(float64(st.Commits-before.Commits)/float64(batches), "commits/fsync")
 			}
@@ -154,7 +161,7 @@ func BenchmarkSubmitTree(b *testing.B) {
 
 // BenchmarkPrepare measures prepare of a create from 64 concurrent clients.
 func BenchmarkPrepare(b *testing.B) {
-	run, hc := benchNode(b, auth.ModeNone, server.CommandOptions{})
+	run, hc := benchNode(b, auth.ModeNone, node.Config{})
 	party, _, _ := setupParty(b, run, hc, auth.ModeNone)
 	runLoad(b, hc, run.URL()+"/v2/interactive-submission/prepare", "", func(i int64) []byte {
 		body := prepareBody(fmt.Sprintf("p-%d", i), []string{party}, create(party, "10.25"))
@@ -204,13 +211,11 @@ func seedCompletions() (string, error) {
 			db = filepath.Join(completionsDir, "ledger.db")
 		}
 		completionsDB = db
-		// the node creates its identity; seed behind it
-		run, err := server.Start(context.Background(), server.Config{Addr: "127.0.0.1:0", DBPath: db})
+		st, err := seedStore(db)
 		if err != nil {
 			completionsErr = err
 			return
 		}
-		st := run.Server.Store
 		var next atomic.Int64
 		var wg sync.WaitGroup
 		var mu sync.Mutex
@@ -223,11 +228,11 @@ func seedCompletions() (string, error) {
 					if i > completionsSeeded {
 						return
 					}
-					_, err := st.Commit(context.Background(), store.Entry{
+					_, err := st.Commit(context.Background(), ledger.Entry{
 						UserID: "bench-user", CommandID: fmt.Sprintf("cmd-%d", i), SubmissionID: fmt.Sprintf("%032x", i),
 						ActAs: []string{seedParty}, TraceParent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
 						PaidTrafficCost: 2048,
-						Transaction: &store.Transaction{UpdateID: fmt.Sprintf("1220%060x", i), EffectiveTime: time.Now(),
+						Transaction: &ledger.Transaction{UpdateID: fmt.Sprintf("1220%060x", i), EffectiveAt: time.Now(),
 							Events: make([]byte, 512)},
 					})
 					if err != nil {
@@ -240,7 +245,7 @@ func seedCompletions() (string, error) {
 			}()
 		}
 		wg.Wait()
-		if err := run.Close(); err != nil && completionsErr == nil {
+		if err := st.Close(); err != nil && completionsErr == nil {
 			completionsErr = err
 		}
 	})
@@ -260,12 +265,7 @@ func BenchmarkCompletionsRead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	run, err := server.Start(context.Background(), server.Config{Addr: "127.0.0.1:0", DBPath: db,
-		Commands: server.CommandOptions{CompletionsMax: 10000}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer run.Close()
+	run := serve(b, local.Config{DBPath: db}, server.Config{CompletionsMax: 10000})
 	hc := &http.Client{Timeout: time.Minute}
 	for _, page := range []int{200, 10000} {
 		b.Run(fmt.Sprintf("list-%d", page), func(b *testing.B) {
@@ -316,7 +316,7 @@ func BenchmarkCompletionsRead(b *testing.B) {
 		reportRead(b, read, cpu0)
 	})
 	b.Run("websocket", func(b *testing.B) {
-		n := &node{url: run.URL()}
+		n := &testNode{url: run.URL()}
 		req, _ := json.Marshal(map[string]any{"userId": "bench-user", "parties": []string{seedParty}})
 		read, cpu0 := 0, processCPU()
 		for b.Loop() {
@@ -368,11 +368,10 @@ func BenchmarkServeRSS(b *testing.B) {
 	const contracts, perEntry = 1_000_000, 100
 	dir := b.TempDir()
 	db := filepath.Join(dir, "ledger.db")
-	run, err := server.Start(context.Background(), server.Config{Addr: "127.0.0.1:0", DBPath: db})
+	st, err := seedStore(db)
 	if err != nil {
 		b.Fatal(err)
 	}
-	st := run.Server.Store
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	arg := make([]byte, 120)
@@ -385,13 +384,13 @@ func BenchmarkServeRSS(b *testing.B) {
 				if e > contracts/perEntry {
 					return
 				}
-				tx := &store.Transaction{UpdateID: fmt.Sprintf("1220%060x", e), EffectiveTime: time.Now(), Events: make([]byte, 256)}
+				tx := &ledger.Transaction{UpdateID: fmt.Sprintf("1220%060x", e), EffectiveAt: time.Now(), Events: make([]byte, 256)}
 				for k := int64(0); k < perEntry; k++ {
-					tx.Created = append(tx.Created, store.Contract{ContractID: fmt.Sprintf("00%064x", e*perEntry+k),
-						TemplateID: "pkg:Iou:Iou", PackageName: "iou", CreateArgument: arg,
+					tx.Created = append(tx.Created, ledger.Contract{ContractID: fmt.Sprintf("00%064x", e*perEntry+k),
+						TemplateID: "pkg:Iou:Iou", PackageName: "iou", Argument: arg,
 						Signatories: []string{seedParty}, Stakeholders: []string{seedParty}, CreatedAt: time.Now()})
 				}
-				if _, err := st.Commit(context.Background(), store.Entry{UserID: "seed", CommandID: fmt.Sprintf("seed-%d", e),
+				if _, err := st.Commit(context.Background(), ledger.Entry{UserID: "seed", CommandID: fmt.Sprintf("seed-%d", e),
 					SubmissionID: "s", ActAs: []string{seedParty}, Transaction: tx}); err != nil {
 					b.Error(err)
 					return
@@ -400,7 +399,7 @@ func BenchmarkServeRSS(b *testing.B) {
 		}()
 	}
 	wg.Wait()
-	_ = run.Close()
+	_ = st.Close()
 
 	portFile := filepath.Join(dir, "port")
 	cmd := exec.Command(binary, "serve", "--db", db, "--addr", "127.0.0.1:0", "--port-file", portFile)

@@ -2,13 +2,11 @@ package integration
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,37 +14,19 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node"
+	"github.com/ledger-cli/ledger/node/local"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/store"
 )
 
 const iouTemplate = "#iou-pkg:Iou:Iou"
 
-// startCommandNode is startNode with command options.
-func startCommandNode(t *testing.T, mode string, opts server.CommandOptions) *node {
+// startCommandNode is startNode with node options and no request limit
+// of its own.
+func startCommandNode(t *testing.T, mode string, nc node.Config) *testNode {
 	t.Helper()
-	n := &node{t: t, mode: mode, dbPath: filepath.Join(t.TempDir(), "ledger.db")}
-	run, err := server.Start(context.Background(), server.Config{
-		Addr:     "127.0.0.1:0",
-		DBPath:   n.dbPath,
-		Auth:     auth.Config{Mode: mode, Secret: testSecret},
-		Commands: opts,
-	})
-	if err != nil {
-		t.Fatalf("start: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := run.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
-	n.run, n.url = run, run.URL()
-	n.partyNS = run.Server.Identity.NamespaceFingerprint
-	if mode != auth.ModeNone {
-		n.admin = n.token(store.AdminUserID)
-	}
-	return n
+	return start(t, mode, nc, server.Config{})
 }
 
 // create is a CreateCommand of an Iou owned by owner.
@@ -94,7 +74,7 @@ func onlyCreated(t *testing.T, tree ledgerapi.TransactionTree) string {
 // §8) on a create and a consuming exercise, and the flat transaction and
 // offset forms of the same path.
 func TestSubmitAndWaitForTransactionTree(t *testing.T) {
-	n := startCommandNode(t, auth.ModeHS256, server.CommandOptions{NonconsumingChoices: []string{"Observe"}})
+	n := startCommandNode(t, auth.ModeHS256, node.Config{NonconsumingChoices: []string{"Observe"}})
 	alice := n.allocate("Alice").Party
 	bob := n.allocate("Bob").Party
 	n.createUser("alice-user", ledgerapi.CanActAs(alice))
@@ -142,7 +122,7 @@ func TestSubmitAndWaitForTransactionTree(t *testing.T) {
 	mustUnmarshal(t, raw, &tr)
 	tree := tr.TransactionTree
 	if tree.CommandID != "tree-1" || tree.WorkflowID != "wf-1" || tree.Offset <= 0 || tree.UpdateID == "" ||
-		tree.SynchronizerID != n.run.Server.Identity.SynchronizerID || tree.RecordTime.IsZero() {
+		tree.SynchronizerID != n.identity().SynchronizerID || tree.RecordTime.IsZero() {
 		t.Errorf("tree header %+v", tree)
 	}
 	if tree.TraceContext == nil || tree.TraceContext.Traceparent == nil || *tree.TraceContext.Traceparent != traceparent {
@@ -225,7 +205,7 @@ func TestSubmitAndWaitForTransactionTree(t *testing.T) {
 // TestSubmitFieldRules runs every request rule of the submission endpoints
 // on a node without authentication (the rules, not rights, are under test).
 func TestSubmitFieldRules(t *testing.T) {
-	n := startCommandNode(t, auth.ModeNone, server.CommandOptions{TapsMaxPassesLimit: 2, MaxDeduplication: time.Hour})
+	n := startCommandNode(t, auth.ModeNone, node.Config{TapsMaxPassesLimit: 2, MaxDeduplication: time.Hour})
 	alice := n.allocate("Alice").Party
 	ok := commands("ok-1", []string{alice}, []map[string]any{create(alice, "1")}, map[string]any{"userId": "u1"})
 	with := func(k string, v any) map[string]any {
@@ -322,7 +302,7 @@ func TestSubmitFieldRules(t *testing.T) {
 // and leaves a rejected completion; outside the window (duration 0, or an
 // offset after the first) it is accepted; another actAs set is another change.
 func TestDuplicateCommand(t *testing.T) {
-	n := startCommandNode(t, auth.ModeNone, server.CommandOptions{})
+	n := startCommandNode(t, auth.ModeNone, node.Config{})
 	alice := n.allocate("Alice").Party
 	bob := n.allocate("Bob").Party
 	body := commands("dup-1", []string{alice}, []map[string]any{create(alice, "1")}, map[string]any{"userId": "u1", "submissionId": "sub-1"})
@@ -376,7 +356,7 @@ func TestDuplicateCommand(t *testing.T) {
 // TestConcurrentDuplicates: 20 concurrent submissions of one change; exactly
 // one is accepted, the others are in flight or duplicates.
 func TestConcurrentDuplicates(t *testing.T) {
-	n := startCommandNode(t, auth.ModeNone, server.CommandOptions{})
+	n := startCommandNode(t, auth.ModeNone, node.Config{})
 	alice := n.allocate("Alice").Party
 	for round := 0; round < 3; round++ {
 		body := commands(fmt.Sprintf("race-%d", round), []string{alice}, []map[string]any{create(alice, "1")}, map[string]any{"userId": "u1"})
@@ -430,7 +410,7 @@ func TestConcurrentDuplicates(t *testing.T) {
 // TestCommandRights: act rights for actAs and read rights for readAs to
 // submit; read rights suffice to prepare.
 func TestCommandRights(t *testing.T) {
-	n := startCommandNode(t, auth.ModeHS256, server.CommandOptions{})
+	n := startCommandNode(t, auth.ModeHS256, node.Config{})
 	alice := n.allocate("Alice").Party
 	bob := n.allocate("Bob").Party
 	n.createUser("actor", ledgerapi.CanActAs(alice))
@@ -468,7 +448,7 @@ func prepareBody(commandID string, actAs []string, cmd map[string]any) map[strin
 }
 
 // completions reads the completion list (one page) as user for parties.
-func (n *node) completions(token, user string, parties []string, begin int64, query string) []ledgerapi.Completion {
+func (n *testNode) completions(token, user string, parties []string, begin int64, query string) []ledgerapi.Completion {
 	n.t.Helper()
 	if query == "" {
 		query = "?stream_idle_timeout_ms=20"
@@ -487,7 +467,7 @@ func (n *node) completions(token, user string, parties []string, begin int64, qu
 	return out
 }
 
-func (n *node) ledgerEnd() int64 {
+func (n *testNode) ledgerEnd() int64 {
 	n.t.Helper()
 	var end ledgerapi.GetLedgerEndResponse
 	n.ok("GET", "/v2/state/ledger-end", n.admin, nil, &end)
@@ -524,16 +504,9 @@ func mustUnmarshal(t *testing.T, b []byte, v any) {
 // that shows group commit at work under `ledger bench`.
 func TestShutdownLogsCommitsPerFsync(t *testing.T) {
 	var logs bytes.Buffer
-	run, err := server.Start(context.Background(), server.Config{
-		Addr:   "127.0.0.1:0",
-		DBPath: filepath.Join(t.TempDir(), "ledger.db"),
-		Auth:   auth.Config{Mode: auth.ModeNone},
-		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := &node{t: t, mode: auth.ModeNone, run: run, url: run.URL()}
+	log := slog.New(slog.NewJSONHandler(&logs, nil))
+	run := serve(t, local.Config{Node: node.Config{Logger: log}}, server.Config{Logger: log})
+	n := &testNode{t: t, mode: auth.ModeNone, run: run, url: run.URL()}
 	alice := n.allocate("Alice").Party
 	for i := range 3 {
 		n.ok("POST", "/v2/commands/submit-and-wait", "", commands(fmt.Sprintf("c-%d", i), []string{alice}, []map[string]any{create(alice, "1.0")}, map[string]any{"userId": "participant_admin"}), nil)

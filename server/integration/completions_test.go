@@ -14,13 +14,14 @@ import (
 
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
 )
 
 // submitN submits n creates as user for actAs and returns nothing; each gets
 // its own command id prefix-i.
-func (n *node) submitN(token, prefix string, count int, actAs ...string) {
+func (n *testNode) submitN(token, prefix string, count int, actAs ...string) {
 	n.t.Helper()
 	for i := 0; i < count; i++ {
 		n.ok("POST", "/v2/commands/submit-and-wait", token,
@@ -29,7 +30,7 @@ func (n *node) submitN(token, prefix string, count int, actAs ...string) {
 }
 
 // listRaw calls the completions list and returns the elements.
-func (n *node) listRaw(token, query string, body any) []ledgerapi.CompletionStreamResponse {
+func (n *testNode) listRaw(token, query string, body any) []ledgerapi.CompletionStreamResponse {
 	n.t.Helper()
 	var els []ledgerapi.CompletionStreamResponse
 	n.ok("POST", "/v2/commands/completions"+query, token, body, &els)
@@ -40,7 +41,7 @@ func (n *node) listRaw(token, query string, body any) []ledgerapi.CompletionStre
 // timeout, waiting at the ledger end, the user and party filters, offset
 // validation.
 func TestCompletionsList(t *testing.T) {
-	n := startCommandNode(t, auth.ModeHS256, server.CommandOptions{CompletionsMax: 5})
+	n := start(t, auth.ModeHS256, node.Config{}, server.Config{CompletionsMax: 5})
 	alice := n.allocate("Alice").Party
 	bob := n.allocate("Bob").Party
 	n.createUser("u1", ledgerapi.CanActAs(alice), ledgerapi.CanActAs(bob))
@@ -133,13 +134,13 @@ func TestCompletionsList(t *testing.T) {
 }
 
 // wsURL is the websocket address of the completion stream.
-func wsURL(n *node) string {
+func wsURL(n *testNode) string {
 	return "ws" + strings.TrimPrefix(n.url, "http") + "/v2/commands/completions"
 }
 
 // dialCompletions opens the websocket with the token in the subprotocols
 // and sends the request frame.
-func dialCompletions(t *testing.T, n *node, token string, req any) (*websocket.Conn, *http.Response, error) {
+func dialCompletions(t *testing.T, n *testNode, token string, req any) (*websocket.Conn, *http.Response, error) {
 	t.Helper()
 	protos := []string{"daml.ws.auth"}
 	if token != "" {
@@ -183,7 +184,7 @@ func readFrame(t *testing.T, conn *websocket.Conn) (*ledgerapi.Completion, *ledg
 // TestCompletionsWebsocket: subprotocol auth, existing then new completions
 // as they commit, error frames, token expiry, the stream cap.
 func TestCompletionsWebsocket(t *testing.T) {
-	n := startCommandNode(t, auth.ModeHS256, server.CommandOptions{MaxStreams: 2})
+	n := startCommandNode(t, auth.ModeHS256, node.Config{MaxStreams: 2})
 	alice := n.allocate("Alice").Party
 	n.createUser("u1", ledgerapi.CanActAs(alice))
 	n.createUser("u2")
@@ -208,7 +209,7 @@ func TestCompletionsWebsocket(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		c, e := readFrame(t, conn)
 		if e != nil || c.CommandID != fmt.Sprintf("after-%d", i) || int64(c.Offset) != int64(i+3) || !c.Succeeded() ||
-			c.SynchronizerTime.SynchronizerID != n.run.Server.Identity.SynchronizerID {
+			c.SynchronizerTime.SynchronizerID != n.identity().SynchronizerID {
 			t.Fatalf("new completion %d: %+v %v", i, c, e)
 		}
 	}

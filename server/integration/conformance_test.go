@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledger-cli/ledger/server/store"
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
 // The conformance script calls `ledger serve` with Canton's official
@@ -112,7 +112,7 @@ func TestLedgerClientConformance(t *testing.T) {
 	const user = "conformance-user"
 	out, code := runScript(t, dir,
 		"LEDGER_URL="+p.url,
-		"LEDGER_ADMIN_TOKEN="+mintToken(t, secretFile, store.AdminUserID),
+		"LEDGER_ADMIN_TOKEN="+mintToken(t, secretFile, ledger.AdminUserID),
 		"LEDGER_USER_ID="+user,
 		"LEDGER_USER_TOKEN="+mintToken(t, secretFile, user),
 	)
@@ -138,7 +138,7 @@ func TestLedgerClientConformanceFails(t *testing.T) {
 	if err := os.WriteFile(other, []byte("not-the-node-secret-0123456789abcdef"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, code := runScript(t, dir, "LEDGER_URL="+p.url, "LEDGER_ADMIN_TOKEN="+mintToken(t, other, store.AdminUserID))
+	out, code := runScript(t, dir, "LEDGER_URL="+p.url, "LEDGER_ADMIN_TOKEN="+mintToken(t, other, ledger.AdminUserID))
 	if code != 1 {
 		t.Fatalf("with a foreign token the script exited %d, want 1; output:\n%s", code, out)
 	}

@@ -20,8 +20,9 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
+	"github.com/ledger-cli/ledger/node/sqlite"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/store"
 	"github.com/ledger-cli/ledger/signer"
 )
 
@@ -92,7 +93,7 @@ func runCrashDurability(t *testing.T, plan crashPlan) crashCounts {
 		}
 		return tok
 	}
-	admin, worker := mint(store.AdminUserID), mint("worker")
+	admin, worker := mint(ledger.AdminUserID), mint("worker")
 	client := &http.Client{Timeout: 15 * time.Second}
 
 	var (
@@ -407,7 +408,7 @@ func verifyDurable(t *testing.T, client *http.Client, base, admin, worker string
 // its successful completion and every ledger entry is a transaction.
 func verifyStore(t *testing.T, db string) {
 	t.Helper()
-	st, err := store.Open(db, store.Options{})
+	st, err := sqlite.Open(db, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/store"
 )
 
 // binary is the ledger executable built once by TestMain for the tests that
@@ -136,7 +136,7 @@ func TestKillDuringWrites(t *testing.T) {
 	if err := os.WriteFile(secretFile, testSecret, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	admin, err := auth.Mint(testSecret, store.AdminUserID, time.Hour, "", auth.DefaultParticipantID, time.Now())
+	admin, err := auth.Mint(testSecret, ledger.AdminUserID, time.Hour, "", auth.DefaultParticipantID, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 // Package integration runs `ledger serve` over real HTTP against a real
-// SQLite file: in process through server.Start, and as a subprocess for the
-// crash test.
+// SQLite file: in process through local.Open and server.Start, and as a
+// subprocess for the crash test.
 package integration
 
 import (
@@ -17,15 +17,17 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node"
+	"github.com/ledger-cli/ledger/node/ledger"
+	"github.com/ledger-cli/ledger/node/local"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/store"
 )
 
 var testSecret = []byte("integration-test-secret-0123456789")
 
-// node is a started server with helpers to call it.
-type node struct {
+// testNode is a started node with helpers to call it.
+type testNode struct {
 	t       *testing.T
 	run     *server.Running
 	url     string
@@ -35,35 +37,60 @@ type node struct {
 	partyNS string // namespace fingerprint of local parties
 }
 
-// startNode starts a node with a SQLite file in a temp dir; mode is
-// auth.ModeHS256 or auth.ModeNone.
-func startNode(t *testing.T, mode string) *node {
-	t.Helper()
-	n := &node{t: t, mode: mode, dbPath: filepath.Join(t.TempDir(), "ledger.db")}
-	run, err := server.Start(context.Background(), server.Config{
-		Addr:            "127.0.0.1:0",
-		DBPath:          n.dbPath,
-		Auth:            auth.Config{Mode: mode, Secret: testSecret},
-		MaxRequestBytes: 64 << 10,
-	})
-	if err != nil {
-		t.Fatalf("start: %v", err)
+// serve opens a node with nc on a SQLite file (a new one in a temp dir
+// unless nc.DBPath names one) and serves it with sc on a free loopback port
+// unless sc.Addr names one. The node is closed when the test ends.
+func serve(tb testing.TB, nc local.Config, sc server.Config) *server.Running {
+	tb.Helper()
+	if nc.DBPath == "" {
+		nc.DBPath = filepath.Join(tb.TempDir(), "ledger.db")
 	}
-	t.Cleanup(func() {
+	if sc.Addr == "" {
+		sc.Addr = "127.0.0.1:0"
+	}
+	n, err := local.Open(context.Background(), nc)
+	if err != nil {
+		tb.Fatalf("open node: %v", err)
+	}
+	run, err := server.Start(context.Background(), n, sc)
+	if err != nil {
+		tb.Fatalf("start: %v", err)
+	}
+	tb.Cleanup(func() {
 		if err := run.Close(); err != nil {
-			t.Errorf("close: %v", err)
+			tb.Errorf("close: %v", err)
 		}
 	})
-	n.run, n.url = run, run.URL()
-	n.partyNS = run.Server.Identity.NamespaceFingerprint
+	return run
+}
+
+// start starts a node with nc and sc on a SQLite file in a temp dir; mode
+// is auth.ModeHS256 or auth.ModeNone.
+func start(t *testing.T, mode string, nc node.Config, sc server.Config) *testNode {
+	t.Helper()
+	n := &testNode{t: t, mode: mode, dbPath: filepath.Join(t.TempDir(), "ledger.db")}
+	sc.Auth = auth.Config{Mode: mode, Secret: testSecret}
+	n.run = serve(t, local.Config{DBPath: n.dbPath, Node: nc}, sc)
+	n.url = n.run.URL()
+	n.partyNS = n.run.Server.Node.Identity().NamespaceFingerprint
 	if mode != auth.ModeNone {
-		n.admin = n.token(store.AdminUserID)
+		n.admin = n.token(ledger.AdminUserID)
 	}
 	return n
 }
 
+// startNode starts a node with a 64 KiB request limit; mode is
+// auth.ModeHS256 or auth.ModeNone.
+func startNode(t *testing.T, mode string) *testNode {
+	t.Helper()
+	return start(t, mode, node.Config{}, server.Config{MaxRequestBytes: 64 << 10})
+}
+
+// identity is who the test node is.
+func (n *testNode) identity() ledger.Identity { return n.run.Server.Node.Identity() }
+
 // token mints an HS256 user token for user.
-func (n *node) token(user string) string {
+func (n *testNode) token(user string) string {
 	n.t.Helper()
 	tok, err := auth.Mint(testSecret, user, time.Hour, "", auth.DefaultParticipantID, time.Now())
 	if err != nil {
@@ -80,7 +107,7 @@ type response struct {
 }
 
 // call sends a request; body is marshalled unless it is a string or []byte.
-func (n *node) call(method, path, token string, body any) response {
+func (n *testNode) call(method, path, token string, body any) response {
 	n.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -116,7 +143,7 @@ func (n *node) call(method, path, token string, body any) response {
 }
 
 // ok calls and expects 200, decoding the body into out (if not nil).
-func (n *node) ok(method, path, token string, body, out any) {
+func (n *testNode) ok(method, path, token string, body, out any) {
 	n.t.Helper()
 	r := n.call(method, path, token, body)
 	if r.status != http.StatusOK {
@@ -131,7 +158,7 @@ func (n *node) ok(method, path, token string, body, out any) {
 }
 
 // fail calls, expects status and a JSON error body with code, and returns it.
-func (n *node) fail(method, path, token string, body any, status int, code string) *ledgerapi.JsCantonError {
+func (n *testNode) fail(method, path, token string, body any, status int, code string) *ledgerapi.JsCantonError {
 	n.t.Helper()
 	r := n.call(method, path, token, body)
 	if r.status != status {
@@ -167,7 +194,7 @@ func checkAllErrorKeys(t *testing.T, body []byte) {
 }
 
 // allocate allocates a local party by hint and returns its details.
-func (n *node) allocate(hint string) ledgerapi.PartyDetails {
+func (n *testNode) allocate(hint string) ledgerapi.PartyDetails {
 	n.t.Helper()
 	var resp ledgerapi.AllocatePartyResponse
 	n.ok("POST", "/v2/parties", n.admin, map[string]any{"partyIdHint": hint}, &resp)
@@ -175,7 +202,7 @@ func (n *node) allocate(hint string) ledgerapi.PartyDetails {
 }
 
 // createUser creates a user with rights.
-func (n *node) createUser(id string, rights ...ledgerapi.Right) {
+func (n *testNode) createUser(id string, rights ...ledgerapi.Right) {
 	n.t.Helper()
 	n.ok("POST", "/v2/users", n.admin, ledgerapi.CreateUserRequest{User: &ledgerapi.User{ID: id}, Rights: rights}, nil)
 }

@@ -15,8 +15,8 @@ import (
 
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/proto/damlpb"
-	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
 	"github.com/ledger-cli/ledger/signer"
 )
@@ -24,7 +24,7 @@ import (
 // onboard makes an external party through the API: generate-topology,
 // sign the multi-hash with a fresh signer key, allocate with user getting
 // CanActAs on it.
-func (n *node) onboard(hint, user string) (string, *signer.Key) {
+func (n *testNode) onboard(hint, user string) (string, *signer.Key) {
 	n.t.Helper()
 	n.createUser(user)
 	key, err := signer.Generate(rand.Reader)
@@ -33,7 +33,7 @@ func (n *node) onboard(hint, user string) (string, *signer.Key) {
 	}
 	var gen ledgerapi.GenerateExternalPartyTopologyResponse
 	n.ok("POST", "/v2/parties/external/generate-topology", n.admin, map[string]any{
-		"synchronizer": n.run.Server.Identity.SynchronizerID,
+		"synchronizer": n.identity().SynchronizerID,
 		"partyHint":    hint,
 		"publicKey": map[string]any{"format": "CRYPTO_KEY_FORMAT_DER_X509_SUBJECT_PUBLIC_KEY_INFO",
 			"keyData": key.Public().SPKIDER(), "keySpec": "SIGNING_KEY_SPEC_EC_CURVE25519"},
@@ -48,7 +48,7 @@ func (n *node) onboard(hint, user string) (string, *signer.Key) {
 	}
 	var alloc ledgerapi.AllocateExternalPartyResponse
 	n.ok("POST", "/v2/parties/external/allocate", n.admin, map[string]any{
-		"synchronizer":           n.run.Server.Identity.SynchronizerID,
+		"synchronizer":           n.identity().SynchronizerID,
 		"onboardingTransactions": onboarding,
 		"multiHashSignatures":    []any{sig},
 		"identityProviderId":     "",
@@ -59,7 +59,7 @@ func (n *node) onboard(hint, user string) (string, *signer.Key) {
 
 // prepare prepares one command as party and checks the hash independently
 // of the node.
-func (n *node) prepare(token string, body map[string]any) ledgerapi.PrepareSubmissionResponse {
+func (n *testNode) prepare(token string, body map[string]any) ledgerapi.PrepareSubmissionResponse {
 	n.t.Helper()
 	var resp ledgerapi.PrepareSubmissionResponse
 	n.ok("POST", "/v2/interactive-submission/prepare", token, body, &resp)
@@ -95,7 +95,7 @@ func executeBody(p ledgerapi.PrepareSubmissionResponse, party string, key *signe
 // sign the hash with the signer, executeAndWait, and find the success in the
 // completions; then every execute rejection path.
 func TestExternalPartyFlow(t *testing.T) {
-	n := startCommandNode(t, auth.ModeHS256, server.CommandOptions{})
+	n := startCommandNode(t, auth.ModeHS256, node.Config{})
 	ext, key := n.onboard("Ext", "wallet")
 	wallet := n.token("wallet")
 	n.createUser("reader", ledgerapi.CanReadAs(ext))
@@ -162,7 +162,7 @@ func TestExternalPartyFlow(t *testing.T) {
 	if !c.Succeeded() || c.Status == nil || c.Status.Code != 0 || c.UpdateID != done.UpdateID || c.CommandID != "ext-1" ||
 		c.UserID != "wallet" || len(c.ActAs) != 1 || c.ActAs[0] != ext || c.SubmissionID != "s-1" || c.Offset != 1 ||
 		c.DeduplicationPeriod.Duration == nil || c.DeduplicationPeriod.Duration.Seconds != 7*24*3600 ||
-		c.SynchronizerTime.SynchronizerID != n.run.Server.Identity.SynchronizerID || c.SynchronizerTime.RecordTime.IsZero() ||
+		c.SynchronizerTime.SynchronizerID != n.identity().SynchronizerID || c.SynchronizerTime.RecordTime.IsZero() ||
 		c.PaidTrafficCost <= 0 || c.TraceContext == nil || c.TraceContext.Traceparent == nil || *c.TraceContext.Traceparent != traceparent {
 		t.Errorf("completion %+v", c)
 	}
@@ -212,7 +212,7 @@ func TestExternalPartyFlow(t *testing.T) {
 // TestPrepareRules: the prepare request rules, the V3 scheme, verbose
 // hashing and the cost estimate switch.
 func TestPrepareRules(t *testing.T) {
-	n := startCommandNode(t, auth.ModeNone, server.CommandOptions{TapsMaxPassesLimit: 3})
+	n := startCommandNode(t, auth.ModeNone, node.Config{TapsMaxPassesLimit: 3})
 	alice := n.allocate("Alice").Party
 	base := func() map[string]any {
 		b := prepareBody("p-1", []string{alice}, create(alice, "1"))
@@ -273,7 +273,7 @@ func TestPrepareRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := pt.GetMetadata()
-	if md.GetSubmitterInfo().GetCommandId() != "p-1" || md.GetSynchronizerId() != n.run.Server.Identity.SynchronizerID ||
+	if md.GetSubmitterInfo().GetCommandId() != "p-1" || md.GetSynchronizerId() != n.identity().SynchronizerID ||
 		md.MaxRecordTime == nil || md.GetTransactionUuid() == "" || md.GetPreparationTime() == 0 || len(pt.GetTransaction().GetNodes()) != 1 {
 		t.Errorf("metadata %v", md)
 	}
@@ -290,7 +290,7 @@ func TestPrepareRules(t *testing.T) {
 func TestMaxRecordTime(t *testing.T) {
 	var skew atomic.Int64
 	clock := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
-	n := startCommandNode(t, auth.ModeHS256, server.CommandOptions{Now: clock})
+	n := startCommandNode(t, auth.ModeHS256, node.Config{Now: clock})
 	ext, key := n.onboard("Ext", "wallet")
 	wallet := n.token("wallet")
 	mrt := time.Now().Add(time.Minute).UTC().Format(time.RFC3339Nano)
@@ -324,7 +324,7 @@ func TestMaxRecordTime(t *testing.T) {
 }
 
 // callWithHeader is call with one extra request header.
-func (n *node) callWithHeader(method, path, token string, body any, key, value string) response {
+func (n *testNode) callWithHeader(method, path, token string, body any, key, value string) response {
 	n.t.Helper()
 	req, err := newRequest(n.url, method, path, token, body)
 	if err != nil {
@@ -349,7 +349,7 @@ func newRequest(base, method, path, token string, body any) (*http.Request, erro
 	return req, nil
 }
 
-func (n *node) do(req *http.Request) response {
+func (n *testNode) do(req *http.Request) response {
 	n.t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

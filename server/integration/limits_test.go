@@ -9,43 +9,30 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node"
+	"github.com/ledger-cli/ledger/node/engine"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/server/engine"
 )
 
 // Each limit test checks two things: the limit answers with a clear error,
 // and while it is being hit the node keeps answering other clients.
 
-// startLimitNode starts a node without authentication with cfg's limits.
-func startLimitNode(t *testing.T, cfg server.Config) *node {
+// startLimitNode starts a node without authentication with sc's limits.
+func startLimitNode(t *testing.T, sc server.Config) *testNode {
 	t.Helper()
-	n := &node{t: t, mode: auth.ModeNone, dbPath: filepath.Join(t.TempDir(), "ledger.db")}
-	cfg.Addr, cfg.DBPath, cfg.Auth = "127.0.0.1:0", n.dbPath, auth.Config{Mode: auth.ModeNone}
-	run, err := server.Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("start: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := run.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
-	n.run, n.url = run, run.URL()
-	n.partyNS = run.Server.Identity.NamespaceFingerprint
-	return n
+	return start(t, auth.ModeNone, node.Config{}, sc)
 }
 
 // serveOthers checks that the node answers ordinary requests: the ledger end,
 // a party allocation and a submission.
-func serveOthers(n *node, alice string, tag string) {
+func serveOthers(n *testNode, alice string, tag string) {
 	n.t.Helper()
 	n.ok("GET", "/v2/state/ledger-end", "", nil, nil)
 	n.ok("POST", "/v2/parties", "", map[string]any{"partyIdHint": "other-" + tag}, nil)
@@ -55,7 +42,7 @@ func serveOthers(n *node, alice string, tag string) {
 
 // whileHammered runs attack from 4 goroutines in a loop until the ordinary
 // requests of serveOthers have been answered 20 times.
-func whileHammered(t *testing.T, n *node, alice string, attack func() error) {
+func whileHammered(t *testing.T, n *testNode, alice string, attack func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
@@ -85,7 +72,7 @@ func whileHammered(t *testing.T, n *node, alice string, attack func() error) {
 
 // expectError sends body and requires status and error code; it returns the
 // cause.
-func expectError(n *node, method, path string, body any, status int, code string) error {
+func expectError(n *testNode, method, path string, body any, status int, code string) error {
 	r := rawCall(n.url, method, path, body)
 	if r.err != nil {
 		return r.err
@@ -229,11 +216,11 @@ func TestLimitValueElements(t *testing.T) {
 }
 
 // TestLimitPartiesPerRequest: actAs, readAs, completion parties, transaction
-// filters and party lookups take at most server.MaxPartiesPerRequest parties.
+// filters and party lookups take at most node.MaxPartiesPerRequest parties.
 func TestLimitPartiesPerRequest(t *testing.T) {
 	n := startLimitNode(t, server.Config{})
 	alice := n.allocate("Alice").Party
-	many := make([]string, server.MaxPartiesPerRequest+1)
+	many := make([]string, node.MaxPartiesPerRequest+1)
 	filters := map[string]any{}
 	for i := range many {
 		many[i] = fmt.Sprintf("p%d::%s", i, n.partyNS)
@@ -255,11 +242,11 @@ func TestLimitPartiesPerRequest(t *testing.T) {
 	}
 	for _, c := range cases {
 		e := n.fail("POST", c.path, "", c.body, 400, "INVALID_ARGUMENT")
-		if !strings.Contains(e.Cause, fmt.Sprintf("lists %d parties; this node accepts at most %d", len(many), server.MaxPartiesPerRequest)) {
+		if !strings.Contains(e.Cause, fmt.Sprintf("lists %d parties; this node accepts at most %d", len(many), node.MaxPartiesPerRequest)) {
 			t.Errorf("%s: cause %q", c.path, e.Cause)
 		}
 	}
-	q := strings.Repeat("&parties="+urlPathEscape(alice), server.MaxPartiesPerRequest)
+	q := strings.Repeat("&parties="+urlPathEscape(alice), node.MaxPartiesPerRequest)
 	n.fail("GET", partyPath(alice)+"?"+q[1:], "", nil, 400, "INVALID_ARGUMENT")
 	n.ok("GET", partyPath(alice)+"?"+strings.Repeat("&parties="+urlPathEscape(alice), 100)[1:], "", nil, nil)
 	whileHammered(t, n, alice, func() error {
@@ -428,7 +415,7 @@ func TestLimitIdleTimeout(t *testing.T) {
 // TestLimitStreamsServeOthers: with the stream cap reached, another stream
 // is MAXIMUM_NUMBER_OF_STREAMS while submissions and reads are answered.
 func TestLimitStreamsServeOthers(t *testing.T) {
-	n := startLimitNode(t, server.Config{Commands: server.CommandOptions{MaxStreams: 2}})
+	n := start(t, auth.ModeNone, node.Config{MaxStreams: 2}, server.Config{})
 	alice := n.allocate("Alice").Party
 	for i := 0; i < 2; i++ {
 		conn, _, err := dialCompletions(t, n, "", map[string]any{"userId": "u", "parties": []string{alice}})

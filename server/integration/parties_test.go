@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/sqlite"
 	"github.com/ledger-cli/ledger/server/auth"
 	"github.com/ledger-cli/ledger/signer"
 	"github.com/ledger-cli/ledger/topology"
@@ -247,7 +248,7 @@ func TestExternalPartyOnboarding(t *testing.T) {
 	}
 	var gen ledgerapi.GenerateExternalPartyTopologyResponse
 	n.ok("POST", "/v2/parties/external/generate-topology", n.token("wallet"), map[string]any{
-		"synchronizer": n.run.Server.Identity.SynchronizerID,
+		"synchronizer": n.identity().SynchronizerID,
 		"partyHint":    "Ext",
 		"publicKey": map[string]any{"format": "CRYPTO_KEY_FORMAT_DER_X509_SUBJECT_PUBLIC_KEY_INFO",
 			"keyData": key.Public().SPKIDER(), "keySpec": "SIGNING_KEY_SPEC_EC_CURVE25519"},
@@ -275,7 +276,7 @@ func TestExternalPartyOnboarding(t *testing.T) {
 		onboarding[i] = map[string]any{"transaction": tx, "signatures": []any{}}
 	}
 	allocate := map[string]any{
-		"synchronizer":           n.run.Server.Identity.SynchronizerID,
+		"synchronizer":           n.identity().SynchronizerID,
 		"onboardingTransactions": onboarding,
 		"multiHashSignatures":    []any{sig},
 		"identityProviderId":     "",
@@ -306,7 +307,13 @@ func TestExternalPartyOnboarding(t *testing.T) {
 	if len(list.PartyDetails) != 1 || list.PartyDetails[0].Party != gen.PartyID || !list.PartyDetails[0].IsLocal {
 		t.Errorf("listed %+v", list)
 	}
-	keys, err := n.run.Server.Store.SigningKeys(t.Context(), gen.PartyID)
+	// what the node recorded, read from its database
+	st, err := sqlite.Open(n.dbPath, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := st.SigningKeys(t.Context(), gen.PartyID)
+	_ = st.Close()
 	if err != nil || len(keys) != 1 || keys[0].Fingerprint != key.Fingerprint() || string(keys[0].PublicKey) != string(key.Public().Raw()) {
 		t.Errorf("recorded keys %+v, %v", keys, err)
 	}

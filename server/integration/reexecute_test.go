@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/server"
+	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/server/auth"
 )
 
@@ -16,7 +16,7 @@ import (
 // for an exercise (whose input is now archived). Outside the deduplication
 // period, or as another user (another change id), the conflict stands.
 func TestReexecuteIsDuplicate(t *testing.T) {
-	n := startCommandNode(t, auth.ModeHS256, server.CommandOptions{})
+	n := startCommandNode(t, auth.ModeHS256, node.Config{})
 	ext, key := n.onboard("Ext", "wallet")
 	wallet := n.token("wallet")
 	n.createUser("other", ledgerapi.CanActAs(ext))

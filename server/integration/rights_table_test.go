@@ -11,7 +11,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/server"
+	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/server/auth"
 	"github.com/ledger-cli/ledger/signer"
 )
@@ -87,14 +87,14 @@ WS     /v2/commands/completions                                           -    Y
 // TestRightsTable runs every endpoint as every kind of caller against a
 // started node and checks the outcome against rightsTable.
 func TestRightsTable(t *testing.T) {
-	n := startCommandNode(t, auth.ModeHS256, server.CommandOptions{})
+	n := startCommandNode(t, auth.ModeHS256, node.Config{})
 	p, key := n.onboard("P", "owner")
 	owner := n.token("owner")
 	n.createUser("victim")
 	for _, col := range rightColumns {
 		n.createUser("u-"+col.name, col.right(p)...)
 	}
-	sync := n.run.Server.Identity.SynchronizerID
+	sync := n.identity().SynchronizerID
 	seq := 0
 	next := func(prefix string) string { seq++; return fmt.Sprintf("%s-%d", prefix, seq) }
 	prepared := func() ledgerapi.PrepareSubmissionResponse {
@@ -210,7 +210,7 @@ func urlPathEscapePath(p string) string { return strings.TrimPrefix(partyPath(p)
 // a denied caller gets Canton's redacted error frame; an allowed one gets no
 // error frame (the stream stays open: the check waits briefly for an error,
 // so a slow machine can only make it pass, never fail wrongly).
-func checkWebsocketRight(t *testing.T, n *node, token, p string, want bool) {
+func checkWebsocketRight(t *testing.T, n *testNode, token, p string, want bool) {
 	conn, _, err := dialCompletions(t, n, token, map[string]any{"parties": []string{p}})
 	if err != nil {
 		t.Fatalf("dial: %v", err)

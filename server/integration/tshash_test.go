@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/server"
+	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/server/auth"
 )
 
@@ -31,7 +31,7 @@ func TestPreparedHashesMatchTypeScriptSDK(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
 		t.Skip("conformance/hashing/node_modules is missing: run npm ci there")
 	}
-	n := startCommandNode(t, auth.ModeNone, server.CommandOptions{})
+	n := startCommandNode(t, auth.ModeNone, node.Config{})
 	bank := n.allocate("Bank").Party
 	alice := n.allocate("Alice").Party
 	const user = "participant_admin"

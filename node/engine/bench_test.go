@@ -1,0 +1,54 @@
+package engine
+
+import (
+	"context"
+	"testing"
+
+	"github.com/ledger-cli/ledger/node/ledger"
+)
+
+func BenchmarkPrepareCreate(b *testing.B) {
+	f := newFixture(b)
+	req := prepareReq(f.alice, createCmd(iouTemplate, iouArgs(f.alice, f.bob)))
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := f.eng.Prepare(ctx, req, "user1"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkExecuteCreate(b *testing.B) {
+	f := newFixture(b)
+	ctx := context.Background()
+	p, err := f.eng.Prepare(ctx, prepareReq(f.alice, createCmd(iouTemplate, iouArgs(f.alice, f.bob))), "user1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := executeReq(p, f.alice, f.aliceK)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := f.eng.Execute(ctx, req, "user1", f.ledger.lookupKeys); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSubmitCreateAndTree(b *testing.B) {
+	f := newFixture(b)
+	ctx := context.Background()
+	cmds := submitCmds(f.bob, createCmd(iouTemplate, iouArgs(f.bob, f.alice)))
+	b.ReportAllocs()
+	for b.Loop() {
+		o, err := f.eng.Submit(ctx, cmds, "user1")
+		if err != nil {
+			b.Fatal(err)
+		}
+		ev, err := UnmarshalEvents(o.Transaction.Events)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = ev.Tree(ledger.Committed{Offset: 1}, o.ActAs)
+	}
+}

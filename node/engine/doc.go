@@ -1,0 +1,116 @@
+// Package engine is the command engine of the participant node. It turns
+// JSON Ledger API commands into Canton PreparedTransactions (prepare), checks
+// and interprets prepared transactions signed by external parties (execute),
+// and interprets ordinary submissions (submit-and-wait and friends). It
+// knows neither HTTP nor SQL: it reads contracts and parties through the
+// small interfaces in engine.go, and returns an Outcome whose records are
+// package ledger's. The node service commits that outcome through the
+// store, which assigns offsets and record times, deduplicates and checks
+// that contracts are still active.
+//
+// # The generic contract model
+//
+// The node runs no Daml code. It accepts any template id and applies one
+// fixed model to every template:
+//
+//   - Commands. CreateCommand, ExerciseCommand and CreateAndExerciseCommand.
+//     ExerciseByKeyCommand is refused with COMMAND_PREPROCESSING_FAILED (the
+//     node keeps no contract keys); prefetchContractKeys are checked and
+//     otherwise ignored. Prepare takes exactly one command, as Canton does
+//     (FAILED_TO_PREPARE_TRANSACTION otherwise); submissions may carry
+//     several, each adding its nodes as further roots.
+//
+//   - Template ids. "pkg:Module:Entity" has package id pkg and the package
+//     name Config.PackageNames gives pkg, else pkg itself.
+//     "#name:Module:Entity" has package name name and package id
+//     PackageIDForName(name), the lower-case hex SHA-256 of the name, unless
+//     packageIdSelectionPreference lists a package id that
+//     Config.PackageNames maps to name. Events show the package-id form.
+//
+//   - Arguments. JSON becomes a Daml value by one rule: an object becomes a
+//     record whose fields are its members sorted by key (JSON objects are
+//     unordered; sorting makes the value, hence the hash, deterministic;
+//     keys must be Daml names [A-Za-z$_][A-Za-z0-9$_]*, none twice); an
+//     array a list; a string a party when it is a party id the node knows,
+//     otherwise text (contract ids stay text); a number an int64 when it is
+//     an integer that fits (parsed from its text, never through float64),
+//     otherwise a numeric in canonical form with the scale it is written
+//     with ("1.50" → 1.50, "1.5e-3" → 0.0015, an integer beyond int64 →
+//     scale 0), at most 38 digits and scale 37; true/false a bool; null an
+//     empty optional. Values nest at most 100 deep. The create argument must
+//     be an object; its record carries the template as type id. A choice
+//     argument may be any JSON; in a CreateAndExerciseCommand an object gets
+//     the type id Module:Choice of the template's package. The inverse,
+//     ValueToJSON, writes Daml-LF JSON as Canton's events show it (int64
+//     and numerics as strings), so a number does not come back as a number.
+//
+//   - Parties. The signatories of a new contract are the acting parties
+//     (actAs); its stakeholders are the signatories and every party value in
+//     its argument; observers are stakeholders minus signatories.
+//
+//   - Choices. Any choice name may be exercised on any active contract of
+//     the named template that one of actAs and readAs sees (a stakeholder)
+//     or that disclosedContracts hands in. The acting parties are actAs,
+//     there are no choice observers, no child nodes, and the result is unit.
+//     A choice is consuming (archives the contract) unless
+//     Config.NonconsumingChoices names it; "Archive" always consumes.
+//     Exercising an unknown, archived or invisible contract is
+//     CONTRACT_NOT_FOUND; a template other than the contract's is
+//     WRONGLY_TYPED_CONTRACT (interface choices are not supported).
+//
+//   - Contract ids. Canton's V1 form without suffix: "00" and a 32-byte
+//     discriminator in lower-case hex, the discriminator being
+//     SHA-256("ledger-serve/contract-id" ‖ seed of the create node).
+//
+// # Prepared transactions
+//
+// Node ids are 0, 1, … in pre-order; every create and exercise node is a
+// root (no Daml code means no children), a CreateAndExerciseCommand making
+// two roots, which execute refuses unless Config.AllowMultipleRoots (Canton's
+// enforceSingleRootNode), so prepare refuses it up front. Node seeds are 32
+// random bytes per node; lf_version and the transaction version are "2.1"
+// under both V2 and V3. The metadata holds act_as sorted, the command id,
+// the configured synchronizer id, mediator group 0, a random lower-case
+// UUID, the preparation time (now, µs), the contracts exercised as input
+// contracts sorted by contract id with their created_at and their blob
+// (CreatedEventBlob), min_ledger_effective_time from minLedgerTime (absolute,
+// or now plus the relative duration), no max_ledger_effective_time, and
+// max_record_time from the request. Every list the hash treats as a set is
+// sorted and free of repeats (hashing.md §6). The hash comes from the hashing
+// package; verboseHashing returns its trace as hashingDetails.
+//
+// The cost estimate (EstimateCost) is a model, not Canton's traffic
+// formula: the confirmation request costs the size of the prepared
+// transaction plus CostEnvelopeBytes plus CostSignatureBytes per expected
+// signature (the expectedSignatures hint, else one per actAs party); the
+// confirmation response costs CostResponseBytes; the total is their sum.
+//
+// # Execute
+//
+// Execute never trusts the client: it decodes the bytes, recomputes the hash
+// under the requested scheme, and requires for every act_as party at least
+// its threshold of valid ed25519 signatures by distinct registered keys
+// (signedBy = key fingerprint, format CONCAT or legacy RAW, algorithm
+// ED25519, verified over the 32 hash bytes). Then the transaction must be
+// byte for byte what the model makes from its own root commands, node seeds
+// and the stored input contracts. A changed byte, party or value therefore
+// fails the signature or this check. Signature and model failures are
+// FAILED_TO_EXECUTE_TRANSACTION, the id a Canton 3.5 participant answers
+// execute with (INVALID_EXTERNAL_SIGNATURE and INVALID_EXTERNAL_TRANSACTION
+// are raised later in Canton's protocol, which this node does not have). An
+// input contract archived since prepare is CONTRACT_NOT_ACTIVE; a passed
+// max_record_time is the asynchronous LOCAL_VERDICT_MAX_RECORD_TIME_EXCEEDED
+// rejection (it is enforced under V2 too, though only V3 signs it).
+//
+// # Outcomes and events
+//
+// Execute and Submit return an Outcome: the completion's fields and either
+// an asynchronous Rejection or a Transaction (created, archived and used
+// contracts, and Events). Events record the nodes; once the store has given
+// the transaction an offset and record time, Events.Tree makes the
+// transaction tree Canton 3.4+ returns (eventsById keyed by node id,
+// lastDescendantNodeId = the node's own id since exercises have no children,
+// witnesses, acsDelta, createdAt = ledger effective time, empty interface
+// views and key fields) and Events.Transaction the flat or ledger-effects
+// transaction.
+package engine

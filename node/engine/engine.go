@@ -1,0 +1,140 @@
+package engine
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
+)
+
+// Defaults of Config fields left at zero.
+const (
+	DefaultTapsMaxPassesLimit    = 4  // Canton's max-passes-limit
+	DefaultMaxSignaturesPerParty = 50 // Canton's maximum-number-of-signatures-per-party
+)
+
+// Config is what the engine needs to know about the node.
+type Config struct {
+	// SynchronizerID is the node's synchronizer, written into every prepared
+	// transaction. Required.
+	SynchronizerID string
+	// NonconsumingChoices names the choices that do not archive the contract
+	// they are exercised on (plain choice names, e.g. "Observe"). "Archive"
+	// is always consuming.
+	NonconsumingChoices []string
+	// PackageNames maps package ids to package names, for templates named
+	// as "pkg:Module:Entity". An unmapped package id is its own name.
+	PackageNames map[string]string
+	// TapsMaxPassesLimit is the largest tapsMaxPasses a request may ask for
+	// (DefaultTapsMaxPassesLimit when 0).
+	TapsMaxPassesLimit int32
+	// MaxDeduplication is the longest deduplication duration accepted, and
+	// the one applied when a request gives none (ledger.DefaultMaxDeduplication).
+	MaxDeduplication time.Duration
+	// MaxSignaturesPerParty caps the signatures one party may send with an
+	// execute request (DefaultMaxSignaturesPerParty).
+	MaxSignaturesPerParty int
+	// MaxValueNodes bounds the number of values the JSON arguments of one
+	// request may hold in total (DefaultMaxValueNodes when 0).
+	MaxValueNodes int
+	// AllowMultipleRoots lets prepare and execute handle transactions with
+	// several root nodes (CreateAndExerciseCommand makes two). Canton refuses
+	// them by default (enforceSingleRootNode); so does the engine unless set.
+	AllowMultipleRoots bool
+	// DisableVerboseHashing answers verboseHashing requests with a note
+	// instead of the trace, as Canton does when enable-verbose-hashing is off.
+	DisableVerboseHashing bool
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// Rand supplies node seeds, transaction UUIDs, update and submission ids
+	// (crypto/rand when nil).
+	Rand io.Reader
+}
+
+// ContractReader finds contracts, active or archived. A contract's
+// Argument is a damlpb.Value in binary protobuf (MarshalValue), as the
+// engine writes it into the contracts a transaction creates.
+type ContractReader interface {
+	// LookupContract returns the contract with this id, or nil (and no
+	// error) when the node has never seen it.
+	LookupContract(ctx context.Context, contractID string) (*ledger.Contract, error)
+}
+
+// PartyDirectory tells which party ids the node knows.
+type PartyDirectory interface {
+	IsKnownParty(ctx context.Context, party string) (bool, error)
+}
+
+// KeyLookup returns the ed25519 keys an external party signs with and how
+// many distinct keys must sign (0 counts as 1). A party without keys (a
+// local party, or an unknown one) returns none.
+type KeyLookup func(ctx context.Context, party string) (keys []ed25519.PublicKey, threshold int, err error)
+
+// Engine turns commands into prepared transactions and committed outcomes.
+// It keeps no state of its own and is safe for concurrent use.
+type Engine struct {
+	cfg          Config
+	contracts    ContractReader
+	parties      PartyDirectory
+	nonconsuming map[string]bool
+}
+
+// New returns an engine for the node described by cfg.
+func New(cfg Config, contracts ContractReader, parties PartyDirectory) (*Engine, error) {
+	if cfg.SynchronizerID == "" {
+		return nil, errors.New("engine: Config.SynchronizerID is required")
+	}
+	if err := ledgerapi.ValidateLedgerString("synchronizerId", cfg.SynchronizerID); err != nil {
+		return nil, err
+	}
+	if contracts == nil || parties == nil {
+		return nil, errors.New("engine: a ContractReader and a PartyDirectory are required")
+	}
+	if cfg.TapsMaxPassesLimit <= 0 {
+		cfg.TapsMaxPassesLimit = DefaultTapsMaxPassesLimit
+	}
+	if cfg.MaxDeduplication <= 0 {
+		cfg.MaxDeduplication = ledger.DefaultMaxDeduplication
+	}
+	if cfg.MaxValueNodes <= 0 {
+		cfg.MaxValueNodes = DefaultMaxValueNodes
+	}
+	if cfg.MaxSignaturesPerParty <= 0 {
+		cfg.MaxSignaturesPerParty = DefaultMaxSignaturesPerParty
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.Reader
+	}
+	nc := map[string]bool{}
+	for _, c := range cfg.NonconsumingChoices {
+		if c != "Archive" {
+			nc[c] = true
+		}
+	}
+	return &Engine{cfg: cfg, contracts: contracts, parties: parties, nonconsuming: nc}, nil
+}
+
+// now is the engine clock in UTC, truncated to the ledger's microseconds.
+func (e *Engine) now() time.Time {
+	return e.cfg.Now().UTC().Truncate(time.Microsecond)
+}
+
+func (e *Engine) random(n int) ([]byte, error) {
+	b := make([]byte, n)
+	if _, err := io.ReadFull(e.cfg.Rand, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (e *Engine) partyCheck(ctx context.Context) PartyCheck {
+	return func(p string) (bool, error) { return e.parties.IsKnownParty(ctx, p) }
+}

@@ -1,0 +1,234 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/ledger-cli/ledger/hashing"
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
+	"github.com/ledger-cli/ledger/proto/damlpb"
+	"google.golang.org/protobuf/proto"
+)
+
+// Cost model of the traffic estimate (see the package documentation).
+const (
+	CostEnvelopeBytes  = 1024 // framing of a confirmation request around the transaction
+	CostSignatureBytes = 100  // one ed25519 signature: 64 bytes, a 68-character fingerprint, framing
+	CostResponseBytes  = 512  // one confirmation response from this node
+)
+
+// verboseHashingDisabled is the hashingDetails text when the node does not
+// explain its hashes.
+const verboseHashingDisabled = "Verbose hashing is disabled on this participant. Contact the node administrator for more details."
+
+// Prepared is a prepared transaction with its hash.
+type Prepared struct {
+	PreparedTransaction *damlpb.PreparedTransaction
+	// Bytes is PreparedTransaction in deterministic binary protobuf: the
+	// preparedTransaction of the response, what the hash covers.
+	Bytes  []byte
+	Hash   [32]byte
+	Scheme hashing.Scheme
+	// HashingDetails is the hashing trace, set when verboseHashing was asked.
+	HashingDetails *string
+	// CostEstimation is nil when the request disabled it.
+	CostEstimation *ledgerapi.CostEstimation
+}
+
+// Response is the prepare response body.
+func (p *Prepared) Response() ledgerapi.PrepareSubmissionResponse {
+	version := ledgerapi.HashingSchemeVersionV2
+	if p.Scheme == hashing.V3 {
+		version = ledgerapi.HashingSchemeVersionV3
+	}
+	return ledgerapi.PrepareSubmissionResponse{
+		PreparedTransaction:     p.Bytes,
+		PreparedTransactionHash: append([]byte(nil), p.Hash[:]...),
+		HashingSchemeVersion:    version,
+		HashingDetails:          p.HashingDetails,
+		CostEstimation:          p.CostEstimation,
+	}
+}
+
+// Prepare validates a prepare request and builds its PreparedTransaction.
+// userID is the effective user (the request's, else the token's); the
+// server has checked read rights for actAs. Errors are *ledgerapi.JsCantonError
+// except for failures of the ContractReader or PartyDirectory, which are
+// returned as they are (internal errors).
+func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionRequest, userID string) (*Prepared, error) {
+	if err := validateUserID(userID); err != nil {
+		return nil, err
+	}
+	if err := validateRequiredLedgerString("command_id", req.CommandID); err != nil {
+		return nil, err
+	}
+	actAs, readAs, err := validateSubmitters(req.ActAs, req.ReadAs)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.checkSynchronizer("synchronizer_id", req.SynchronizerID); err != nil {
+		return nil, err
+	}
+	if len(req.Commands) == 0 {
+		return nil, missingField("commands")
+	}
+	if err := validatePackagePreference(req.PackageIDSelectionPreference); err != nil {
+		return nil, err
+	}
+	now := e.now()
+	var minLET *time.Time
+	if m := req.MinLedgerTime; m != nil {
+		switch {
+		case m.Abs != nil && m.Rel != nil:
+			return nil, invalidArgument("min_ledger_time_abs cannot be specified at the same time as min_ledger_time_rel")
+		case m.Abs != nil:
+			t := m.Abs.Time.UTC().Truncate(time.Microsecond)
+			minLET = &t
+		case m.Rel != nil:
+			if m.Rel.Seconds < 0 || m.Rel.Nanos < 0 {
+				return nil, invalidField("min_ledger_time_rel", "Duration must be positive")
+			}
+			t := now.Add(m.Rel.Std()).Truncate(time.Microsecond)
+			minLET = &t
+		}
+	}
+	disclosed, err := e.checkDisclosed(ctx, req.DisclosedContracts)
+	if err != nil {
+		return nil, err
+	}
+	if err := validatePrefetch(req.PrefetchContractKeys); err != nil {
+		return nil, err
+	}
+	if err := e.validateTaps(req.TapsMaxPasses); err != nil {
+		return nil, err
+	}
+	scheme, err := parseScheme(req.HashingSchemeVersion, false)
+	if err != nil {
+		return nil, err
+	}
+	cmds, err := e.parseCommands(ctx, req.Commands, req.PackageIDSelectionPreference)
+	if err != nil {
+		return nil, err
+	}
+	if len(cmds) > 1 {
+		return nil, failedToPrepare("Preparing multiple commands is currently not supported")
+	}
+	if cmds[0].kind == cmdCreateAndExercise && !e.cfg.AllowMultipleRoots {
+		return nil, failedToPrepare("a CreateAndExerciseCommand makes a transaction with two root nodes (the create and the exercise), which execute refuses as Canton does by default (enforceSingleRootNode); send a CreateCommand, then an ExerciseCommand")
+	}
+	if err := e.checkKnownSubmitters(ctx, actAs); err != nil {
+		return nil, err
+	}
+
+	b, err := e.build(ctx, cmds, actAs, e.randomSeed, buildOptions{
+		visible:  visibleTo(actAs, readAs, disclosed),
+		inactive: func(cid string) error { return ContractNotFound(cid) },
+	})
+	if err != nil {
+		return nil, commandError(err)
+	}
+	txUUID, err := uuid.NewRandomFromReader(e.cfg.Rand)
+	if err != nil {
+		return nil, err
+	}
+	md := &damlpb.Metadata{
+		SubmitterInfo:   &damlpb.Metadata_SubmitterInfo{ActAs: actAs, CommandId: req.CommandID},
+		SynchronizerId:  e.cfg.SynchronizerID,
+		MediatorGroup:   0,
+		TransactionUuid: txUUID.String(),
+		PreparationTime: uint64(now.UnixMicro()),
+		InputContracts:  b.inputs,
+	}
+	if minLET != nil {
+		v := uint64(minLET.UnixMicro())
+		md.MinLedgerEffectiveTime = &v
+	}
+	if req.MaxRecordTime != nil && !req.MaxRecordTime.IsZero() {
+		v := uint64(req.MaxRecordTime.Time.UnixMicro())
+		md.MaxRecordTime = &v
+	}
+	pt := &damlpb.PreparedTransaction{Transaction: b.tx, Metadata: md}
+	raw, err := proto.MarshalOptions{Deterministic: true}.Marshal(pt)
+	if err != nil {
+		return nil, err
+	}
+	wantTrace := req.VerboseHashing && !e.cfg.DisableVerboseHashing
+	res, err := hashing.Compute(raw, scheme, hashing.Options{Trace: wantTrace})
+	if err != nil {
+		return nil, failedToPrepare("the transaction cannot be hashed under %s: %v", scheme, err)
+	}
+	p := &Prepared{PreparedTransaction: pt, Bytes: raw, Hash: res.Hash, Scheme: scheme}
+	switch {
+	case wantTrace:
+		s := res.Trace.String()
+		p.HashingDetails = &s
+	case req.VerboseHashing:
+		s := verboseHashingDisabled
+		p.HashingDetails = &s
+	}
+	if req.EstimateTrafficCost == nil || !req.EstimateTrafficCost.Disabled {
+		signatures := len(actAs)
+		if h := req.EstimateTrafficCost; h != nil && len(h.ExpectedSignatures) > 0 {
+			signatures = len(h.ExpectedSignatures)
+		}
+		p.CostEstimation = EstimateCost(len(raw), signatures, now)
+	}
+	return p, nil
+}
+
+// EstimateCost is the node's traffic estimate for a prepared transaction of
+// size bytes carrying signatures signatures: the confirmation request is the
+// transaction plus CostEnvelopeBytes plus CostSignatureBytes per signature,
+// the confirmation response CostResponseBytes (this node is the only
+// confirming participant), the total their sum.
+func EstimateCost(size, signatures int, at time.Time) *ledgerapi.CostEstimation {
+	request := int64(size + CostEnvelopeBytes + signatures*CostSignatureBytes)
+	response := int64(CostResponseBytes)
+	return &ledgerapi.CostEstimation{
+		EstimationTimestamp:                       ledgerapi.NewTimestamp(at),
+		ConfirmationRequestTrafficCostEstimation:  ledgerapi.Int64(request),
+		ConfirmationResponseTrafficCostEstimation: ledgerapi.Int64(response),
+		TotalTrafficCostEstimation:                ledgerapi.Int64(request + response),
+	}
+}
+
+func (e *Engine) randomSeed(int32) ([]byte, error) { return e.random(32) }
+
+// visibleTo lets submitters use a contract when one of them is a stakeholder
+// or the contract was disclosed.
+func visibleTo(actAs, readAs []string, disclosed map[string]bool) func(c *ledger.Contract) bool {
+	readers := map[string]bool{}
+	for _, p := range actAs {
+		readers[p] = true
+	}
+	for _, p := range readAs {
+		readers[p] = true
+	}
+	return func(c *ledger.Contract) bool {
+		if disclosed[c.ContractID] {
+			return true
+		}
+		for _, p := range c.Stakeholders {
+			if readers[p] {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// commandError maps builder errors of prepare and submit.
+func commandError(err error) error {
+	var model *errModel
+	var wrong *errWrongTemplate
+	switch {
+	case errors.As(err, &wrong):
+		return ledgerapi.Errorf(CodeWronglyTypedContract, "%s", wrong.Error()).WithResource("CONTRACT_ID", wrong.contractID)
+	case errors.As(err, &model):
+		return preprocessingFailed("%s", model.msg)
+	}
+	return err
+}

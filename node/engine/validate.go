@@ -1,0 +1,409 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ledger-cli/ledger/hashing"
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/proto/damlpb"
+	"google.golang.org/protobuf/proto"
+)
+
+// The request checks below follow Canton's validators: an empty mandatory
+// field is MISSING_FIELD, a malformed one INVALID_FIELD, a malformed party
+// INVALID_ARGUMENT.
+
+func validateUserID(userID string) error {
+	if userID == "" {
+		return missingField("user_id")
+	}
+	if err := ledgerapi.ValidateUserID("user_id", userID); err != nil {
+		return invalidField("user_id", "%s", reason(err))
+	}
+	return nil
+}
+
+func validateRequiredLedgerString(field, s string) error {
+	if s == "" {
+		return missingField(field)
+	}
+	if err := ledgerapi.ValidateLedgerString(field, s); err != nil {
+		return invalidField(field, "%s", reason(err))
+	}
+	return nil
+}
+
+// reason is the message of a ledgerapi.FieldError without the field name.
+func reason(err error) string {
+	var fe *ledgerapi.FieldError
+	if errors.As(err, &fe) {
+		return fe.Reason
+	}
+	return err.Error()
+}
+
+// validateSubmitters checks party syntax and returns actAs sorted without
+// repeats, and readAs without the actAs parties.
+func validateSubmitters(actAs, readAs []string) ([]string, []string, error) {
+	act := map[string]bool{}
+	for _, p := range actAs {
+		if err := ledgerapi.ValidatePartyID("actAs", p); err != nil {
+			return nil, nil, invalidArgument("%s", reason(err))
+		}
+		act[p] = true
+	}
+	read := map[string]bool{}
+	for _, p := range readAs {
+		if err := ledgerapi.ValidatePartyID("readAs", p); err != nil {
+			return nil, nil, invalidArgument("%s", reason(err))
+		}
+		if !act[p] {
+			read[p] = true
+		}
+	}
+	if len(act) == 0 {
+		return nil, nil, missingField("party or act_as")
+	}
+	return sortedSet(act), sortedSet(read), nil
+}
+
+// checkKnownSubmitters refuses actAs parties the node does not know.
+func (e *Engine) checkKnownSubmitters(ctx context.Context, actAs []string) error {
+	var unknown []string
+	for _, p := range actAs {
+		ok, err := e.parties.IsKnownParty(ctx, p)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			unknown = append(unknown, p)
+		}
+	}
+	if len(unknown) > 0 {
+		return ledgerapi.NewError(CodeUnknownSubmitters,
+			"The participant is not connected to any synchronizer where the given submitters are known.",
+			map[string]string{"unknownSubmitters": strings.Join(unknown, ",")})
+	}
+	return nil
+}
+
+// checkSynchronizer accepts "" (the node picks), the node's synchronizer id,
+// or its logical part when the configured id is a physical one.
+func (e *Engine) checkSynchronizer(field, s string) error {
+	if s == "" || s == e.cfg.SynchronizerID {
+		return nil
+	}
+	if err := ledgerapi.ValidateLedgerString(field, s); err != nil || !strings.Contains(s, "::") {
+		return invalidField(field, "%q is not a synchronizer id (name::namespace)", clip(s))
+	}
+	if strings.HasPrefix(e.cfg.SynchronizerID, s+"::") {
+		return nil
+	}
+	return ledgerapi.NewError(CodeNotConnectedToSynchronizer,
+		fmt.Sprintf("This participant is not connected to synchronizer %s.", s),
+		map[string]string{"synchronizer_id": s})
+}
+
+// parseCommands checks the syntax of each command and turns its JSON
+// arguments into Daml values.
+func (e *Engine) parseCommands(ctx context.Context, cmds []ledgerapi.Command, preference []string) ([]command, error) {
+	if len(cmds) == 0 {
+		return nil, missingField("commands")
+	}
+	out := make([]command, 0, len(cmds))
+	check := e.partyCheck(ctx)
+	budget := e.cfg.MaxValueNodes
+	for i, c := range cmds {
+		cmd, err := e.parseCommand(c, preference, check, &budget, fmt.Sprintf("commands[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cmd)
+	}
+	return out, nil
+}
+
+func (e *Engine) parseCommand(c ledgerapi.Command, preference []string, check PartyCheck, budget *int, path string) (command, error) {
+	switch {
+	case c.Create != nil:
+		t, err := e.templateField(c.Create.TemplateID, preference)
+		if err != nil {
+			return command{}, err
+		}
+		arg, err := createArgument(c.Create.CreateArguments, path+".CreateCommand.createArguments", check, budget, t.id)
+		if err != nil {
+			return command{}, err
+		}
+		return command{kind: cmdCreate, tmpl: t, createArg: arg}, nil
+	case c.Exercise != nil:
+		x := c.Exercise
+		if _, err := e.templateField(x.TemplateID, preference); err != nil {
+			return command{}, err
+		}
+		if x.ContractID == "" {
+			return command{}, missingField("contract_id")
+		}
+		if err := ValidateContractID(x.ContractID); err != nil {
+			return command{}, invalidField("contract_id", "%v", err)
+		}
+		if err := choiceField(x.Choice); err != nil {
+			return command{}, err
+		}
+		arg, err := choiceArgument(x.ChoiceArgument, path+".ExerciseCommand.choiceArgument", check, budget, nil, x.Choice)
+		if err != nil {
+			return command{}, err
+		}
+		return command{kind: cmdExercise, tmplRef: x.TemplateID, contractID: x.ContractID, choice: x.Choice, choiceArg: arg}, nil
+	case c.CreateAndExercise != nil:
+		x := c.CreateAndExercise
+		t, err := e.templateField(x.TemplateID, preference)
+		if err != nil {
+			return command{}, err
+		}
+		arg, err := createArgument(x.CreateArguments, path+".CreateAndExerciseCommand.createArguments", check, budget, t.id)
+		if err != nil {
+			return command{}, err
+		}
+		if err := choiceField(x.Choice); err != nil {
+			return command{}, err
+		}
+		carg, err := choiceArgument(x.ChoiceArgument, path+".CreateAndExerciseCommand.choiceArgument", check, budget, t.id, x.Choice)
+		if err != nil {
+			return command{}, err
+		}
+		return command{kind: cmdCreateAndExercise, tmpl: t, createArg: arg, choice: x.Choice, choiceArg: carg}, nil
+	case c.ExerciseByKey != nil:
+		return command{}, preprocessingFailed("ExerciseByKeyCommand is not supported by this node: it runs no Daml code and keeps no contract keys; exercise by contract id instead")
+	}
+	return command{}, missingField("command")
+}
+
+func (e *Engine) templateField(s string, preference []string) (template, error) {
+	if s == "" {
+		return template{}, missingField("template_id")
+	}
+	t, err := e.resolveTemplate(s, preference)
+	if err != nil {
+		return template{}, invalidField("template_id", "%s", reason(err))
+	}
+	return t, nil
+}
+
+func choiceField(choice string) error {
+	if choice == "" {
+		return missingField("choice")
+	}
+	if err := checkName(choice); err != nil {
+		return invalidField("choice", "%v", err)
+	}
+	return nil
+}
+
+// createArgument converts create arguments: a JSON object, which becomes a
+// record whose type id is the template.
+func createArgument(raw []byte, path string, check PartyCheck, budget *int, tmpl *damlpb.Identifier) (*damlpb.Value, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return nil, missingField("create_arguments")
+	}
+	v, err := valueFromJSON(raw, path, check, budget)
+	if err != nil {
+		return nil, valueError(err)
+	}
+	r, ok := v.Sum.(*damlpb.Value_Record)
+	if !ok {
+		return nil, preprocessingFailed("%s: the create arguments must be a JSON object (a record)", path)
+	}
+	r.Record.RecordId = proto.Clone(tmpl).(*damlpb.Identifier)
+	return v, nil
+}
+
+// choiceArgument converts a choice argument. A JSON object becomes a record
+// whose type id is the choice (Module:Choice of the template's package) when
+// the template is known here (createAndExercise); null is an empty optional.
+func choiceArgument(raw []byte, path string, check PartyCheck, budget *int, tmpl *damlpb.Identifier, choice string) (*damlpb.Value, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, missingField("choice_argument")
+	}
+	v, err := valueFromJSON(raw, path, check, budget)
+	if err != nil {
+		return nil, valueError(err)
+	}
+	if r, ok := v.Sum.(*damlpb.Value_Record); ok && tmpl != nil {
+		r.Record.RecordId = &damlpb.Identifier{PackageId: tmpl.PackageId, ModuleName: tmpl.ModuleName, EntityName: choice}
+	}
+	return v, nil
+}
+
+func valueError(err error) error {
+	var ve *ValueError
+	if errors.As(err, &ve) {
+		return preprocessingFailed("%s", ve.Error())
+	}
+	return err
+}
+
+// checkDisclosed validates disclosed contracts and returns their ids.
+// A blob must decode to a Metadata.InputContract (what CreatedEventBlob
+// writes), agree with the given contract and template ids, and, for a
+// contract the node holds active, describe exactly that contract.
+func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedContract) (map[string]bool, error) {
+	ids := map[string]bool{}
+	blobs := map[string][]byte{}
+	for _, dc := range dcs {
+		if len(dc.CreatedEventBlob) == 0 {
+			return nil, missingField("DisclosedContract.createdEventBlob")
+		}
+		var tmplID *ledgerapi.TemplateID
+		if dc.TemplateID != "" {
+			t, err := ledgerapi.ParseTemplateID(dc.TemplateID)
+			if err != nil {
+				return nil, invalidField("DisclosedContract.template_id", "%s", reason(err))
+			}
+			tmplID = &t
+		}
+		if dc.ContractID != "" {
+			if err := ValidateContractID(dc.ContractID); err != nil {
+				return nil, invalidField("DisclosedContract.contract_id", "%v", err)
+			}
+		}
+		if err := e.checkSynchronizer("DisclosedContract.synchronizer_id", dc.SynchronizerID); err != nil {
+			return nil, err
+		}
+		ic := &damlpb.Metadata_InputContract{}
+		if err := proto.Unmarshal(dc.CreatedEventBlob, ic); err != nil || ic.GetV1() == nil {
+			msg := "it holds no contract"
+			if err != nil {
+				msg = err.Error()
+			}
+			return nil, invalidArgument("Unable to decode disclosed contract event payload: %s", msg)
+		}
+		create := ic.GetV1()
+		if dc.ContractID != "" && dc.ContractID != create.GetContractId() {
+			return nil, invalidArgument("Mismatch between DisclosedContract.contract_id (%s) and contract_id from decoded DisclosedContract.created_event_blob (%s)", dc.ContractID, create.GetContractId())
+		}
+		if tmplID != nil {
+			got := create.GetTemplateId()
+			same := tmplID.Module == got.GetModuleName() && tmplID.Entity == got.GetEntityName() &&
+				(tmplID.ByName() && tmplID.PackageName == create.GetPackageName() || !tmplID.ByName() && tmplID.PackageID == got.GetPackageId())
+			if !same {
+				return nil, invalidArgument("Mismatch between DisclosedContract.template_id (%s) and template_id from decoded DisclosedContract.created_event_blob (%s)", dc.TemplateID, identifierString(got))
+			}
+		}
+		cid := create.GetContractId()
+		if prev, dup := blobs[cid]; dup && !bytes.Equal(prev, dc.CreatedEventBlob) {
+			return nil, invalidArgument("Disclosed contract %s is given twice with different payloads", cid)
+		}
+		blobs[cid] = dc.CreatedEventBlob
+		stored, err := e.contracts.LookupContract(ctx, cid)
+		if err != nil {
+			return nil, err
+		}
+		if stored != nil && stored.Active() {
+			want, err := inputContract(stored)
+			if err != nil {
+				return nil, err
+			}
+			ic.EventBlob = nil
+			want.EventBlob = nil
+			if !proto.Equal(ic, want) {
+				return nil, invalidArgument("The created_event_blob of disclosed contract %s does not match the contract", cid)
+			}
+		}
+		ids[cid] = true
+	}
+	return ids, nil
+}
+
+func validatePackagePreference(prefs []string) error {
+	for _, p := range prefs {
+		if err := validatePackageID(p); err != nil {
+			return invalidField("package_id_selection_preference", "%v", err)
+		}
+	}
+	return nil
+}
+
+// validatePrefetch checks prefetchContractKeys; the node keeps no keys, so
+// valid entries have no effect.
+func validatePrefetch(keys []ledgerapi.PrefetchContractKey) error {
+	for _, k := range keys {
+		if k.TemplateID == "" {
+			return missingField("template_id")
+		}
+		if _, err := ledgerapi.ParseTemplateID(k.TemplateID); err != nil {
+			return invalidField("template_id", "%s", reason(err))
+		}
+		if len(bytes.TrimSpace(k.ContractKey)) == 0 {
+			return missingField("contract_key")
+		}
+		if _, err := ValueFromJSON(k.ContractKey, "prefetchContractKeys.contractKey", nil); err != nil {
+			return valueError(err)
+		}
+		if k.Limit != nil && *k.Limit == 0 {
+			return invalidArgument("limit must be a positive integer, but got 0")
+		}
+	}
+	return nil
+}
+
+func (e *Engine) validateTaps(taps *ledgerapi.Int32) error {
+	if taps == nil {
+		return nil
+	}
+	if *taps <= 0 {
+		return invalidArgument("taps_max_passes must be strictly positive, but got %d.", *taps)
+	}
+	if int32(*taps) > e.cfg.TapsMaxPassesLimit {
+		return invalidArgument("taps_max_passes %d exceeds the participant-configured limit %d.", *taps, e.cfg.TapsMaxPassesLimit)
+	}
+	return nil
+}
+
+// parseScheme reads hashingSchemeVersion. In prepare an absent value means
+// V2; execute needs one.
+func parseScheme(v ledgerapi.HashingSchemeVersion, required bool) (hashing.Scheme, error) {
+	switch v {
+	case "":
+		if required {
+			return 0, missingField("hashing_scheme_version")
+		}
+		return hashing.V2, nil
+	case ledgerapi.HashingSchemeVersionV2:
+		return hashing.V2, nil
+	case ledgerapi.HashingSchemeVersionV3:
+		return hashing.V3, nil
+	case ledgerapi.HashingSchemeVersionUnspecified:
+		return 0, invalidField("hashing_scheme_version", "Unspecified version")
+	}
+	return 0, invalidField("hashing_scheme_version", "Unrecognized version %s", v)
+}
+
+// checkDedup validates a deduplication period. A well-formed period longer
+// than the node's maximum is not an error here: Canton reports it as a
+// rejected completion, so it comes back as the rejection to record.
+func (e *Engine) checkDedup(p ledgerapi.DeduplicationPeriod) (rejection *ledgerapi.JsCantonError, err error) {
+	switch {
+	case p.Duration != nil:
+		d := p.Duration.Std()
+		if p.Duration.Seconds < 0 || p.Duration.Nanos < 0 {
+			return nil, invalidField("deduplication_period", "Duration must be positive")
+		}
+		if d > e.cfg.MaxDeduplication {
+			return ledgerapi.NewError(ledgerapi.CodeInvalidDeduplicationPeriod,
+				fmt.Sprintf("The submitted command had an invalid deduplication period: The given deduplication duration of %s exceeds the maximum deduplication duration of %s",
+					d, e.cfg.MaxDeduplication),
+				map[string]string{"longest_duration": e.cfg.MaxDeduplication.String()}), nil
+		}
+	case p.Offset != nil:
+		if *p.Offset < 0 {
+			return nil, ledgerapi.NewError(ledgerapi.CodeNegativeOffset,
+				fmt.Sprintf("Offset %d in deduplication_period is a negative integer: the deduplication offset has to be a non-negative integer and not %d", *p.Offset, *p.Offset),
+				map[string]string{"field_name": "deduplication_period", "offset_value": fmt.Sprint(*p.Offset)})
+		}
+	}
+	return nil, nil
+}

@@ -1,0 +1,291 @@
+// Package node is the participant without HTTP: the ledger service that
+// `ledger serve` puts behind its JSON API. A *Node joins the command engine
+// (node/engine) to a Store of ledger records (package ledger; node/sqlite
+// keeps them in SQLite) and owns the rules between them: submit, execute
+// and prepare, the commit of an outcome as one ledger entry, command
+// deduplication, in-flight tracking, the recognition of a transaction
+// executed before, completion streams, users, parties and their
+// annotations, external party onboarding, the node's identity and what
+// /v2/version reports.
+//
+// Every method takes a context.Context and plain values; none knows HTTP.
+// Callers check the caller's rights and the form of a request before they
+// call (package server does both), and the node raises the Canton errors of
+// the rules it checks itself as *ledgerapi.JsCantonError: USER_NOT_FOUND,
+// DUPLICATE_COMMAND, SUBMISSION_ALREADY_IN_FLIGHT, OFFSET_AFTER_LEDGER_END,
+// MAXIMUM_NUMBER_OF_STREAMS and the like. Other errors are internal (the
+// store failed) or ledger.ErrClosed once the store is closed.
+//
+// The node does not import its store: it defines the Store interface it
+// needs, and node/local opens a node on a SQLite file.
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ledger-cli/ledger/node/engine"
+	"github.com/ledger-cli/ledger/node/ledger"
+)
+
+// Store keeps the node's records. Its methods are safe for concurrent use
+// and report the sentinel errors of package ledger; node/sqlite implements
+// it.
+type Store interface {
+	// Init records want as the node's identity, with the bootstrap user
+	// ledger.AdminUserID, unless the node has one; it returns the identity
+	// in force and whether it was created now.
+	Init(ctx context.Context, want ledger.Identity) (got ledger.Identity, created bool, err error)
+	// Identity returns the node's identity (ledger.ErrNotFound before Init).
+	Identity(ctx context.Context) (ledger.Identity, error)
+	// SetMaxDeduplication changes the recorded maximum deduplication
+	// duration, which commits apply to ledger.DedupDefault.
+	SetMaxDeduplication(ctx context.Context, d time.Duration) error
+
+	CreateUser(ctx context.Context, u ledger.User, rights []ledger.Right) (ledger.User, error)
+	User(ctx context.Context, id string) (ledger.User, error)
+	// UserAndRights is User and UserRights together, cheap enough to call
+	// for every authenticated request.
+	UserAndRights(ctx context.Context, id string) (ledger.User, []ledger.Right, error)
+	ListUsers(ctx context.Context, q ledger.UserQuery) (users []ledger.User, next string, err error)
+	UpdateUser(ctx context.Context, id string, upd ledger.UserUpdate) (ledger.User, error)
+	DeleteUser(ctx context.Context, id string) error
+	UserRights(ctx context.Context, id string) ([]ledger.Right, error)
+	GrantRights(ctx context.Context, id string, rights []ledger.Right) (granted []ledger.Right, err error)
+	RevokeRights(ctx context.Context, id string, rights []ledger.Right) (revoked []ledger.Right, err error)
+
+	AllocateParty(ctx context.Context, a ledger.PartyAllocation) (ledger.Party, error)
+	Party(ctx context.Context, id string) (ledger.Party, error)
+	// Parties returns the records of those ids that exist, in id order.
+	Parties(ctx context.Context, ids []string) ([]ledger.Party, error)
+	ListParties(ctx context.Context, q ledger.PartyQuery) (parties []ledger.Party, next string, err error)
+	SigningKeys(ctx context.Context, party string) ([]ledger.SigningKey, error)
+	UpdatePartyAnnotations(ctx context.Context, party string, expectedVersion *int64, change map[string]string) (ledger.Party, error)
+
+	// Commit appends an entry durably. For an accepted transaction it checks,
+	// atomically with the append, deduplication (ledger.Dedup.Covers;
+	// *ledger.DuplicateCommandError), that the contracts it uses are active
+	// (*ledger.ContractNotActiveError) and its max record time
+	// (ledger.ErrMaxRecordTimeExceeded).
+	Commit(ctx context.Context, e ledger.Entry) (ledger.Committed, error)
+	// LedgerEnd is the offset of the last durable entry.
+	LedgerEnd() int64
+	// Changed returns a channel closed when the ledger end next moves; take
+	// it before reading LedgerEnd.
+	Changed() <-chan struct{}
+	Completions(ctx context.Context, q ledger.CompletionQuery) ([]ledger.Completion, error)
+	CompletionAt(ctx context.Context, offset int64) (ledger.Completion, error)
+	Contract(ctx context.Context, id string) (ledger.Contract, error)
+
+	// Stats counts the commits since the store was opened.
+	Stats() ledger.CommitStats
+	// String names the store for logs (for a file, its path).
+	String() string
+	Close() error
+}
+
+// Defaults of Config fields left at zero.
+const (
+	DefaultTapsMaxPassesLimit = engine.DefaultTapsMaxPassesLimit
+	DefaultMaxValueNodes      = engine.DefaultMaxValueNodes
+	// DefaultMaxStreams caps concurrent completion streams.
+	DefaultMaxStreams = 256
+)
+
+// Config is what Open needs besides the store. The zero value is usable.
+type Config struct {
+	// ParticipantID is the participant name of a new node ("" =
+	// ledger.DefaultParticipantName); the node's id is name::fingerprint.
+	// For an existing node a non-empty value must equal the stored name.
+	ParticipantID string
+	// SynchronizerID is the synchronizer of a new node ("" = "local::"
+	// fingerprint); for an existing node a non-empty value must equal it.
+	SynchronizerID string
+	// NonconsumingChoices are choice names that do not archive their contract.
+	NonconsumingChoices []string
+	// PackageNames maps package ids to package names (see engine.Config).
+	PackageNames map[string]string
+	// MaxDeduplication is the longest deduplication period accepted and the
+	// one applied when a request gives none. Zero keeps the value the store
+	// holds (ledger.DefaultMaxDeduplication on a new node); otherwise Open
+	// records it.
+	MaxDeduplication time.Duration
+	// TapsMaxPassesLimit is the largest tapsMaxPasses accepted
+	// (DefaultTapsMaxPassesLimit).
+	TapsMaxPassesLimit int32
+	// MaxValueNodes bounds the values the JSON arguments of one request may
+	// hold in total (DefaultMaxValueNodes).
+	MaxValueNodes int
+	// MaxStreams caps concurrent completion streams (DefaultMaxStreams);
+	// more get MAXIMUM_NUMBER_OF_STREAMS.
+	MaxStreams int
+	// Now is the clock of the engine and of the re-execution check
+	// (time.Now when nil); for tests.
+	Now func() time.Time
+	// Logger receives the node's logs (nil: discarded).
+	Logger *slog.Logger
+}
+
+// Node is the ledger service. Build it with Open; its methods are safe for
+// concurrent use.
+type Node struct {
+	store    Store
+	engine   *engine.Engine
+	identity ledger.Identity
+	created  bool
+	cfg      Config
+	log      *slog.Logger
+	parties  partyDirectory
+
+	flightMu sync.Mutex
+	inFlight map[ledger.ChangeID]bool
+
+	streamMu sync.Mutex
+	streams  int
+	stop     chan struct{}
+	stopOnce sync.Once
+	wg       sync.WaitGroup
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open starts the ledger service on st: it creates the node's identity on
+// a new store (or checks the names cfg gives against the stored ones),
+// records cfg.MaxDeduplication when given, and builds the command engine.
+// The node uses st from now on; Close closes it. When Open fails, st is
+// left open for the caller to close.
+func Open(ctx context.Context, st Store, cfg Config) (*Node, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.MaxStreams <= 0 {
+		cfg.MaxStreams = DefaultMaxStreams
+	}
+	id, created, err := initIdentity(ctx, st, cfg.ParticipantID, cfg.SynchronizerID)
+	if err != nil {
+		return nil, err
+	}
+	if d := cfg.MaxDeduplication; d > 0 && d != id.MaxDeduplication {
+		if err := st.SetMaxDeduplication(ctx, d); err != nil {
+			return nil, fmt.Errorf("set the maximum deduplication duration: %w", err)
+		}
+		id.MaxDeduplication = d
+	}
+	if cfg.MaxDeduplication <= 0 {
+		cfg.MaxDeduplication = id.MaxDeduplication
+	}
+	if cfg.MaxDeduplication <= 0 {
+		cfg.MaxDeduplication = ledger.DefaultMaxDeduplication
+	}
+	n := &Node{
+		store:    st,
+		identity: id,
+		created:  created,
+		cfg:      cfg,
+		log:      cfg.Logger,
+		parties:  partyDirectory{st: st},
+		inFlight: map[ledger.ChangeID]bool{},
+		stop:     make(chan struct{}),
+	}
+	n.engine, err = engine.New(engine.Config{
+		SynchronizerID:      id.SynchronizerID,
+		NonconsumingChoices: cfg.NonconsumingChoices,
+		PackageNames:        cfg.PackageNames,
+		TapsMaxPassesLimit:  cfg.TapsMaxPassesLimit,
+		MaxValueNodes:       cfg.MaxValueNodes,
+		MaxDeduplication:    cfg.MaxDeduplication,
+		Now:                 cfg.Now,
+	}, storeContracts{st}, &n.parties)
+	if err != nil {
+		return nil, fmt.Errorf("command engine: %w", err)
+	}
+	return n, nil
+}
+
+// Close ends the completion streams, logs how many commits shared each
+// durable write, and closes the store. It is safe to call more than once.
+func (n *Node) Close() error {
+	n.closeOnce.Do(func() {
+		n.StopStreams()
+		if st := n.store.Stats(); st.Batches > 0 {
+			// Group commit at work: how many acknowledged writes shared each fsync.
+			n.log.Info("commits", "commits", st.Commits, "fsyncs", st.Batches,
+				"commitsPerFsync", fmt.Sprintf("%.1f", float64(st.Commits)/float64(st.Batches)))
+		}
+		n.closeErr = n.store.Close()
+	})
+	return n.closeErr
+}
+
+// Identity is who the node is.
+func (n *Node) Identity() ledger.Identity { return n.identity }
+
+// Created reports whether Open created the node's identity: the store was
+// new.
+func (n *Node) Created() bool { return n.created }
+
+// Database names where the node's records are kept, for logs.
+func (n *Node) Database() string { return n.store.String() }
+
+// CommitStats counts the store's commits since it was opened.
+func (n *Node) CommitStats() ledger.CommitStats { return n.store.Stats() }
+
+// LedgerEnd is the offset of the last committed entry (0 on an empty ledger).
+func (n *Node) LedgerEnd() int64 { return n.store.LedgerEnd() }
+
+// IsParticipant reports whether id names this participant, with or without
+// the "PAR::" prefix of a participant's unique identifier.
+func (n *Node) IsParticipant(id string) bool {
+	own := n.identity.ParticipantID
+	return id == own || "PAR::"+id == own || id == "PAR::"+own
+}
+
+// now is the clock of the rules the node checks itself.
+func (n *Node) now() time.Time {
+	if n.cfg.Now != nil {
+		return n.cfg.Now()
+	}
+	return time.Now()
+}
+
+// storeContracts reads contracts for the engine.
+type storeContracts struct{ st Store }
+
+func (c storeContracts) LookupContract(ctx context.Context, id string) (*ledger.Contract, error) {
+	sc, err := c.st.Contract(ctx, id)
+	if errors.Is(err, ledger.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &sc, nil
+}
+
+// partyDirectory answers the engine's "is this a party" questions. Parties
+// are never removed, so a known party is remembered; unknown strings are
+// asked again (the party may be allocated later).
+type partyDirectory struct {
+	st    Store
+	known sync.Map
+}
+
+func (d *partyDirectory) IsKnownParty(ctx context.Context, party string) (bool, error) {
+	if _, ok := d.known.Load(party); ok {
+		return true, nil
+	}
+	_, err := d.st.Party(ctx, party)
+	if errors.Is(err, ledger.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	d.known.Store(party, true)
+	return true, nil
+}

@@ -1,0 +1,164 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// migrations[i] takes the schema from version i to version i+1. Append only:
+// a released migration is never edited, because databases in the field
+// already ran it.
+var migrations = []string{
+	// 1: identity, users, parties, the ledger.
+	`
+CREATE TABLE node (
+	id                    INTEGER PRIMARY KEY CHECK (id = 1),
+	participant_id        TEXT    NOT NULL,
+	namespace_fingerprint TEXT    NOT NULL,
+	namespace_key         BLOB,
+	synchronizer_id       TEXT    NOT NULL,
+	max_dedup_ns          INTEGER NOT NULL,
+	created_at            INTEGER NOT NULL
+);
+
+CREATE TABLE users (
+	id                   TEXT    PRIMARY KEY,
+	primary_party        TEXT    NOT NULL DEFAULT '',
+	is_deactivated       INTEGER NOT NULL DEFAULT 0,
+	annotations          TEXT    NOT NULL DEFAULT '{}',
+	resource_version     INTEGER NOT NULL DEFAULT 0,
+	identity_provider_id TEXT    NOT NULL DEFAULT ''
+) WITHOUT ROWID;
+
+CREATE TABLE user_rights (
+	user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	kind    TEXT NOT NULL,
+	party   TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (user_id, kind, party)
+) WITHOUT ROWID;
+
+CREATE TABLE parties (
+	id                   TEXT    PRIMARY KEY,
+	is_local             INTEGER NOT NULL,
+	annotations          TEXT    NOT NULL DEFAULT '{}',
+	resource_version     INTEGER NOT NULL DEFAULT 0,
+	identity_provider_id TEXT    NOT NULL DEFAULT '',
+	external             INTEGER NOT NULL DEFAULT 0,
+	signing_threshold    INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+
+CREATE TABLE party_signing_keys (
+	party       TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+	fingerprint TEXT NOT NULL,
+	public_key  BLOB NOT NULL,
+	PRIMARY KEY (party, fingerprint)
+) WITHOUT ROWID;
+
+CREATE TABLE party_topology (
+	party TEXT    NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+	seq   INTEGER NOT NULL,
+	tx    BLOB    NOT NULL,
+	PRIMARY KEY (party, seq)
+) WITHOUT ROWID;
+
+-- One row per ledger offset: the completion of an accepted or rejected command.
+CREATE TABLE completions (
+	ledger_offset     INTEGER PRIMARY KEY,
+	record_time       INTEGER NOT NULL,
+	user_id           TEXT    NOT NULL,
+	command_id        TEXT    NOT NULL,
+	submission_id     TEXT    NOT NULL,
+	act_as            TEXT    NOT NULL,
+	update_id         TEXT    NOT NULL,
+	status_code       INTEGER NOT NULL,
+	status_message    TEXT    NOT NULL,
+	status_details    BLOB,
+	dedup_kind        INTEGER NOT NULL,
+	dedup_value       INTEGER NOT NULL,
+	trace_parent      TEXT    NOT NULL,
+	paid_traffic_cost INTEGER NOT NULL
+);
+
+-- Accepted transactions, at the offset of their completion.
+CREATE TABLE transactions (
+	ledger_offset  INTEGER PRIMARY KEY,
+	update_id      TEXT    NOT NULL UNIQUE,
+	command_id     TEXT    NOT NULL,
+	workflow_id    TEXT    NOT NULL,
+	user_id        TEXT    NOT NULL,
+	submission_id  TEXT    NOT NULL,
+	act_as         TEXT    NOT NULL,
+	record_time    INTEGER NOT NULL,
+	effective_time INTEGER NOT NULL,
+	events         BLOB
+);
+
+CREATE TABLE contracts (
+	id              INTEGER PRIMARY KEY,
+	contract_id     TEXT    NOT NULL UNIQUE,
+	template_id     TEXT    NOT NULL,
+	package_name    TEXT    NOT NULL,
+	create_argument BLOB,
+	signatories     TEXT    NOT NULL,
+	stakeholders    TEXT    NOT NULL,
+	created_at      INTEGER NOT NULL,
+	created_offset  INTEGER NOT NULL,
+	archived_offset INTEGER
+);
+
+-- The latest accepted command per change ID (sha256 of user, act_as set, command id).
+CREATE TABLE dedup (
+	change_id     BLOB    PRIMARY KEY,
+	ledger_offset INTEGER NOT NULL,
+	submission_id TEXT    NOT NULL,
+	record_time   INTEGER NOT NULL
+) WITHOUT ROWID;
+`,
+}
+
+// SchemaVersion is the schema version this build writes.
+func SchemaVersion() int { return len(migrations) }
+
+// migrate brings the database to SchemaVersion in one transaction.
+func migrate(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate schema: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx,
+		`CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("migrate schema: %w", err)
+	}
+	var have int
+	err = tx.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&have)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (0)`); err != nil {
+			return fmt.Errorf("migrate schema: %w", err)
+		}
+	case err != nil:
+		return fmt.Errorf("migrate schema: read version: %w", err)
+	}
+	if have > len(migrations) {
+		return fmt.Errorf("%w: the database has schema version %d, this build knows up to %d; run a newer ledger build",
+			ErrSchemaTooNew, have, len(migrations))
+	}
+	if have == len(migrations) {
+		return nil
+	}
+	for v := have; v < len(migrations); v++ {
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET version = ?`, len(migrations)); err != nil {
+		return fmt.Errorf("migrate schema: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrate schema: commit: %w", err)
+	}
+	return nil
+}
