@@ -42,16 +42,7 @@ func TestWideValuesExpand(t *testing.T) {
 		"legs", list(leg("1.5000000000"), leg("2.2500000000")),
 		"meta", some(variant("Memo", rec("text", text("invoice 2025-08 for consulting, net 30 days"), "ref", text("INV-42")))),
 	)
-	pt := transfer([]string{"0"}, node("0", create(cidA, arg)))
-	r, err := review.Summarize(pt, nil, time.Unix(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := RenderText(&out, r, TextOptions{Width: 80}); err != nil {
-		t.Fatal(err)
-	}
-	s := out.String()
+	s := renderText(t, transfer([]string{"0"}, node("0", create(cidA, arg))))
 	i := strings.Index(s, "TRANSACTION")
 	j := strings.Index(s, "PARTIES")
 	got := s[i:j]
@@ -91,7 +82,15 @@ func TestWideValuesExpand(t *testing.T) {
 // transaction carries, trailing zeros included: 100.00 is not 100.0 (issue
 // 12, item 32).
 func TestNumericsExactlyAsWritten(t *testing.T) {
-	pt := transfer([]string{"0"}, node("0", create(cidA, rec("owner", party(alice), "amount", num("100.00"), "rate", num("0.0000000000")))))
+	out := renderText(t, transfer([]string{"0"}, node("0", create(cidA, rec("owner", party(alice), "amount", num("100.00"), "rate", num("0.0000000000"))))))
+	if !strings.Contains(out, "amount: 100.00\n") || !strings.Contains(out, "rate: 0.0000000000\n") {
+		t.Errorf("numerics changed:\n%s", out)
+	}
+}
+
+// renderText is RenderText of a transaction at 80 columns.
+func renderText(t *testing.T, pt *damlpb.PreparedTransaction) string {
+	t.Helper()
 	r, err := review.Summarize(pt, nil, time.Unix(0, 0))
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +99,5 @@ func TestNumericsExactlyAsWritten(t *testing.T) {
 	if err := RenderText(&out, r, TextOptions{Width: 80}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "amount: 100.00\n") || !strings.Contains(out.String(), "rate: 0.0000000000\n") {
-		t.Errorf("numerics changed:\n%s", out.String())
-	}
+	return out.String()
 }
