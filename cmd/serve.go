@@ -113,7 +113,7 @@ The node stops cleanly on SIGINT or SIGTERM.`,
   ledger serve --nonconsuming-choices Observe,Report
 
   # with HS256 tokens
-  head -c 32 /dev/urandom | base64 > secret.txt
+  (umask 077; head -c 32 /dev/urandom | base64 > secret.txt)   # readable by you only
   ledger serve --auth hs256 --auth-secret-file secret.txt &
   TOKEN=$(ledger token --secret-file secret.txt --user participant_admin)
   curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:7575/v2/users`,
