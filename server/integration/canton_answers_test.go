@@ -1,0 +1,42 @@
+package integration
+
+import (
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/ledger-cli/ledger/node"
+	"github.com/ledger-cli/ledger/proto/damlpb"
+	"github.com/ledger-cli/ledger/server/auth"
+)
+
+// TestCreateAndExercisePreparedThenRefused: Canton prepares a
+// CreateAndExerciseCommand (one command, two root nodes) and refuses it at
+// execute, before looking at the signatures (InteractiveSubmissionServiceImpl
+// refuses only several commands; ExternalTransactionProcessor.processExecute
+// refuses several roots under enforceSingleRootNode).
+func TestCreateAndExercisePreparedThenRefused(t *testing.T) {
+	n := startCommandNode(t, auth.ModeHS256, node.Config{})
+	ext, key := n.onboard("Ext", "wallet")
+	wallet := n.token("wallet")
+	cmd := map[string]any{"CreateAndExerciseCommand": map[string]any{
+		"templateId":      iouTemplate,
+		"createArguments": map[string]any{"owner": ext, "amount": "1", "currency": "USD"},
+		"choice":          "Archive", "choiceArgument": map[string]any{},
+	}}
+	p := n.prepare(wallet, prepareBody("cae-1", []string{ext}, cmd))
+	var pt damlpb.PreparedTransaction
+	if err := proto.Unmarshal(p.PreparedTransaction, &pt); err != nil {
+		t.Fatal(err)
+	}
+	if roots := pt.GetTransaction().GetRoots(); len(roots) != 2 {
+		t.Fatalf("roots %v, want the create and the exercise", roots)
+	}
+	e := n.fail("POST", "/v2/interactive-submission/executeAndWait", wallet, executeBody(p, ext, key, "s-1"), 400, "FAILED_TO_EXECUTE_TRANSACTION")
+	if want := "The participant failed to execute the transaction: Transaction with multiple root nodes are not supported"; e.Cause != want {
+		t.Errorf("cause %q, want %q", e.Cause, want)
+	}
+	if end := n.ledgerEnd(); end != 0 {
+		t.Errorf("ledger end %d after the refused execute, want 0", end)
+	}
+}
