@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -74,7 +75,12 @@ write is on disk before the answer goes out.
 
 Without --db the database lives in the user's data directory
 ($XDG_DATA_HOME/ledger/ledger.db or ~/.local/share/ledger/ledger.db);
---db :memory: keeps everything in memory.
+--db :memory: keeps everything in memory. The database and its -wal and
+-shm files are readable by their owner only (they hold the node's key), and
+one ledger serve at a time uses a database: a second one on the same file
+refuses to start and names the process that has it (the lock is the file
+beside it with ".lock" appended; the system releases it when that process
+ends, however it ends).
 
 Authentication (--auth):
   none    no token needed (Canton's wildcard mode); requests that act for a
@@ -299,6 +305,10 @@ func serveRun(o *ServeOptions) error {
 		defer stop()
 	}
 	running, err := startServe(ctx, cfg)
+	var locked *local.LockedError
+	if errors.As(err, &locked) {
+		return fmt.Errorf("%w: stop that ledger serve, or give another --db", err)
+	}
 	if err != nil {
 		return err
 	}
