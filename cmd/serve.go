@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
 	"slices"
@@ -54,6 +55,10 @@ type ServeOptions struct {
 	ReadHeaderTimeout time.Duration
 	BodyReadTimeout   time.Duration
 	IdleTimeout       time.Duration
+
+	CORSOrigins    []string
+	AllowedHosts   []string
+	InsecureNoAuth bool
 }
 
 // NewCmdServe builds `ledger serve`.
@@ -107,6 +112,14 @@ elements (more collected is 413, as Canton answers); the websocket
 GET /v2/commands/completions has no limit. At most --max-streams completion
 streams run at once.
 
+Web pages: the node refuses requests that carry an Origin other than its
+own unless --cors-origin allows it, refuses JSON requests whose Content-Type
+is present and not JSON (what a page may send anywhere without asking), and,
+while it listens on loopback, refuses a Host that is not a loopback name or
+address unless --allowed-host names it (DNS rebinding). Without
+authentication it listens only on loopback unless --insecure-no-auth is
+given.
+
 The node stops cleanly on SIGINT or SIGTERM.`,
 		Example: `  # a node on the default port, no authentication
   ledger serve
@@ -117,6 +130,9 @@ The node stops cleanly on SIGINT or SIGTERM.`,
 
   # choices named Observe and Report keep their contract active
   ledger serve --nonconsuming-choices Observe,Report
+
+  # a web app on localhost:5173 may call the node
+  ledger serve --cors-origin http://localhost:5173
 
   # with HS256 tokens
   head -c 32 /dev/urandom | base64 > secret.txt
@@ -167,6 +183,9 @@ The node stops cleanly on SIGINT or SIGTERM.`,
 	fl.DurationVar(&opts.ReadHeaderTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "longest a client may take to send a request's headers")
 	fl.DurationVar(&opts.BodyReadTimeout, "body-read-timeout", server.DefaultBodyReadTimeout, "longest a client may take to send a request body (400 after it)")
 	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close keep-alive connections idle this long")
+	fl.StringSliceVar(&opts.CORSOrigins, "cors-origin", nil, `web origins whose pages may call the node, e.g. http://localhost:5173 ("*" for any)`)
+	fl.StringSliceVar(&opts.AllowedHosts, "allowed-host", nil, "Host names accepted besides loopback ones while listening on loopback")
+	fl.BoolVar(&opts.InsecureNoAuth, "insecure-no-auth", false, "allow --auth none on an address other than loopback")
 	return cmd
 }
 
@@ -205,9 +224,28 @@ func (o *ServeOptions) validate() error {
 	case o.AuthAudience != "" && o.AuthScope != "":
 		return cmdutil.UsageError("give --auth-audience or --auth-scope, not both")
 	}
+	for _, origin := range o.CORSOrigins {
+		if err := checkOrigin(origin); err != nil {
+			return cmdutil.UsageError("--cors-origin %q: %v", origin, err)
+		}
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.LogLevel)); err != nil {
 		return cmdutil.UsageError("--log-level %q: use debug, info, warn or error", o.LogLevel)
+	}
+	return nil
+}
+
+// checkOrigin: a web origin is scheme://host[:port] (http or https, no
+// path), "null", or "*".
+func checkOrigin(origin string) error {
+	if origin == "*" || origin == "null" {
+		return nil
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		strings.TrimSuffix(u.Path, "/") != "" || u.RawQuery != "" || u.User != nil {
+		return errors.New("give an origin as a browser sends it, scheme://host[:port], e.g. http://localhost:5173")
 	}
 	return nil
 }
@@ -242,6 +280,9 @@ func serveConfig(o *ServeOptions) (serveSetup, error) {
 			ReadHeaderTimeout: o.ReadHeaderTimeout,
 			BodyReadTimeout:   o.BodyReadTimeout,
 			IdleTimeout:       o.IdleTimeout,
+			CORSOrigins:       o.CORSOrigins,
+			AllowedHosts:      o.AllowedHosts,
+			InsecureNoAuth:    o.InsecureNoAuth,
 			Auth: auth.Config{
 				Mode:     o.AuthMode,
 				JWKS:     o.AuthJWKS,
@@ -308,6 +349,9 @@ func serveRun(o *ServeOptions) error {
 	var locked *local.LockedError
 	if errors.As(err, &locked) {
 		return fmt.Errorf("%w: stop that ledger serve, or give another --db", err)
+	}
+	if errors.Is(err, server.ErrNoAuthOnNetwork) {
+		return cmdutil.UsageError("--addr %s with --auth none: %v; give --auth (see ledger serve --help), listen on 127.0.0.1, or add --insecure-no-auth", o.Addr, err)
 	}
 	if err != nil {
 		return err

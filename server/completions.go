@@ -222,7 +222,7 @@ func (s *Server) streamCompletions(req *Request) (any, error) {
 		return nil, err
 	}
 	defer release()
-	conn, err := websocket.Accept(req.W, r, &websocket.AcceptOptions{Subprotocols: []string{subprotocolAuth}})
+	conn, err := websocket.Accept(req.W, r, s.websocketOptions())
 	if err != nil {
 		s.Log.Info("websocket upgrade failed", "path", r.URL.Path, "correlationId", req.CorrelationID, "error", err)
 		return nil, nil // Accept has answered
@@ -294,6 +294,13 @@ func (s *Server) streamCompletions(req *Request) (any, error) {
 			return nil, nil
 		}
 	}
+}
+
+// websocketOptions are the upgrade options of every websocket: the auth
+// subprotocol, and the allowed CORS origins (the guard has refused the
+// others before).
+func (s *Server) websocketOptions() *websocket.AcceptOptions {
+	return &websocket.AcceptOptions{Subprotocols: []string{subprotocolAuth}, OriginPatterns: s.wsOrigins}
 }
 
 // subprotocols lists the Sec-WebSocket-Protocol values of a request.

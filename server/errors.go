@@ -72,6 +72,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 	var (
 		e        *ledgerapi.JsCantonError
+		rf       *refusal
 		af       *authFailure
 		ae       *auth.Error
 		tooLarge *http.MaxBytesError
@@ -83,6 +84,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		e = ledgerapi.Errorf(ledgerapi.CodeInvalidArgument,
 			"The request body exceeds the limit of %d bytes.", tooLarge.Limit)
 		status = http.StatusRequestEntityTooLarge
+	case errors.As(err, &rf):
+		e, status, redact = rf.err, rf.status, false
 	case errors.As(err, &e):
 	case errors.As(err, &af):
 		e = ledgerapi.NewError(af.code, af.reason, nil)
