@@ -50,6 +50,8 @@ type ServeOptions struct {
 	MaxDeduplication    time.Duration // 0 unless --max-deduplication was given
 	TapsMaxPassesLimit  int32
 	MaxStreams          int
+	MaxStreamsPerUser   int
+	StreamIdleMax       time.Duration
 	MaxValueNodes       int
 
 	ReadHeaderTimeout time.Duration
@@ -110,7 +112,8 @@ across restarts unless given again.
 Completions: POST /v2/commands/completions returns at most --completions-max
 elements (more collected is 413, as Canton answers); the websocket
 GET /v2/commands/completions has no limit. At most --max-streams completion
-streams run at once.
+streams run at once, at most --max-streams-per-user of them for one user, and
+a list waits at most --max-stream-idle-timeout for its next element.
 
 Web pages: the node refuses requests that carry an Origin other than its
 own unless --cors-origin allows it, refuses JSON requests whose Content-Type
@@ -179,6 +182,8 @@ The node stops cleanly on SIGINT or SIGTERM.`,
 	fl.DurationVar(&maxDedup, "max-deduplication", ledger.DefaultMaxDeduplication, "maximum (and default) deduplication period; stored in the database")
 	fl.Int32Var(&opts.TapsMaxPassesLimit, "taps-max-passes-limit", node.DefaultTapsMaxPassesLimit, "largest tapsMaxPasses a command may ask for")
 	fl.IntVar(&opts.MaxStreams, "max-streams", node.DefaultMaxStreams, "most completion streams (lists and websockets) open at once")
+	fl.IntVar(&opts.MaxStreamsPerUser, "max-streams-per-user", node.DefaultMaxStreamsPerUser, "most streams one user may have open at once")
+	fl.DurationVar(&opts.StreamIdleMax, "max-stream-idle-timeout", server.DefaultCompletionsMaxWait, "largest stream_idle_timeout_ms a completions list gets (larger values are capped)")
 	fl.IntVar(&opts.MaxValueNodes, "max-value-nodes", node.DefaultMaxValueNodes, "most Daml values (list elements, fields, scalars) the arguments of one request may hold")
 	fl.DurationVar(&opts.ReadHeaderTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "longest a client may take to send a request's headers")
 	fl.DurationVar(&opts.BodyReadTimeout, "body-read-timeout", server.DefaultBodyReadTimeout, "longest a client may take to send a request body (400 after it)")
@@ -217,6 +222,10 @@ func (o *ServeOptions) validate() error {
 		return cmdutil.UsageError("--taps-max-passes-limit must be positive")
 	case o.MaxStreams <= 0:
 		return cmdutil.UsageError("--max-streams must be positive")
+	case o.MaxStreamsPerUser <= 0 || o.MaxStreamsPerUser > o.MaxStreams:
+		return cmdutil.UsageError("--max-streams-per-user must be positive and at most --max-streams (%d)", o.MaxStreams)
+	case o.StreamIdleMax <= 0:
+		return cmdutil.UsageError("--max-stream-idle-timeout must be a positive duration, e.g. 1m")
 	case o.MaxValueNodes <= 0:
 		return cmdutil.UsageError("--max-value-nodes must be positive")
 	case o.ReadHeaderTimeout <= 0 || o.BodyReadTimeout <= 0 || o.IdleTimeout <= 0:
@@ -269,20 +278,22 @@ func serveConfig(o *ServeOptions) (serveSetup, error) {
 				MaxDeduplication:    o.MaxDeduplication,
 				TapsMaxPassesLimit:  o.TapsMaxPassesLimit,
 				MaxStreams:          o.MaxStreams,
+				MaxStreamsPerUser:   o.MaxStreamsPerUser,
 				MaxValueNodes:       o.MaxValueNodes,
 			},
 		},
 		Server: server.Config{
-			Addr:              o.Addr,
-			PortFile:          o.PortFile,
-			MaxRequestBytes:   o.MaxRequestBytes,
-			CompletionsMax:    o.CompletionsMax,
-			ReadHeaderTimeout: o.ReadHeaderTimeout,
-			BodyReadTimeout:   o.BodyReadTimeout,
-			IdleTimeout:       o.IdleTimeout,
-			CORSOrigins:       o.CORSOrigins,
-			AllowedHosts:      o.AllowedHosts,
-			InsecureNoAuth:    o.InsecureNoAuth,
+			Addr:               o.Addr,
+			PortFile:           o.PortFile,
+			MaxRequestBytes:    o.MaxRequestBytes,
+			CompletionsMax:     o.CompletionsMax,
+			CompletionsMaxWait: o.StreamIdleMax,
+			ReadHeaderTimeout:  o.ReadHeaderTimeout,
+			BodyReadTimeout:    o.BodyReadTimeout,
+			IdleTimeout:        o.IdleTimeout,
+			CORSOrigins:        o.CORSOrigins,
+			AllowedHosts:       o.AllowedHosts,
+			InsecureNoAuth:     o.InsecureNoAuth,
 			Auth: auth.Config{
 				Mode:     o.AuthMode,
 				JWKS:     o.AuthJWKS,

@@ -60,7 +60,9 @@ func (s *Server) completionFilter(c *Caller, body ledgerapi.CompletionStreamRequ
 // (Server.CompletionsMax + 1 when absent or larger), stopping when no
 // element arrives within stream_idle_timeout_ms (Server.CompletionsWait
 // when absent), also before the first; more than CompletionsMax elements is
-// 413.
+// 413. Canton takes any idle timeout; this node caps it at
+// Server.CompletionsMaxWait, as Canton caps limit, so that a list cannot
+// hold a stream slot for hours.
 func (s *Server) listCompletions(req *Request) (any, error) {
 	maxElems := s.CompletionsMax
 	take := maxElems + 1
@@ -78,6 +80,7 @@ func (s *Server) listCompletions(req *Request) (any, error) {
 		}
 		idle = time.Duration(min(ms, int64(time.Duration(1<<62)/time.Millisecond))) * time.Millisecond
 	}
+	idle = min(idle, s.CompletionsMaxWait)
 	var body ledgerapi.CompletionStreamRequest
 	if err := decodeBody(req.Request, &body); err != nil {
 		return nil, err
@@ -86,7 +89,7 @@ func (s *Server) listCompletions(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	release, err := s.Node.AcquireStream()
+	release, err := s.Node.AcquireStream(req.Caller.UserID)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +220,7 @@ func (s *Server) streamCompletions(req *Request) (any, error) {
 		return nil, err
 	}
 	req.Caller = caller
-	release, err := s.Node.AcquireStream()
+	release, err := s.Node.AcquireStream(caller.UserID)
 	if err != nil {
 		return nil, err
 	}

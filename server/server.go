@@ -58,10 +58,11 @@ type Server struct {
 	// BodyReadTimeout bounds how long reading a request body may take
 	// (0 = no bound).
 	BodyReadTimeout time.Duration
-	// CompletionsMax and CompletionsWait configure the completions list
-	// (see Config).
-	CompletionsMax  int
-	CompletionsWait time.Duration
+	// CompletionsMax, CompletionsWait and CompletionsMaxWait configure the
+	// completions list (see Config).
+	CompletionsMax     int
+	CompletionsWait    time.Duration
+	CompletionsMaxWait time.Duration
 
 	mux     *http.ServeMux
 	handler http.Handler // mux behind the guard
@@ -80,15 +81,16 @@ func New(n *node.Node, v *auth.Verifier, cfg Config) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{Node: n, Verifier: v, Log: log,
-		MaxRequestBytes: cfg.MaxRequestBytes,
-		BodyReadTimeout: orDefault(cfg.BodyReadTimeout, DefaultBodyReadTimeout),
-		CompletionsMax:  cfg.CompletionsMax,
-		CompletionsWait: orDefault(cfg.CompletionsWait, DefaultCompletionsWait),
-		mux:             http.NewServeMux(),
-		corsOrigins:     cfg.CORSOrigins,
-		allowedHosts:    cfg.AllowedHosts,
-		wsOrigins:       websocketOrigins(cfg.CORSOrigins),
-		checkHost:       cfg.loopbackOnly}
+		MaxRequestBytes:    cfg.MaxRequestBytes,
+		BodyReadTimeout:    orDefault(cfg.BodyReadTimeout, DefaultBodyReadTimeout),
+		CompletionsMax:     cfg.CompletionsMax,
+		CompletionsWait:    orDefault(cfg.CompletionsWait, DefaultCompletionsWait),
+		CompletionsMaxWait: orDefault(cfg.CompletionsMaxWait, DefaultCompletionsMaxWait),
+		mux:                http.NewServeMux(),
+		corsOrigins:        cfg.CORSOrigins,
+		allowedHosts:       cfg.AllowedHosts,
+		wsOrigins:          websocketOrigins(cfg.CORSOrigins),
+		checkHost:          cfg.loopbackOnly}
 	s.handler = s.guard(s.mux)
 	if s.MaxRequestBytes <= 0 {
 		s.MaxRequestBytes = DefaultMaxRequestBytes

@@ -39,6 +39,10 @@ type Config struct {
 	// CompletionsWait is the default idle timeout of a completions list
 	// (DefaultCompletionsWait).
 	CompletionsWait time.Duration
+	// CompletionsMaxWait caps the idle timeout a completions list may ask
+	// for in stream_idle_timeout_ms (DefaultCompletionsMaxWait); larger
+	// values are taken as this.
+	CompletionsMaxWait time.Duration
 	// ShutdownTimeout bounds how long Close waits for requests in progress
 	// (default 10 s).
 	ShutdownTimeout time.Duration
@@ -82,6 +86,9 @@ const (
 	// DefaultCompletionsWait is Canton's http-list-wait-time: the idle
 	// timeout of a completions list when the request gives none.
 	DefaultCompletionsWait = 500 * time.Millisecond
+	// DefaultCompletionsMaxWait is the longest idle timeout a completions
+	// list gets, whatever it asks for (Canton has no such cap).
+	DefaultCompletionsMaxWait = time.Minute
 )
 
 // Running is a started node.

@@ -170,3 +170,55 @@ func TestAllowedOriginsAndHosts(t *testing.T) {
 	}
 	_ = conn.Close(websocket.StatusNormalClosure, "")
 }
+
+// TestOneUserCannotTakeEveryStream: a user with read rights on one party
+// gets at most --max-streams-per-user streams; others still get theirs. A
+// completions list asking for an idle timeout of an hour waits at most the
+// server's maximum.
+func TestOneUserCannotTakeEveryStream(t *testing.T) {
+	n := start(t, auth.ModeHS256, node.Config{MaxStreams: 10, MaxStreamsPerUser: 2},
+		server.Config{CompletionsMaxWait: 300 * time.Millisecond})
+	alice := n.allocate("Alice").Party
+	n.createUser("greedy", ledgerapi.CanReadAs(alice))
+	n.createUser("other", ledgerapi.CanReadAs(alice))
+	greedy := n.token("greedy")
+	for range 2 {
+		conn, _, err := dialCompletions(t, n, greedy, map[string]any{"parties": []string{alice}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.CloseNow()
+	}
+	// The node counts a websocket from its upgrade on: wait until both are.
+	body := map[string]any{"parties": []string{alice}}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r := n.call("POST", "/v2/commands/completions?stream_idle_timeout_ms=10", greedy, body)
+		if r.status == 409 {
+			e, _ := ledgerapi.DecodeError(r.body)
+			if e == nil || e.Code != "MAXIMUM_NUMBER_OF_STREAMS" || !strings.Contains(e.Cause, "greedy") {
+				t.Fatalf("third stream of one user: %s", r.body)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a third stream of one user was still served: %d %s", r.status, r.body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	began := time.Now()
+	r := n.callAs("POST", "/v2/commands/completions?stream_idle_timeout_ms=3600000", `{"parties":["`+alice+`"]}`,
+		func(r *http.Request) {
+			r.Header.Set("Authorization", "Bearer "+n.token("other"))
+			*r = *r.WithContext(ctx)
+		})
+	if r.status != 200 || string(r.body) != "[]" {
+		t.Fatalf("another user's list: %d %s", r.status, r.body)
+	}
+	if waited := time.Since(began); waited > 10*time.Second {
+		t.Errorf("an idle timeout of an hour waited %v; the server's maximum is 300ms", waited)
+	}
+}
