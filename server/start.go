@@ -14,7 +14,6 @@ import (
 	"github.com/ledger-cli/ledger/internal/atomicfile"
 	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/topology"
 )
 
 // DefaultAddr is where the node listens by default (Canton's JSON API port, loopback).
@@ -137,12 +136,11 @@ func Start(ctx context.Context, n *node.Node, cfg Config) (*Running, error) {
 		return nil, err
 	}
 	id := n.Identity()
-	name, _, _ := topology.SplitUID(id.ParticipantID)
 	authCfg := cfg.Auth
 	if authCfg.Mode == "" {
 		authCfg.Mode = auth.ModeNone
 	}
-	authCfg.ParticipantID = name
+	authCfg.ParticipantID = id.ParticipantID
 	v, err := auth.New(authCfg)
 	if err != nil {
 		return fail(fmt.Errorf("auth: %w", err))

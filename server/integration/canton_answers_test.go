@@ -1,11 +1,15 @@
 package integration
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"github.com/ledger-cli/ledger/server/auth"
 )
@@ -38,5 +42,34 @@ func TestCreateAndExercisePreparedThenRefused(t *testing.T) {
 	}
 	if end := n.ledgerEnd(); end != 0 {
 		t.Errorf("ledger end %d after the refused execute, want 0", end)
+	}
+}
+
+// TestAudienceNamesTheParticipantID: Canton accepts a token whose audience
+// is https://daml.com/jwt/aud/participant/<id> when <id> is exactly its
+// participant id, name::fingerprint as GET /v2/parties/participant-id
+// answers (Authorizer.valid, Claims.validForParticipant); another id is
+// PERMISSION_DENIED. The node also takes the bare name (ledger token's
+// default, minted before the fingerprint is known).
+func TestAudienceNamesTheParticipantID(t *testing.T) {
+	n := startNode(t, auth.ModeHS256)
+	var pid ledgerapi.GetParticipantIDResponse
+	n.ok("GET", "/v2/parties/participant-id", n.admin, nil, &pid)
+	name, fingerprint, ok := strings.Cut(pid.ParticipantID, "::")
+	if !ok {
+		t.Fatalf("participant id %q", pid.ParticipantID)
+	}
+	mint := func(participant string) string {
+		tok, err := auth.Mint(testSecret, ledger.AdminUserID, time.Hour, "", participant, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	for _, id := range []string{pid.ParticipantID, name} {
+		n.ok("GET", "/v2/authenticated-user", mint(id), nil, nil)
+	}
+	for _, id := range []string{"other::" + fingerprint, name + "::1220" + strings.Repeat("0", 64), "other"} {
+		n.fail("GET", "/v2/authenticated-user", mint(id), nil, 403, ledgerapi.RedactedCode)
 	}
 }
