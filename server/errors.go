@@ -46,6 +46,9 @@ type authFailure struct {
 	code            ledgerapi.ErrorCode // CodeUnauthenticated or CodePermissionDenied
 	reason          string              // for the log only
 	tokenResolution bool
+	// err, when set, is the error to answer instead (a failure that Canton
+	// does not redact).
+	err *ledgerapi.JsCantonError
 }
 
 func (e *authFailure) Error() string { return e.code.ID + ": " + e.reason }
@@ -87,6 +90,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &rf):
 		e, status, redact = rf.err, rf.status, false
 	case errors.As(err, &e):
+	case errors.As(err, &af) && af.err != nil:
+		e = af.err
 	case errors.As(err, &af):
 		e = ledgerapi.NewError(af.code, af.reason, nil)
 	case errors.As(err, &ae):
@@ -113,7 +118,12 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		out = ledgerapi.Redacted(e)
 	}
 	if af != nil && af.tokenResolution {
-		out.Context = ledgerapi.Map[string]{"ledger_api_error": "invalid token"}
+		// Canton's JSON layer marks a failure of its own token resolution
+		// (Endpoints.validateJwtToken), on top of what the error says.
+		if out.IsRedacted() {
+			out.Context = ledgerapi.Map[string]{}
+		}
+		out.Context["ledger_api_error"] = "invalid token"
 	}
 	if status == 0 {
 		status = e.HTTPStatus()

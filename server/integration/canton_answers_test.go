@@ -73,3 +73,26 @@ func TestAudienceNamesTheParticipantID(t *testing.T) {
 		n.fail("GET", "/v2/authenticated-user", mint(id), nil, 403, ledgerapi.RedactedCode)
 	}
 }
+
+// TestTokenSubjectNotAUserID: Canton's UserBasedClaimResolver.getUserId
+// refuses a token whose sub is no valid user id with INVALID_TOKEN (400, not
+// redacted), before it looks the user up; the JSON layer adds
+// ledger_api_error to the context (Endpoints.validateJwtToken).
+func TestTokenSubjectNotAUserID(t *testing.T) {
+	n := startNode(t, auth.ModeHS256)
+	tok, err := auth.Mint(testSecret, "bad user", time.Hour, "", auth.DefaultParticipantID, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := n.fail("GET", "/v2/authenticated-user", tok, nil, 400, "INVALID_TOKEN")
+	want := "The submitted request is missing a user-id: token User ID \"bad user\" does not match regex \"[a-zA-Z0-9@^$.!`\\-#+'~_|:\\(\\)]{1,128}\""
+	if e.Cause != want || e.ErrorCategory != 8 || e.Context["ledger_api_error"] != "invalid token" || e.Context["definite_answer"] != "false" {
+		t.Errorf("error %+v, want cause %s", e, want)
+	}
+	// a valid user id that names no user stays the redacted 403
+	tok, _ = auth.Mint(testSecret, "nobody", time.Hour, "", auth.DefaultParticipantID, time.Now())
+	e = n.fail("GET", "/v2/authenticated-user", tok, nil, 403, ledgerapi.RedactedCode)
+	if e.Context["ledger_api_error"] != "invalid token" {
+		t.Errorf("unknown user: context %v", e.Context)
+	}
+}
