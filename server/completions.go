@@ -21,13 +21,27 @@ import (
 // "jwt.token.<JWT>" beside "daml.ws.auth", which the node answers with.
 const subprotocolAuth = "daml.ws.auth"
 
-// completionFilter validates a CompletionStreamRequest for caller (the
-// user, the token's when empty; at least one party; read rights on each)
-// and starts following the completions it selects from its begin offset.
+// completionFilter checks a CompletionStreamRequest for caller and starts
+// following the completions it selects from its begin offset. As in Canton,
+// authorization comes before validation (CommandCompletionServiceAuthorization
+// wraps the service, whose CompletionServiceRequestValidator runs after):
+// first the user (MatchUserId: "" takes the token's user; another user than
+// the token's is 403, except for a caller who may read as any party), then
+// read rights on every listed party, malformed or not (ReadAs); only then the
+// form of the user id, the parties and the begin offset.
 func (s *Server) completionFilter(c *Caller, body ledgerapi.CompletionStreamRequest) (*node.CompletionFollower, error) {
-	userID, err := c.UserIDFor(body.UserID)
-	if err != nil {
-		return nil, err
+	userID := body.UserID
+	if userID == "" || !c.CanReadAsAnyParty() || c.Wildcard() {
+		id, err := c.UserIDFor(body.UserID)
+		if err != nil {
+			return nil, err
+		}
+		userID = id
+	}
+	for _, p := range body.Parties {
+		if !c.CanReadAs(p) {
+			return nil, permissionDenied("user %q may not read as party %q", c.UserID, p)
+		}
 	}
 	if err := ledgerapi.ValidateUserID("user_id", userID); err != nil {
 		return nil, ledgerapi.InvalidField("user_id", fieldReason(err))
@@ -43,9 +57,6 @@ func (s *Server) completionFilter(c *Caller, body ledgerapi.CompletionStreamRequ
 	for _, p := range body.Parties {
 		if err := ledgerapi.ValidatePartyID("parties", p); err != nil {
 			return nil, ledgerapi.InvalidArgument("%s", fieldReason(err))
-		}
-		if !c.CanReadAs(p) {
-			return nil, permissionDenied("user %q may not read as party %q", c.UserID, p)
 		}
 		if !seen[p] {
 			seen[p] = true

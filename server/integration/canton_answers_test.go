@@ -96,3 +96,30 @@ func TestTokenSubjectNotAUserID(t *testing.T) {
 		t.Errorf("unknown user: context %v", e.Context)
 	}
 }
+
+// TestCompletionsAuthorizeBeforeValidating: Canton authorizes a completion
+// stream (CommandCompletionServiceAuthorization: MatchUserId skipping the
+// user check for any-party readers, then ReadAs for every listed party)
+// before CompletionServiceRequestValidator looks at the request.
+func TestCompletionsAuthorizeBeforeValidating(t *testing.T) {
+	n := startNode(t, auth.ModeHS256)
+	alice := n.allocate("Alice").Party
+	n.createUser("reader", ledgerapi.CanReadAs(alice))
+	n.createUser("any", adminRight(ledgerapi.RightCanReadAsAnyParty))
+	reader, anyone := n.token("reader"), n.token("any")
+	const path = "/v2/commands/completions?stream_idle_timeout_ms=10"
+
+	// a party the caller may not read is 403, malformed or not
+	for _, p := range []string{"not a party!", "Bob::1220ab", ""} {
+		n.fail("POST", path, reader, map[string]any{"parties": []string{alice, p}}, 403, ledgerapi.RedactedCode)
+	}
+	// another user than the token's is 403, even when malformed ...
+	n.fail("POST", path, reader, map[string]any{"userId": "bad user!", "parties": []string{alice}}, 403, ledgerapi.RedactedCode)
+	// ... unless the caller may read as any party: then it is validated
+	e := n.fail("POST", path, anyone, map[string]any{"userId": "bad user!", "parties": []string{alice}}, 400, "INVALID_FIELD")
+	if !strings.Contains(e.Cause, "user_id") {
+		t.Errorf("cause %q does not name user_id", e.Cause)
+	}
+	n.ok("POST", path, anyone, map[string]any{"userId": "reader", "parties": []string{alice}}, nil)
+	n.fail("POST", path, anyone, map[string]any{"parties": []string{"not a party!"}}, 400, "INVALID_ARGUMENT")
+}

@@ -81,6 +81,7 @@ POST   /v2/commands/submit-and-wait-for-transaction                       -    -
 POST   /v2/commands/submit-and-wait-for-transaction-tree                  -    -    Y   -    -      -        -       -
 POST   /v2/commands/async/submit                                          -    -    Y   -    -      -        -       -
 POST   /v2/commands/completions                                           -    Y    Y   -    -      -        Y       -
+POST   /v2/commands/completions#other-user                                -    -    -   -    -      -        Y       -
 WS     /v2/commands/completions                                           -    Y    Y   -    -      -        Y       -
 `
 
@@ -155,6 +156,10 @@ func TestRightsTable(t *testing.T) {
 			return commands(next("cmd"), []string{p}, []map[string]any{create(p, "1")}, nil)
 		},
 		"POST /v2/commands/completions": func(string) any { return map[string]any{"parties": []string{p}} },
+		// Canton skips the user check for callers who may read as any party.
+		"POST /v2/commands/completions#other-user": func(string) any {
+			return map[string]any{"userId": "victim", "parties": []string{p}}
+		},
 	}
 
 	rows := strings.Split(strings.TrimSpace(rightsTable), "\n")[1:]
