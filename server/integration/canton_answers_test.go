@@ -123,3 +123,44 @@ func TestCompletionsAuthorizeBeforeValidating(t *testing.T) {
 	n.ok("POST", path, anyone, map[string]any{"userId": "reader", "parties": []string{alice}}, nil)
 	n.fail("POST", path, anyone, map[string]any{"parties": []string{"not a party!"}}, 400, "INVALID_ARGUMENT")
 }
+
+// TestUserManagementAsCantonAnswersIt pins what Canton 3.5's user
+// management does with admins (UserManagementServiceAuthorization,
+// ApiUserManagementService):
+//   - deleting a user needs admin rights over its identity provider only,
+//     so an identity-provider admin of the default provider may delete
+//     participant_admin; the one refusal is deleting oneself (INVALID_ARGUMENT
+//     "Requesting user cannot delete itself");
+//   - revoking one's own ParticipantAdmin is INVALID_ARGUMENT;
+//   - only a participant admin creates users with, grants or revokes
+//     ParticipantAdmin, CanReadAsAnyParty and CanExecuteAsAnyParty; an
+//     identity-provider admin may grant IdentityProviderAdmin.
+func TestUserManagementAsCantonAnswersIt(t *testing.T) {
+	n := startNode(t, auth.ModeHS256)
+	n.createUser("idp", adminRight(ledgerapi.RightIdentityProviderAdmin))
+	n.createUser("victim")
+	idp := n.token("idp")
+	grant := func(rights ...ledgerapi.Right) map[string]any {
+		return map[string]any{"userId": "victim", "rights": rights}
+	}
+
+	e := n.fail("DELETE", "/v2/users/"+ledger.AdminUserID, n.admin, nil, 400, "INVALID_ARGUMENT")
+	if e.Cause != "The submitted request has invalid arguments: Requesting user cannot delete itself" {
+		t.Errorf("self delete: %q", e.Cause)
+	}
+	e = n.fail("PATCH", "/v2/users/"+ledger.AdminUserID+"/rights", n.admin,
+		map[string]any{"userId": ledger.AdminUserID, "rights": []any{adminRight(ledgerapi.RightParticipantAdmin)}}, 400, "INVALID_ARGUMENT")
+	if !strings.HasSuffix(e.Cause, "Requesting user cannot remove own admin rights") {
+		t.Errorf("own admin revoke: %q", e.Cause)
+	}
+
+	for _, r := range []ledgerapi.RightKind{ledgerapi.RightParticipantAdmin, ledgerapi.RightCanReadAsAnyParty, ledgerapi.RightCanExecuteAsAnyParty} {
+		n.fail("POST", "/v2/users/victim/rights", idp, grant(adminRight(r)), 403, ledgerapi.RedactedCode)
+		n.fail("PATCH", "/v2/users/victim/rights", idp, grant(adminRight(r)), 403, ledgerapi.RedactedCode)
+		n.fail("POST", "/v2/users", idp, map[string]any{"user": map[string]any{"id": "with-" + string(r)}, "rights": []any{adminRight(r)}}, 403, ledgerapi.RedactedCode)
+	}
+	n.ok("POST", "/v2/users/victim/rights", idp, grant(adminRight(ledgerapi.RightIdentityProviderAdmin)), nil)
+
+	n.ok("DELETE", "/v2/users/"+ledger.AdminUserID, idp, nil, nil)
+	n.fail("GET", "/v2/users/"+ledger.AdminUserID, idp, nil, 404, "USER_NOT_FOUND")
+}
