@@ -260,7 +260,7 @@ func (s *Server) streamCompletions(req *Request) (any, error) {
 		}
 	}()
 	var body ledgerapi.CompletionStreamRequest
-	if err := ledgerapi.DecodeBody(bytes.TrimSpace(frame), &body); err != nil {
+	if err := ledgerapi.DecodeBody(loneSurrogates(bytes.TrimSpace(frame)), &body); err != nil {
 		s.closeWithError(conn, req, ledgerapi.InvalidArgument("the first frame is not a CompletionStreamRequest: %s", err.Error()))
 		return nil, nil
 	}

@@ -148,10 +148,11 @@ func authError(ae *auth.Error) *ledgerapi.JsCantonError {
 	return ledgerapi.NewError(ledgerapi.CodeUnauthenticated, ae.Reason, nil)
 }
 
-// decodeBody reads the request body as JSON into v. It accepts any (or no)
-// Content-Type, as Canton does. Malformed JSON, a body that is not an object
-// and an empty body are DecodeErrors; an oversized body is the
-// *http.MaxBytesError writeError answers with 413.
+// decodeBody reads the request body as JSON into v (the guard has checked
+// its Content-Type). Malformed JSON, a body that is not an object and an
+// empty body are DecodeErrors; an oversized body is the *http.MaxBytesError
+// writeError answers with 413. Malformed UTF-8 and lone surrogate escapes
+// in strings are read as Canton reads them (jsonstrings.go).
 func decodeBody(r *http.Request, v any) error {
 	b, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -171,7 +172,7 @@ func decodeBody(r *http.Request, v any) error {
 	if b[0] != '{' {
 		return &DecodeError{What: "body", Detail: "expected a JSON object"}
 	}
-	if err := json.Unmarshal(b, v); err != nil {
+	if err := json.Unmarshal(loneSurrogates(b), v); err != nil {
 		return &DecodeError{What: "body", Detail: jsonErrorText(err)}
 	}
 	return nil

@@ -164,3 +164,24 @@ func TestUserManagementAsCantonAnswersIt(t *testing.T) {
 	n.ok("DELETE", "/v2/users/"+ledger.AdminUserID, idp, nil, nil)
 	n.fail("GET", "/v2/users/"+ledger.AdminUserID, idp, nil, 404, "USER_NOT_FOUND")
 }
+
+// TestStringsAsCantonReadsThem: Canton neither refuses malformed UTF-8 nor
+// lone surrogates in JSON strings. Pekko decodes the body with U+FFFD for
+// malformed bytes; jawn keeps a lone \ud800 as a UTF-16 unit, which the
+// protobuf encoder on the way to the Ledger API writes as "?". So the first
+// is stored as U+FFFD, the second as "?", with a 200.
+func TestStringsAsCantonReadsThem(t *testing.T) {
+	n := startNode(t, auth.ModeHS256)
+	body := "{\"user\":{\"id\":\"strings\",\"metadata\":{\"annotations\":{" +
+		`"lone":"a\ud800b","low":"\udc00","pair":"\ud83d\ude00","escaped":"\\ud800",` +
+		"\"bytes\":\"a\xff\xfeb\"}}}}"
+	n.ok("POST", "/v2/users", n.admin, body, nil)
+	var got ledgerapi.GetUserResponse
+	n.ok("GET", "/v2/users/strings", n.admin, nil, &got)
+	want := map[string]string{"lone": "a?b", "low": "?", "pair": "😀", "escaped": `\ud800`, "bytes": "a\ufffd\ufffdb"}
+	for k, v := range want {
+		if a := got.User.Metadata.Annotations[k]; a != v {
+			t.Errorf("annotation %s = %q, want %q", k, a, v)
+		}
+	}
+}
