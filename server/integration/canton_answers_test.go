@@ -185,3 +185,31 @@ func TestStringsAsCantonReadsThem(t *testing.T) {
 		}
 	}
 }
+
+// TestDeduplicationOffsetPastTheLedgerEnd: Canton does not reject a
+// DeduplicationOffset after the ledger end. CommandsValidator only refuses a
+// negative one, and CommandDeduplicator.dedupOffset finds a duplicate only
+// when the change's latest acceptance lies after the offset, so such an
+// offset deduplicates nothing: the same command is accepted twice. What the
+// completion reports is the period actually used: the offset of the latest
+// acceptance of the change, or 0 (participant begin) when there is none.
+func TestDeduplicationOffsetPastTheLedgerEnd(t *testing.T) {
+	n := startNode(t, auth.ModeNone)
+	alice := n.allocate("Alice").Party
+	past := map[string]any{"userId": "u", "deduplicationPeriod": map[string]any{"DeduplicationOffset": map[string]any{"value": 999999999}}}
+	var first, second ledgerapi.SubmitAndWaitResponse
+	n.ok("POST", "/v2/commands/submit-and-wait", "", commands("dup", []string{alice}, []map[string]any{create(alice, "1")}, past), &first)
+	n.ok("POST", "/v2/commands/submit-and-wait", "", commands("dup", []string{alice}, []map[string]any{create(alice, "1")}, past), &second)
+	cs := n.completions("", "u", []string{alice}, 0, "")
+	if len(cs) != 2 {
+		t.Fatalf("completions %+v", cs)
+	}
+	for i, want := range []int64{0, int64(first.CompletionOffset)} {
+		if p := cs[i].DeduplicationPeriod.Offset; p == nil || *p != want {
+			t.Errorf("completion %d reports deduplication period %+v, want offset %d", i, cs[i].DeduplicationPeriod, want)
+		}
+	}
+	// an offset before the acceptances still deduplicates
+	before := map[string]any{"userId": "u", "deduplicationPeriod": map[string]any{"DeduplicationOffset": map[string]any{"value": 0}}}
+	n.fail("POST", "/v2/commands/submit-and-wait", "", commands("dup", []string{alice}, []map[string]any{create(alice, "1")}, before), 409, "DUPLICATE_COMMAND")
+}
