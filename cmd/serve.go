@@ -100,7 +100,9 @@ Authentication (--auth):
   jwks    tokens checked against the JWK set at --auth-jwks (URL or file)
 Tokens must be user tokens (sub = user id) whose audience is
 https://daml.com/jwt/aud/participant/<participant-id>, or carry the scope
-daml_ledger_api; --auth-audience / --auth-scope replace those rules.
+daml_ledger_api; --auth-audience / --auth-scope replace those rules. The
+participant id is the one GET /v2/parties/participant-id answers
+(name::fingerprint, as Canton requires) or its name alone.
 
 Commands: the node runs no Daml code; it applies one generic contract model
 to every template (see the README). Choices archive the contract they are

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -26,12 +25,8 @@ func TestSecondServeOnOneDatabase(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs ledger serve as a process")
 	}
-	dir := t.TempDir()
-	db := filepath.Join(dir, "ledger.db")
-	secretFile := filepath.Join(dir, "secret")
-	if err := os.WriteFile(secretFile, testSecret, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	db, secretFile := processFiles(t)
+	dir := filepath.Dir(db)
 	holder := startProcess(t, db, secretFile)
 
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
