@@ -21,13 +21,27 @@ import (
 // "jwt.token.<JWT>" beside "daml.ws.auth", which the node answers with.
 const subprotocolAuth = "daml.ws.auth"
 
-// completionFilter validates a CompletionStreamRequest for caller (the
-// user, the token's when empty; at least one party; read rights on each)
-// and starts following the completions it selects from its begin offset.
+// completionFilter checks a CompletionStreamRequest for caller and starts
+// following the completions it selects from its begin offset. As in Canton,
+// authorization comes before validation (CommandCompletionServiceAuthorization
+// wraps the service, whose CompletionServiceRequestValidator runs after):
+// first the user (MatchUserId: "" takes the token's user; another user than
+// the token's is 403, except for a caller who may read as any party), then
+// read rights on every listed party, malformed or not (ReadAs); only then the
+// form of the user id, the parties and the begin offset.
 func (s *Server) completionFilter(c *Caller, body ledgerapi.CompletionStreamRequest) (*node.CompletionFollower, error) {
-	userID, err := c.UserIDFor(body.UserID)
-	if err != nil {
-		return nil, err
+	userID := body.UserID
+	if userID == "" || !c.CanReadAsAnyParty() || c.Wildcard() {
+		id, err := c.UserIDFor(body.UserID)
+		if err != nil {
+			return nil, err
+		}
+		userID = id
+	}
+	for _, p := range body.Parties {
+		if !c.CanReadAs(p) {
+			return nil, permissionDenied("user %q may not read as party %q", c.UserID, p)
+		}
 	}
 	if err := ledgerapi.ValidateUserID("user_id", userID); err != nil {
 		return nil, ledgerapi.InvalidField("user_id", fieldReason(err))
@@ -44,9 +58,6 @@ func (s *Server) completionFilter(c *Caller, body ledgerapi.CompletionStreamRequ
 		if err := ledgerapi.ValidatePartyID("parties", p); err != nil {
 			return nil, ledgerapi.InvalidArgument("%s", fieldReason(err))
 		}
-		if !c.CanReadAs(p) {
-			return nil, permissionDenied("user %q may not read as party %q", c.UserID, p)
-		}
 		if !seen[p] {
 			seen[p] = true
 			parties = append(parties, p)
@@ -60,7 +71,9 @@ func (s *Server) completionFilter(c *Caller, body ledgerapi.CompletionStreamRequ
 // (Server.CompletionsMax + 1 when absent or larger), stopping when no
 // element arrives within stream_idle_timeout_ms (Server.CompletionsWait
 // when absent), also before the first; more than CompletionsMax elements is
-// 413.
+// 413. Canton takes any idle timeout; this node caps it at
+// Server.CompletionsMaxWait, as Canton caps limit, so that a list cannot
+// hold a stream slot for hours.
 func (s *Server) listCompletions(req *Request) (any, error) {
 	maxElems := s.CompletionsMax
 	take := maxElems + 1
@@ -78,6 +91,7 @@ func (s *Server) listCompletions(req *Request) (any, error) {
 		}
 		idle = time.Duration(min(ms, int64(time.Duration(1<<62)/time.Millisecond))) * time.Millisecond
 	}
+	idle = min(idle, s.CompletionsMaxWait)
 	var body ledgerapi.CompletionStreamRequest
 	if err := decodeBody(req.Request, &body); err != nil {
 		return nil, err
@@ -86,7 +100,7 @@ func (s *Server) listCompletions(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	release, err := s.Node.AcquireStream()
+	release, err := s.Node.AcquireStream(req.Caller.UserID)
 	if err != nil {
 		return nil, err
 	}
@@ -217,12 +231,12 @@ func (s *Server) streamCompletions(req *Request) (any, error) {
 		return nil, err
 	}
 	req.Caller = caller
-	release, err := s.Node.AcquireStream()
+	release, err := s.Node.AcquireStream(caller.UserID)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	conn, err := websocket.Accept(req.W, r, &websocket.AcceptOptions{Subprotocols: []string{subprotocolAuth}})
+	conn, err := websocket.Accept(req.W, r, s.websocketOptions())
 	if err != nil {
 		s.Log.Info("websocket upgrade failed", "path", r.URL.Path, "correlationId", req.CorrelationID, "error", err)
 		return nil, nil // Accept has answered
@@ -246,7 +260,7 @@ func (s *Server) streamCompletions(req *Request) (any, error) {
 		}
 	}()
 	var body ledgerapi.CompletionStreamRequest
-	if err := ledgerapi.DecodeBody(bytes.TrimSpace(frame), &body); err != nil {
+	if err := ledgerapi.DecodeBody(loneSurrogates(bytes.TrimSpace(frame)), &body); err != nil {
 		s.closeWithError(conn, req, ledgerapi.InvalidArgument("the first frame is not a CompletionStreamRequest: %s", err.Error()))
 		return nil, nil
 	}
@@ -294,6 +308,13 @@ func (s *Server) streamCompletions(req *Request) (any, error) {
 			return nil, nil
 		}
 	}
+}
+
+// websocketOptions are the upgrade options of every websocket: the auth
+// subprotocol, and the allowed CORS origins (the guard has refused the
+// others before).
+func (s *Server) websocketOptions() *websocket.AcceptOptions {
+	return &websocket.AcceptOptions{Subprotocols: []string{subprotocolAuth}, OriginPatterns: s.wsOrigins}
 }
 
 // subprotocols lists the Sec-WebSocket-Protocol values of a request.
