@@ -52,9 +52,9 @@ func ReadDarFile(path string, opts Options) (*Dar, error) {
 	if err != nil {
 		return nil, fmt.Errorf("archive: %w", err)
 	}
-	d, err := DecodeDar(b, opts)
+	d, err := decodeDar(b, opts)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("archive: %s: %w", path, err)
 	}
 	return d, nil
 }
@@ -64,9 +64,17 @@ func ReadDarFile(path string, opts Options) (*Dar, error) {
 // decoded with DecodeArchive's rules. A package that appears twice is kept
 // once.
 func DecodeDar(dar []byte, opts Options) (*Dar, error) {
+	d, err := decodeDar(dar, opts)
+	if err != nil {
+		return nil, fmt.Errorf("archive: %w", err)
+	}
+	return d, nil
+}
+
+func decodeDar(dar []byte, opts Options) (*Dar, error) {
 	zr, err := zip.NewReader(bytes.NewReader(dar), int64(len(dar)))
 	if err != nil {
-		return nil, fmt.Errorf("archive: DAR is not a zip file: %w", err)
+		return nil, fmt.Errorf("DAR is not a zip file: %w", err)
 	}
 	files := make(map[string]*zip.File, len(zr.File))
 	for _, f := range zr.File {
@@ -74,15 +82,15 @@ func DecodeDar(dar []byte, opts Options) (*Dar, error) {
 	}
 	mf, ok := files[manifestPath]
 	if !ok {
-		return nil, fmt.Errorf("archive: DAR has no %s", manifestPath)
+		return nil, fmt.Errorf("DAR has no %s", manifestPath)
 	}
 	text, err := readZipFile(mf, 1<<20)
 	if err != nil {
-		return nil, fmt.Errorf("archive: %s: %w", manifestPath, err)
+		return nil, fmt.Errorf("%s: %w", manifestPath, err)
 	}
 	m, err := ParseManifest(text)
 	if err != nil {
-		return nil, fmt.Errorf("archive: %s: %w", manifestPath, err)
+		return nil, fmt.Errorf("%s: %w", manifestPath, err)
 	}
 	maxSize := opts.MaxDalfSize
 	if maxSize <= 0 {
@@ -93,15 +101,15 @@ func DecodeDar(dar []byte, opts Options) (*Dar, error) {
 	for _, name := range m.Dalfs {
 		f, ok := files[name]
 		if !ok {
-			return nil, fmt.Errorf("archive: manifest names dalf %q, which the DAR does not contain", name)
+			return nil, fmt.Errorf("manifest names dalf %q, which the DAR does not contain", name)
 		}
 		b, err := readZipFile(f, maxSize)
 		if err != nil {
-			return nil, fmt.Errorf("archive: dalf %q: %w", name, err)
+			return nil, fmt.Errorf("dalf %q: %w", name, err)
 		}
 		p, err := decodeArchive(b, opts)
 		if err != nil {
-			return nil, fmt.Errorf("archive: dalf %q: %w", name, err)
+			return nil, fmt.Errorf("dalf %q: %w", name, err)
 		}
 		if name == m.MainDalf {
 			d.Main = p.ID

@@ -283,6 +283,9 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		}
 		return d.internedExpr(i)
 	}
+	if !(f.num >= 3 && f.num <= 43 && f.num != 24 || f.num == 1001 || f.num == 1002 || f.num == 9999) {
+		return nil, unknownField("Expr", f)
+	}
 	b, err := f.bytes()
 	if err != nil {
 		return nil, fmt.Errorf("Expr: %w", err)

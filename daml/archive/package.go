@@ -693,6 +693,11 @@ func (d *decoder) value(b []byte) (*lf.Value, error) {
 	if v.Body, err = d.expr(body, false); err != nil {
 		return nil, err
 	}
+	// Decoding does not type-check; this catches only a literal body of
+	// the wrong type, which no compiler emits (illformed.dar has one).
+	if t, ok := lf.LiteralType(v.Body); ok && !lf.HasSynonym(v.Type) && !lf.TypeEqual(t, v.Type) {
+		return nil, fmt.Errorf("declared type %s does not match its body, a literal of type %s", v.Type, t)
+	}
 	return &v, nil
 }
 
