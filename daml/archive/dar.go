@@ -131,12 +131,17 @@ func readZipFile(f *zip.File, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, max+1))
-	if err != nil {
+	// The zip reader checks that the entry has the size its header
+	// declares, so the buffer is allocated once, at that size.
+	b := make([]byte, f.UncompressedSize64)
+	if _, err := io.ReadFull(rc, b); err != nil {
 		return nil, err
 	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("more than the limit of %d bytes uncompressed", max)
+	if n, err := rc.Read(make([]byte, 1)); n > 0 || err != io.EOF {
+		if err == nil || err == io.EOF {
+			err = fmt.Errorf("more bytes than the %d its header declares", len(b))
+		}
+		return nil, err
 	}
 	return b, nil
 }

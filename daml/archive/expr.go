@@ -3,25 +3,29 @@ package archive
 import (
 	"fmt"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"github.com/ledger-cli/ledger/daml/lf"
 )
 
 // This file decodes expressions, case alternatives and updates.
 
 // msg is a small message split into its fields by number (1 to 9, the last
-// occurrence of a field winning, as protobuf has it), plus the values of its
-// one repeated field.
+// occurrence of a field winning, as protobuf has it), and the count of the
+// values of its one repeated field, which reps iterates over.
 type msg struct {
-	name string
-	f    [10]field
-	has  [10]bool
-	rep  [][]byte
+	name     string
+	f        [10]field
+	has      [10]bool
+	raw      []byte
+	repeated protowire.Number
+	nrep     int
 }
 
 // split splits b, a message called name, into m. Field repeated (0 for
-// none) is collected in m.rep; other fields above 9 are unknown.
+// none) is counted in m.nrep; other fields above 9 are unknown.
 func split(b []byte, name string, repeated int, m *msg) error {
-	m.name = name
+	m.name, m.raw, m.repeated = name, b, protowire.Number(repeated)
 	for len(b) > 0 {
 		f, rest, err := nextField(b)
 		if err != nil {
@@ -29,16 +33,38 @@ func split(b []byte, name string, repeated int, m *msg) error {
 		}
 		b = rest
 		switch {
-		case int(f.num) == repeated:
-			v, err := f.bytes()
-			if err != nil {
+		case f.num == m.repeated:
+			if _, err := f.bytes(); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
-			m.rep = append(m.rep, v)
+			m.nrep++
 		case f.num >= 1 && f.num < 10:
 			m.f[f.num], m.has[f.num] = f, true
 		default:
 			return unknownField(name, f)
+		}
+	}
+	return nil
+}
+
+// repIter yields the values of a message's repeated field in order; split
+// has checked them already.
+type repIter struct {
+	rest []byte
+	num  protowire.Number
+}
+
+func (m *msg) reps() repIter { return repIter{rest: m.raw, num: m.repeated} }
+
+func (it *repIter) next() []byte {
+	for len(it.rest) > 0 {
+		f, rest, err := nextField(it.rest)
+		if err != nil {
+			return nil
+		}
+		it.rest = rest
+		if f.num == it.num {
+			return f.b
 		}
 	}
 	return nil
@@ -163,12 +189,14 @@ func (d *decoder) expr(b []byte, tableEntry bool) (lf.Expr, error) {
 		return nil, err
 	}
 	if hasLoc {
-		l, err := d.location(loc)
+		l, ok, err := d.locationValue(loc)
 		if err != nil {
 			return nil, err
 		}
-		if l != nil {
-			e = &lf.ELocation{Location: l, Expr: e}
+		if ok {
+			le := d.slabs.locs.one()
+			le.Location, le.Expr = l, e
+			e = le
 		}
 	}
 	return e, nil
@@ -253,7 +281,11 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		if err != nil {
 			return nil, fmt.Errorf("variable: %w", err)
 		}
-		return &lf.EVar{Name: n}, nil
+		// Variables are leaves: one node per name serves every use.
+		if d.vars[i] == nil {
+			d.vars[i] = &lf.EVar{Name: n}
+		}
+		return d.vars[i], nil
 	case 4: // builtin function
 		tag, err := f.int32()
 		if err != nil {
@@ -296,7 +328,9 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		if err != nil {
 			return nil, fmt.Errorf("value reference: %w", err)
 		}
-		return &lf.EVal{Ref: q}, nil
+		v := d.slabs.vals.one()
+		v.Ref = q
+		return v, nil
 	case 6:
 		return d.builtinLit(b)
 	case 23:
@@ -328,7 +362,7 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		fields, err := d.fieldExprs(m.rep)
+		fields, err := d.fieldExprs(&m)
 		if err != nil {
 			return nil, err
 		}
@@ -349,7 +383,9 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &lf.ERecProj{Type: tc, Field: fl, Record: rec}, nil
+		proj := d.slabs.recProjs.one()
+		proj.Type, proj.Field, proj.Record = tc, fl, rec
+		return proj, nil
 	case 9: // RecUpd
 		if err := split(b, "Expr.RecUpd", 0, &m); err != nil {
 			return nil, err
@@ -405,7 +441,7 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		if err := split(b, "Expr.StructCon", 1, &m); err != nil {
 			return nil, err
 		}
-		fields, err := d.fieldExprs(m.rep)
+		fields, err := d.fieldExprs(&m)
 		if err != nil {
 			return nil, err
 		}
@@ -444,47 +480,57 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		if err := split(b, "Expr.App", 2, &m); err != nil {
 			return nil, err
 		}
-		if len(m.rep) == 0 {
+		if m.nrep == 0 {
 			return nil, fmt.Errorf("Expr.App: no arguments")
 		}
 		fun, err := d.msgExpr(&m, 1, "function")
 		if err != nil {
 			return nil, err
 		}
-		args := make([]lf.Expr, len(m.rep))
-		for i, a := range m.rep {
+		args := d.slabs.exprs.many(m.nrep)
+		it := m.reps()
+		for i := 0; i < m.nrep; i++ {
+			a := it.next()
 			if args[i], err = d.expr(a, false); err != nil {
 				return nil, err
 			}
 		}
-		return &lf.EApp{Fun: fun, Args: args}, nil
+		app := d.slabs.apps.one()
+		app.Fun, app.Args = fun, args
+		return app, nil
 	case 16: // TyApp
 		if err := split(b, "Expr.TyApp", 2, &m); err != nil {
 			return nil, err
 		}
-		if err := d.checkArity("type arguments", len(m.rep)); err != nil {
+		if err := d.checkArity("type arguments", m.nrep); err != nil {
 			return nil, fmt.Errorf("Expr.TyApp: %w", err)
 		}
 		e, err := d.msgExpr(&m, 1, "expression")
 		if err != nil {
 			return nil, err
 		}
-		types := make([]lf.Type, len(m.rep))
-		for i, t := range m.rep {
+		types := d.slabs.types.many(m.nrep)
+		it := m.reps()
+		for i := 0; i < m.nrep; i++ {
+			t := it.next()
 			if types[i], err = d.typ(t); err != nil {
 				return nil, fmt.Errorf("Expr.TyApp: %w", err)
 			}
 		}
-		return &lf.ETyApp{Expr: e, Types: types}, nil
+		tyApp := d.slabs.tyApps.one()
+		tyApp.Expr, tyApp.Types = e, types
+		return tyApp, nil
 	case 17: // Abs
 		if err := split(b, "Expr.Abs", 1, &m); err != nil {
 			return nil, err
 		}
-		if err := d.checkArity("parameters", len(m.rep)); err != nil {
+		if err := d.checkArity("parameters", m.nrep); err != nil {
 			return nil, fmt.Errorf("Expr.Abs: %w", err)
 		}
-		params := make([]lf.Binder, len(m.rep))
-		for i, p := range m.rep {
+		params := d.slabs.binders.many(m.nrep)
+		it := m.reps()
+		for i := 0; i < m.nrep; i++ {
+			p := it.next()
 			if params[i], err = d.binder(p); err != nil {
 				return nil, fmt.Errorf("Expr.Abs: parameter %d: %w", i, err)
 			}
@@ -493,16 +539,20 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &lf.EAbs{Params: params, Body: body}, nil
+		abs := d.slabs.abss.one()
+		abs.Params, abs.Body = params, body
+		return abs, nil
 	case 18: // TyAbs
 		if err := split(b, "Expr.TyAbs", 1, &m); err != nil {
 			return nil, err
 		}
-		if err := d.checkArity("type parameters", len(m.rep)); err != nil {
+		if err := d.checkArity("type parameters", m.nrep); err != nil {
 			return nil, fmt.Errorf("Expr.TyAbs: %w", err)
 		}
-		params := make([]lf.TypeVar, len(m.rep))
-		for i, p := range m.rep {
+		params := make([]lf.TypeVar, m.nrep)
+		it := m.reps()
+		for i := 0; i < m.nrep; i++ {
+			p := it.next()
 			if params[i], err = d.typeVarWithKind(p); err != nil {
 				return nil, fmt.Errorf("Expr.TyAbs: parameter %d: %w", i, err)
 			}
@@ -534,15 +584,17 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		if err := split(b, "Expr.Cons", 2, &m); err != nil {
 			return nil, err
 		}
-		if len(m.rep) == 0 {
+		if m.nrep == 0 {
 			return nil, fmt.Errorf("Expr.Cons: no front elements")
 		}
 		t, err := d.msgType(&m, 1, "type")
 		if err != nil {
 			return nil, err
 		}
-		front := make([]lf.Expr, len(m.rep))
-		for i, e := range m.rep {
+		front := make([]lf.Expr, m.nrep)
+		it := m.reps()
+		for i := 0; i < m.nrep; i++ {
+			e := it.next()
 			if front[i], err = d.expr(e, false); err != nil {
 				return nil, err
 			}
@@ -562,9 +614,7 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		}
 		return &lf.ENone{Type: t}, nil
 	case 26, 27, 28, 30, 31: // OptionalSome, ToAny, FromAny, ToAnyException, FromAnyException
-		name := map[int]string{26: "Expr.OptionalSome", 27: "Expr.ToAny", 28: "Expr.FromAny",
-			30: "Expr.ToAnyException", 31: "Expr.FromAnyException"}[int(f.num)]
-		if err := split(b, name, 0, &m); err != nil {
+		if err := split(b, exprNames[f.num], 0, &m); err != nil {
 			return nil, err
 		}
 		t, err := d.msgType(&m, 1, "type")
@@ -605,9 +655,7 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		}
 		return &lf.EThrow{ReturnType: rt, ExceptionType: et, Exception: e}, nil
 	case 33, 34, 41, 42: // ToInterface, FromInterface, To/FromRequiredInterface
-		name := map[int]string{33: "Expr.ToInterface", 34: "Expr.FromInterface",
-			41: "Expr.ToRequiredInterface", 42: "Expr.FromRequiredInterface"}[int(f.num)]
-		if err := split(b, name, 0, &m); err != nil {
+		if err := split(b, exprNames[f.num], 0, &m); err != nil {
 			return nil, err
 		}
 		a, err := d.msgTyCon(&m, 1, "interface")
@@ -682,9 +730,7 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		}
 		return &lf.ECallInterface{Interface: iface, Method: method, Expr: e}, nil
 	case 36, 37, 38, 40: // Signatory/Observer/ViewInterface, InterfaceTemplateTypeRep
-		name := map[int]string{36: "Expr.SignatoryInterface", 37: "Expr.ObserverInterface",
-			38: "Expr.ViewInterface", 40: "Expr.InterfaceTemplateTypeRep"}[int(f.num)]
-		if err := split(b, name, 0, &m); err != nil {
+		if err := split(b, exprNames[f.num], 0, &m); err != nil {
 			return nil, err
 		}
 		iface, err := d.msgTyCon(&m, 1, "interface")
@@ -707,6 +753,16 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		}
 	}
 	return nil, unknownField("Expr", f)
+}
+
+// exprNames names the messages of the Expr sorts that share code.
+var exprNames = map[protowire.Number]string{
+	26: "Expr.OptionalSome", 27: "Expr.ToAny", 28: "Expr.FromAny",
+	30: "Expr.ToAnyException", 31: "Expr.FromAnyException",
+	33: "Expr.ToInterface", 34: "Expr.FromInterface",
+	41: "Expr.ToRequiredInterface", 42: "Expr.FromRequiredInterface",
+	36: "Expr.SignatoryInterface", 37: "Expr.ObserverInterface",
+	38: "Expr.ViewInterface", 40: "Expr.InterfaceTemplateTypeRep",
 }
 
 // internedExpr returns interned expression i, decoding it on its first
@@ -736,9 +792,11 @@ func (d *decoder) internedExpr(i int32) (lf.Expr, error) {
 	return e, nil
 }
 
-func (d *decoder) fieldExprs(raw [][]byte) ([]lf.FieldExpr, error) {
-	out := make([]lf.FieldExpr, len(raw))
-	for i, b := range raw {
+func (d *decoder) fieldExprs(fm *msg) ([]lf.FieldExpr, error) {
+	out := d.slabs.fieldExprs.many(fm.nrep)
+	it := fm.reps()
+	for i := range out {
+		b := it.next()
 		var m msg
 		if err := split(b, "FieldWithExpr", 0, &m); err != nil {
 			return nil, err
@@ -779,8 +837,10 @@ func (d *decoder) block(b []byte, name string) ([]lf.Binding, lf.Expr, error) {
 	if err := split(b, name, 1, &m); err != nil {
 		return nil, nil, err
 	}
-	bindings := make([]lf.Binding, len(m.rep))
-	for i, raw := range m.rep {
+	bindings := make([]lf.Binding, m.nrep)
+	it := m.reps()
+	for i := 0; i < m.nrep; i++ {
+		raw := it.next()
 		var bm msg
 		if err := split(raw, "Binding", 0, &bm); err != nil {
 			return nil, nil, err
@@ -944,8 +1004,10 @@ func (d *decoder) caseExpr(b []byte) (lf.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	alts := make([]lf.CaseAlt, len(m.rep))
-	for i, raw := range m.rep {
+	alts := make([]lf.CaseAlt, m.nrep)
+	it := m.reps()
+	for i := 0; i < m.nrep; i++ {
+		raw := it.next()
 		if alts[i], err = d.caseAlt(raw); err != nil {
 			return nil, err
 		}

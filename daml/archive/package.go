@@ -19,7 +19,8 @@ type decoder struct {
 	depth    int
 
 	strings     []string
-	nameOK      []uint8 // per interned string: nameUnchecked, nameValid, nameInvalid
+	nameOK      []uint8    // per interned string: nameUnchecked, nameValid, nameInvalid
+	vars        []*lf.EVar // per interned string: the variable of that name, once used
 	dottedNames []lf.DottedName
 	kinds       []lf.Kind
 	types       []lf.Type
@@ -45,6 +46,19 @@ type decoder struct {
 
 	module     lf.ModuleName
 	definition string
+
+	slabs struct {
+		vals       slab[lf.EVal]
+		apps       slab[lf.EApp]
+		locs       slab[lf.ELocation]
+		abss       slab[lf.EAbs]
+		tyApps     slab[lf.ETyApp]
+		recProjs   slab[lf.ERecProj]
+		exprs      slab[lf.Expr]
+		types      slab[lf.Type]
+		binders    slab[lf.Binder]
+		fieldExprs slab[lf.FieldExpr]
+	}
 }
 
 // rawPackage is the Package message split into its fields, undecoded.
@@ -62,7 +76,11 @@ func splitPackage(b []byte) (*rawPackage, error) {
 	var (
 		p   rawPackage
 		err error
+		n   [8]int
 	)
+	countFields(b, n[:])
+	p.modules, p.strings, p.dottedNames = make([][]byte, 0, n[1]), make([][]byte, 0, n[2]), make([][]byte, 0, n[3])
+	p.types, p.kinds, p.exprs = make([][]byte, 0, n[5]), make([][]byte, 0, n[6]), make([][]byte, 0, n[7])
 	for len(b) > 0 {
 		var f field
 		if f, b, err = nextField(b); err != nil {
@@ -111,14 +129,29 @@ func decodePackage(id lf.PackageID, v lf.LanguageVersion, b []byte, opts Options
 	if d.maxDepth <= 0 {
 		d.maxDepth = DefaultMaxDepth
 	}
-	d.strings = make([]string, len(raw.strings))
+	// The interned strings are substrings of one string holding them all:
+	// one allocation instead of one per string.
+	var (
+		all   strings.Builder
+		total int
+	)
 	for i, s := range raw.strings {
 		if !utf8.Valid(s) {
 			return nil, fmt.Errorf("interned string %d is not valid UTF-8", i)
 		}
-		d.strings[i] = string(s)
+		total += len(s)
+	}
+	all.Grow(total)
+	for _, s := range raw.strings {
+		all.Write(s)
+	}
+	d.strings = make([]string, len(raw.strings))
+	for i, off := 0, 0; i < len(raw.strings); i++ {
+		d.strings[i] = all.String()[off : off+len(raw.strings[i])]
+		off += len(raw.strings[i])
 	}
 	d.nameOK = make([]uint8, len(d.strings))
+	d.vars = make([]*lf.EVar, len(d.strings))
 	d.depsByString = make([]bool, len(d.strings))
 	if err := d.decodeDottedNames(raw.dottedNames); err != nil {
 		return nil, err
@@ -316,7 +349,11 @@ func (d *decoder) decodeModule(b []byte) (*lf.Module, error) {
 	var (
 		r   rawModule
 		err error
+		n   [9]int
 	)
+	countFields(b, n[:])
+	r.synonyms, r.dataTypes, r.values = make([][]byte, 0, n[3]), make([][]byte, 0, n[4]), make([][]byte, 0, n[5])
+	r.templates, r.exceptions, r.interfaces = make([][]byte, 0, n[6]), make([][]byte, 0, n[7]), make([][]byte, 0, n[8])
 	for len(b) > 0 {
 		var f field
 		if f, b, err = nextField(b); err != nil {

@@ -276,6 +276,15 @@ func (d *decoder) qualifiedName(b []byte) (lf.QualifiedName, error) {
 // location decodes a Location; it is nil when the archive gives no range.
 // A location without a module is in the module being decoded.
 func (d *decoder) location(b []byte) (*lf.Location, error) {
+	loc, ok, err := d.locationValue(b)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &loc, nil
+}
+
+// locationValue decodes a Location; ok is false when it has no range.
+func (d *decoder) locationValue(b []byte) (loc lf.Location, ok bool, err error) {
 	var (
 		mod      []byte
 		hasMod   bool
@@ -283,9 +292,12 @@ func (d *decoder) location(b []byte) (*lf.Location, error) {
 		hasRange bool
 	)
 	for len(b) > 0 {
-		f, rest, err := nextField(b)
-		if err != nil {
-			return nil, fmt.Errorf("location: %w", err)
+		var (
+			f    field
+			rest []byte
+		)
+		if f, rest, err = nextField(b); err != nil {
+			return loc, false, fmt.Errorf("location: %w", err)
 		}
 		b = rest
 		switch f.num {
@@ -299,37 +311,43 @@ func (d *decoder) location(b []byte) (*lf.Location, error) {
 			err = unknownField("Location", f)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("location: %w", err)
+			return loc, false, fmt.Errorf("location: %w", err)
 		}
 	}
 	if !hasRange {
-		return nil, nil
+		return loc, false, nil
 	}
-	loc := &lf.Location{Package: d.pkgID, Module: d.module, Definition: d.definition}
+	loc = lf.Location{Package: d.pkgID, Module: d.module, Definition: d.definition}
 	if hasMod {
-		pkg, m, err := d.moduleRef(mod)
-		if err != nil {
-			return nil, fmt.Errorf("location: %w", err)
+		var (
+			pkg lf.PackageID
+			m   lf.ModuleName
+		)
+		if pkg, m, err = d.moduleRef(mod); err != nil {
+			return loc, false, fmt.Errorf("location: %w", err)
 		}
 		loc.Package, loc.Module = pkg, m
 	}
 	var pos [4]int32
 	for len(rng) > 0 {
-		f, rest, err := nextField(rng)
-		if err != nil {
-			return nil, fmt.Errorf("location range: %w", err)
+		var (
+			f    field
+			rest []byte
+		)
+		if f, rest, err = nextField(rng); err != nil {
+			return loc, false, fmt.Errorf("location range: %w", err)
 		}
 		rng = rest
 		if f.num < 1 || f.num > 4 {
-			return nil, fmt.Errorf("location: %w", unknownField("Location.Range", f))
+			return loc, false, fmt.Errorf("location: %w", unknownField("Location.Range", f))
 		}
 		if pos[f.num-1], err = f.int32(); err != nil {
-			return nil, fmt.Errorf("location range: %w", err)
+			return loc, false, fmt.Errorf("location range: %w", err)
 		}
 	}
 	loc.Start = lf.Position{Line: int(pos[0]), Col: int(pos[1])}
 	loc.End = lf.Position{Line: int(pos[2]), Col: int(pos[3])}
-	return loc, nil
+	return loc, true, nil
 }
 
 // decodeKindTable decodes the interned kinds (LF 2.2+); an entry may refer
@@ -542,8 +560,9 @@ func (d *decoder) typeEntry(b []byte, tableEntry bool) (lf.Type, error) {
 			if n, err = f.sint64(); err == nil {
 				if n < 0 || n > 37 {
 					err = fmt.Errorf("type-level natural %d is not between 0 and 37", n)
+					break
 				}
-				t = lf.TNat{N: int(n)}
+				t = natValues[n]
 			}
 		case 7:
 			t, err = d.typeSyn(m)
@@ -577,9 +596,9 @@ func (d *decoder) typeEntry(b []byte, tableEntry bool) (lf.Type, error) {
 
 // typeArgs decodes the argument list of a type variable, constructor or
 // builtin: applied left to right in LF 2.1, always empty from LF 2.2 on.
-func (d *decoder) typeArgs(head lf.Type, args [][]byte, what string) (lf.Type, error) {
+func (d *decoder) typeArgs(head lf.Type, args [][]byte) (lf.Type, error) {
 	if len(args) > 0 && d.version.AtLeast(2, 2) {
-		return nil, fmt.Errorf("%s applied to %d arguments in place, which Daml-LF %s forbids (it uses type applications)", what, len(args), d.version)
+		return nil, fmt.Errorf("type %s applied to %d arguments in place, which Daml-LF %s forbids (it uses type applications)", head, len(args), d.version)
 	}
 	for _, a := range args {
 		t, err := d.typeEntry(a, false)
@@ -594,7 +613,8 @@ func (d *decoder) typeArgs(head lf.Type, args [][]byte, what string) (lf.Type, e
 func (d *decoder) typeVar(b []byte) (lf.Type, error) {
 	var (
 		name int32
-		args [][]byte
+		buf  [4][]byte
+		args = buf[:0]
 		err  error
 	)
 	for len(b) > 0 {
@@ -620,7 +640,7 @@ func (d *decoder) typeVar(b []byte) (lf.Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	return d.typeArgs(lf.TVar{Name: n}, args, "type variable "+n)
+	return d.typeArgs(lf.TVar{Name: n}, args)
 }
 
 // typeConParts decodes a Type.Con message: a TypeConId and arguments.
@@ -659,7 +679,7 @@ func (d *decoder) typeCon(b []byte) (lf.Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	return d.typeArgs(lf.TCon{Con: con}, args, "type constructor "+con.Name.String())
+	return d.typeArgs(lf.TCon{Con: con}, args)
 }
 
 // typeConApp decodes a Type.Con of an expression: its arguments are
@@ -741,7 +761,8 @@ var builtinTypes = map[int32]struct {
 func (d *decoder) typeBuiltin(b []byte) (lf.Type, error) {
 	var (
 		tag  int32
-		args [][]byte
+		buf  [4][]byte
+		args = buf[:0]
 		err  error
 	)
 	for len(b) > 0 {
@@ -770,8 +791,26 @@ func (d *decoder) typeBuiltin(b []byte) (lf.Type, error) {
 	if d.version.Minor < bt.minMinor {
 		return nil, fmt.Errorf("builtin type %s is not supported by Daml-LF %s", bt.t, d.version)
 	}
-	return d.typeArgs(lf.TBuiltin{Builtin: bt.t}, args, "builtin type "+bt.t.String())
+	return d.typeArgs(builtinTypeValues[bt.t], args)
 }
+
+// builtinTypeValues and natValues hold each builtin type and type-level
+// natural once as an lf.Type, so decoding one allocates nothing.
+var (
+	builtinTypeValues = func() map[lf.BuiltinType]lf.Type {
+		m := make(map[lf.BuiltinType]lf.Type, len(builtinTypes))
+		for _, bt := range builtinTypes {
+			m[bt.t] = lf.TBuiltin{Builtin: bt.t}
+		}
+		return m
+	}()
+	natValues = func() (ns [38]lf.Type) {
+		for i := range ns {
+			ns[i] = lf.TNat{N: i}
+		}
+		return ns
+	}()
+)
 
 // typeForall decodes a Forall; several variables fold right into nested
 // foralls.
@@ -819,9 +858,11 @@ func (d *decoder) typeForall(b []byte) (lf.Type, error) {
 
 func (d *decoder) typeStruct(b []byte) (lf.Type, error) {
 	var (
-		fields []lf.Field
-		err    error
+		n   [2]int
+		err error
 	)
+	countFields(b, n[:])
+	fields := make([]lf.Field, 0, n[1])
 	for len(b) > 0 {
 		var f field
 		if f, b, err = nextField(b); err != nil {

@@ -178,7 +178,13 @@ func (d *decoder) update(b []byte) (lf.Update, error) {
 		}
 		return &lf.UEmbedExpr{Type: t, Expr: e}, nil
 	case 8, 9, 16: // LookupByKey (removed, 2.dev only), FetchByKey, QueryNByKey
-		name := map[int]string{8: "Update.LookupByKey", 9: "Update.FetchByKey", 16: "Update.QueryNByKey"}[int(f.num)]
+		name := "Update.QueryNByKey"
+		switch f.num {
+		case 8:
+			name = "Update.LookupByKey"
+		case 9:
+			name = "Update.FetchByKey"
+		}
 		if f.num == 8 && !d.version.IsDev() || !d.version.AtLeast(2, 3) {
 			return nil, d.notSupported(name)
 		}

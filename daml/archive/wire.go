@@ -19,6 +19,19 @@ type field struct {
 // nextField decodes the field at the start of b and returns it with the
 // rest of b. Groups are refused: no Daml-LF message uses them.
 func nextField(b []byte) (field, []byte, error) {
+	// Fast path: a one-byte tag and a one-byte varint or length, which
+	// most fields of a package have.
+	if len(b) >= 2 && b[0] < 0x80 && b[0] >= 8 && b[1] < 0x80 {
+		num, typ := protowire.Number(b[0]>>3), protowire.Type(b[0]&7)
+		switch typ {
+		case protowire.VarintType:
+			return field{num: num, typ: typ, u: uint64(b[1])}, b[2:], nil
+		case protowire.BytesType:
+			if n := int(b[1]); len(b)-2 >= n {
+				return field{num: num, typ: typ, b: b[2 : 2+n]}, b[2+n:], nil
+			}
+		}
+	}
 	num, typ, n := protowire.ConsumeTag(b)
 	if n < 0 {
 		return field{}, nil, fmt.Errorf("malformed field tag: %w", protowire.ParseError(n))
@@ -107,4 +120,21 @@ func (f field) int32s(dst []int32) ([]int32, error) {
 
 func unknownField(msg string, f field) error {
 	return fmt.Errorf("%s: unknown field %d", msg, f.num)
+}
+
+// countFields counts the fields of message b by number, for numbers below
+// len(counts), so that repeated fields can be collected into slices of the
+// right size. It stops at the first malformed field, which the caller's own
+// pass reports.
+func countFields(b []byte, counts []int) {
+	for len(b) > 0 {
+		f, rest, err := nextField(b)
+		if err != nil {
+			return
+		}
+		b = rest
+		if int(f.num) < len(counts) {
+			counts[f.num]++
+		}
+	}
 }

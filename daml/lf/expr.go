@@ -315,7 +315,7 @@ type EExperimental struct {
 
 // ELocation gives the source location of Expr.
 type ELocation struct {
-	Location *Location
+	Location Location
 	Expr     Expr
 }
 

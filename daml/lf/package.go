@@ -69,6 +69,9 @@ func NewModule(m Module) (*Module, string) {
 }
 
 func index[T any](defs []T, name func(T) DottedName, dup *string) map[string]T {
+	if len(defs) == 0 {
+		return nil
+	}
 	m := make(map[string]T, len(defs))
 	for _, d := range defs {
 		n := name(d).String()

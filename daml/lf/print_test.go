@@ -93,7 +93,7 @@ func TestBuiltinNames(t *testing.T) {
 }
 
 func TestLiteralType(t *testing.T) {
-	loc := &ELocation{Location: &Location{}, Expr: &ENumeric{Value: "1.50", Scale: 2}}
+	loc := &ELocation{Expr: &ENumeric{Value: "1.50", Scale: 2}}
 	if ty, ok := LiteralType(loc); !ok || ty.String() != "Numeric 2" {
 		t.Errorf("LiteralType(1.50) = %v, %v", ty, ok)
 	}
