@@ -154,7 +154,16 @@ func readZipFile(f *zip.File, max int64) ([]byte, error) {
 func ParseManifest(b []byte) (Manifest, error) {
 	m := Manifest{Attributes: map[string]string{}}
 	text := strings.ReplaceAll(strings.ReplaceAll(string(b), "\r\n", "\n"), "\r", "\n")
-	var last string
+	var (
+		name  string
+		value strings.Builder
+	)
+	flush := func() {
+		if name != "" {
+			m.Attributes[name] = value.String()
+		}
+		value.Reset()
+	}
 	for i, line := range strings.Split(text, "\n") {
 		if line == "" {
 			if i == 0 {
@@ -163,19 +172,21 @@ func ParseManifest(b []byte) (Manifest, error) {
 			break // end of the main section
 		}
 		if line[0] == ' ' {
-			if last == "" {
+			if name == "" {
 				return m, fmt.Errorf("line %d: continuation line with nothing to continue", i+1)
 			}
-			m.Attributes[last] += line[1:]
+			value.WriteString(line[1:])
 			continue
 		}
-		name, value, ok := strings.Cut(line, ": ")
-		if !ok || name == "" {
+		flush()
+		n, v, ok := strings.Cut(line, ": ")
+		if !ok || n == "" {
 			return m, fmt.Errorf("line %d: %q is not \"Name: value\"", i+1, line)
 		}
-		m.Attributes[name] = value
-		last = name
+		name = n
+		value.WriteString(v)
 	}
+	flush()
 	if f := strings.TrimSpace(m.Attributes["Format"]); f != "daml-lf" {
 		if f == "" {
 			return m, errors.New("no Format attribute (want daml-lf)")

@@ -47,6 +47,13 @@ type decoder struct {
 	module     lf.ModuleName
 	definition string
 
+	// lastLocModule is the module reference of the last location decoded.
+	lastLocModule struct {
+		raw    []byte
+		pkg    lf.PackageID
+		module lf.ModuleName
+	}
+
 	slabs struct {
 		vals       slab[lf.EVal]
 		apps       slab[lf.EApp]

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/ledger-cli/ledger/daml/lf"
@@ -156,18 +157,21 @@ func (d *decoder) packageRef(b []byte) (lf.PackageID, error) {
 			if s, err = d.str(i); err != nil {
 				break
 			}
-			if !isPackageID(s) {
-				err = fmt.Errorf("interned string %d (%q) is not a package id", i, s)
-				break
-			}
-			// 2.dev is exempt: archives of earlier dev compilers (such as
-			// DamlDefinitionsServiceMain.dar) name every package this way.
-			if d.version.AtLeast(2, 2) && !d.version.IsDev() && !stablePackages[s] {
-				err = fmt.Errorf("package %s is referred to by interned string, which Daml-LF %s allows only for stable packages; others go through the import table", s, d.version)
-				break
+			if !d.depsByString[i] { // first use of this string as a package id
+				if !isPackageID(s) {
+					err = fmt.Errorf("interned string %d (%q) is not a package id", i, s)
+					break
+				}
+				// 2.dev is exempt: archives of earlier dev compilers (such
+				// as DamlDefinitionsServiceMain.dar) name every package
+				// this way.
+				if d.version.AtLeast(2, 2) && !d.version.IsDev() && !stablePackages[s] {
+					err = fmt.Errorf("package %s is referred to by interned string, which Daml-LF %s allows only for stable packages; others go through the import table", s, d.version)
+					break
+				}
+				d.depsByString[i] = true
 			}
 			id, set = lf.PackageID(s), true
-			d.depsByString[i] = true
 		case 4:
 			if i, err = f.int32(); err != nil {
 				break
@@ -319,14 +323,15 @@ func (d *decoder) locationValue(b []byte) (loc lf.Location, ok bool, err error) 
 	}
 	loc = lf.Location{Package: d.pkgID, Module: d.module, Definition: d.definition}
 	if hasMod {
-		var (
-			pkg lf.PackageID
-			m   lf.ModuleName
-		)
-		if pkg, m, err = d.moduleRef(mod); err != nil {
-			return loc, false, fmt.Errorf("location: %w", err)
+		// Consecutive locations are nearly always in the same module.
+		if !bytes.Equal(mod, d.lastLocModule.raw) || d.lastLocModule.raw == nil {
+			pkg, m, err := d.moduleRef(mod)
+			if err != nil {
+				return loc, false, fmt.Errorf("location: %w", err)
+			}
+			d.lastLocModule.raw, d.lastLocModule.pkg, d.lastLocModule.module = mod, pkg, m
 		}
-		loc.Package, loc.Module = pkg, m
+		loc.Package, loc.Module = d.lastLocModule.pkg, d.lastLocModule.module
 	}
 	var pos [4]int32
 	for len(rng) > 0 {
@@ -345,8 +350,8 @@ func (d *decoder) locationValue(b []byte) (loc lf.Location, ok bool, err error) 
 			return loc, false, fmt.Errorf("location range: %w", err)
 		}
 	}
-	loc.Start = lf.Position{Line: int(pos[0]), Col: int(pos[1])}
-	loc.End = lf.Position{Line: int(pos[2]), Col: int(pos[3])}
+	loc.Start = lf.Position{Line: pos[0], Col: pos[1]}
+	loc.End = lf.Position{Line: pos[2], Col: pos[3]}
 	return loc, true, nil
 }
 
@@ -648,7 +653,11 @@ func (d *decoder) typeConParts(b []byte) (con lf.TypeConName, args [][]byte, err
 	var (
 		tycon    []byte
 		hasTycon bool
+		n        [3]int
 	)
+	if countFields(b, n[:]); n[2] > 0 {
+		args = make([][]byte, 0, n[2])
+	}
 	for len(b) > 0 {
 		var f field
 		if f, b, err = nextField(b); err != nil {

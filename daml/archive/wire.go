@@ -19,19 +19,28 @@ type field struct {
 // nextField decodes the field at the start of b and returns it with the
 // rest of b. Groups are refused: no Daml-LF message uses them.
 func nextField(b []byte) (field, []byte, error) {
-	// Fast path: a one-byte tag and a one-byte varint or length, which
-	// most fields of a package have.
-	if len(b) >= 2 && b[0] < 0x80 && b[0] >= 8 && b[1] < 0x80 {
+	// Fast path: a one-byte tag and a varint (the value or the length) of
+	// one or two bytes, which nearly every field of a package has.
+	if len(b) >= 2 && b[0] < 0x80 && b[0] >= 8 {
 		num, typ := protowire.Number(b[0]>>3), protowire.Type(b[0]&7)
+		v, n := uint64(b[1]), 2
+		if v >= 0x80 {
+			if len(b) < 3 || b[2] >= 0x80 {
+				goto slow
+			}
+			v, n = v&0x7f|uint64(b[2])<<7, 3
+		}
 		switch typ {
 		case protowire.VarintType:
-			return field{num: num, typ: typ, u: uint64(b[1])}, b[2:], nil
+			return field{num: num, typ: typ, u: v}, b[n:], nil
 		case protowire.BytesType:
-			if n := int(b[1]); len(b)-2 >= n {
-				return field{num: num, typ: typ, b: b[2 : 2+n]}, b[2+n:], nil
+			if uint64(len(b)-n) >= v {
+				end := n + int(v)
+				return field{num: num, typ: typ, b: b[n:end]}, b[end:], nil
 			}
 		}
 	}
+slow:
 	num, typ, n := protowire.ConsumeTag(b)
 	if n < 0 {
 		return field{}, nil, fmt.Errorf("malformed field tag: %w", protowire.ParseError(n))

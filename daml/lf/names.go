@@ -87,7 +87,7 @@ func (v LanguageVersion) String() string {
 
 // Position is a 0-based line and column of a Daml source file.
 type Position struct {
-	Line, Col int
+	Line, Col int32
 }
 
 // Location is a range of Daml source. Module is the module of the source
@@ -104,5 +104,5 @@ type Location struct {
 // String renders the location as Daml tools do: "Module:line:col" with
 // 1-based line and column.
 func (l *Location) String() string {
-	return l.Module.String() + ":" + strconv.Itoa(l.Start.Line+1) + ":" + strconv.Itoa(l.Start.Col+1)
+	return l.Module.String() + ":" + strconv.Itoa(int(l.Start.Line)+1) + ":" + strconv.Itoa(int(l.Start.Col)+1)
 }
