@@ -43,7 +43,8 @@ var (
 
 // DecodeArchive decodes one dalf: an Archive message whose payload is an
 // ArchivePayload holding a Daml-LF 2 package. The package id is the SHA-256
-// of the payload, and must equal the archive's hash field.
+// of the payload, and must equal the archive's hash field. The package
+// holds no reference to dalf, which the caller may reuse.
 func DecodeArchive(dalf []byte, opts Options) (*lf.Package, error) {
 	p, err := decodeArchive(dalf, opts)
 	if err != nil {

@@ -84,7 +84,7 @@ func decodeDar(dar []byte, opts Options) (*Dar, error) {
 	if !ok {
 		return nil, fmt.Errorf("DAR has no %s", manifestPath)
 	}
-	text, err := readZipFile(mf, 1<<20)
+	text, err := readZipFile(mf, 1<<20, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", manifestPath, err)
 	}
@@ -98,15 +98,19 @@ func decodeDar(dar []byte, opts Options) (*Dar, error) {
 	}
 	d := &Dar{Manifest: m}
 	seen := make(map[lf.PackageID]bool, len(m.Dalfs))
+	// One buffer serves every dalf in turn: a decoded package holds no
+	// reference to the bytes it was decoded from.
+	var buf []byte
 	for _, name := range m.Dalfs {
 		f, ok := files[name]
 		if !ok {
 			return nil, fmt.Errorf("manifest names dalf %q, which the DAR does not contain", name)
 		}
-		b, err := readZipFile(f, maxSize)
+		b, err := readZipFile(f, maxSize, buf)
 		if err != nil {
 			return nil, fmt.Errorf("dalf %q: %w", name, err)
 		}
+		buf = b
 		p, err := decodeArchive(b, opts)
 		if err != nil {
 			return nil, fmt.Errorf("dalf %q: %w", name, err)
@@ -122,7 +126,9 @@ func decodeDar(dar []byte, opts Options) (*Dar, error) {
 	return d, nil
 }
 
-func readZipFile(f *zip.File, max int64) ([]byte, error) {
+// readZipFile reads a zip entry of at most max bytes uncompressed, into buf
+// when it is large enough.
+func readZipFile(f *zip.File, max int64, buf []byte) ([]byte, error) {
 	if f.UncompressedSize64 > uint64(max) {
 		return nil, fmt.Errorf("%d bytes uncompressed, more than the limit of %d", f.UncompressedSize64, max)
 	}
@@ -133,11 +139,16 @@ func readZipFile(f *zip.File, max int64) ([]byte, error) {
 	defer rc.Close()
 	// The zip reader checks that the entry has the size its header
 	// declares, so the buffer is allocated once, at that size.
-	b := make([]byte, f.UncompressedSize64)
+	b := buf[:0]
+	if uint64(cap(b)) < f.UncompressedSize64 {
+		b = make([]byte, f.UncompressedSize64)
+	}
+	b = b[:f.UncompressedSize64]
 	if _, err := io.ReadFull(rc, b); err != nil {
 		return nil, err
 	}
-	if n, err := rc.Read(make([]byte, 1)); n > 0 || err != io.EOF {
+	var one [1]byte
+	if n, err := rc.Read(one[:]); n > 0 || err != io.EOF {
 		if err == nil || err == io.EOF {
 			err = fmt.Errorf("more bytes than the %d its header declares", len(b))
 		}

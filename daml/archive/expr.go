@@ -10,20 +10,20 @@ import (
 
 // This file decodes expressions, case alternatives and updates.
 
-// msg is a small message split into its fields by number (1 to 9, the last
+// msg is a small message split into its fields by number (1 to 7, the last
 // occurrence of a field winning, as protobuf has it), and the count of the
 // values of its one repeated field, which reps iterates over.
 type msg struct {
 	name     string
-	f        [10]field
-	has      [10]bool
+	f        [8]field
+	has      [8]bool
 	raw      []byte
 	repeated protowire.Number
 	nrep     int
 }
 
 // split splits b, a message called name, into m. Field repeated (0 for
-// none) is counted in m.nrep; other fields above 9 are unknown.
+// none) is counted in m.nrep; other fields above 7 are unknown.
 func split(b []byte, name string, repeated int, m *msg) error {
 	m.name, m.raw, m.repeated = name, b, protowire.Number(repeated)
 	for len(b) > 0 {
@@ -38,7 +38,7 @@ func split(b []byte, name string, repeated int, m *msg) error {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			m.nrep++
-		case f.num >= 1 && f.num < 10:
+		case f.num >= 1 && f.num < 8:
 			m.f[f.num], m.has[f.num] = f, true
 		default:
 			return unknownField(name, f)
@@ -156,7 +156,12 @@ func (d *decoder) expr(b []byte, tableEntry bool) (lf.Expr, error) {
 	if err := d.enter(); err != nil {
 		return nil, err
 	}
-	defer d.leave()
+	v, err := d.exprLevel(b, tableEntry)
+	d.leave()
+	return v, err
+}
+
+func (d *decoder) exprLevel(b []byte, tableEntry bool) (lf.Expr, error) {
 	var (
 		loc    []byte
 		hasLoc bool
@@ -1016,114 +1021,119 @@ func (d *decoder) caseExpr(b []byte) (lf.Expr, error) {
 }
 
 func (d *decoder) caseAlt(b []byte) (lf.CaseAlt, error) {
-	var m msg
-	if err := split(b, "CaseAlt", 0, &m); err != nil {
+	var (
+		body    []byte
+		hasBody bool
+		pf      field // the pattern: the last of fields 2 to 9, as in a oneof
+		err     error
+	)
+	for len(b) > 0 {
+		var f field
+		if f, b, err = nextField(b); err != nil {
+			return lf.CaseAlt{}, fmt.Errorf("CaseAlt: %w", err)
+		}
+		switch {
+		case f.num == 1:
+			if body, err = f.bytes(); err != nil {
+				return lf.CaseAlt{}, fmt.Errorf("CaseAlt: %w", err)
+			}
+			hasBody = true
+		case f.num >= 2 && f.num <= 9:
+			pf = f
+		default:
+			return lf.CaseAlt{}, unknownField("CaseAlt", f)
+		}
+	}
+	pat, err := d.pattern(pf)
+	if err != nil {
 		return lf.CaseAlt{}, err
 	}
-	var (
-		pat lf.Pattern
-		err error
-		n   int
-	)
-	for i := 2; i <= 9; i++ {
-		if m.has[i] {
-			n = i
-		}
+	if !hasBody {
+		return lf.CaseAlt{}, fmt.Errorf("CaseAlt: no body")
 	}
-	switch n {
+	e, err := d.expr(body, false)
+	if err != nil {
+		return lf.CaseAlt{}, err
+	}
+	return lf.CaseAlt{Pattern: pat, Body: e}, nil
+}
+
+// pattern decodes the pattern of a CaseAlt, given as its oneof field.
+func (d *decoder) pattern(f field) (lf.Pattern, error) {
+	switch f.num {
 	case 0:
-		return lf.CaseAlt{}, fmt.Errorf("CaseAlt: no pattern")
+		return nil, fmt.Errorf("CaseAlt: no pattern")
 	case 2:
-		pat = lf.PDefault{}
-	case 3:
-		var pm msg
-		var raw []byte
-		if raw, err = m.bytes(3, "variant"); err != nil {
-			break
+		return lf.PDefault{}, nil
+	case 5:
+		return lf.PNil{}, nil
+	case 7:
+		return lf.PNone{}, nil
+	case 4:
+		tag, err := f.int32()
+		if err != nil {
+			return nil, fmt.Errorf("CaseAlt: %w", err)
 		}
-		if err = split(raw, "CaseAlt.Variant", 0, &pm); err != nil {
-			break
+		if tag < 0 || tag > 2 {
+			return nil, fmt.Errorf("CaseAlt: unknown builtin constructor %d", tag)
+		}
+		return lf.PBuiltinCon{Con: lf.BuiltinCon(tag)}, nil
+	}
+	raw, err := f.bytes()
+	if err != nil {
+		return nil, fmt.Errorf("CaseAlt: %w", err)
+	}
+	var pm msg
+	switch f.num {
+	case 3:
+		if err := split(raw, "CaseAlt.Variant", 0, &pm); err != nil {
+			return nil, err
 		}
 		var p lf.PVariant
 		if p.Type, err = d.msgTyCon(&pm, 1, "type constructor"); err != nil {
-			break
+			return nil, err
 		}
 		if p.Con, err = d.msgName(&pm, 2); err != nil {
-			break
+			return nil, err
 		}
 		if p.Binder, err = d.msgName(&pm, 3); err != nil {
-			break
+			return nil, err
 		}
-		pat = p
-	case 4:
-		var tag int32
-		if tag, err = m.int32(4); err == nil {
-			if tag < 0 || tag > 2 {
-				err = fmt.Errorf("CaseAlt: unknown builtin constructor %d", tag)
-			}
-			pat = lf.PBuiltinCon{Con: lf.BuiltinCon(tag)}
-		}
-	case 5:
-		pat = lf.PNil{}
+		return p, nil
 	case 6:
-		var pm msg
-		var raw []byte
-		if raw, err = m.bytes(6, "cons"); err != nil {
-			break
-		}
-		if err = split(raw, "CaseAlt.Cons", 0, &pm); err != nil {
-			break
+		if err := split(raw, "CaseAlt.Cons", 0, &pm); err != nil {
+			return nil, err
 		}
 		var p lf.PCons
 		if p.Head, err = d.msgName(&pm, 1); err != nil {
-			break
+			return nil, err
 		}
 		if p.Tail, err = d.msgName(&pm, 2); err != nil {
-			break
+			return nil, err
 		}
-		pat = p
-	case 7:
-		pat = lf.PNone{}
+		return p, nil
 	case 8:
-		var pm msg
-		var raw []byte
-		if raw, err = m.bytes(8, "optional_some"); err != nil {
-			break
-		}
-		if err = split(raw, "CaseAlt.OptionalSome", 0, &pm); err != nil {
-			break
+		if err := split(raw, "CaseAlt.OptionalSome", 0, &pm); err != nil {
+			return nil, err
 		}
 		var p lf.PSome
 		if p.Binder, err = d.msgName(&pm, 1); err != nil {
-			break
+			return nil, err
 		}
-		pat = p
-	case 9:
-		var pm msg
-		var raw []byte
-		if raw, err = m.bytes(9, "enum"); err != nil {
-			break
-		}
-		if err = split(raw, "CaseAlt.Enum", 0, &pm); err != nil {
-			break
+		return p, nil
+	default: // 9
+		if err := split(raw, "CaseAlt.Enum", 0, &pm); err != nil {
+			return nil, err
 		}
 		var p lf.PEnum
 		if p.Type, err = d.msgTyCon(&pm, 1, "type constructor"); err != nil {
-			break
+			return nil, err
 		}
 		if p.Con, err = d.msgName(&pm, 2); err != nil {
-			break
+			return nil, err
 		}
-		pat = p
+		return p, nil
 	}
-	if err != nil {
-		return lf.CaseAlt{}, err
-	}
-	body, err := d.msgExpr(&m, 1, "body")
-	if err != nil {
-		return lf.CaseAlt{}, err
-	}
-	return lf.CaseAlt{Pattern: pat, Body: body}, nil
 }
 
 func (d *decoder) choiceFunc(controller bool, b []byte) (lf.Expr, error) {

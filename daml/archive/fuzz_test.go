@@ -21,7 +21,7 @@ func fuzzSeeds(f *testing.F) [][]byte {
 	var dalfs [][]byte
 	for _, zf := range zr.File {
 		if len(zf.Name) > 5 && zf.Name[len(zf.Name)-5:] == ".dalf" {
-			dalf, err := readZipFile(zf, DefaultMaxDalfSize)
+			dalf, err := readZipFile(zf, DefaultMaxDalfSize, nil)
 			if err != nil {
 				f.Fatal(err)
 			}

@@ -378,7 +378,12 @@ func (d *decoder) kind(b []byte, tableEntry bool) (lf.Kind, error) {
 	if err := d.enter(); err != nil {
 		return nil, err
 	}
-	defer d.leave()
+	v, err := d.kindLevel(b, tableEntry)
+	d.leave()
+	return v, err
+}
+
+func (d *decoder) kindLevel(b []byte, tableEntry bool) (lf.Kind, error) {
 	var (
 		k   lf.Kind
 		err error
@@ -532,7 +537,12 @@ func (d *decoder) typeEntry(b []byte, tableEntry bool) (lf.Type, error) {
 	if err := d.enter(); err != nil {
 		return nil, err
 	}
-	defer d.leave()
+	v, err := d.typeEntryLevel(b, tableEntry)
+	d.leave()
+	return v, err
+}
+
+func (d *decoder) typeEntryLevel(b []byte, tableEntry bool) (lf.Type, error) {
 	var (
 		t   lf.Type
 		err error
