@@ -168,7 +168,7 @@ func (m *Machine) builtin(f lf.BuiltinFunction, args []value.Value) {
 		s, bad, ok := codePointsToText(args[0].(*value.List))
 		if !ok {
 			// Canton's Speedy crashes here (an internal error).
-			m.fail(m.newError(errInternal, fmt.Sprintf("invalid code point 0x%x.", bad)))
+			m.fail(m.newError(errInternal, fmt.Sprintf("invalid code point 0x%x.", uint64(bad))))
 			return
 		}
 		m.val = value.Text(s)

@@ -168,15 +168,12 @@ func (m *Machine) context() *failContext {
 			c.loc = w.loc
 		}
 	}
-	last := ""
+	var last *frame
 	add := func(fr *frame, loc *lf.Location) {
-		if fr == nil || fr.lam == nil {
+		if fr == nil || fr.lam == nil || fr == last {
 			return
 		}
-		if fr.lam.Def == last && len(c.trace) > 0 {
-			return
-		}
-		last = fr.lam.Def
+		last = fr
 		c.trace = append(c.trace, Frame{Definition: fr.lam.Def, Location: loc})
 	}
 	add(m.fr, m.loc)

@@ -281,15 +281,17 @@ func (r *resolver) expr(s *scope, e lf.Expr) (Expr, error) {
 		// Types are erased, so the body is evaluated as Speedy does.
 		return r.expr(s, x.Body)
 	case *lf.EAbs:
+		// Nested lambdas merge into one of several parameters, dropping
+		// the type abstractions and locations between them.
 		params := binderNames(x.Params)
-		body := strip(x.Body)
+		body := x.Body
 		for {
-			inner, ok := body.(*lf.EAbs)
+			inner, ok := strip(body).(*lf.EAbs)
 			if !ok {
 				break
 			}
 			params = append(params, binderNames(inner.Params)...)
-			body = strip(inner.Body)
+			body = inner.Body
 		}
 		return r.closure(s, params, body)
 	case *lf.ECase:
