@@ -158,6 +158,17 @@ func TestBong(t *testing.T) {
 	res, ids := f.submit(t, []string{alice}, &CreateCommand{Template: f.id("BongProposal"), Argument: arg})
 	proposal := created(res.Transaction, ids, "BongProposal")[0]
 
+	// Alice is no candidate: Accept's assert fails.
+	_, err := e.Submit(context.Background(), testSubmission([]string{alice}, &ExerciseCommand{Template: f.id("BongProposal"), ContractID: proposal,
+		Choice: "Accept", Argument: record(f.id("Accept"), "validator", value.Party(alice))}), f.ledger)
+	ie := wantError(t, err, "DAML_FAILURE", "Interpretation error: Error: User failure: UNHANDLED_EXCEPTION/DA.Exception.AssertionFailed:AssertionFailed (error category 9): Assertion failed")
+	// This DAR's choice code carries no locations; the last one evaluated
+	// is the standard library's throw, and the backtrace names the choice's
+	// code.
+	if ie.Choice != "Accept" || ie.Location == nil || !strings.Contains(ie.Error(), "Canton.Internal.Bong:$$$$sc_BongProposal_7") {
+		t.Errorf("assert context: %v", ie)
+	}
+
 	// Bob accepts: a new proposal with Bob moved to the validators.
 	res, ids = f.submit(t, []string{bob}, &ExerciseCommand{Template: f.id("BongProposal"), ContractID: proposal, Choice: "Accept",
 		Argument: record(f.id("Accept"), "validator", value.Party(bob))})

@@ -21,10 +21,14 @@ type Error struct {
 	ID       string
 	Category int
 	Cause    string
-	// Template and Choice name the innermost create, exercise or fetch
-	// being interpreted ("pkg:Module:Name" and the choice name), if any.
+	// Template and Choice name the innermost choice being exercised
+	// ("pkg:Module:Name" and the choice name); outside any choice,
+	// Template is the template being created or fetched.
 	Template string
 	Choice   string
+	// Action is the innermost ledger action being interpreted, when it is
+	// not the exercise itself: "create of pkg:Module:Name" or "fetch of …".
+	Action string
 	// Location is the last Daml source location evaluated.
 	Location *lf.Location
 	// Backtrace lists the definitions being evaluated, innermost first.
@@ -48,6 +52,12 @@ type Frame struct {
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Cause)
+	if e.Action != "" {
+		fmt.Fprintf(&b, "\n  in %s", e.Action)
+		if e.Choice != "" {
+			b.WriteString(",")
+		}
+	}
 	switch {
 	case e.Choice != "":
 		fmt.Fprintf(&b, "\n  in choice %s of template %s", e.Choice, e.Template)
@@ -149,13 +159,13 @@ func (m *Machine) newError(k errKind, cause string) *Error {
 
 // failContext is where an error happened.
 type failContext struct {
-	template, choice string
-	loc              *lf.Location
-	trace            []Frame
+	template, choice, action string
+	loc                      *lf.Location
+	trace                    []Frame
 }
 
 func (c *failContext) apply(e *Error) {
-	e.Template, e.Choice, e.Location, e.Backtrace = c.template, c.choice, c.loc, c.trace
+	e.Template, e.Choice, e.Action, e.Location, e.Backtrace = c.template, c.choice, c.action, c.loc, c.trace
 }
 
 // context captures the machine's current context for an error.
@@ -163,7 +173,13 @@ func (m *Machine) context() *failContext {
 	c := &failContext{loc: m.loc}
 	if m.upd != nil {
 		w := m.upd.where()
-		c.template, c.choice = w.template, w.choice
+		c.template = w.template
+		if w.action != "exercise" && w.action != "" {
+			c.action = w.action + " of " + w.template
+		}
+		if ex, ok := m.upd.exerciseWhere(); ok {
+			c.template, c.choice = ex.template, ex.choice
+		}
 		if c.loc == nil {
 			c.loc = w.loc
 		}

@@ -74,8 +74,8 @@ type updateState struct {
 
 // where is a create, exercise or fetch being interpreted, for errors.
 type where struct {
-	template, choice string
-	loc              *lf.Location
+	action, template, choice string
+	loc                      *lf.Location
 }
 
 func (u *updateState) where() where {
@@ -85,8 +85,18 @@ func (u *updateState) where() where {
 	return u.whereStack[len(u.whereStack)-1]
 }
 
-func (u *updateState) pushWhere(t *resolve.Template, c *resolve.Choice) {
-	w := where{template: t.ID.String(), loc: t.Location}
+// exerciseWhere returns the innermost choice being exercised.
+func (u *updateState) exerciseWhere() (where, bool) {
+	for i := len(u.whereStack) - 1; i >= 0; i-- {
+		if u.whereStack[i].action == "exercise" {
+			return u.whereStack[i], true
+		}
+	}
+	return where{}, false
+}
+
+func (u *updateState) pushWhere(action string, t *resolve.Template, c *resolve.Choice) {
+	w := where{action: action, template: t.ID.String(), loc: t.Location}
 	if c != nil {
 		w.choice = c.Name
 		if c.Location != nil {
@@ -251,7 +261,7 @@ func (m *Machine) parties(v value.Value, what string) ([]string, bool) {
 // create is 'create @T arg'.
 func (m *Machine) create(t *resolve.Template, arg value.Value) {
 	u := m.upd
-	u.pushWhere(t, nil)
+	u.pushWhere("create", t, nil)
 	m.contractInfo(t, arg, func(m *Machine, info *contractInfo) {
 		if err := m.serializable(arg); err != nil {
 			m.fail(err)
@@ -381,7 +391,7 @@ func (m *Machine) sameTemplate(cid value.ContractID, t *resolve.Template, actual
 // exercise is 'exercise @T Choice cid arg'.
 func (m *Machine) exercise(t *resolve.Template, c *resolve.Choice, cid value.ContractID, arg value.Value) {
 	u := m.upd
-	u.pushWhere(t, c)
+	u.pushWhere("exercise", t, c)
 	m.fetchContract(t, cid, func(m *Machine, info *contractInfo) {
 		both := []value.Value{info.arg, arg}
 		m.then(func(m *Machine, v value.Value) {
@@ -472,7 +482,7 @@ func (m *Machine) beginExercise(t *resolve.Template, c *resolve.Choice, cid valu
 // fetch is 'fetch @T cid'.
 func (m *Machine) fetch(t *resolve.Template, cid value.ContractID) {
 	u := m.upd
-	u.pushWhere(t, nil)
+	u.pushWhere("fetch", t, nil)
 	m.fetchContract(t, cid, func(m *Machine, info *contractInfo) {
 		auth := u.authorizers()
 		id := u.nodeID()
