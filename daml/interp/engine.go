@@ -116,11 +116,6 @@ func (e *Engine) Submit(ctx context.Context, s *Submission, ledger Ledger) (*Res
 		committers:      sortedSet(append([]string(nil), s.ActAs...)),
 		preparationTime: s.PreparationTime,
 		ledgerTime:      s.LedgerTime,
-		local:           map[value.ContractID]*contractInfo{},
-		global:          map[value.ContractID]*contractInfo{},
-		consumed:        map[value.ContractID]tx.NodeID{},
-		disclosed:       map[value.ContractID]*tx.Contract{},
-		inputSet:        map[value.ContractID]bool{},
 		minTime:         value.MinTimestamp,
 		maxTime:         value.MaxTimestamp,
 	}
@@ -130,8 +125,11 @@ func (e *Engine) Submit(ctx context.Context, s *Submission, ledger Ledger) (*Res
 		seed := tx.DeriveTransactionSeed(s.SubmissionSeed, s.ParticipantID, s.PreparationTime)
 		u.txSeed = &seed
 	}
-	for _, c := range s.Disclosed {
-		u.disclosed[c.ID] = c
+	if len(s.Disclosed) > 0 {
+		u.disclosed = make(map[value.ContractID]*tx.Contract, len(s.Disclosed))
+		for _, c := range s.Disclosed {
+			u.disclosed[c.ID] = c
+		}
 	}
 	m.upd = u
 	for i, cmd := range s.Commands {

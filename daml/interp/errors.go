@@ -173,15 +173,15 @@ func (m *Machine) context() *failContext {
 	c := &failContext{loc: m.loc}
 	if m.upd != nil {
 		w := m.upd.where()
-		c.template = w.template
+		c.template = w.template()
 		if w.action != "exercise" && w.action != "" {
-			c.action = w.action + " of " + w.template
+			c.action = w.action + " of " + w.template()
 		}
 		if ex, ok := m.upd.exerciseWhere(); ok {
-			c.template, c.choice = ex.template, ex.choice
+			c.template, c.choice = ex.template(), ex.choiceName()
 		}
 		if c.loc == nil {
-			c.loc = w.loc
+			c.loc = w.location()
 		}
 	}
 	var last *frame

@@ -225,6 +225,11 @@ func (m *Machine) atom(e resolve.Expr) (value.Value, bool) {
 		return m.fr.slots[x.Slot], true
 	case *resolve.Free:
 		return m.fr.free[x.Index], true
+	case *resolve.TopRef:
+		// A top-level value already computed is as good as a constant.
+		if v := x.Def.Cached(); v != nil {
+			return v, true
+		}
 	}
 	return nil, false
 }

@@ -74,8 +74,33 @@ type updateState struct {
 
 // where is a create, exercise or fetch being interpreted, for errors.
 type where struct {
-	action, template, choice string
-	loc                      *lf.Location
+	action string
+	tmpl   *resolve.Template
+	choice *resolve.Choice
+}
+
+func (w where) template() string {
+	if w.tmpl == nil {
+		return ""
+	}
+	return w.tmpl.ID.String()
+}
+
+func (w where) choiceName() string {
+	if w.choice == nil {
+		return ""
+	}
+	return w.choice.Name
+}
+
+func (w where) location() *lf.Location {
+	if w.choice != nil && w.choice.Location != nil {
+		return w.choice.Location
+	}
+	if w.tmpl != nil {
+		return w.tmpl.Location
+	}
+	return nil
 }
 
 func (u *updateState) where() where {
@@ -96,14 +121,7 @@ func (u *updateState) exerciseWhere() (where, bool) {
 }
 
 func (u *updateState) pushWhere(action string, t *resolve.Template, c *resolve.Choice) {
-	w := where{action: action, template: t.ID.String(), loc: t.Location}
-	if c != nil {
-		w.choice = c.Name
-		if c.Location != nil {
-			w.loc = c.Location
-		}
-	}
-	u.whereStack = append(u.whereStack, w)
+	u.whereStack = append(u.whereStack, where{action: action, tmpl: t, choice: c})
 }
 
 func (u *updateState) popWhere() { u.whereStack = u.whereStack[:len(u.whereStack)-1] }
@@ -299,6 +317,9 @@ func (m *Machine) create(t *resolve.Template, arg value.Value) {
 			m.fail(m.newError(errInternal, "contract id "+string(cid)+" is not fresh"))
 			return
 		}
+		if u.local == nil {
+			u.local = map[value.ContractID]*contractInfo{}
+		}
 		u.local[cid] = info
 		u.popWhere()
 		m.val = cid
@@ -337,6 +358,9 @@ func (m *Machine) fetchContract(t *resolve.Template, cid value.ContractID, k fun
 		return
 	}
 	if !u.inputSet[cid] {
+		if u.inputSet == nil {
+			u.inputSet = map[value.ContractID]bool{}
+		}
 		u.inputSet[cid] = true
 		u.inputs = append(u.inputs, c)
 	}
@@ -359,6 +383,9 @@ func (m *Machine) fetchContract(t *resolve.Template, cid value.ContractID, k fun
 				c.PackageName, prettyParties(c.Signatories), prettyParties(difference(sortedSet(c.Stakeholders), c.Signatories)),
 				t.PackageName, prettyParties(info.signatories), prettyParties(difference(info.stakeholders, info.signatories)))))
 			return
+		}
+		if u.global == nil {
+			u.global = map[value.ContractID]*contractInfo{}
 		}
 		u.global[cid] = info
 		k(m, info)
@@ -450,6 +477,9 @@ func (m *Machine) beginExercise(t *resolve.Template, c *resolve.Choice, cid valu
 	}
 	auth := u.authorizers()
 	if c.Consuming {
+		if u.consumed == nil {
+			u.consumed = map[value.ContractID]tx.NodeID{}
+		}
 		u.consumed[cid] = id
 	}
 	if len(controllers) == 0 {

@@ -1,7 +1,6 @@
 package tx
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -34,7 +33,17 @@ func ParseHash(s string) (Hash, error) {
 // big-endian, a long 8; a set of strings is its size (4 bytes) then its
 // elements sorted, each as a string.
 
-type mac struct{ buf []byte }
+// mac builds the message of an HMAC in a buffer that lives on the stack
+// for the usual small messages.
+type mac struct {
+	buf []byte
+	arr [192]byte
+}
+
+func (m *mac) init() *mac {
+	m.buf = m.arr[:0]
+	return m
+}
 
 func (m *mac) str(s string) *mac {
 	m.int32(int32(len(s)))
@@ -52,12 +61,32 @@ func (m *mac) int64(i int64) *mac {
 	return m
 }
 
-func (m *mac) sum(key Hash) Hash {
-	h := hmac.New(sha256.New, key[:])
-	h.Write(m.buf)
-	var out Hash
-	h.Sum(out[:0])
-	return out
+func (m *mac) sum(key Hash) Hash { return hmacSHA256(&key, m.buf) }
+
+// hmacSHA256 is HMAC-SHA256 (RFC 2104) with a 32-byte key, written out so
+// that a derivation allocates nothing: H(key⊕opad ‖ H(key⊕ipad ‖ msg)).
+func hmacSHA256(key *Hash, msg []byte) Hash {
+	var buf [64 + 256]byte
+	b := buf[:64]
+	if 64+len(msg) > len(buf) {
+		b = make([]byte, 64, 64+len(msg))
+	}
+	for i := 0; i < 64; i++ {
+		b[i] = 0x36
+	}
+	for i, k := range key {
+		b[i] ^= k
+	}
+	inner := sha256.Sum256(append(b, msg...))
+	var outer [64 + sha256.Size]byte
+	for i := 0; i < 64; i++ {
+		outer[i] = 0x5c
+	}
+	for i, k := range key {
+		outer[i] ^= k
+	}
+	copy(outer[64:], inner[:])
+	return sha256.Sum256(outer[:])
 }
 
 // DeriveTransactionSeed derives the transaction seed of a submission (Canton's
@@ -65,7 +94,7 @@ func (m *mac) sum(key Hash) Hash {
 // preparationTime).
 func DeriveTransactionSeed(submissionSeed Hash, participantID string, preparationTime value.Timestamp) Hash {
 	var m mac
-	return m.str(participantID).int64(int64(preparationTime)).sum(submissionSeed)
+	return m.init().str(participantID).int64(int64(preparationTime)).sum(submissionSeed)
 }
 
 // DeriveNodeSeed derives the seed of the index-th action child of a node (or of
@@ -75,7 +104,7 @@ func DeriveTransactionSeed(submissionSeed Hash, participantID string, preparatio
 // writes an Int).
 func DeriveNodeSeed(parent Hash, index int) Hash {
 	var m mac
-	return m.int32(int32(index)).sum(parent)
+	return m.init().int32(int32(index)).sum(parent)
 }
 
 // DeriveDiscriminator derives the discriminator of a contract created by the node
@@ -84,7 +113,7 @@ func DeriveNodeSeed(parent Hash, index int) Hash {
 // sorted set.
 func DeriveDiscriminator(nodeSeed Hash, preparationTime value.Timestamp, stakeholders []string) Hash {
 	var m mac
-	m.int64(int64(preparationTime))
+	m.init().int64(int64(preparationTime))
 	set := sortedSet(stakeholders)
 	m.int32(int32(len(set)))
 	for _, p := range set {

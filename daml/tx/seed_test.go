@@ -1,6 +1,9 @@
 package tx
 
 import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 	"testing"
 
@@ -117,5 +120,25 @@ func TestWalkAndObservers(t *testing.T) {
 	c := &Contract{Signatories: []string{"a", "c"}, Stakeholders: []string{"a", "b", "c", "d"}}
 	if obs := c.Observers(); len(obs) != 2 || obs[0] != "b" || obs[1] != "d" {
 		t.Errorf("observers %v", obs)
+	}
+}
+
+// TestHMAC checks the hand-written HMAC against crypto/hmac, for short and
+// long messages.
+func TestHMAC(t *testing.T) {
+	var key Hash
+	for i := range key {
+		key[i] = byte(200 - i)
+	}
+	for _, n := range []int{0, 1, 55, 56, 64, 255, 256, 257, 1000} {
+		msg := make([]byte, n)
+		for i := range msg {
+			msg[i] = byte(i * 7)
+		}
+		h := hmac.New(sha256.New, key[:])
+		h.Write(msg)
+		if got := hmacSHA256(&key, msg); !bytes.Equal(got[:], h.Sum(nil)) {
+			t.Errorf("message of %d bytes: HMAC differs", n)
+		}
 	}
 }
