@@ -340,7 +340,9 @@ func refBuiltin(f lf.BuiltinFunction) refFn {
 	case lf.BuiltinAppendText:
 		return curry2(func(a, b refValue) (refValue, error) { return a.(value.Text) + b.(value.Text), nil })
 	case lf.BuiltinInt64ToText:
-		return func(a refValue) (refValue, error) { return value.Text(strconv.FormatInt(int64(a.(value.Int64)), 10)), nil }
+		return func(a refValue) (refValue, error) {
+			return value.Text(strconv.FormatInt(int64(a.(value.Int64)), 10)), nil
+		}
 	case lf.BuiltinTextToInt64:
 		return func(a refValue) (refValue, error) {
 			i, err := strconv.ParseInt(string(a.(value.Text)), 10, 64)
