@@ -79,6 +79,7 @@ Start with:  ledger quickstart`,
 		NewCmdParties(f),
 		NewCmdUsers(f),
 		NewCmdBench(f, nil),
+		NewCmdDaml(f),
 	)
 	return root
 }
