@@ -136,3 +136,31 @@ func BenchmarkSumTo(b *testing.B) {
 	}
 	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
 }
+
+// TestConcurrentSubmissions runs Ping flows from several goroutines on one
+// engine: resolved code and top-level values are shared (run with -race).
+func TestConcurrentSubmissions(t *testing.T) {
+	e, pkg := pingEngine(t)
+	pingID := ident(pkg, "Canton.Internal.Ping", "Ping")
+	done := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			l := newMemLedger()
+			for i := 0; i < 20; i++ {
+				s := testSubmission([]string{alice}, &CreateAndExerciseCommand{Template: pingID, CreateArgument: pingArg(e, pingID),
+					Choice: "AbortPing", ChoiceArgument: record(ident(pkg, "Canton.Internal.Ping", "AbortPing"), "anyone", value.Party(alice))})
+				s.SubmissionSeed[0], s.SubmissionSeed[1] = byte(g), byte(i)
+				if _, err := e.Submit(context.Background(), s, l); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}(g)
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

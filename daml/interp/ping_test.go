@@ -83,6 +83,26 @@ func TestPing(t *testing.T) {
 		t.Errorf("Respond on an archived Ping: %v", err)
 	}
 
+	// Archive (the choice damlc generates): the signatory archives.
+	res, err = e.Submit(ctx, testSubmission([]string{alice}, &CreateCommand{Template: pingID, Argument: pingArg(e, pingID)}), ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := ledger.commit(res.Transaction, 3)[res.Transaction.Nodes[0].(*tx.Create).ContractID]
+	archiveArg := record(&value.Identifier{PackageID: "9e70a8b3510d617f8a136213f33d6a903a10ca0eeec76bb06ba55d1ed9680f69",
+		ModuleName: "DA.Internal.Template", EntityName: "Archive"})
+	_, err = e.Submit(ctx, testSubmission([]string{bob}, &ExerciseCommand{Template: pingID, ContractID: second, Choice: "Archive", Argument: archiveArg}), ledger)
+	if !errors.As(err, &ie) || ie.ID != "DAML_AUTHORIZATION_ERROR" {
+		t.Errorf("Archive by the observer: %v", err)
+	}
+	res, err = e.Submit(ctx, testSubmission([]string{alice}, &ExerciseCommand{Template: pingID, ContractID: second, Choice: "Archive", Argument: archiveArg}), ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ar := res.Transaction.Nodes[0].(*tx.Exercise); !ar.Consuming || ar.Choice != "Archive" || strings.Join(ar.ActingParties, ",") != alice {
+		t.Errorf("Archive node %+v", ar)
+	}
+
 	// AbortPing by anyone named, in one transaction with its create.
 	res, err = e.Submit(ctx, testSubmission([]string{alice, carol}, &CreateAndExerciseCommand{Template: pingID, CreateArgument: pingArg(e, pingID),
 		Choice: "AbortPing", ChoiceArgument: record(ident(pkg, "Canton.Internal.Ping", "AbortPing"), "anyone", value.Party(carol))}), ledger)
