@@ -155,7 +155,7 @@ func (m *Machine) run(lam *resolve.Lambda, free, args []value.Value) (v value.Va
 	return m.val, nil
 }
 
-// runValue applies a function value to args, to completion.
+// runApply applies a function value to args, to completion.
 func (m *Machine) runApply(f value.Value, args []value.Value) (v value.Value, err error) {
 	base := len(m.kont)
 	defer func() {
