@@ -16,8 +16,6 @@ func rec(name string, fields ...lf.FieldExpr) lf.Expr {
 }
 func fe(name string, e lf.Expr) lf.FieldExpr { return lf.FieldExpr{Name: name, Expr: e} }
 
-var pairID = &value.Identifier{PackageID: string(testPkgID), ModuleName: "Test", EntityName: "Pair"}
-
 // TestEvalPure evaluates every expression kind of the pure language.
 func TestEvalPure(t *testing.T) {
 	add := bi(lf.BuiltinAddInt64)

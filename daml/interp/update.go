@@ -38,7 +38,6 @@ type exerciseCtx struct {
 	seed        tx.Hash
 	nextChild   int
 	authorizers []string
-	rootIndex   int // the index it takes among its parent's action children
 }
 
 // updateState is the transaction under construction (Canton's
