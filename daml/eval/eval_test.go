@@ -13,6 +13,10 @@ import (
 
 	"github.com/ledger-cli/ledger/daml/archive"
 	"github.com/ledger-cli/ledger/daml/interp"
+	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/daml/resolve"
+	"github.com/ledger-cli/ledger/daml/tx"
+	"github.com/ledger-cli/ledger/daml/value"
 )
 
 var (
@@ -102,5 +106,49 @@ func TestRunErrors(t *testing.T) {
 	var ie *interp.Error
 	if !errors.As(err, &ie) || ie.ID != "DAML_FAILURE" {
 		t.Errorf("date 2023 Feb 30: %v", err)
+	}
+}
+
+// TestCreateTokenHolding creates a contract of a real application's template
+// (my-exercise-app.dar's TokenHolding: a Decimal amount, records and a text
+// map of the token-standard packages, an interface instance) from a JSON
+// argument read by the template's type.
+func TestCreateTokenHolding(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	path := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "dars", "my-exercise-app.dar")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("%s not found; skipping", path)
+	}
+	d, err := archive.ReadDarFile(path, archive.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs := resolve.NewPackages(d.Packages...)
+	main := d.MainPackage()
+	tc := lf.TypeConName{Package: main.ID, Module: lf.DottedName{"TokenHolding"}, Name: lf.DottedName{"TokenHolding"}}
+	arg, err := fromJSON(pkgs, lf.TCon{Con: tc}, json.RawMessage(`{
+		"owner": "alice::1220aa", "dso": "dso::1220dd",
+		"instrumentId": {"admin": "dso::1220dd", "id": "Amulet"},
+		"amount": "12.5",
+		"meta": {"values": {"k": "v"}}}`), "argument")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := interp.NewEngine(pkgs, interp.Limits{})
+	var seed tx.Hash
+	res, err := eng.Submit(context.Background(), &interp.Submission{
+		Commands:        []interp.Command{&interp.CreateCommand{Template: pkgs.Identifier(tc), Argument: arg}},
+		ActAs:           []string{"dso::1220dd"},
+		SubmissionSeed:  seed,
+		ParticipantID:   "p",
+		PreparationTime: 1,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Transaction.Nodes[0].(*tx.Create)
+	if strings.Join(c.Stakeholders, ",") != "alice::1220aa,dso::1220dd" || c.PackageName != main.Name ||
+		c.Argument.(*value.Record).Field("amount").String() != "12.5000000000" {
+		t.Errorf("create node %+v", c)
 	}
 }

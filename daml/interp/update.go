@@ -344,7 +344,7 @@ func (m *Machine) fetchContract(t *resolve.Template, cid value.ContractID, k fun
 		return
 	}
 	c := u.disclosed[cid]
-	if c == nil {
+	if c == nil && u.ledger != nil {
 		var err error
 		c, err = u.ledger.LookupContract(u.ctx, cid)
 		if err != nil {
