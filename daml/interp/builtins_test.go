@@ -14,12 +14,17 @@ import (
 
 func callBuiltin(t *testing.T, f lf.BuiltinFunction, args ...value.Value) (value.Value, error) {
 	t.Helper()
+	return callBuiltinLimits(t, Limits{}, f, args...)
+}
+
+func callBuiltinLimits(t *testing.T, l Limits, f lf.BuiltinFunction, args ...value.Value) (value.Value, error) {
+	t.Helper()
 	consts := make([]resolve.Expr, len(args))
 	for i, a := range args {
 		consts[i] = &resolve.Const{Value: a}
 	}
 	lamb := &resolve.Lambda{Def: "builtin test", Body: &resolve.Call{Op: &resolve.Builtin{Fn: f}, Args: consts}}
-	v, _, err := testEngine.EvalLambda(context.Background(), lamb, Limits{})
+	v, _, err := testEngine.EvalLambda(context.Background(), lamb, l)
 	return v, err
 }
 

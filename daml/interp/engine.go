@@ -103,6 +103,7 @@ func (e *Engine) limitsFor(l Limits) Limits {
 	if l.Depth == 0 {
 		l.Depth = e.limits.Depth
 	}
+	l.plain = l.plain || e.limits.plain
 	return l
 }
 

@@ -16,17 +16,19 @@ func rec(name string, fields ...lf.FieldExpr) lf.Expr {
 }
 func fe(name string, e lf.Expr) lf.FieldExpr { return lf.FieldExpr{Name: name, Expr: e} }
 
-// TestEvalPure evaluates every expression kind of the pure language.
-func TestEvalPure(t *testing.T) {
+type exprCase struct {
+	name string
+	e    lf.Expr
+	want string // the value's String
+}
+
+// evalPureCases cover every expression kind of the pure language.
+func evalPureCases() []exprCase {
 	add := bi(lf.BuiltinAddInt64)
 	shape := func(con string, e lf.Expr) lf.Expr { return &lf.EVariantCon{Type: tcApp("Shape"), Con: con, Arg: e} }
 	color := func(con string) lf.Expr { return &lf.EEnumCon{Type: tcon("Color"), Con: con} }
 	pair := rec("Pair", fe("fst", i64(1)), fe("snd", i64(2)))
-	for _, c := range []struct {
-		name string
-		e    lf.Expr
-		want string // the value's String
-	}{
+	return []exprCase{
 		{"literals", listE(i64(-3), text("é"), &lf.ENumeric{Value: "1.50", Scale: 2}, &lf.EDate{Days: 0}, &lf.ETimestamp{Micros: 1}), `[-3, "é", 1.50, 1970-01-01, 1970-01-01T00:00:00.000001Z]`},
 		{"builtin constructors", listE(unit(), tru(), fls()), "[<unit>, true, false]"},
 		{"lambda and application", app(lam([]string{"x", "y"}, app(add, v("x"), v("y"))), i64(1), i64(2)), "3"},
@@ -79,7 +81,12 @@ func TestEvalPure(t *testing.T) {
 			app(bi(lf.BuiltinGenMapInsert), listE(i64(1), i64(9)), unit(), bi(lf.BuiltinGenMapEmpty)))), "[[1, 9], [2]]"},
 		{"update is a value until run", &lf.EUpdate{Update: &lf.UPure{Expr: i64(1)}}, "<pure/1>"},
 		{"failure category literal", &lf.EFailureCategory{Category: lf.InvalidIndependentOfSystemState}, "8"},
-	} {
+	}
+}
+
+// TestEvalPure evaluates every expression kind of the pure language.
+func TestEvalPure(t *testing.T) {
+	for _, c := range evalPureCases() {
 		got, err := eval(t, c.e)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)

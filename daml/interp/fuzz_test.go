@@ -16,7 +16,8 @@ import (
 // with the machine and with a direct recursive evaluator written for this
 // test, and requires the same outcome: the same value, or both failing
 // with an arithmetic error. The machine must never report an internal
-// error: a Go panic recovered at its boundary is one.
+// error: a Go panic recovered at its boundary is one. The machine's fast
+// paths must agree with its plain evaluation.
 
 type fty int
 
@@ -448,6 +449,9 @@ func FuzzEval(f *testing.F) {
 		e := g.expr(ty, 6)
 		want, refErr := refEval(e, map[string]refValue{})
 		got, err := evalLimits(t, e, Limits{Steps: 1_000_000, Depth: 10_000})
+		if fast, plain := outcome(got, err), outcome(evalLimits(t, e, Limits{Steps: 1_000_000, Depth: 10_000, plain: true})); fast != plain {
+			t.Fatalf("fast path %s, plain %s", fast, plain)
+		}
 		var ie *Error
 		if err != nil && errors.As(err, &ie) && (ie.kind == errInternal || ie.kind == errSteps || ie.kind == errDepth) {
 			t.Fatalf("machine: %v\n%s", err, ie.goStack)

@@ -89,6 +89,11 @@ type Machine struct {
 	// upd is the state of the command being interpreted; nil while
 	// evaluating a pure expression.
 	upd *updateState
+	// scratch holds the arguments of a builtin called on atomic arguments;
+	// plain turns that fast path off (tests compare both).
+	scratch [5]value.Value
+	plain   bool
+
 	// converting names the exception whose message is being computed for an
 	// unhandled-exception error.
 	converting string
@@ -103,6 +108,10 @@ type Limits struct {
 	// Depth bounds the continuation stack: the nesting of calls that are
 	// not tail calls; 0 means DefaultDepth.
 	Depth int
+
+	// plain turns the machine's fast paths off, for tests that check they
+	// agree with the plain evaluator.
+	plain bool
 }
 
 // Default limits.
@@ -122,7 +131,7 @@ func (l Limits) withDefaults() Limits {
 }
 
 func newMachine(ctx context.Context, pkgs *resolve.Packages, limits Limits) *Machine {
-	return &Machine{pkgs: pkgs, limits: limits.withDefaults(), ctx: ctx}
+	return &Machine{pkgs: pkgs, limits: limits.withDefaults(), ctx: ctx, plain: limits.plain}
 }
 
 // Steps returns the steps the machine has taken so far.
@@ -296,6 +305,18 @@ func (m *Machine) eval(e resolve.Expr) {
 		m.push(&kApp{fr: m.fr, loc: m.loc, f: f, exprs: x.Args, args: args, i: i})
 		m.expr = x.Args[i]
 	case *resolve.Call:
+		if b, ok := x.Op.(*resolve.Builtin); ok && !m.plain && len(x.Args) <= len(m.scratch) {
+			// Fast path: a builtin whose arguments are all variables or
+			// constants runs on a scratch array instead of a fresh slice.
+			// Builtins read their arguments before returning and never keep
+			// the slice. TestFastPathsAgree runs the suites both ways.
+			args := m.scratch[:len(x.Args)]
+			if m.atoms(x.Args, args) == len(args) {
+				m.builtin(b.Fn, args)
+				clear(args)
+				return
+			}
+		}
 		args := make([]value.Value, len(x.Args))
 		i := m.atoms(x.Args, args)
 		if i == len(args) {
