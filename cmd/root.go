@@ -90,6 +90,7 @@ Start with:  ledger quickstart`,
 		users.NewCmdUsers(f),
 		NewCmdBench(f, nil),
 		NewCmdVersion(f, nil),
+		NewCmdDaml(f),
 	)
 	return root
 }
