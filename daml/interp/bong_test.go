@@ -20,24 +20,32 @@ func checkSeeds(t *testing.T, s *Submission, tr *tx.Transaction) {
 	t.Helper()
 	txSeed := tx.DeriveTransactionSeed(s.SubmissionSeed, s.ParticipantID, s.PreparationTime)
 	want := map[tx.NodeID]tx.Hash{}
-	var visit func(id tx.NodeID, seed tx.Hash)
-	visit = func(id tx.NodeID, seed tx.Hash) {
-		switch n := tr.Nodes[id].(type) {
-		case *tx.Create:
-			want[id] = seed
-			if got := tx.ContractIDV1(seed, s.PreparationTime, n.Stakeholders); got != n.ContractID {
-				t.Errorf("node %d: contract id %s, derived %s", id, n.ContractID, got)
+	// children visits the children of a node whose seed is parent; a
+	// rollback node is not an action: its children continue the count.
+	var children func(ids []tx.NodeID, parent tx.Hash, i *int)
+	children = func(ids []tx.NodeID, parent tx.Hash, i *int) {
+		for _, id := range ids {
+			if r, ok := tr.Nodes[id].(*tx.Rollback); ok {
+				children(r.Children, parent, i)
+				continue
 			}
-		case *tx.Exercise:
-			want[id] = seed
-			for i, c := range n.Children {
-				visit(c, tx.DeriveNodeSeed(seed, i))
+			seed := tx.DeriveNodeSeed(parent, *i)
+			*i++
+			switch n := tr.Nodes[id].(type) {
+			case *tx.Create:
+				want[id] = seed
+				if got := tx.ContractIDV1(seed, s.PreparationTime, n.Stakeholders); got != n.ContractID {
+					t.Errorf("node %d: contract id %s, derived %s", id, n.ContractID, got)
+				}
+			case *tx.Exercise:
+				want[id] = seed
+				j := 0
+				children(n.Children, seed, &j)
 			}
 		}
 	}
-	for i, r := range tr.Roots {
-		visit(r, tx.DeriveNodeSeed(txSeed, i))
-	}
+	i := 0
+	children(tr.Roots, txSeed, &i)
 	if len(want) != len(tr.Seeds) {
 		t.Errorf("%d seeds, want %d", len(tr.Seeds), len(want))
 	}
@@ -79,8 +87,13 @@ func describe(tr *tx.Transaction) string {
 			if !x.Consuming {
 				b.WriteString(" (nonconsuming)")
 			}
+			if x.Result == nil {
+				b.WriteString(" (no result)")
+			}
 		case *tx.Fetch:
 			fmt.Fprintf(&b, "fetch %s", x.TemplateID.EntityName)
+		case *tx.Rollback:
+			b.WriteString("rollback")
 		}
 		b.WriteString("\n")
 	})

@@ -80,6 +80,9 @@ type Submission struct {
 	Disclosed []*tx.Contract
 	// Limits override the engine's for this submission.
 	Limits Limits
+	// StateMode is how rollbacks treat the contract state: Canton 3.5's
+	// (the default) or 3.4's.
+	StateMode StateMode
 }
 
 // Result is an interpreted submission.
@@ -119,7 +122,10 @@ func (e *Engine) Submit(ctx context.Context, s *Submission, ledger Ledger) (*Res
 		ledgerTime:      s.LedgerTime,
 		minTime:         value.MinTimestamp,
 		maxTime:         value.MaxTimestamp,
+		mode:            s.StateMode,
 	}
+	u.root = txContext{kind: ctxRoot, authorizers: u.committers}
+	u.top = &u.root
 	if s.RootSeeds != nil {
 		u.rootSeeds = s.RootSeeds
 	} else {
@@ -142,7 +148,7 @@ func (e *Engine) Submit(ctx context.Context, s *Submission, ledger Ledger) (*Res
 		}
 	}
 	res := &Result{
-		Transaction:   &tx.Transaction{Version: txVersion(u.nodes), Roots: u.roots, Nodes: u.nodes, Seeds: u.seeds},
+		Transaction:   u.finish(),
 		Inputs:        u.inputs,
 		DependsOnTime: u.dependsOnTime,
 		Steps:         m.steps,

@@ -103,7 +103,19 @@ const (
 	errUpgradeValidation
 	errCryptoEncoding
 	errCryptoKey
+	errCryptoSignature
+	errDev
 	errCommand
+	errEffectfulRollback
+	errContractKeyNotFound
+	errDoesNotImplement
+	errDoesNotImplementRequiring
+	errCreateEmptyMaintainers
+	errFetchEmptyMaintainers
+	errContractIDInKey
+	errInconsistentKey
+	errUpgradeTranslation
+	errPackageName
 )
 
 // Canton's error categories (ErrorCategory.asInt).
@@ -136,9 +148,22 @@ var errIDs = map[errKind]struct {
 	errValueNesting:      {"VALUE_NESTING", categoryInvalidIndependent},
 	errMalformedText:     {"MALFORMED_TEXT", categoryInvalidIndependent},
 	errUpgradeValidation: {"INTERPRETATION_UPGRADE_ERROR_VALIDATION_FAILED", categoryInvalidIndependent},
-	errCryptoEncoding:    {"INTERPRETATION_CRYPTO_ERROR_MALFORMED_BYTE_ENCODING", categoryInvalidIndependent},
-	errCryptoKey:         {"INTERPRETATION_CRYPTO_ERROR_MALFORMED_KEY", categoryInvalidIndependent},
+	errCryptoEncoding:    {"INTERPRETATION_CRYPTO_ERROR_MALFORMED_BYTE_ENCODING", categoryInvalidGiven},
+	errCryptoKey:         {"INTERPRETATION_CRYPTO_ERROR_MALFORMED_KEY", categoryInvalidGiven},
+	errCryptoSignature:   {"INTERPRETATION_CRYPTO_ERROR_MALFORMED_SIGNATURE", categoryInvalidGiven},
+	errDev:               {"INTERPRETATION_DEV_ERROR", categoryInvalidGiven},
 	errCommand:           {"COMMAND_PREPROCESSING_FAILED", categoryInvalidIndependent},
+
+	errEffectfulRollback:         {"DAML_EFFECTFUL_ROLLBACK_ERROR", categoryInvalidIndependent},
+	errContractKeyNotFound:       {"CONTRACT_KEY_NOT_FOUND", categoryResourceMissing},
+	errDoesNotImplement:          {"CONTRACT_DOES_NOT_IMPLEMENT_INTERFACE", categoryInvalidIndependent},
+	errDoesNotImplementRequiring: {"CONTRACT_DOES_NOT_IMPLEMENT_REQUIRING_INTERFACE", categoryInvalidIndependent},
+	errCreateEmptyMaintainers:    {"CREATE_EMPTY_CONTRACT_KEY_MAINTAINERS", categoryInvalidIndependent},
+	errFetchEmptyMaintainers:     {"FETCH_EMPTY_CONTRACT_KEY_MAINTAINERS", categoryInvalidIndependent},
+	errContractIDInKey:           {"CONTRACT_ID_IN_CONTRACT_KEY", categoryInvalidIndependent},
+	errInconsistentKey:           {"INCONSISTENT_CONTRACT_KEY", categoryInvalidGiven},
+	errUpgradeTranslation:        {"INTERPRETATION_UPGRADE_ERROR_TRANSLATION_FAILED", categoryInvalidIndependent},
+	errPackageName:               {"UNRESOLVED_PACKAGE_NAME", categoryResourceMissing},
 }
 
 // interpretationError is the prefix of Canton's interpretation errors

@@ -85,6 +85,9 @@ type Machine struct {
 
 	steps int64
 	err   *Error
+	// base is the depth of the continuation stack the current loop runs
+	// down to: exceptions do not unwind below it.
+	base int
 
 	// upd is the state of the command being interpreted; nil while
 	// evaluating a pure expression.
@@ -183,6 +186,7 @@ func (m *Machine) runApply(f value.Value, args []value.Value) (v value.Value, er
 
 // loop runs the machine until the continuation stack is back to base.
 func (m *Machine) loop(base int) *Error {
+	m.base = base
 	maxSteps := m.limits.Steps
 	for {
 		if m.err != nil {
@@ -339,6 +343,8 @@ func (m *Machine) eval(e resolve.Expr) {
 		}
 		m.push(&kTop{def: x.Def, fr: m.fr, loc: m.loc})
 		m.enter(body, nil, nil)
+	case *resolve.TryCatch:
+		m.tryCatch(x)
 	case *resolve.Unsupported:
 		m.fail(m.newError(errUnsupported, "Interpretation error: "+x.What+" are not supported by this interpreter yet"))
 	default:

@@ -31,17 +31,9 @@ type contractInfo struct {
 	stakeholders []string
 }
 
-// exerciseCtx is an exercise being interpreted.
-type exerciseCtx struct {
-	id          tx.NodeID
-	node        *tx.Exercise
-	seed        tx.Hash
-	nextChild   int
-	authorizers []string
-}
-
 // updateState is the transaction under construction (Canton's
-// PartialTransaction) and the contracts the command has seen.
+// PartialTransaction) and the contracts the command has seen (its contract
+// state machine).
 type updateState struct {
 	ledger          Ledger
 	ctx             context.Context
@@ -50,16 +42,27 @@ type updateState struct {
 	ledgerTime      value.Timestamp
 	txSeed          *tx.Hash
 	rootSeeds       []tx.Hash
+	mode            StateMode
 
-	nodes     []tx.Node
-	seeds     []tx.NodeSeed
-	roots     []tx.NodeID
-	nextRoot  int
-	exercises []*exerciseCtx
+	nodes []tx.Node
+	seeds []tx.NodeSeed
+	root  txContext
+	top   *txContext
+	// tries counts the try blocks begun, openTries those not yet closed.
+	tries, openTries int
 
-	local     map[value.ContractID]*contractInfo
-	global    map[value.ContractID]*contractInfo
-	consumed  map[value.ContractID]tx.NodeID
+	// local are the contracts created by the transaction, rolledBack those
+	// of them whose creation was rolled back; global the contracts read
+	// from the ledger or disclosed; consumed maps a consumed contract to
+	// the node that consumed it. journal records the changes a rollback
+	// undoes.
+	local      map[value.ContractID]*contractInfo
+	rolledBack map[value.ContractID]bool
+	global     map[value.ContractID]*contractInfo
+	consumed   map[value.ContractID]tx.NodeID
+	journal    []effect
+	keys       keyState
+
 	disclosed map[value.ContractID]*tx.Contract
 	inputs    []*tx.Contract
 	inputSet  map[value.ContractID]bool
@@ -124,46 +127,6 @@ func (u *updateState) pushWhere(action string, t *resolve.Template, c *resolve.C
 }
 
 func (u *updateState) popWhere() { u.whereStack = u.whereStack[:len(u.whereStack)-1] }
-
-// authorizers returns the parties whose authority the current context
-// has: the committers at the root, signatories and controllers in a choice.
-func (u *updateState) authorizers() []string {
-	if n := len(u.exercises); n > 0 {
-		return u.exercises[n-1].authorizers
-	}
-	return u.committers
-}
-
-// nextSeed returns the seed of the next action child of the current
-// context.
-func (u *updateState) nextSeed() (tx.Hash, error) {
-	if n := len(u.exercises); n > 0 {
-		e := u.exercises[n-1]
-		return tx.DeriveNodeSeed(e.seed, e.nextChild), nil
-	}
-	switch {
-	case u.txSeed != nil:
-		return tx.DeriveNodeSeed(*u.txSeed, u.nextRoot), nil
-	case u.nextRoot < len(u.rootSeeds):
-		return u.rootSeeds[u.nextRoot], nil
-	}
-	return tx.Hash{}, fmt.Errorf("no seed for root node %d", u.nextRoot)
-}
-
-// addChild records node id as the next action child of the current
-// context.
-func (u *updateState) addChild(id tx.NodeID) {
-	if n := len(u.exercises); n > 0 {
-		e := u.exercises[n-1]
-		e.node.Children = append(e.node.Children, id)
-		e.nextChild++
-		return
-	}
-	u.roots = append(u.roots, id)
-	u.nextRoot++
-}
-
-func (u *updateState) nodeID() tx.NodeID { return tx.NodeID(len(u.nodes)) }
 
 // update runs an update operation; the last argument is the token.
 func (m *Machine) update(op resolve.Op, args []value.Value) {
@@ -252,6 +215,19 @@ func (m *Machine) contractInfo(t *resolve.Template, arg value.Value, k func(m *M
 	m.enter(t.Precond, nil, args)
 }
 
+// uncatchableInfo is contractInfo for a contract read from the ledger:
+// an exception its ensure, signatories or observers throw is not caught
+// (Speedy computes it under SEPreventCatch).
+func (m *Machine) uncatchableInfo(t *resolve.Template, arg value.Value, k func(m *Machine, info *contractInfo)) {
+	var got *contractInfo
+	m.then(func(m *Machine, _ value.Value) { k(m, got) })
+	m.push(preventCatch)
+	m.contractInfo(t, arg, func(m *Machine, info *contractInfo) {
+		got = info
+		m.val = value.Unit{}
+	})
+}
+
 // parties reads a list of parties (or one party) into a sorted set.
 func (m *Machine) parties(v value.Value, what string) ([]string, bool) {
 	var out []string
@@ -316,10 +292,7 @@ func (m *Machine) create(t *resolve.Template, arg value.Value) {
 			m.fail(m.newError(errInternal, "contract id "+string(cid)+" is not fresh"))
 			return
 		}
-		if u.local == nil {
-			u.local = map[value.ContractID]*contractInfo{}
-		}
-		u.local[cid] = info
+		u.recordCreate(cid, id, info)
 		u.popWhere()
 		m.val = cid
 	})
@@ -371,7 +344,7 @@ func (m *Machine) fetchContract(t *resolve.Template, cid value.ContractID, k fun
 			cid, c.TemplateID, t.ID)))
 		return
 	}
-	m.contractInfo(t, c.Argument, func(m *Machine, info *contractInfo) {
+	m.uncatchableInfo(t, c.Argument, func(m *Machine, info *contractInfo) {
 		if c.Signatories != nil && (!equalSets(info.signatories, c.Signatories) || !equalSets(info.stakeholders, sortedSet(c.Stakeholders))) {
 			m.fail(m.newError(errUpgradeValidation, fmt.Sprintf("%sValidation fails when trying to upgrade the contract %s from %s to %s\n"+
 				"Verify that neither the signatories, nor the observers, nor the contract key, nor the key's maintainers, nor the package name have changed\n"+
@@ -391,15 +364,21 @@ func (m *Machine) fetchContract(t *resolve.Template, cid value.ContractID, k fun
 	})
 }
 
-// active fails with CONTRACT_NOT_ACTIVE when the transaction consumed cid.
+// active fails with CONTRACT_NOT_ACTIVE when the transaction consumed cid
+// and with CONTRACT_NOT_FOUND when it created cid in a try block that was
+// rolled back (Speedy's ensureContractActive).
 func (m *Machine) active(cid value.ContractID, t *resolve.Template) bool {
-	by, ok := m.upd.consumed[cid]
-	if !ok {
-		return true
+	u := m.upd
+	if by, ok := u.consumed[cid]; ok {
+		m.fail(m.newError(errContractNotActive, fmt.Sprintf("%sUpdate failed due to fetch of an inactive contract %s (%s).\nThe contract had been consumed in sub-transaction #%s:",
+			interpretationError, cid, prettyTypeCon(t.ID.PackageID, t.ID.QualifiedName()), nodeIDText(by))))
+		return false
 	}
-	m.fail(m.newError(errContractNotActive, fmt.Sprintf("%sUpdate failed due to fetch of an inactive contract %s (%s).\nThe contract had been consumed in sub-transaction #%s:",
-		interpretationError, cid, prettyTypeCon(t.ID.PackageID, t.ID.QualifiedName()), nodeIDText(by))))
-	return false
+	if u.rolledBack[cid] {
+		m.fail(m.newError(errContractNotFound, interpretationError+"Update failed due to a unknown contract "+string(cid)))
+		return false
+	}
+	return true
 }
 
 // sameTemplate fails with WRONGLY_TYPED_CONTRACT when the contract's
@@ -438,8 +417,10 @@ func (m *Machine) exercise(t *resolve.Template, c *resolve.Choice, cid value.Con
 					begin(m, obs)
 				}
 			})
+			m.push(preventCatch)
 			m.enter(c.Observers, nil, both)
 		})
+		m.push(preventCatch)
 		m.enter(c.Controllers, nil, both)
 	})
 }
@@ -476,10 +457,7 @@ func (m *Machine) beginExercise(t *resolve.Template, c *resolve.Choice, cid valu
 	}
 	auth := u.authorizers()
 	if c.Consuming {
-		if u.consumed == nil {
-			u.consumed = map[value.ContractID]tx.NodeID{}
-		}
-		u.consumed[cid] = id
+		u.recordConsume(cid, id)
 	}
 	if len(controllers) == 0 {
 		m.fail(m.authError(fmt.Sprintf("node %s (%s) has no controllers", nodeIDText(id), t.ID)))
@@ -492,21 +470,33 @@ func (m *Machine) beginExercise(t *resolve.Template, c *resolve.Choice, cid valu
 	}
 	u.nodes = append(u.nodes, node)
 	u.seeds = append(u.seeds, tx.NodeSeed{Node: id, Seed: seed})
-	ex := &exerciseCtx{id: id, node: node, seed: seed, authorizers: union(controllers, info.signatories)}
-	u.exercises = append(u.exercises, ex)
-	m.then(func(m *Machine, result value.Value) {
-		if err := m.serializable(result); err != nil {
-			m.fail(err)
-			return
-		}
-		node.Result = result
-		u.exercises = u.exercises[:len(u.exercises)-1]
-		u.addChild(id)
-		u.popWhere()
-		m.val = result
-	})
+	k := &kExercise{fr: m.fr, loc: m.loc}
+	u.beginExercise(&k.ctx, id, node, seed, union(controllers, info.signatories))
+	m.push(k)
 	m.enter(c.Body, nil, []value.Value{info.arg, cid, arg, token})
 }
+
+// kExercise closes an exercise when its choice's update returns (Speedy's
+// KCloseExercise); an exception unwinding through it closes the exercise
+// without a result.
+type kExercise struct {
+	ctx txContext
+	fr  *frame
+	loc *lf.Location
+}
+
+func (k *kExercise) resume(m *Machine, result value.Value) {
+	m.fr, m.loc = k.fr, k.loc
+	if err := m.serializable(result); err != nil {
+		m.fail(err)
+		return
+	}
+	m.upd.endExercise(&k.ctx, result)
+	m.upd.popWhere()
+	m.val = result
+}
+
+func (k *kExercise) where() (*frame, *lf.Location) { return k.fr, k.loc }
 
 // fetch is 'fetch @T cid'.
 func (m *Machine) fetch(t *resolve.Template, cid value.ContractID) {
@@ -539,7 +529,7 @@ func (m *Machine) fetch(t *resolve.Template, cid value.ContractID) {
 // authorizersKind is the Scala collection Canton prints the authorizers
 // as: the committers are a Set, a choice's authorizers a TreeSet.
 func (u *updateState) authorizersKind() string {
-	if len(u.exercises) > 0 {
+	if u.inExercise() {
 		return "TreeSet"
 	}
 	return "Set"

@@ -113,6 +113,18 @@ type Located struct {
 	Expr     Expr
 }
 
+// TryCatch runs the update Body (an application of the try block's update
+// to the token) in a try block; if it throws an exception that reaches the
+// block, the exception is stored in Slot and Handler is evaluated: an
+// Optional update, run on Token when Some, the exception rethrown when
+// None.
+type TryCatch struct {
+	Body    Expr
+	Slot    int
+	Handler Expr
+	Token   Expr
+}
+
 // TopRef is a reference to a top-level value.
 type TopRef struct{ Def *TopDef }
 
@@ -133,6 +145,7 @@ func (*Let) isExpr()         {}
 func (*Case) isExpr()        {}
 func (*Located) isExpr()     {}
 func (*TopRef) isExpr()      {}
+func (*TryCatch) isExpr()    {}
 func (*Unsupported) isExpr() {}
 
 // TopDef is a top-level value definition. Its body is resolved on first

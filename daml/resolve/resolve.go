@@ -67,6 +67,16 @@ func (s *scope) lookup(name string) (Expr, bool) {
 	return &Free{Index: len(s.captures) - 1, Name: name}, true
 }
 
+// makeClosure returns the expression that makes a closure of lam, the
+// code of the function s is the scope of, capturing what s captured.
+func (s *scope) makeClosure(lam *Lambda) *MakeClosure {
+	caps := make([]Expr, len(s.captures))
+	for i, c := range s.captures {
+		caps[i] = c.from
+	}
+	return &MakeClosure{Lambda: lam, Captures: caps}
+}
+
 // resolver resolves the expressions of one top-level definition.
 type resolver struct {
 	p   *Packages
@@ -101,11 +111,7 @@ func (r *resolver) closure(s *scope, params []string, body lf.Expr) (Expr, error
 		return nil, err
 	}
 	lam := &Lambda{Arity: len(params), Slots: inner.maxSlots, Body: e, Def: r.def, Location: r.loc}
-	caps := make([]Expr, len(inner.captures))
-	for i, c := range inner.captures {
-		caps[i] = c.from
-	}
-	return &MakeClosure{Lambda: lam, Captures: caps}, nil
+	return inner.makeClosure(lam), nil
 }
 
 // strip removes type abstractions, type applications and locations.

@@ -53,7 +53,7 @@ func (r *resolver) update(s *scope, u lf.Update) (Expr, error) {
 	case *lf.UBlock:
 		return r.block(s, x)
 	case *lf.UTryCatch:
-		return &Unsupported{What: "try/catch (exceptions)"}, nil
+		return r.tryCatch(s, x)
 	case *lf.UCreateInterface, *lf.UExerciseInterface, *lf.UFetchInterface:
 		return &Unsupported{What: "interface updates"}, nil
 	case *lf.UExerciseByKey, *lf.UFetchByKey, *lf.UQueryNByKey, *lf.ULookupByKey:
@@ -86,11 +86,7 @@ func (r *resolver) block(s *scope, b *lf.UBlock) (Expr, error) {
 		return nil, err
 	}
 	lam := &Lambda{Arity: 1, Slots: inner.maxSlots, Body: body, Def: r.def, Location: r.loc}
-	caps := make([]Expr, len(inner.captures))
-	for i, c := range inner.captures {
-		caps[i] = c.from
-	}
-	return &Let{Slot: slot, Bound: first, Body: &MakeClosure{Lambda: lam, Captures: caps}}, nil
+	return &Let{Slot: slot, Bound: first, Body: inner.makeClosure(lam)}, nil
 }
 
 func (r *resolver) blockRest(s *scope, token int, b *lf.UBlock) (Expr, error) {
@@ -127,4 +123,25 @@ func (r *resolver) blockRest(s *scope, token int, b *lf.UBlock) (Expr, error) {
 		out = lets[i]
 	}
 	return out, nil
+}
+
+// tryCatch resolves 'try e1 catch x. e2' into \token -> TryCatch, as
+// Speedy compiles it: e1 is evaluated when the update runs, inside the
+// block.
+func (r *resolver) tryCatch(s *scope, x *lf.UTryCatch) (Expr, error) {
+	inner := &scope{parent: s}
+	token := &Local{Slot: inner.bind(tokenName), Name: tokenName}
+	try, err := r.expr(inner, x.Try)
+	if err != nil {
+		return nil, err
+	}
+	slot := inner.bind(x.Var)
+	handler, err := r.expr(inner, x.Catch)
+	inner.unbind(1)
+	if err != nil {
+		return nil, err
+	}
+	body := &TryCatch{Body: &App{Fun: try, Args: []Expr{token}}, Slot: slot, Handler: handler, Token: token}
+	lam := &Lambda{Arity: 1, Slots: inner.maxSlots, Body: body, Def: r.def, Location: r.loc}
+	return inner.makeClosure(lam), nil
 }

@@ -20,10 +20,12 @@ const (
 	VersionWithKey = "2"
 )
 
-// Node is a transaction node: *Create, *Exercise, *Fetch or *Rollback.
+// Node is a transaction node: *Create, *Exercise, *Fetch, *QueryByKey or
+// *Rollback.
 type Node interface{ isNode() }
 
-// Create is a create node. Parties are sorted and distinct.
+// Create is a create node. Parties are sorted and distinct. Key is nil
+// unless the template has a contract key.
 type Create struct {
 	ContractID   value.ContractID
 	PackageName  string
@@ -31,6 +33,7 @@ type Create struct {
 	Argument     value.Value
 	Signatories  []string
 	Stakeholders []string
+	Key          *KeyWithMaintainers
 	Version      string
 }
 
@@ -53,7 +56,11 @@ type Exercise struct {
 	ChoiceAuthorizers []string
 	Children          []NodeID
 	Result            value.Value
-	Version           string
+	// Key is the contract's key, nil for a template without one; ByKey
+	// tells whether the contract was found by it (exercise_by_key).
+	Key     *KeyWithMaintainers
+	ByKey   bool
+	Version string
 }
 
 // Fetch is a fetch node.
@@ -65,16 +72,49 @@ type Fetch struct {
 	ActingParties []string
 	Signatories   []string
 	Stakeholders  []string
+	Key           *KeyWithMaintainers
+	ByKey         bool
 	Version       string
+}
+
+// QueryByKey is a query-by-key node (Canton 3.5, serialization version
+// "2"): the contracts with Key the query found, in the order it returned
+// them, and whether the result is exhaustive (fewer were found than asked
+// for, so there are no others).
+type QueryByKey struct {
+	PackageName string
+	TemplateID  *value.Identifier
+	Key         *KeyWithMaintainers
+	Result      []value.ContractID
+	Exhaustive  bool
+	Version     string
 }
 
 // Rollback is a rollback node: effects of its children were rolled back.
 type Rollback struct{ Children []NodeID }
 
-func (*Create) isNode()   {}
-func (*Exercise) isNode() {}
-func (*Fetch) isNode()    {}
-func (*Rollback) isNode() {}
+func (*Create) isNode()     {}
+func (*Exercise) isNode()   {}
+func (*Fetch) isNode()      {}
+func (*QueryByKey) isNode() {}
+func (*Rollback) isNode()   {}
+
+// GlobalKey is a contract key as Canton identifies it: the template, its
+// package name, the key value and the key's hash (KeyHash), which alone
+// decides whether two keys are the same.
+type GlobalKey struct {
+	TemplateID  *value.Identifier
+	PackageName string
+	Key         value.Value
+	Hash        Hash
+}
+
+// KeyWithMaintainers is a contract key and its maintainers (sorted,
+// distinct).
+type KeyWithMaintainers struct {
+	GlobalKey
+	Maintainers []string
+}
 
 // Transaction is a transaction tree as Canton's engine returns it for a
 // submission: nodes by id, roots in order, and the seeds of its create and
@@ -141,7 +181,9 @@ type Contract struct {
 	Argument     value.Value
 	Signatories  []string
 	Stakeholders []string
-	CreatedAt    value.Timestamp
+	// Key is the contract's key when its template has one.
+	Key       *KeyWithMaintainers
+	CreatedAt value.Timestamp
 }
 
 // Observers returns the stakeholders that are not signatories.
