@@ -328,7 +328,7 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		return nil, fmt.Errorf("Expr: %w", err)
 	}
 	switch f.num {
-	case 3:
+	case 3: // ValueId
 		q, err := d.qualifiedName(b)
 		if err != nil {
 			return nil, fmt.Errorf("value reference: %w", err)
@@ -356,408 +356,545 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		return d.choiceFunc(f.num == 1001, b)
 	case 9999:
 		return d.experimental(b)
-	}
-	var m msg
-	switch f.num {
 	case 7: // RecCon
-		if err := split(b, "Expr.RecCon", 2, &m); err != nil {
-			return nil, err
-		}
-		tc, err := d.msgTyConApp(&m, 1)
-		if err != nil {
-			return nil, err
-		}
-		fields, err := d.fieldExprs(&m)
-		if err != nil {
-			return nil, err
-		}
-		return &lf.ERecCon{Type: tc, Fields: fields}, nil
+		return d.exprRecCon(b)
 	case 8: // RecProj
-		if err := split(b, "Expr.RecProj", 0, &m); err != nil {
-			return nil, err
-		}
-		tc, err := d.msgTyConApp(&m, 1)
-		if err != nil {
-			return nil, err
-		}
-		fl, err := d.msgName(&m, 4)
-		if err != nil {
-			return nil, err
-		}
-		rec, err := d.msgExpr(&m, 3, "record")
-		if err != nil {
-			return nil, err
-		}
-		proj := d.slabs.recProjs.one()
-		proj.Type, proj.Field, proj.Record = tc, fl, rec
-		return proj, nil
+		return d.exprRecProj(b)
 	case 9: // RecUpd
-		if err := split(b, "Expr.RecUpd", 0, &m); err != nil {
-			return nil, err
-		}
-		tc, err := d.msgTyConApp(&m, 1)
-		if err != nil {
-			return nil, err
-		}
-		fl, err := d.msgName(&m, 2)
-		if err != nil {
-			return nil, err
-		}
-		rec, err := d.msgExpr(&m, 3, "record")
-		if err != nil {
-			return nil, err
-		}
-		upd, err := d.msgExpr(&m, 4, "update")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.ERecUpd{Type: tc, Field: fl, Record: rec, Update: upd}, nil
+		return d.exprRecUpd(b)
 	case 10: // VariantCon
-		if err := split(b, "Expr.VariantCon", 0, &m); err != nil {
-			return nil, err
-		}
-		tc, err := d.msgTyConApp(&m, 1)
-		if err != nil {
-			return nil, err
-		}
-		con, err := d.msgName(&m, 2)
-		if err != nil {
-			return nil, err
-		}
-		arg, err := d.msgExpr(&m, 3, "argument")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.EVariantCon{Type: tc, Con: con, Arg: arg}, nil
+		return d.exprVariantCon(b)
 	case 11: // EnumCon
-		if err := split(b, "Expr.EnumCon", 0, &m); err != nil {
-			return nil, err
-		}
-		tc, err := d.msgTyCon(&m, 1, "type constructor")
-		if err != nil {
-			return nil, err
-		}
-		con, err := d.msgName(&m, 2)
-		if err != nil {
-			return nil, err
-		}
-		return &lf.EEnumCon{Type: tc, Con: con}, nil
+		return d.exprEnumCon(b)
 	case 12: // StructCon
-		if err := split(b, "Expr.StructCon", 1, &m); err != nil {
-			return nil, err
-		}
-		fields, err := d.fieldExprs(&m)
-		if err != nil {
-			return nil, err
-		}
-		return &lf.EStructCon{Fields: fields}, nil
+		return d.exprStructCon(b)
 	case 13: // StructProj
-		if err := split(b, "Expr.StructProj", 0, &m); err != nil {
-			return nil, err
-		}
-		fl, err := d.msgName(&m, 1)
-		if err != nil {
-			return nil, err
-		}
-		s, err := d.msgExpr(&m, 2, "struct")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.EStructProj{Field: fl, Struct: s}, nil
+		return d.exprStructProj(b)
 	case 14: // StructUpd
-		if err := split(b, "Expr.StructUpd", 0, &m); err != nil {
-			return nil, err
-		}
-		fl, err := d.msgName(&m, 1)
-		if err != nil {
-			return nil, err
-		}
-		s, err := d.msgExpr(&m, 2, "struct")
-		if err != nil {
-			return nil, err
-		}
-		upd, err := d.msgExpr(&m, 3, "update")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.EStructUpd{Field: fl, Struct: s, Update: upd}, nil
+		return d.exprStructUpd(b)
 	case 15: // App
-		if err := split(b, "Expr.App", 2, &m); err != nil {
-			return nil, err
-		}
-		if m.nrep == 0 {
-			return nil, fmt.Errorf("Expr.App: no arguments")
-		}
-		fun, err := d.msgExpr(&m, 1, "function")
-		if err != nil {
-			return nil, err
-		}
-		args := d.slabs.exprs.many(m.nrep)
-		it := m.reps()
-		for i := 0; i < m.nrep; i++ {
-			a := it.next()
-			if args[i], err = d.expr(a, false); err != nil {
-				return nil, err
-			}
-		}
-		app := d.slabs.apps.one()
-		app.Fun, app.Args = fun, args
-		return app, nil
+		return d.exprApp(b)
 	case 16: // TyApp
-		if err := split(b, "Expr.TyApp", 2, &m); err != nil {
-			return nil, err
-		}
-		if err := d.checkArity("type arguments", m.nrep); err != nil {
-			return nil, fmt.Errorf("Expr.TyApp: %w", err)
-		}
-		e, err := d.msgExpr(&m, 1, "expression")
-		if err != nil {
-			return nil, err
-		}
-		types := d.slabs.types.many(m.nrep)
-		it := m.reps()
-		for i := 0; i < m.nrep; i++ {
-			t := it.next()
-			if types[i], err = d.typ(t); err != nil {
-				return nil, fmt.Errorf("Expr.TyApp: %w", err)
-			}
-		}
-		tyApp := d.slabs.tyApps.one()
-		tyApp.Expr, tyApp.Types = e, types
-		return tyApp, nil
+		return d.exprTyApp(b)
 	case 17: // Abs
-		if err := split(b, "Expr.Abs", 1, &m); err != nil {
-			return nil, err
-		}
-		if err := d.checkArity("parameters", m.nrep); err != nil {
-			return nil, fmt.Errorf("Expr.Abs: %w", err)
-		}
-		params := d.slabs.binders.many(m.nrep)
-		it := m.reps()
-		for i := 0; i < m.nrep; i++ {
-			p := it.next()
-			if params[i], err = d.binder(p); err != nil {
-				return nil, fmt.Errorf("Expr.Abs: parameter %d: %w", i, err)
-			}
-		}
-		body, err := d.msgExpr(&m, 2, "body")
-		if err != nil {
-			return nil, err
-		}
-		abs := d.slabs.abss.one()
-		abs.Params, abs.Body = params, body
-		return abs, nil
+		return d.exprAbs(b)
 	case 18: // TyAbs
-		if err := split(b, "Expr.TyAbs", 1, &m); err != nil {
-			return nil, err
-		}
-		if err := d.checkArity("type parameters", m.nrep); err != nil {
-			return nil, fmt.Errorf("Expr.TyAbs: %w", err)
-		}
-		params := make([]lf.TypeVar, m.nrep)
-		it := m.reps()
-		for i := 0; i < m.nrep; i++ {
-			p := it.next()
-			if params[i], err = d.typeVarWithKind(p); err != nil {
-				return nil, fmt.Errorf("Expr.TyAbs: parameter %d: %w", i, err)
-			}
-		}
-		body, err := d.msgExpr(&m, 2, "body")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.ETyAbs{Params: params, Body: body}, nil
+		return d.exprTyAbs(b)
 	case 20: // Let
-		bindings, body, err := d.block(b, "Expr.Let")
-		if err != nil {
-			return nil, err
-		}
-		if len(bindings) == 0 {
-			return nil, fmt.Errorf("Expr.Let: no bindings")
-		}
-		return &lf.ELet{Bindings: bindings, Body: body}, nil
+		return d.exprLet(b)
 	case 21: // Nil
-		if err := split(b, "Expr.Nil", 0, &m); err != nil {
-			return nil, err
-		}
-		t, err := d.msgType(&m, 1, "type")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.ENil{Type: t}, nil
+		return d.exprNil(b)
 	case 22: // Cons
-		if err := split(b, "Expr.Cons", 2, &m); err != nil {
-			return nil, err
-		}
-		if m.nrep == 0 {
-			return nil, fmt.Errorf("Expr.Cons: no front elements")
-		}
-		t, err := d.msgType(&m, 1, "type")
-		if err != nil {
-			return nil, err
-		}
-		front := make([]lf.Expr, m.nrep)
-		it := m.reps()
-		for i := 0; i < m.nrep; i++ {
-			e := it.next()
-			if front[i], err = d.expr(e, false); err != nil {
-				return nil, err
-			}
-		}
-		tail, err := d.msgExpr(&m, 3, "tail")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.ECons{Type: t, Front: front, Tail: tail}, nil
+		return d.exprCons(b)
 	case 25: // OptionalNone
-		if err := split(b, "Expr.OptionalNone", 0, &m); err != nil {
-			return nil, err
-		}
-		t, err := d.msgType(&m, 1, "type")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.ENone{Type: t}, nil
+		return d.exprOptionalNone(b)
 	case 26, 27, 28, 30, 31: // OptionalSome, ToAny, FromAny, ToAnyException, FromAnyException
-		if err := split(b, exprNames[f.num], 0, &m); err != nil {
-			return nil, err
-		}
-		t, err := d.msgType(&m, 1, "type")
-		if err != nil {
-			return nil, err
-		}
-		e, err := d.msgExpr(&m, 2, "expression")
-		if err != nil {
-			return nil, err
-		}
-		switch f.num {
-		case 26:
-			return &lf.ESome{Type: t, Value: e}, nil
-		case 27:
-			return &lf.EToAny{Type: t, Expr: e}, nil
-		case 28:
-			return &lf.EFromAny{Type: t, Expr: e}, nil
-		case 30:
-			return &lf.EToAnyException{Type: t, Expr: e}, nil
-		default:
-			return &lf.EFromAnyException{Type: t, Expr: e}, nil
-		}
+		return d.exprTypeAndExpr(b, f.num)
 	case 32: // Throw
-		if err := split(b, "Expr.Throw", 0, &m); err != nil {
-			return nil, err
-		}
-		rt, err := d.msgType(&m, 1, "return type")
-		if err != nil {
-			return nil, err
-		}
-		et, err := d.msgType(&m, 2, "exception type")
-		if err != nil {
-			return nil, err
-		}
-		e, err := d.msgExpr(&m, 3, "exception")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.EThrow{ReturnType: rt, ExceptionType: et, Exception: e}, nil
+		return d.exprThrow(b)
 	case 33, 34, 41, 42: // ToInterface, FromInterface, To/FromRequiredInterface
-		if err := split(b, exprNames[f.num], 0, &m); err != nil {
-			return nil, err
-		}
-		a, err := d.msgTyCon(&m, 1, "interface")
-		if err != nil {
-			return nil, err
-		}
-		c, err := d.msgTyCon(&m, 2, "template or interface")
-		if err != nil {
-			return nil, err
-		}
-		e, err := d.msgExpr(&m, 3, "expression")
-		if err != nil {
-			return nil, err
-		}
-		switch f.num {
-		case 33:
-			return &lf.EToInterface{Interface: a, Template: c, Expr: e}, nil
-		case 34:
-			return &lf.EFromInterface{Interface: a, Template: c, Expr: e}, nil
-		case 41:
-			return &lf.EToRequiredInterface{Required: a, Requiring: c, Expr: e}, nil
-		default:
-			return &lf.EFromRequiredInterface{Required: a, Requiring: c, Expr: e}, nil
-		}
+		return d.exprInterfaceConversion(b, f.num)
 	case 39, 43: // UnsafeFromInterface, UnsafeFromRequiredInterface
-		name := "Expr.UnsafeFromRequiredInterface"
-		if f.num == 39 {
-			name = "Expr.UnsafeFromInterface"
-			// Canton allows it up to 2.1; earlier dev compilers emit it too.
-			if d.version.Minor > 1 && !d.version.IsDev() {
-				return nil, d.notSupported("unsafe_from_interface")
-			}
-		}
-		if err := split(b, name, 0, &m); err != nil {
-			return nil, err
-		}
-		a, err := d.msgTyCon(&m, 1, "interface")
-		if err != nil {
-			return nil, err
-		}
-		c, err := d.msgTyCon(&m, 2, "template or interface")
-		if err != nil {
-			return nil, err
-		}
-		cid, err := d.msgExpr(&m, 3, "contract id")
-		if err != nil {
-			return nil, err
-		}
-		e, err := d.msgExpr(&m, 4, "expression")
-		if err != nil {
-			return nil, err
-		}
-		if f.num == 39 {
-			return &lf.EUnsafeFromInterface{Interface: a, Template: c, ContractID: cid, Expr: e}, nil
-		}
-		return &lf.EUnsafeFromRequiredInterface{Required: a, Requiring: c, ContractID: cid, Expr: e}, nil
+		return d.exprUnsafeConversion(b, f.num)
 	case 35: // CallInterface
-		if err := split(b, "Expr.CallInterface", 0, &m); err != nil {
-			return nil, err
-		}
-		iface, err := d.msgTyCon(&m, 1, "interface")
-		if err != nil {
-			return nil, err
-		}
-		method, err := d.msgName(&m, 2)
-		if err != nil {
-			return nil, err
-		}
-		e, err := d.msgExpr(&m, 3, "expression")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.ECallInterface{Interface: iface, Method: method, Expr: e}, nil
+		return d.exprCallInterface(b)
 	case 36, 37, 38, 40: // Signatory/Observer/ViewInterface, InterfaceTemplateTypeRep
-		if err := split(b, exprNames[f.num], 0, &m); err != nil {
-			return nil, err
-		}
-		iface, err := d.msgTyCon(&m, 1, "interface")
-		if err != nil {
-			return nil, err
-		}
-		e, err := d.msgExpr(&m, 2, "expression")
-		if err != nil {
-			return nil, err
-		}
-		switch f.num {
-		case 36:
-			return &lf.ESignatoryInterface{Interface: iface, Expr: e}, nil
-		case 37:
-			return &lf.EObserverInterface{Interface: iface, Expr: e}, nil
-		case 38:
-			return &lf.EViewInterface{Interface: iface, Expr: e}, nil
-		default:
-			return &lf.EInterfaceTemplateTypeRep{Interface: iface, Expr: e}, nil
-		}
+		return d.exprInterfaceQuery(b, f.num)
 	}
 	return nil, unknownField("Expr", f)
+}
+
+// exprRecCon decodes Expr.RecCon.
+func (d *decoder) exprRecCon(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.RecCon", 2, &m); err != nil {
+		return nil, err
+	}
+	tc, err := d.msgTyConApp(&m, 1)
+	if err != nil {
+		return nil, err
+	}
+	fields, err := d.fieldExprs(&m)
+	if err != nil {
+		return nil, err
+	}
+	return &lf.ERecCon{Type: tc, Fields: fields}, nil
+}
+
+// exprRecProj decodes Expr.RecProj.
+func (d *decoder) exprRecProj(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.RecProj", 0, &m); err != nil {
+		return nil, err
+	}
+	tc, err := d.msgTyConApp(&m, 1)
+	if err != nil {
+		return nil, err
+	}
+	fl, err := d.msgName(&m, 4)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := d.msgExpr(&m, 3, "record")
+	if err != nil {
+		return nil, err
+	}
+	proj := d.slabs.recProjs.one()
+	proj.Type, proj.Field, proj.Record = tc, fl, rec
+	return proj, nil
+}
+
+// exprRecUpd decodes Expr.RecUpd.
+func (d *decoder) exprRecUpd(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.RecUpd", 0, &m); err != nil {
+		return nil, err
+	}
+	tc, err := d.msgTyConApp(&m, 1)
+	if err != nil {
+		return nil, err
+	}
+	fl, err := d.msgName(&m, 2)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := d.msgExpr(&m, 3, "record")
+	if err != nil {
+		return nil, err
+	}
+	upd, err := d.msgExpr(&m, 4, "update")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.ERecUpd{Type: tc, Field: fl, Record: rec, Update: upd}, nil
+}
+
+// exprVariantCon decodes Expr.VariantCon.
+func (d *decoder) exprVariantCon(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.VariantCon", 0, &m); err != nil {
+		return nil, err
+	}
+	tc, err := d.msgTyConApp(&m, 1)
+	if err != nil {
+		return nil, err
+	}
+	con, err := d.msgName(&m, 2)
+	if err != nil {
+		return nil, err
+	}
+	arg, err := d.msgExpr(&m, 3, "argument")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.EVariantCon{Type: tc, Con: con, Arg: arg}, nil
+}
+
+// exprEnumCon decodes Expr.EnumCon.
+func (d *decoder) exprEnumCon(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.EnumCon", 0, &m); err != nil {
+		return nil, err
+	}
+	tc, err := d.msgTyCon(&m, 1, "type constructor")
+	if err != nil {
+		return nil, err
+	}
+	con, err := d.msgName(&m, 2)
+	if err != nil {
+		return nil, err
+	}
+	return &lf.EEnumCon{Type: tc, Con: con}, nil
+}
+
+// exprStructCon decodes Expr.StructCon.
+func (d *decoder) exprStructCon(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.StructCon", 1, &m); err != nil {
+		return nil, err
+	}
+	fields, err := d.fieldExprs(&m)
+	if err != nil {
+		return nil, err
+	}
+	return &lf.EStructCon{Fields: fields}, nil
+}
+
+// exprStructProj decodes Expr.StructProj.
+func (d *decoder) exprStructProj(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.StructProj", 0, &m); err != nil {
+		return nil, err
+	}
+	fl, err := d.msgName(&m, 1)
+	if err != nil {
+		return nil, err
+	}
+	s, err := d.msgExpr(&m, 2, "struct")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.EStructProj{Field: fl, Struct: s}, nil
+}
+
+// exprStructUpd decodes Expr.StructUpd.
+func (d *decoder) exprStructUpd(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.StructUpd", 0, &m); err != nil {
+		return nil, err
+	}
+	fl, err := d.msgName(&m, 1)
+	if err != nil {
+		return nil, err
+	}
+	s, err := d.msgExpr(&m, 2, "struct")
+	if err != nil {
+		return nil, err
+	}
+	upd, err := d.msgExpr(&m, 3, "update")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.EStructUpd{Field: fl, Struct: s, Update: upd}, nil
+}
+
+// exprApp decodes Expr.App.
+func (d *decoder) exprApp(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.App", 2, &m); err != nil {
+		return nil, err
+	}
+	if m.nrep == 0 {
+		return nil, fmt.Errorf("Expr.App: no arguments")
+	}
+	fun, err := d.msgExpr(&m, 1, "function")
+	if err != nil {
+		return nil, err
+	}
+	args := d.slabs.exprs.many(m.nrep)
+	it := m.reps()
+	for i := 0; i < m.nrep; i++ {
+		a := it.next()
+		if args[i], err = d.expr(a, false); err != nil {
+			return nil, err
+		}
+	}
+	app := d.slabs.apps.one()
+	app.Fun, app.Args = fun, args
+	return app, nil
+}
+
+// exprTyApp decodes Expr.TyApp.
+func (d *decoder) exprTyApp(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.TyApp", 2, &m); err != nil {
+		return nil, err
+	}
+	if err := d.checkArity("type arguments", m.nrep); err != nil {
+		return nil, fmt.Errorf("Expr.TyApp: %w", err)
+	}
+	e, err := d.msgExpr(&m, 1, "expression")
+	if err != nil {
+		return nil, err
+	}
+	types := d.slabs.types.many(m.nrep)
+	it := m.reps()
+	for i := 0; i < m.nrep; i++ {
+		t := it.next()
+		if types[i], err = d.typ(t); err != nil {
+			return nil, fmt.Errorf("Expr.TyApp: %w", err)
+		}
+	}
+	tyApp := d.slabs.tyApps.one()
+	tyApp.Expr, tyApp.Types = e, types
+	return tyApp, nil
+}
+
+// exprAbs decodes Expr.Abs.
+func (d *decoder) exprAbs(b []byte) (lf.Expr, error) {
+	var (
+		m   msg
+		err error
+	)
+	if err := split(b, "Expr.Abs", 1, &m); err != nil {
+		return nil, err
+	}
+	if err := d.checkArity("parameters", m.nrep); err != nil {
+		return nil, fmt.Errorf("Expr.Abs: %w", err)
+	}
+	params := d.slabs.binders.many(m.nrep)
+	it := m.reps()
+	for i := 0; i < m.nrep; i++ {
+		p := it.next()
+		if params[i], err = d.binder(p); err != nil {
+			return nil, fmt.Errorf("Expr.Abs: parameter %d: %w", i, err)
+		}
+	}
+	body, err := d.msgExpr(&m, 2, "body")
+	if err != nil {
+		return nil, err
+	}
+	abs := d.slabs.abss.one()
+	abs.Params, abs.Body = params, body
+	return abs, nil
+}
+
+// exprTyAbs decodes Expr.TyAbs.
+func (d *decoder) exprTyAbs(b []byte) (lf.Expr, error) {
+	var (
+		m   msg
+		err error
+	)
+	if err := split(b, "Expr.TyAbs", 1, &m); err != nil {
+		return nil, err
+	}
+	if err := d.checkArity("type parameters", m.nrep); err != nil {
+		return nil, fmt.Errorf("Expr.TyAbs: %w", err)
+	}
+	params := make([]lf.TypeVar, m.nrep)
+	it := m.reps()
+	for i := 0; i < m.nrep; i++ {
+		p := it.next()
+		if params[i], err = d.typeVarWithKind(p); err != nil {
+			return nil, fmt.Errorf("Expr.TyAbs: parameter %d: %w", i, err)
+		}
+	}
+	body, err := d.msgExpr(&m, 2, "body")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.ETyAbs{Params: params, Body: body}, nil
+}
+
+// exprLet decodes Expr.Let.
+func (d *decoder) exprLet(b []byte) (lf.Expr, error) {
+	bindings, body, err := d.block(b, "Expr.Let")
+	if err != nil {
+		return nil, err
+	}
+	if len(bindings) == 0 {
+		return nil, fmt.Errorf("Expr.Let: no bindings")
+	}
+	return &lf.ELet{Bindings: bindings, Body: body}, nil
+}
+
+// exprNil decodes Expr.Nil.
+func (d *decoder) exprNil(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.Nil", 0, &m); err != nil {
+		return nil, err
+	}
+	t, err := d.msgType(&m, 1, "type")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.ENil{Type: t}, nil
+}
+
+// exprCons decodes Expr.Cons.
+func (d *decoder) exprCons(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.Cons", 2, &m); err != nil {
+		return nil, err
+	}
+	if m.nrep == 0 {
+		return nil, fmt.Errorf("Expr.Cons: no front elements")
+	}
+	t, err := d.msgType(&m, 1, "type")
+	if err != nil {
+		return nil, err
+	}
+	front := make([]lf.Expr, m.nrep)
+	it := m.reps()
+	for i := 0; i < m.nrep; i++ {
+		e := it.next()
+		if front[i], err = d.expr(e, false); err != nil {
+			return nil, err
+		}
+	}
+	tail, err := d.msgExpr(&m, 3, "tail")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.ECons{Type: t, Front: front, Tail: tail}, nil
+}
+
+// exprOptionalNone decodes Expr.OptionalNone.
+func (d *decoder) exprOptionalNone(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.OptionalNone", 0, &m); err != nil {
+		return nil, err
+	}
+	t, err := d.msgType(&m, 1, "type")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.ENone{Type: t}, nil
+}
+
+// exprTypeAndExpr decodes the sorts made of a type and an expression: OptionalSome, ToAny,
+// FromAny, ToAnyException and FromAnyException.
+func (d *decoder) exprTypeAndExpr(b []byte, num protowire.Number) (lf.Expr, error) {
+	var m msg
+	if err := split(b, exprNames[num], 0, &m); err != nil {
+		return nil, err
+	}
+	t, err := d.msgType(&m, 1, "type")
+	if err != nil {
+		return nil, err
+	}
+	e, err := d.msgExpr(&m, 2, "expression")
+	if err != nil {
+		return nil, err
+	}
+	switch num {
+	case 26:
+		return &lf.ESome{Type: t, Value: e}, nil
+	case 27:
+		return &lf.EToAny{Type: t, Expr: e}, nil
+	case 28:
+		return &lf.EFromAny{Type: t, Expr: e}, nil
+	case 30:
+		return &lf.EToAnyException{Type: t, Expr: e}, nil
+	default:
+		return &lf.EFromAnyException{Type: t, Expr: e}, nil
+	}
+}
+
+// exprThrow decodes Expr.Throw.
+func (d *decoder) exprThrow(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.Throw", 0, &m); err != nil {
+		return nil, err
+	}
+	rt, err := d.msgType(&m, 1, "return type")
+	if err != nil {
+		return nil, err
+	}
+	et, err := d.msgType(&m, 2, "exception type")
+	if err != nil {
+		return nil, err
+	}
+	e, err := d.msgExpr(&m, 3, "exception")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.EThrow{ReturnType: rt, ExceptionType: et, Exception: e}, nil
+}
+
+// exprInterfaceConversion decodes ToInterface, FromInterface, ToRequiredInterface and
+// FromRequiredInterface.
+func (d *decoder) exprInterfaceConversion(b []byte, num protowire.Number) (lf.Expr, error) {
+	var m msg
+	if err := split(b, exprNames[num], 0, &m); err != nil {
+		return nil, err
+	}
+	a, err := d.msgTyCon(&m, 1, "interface")
+	if err != nil {
+		return nil, err
+	}
+	c, err := d.msgTyCon(&m, 2, "template or interface")
+	if err != nil {
+		return nil, err
+	}
+	e, err := d.msgExpr(&m, 3, "expression")
+	if err != nil {
+		return nil, err
+	}
+	switch num {
+	case 33:
+		return &lf.EToInterface{Interface: a, Template: c, Expr: e}, nil
+	case 34:
+		return &lf.EFromInterface{Interface: a, Template: c, Expr: e}, nil
+	case 41:
+		return &lf.EToRequiredInterface{Required: a, Requiring: c, Expr: e}, nil
+	default:
+		return &lf.EFromRequiredInterface{Required: a, Requiring: c, Expr: e}, nil
+	}
+}
+
+// exprUnsafeConversion decodes UnsafeFromInterface and UnsafeFromRequiredInterface.
+func (d *decoder) exprUnsafeConversion(b []byte, num protowire.Number) (lf.Expr, error) {
+	var m msg
+	name := "Expr.UnsafeFromRequiredInterface"
+	if num == 39 {
+		name = "Expr.UnsafeFromInterface"
+		// Canton allows it up to 2.1; earlier dev compilers emit it too.
+		if d.version.Minor > 1 && !d.version.IsDev() {
+			return nil, d.notSupported("unsafe_from_interface")
+		}
+	}
+	if err := split(b, name, 0, &m); err != nil {
+		return nil, err
+	}
+	a, err := d.msgTyCon(&m, 1, "interface")
+	if err != nil {
+		return nil, err
+	}
+	c, err := d.msgTyCon(&m, 2, "template or interface")
+	if err != nil {
+		return nil, err
+	}
+	cid, err := d.msgExpr(&m, 3, "contract id")
+	if err != nil {
+		return nil, err
+	}
+	e, err := d.msgExpr(&m, 4, "expression")
+	if err != nil {
+		return nil, err
+	}
+	if num == 39 {
+		return &lf.EUnsafeFromInterface{Interface: a, Template: c, ContractID: cid, Expr: e}, nil
+	}
+	return &lf.EUnsafeFromRequiredInterface{Required: a, Requiring: c, ContractID: cid, Expr: e}, nil
+}
+
+// exprCallInterface decodes Expr.CallInterface.
+func (d *decoder) exprCallInterface(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.CallInterface", 0, &m); err != nil {
+		return nil, err
+	}
+	iface, err := d.msgTyCon(&m, 1, "interface")
+	if err != nil {
+		return nil, err
+	}
+	method, err := d.msgName(&m, 2)
+	if err != nil {
+		return nil, err
+	}
+	e, err := d.msgExpr(&m, 3, "expression")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.ECallInterface{Interface: iface, Method: method, Expr: e}, nil
+}
+
+// exprInterfaceQuery decodes SignatoryInterface, ObserverInterface, ViewInterface and
+// InterfaceTemplateTypeRep.
+func (d *decoder) exprInterfaceQuery(b []byte, num protowire.Number) (lf.Expr, error) {
+	var m msg
+	if err := split(b, exprNames[num], 0, &m); err != nil {
+		return nil, err
+	}
+	iface, err := d.msgTyCon(&m, 1, "interface")
+	if err != nil {
+		return nil, err
+	}
+	e, err := d.msgExpr(&m, 2, "expression")
+	if err != nil {
+		return nil, err
+	}
+	switch num {
+	case 36:
+		return &lf.ESignatoryInterface{Interface: iface, Expr: e}, nil
+	case 37:
+		return &lf.EObserverInterface{Interface: iface, Expr: e}, nil
+	case 38:
+		return &lf.EViewInterface{Interface: iface, Expr: e}, nil
+	default:
+		return &lf.EInterfaceTemplateTypeRep{Interface: iface, Expr: e}, nil
+	}
 }
 
 // exprNames names the messages of the Expr sorts that share code.
