@@ -254,3 +254,42 @@ func TestErrorsIs(t *testing.T) {
 		t.Errorf("with MaxDepth 2000, 1500 levels are refused: %v", err)
 	}
 }
+
+// TestNoAliasing checks that a decoded package keeps no reference to the
+// dalf bytes, which DecodeDar reuses for the next dalf.
+func TestNoAliasing(t *testing.T) {
+	dar, err := os.ReadFile("testdata/canton-builtin-admin-workflow-ping.dar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := decodeDar(dar, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dalf := zipEntries(t, dar)[d.Manifest.MainDalf]
+	p, err := DecodeArchive(dalf, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := func() string {
+		var b strings.Builder
+		for _, s := range p.Templates() {
+			b.WriteString(s.String())
+			for _, c := range s.Choices {
+				b.WriteString(c.String())
+			}
+		}
+		for _, dt := range p.DataTypes() {
+			b.WriteString(dt.String())
+		}
+		b.WriteString(p.Name + p.Version + strings.Join(p.ModuleNames(), ","))
+		return b.String()
+	}
+	before := view()
+	for i := range dalf {
+		dalf[i] = 'X'
+	}
+	if after := view(); after != before {
+		t.Errorf("the package changed when its dalf bytes were overwritten")
+	}
+}
