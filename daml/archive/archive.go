@@ -39,6 +39,10 @@ var (
 	ErrHashMismatch = errors.New("package id does not match the payload")
 	// ErrTooDeep: expressions or types nest deeper than Options.MaxDepth.
 	ErrTooDeep = errors.New("nesting too deep")
+	// ErrTooLarge: the package decodes to far more expressions than its
+	// size allows for (its interned expressions are shared by too many
+	// definitions).
+	ErrTooLarge = errors.New("package too large when decoded")
 )
 
 // DecodeArchive decodes one dalf: an Archive message whose payload is an

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"errors"
 	"fmt"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -155,6 +156,10 @@ func (d *decoder) msgTyConApp(m *msg, n int) (lf.TypeConApp, error) {
 func (d *decoder) expr(b []byte, tableEntry bool) (lf.Expr, error) {
 	if err := d.enter(); err != nil {
 		return nil, err
+	}
+	if d.exprCount++; d.exprCount > d.exprBudget {
+		d.leave()
+		return nil, fmt.Errorf("%w: more than %d expressions from a package of %d bytes (real packages decode to under 0.1 a byte): its interned expressions are shared by more definitions than any compiler emits", ErrTooLarge, d.exprBudget, d.size)
 	}
 	v, err := d.exprLevel(b, tableEntry)
 	d.leave()
@@ -897,6 +902,19 @@ func (d *decoder) exprInterfaceQuery(b []byte, num protowire.Number) (lf.Expr, e
 	}
 }
 
+// internedExprError is an error found in the bytes of an interned
+// expression.
+type internedExprError struct {
+	index int32
+	err   error
+}
+
+func (e *internedExprError) Error() string {
+	return fmt.Sprintf("interned expression %d: %v", e.index, e.err)
+}
+
+func (e *internedExprError) Unwrap() error { return e.err }
+
 // exprNames names the messages of the Expr sorts that share code.
 var exprNames = map[protowire.Number]string{
 	26: "Expr.OptionalSome", 27: "Expr.ToAny", 28: "Expr.FromAny",
@@ -928,7 +946,13 @@ func (d *decoder) internedExpr(i int32) (lf.Expr, error) {
 	e, err := d.expr(d.exprs[i], true)
 	d.exprLimit = limit
 	if err != nil {
-		return nil, fmt.Errorf("interned expression %d: %w", i, err)
+		// Name only the innermost interned expression: the one whose
+		// own bytes hold the problem.
+		var inner *internedExprError
+		if errors.As(err, &inner) {
+			return nil, err
+		}
+		return nil, &internedExprError{index: i, err: err}
 	}
 	d.exprCache[i], d.exprGen[i] = e, d.gen
 	return e, nil

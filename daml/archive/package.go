@@ -18,6 +18,13 @@ type decoder struct {
 	maxDepth int
 	depth    int
 
+	// exprCount counts the expressions decoded, which may not exceed
+	// exprBudget: interned expressions are decoded anew for each definition
+	// that uses them, and a hostile archive could share a deep one among
+	// many definitions to make the work quadratic in its size.
+	exprCount, exprBudget int
+	size                  int // of the Package message, in bytes
+
 	strings     []string
 	nameOK      []uint8    // per interned string: nameUnchecked, nameValid, nameInvalid
 	vars        []*lf.EVar // per interned string: the variable of that name, once used
@@ -132,7 +139,8 @@ func decodePackage(id lf.PackageID, v lf.LanguageVersion, b []byte, opts Options
 	if err != nil {
 		return nil, err
 	}
-	d := &decoder{pkgID: id, version: v, maxDepth: opts.MaxDepth}
+	// Real packages decode to at most 0.1 expressions per byte.
+	d := &decoder{pkgID: id, version: v, maxDepth: opts.MaxDepth, size: len(b), exprBudget: 4*len(b) + 1<<16}
 	if d.maxDepth <= 0 {
 		d.maxDepth = DefaultMaxDepth
 	}

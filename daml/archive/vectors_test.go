@@ -104,6 +104,20 @@ func nested(n int, body pb) pb {
 	return e
 }
 
+// blowup is a 2.2 package whose interned expressions form a chain of n
+// Somes, and whose values, many of them, each refer to the end of it.
+func blowup(n, values int) testPackage {
+	p := testPackage{minor: "2", exprs: []pb{exprTrue}}
+	for i := 1; i < n; i++ {
+		some := pb(nil).msg(1, pb(nil).varint(8, 0)).msg(2, pb(nil).varint(44, uint64(i-1)))
+		p.exprs = append(p.exprs, pb(nil).msg(26, some))
+	}
+	for range values {
+		p.values = append(p.values, value(0, pb(nil).varint(44, uint64(n-1))))
+	}
+	return p
+}
+
 var vectors = []struct {
 	name string
 	pkg  testPackage
@@ -133,6 +147,9 @@ var vectors = []struct {
 		exprs:  []pb{pb(nil).msg(26, pb(nil).msg(1, pb(nil).varint(8, 0)).msg(2, pb(nil).varint(44, 1))), exprTrue},
 		values: []pb{value(0, pb(nil).varint(44, 0))}},
 		err: "interned expression 0: interned expression 0 refers to interned expression 1; only earlier ones are allowed"},
+	{name: "good_interned_expr_deep_chain", pkg: blowup(400, 1)},
+	{name: "fail_interned_expr_blowup", pkg: blowup(400, 2000),
+		err: "package too large when decoded: more than 217240 expressions from a package of 37926 bytes"},
 	{name: "fail_interned_expr_in_2_1", pkg: testPackage{exprs: []pb{exprTrue}},
 		err: "interned expressions are not supported by Daml-LF 2.1"},
 	{name: "fail_no_metadata", pkg: testPackage{noMetadata: true},
@@ -240,6 +257,7 @@ func TestErrorsIs(t *testing.T) {
 		{testPackage{minor: "dev"}, ErrUnsupportedVersion},
 		{testPackage{hash: strings.Repeat("a", 64)}, ErrHashMismatch},
 		{testPackage{values: []pb{value(0, nested(1500, exprTrue))}}, ErrTooDeep},
+		{blowup(400, 2000), ErrTooLarge},
 	}
 	for _, tt := range tests {
 		if _, err := DecodeArchive(tt.pkg.dalf(), Options{}); !errors.Is(err, tt.want) {
