@@ -51,8 +51,11 @@ type decoder struct {
 	depsByString    []bool // interned strings used as package ids
 	depsByImport    []bool // import-table entries used
 
-	module     lf.ModuleName
-	definition string
+	module lf.ModuleName
+	// definition names the definition whose locations are being decoded
+	// ("Ping", "Ping:Respond"); defName and choiceName name the top-level
+	// definition and the choice being decoded, for errors.
+	definition, defName, choiceName string
 
 	// lastLocModule is the module reference of the last location decoded.
 	lastLocModule struct {
@@ -427,25 +430,25 @@ func (d *decoder) decodeModule(b []byte) (*lf.Module, error) {
 	m.Values = make([]*lf.Value, len(r.values))
 	for i, b := range r.values {
 		if m.Values[i], err = d.value(b); err != nil {
-			return nil, fmt.Errorf("value %d%s: %w", i, d.definitionSuffix(), err)
+			return nil, fmt.Errorf("value %d%s: %w", i, nameSuffix(d.defName), err)
 		}
 	}
 	m.Templates = make([]*lf.Template, len(r.templates))
 	for i, b := range r.templates {
 		if m.Templates[i], err = d.template(b); err != nil {
-			return nil, fmt.Errorf("template %d%s: %w", i, d.definitionSuffix(), err)
+			return nil, fmt.Errorf("template %d%s: %w", i, nameSuffix(d.defName), err)
 		}
 	}
 	m.Exceptions = make([]*lf.Exception, len(r.exceptions))
 	for i, b := range r.exceptions {
 		if m.Exceptions[i], err = d.exception(b); err != nil {
-			return nil, fmt.Errorf("exception %d%s: %w", i, d.definitionSuffix(), err)
+			return nil, fmt.Errorf("exception %d%s: %w", i, nameSuffix(d.defName), err)
 		}
 	}
 	m.Interfaces = make([]*lf.Interface, len(r.interfaces))
 	for i, b := range r.interfaces {
 		if m.Interfaces[i], err = d.iface(b); err != nil {
-			return nil, fmt.Errorf("interface %d%s: %w", i, d.definitionSuffix(), err)
+			return nil, fmt.Errorf("interface %d%s: %w", i, nameSuffix(d.defName), err)
 		}
 	}
 	mod, dup := lf.NewModule(m)
@@ -455,18 +458,21 @@ func (d *decoder) decodeModule(b []byte) (*lf.Module, error) {
 	return mod, nil
 }
 
-// definitionSuffix names the definition being decoded, for errors.
-func (d *decoder) definitionSuffix() string {
-	if d.definition == "" {
+// nameSuffix is " (name)" for errors, or "" when the name is not known.
+func nameSuffix(name string) string {
+	if name == "" {
 		return ""
 	}
-	return " (" + d.definition + ")"
+	return " (" + name + ")"
 }
 
 // startDefinition records the definition whose expressions follow: it names
 // their locations and starts a fresh cache of interned expressions.
 func (d *decoder) startDefinition(name string) {
 	d.definition = name
+	if d.choiceName == "" {
+		d.defName = name
+	}
 	d.gen++
 	if d.gen == 0 { // wrapped: forget every cached expression
 		clear(d.exprGen)
@@ -669,7 +675,7 @@ func (d *decoder) dataCons(dt *lf.DataType, consAt int, b []byte) error {
 }
 
 func (d *decoder) value(b []byte) (*lf.Value, error) {
-	d.definition = ""
+	d.definition, d.defName = "", ""
 	var (
 		v                        lf.Value
 		loc, nameWithType, body  []byte
@@ -754,7 +760,7 @@ func (d *decoder) value(b []byte) (*lf.Value, error) {
 }
 
 func (d *decoder) exception(b []byte) (*lf.Exception, error) {
-	d.definition = ""
+	d.definition, d.defName = "", ""
 	var (
 		e              lf.Exception
 		name           int32
@@ -810,7 +816,7 @@ type rawTemplate struct {
 }
 
 func (d *decoder) template(b []byte) (*lf.Template, error) {
-	d.definition = ""
+	d.definition, d.defName = "", ""
 	var (
 		r   rawTemplate
 		err error
@@ -869,7 +875,7 @@ func (d *decoder) template(b []byte) (*lf.Template, error) {
 			return nil, err
 		}
 	}
-	t.Precond = &lf.EBuiltinCon{Con: lf.ConTrue}
+	t.Precond = builtinCons[lf.ConTrue]
 	if r.hasPrecond {
 		if t.Precond, err = d.expr(r.precond, false); err != nil {
 			return nil, fmt.Errorf("precondition: %w", err)
@@ -898,10 +904,10 @@ func (d *decoder) template(b []byte) (*lf.Template, error) {
 	t.Choices = make([]*lf.Choice, len(r.choices))
 	for i, b := range r.choices {
 		if t.Choices[i], err = d.choice(tname, b); err != nil {
-			return nil, fmt.Errorf("choice %d%s: %w", i, d.definitionSuffix(), err)
+			return nil, fmt.Errorf("choice %d%s: %w", i, nameSuffix(d.choiceName), err)
 		}
 	}
-	d.definition = tname
+	d.choiceName = ""
 	return &t, nil
 }
 
@@ -1121,9 +1127,11 @@ func (d *decoder) choice(owner string, b []byte) (*lf.Choice, error) {
 		}
 	}
 	c := lf.Choice{Consuming: r.consuming}
+	d.choiceName = ""
 	if c.Name, err = d.name(r.name); err != nil {
 		return nil, err
 	}
+	d.choiceName = c.Name
 	d.startDefinition(owner + ":" + c.Name)
 	if c.SelfBinder, err = d.name(r.self); err != nil {
 		return nil, fmt.Errorf("self binder: %w", err)
@@ -1172,7 +1180,7 @@ type rawInterface struct {
 }
 
 func (d *decoder) iface(b []byte) (*lf.Interface, error) {
-	d.definition = ""
+	d.definition, d.defName = "", ""
 	var (
 		r   rawInterface
 		err error
@@ -1250,10 +1258,10 @@ func (d *decoder) iface(b []byte) (*lf.Interface, error) {
 	i.Choices = make([]*lf.Choice, len(r.choices))
 	for j, b := range r.choices {
 		if i.Choices[j], err = d.choice(iname, b); err != nil {
-			return nil, fmt.Errorf("choice %d%s: %w", j, d.definitionSuffix(), err)
+			return nil, fmt.Errorf("choice %d%s: %w", j, nameSuffix(d.choiceName), err)
 		}
 	}
-	d.definition = iname
+	d.choiceName = ""
 	return &i, nil
 }
 

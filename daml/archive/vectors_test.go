@@ -41,6 +41,7 @@ func (m pb) varint(num int, v uint64) pb {
 type testPackage struct {
 	minor      string
 	values     []pb // DefValue messages
+	templates  []pb // DefTemplate messages
 	exprs      []pb // interned expressions (2.2+)
 	noMetadata bool
 	noFlags    bool
@@ -55,6 +56,9 @@ func (p testPackage) dalf() []byte {
 	}
 	for _, v := range p.values {
 		mod = mod.msg(5, v)
+	}
+	for _, t := range p.templates {
+		mod = mod.msg(6, t)
 	}
 	pkg = pkg.msg(1, mod)
 	for _, s := range []string{"Mod", "x", "test-pkg", "1.0.0"} {
@@ -87,6 +91,16 @@ func builtinType(tag uint64) pb { return pb(nil).msg(3, pb(nil).varint(1, tag)) 
 func value(typ uint64, body pb) pb {
 	nameWithType := pb(nil).varint(1, 1).msg(2, pb(nil).varint(8, typ))
 	return pb(nil).msg(2, nameWithType).msg(3, body)
+}
+
+// template is template x (with parameter x) with one choice x whose
+// controllers are the expression given.
+func template(controllers pb) pb {
+	nilParties := pb(nil).msg(21, pb(nil).msg(1, pb(nil).varint(8, 0)))
+	choice := pb(nil).varint(2, 1).varint(3, 1).msg(4, controllers).msg(5, nilParties).
+		msg(6, pb(nil).varint(3, 1).msg(2, pb(nil).varint(8, 0))).
+		msg(8, pb(nil).varint(8, 1)).msg(9, exprUnit).varint(10, 1)
+	return pb(nil).varint(1, 1).varint(2, 1).msg(4, nilParties).msg(6, choice).msg(7, nilParties)
 }
 
 var (
@@ -139,6 +153,9 @@ var vectors = []struct {
 	{name: "fail_interned_string_out_of_range",
 		pkg: testPackage{values: []pb{value(0, pb(nil).varint(2, 9999))}},
 		err: "module 0 (Mod): value 0 (x): variable: interned string index 9999 out of range (table has 4)"},
+	{name: "good_template", pkg: testPackage{templates: []pb{template(exprUnit)}}},
+	{name: "fail_choice_interned_string_out_of_range", pkg: testPackage{templates: []pb{template(pb(nil).varint(2, 9999))}},
+		err: "module 0 (Mod): template 0 (x): choice 0 (x): controllers: variable: interned string index 9999 out of range (table has 4)"},
 	{name: "fail_interned_type_out_of_range", pkg: testPackage{values: []pb{value(9999, exprTrue)}},
 		err: "value 0 (x): type: interned type index 9999 out of range (table has 2)"},
 	{name: "fail_too_deep", pkg: testPackage{values: []pb{value(0, nested(1500, exprTrue))}},
