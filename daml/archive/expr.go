@@ -12,63 +12,45 @@ import (
 // This file decodes expressions, case alternatives and updates.
 
 // msg is a small message split into its fields by number (1 to 7, the last
-// occurrence of a field winning, as protobuf has it), and the count of the
-// values of its one repeated field, which reps iterates over.
+// occurrence of a field winning, as protobuf has it).
 type msg struct {
-	name     string
-	f        [8]field
-	has      [8]bool
-	raw      []byte
-	repeated protowire.Number
-	nrep     int
+	name string
+	f    [8]field
+	has  [8]bool
 }
 
-// split splits b, a message called name, into m. Field repeated (0 for
-// none) is counted in m.nrep; other fields above 7 are unknown.
-func split(b []byte, name string, repeated int, m *msg) error {
-	m.name, m.raw, m.repeated = name, b, protowire.Number(repeated)
+// split splits b, a message called name with no repeated field, into m;
+// fields above 7 are unknown.
+func split(b []byte, name string, m *msg) error {
+	_, err := splitRep(b, name, 0, m, nil)
+	return err
+}
+
+// splitRep splits b like split, and appends to reps the values of its
+// repeated field, which must be length-delimited. A caller passes a small
+// array of its own as reps, so that short lists cost no allocation.
+func splitRep(b []byte, name string, repeated protowire.Number, m *msg, reps [][]byte) ([][]byte, error) {
+	m.name = name
 	for len(b) > 0 {
 		f, rest, err := nextField(b)
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		b = rest
 		switch {
-		case f.num == m.repeated:
-			if _, err := f.bytes(); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
+		case f.num == repeated:
+			v, err := f.bytes()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
 			}
-			m.nrep++
+			reps = append(reps, v)
 		case f.num >= 1 && f.num < 8:
 			m.f[f.num], m.has[f.num] = f, true
 		default:
-			return unknownField(name, f)
+			return nil, unknownField(name, f)
 		}
 	}
-	return nil
-}
-
-// repIter yields the values of a message's repeated field in order; split
-// has checked them already.
-type repIter struct {
-	rest []byte
-	num  protowire.Number
-}
-
-func (m *msg) reps() repIter { return repIter{rest: m.raw, num: m.repeated} }
-
-func (it *repIter) next() []byte {
-	for len(it.rest) > 0 {
-		f, rest, err := nextField(it.rest)
-		if err != nil {
-			return nil
-		}
-		it.rest = rest
-		if f.num == it.num {
-			return f.b
-		}
-	}
-	return nil
+	return reps, nil
 }
 
 // int32 returns field n, 0 when absent.
@@ -412,14 +394,16 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 // exprRecCon decodes Expr.RecCon.
 func (d *decoder) exprRecCon(b []byte) (lf.Expr, error) {
 	var m msg
-	if err := split(b, "Expr.RecCon", 2, &m); err != nil {
+	var buf [8][]byte
+	reps, err := splitRep(b, "Expr.RecCon", 2, &m, buf[:0])
+	if err != nil {
 		return nil, err
 	}
 	tc, err := d.msgTyConApp(&m, 1)
 	if err != nil {
 		return nil, err
 	}
-	fields, err := d.fieldExprs(&m)
+	fields, err := d.fieldExprs(reps)
 	if err != nil {
 		return nil, err
 	}
@@ -429,7 +413,7 @@ func (d *decoder) exprRecCon(b []byte) (lf.Expr, error) {
 // exprRecProj decodes Expr.RecProj.
 func (d *decoder) exprRecProj(b []byte) (lf.Expr, error) {
 	var m msg
-	if err := split(b, "Expr.RecProj", 0, &m); err != nil {
+	if err := split(b, "Expr.RecProj", &m); err != nil {
 		return nil, err
 	}
 	tc, err := d.msgTyConApp(&m, 1)
@@ -452,7 +436,7 @@ func (d *decoder) exprRecProj(b []byte) (lf.Expr, error) {
 // exprRecUpd decodes Expr.RecUpd.
 func (d *decoder) exprRecUpd(b []byte) (lf.Expr, error) {
 	var m msg
-	if err := split(b, "Expr.RecUpd", 0, &m); err != nil {
+	if err := split(b, "Expr.RecUpd", &m); err != nil {
 		return nil, err
 	}
 	tc, err := d.msgTyConApp(&m, 1)
@@ -477,7 +461,7 @@ func (d *decoder) exprRecUpd(b []byte) (lf.Expr, error) {
 // exprVariantCon decodes Expr.VariantCon.
 func (d *decoder) exprVariantCon(b []byte) (lf.Expr, error) {
 	var m msg
-	if err := split(b, "Expr.VariantCon", 0, &m); err != nil {
+	if err := split(b, "Expr.VariantCon", &m); err != nil {
 		return nil, err
 	}
 	tc, err := d.msgTyConApp(&m, 1)
@@ -498,7 +482,7 @@ func (d *decoder) exprVariantCon(b []byte) (lf.Expr, error) {
 // exprEnumCon decodes Expr.EnumCon.
 func (d *decoder) exprEnumCon(b []byte) (lf.Expr, error) {
 	var m msg
-	if err := split(b, "Expr.EnumCon", 0, &m); err != nil {
+	if err := split(b, "Expr.EnumCon", &m); err != nil {
 		return nil, err
 	}
 	tc, err := d.msgTyCon(&m, 1, "type constructor")
@@ -515,10 +499,12 @@ func (d *decoder) exprEnumCon(b []byte) (lf.Expr, error) {
 // exprStructCon decodes Expr.StructCon.
 func (d *decoder) exprStructCon(b []byte) (lf.Expr, error) {
 	var m msg
-	if err := split(b, "Expr.StructCon", 1, &m); err != nil {
+	var buf [8][]byte
+	reps, err := splitRep(b, "Expr.StructCon", 1, &m, buf[:0])
+	if err != nil {
 		return nil, err
 	}
-	fields, err := d.fieldExprs(&m)
+	fields, err := d.fieldExprs(reps)
 	if err != nil {
 		return nil, err
 	}
@@ -528,7 +514,7 @@ func (d *decoder) exprStructCon(b []byte) (lf.Expr, error) {
 // exprStructProj decodes Expr.StructProj.
 func (d *decoder) exprStructProj(b []byte) (lf.Expr, error) {
 	var m msg
-	if err := split(b, "Expr.StructProj", 0, &m); err != nil {
+	if err := split(b, "Expr.StructProj", &m); err != nil {
 		return nil, err
 	}
 	fl, err := d.msgName(&m, 1)
@@ -545,7 +531,7 @@ func (d *decoder) exprStructProj(b []byte) (lf.Expr, error) {
 // exprStructUpd decodes Expr.StructUpd.
 func (d *decoder) exprStructUpd(b []byte) (lf.Expr, error) {
 	var m msg
-	if err := split(b, "Expr.StructUpd", 0, &m); err != nil {
+	if err := split(b, "Expr.StructUpd", &m); err != nil {
 		return nil, err
 	}
 	fl, err := d.msgName(&m, 1)
@@ -566,20 +552,20 @@ func (d *decoder) exprStructUpd(b []byte) (lf.Expr, error) {
 // exprApp decodes Expr.App.
 func (d *decoder) exprApp(b []byte) (lf.Expr, error) {
 	var m msg
-	if err := split(b, "Expr.App", 2, &m); err != nil {
+	var buf [4][]byte
+	reps, err := splitRep(b, "Expr.App", 2, &m, buf[:0])
+	if err != nil {
 		return nil, err
 	}
-	if m.nrep == 0 {
+	if len(reps) == 0 {
 		return nil, fmt.Errorf("Expr.App: no arguments")
 	}
 	fun, err := d.msgExpr(&m, 1, "function")
 	if err != nil {
 		return nil, err
 	}
-	args := d.slabs.exprs.many(m.nrep)
-	it := m.reps()
-	for i := 0; i < m.nrep; i++ {
-		a := it.next()
+	args := d.slabs.exprs.many(len(reps))
+	for i, a := range reps {
 		if args[i], err = d.expr(a, false); err != nil {
 			return nil, err
 		}
@@ -592,20 +578,20 @@ func (d *decoder) exprApp(b []byte) (lf.Expr, error) {
 // exprTyApp decodes Expr.TyApp.
 func (d *decoder) exprTyApp(b []byte) (lf.Expr, error) {
 	var m msg
-	if err := split(b, "Expr.TyApp", 2, &m); err != nil {
+	var buf [4][]byte
+	reps, err := splitRep(b, "Expr.TyApp", 2, &m, buf[:0])
+	if err != nil {
 		return nil, err
 	}
-	if err := d.checkArity("type arguments", m.nrep); err != nil {
+	if err := d.checkArity("type arguments", len(reps)); err != nil {
 		return nil, fmt.Errorf("Expr.TyApp: %w", err)
 	}
 	e, err := d.msgExpr(&m, 1, "expression")
 	if err != nil {
 		return nil, err
 	}
-	types := d.slabs.types.many(m.nrep)
-	it := m.reps()
-	for i := 0; i < m.nrep; i++ {
-		t := it.next()
+	types := d.slabs.types.many(len(reps))
+	for i, t := range reps {
 		if types[i], err = d.typ(t); err != nil {
 			return nil, fmt.Errorf("Expr.TyApp: %w", err)
 		}
@@ -621,16 +607,16 @@ func (d *decoder) exprAbs(b []byte) (lf.Expr, error) {
 		m   msg
 		err error
 	)
-	if err := split(b, "Expr.Abs", 1, &m); err != nil {
+	var buf [4][]byte
+	reps, err := splitRep(b, "Expr.Abs", 1, &m, buf[:0])
+	if err != nil {
 		return nil, err
 	}
-	if err := d.checkArity("parameters", m.nrep); err != nil {
+	if err := d.checkArity("parameters", len(reps)); err != nil {
 		return nil, fmt.Errorf("Expr.Abs: %w", err)
 	}
-	params := d.slabs.binders.many(m.nrep)
-	it := m.reps()
-	for i := 0; i < m.nrep; i++ {
-		p := it.next()
+	params := d.slabs.binders.many(len(reps))
+	for i, p := range reps {
 		if params[i], err = d.binder(p); err != nil {
 			return nil, fmt.Errorf("Expr.Abs: parameter %d: %w", i, err)
 		}
@@ -650,16 +636,16 @@ func (d *decoder) exprTyAbs(b []byte) (lf.Expr, error) {
 		m   msg
 		err error
 	)
-	if err := split(b, "Expr.TyAbs", 1, &m); err != nil {
+	var buf [4][]byte
+	reps, err := splitRep(b, "Expr.TyAbs", 1, &m, buf[:0])
+	if err != nil {
 		return nil, err
 	}
-	if err := d.checkArity("type parameters", m.nrep); err != nil {
+	if err := d.checkArity("type parameters", len(reps)); err != nil {
 		return nil, fmt.Errorf("Expr.TyAbs: %w", err)
 	}
-	params := make([]lf.TypeVar, m.nrep)
-	it := m.reps()
-	for i := 0; i < m.nrep; i++ {
-		p := it.next()
+	params := make([]lf.TypeVar, len(reps))
+	for i, p := range reps {
 		if params[i], err = d.typeVarWithKind(p); err != nil {
 			return nil, fmt.Errorf("Expr.TyAbs: parameter %d: %w", i, err)
 		}
@@ -686,7 +672,7 @@ func (d *decoder) exprLet(b []byte) (lf.Expr, error) {
 // exprNil decodes Expr.Nil.
 func (d *decoder) exprNil(b []byte) (lf.Expr, error) {
 	var m msg
-	if err := split(b, "Expr.Nil", 0, &m); err != nil {
+	if err := split(b, "Expr.Nil", &m); err != nil {
 		return nil, err
 	}
 	t, err := d.msgType(&m, 1, "type")
@@ -699,20 +685,20 @@ func (d *decoder) exprNil(b []byte) (lf.Expr, error) {
 // exprCons decodes Expr.Cons.
 func (d *decoder) exprCons(b []byte) (lf.Expr, error) {
 	var m msg
-	if err := split(b, "Expr.Cons", 2, &m); err != nil {
+	var buf [4][]byte
+	reps, err := splitRep(b, "Expr.Cons", 2, &m, buf[:0])
+	if err != nil {
 		return nil, err
 	}
-	if m.nrep == 0 {
+	if len(reps) == 0 {
 		return nil, fmt.Errorf("Expr.Cons: no front elements")
 	}
 	t, err := d.msgType(&m, 1, "type")
 	if err != nil {
 		return nil, err
 	}
-	front := make([]lf.Expr, m.nrep)
-	it := m.reps()
-	for i := 0; i < m.nrep; i++ {
-		e := it.next()
+	front := make([]lf.Expr, len(reps))
+	for i, e := range reps {
 		if front[i], err = d.expr(e, false); err != nil {
 			return nil, err
 		}
@@ -727,7 +713,7 @@ func (d *decoder) exprCons(b []byte) (lf.Expr, error) {
 // exprOptionalNone decodes Expr.OptionalNone.
 func (d *decoder) exprOptionalNone(b []byte) (lf.Expr, error) {
 	var m msg
-	if err := split(b, "Expr.OptionalNone", 0, &m); err != nil {
+	if err := split(b, "Expr.OptionalNone", &m); err != nil {
 		return nil, err
 	}
 	t, err := d.msgType(&m, 1, "type")
@@ -741,7 +727,7 @@ func (d *decoder) exprOptionalNone(b []byte) (lf.Expr, error) {
 // FromAny, ToAnyException and FromAnyException.
 func (d *decoder) exprTypeAndExpr(b []byte, num protowire.Number) (lf.Expr, error) {
 	var m msg
-	if err := split(b, exprNames[num], 0, &m); err != nil {
+	if err := split(b, exprNames[num], &m); err != nil {
 		return nil, err
 	}
 	t, err := d.msgType(&m, 1, "type")
@@ -769,7 +755,7 @@ func (d *decoder) exprTypeAndExpr(b []byte, num protowire.Number) (lf.Expr, erro
 // exprThrow decodes Expr.Throw.
 func (d *decoder) exprThrow(b []byte) (lf.Expr, error) {
 	var m msg
-	if err := split(b, "Expr.Throw", 0, &m); err != nil {
+	if err := split(b, "Expr.Throw", &m); err != nil {
 		return nil, err
 	}
 	rt, err := d.msgType(&m, 1, "return type")
@@ -791,7 +777,7 @@ func (d *decoder) exprThrow(b []byte) (lf.Expr, error) {
 // FromRequiredInterface.
 func (d *decoder) exprInterfaceConversion(b []byte, num protowire.Number) (lf.Expr, error) {
 	var m msg
-	if err := split(b, exprNames[num], 0, &m); err != nil {
+	if err := split(b, exprNames[num], &m); err != nil {
 		return nil, err
 	}
 	a, err := d.msgTyCon(&m, 1, "interface")
@@ -829,7 +815,7 @@ func (d *decoder) exprUnsafeConversion(b []byte, num protowire.Number) (lf.Expr,
 			return nil, d.notSupported("unsafe_from_interface")
 		}
 	}
-	if err := split(b, name, 0, &m); err != nil {
+	if err := split(b, name, &m); err != nil {
 		return nil, err
 	}
 	a, err := d.msgTyCon(&m, 1, "interface")
@@ -857,7 +843,7 @@ func (d *decoder) exprUnsafeConversion(b []byte, num protowire.Number) (lf.Expr,
 // exprCallInterface decodes Expr.CallInterface.
 func (d *decoder) exprCallInterface(b []byte) (lf.Expr, error) {
 	var m msg
-	if err := split(b, "Expr.CallInterface", 0, &m); err != nil {
+	if err := split(b, "Expr.CallInterface", &m); err != nil {
 		return nil, err
 	}
 	iface, err := d.msgTyCon(&m, 1, "interface")
@@ -879,7 +865,7 @@ func (d *decoder) exprCallInterface(b []byte) (lf.Expr, error) {
 // InterfaceTemplateTypeRep.
 func (d *decoder) exprInterfaceQuery(b []byte, num protowire.Number) (lf.Expr, error) {
 	var m msg
-	if err := split(b, exprNames[num], 0, &m); err != nil {
+	if err := split(b, exprNames[num], &m); err != nil {
 		return nil, err
 	}
 	iface, err := d.msgTyCon(&m, 1, "interface")
@@ -958,13 +944,11 @@ func (d *decoder) internedExpr(i int32) (lf.Expr, error) {
 	return e, nil
 }
 
-func (d *decoder) fieldExprs(fm *msg) ([]lf.FieldExpr, error) {
-	out := d.slabs.fieldExprs.many(fm.nrep)
-	it := fm.reps()
-	for i := range out {
-		b := it.next()
+func (d *decoder) fieldExprs(reps [][]byte) ([]lf.FieldExpr, error) {
+	out := d.slabs.fieldExprs.many(len(reps))
+	for i, b := range reps {
 		var m msg
-		if err := split(b, "FieldWithExpr", 0, &m); err != nil {
+		if err := split(b, "FieldWithExpr", &m); err != nil {
 			return nil, err
 		}
 		n, err := d.msgName(&m, 3)
@@ -983,7 +967,7 @@ func (d *decoder) fieldExprs(fm *msg) ([]lf.FieldExpr, error) {
 // binder decodes a VarWithType.
 func (d *decoder) binder(b []byte) (lf.Binder, error) {
 	var m msg
-	if err := split(b, "VarWithType", 0, &m); err != nil {
+	if err := split(b, "VarWithType", &m); err != nil {
 		return lf.Binder{}, err
 	}
 	n, err := d.msgName(&m, 3)
@@ -1000,15 +984,15 @@ func (d *decoder) binder(b []byte) (lf.Binder, error) {
 // block decodes a Block: bindings (field 1) and a body (field 2).
 func (d *decoder) block(b []byte, name string) ([]lf.Binding, lf.Expr, error) {
 	var m msg
-	if err := split(b, name, 1, &m); err != nil {
+	var buf [4][]byte
+	reps, err := splitRep(b, name, 1, &m, buf[:0])
+	if err != nil {
 		return nil, nil, err
 	}
-	bindings := make([]lf.Binding, m.nrep)
-	it := m.reps()
-	for i := 0; i < m.nrep; i++ {
-		raw := it.next()
+	bindings := make([]lf.Binding, len(reps))
+	for i, raw := range reps {
 		var bm msg
-		if err := split(raw, "Binding", 0, &bm); err != nil {
+		if err := split(raw, "Binding", &bm); err != nil {
 			return nil, nil, err
 		}
 		vb, err := bm.bytes(1, "binder")
@@ -1163,17 +1147,17 @@ func numericScale(s string) (int, bool) {
 
 func (d *decoder) caseExpr(b []byte) (lf.Expr, error) {
 	var m msg
-	if err := split(b, "Case", 2, &m); err != nil {
+	var buf [4][]byte
+	reps, err := splitRep(b, "Case", 2, &m, buf[:0])
+	if err != nil {
 		return nil, err
 	}
 	scrut, err := d.msgExpr(&m, 1, "scrutinee")
 	if err != nil {
 		return nil, err
 	}
-	alts := make([]lf.CaseAlt, m.nrep)
-	it := m.reps()
-	for i := 0; i < m.nrep; i++ {
-		raw := it.next()
+	alts := make([]lf.CaseAlt, len(reps))
+	for i, raw := range reps {
 		if alts[i], err = d.caseAlt(raw); err != nil {
 			return nil, err
 		}
@@ -1247,7 +1231,7 @@ func (d *decoder) pattern(f field) (lf.Pattern, error) {
 	var pm msg
 	switch f.num {
 	case 3:
-		if err := split(raw, "CaseAlt.Variant", 0, &pm); err != nil {
+		if err := split(raw, "CaseAlt.Variant", &pm); err != nil {
 			return nil, err
 		}
 		var p lf.PVariant
@@ -1262,7 +1246,7 @@ func (d *decoder) pattern(f field) (lf.Pattern, error) {
 		}
 		return p, nil
 	case 6:
-		if err := split(raw, "CaseAlt.Cons", 0, &pm); err != nil {
+		if err := split(raw, "CaseAlt.Cons", &pm); err != nil {
 			return nil, err
 		}
 		var p lf.PCons
@@ -1274,7 +1258,7 @@ func (d *decoder) pattern(f field) (lf.Pattern, error) {
 		}
 		return p, nil
 	case 8:
-		if err := split(raw, "CaseAlt.OptionalSome", 0, &pm); err != nil {
+		if err := split(raw, "CaseAlt.OptionalSome", &pm); err != nil {
 			return nil, err
 		}
 		var p lf.PSome
@@ -1283,7 +1267,7 @@ func (d *decoder) pattern(f field) (lf.Pattern, error) {
 		}
 		return p, nil
 	default: // 9
-		if err := split(raw, "CaseAlt.Enum", 0, &pm); err != nil {
+		if err := split(raw, "CaseAlt.Enum", &pm); err != nil {
 			return nil, err
 		}
 		var p lf.PEnum
@@ -1306,7 +1290,7 @@ func (d *decoder) choiceFunc(controller bool, b []byte) (lf.Expr, error) {
 		return nil, d.notSupported(name)
 	}
 	var m msg
-	if err := split(b, name, 0, &m); err != nil {
+	if err := split(b, name, &m); err != nil {
 		return nil, err
 	}
 	tpl, err := d.msgTyCon(&m, 1, "template")
@@ -1336,7 +1320,7 @@ func (d *decoder) experimental(b []byte) (lf.Expr, error) {
 		return nil, d.notSupported("Expr.Experimental")
 	}
 	var m msg
-	if err := split(b, "Expr.Experimental", 0, &m); err != nil {
+	if err := split(b, "Expr.Experimental", &m); err != nil {
 		return nil, err
 	}
 	var name string
