@@ -67,7 +67,7 @@ func decodeArchive(b []byte, opts Options) (*lf.Package, error) {
 	for len(b) > 0 {
 		var f field
 		if f, b, err = nextField(b); err != nil {
-			return nil, fmt.Errorf("Archive: %w", err)
+			return nil, in("Archive", err)
 		}
 		switch f.num {
 		case 1:
@@ -80,20 +80,20 @@ func decodeArchive(b []byte, opts Options) (*lf.Package, error) {
 			err = unknownField("Archive", f)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("Archive: %w", err)
+			return nil, in("Archive", err)
 		}
 	}
 	if hashFunction != 0 {
-		return nil, fmt.Errorf("Archive: hash function %d is not SHA256 (0)", hashFunction)
+		return nil, in("Archive", fmt.Errorf("hash function %d is not SHA256 (0)", hashFunction))
 	}
 	sum := sha256.Sum256(payload)
 	id := hex.EncodeToString(sum[:])
 	if hash != id {
-		return nil, fmt.Errorf("Archive: %w: hash field is %q, SHA-256 of the payload is %s", ErrHashMismatch, hash, id)
+		return nil, in("Archive", fmt.Errorf("%w: hash field is %q, SHA-256 of the payload is %s", ErrHashMismatch, hash, id))
 	}
 	p, err := decodePayload(lf.PackageID(id), payload, opts)
 	if err != nil {
-		return nil, fmt.Errorf("ArchivePayload: %w", err)
+		return nil, in("ArchivePayload", err)
 	}
 	return p, nil
 }

@@ -158,12 +158,12 @@ func (d *decoder) exprLevel(b []byte, tableEntry bool) (lf.Expr, error) {
 	for len(b) > 0 {
 		f, rest, err := nextField(b)
 		if err != nil {
-			return nil, fmt.Errorf("Expr: %w", err)
+			return nil, in("Expr", err)
 		}
 		b = rest
 		if f.num == 1 {
 			if loc, err = f.bytes(); err != nil {
-				return nil, fmt.Errorf("Expr: %w", err)
+				return nil, in("Expr", err)
 			}
 			hasLoc = true
 		} else {
@@ -171,7 +171,7 @@ func (d *decoder) exprLevel(b []byte, tableEntry bool) (lf.Expr, error) {
 		}
 	}
 	if !hasSum {
-		return nil, fmt.Errorf("Expr: no expression")
+		return nil, in("Expr", errors.New("no expression"))
 	}
 	if tableEntry && sum.num == 44 {
 		return nil, fmt.Errorf("an interned expression table entry may not be a reference to another")
@@ -312,7 +312,7 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 	}
 	b, err := f.bytes()
 	if err != nil {
-		return nil, fmt.Errorf("Expr: %w", err)
+		return nil, in("Expr", err)
 	}
 	switch f.num {
 	case 3: // ValueId
@@ -558,7 +558,7 @@ func (d *decoder) exprApp(b []byte) (lf.Expr, error) {
 		return nil, err
 	}
 	if len(reps) == 0 {
-		return nil, fmt.Errorf("Expr.App: no arguments")
+		return nil, in("Expr.App", errors.New("no arguments"))
 	}
 	fun, err := d.msgExpr(&m, 1, "function")
 	if err != nil {
@@ -664,7 +664,7 @@ func (d *decoder) exprLet(b []byte) (lf.Expr, error) {
 		return nil, err
 	}
 	if len(bindings) == 0 {
-		return nil, fmt.Errorf("Expr.Let: no bindings")
+		return nil, in("Expr.Let", errors.New("no bindings"))
 	}
 	return &lf.ELet{Bindings: bindings, Body: body}, nil
 }
@@ -691,7 +691,7 @@ func (d *decoder) exprCons(b []byte) (lf.Expr, error) {
 		return nil, err
 	}
 	if len(reps) == 0 {
-		return nil, fmt.Errorf("Expr.Cons: no front elements")
+		return nil, in("Expr.Cons", errors.New("no front elements"))
 	}
 	t, err := d.msgType(&m, 1, "type")
 	if err != nil {
@@ -1021,12 +1021,12 @@ func (d *decoder) builtinLit(b []byte) (lf.Expr, error) {
 	)
 	for len(b) > 0 {
 		if f, b, err = nextField(b); err != nil {
-			return nil, fmt.Errorf("BuiltinLit: %w", err)
+			return nil, in("BuiltinLit", err)
 		}
 		set = true
 	}
 	if !set {
-		return nil, fmt.Errorf("BuiltinLit: no literal")
+		return nil, in("BuiltinLit", errors.New("no literal"))
 	}
 	switch f.num {
 	case 1:
@@ -1175,12 +1175,12 @@ func (d *decoder) caseAlt(b []byte) (lf.CaseAlt, error) {
 	for len(b) > 0 {
 		var f field
 		if f, b, err = nextField(b); err != nil {
-			return lf.CaseAlt{}, fmt.Errorf("CaseAlt: %w", err)
+			return lf.CaseAlt{}, in("CaseAlt", err)
 		}
 		switch {
 		case f.num == 1:
 			if body, err = f.bytes(); err != nil {
-				return lf.CaseAlt{}, fmt.Errorf("CaseAlt: %w", err)
+				return lf.CaseAlt{}, in("CaseAlt", err)
 			}
 			hasBody = true
 		case f.num >= 2 && f.num <= 9:
@@ -1194,7 +1194,7 @@ func (d *decoder) caseAlt(b []byte) (lf.CaseAlt, error) {
 		return lf.CaseAlt{}, err
 	}
 	if !hasBody {
-		return lf.CaseAlt{}, fmt.Errorf("CaseAlt: no body")
+		return lf.CaseAlt{}, in("CaseAlt", errors.New("no body"))
 	}
 	e, err := d.expr(body, false)
 	if err != nil {
@@ -1207,7 +1207,7 @@ func (d *decoder) caseAlt(b []byte) (lf.CaseAlt, error) {
 func (d *decoder) pattern(f field) (lf.Pattern, error) {
 	switch f.num {
 	case 0:
-		return nil, fmt.Errorf("CaseAlt: no pattern")
+		return nil, in("CaseAlt", errors.New("no pattern"))
 	case 2:
 		return lf.PDefault{}, nil
 	case 5:
@@ -1217,7 +1217,7 @@ func (d *decoder) pattern(f field) (lf.Pattern, error) {
 	case 4:
 		tag, err := f.int32()
 		if err != nil {
-			return nil, fmt.Errorf("CaseAlt: %w", err)
+			return nil, in("CaseAlt", err)
 		}
 		if tag < 0 || tag > 2 {
 			return nil, fmt.Errorf("CaseAlt: unknown builtin constructor %d", tag)
@@ -1226,7 +1226,7 @@ func (d *decoder) pattern(f field) (lf.Pattern, error) {
 	}
 	raw, err := f.bytes()
 	if err != nil {
-		return nil, fmt.Errorf("CaseAlt: %w", err)
+		return nil, in("CaseAlt", err)
 	}
 	var pm msg
 	switch f.num {

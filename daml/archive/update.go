@@ -1,7 +1,7 @@
 package archive
 
 import (
-	"fmt"
+	"errors"
 
 	"github.com/ledger-cli/ledger/daml/lf"
 )
@@ -15,16 +15,16 @@ func (d *decoder) update(b []byte) (lf.Update, error) {
 	)
 	for len(b) > 0 {
 		if f, b, err = nextField(b); err != nil {
-			return nil, fmt.Errorf("Update: %w", err)
+			return nil, in("Update", err)
 		}
 		set = true
 	}
 	if !set {
-		return nil, fmt.Errorf("Update: no update")
+		return nil, in("Update", errors.New("no update"))
 	}
 	raw, err := f.bytes()
 	if err != nil {
-		return nil, fmt.Errorf("Update: %w", err)
+		return nil, in("Update", err)
 	}
 	var m msg
 	switch f.num {

@@ -147,3 +147,6 @@ func countFields(b []byte, counts []int) {
 		}
 	}
 }
+
+// in names the protobuf message an error was found in: "Expr: …".
+func in(message string, err error) error { return fmt.Errorf("%s: %w", message, err) }
