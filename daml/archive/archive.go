@@ -102,10 +102,11 @@ func decodeArchive(b []byte, opts Options) (*lf.Package, error) {
 // version and the LF 1 or LF 2 package bytes.
 func decodePayload(id lf.PackageID, b []byte, opts Options) (*lf.Package, error) {
 	var (
-		minor      string
-		patch      int32
-		lf1, lf2   []byte
-		major, err = 0, error(nil)
+		minor string
+		patch int32
+		lf2   []byte
+		major int // 1 or 2: which of daml_lf_1 and daml_lf_2 is set
+		err   error
 	)
 	for len(b) > 0 {
 		var f field
@@ -114,7 +115,7 @@ func decodePayload(id lf.PackageID, b []byte, opts Options) (*lf.Package, error)
 		}
 		switch f.num {
 		case 2:
-			lf1, err = f.bytes()
+			_, err = f.bytes()
 			major = 1
 		case 3:
 			minor, err = f.str()
@@ -134,7 +135,6 @@ func decodePayload(id lf.PackageID, b []byte, opts Options) (*lf.Package, error)
 	case 0:
 		return nil, errors.New("no Daml-LF package (neither daml_lf_1 nor daml_lf_2 is set)")
 	case 1:
-		_ = lf1
 		return nil, fmt.Errorf("%w: the package is Daml-LF 1.%s; only Daml-LF 2.x is supported", ErrUnsupportedVersion, minor)
 	}
 	v, err := languageVersion(minor, opts)
