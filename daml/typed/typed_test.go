@@ -167,11 +167,11 @@ func decodeAs(t *testing.T, typ lf.Type, in string) (value.Value, string) {
 // value it decodes to, and the JSON written back.
 func TestEncodings(t *testing.T) {
 	cases := []struct {
-		name    string
-		typ     lf.Type
-		in      string
-		value   string
-		out     string
+		name  string
+		typ   lf.Type
+		in    string
+		value string
+		out   string
 	}{
 		{"unit", tUnit, `{}`, "<unit>", `{}`},
 		{"unit ignores its JSON", tUnit, `[1, "x"]`, "<unit>", `{}`},
