@@ -1,0 +1,97 @@
+package cmd
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const pingDarPath = "../daml/archive/testdata/canton-builtin-admin-workflow-ping.dar"
+
+// TestDarsInspectPing lists the Ping DAR offline, as its .daml sources
+// declare it.
+func TestDarsInspectPing(t *testing.T) {
+	isolateConfig(t)
+	r := runCLI(t, "", "dars", "inspect", pingDarPath).must(t, 0)
+	for _, want := range []string{
+		"package canton-builtin-admin-workflow-ping 3.4.0 (main)",
+		"module Canton.Internal.Ping\n  template Ping with\n      id: Text\n      initiator: Party\n      responder: Party\n    choice Respond : ()\n    choice Archive : () (argument Archive)\n    choice AbortPing : () with\n        anyone: Party\n",
+		"  template BongProposal with",
+		"choice Accept : Either (ContractId BongProposal) (ContractId Explode) with\n        validator: Party",
+		"  template Explode with",
+	} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("inspect lacks %q:\n%s", want, r.out)
+		}
+	}
+	r = runCLI(t, "", "dars", "inspect", pingDarPath, "-o", "json").must(t, 0)
+	var sig struct {
+		PackageID string `json:"packageId"`
+		Modules   []struct {
+			Name      string `json:"name"`
+			Templates []struct {
+				Name    string `json:"name"`
+				Choices []struct {
+					Name   string `json:"name"`
+					Result string `json:"result"`
+				} `json:"choices"`
+			} `json:"templates"`
+		} `json:"modules"`
+	}
+	if err := json.Unmarshal([]byte(r.out), &sig); err != nil || sig.PackageID != "de2cc2f90eb523414ff54e899951dadd8789a4c07e0f71f6d6c9eaf57d412a54" {
+		t.Fatalf("json: %v %s", err, r.out)
+	}
+	runCLI(t, "", "dars", "inspect", "../daml/archive/testdata/dummy-1.15.dar").must(t, 1)
+	runCLI(t, "", "dars", "inspect", "no-such-thing").must(t, 2)
+}
+
+// TestDarsAgainstServe uploads the Ping DAR to a node, validates it, lists
+// the node's packages, fetches and inspects one.
+func TestDarsAgainstServe(t *testing.T) {
+	n := startLiveNode(t)
+	conn := []string{"--url", n.url, "--token", n.admin}
+	r := runCLI(t, "", append([]string{"dars", "upload", pingDarPath}, conn...)...).must(t, 0)
+	if !strings.Contains(r.out, "uploaded and vetted canton-builtin-admin-workflow-ping 3.4.0") {
+		t.Errorf("upload: %s", r.out)
+	}
+	runCLI(t, "", append([]string{"dars", "validate", pingDarPath}, conn...)...).must(t, 0)
+	r = runCLI(t, "", append([]string{"dars", "upload", "../daml/archive/testdata/illformed.dar"}, conn...)...).must(t, 1)
+	if !strings.Contains(r.err, "illformed.dar") {
+		t.Errorf("illformed: %s", r.err)
+	}
+
+	r = runCLI(t, "", append([]string{"packages", "list", "-o", "json"}, conn...)...).must(t, 0)
+	var rows []struct {
+		PackageID, Name, Version string
+		Vetted                   bool
+	}
+	if err := json.Unmarshal([]byte(r.out), &rows); err != nil || len(rows) < 2 {
+		t.Fatalf("list: %v %s", err, r.out)
+	}
+	const ping = "de2cc2f90eb523414ff54e899951dadd8789a4c07e0f71f6d6c9eaf57d412a54"
+	found := false
+	for _, row := range rows {
+		found = found || row.PackageID == ping && row.Name == "canton-builtin-admin-workflow-ping" && row.Vetted
+	}
+	if !found {
+		t.Errorf("list lacks Ping: %s", r.out)
+	}
+
+	out := filepath.Join(t.TempDir(), "ping.payload")
+	runCLI(t, "", append([]string{"packages", "get", ping, "--out", out}, conn...)...).must(t, 0)
+	b, err := os.ReadFile(out)
+	sum := sha256.Sum256(b)
+	if err != nil || hex.EncodeToString(sum[:]) != ping {
+		t.Fatalf("get wrote %d bytes, sha256 %x (%v)", len(b), sum, err)
+	}
+	runCLI(t, "", append([]string{"packages", "get", ping}, conn...)...).must(t, 2)
+
+	r = runCLI(t, "", append([]string{"dars", "inspect", ping}, conn...)...).must(t, 0)
+	if !strings.Contains(r.out, "template Ping with") {
+		t.Errorf("inspect of the node's package: %s", r.out)
+	}
+}
