@@ -18,8 +18,8 @@ import (
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/cmd/config"
-	"github.com/ledger-cli/ledger/cmd/keys"
 	"github.com/ledger-cli/ledger/cmd/dars"
+	"github.com/ledger-cli/ledger/cmd/keys"
 	"github.com/ledger-cli/ledger/cmd/packages"
 	"github.com/ledger-cli/ledger/cmd/parties"
 	"github.com/ledger-cli/ledger/cmd/users"

@@ -16,8 +16,8 @@ import (
 	"github.com/spf13/cobra"
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/client"
+	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/daml/archive"
 	"github.com/ledger-cli/ledger/display"
 )
@@ -47,9 +47,9 @@ type Options struct {
 	Format  string
 	Now     func() time.Time
 
-	Args    []string // DAR files; inspect: a file or a package id
-	NoVet   bool     // upload
-	All     bool     // inspect: the dependencies too
+	Args  []string // DAR files; inspect: a file or a package id
+	NoVet bool     // upload
+	All   bool     // inspect: the dependencies too
 }
 
 func darsCommand(f *cmdutil.Factory, cmd *cobra.Command, opts *Options, conn bool, runF, run func(*Options) error) *cobra.Command {
@@ -307,4 +307,3 @@ func inspectRun(opts *Options) error {
 	}
 	return nil
 }
-
