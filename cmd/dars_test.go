@@ -94,4 +94,41 @@ func TestDarsAgainstServe(t *testing.T) {
 	if !strings.Contains(r.out, "template Ping with") {
 		t.Errorf("inspect of the node's package: %s", r.out)
 	}
+
+	// show --dar puts each field's type beside its value.
+	alice := strings.TrimSpace(runCLI(t, "", append([]string{"parties", "allocate", "alice"}, conn...)...).must(t, 0).out)
+	runCLI(t, "", append([]string{"users", "grant", "participant_admin", "--act-as", alice}, conn...)...).must(t, 0)
+	tx := filepath.Join(t.TempDir(), "tx.json")
+	runCLI(t, "", append([]string{"prepare", "--create", "#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping",
+		"--args", `{"responder":"` + alice + `","initiator":"` + alice + `","id":"p-1"}`, "--act-as", alice, "-o", tx}, conn...)...).must(t, 0)
+	r = runCLI(t, "", "show", tx, "--dar", pingDarPath).must(t, 0)
+	for _, want := range []string{"Types (from --dar)", "node 0  create Canton.Internal.Ping:Ping : Ping",
+		`    id: Text = "p-1"`, `    initiator: Party = "` + alice + `"`} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("show --dar lacks %q:\n%s", want, r.out)
+		}
+	}
+}
+
+// TestPrepareChecksAgainstDar refuses, before sending, a prepare and a
+// submit whose arguments do not fit the --dar's types, with the node's
+// message; arguments that fit are sent.
+func TestPrepareChecksAgainstDar(t *testing.T) {
+	n := startLiveNode(t)
+	conn := []string{"--url", n.url, "--token", n.admin}
+	alice := strings.TrimSpace(runCLI(t, "", append([]string{"parties", "allocate", "alice"}, conn...)...).must(t, 0).out)
+	const ping = "#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping"
+	for _, verb := range []string{"prepare", "submit"} {
+		r := runCLI(t, "", append([]string{verb, "--create", ping, "--args", `{"id":"p","initiator":"` + alice + `"}`,
+			"--act-as", alice, "--dar", pingDarPath}, conn...)...).must(t, 1)
+		if !strings.Contains(r.err, "Missing non-optional fields: Set(responder) at commands[0].CreateCommand.createArguments") ||
+			!strings.Contains(r.err, "COMMAND_PREPROCESSING_FAILED") || !strings.Contains(r.err, "nothing was sent") {
+			t.Errorf("%s with a missing field: %s", verb, r.err)
+		}
+	}
+	// The node has not got the DAR: what fits the types goes out and the
+	// node serves it by its generic model.
+	runCLI(t, "", append([]string{"users", "grant", "participant_admin", "--act-as", alice}, conn...)...).must(t, 0)
+	runCLI(t, "", append([]string{"submit", "--create", ping, "--args", `{"id":"p","initiator":"` + alice + `","responder":"` + alice + `"}`,
+		"--act-as", alice, "--dar", pingDarPath}, conn...)...).must(t, 0)
 }

@@ -224,6 +224,9 @@ func prepareRun(opts *PrepareOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkTypes(opts.Commands.Dars, req.Commands, req.PackageIDSelectionPreference); err != nil {
+		return err
+	}
 	ctx := context.Background()
 	resp, err := conn.Client.Prepare(ctx, req)
 	if err != nil {

@@ -193,6 +193,9 @@ func submitRun(opts *SubmitOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkTypes(opts.Commands.Dars, req.Commands, req.PackageIDSelectionPreference); err != nil {
+		return err
+	}
 	tree, err := conn.Client.SubmitAndWaitForTransactionTree(context.Background(), req)
 	if err != nil {
 		return cmdutil.Rejection(err)

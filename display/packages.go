@@ -226,3 +226,64 @@ func writeChoices(b *strings.Builder, cs []ChoiceSignature) {
 		}
 	}
 }
+
+// TypedArgument is the argument of one create or exercise node of a
+// transaction, read by the Daml-LF types of its package: each field's type
+// beside its value (`ledger show --dar`).
+type TypedArgument struct {
+	NodeID   string       `json:"nodeId"`
+	Kind     string       `json:"kind"` // "create" or "exercise"
+	Template string       `json:"template"`
+	Choice   string       `json:"choice,omitempty"`
+	Type     string       `json:"type"`
+	Fields   []TypedField `json:"fields"`
+	// Problem says why the value does not read by its type ("" when it does).
+	Problem string `json:"problem,omitempty"`
+}
+
+// TypedField is a field, its Daml type and its value as the JSON API
+// writes it.
+type TypedField struct {
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+	Value string `json:"value"`
+}
+
+// RenderTypedArguments writes the arguments one node at a time:
+//
+//	node 0  create Canton.Internal.Ping:Ping
+//	    id: Text = "ping-1"
+//	    initiator: Party = "alice::1220…"
+func RenderTypedArguments(w io.Writer, args []TypedArgument) error {
+	var b strings.Builder
+	b.WriteString("\nTypes (from --dar)\n")
+	if len(args) == 0 {
+		b.WriteString("  no node of this transaction uses a template of the given DARs\n")
+	}
+	for _, a := range args {
+		what := a.Template
+		if a.Choice != "" {
+			what += " choice " + a.Choice
+		}
+		fmt.Fprintf(&b, "  node %s  %s %s : %s\n", escapeLine(a.NodeID), a.Kind, escapeLine(what), escapeLine(a.Type))
+		if a.Problem != "" {
+			fmt.Fprintf(&b, "    does not read by its type: %s\n", escapeLine(a.Problem))
+			continue
+		}
+		for _, f := range a.Fields {
+			fmt.Fprintf(&b, "    %s: %s = %s\n", escapeLine(f.Name), escapeLine(f.Type), escapeLine(f.Value))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// escapeLine keeps text from a transaction from controlling the terminal:
+// control characters are written as Go escapes.
+func escapeLine(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 }) {
+		return s
+	}
+	q := fmt.Sprintf("%q", s)
+	return q[1 : len(q)-1]
+}

@@ -1,10 +1,13 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/daml/typed"
@@ -217,3 +220,44 @@ func canonicalArgument(set *PackageSet, tmplID *damlpb.Identifier, choice string
 	}
 	return typed.ToProto(v)
 }
+
+// PackageSetOf returns the set of pkgs, every one of them uploaded and
+// vetted: what a node holding exactly these packages would use.
+func PackageSetOf(pkgs ...*lf.Package) *PackageSet {
+	names := make(map[string]string, len(pkgs))
+	var vetted []VettedPackage
+	for _, p := range pkgs {
+		if _, dup := names[string(p.ID)]; dup {
+			continue
+		}
+		names[string(p.ID)] = p.Name
+		vetted = append(vetted, VettedPackage{ID: string(p.ID), Name: p.Name, Version: p.Version})
+	}
+	return NewPackageSet(typed.NewEnv(pkgs...), names, vetted)
+}
+
+// CheckCommands reads the commands as a node holding exactly the packages
+// of set would, without a ledger: template ids, choices and arguments, by
+// the Daml-LF types for templates of those packages and by the generic rule
+// otherwise. It returns the error the node would answer (a
+// *ledgerapi.JsCantonError), so that a client can refuse a command before
+// sending it, with the node's message.
+func CheckCommands(set *PackageSet, cmds []ledgerapi.Command, preference []string) error {
+	e := &Engine{cfg: Config{
+		Now:              time.Now,
+		Logger:           slog.New(slog.DiscardHandler),
+		Packages:         func() *PackageSet { return set },
+		MaxValueNodes:    DefaultMaxValueNodes,
+		PackageNames:     map[string]string{},
+		SynchronizerID:   "check::check",
+		MaxDeduplication: time.Hour,
+	}, parties: noParties{}}
+	_, err := e.parseCommands(context.Background(), cmds, preference)
+	return err
+}
+
+// noParties knows no party: without a ledger, the generic rule reads every
+// string as text.
+type noParties struct{}
+
+func (noParties) IsKnownParty(context.Context, string) (bool, error) { return false, nil }

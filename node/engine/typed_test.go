@@ -14,7 +14,6 @@ import (
 
 	"github.com/ledger-cli/ledger/daml/archive"
 	"github.com/ledger-cli/ledger/daml/lf"
-	"github.com/ledger-cli/ledger/daml/typed"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"google.golang.org/protobuf/proto"
@@ -44,17 +43,6 @@ func pingPackages(t testing.TB) []*lf.Package {
 	return pingDar.Packages
 }
 
-// packageSetOf makes every package uploaded and vetted.
-func packageSetOf(pkgs ...*lf.Package) *PackageSet {
-	names := map[string]string{}
-	var vetted []VettedPackage
-	for _, p := range pkgs {
-		names[string(p.ID)] = p.Name
-		vetted = append(vetted, VettedPackage{ID: string(p.ID), Name: p.Name, Version: p.Version})
-	}
-	return NewPackageSet(typed.NewEnv(pkgs...), names, vetted)
-}
-
 func withPackages(set *PackageSet) func(*Config) {
 	return func(c *Config) { c.Packages = func() *PackageSet { return set } }
 }
@@ -73,7 +61,7 @@ func createNode(t *testing.T, p *Prepared) *damlpb.Create {
 // exercises AbortPing: the transaction carries the values as Canton's
 // engine writes them and the events show them by their types.
 func TestTypedPing(t *testing.T) {
-	f := newFixture(t, withPackages(packageSetOf(pingPackages(t)...)))
+	f := newFixture(t, withPackages(PackageSetOf(pingPackages(t)...)))
 	carol := "carol::1220feed"
 	p, err := f.eng.Prepare(context.Background(), prepareReq(f.alice,
 		createCmd(pingTmpl, `{"responder":"`+carol+`","id":"ping-1","initiator":"`+f.alice+`"}`)), "user1")
@@ -179,7 +167,7 @@ func TestTypedCreateVectors(t *testing.T) {
 				}
 			}
 			pkg.ID, pkg.Name = lf.PackageID(want.GetTemplateId().GetPackageId()), want.GetPackageName()
-			f := newFixture(t, withPackages(packageSetOf(lf.NewPackage(pkg))))
+			f := newFixture(t, withPackages(PackageSetOf(lf.NewPackage(pkg))))
 			signatory := want.GetSignatories()[0]
 			other := want.GetStakeholders()[0]
 			if other == signatory {
@@ -205,7 +193,7 @@ func TestTypedCreateVectors(t *testing.T) {
 
 // TestTypedErrors checks Canton's refusals of typed commands.
 func TestTypedErrors(t *testing.T) {
-	set := packageSetOf(pingPackages(t)...)
+	set := PackageSetOf(pingPackages(t)...)
 	const tmpl = pingID + ":Canton.Internal.Ping:Ping"
 	cases := []struct {
 		name   string
