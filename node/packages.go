@@ -721,17 +721,12 @@ func (n *Node) PreferredPackages(ctx context.Context, req ledgerapi.GetPreferred
 		if len(r.Parties) == 0 {
 			return resp, ledgerapi.MissingField("parties")
 		}
-		for _, p := range r.Parties {
-			if err := ledgerapi.ValidatePartyID("parties", p); err != nil {
-				return resp, ledgerapi.InvalidArgument("%v", err)
-			}
-			known, err := n.parties.IsKnownParty(ctx, p)
-			if err != nil {
-				return resp, err
-			}
-			if !known {
-				return resp, noPreference(n.identity.SynchronizerID, fmt.Sprintf("No package is consistently vetted by all hosting participants of %s.", p))
-			}
+		unknown, err := n.unknownParty(ctx, r.Parties)
+		if err != nil {
+			return resp, err
+		}
+		if unknown != "" {
+			return resp, noPreference(n.identity.SynchronizerID, fmt.Sprintf("No package is consistently vetted by all hosting participants of %s.", unknown))
 		}
 		v, ok := set.Preferred(r.PackageName, at, nil)
 		if !ok {
@@ -740,6 +735,21 @@ func (n *Node) PreferredPackages(ctx context.Context, req ledgerapi.GetPreferred
 		resp.PackageReferences = append(resp.PackageReferences, ledgerapi.PackageReference{PackageID: v.ID, PackageName: v.Name, PackageVersion: v.Version})
 	}
 	return resp, nil
+}
+
+// unknownParty checks the syntax of parties and returns the first one this
+// participant does not host ("" when it hosts them all).
+func (n *Node) unknownParty(ctx context.Context, parties []string) (string, error) {
+	for _, p := range parties {
+		if err := ledgerapi.ValidatePartyID("parties", p); err != nil {
+			return "", ledgerapi.InvalidArgument("%v", err)
+		}
+		known, err := n.parties.IsKnownParty(ctx, p)
+		if err != nil || !known {
+			return p, err
+		}
+	}
+	return "", nil
 }
 
 func noPreference(sync, reason string) error {
@@ -765,17 +775,8 @@ func (n *Node) PreferredPackageVersion(ctx context.Context, packageName string, 
 	if err := n.checkPreferenceSynchronizer(synchronizerID); err != nil {
 		return resp, err
 	}
-	for _, p := range parties {
-		if err := ledgerapi.ValidatePartyID("parties", p); err != nil {
-			return resp, ledgerapi.InvalidArgument("%v", err)
-		}
-		known, err := n.parties.IsKnownParty(ctx, p)
-		if err != nil {
-			return resp, err
-		}
-		if !known {
-			return resp, nil
-		}
+	if unknown, err := n.unknownParty(ctx, parties); err != nil || unknown != "" {
+		return resp, err
 	}
 	at := n.now()
 	if validAt != nil {

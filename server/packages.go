@@ -73,17 +73,11 @@ func queryBool(r *http.Request, name string, def bool) (bool, error) {
 }
 
 func (s *Server) uploadDar(req *Request) (any, error) {
-	if err := req.Caller.RequireParticipantAdmin(); err != nil {
-		return nil, err
-	}
 	vet, err := queryBool(req.Request, "vetAllPackages", true)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkSynchronizer("synchronizer_id", req.URL.Query().Get("synchronizerId")); err != nil {
-		return nil, err
-	}
-	dar, err := readDar(req.Request)
+	dar, err := s.darRequest(req)
 	if err != nil {
 		return nil, err
 	}
@@ -94,13 +88,7 @@ func (s *Server) uploadDar(req *Request) (any, error) {
 }
 
 func (s *Server) validateDar(req *Request) (any, error) {
-	if err := req.Caller.RequireParticipantAdmin(); err != nil {
-		return nil, err
-	}
-	if err := s.checkSynchronizer("synchronizer_id", req.URL.Query().Get("synchronizerId")); err != nil {
-		return nil, err
-	}
-	dar, err := readDar(req.Request)
+	dar, err := s.darRequest(req)
 	if err != nil {
 		return nil, err
 	}
@@ -108,6 +96,18 @@ func (s *Server) validateDar(req *Request) (any, error) {
 		return nil, err
 	}
 	return ledgerapi.ValidateDarFileResponse{}, nil
+}
+
+// darRequest checks the caller and the synchronizerId of an upload or a
+// validation, and reads the DAR.
+func (s *Server) darRequest(req *Request) ([]byte, error) {
+	if err := req.Caller.RequireParticipantAdmin(); err != nil {
+		return nil, err
+	}
+	if err := s.checkSynchronizer("synchronizer_id", req.URL.Query().Get("synchronizerId")); err != nil {
+		return nil, err
+	}
+	return readDar(req.Request)
 }
 
 // getPackage sends the archive payload of a package, its hash (the package

@@ -299,27 +299,13 @@ func (d *decoder) list(p *Plan, c byte) (value.Value, error) {
 	if c != '[' {
 		return nil, d.wrongSort(p, "a JSON array")
 	}
-	d.pos++
 	var elems []value.Value
-	d.push(segment{sort: '['})
-	for i := 0; ; i++ {
-		if d.next() == ']' && i == 0 {
-			break
-		}
-		d.path[len(d.path)-1].index = i
+	err := d.elements(func(int) error {
 		v, err := d.value(p.Elem)
-		if err != nil {
-			return nil, err
-		}
 		elems = append(elems, v)
-		if d.next() == ',' {
-			d.pos++
-			continue
-		}
-		break
-	}
-	d.pop()
-	if err := d.expect(']'); err != nil {
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	return value.NewList(elems...), nil
@@ -329,36 +315,16 @@ func (d *decoder) textMap(p *Plan, c byte) (value.Value, error) {
 	if c != '{' {
 		return nil, d.wrongSort(p, "a JSON object")
 	}
-	d.pos++
 	var entries []value.TextMapEntry
-	for first := true; ; first = false {
-		if d.next() == '}' && first {
-			break
-		}
-		if d.next() != '"' {
-			return nil, d.malformed("expected an object key")
-		}
-		k, err := d.str()
-		if err != nil {
-			return nil, err
-		}
-		if err := d.expect(':'); err != nil {
-			return nil, err
-		}
+	err := d.members(func(key []byte) error {
+		k := string(key)
 		d.push(segment{name: k, sort: 'k'})
 		v, err := d.value(p.Elem)
-		if err != nil {
-			return nil, err
-		}
 		d.pop()
 		entries = append(entries, value.TextMapEntry{Key: k, Value: v})
-		if d.next() == ',' {
-			d.pos++
-			continue
-		}
-		break
-	}
-	if err := d.expect('}'); err != nil {
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	// Of two equal keys the later wins, as when Canton reads the object.
@@ -387,53 +353,32 @@ func (d *decoder) genMap(p *Plan, c byte) (value.Value, error) {
 	if c != '[' {
 		return nil, d.wrongSort(p, "a JSON array of [key, value] pairs")
 	}
-	d.pos++
 	var entries []value.GenMapEntry
-	d.push(segment{sort: '['})
-	for i := 0; ; i++ {
-		if d.next() == ']' && i == 0 {
-			break
-		}
-		d.path[len(d.path)-1].index = i
+	err := d.elements(func(int) error {
 		if d.next() != '[' {
-			return nil, d.fail(ErrInvalidValue, "expected an entry of %s as a JSON array [key, value], found %s", p.Type, jsonSort(d.next()))
+			return d.fail(ErrInvalidValue, "expected an entry of %s as a JSON array [key, value], found %s", p.Type, jsonSort(d.next()))
 		}
-		d.pos++
-		d.push(segment{index: 0, sort: '['})
-		k, err := d.value(p.Key)
-		if err != nil {
-			return nil, err
-		}
-		d.pop()
-		if d.next() != ',' {
-			return nil, d.fail(ErrInvalidValue, "expected an entry of %s as a JSON array [key, value], found one element", p.Type)
-		}
-		d.pos++
-		d.push(segment{index: 1, sort: '['})
-		v, err := d.value(p.Elem)
-		if err != nil {
-			return nil, err
-		}
-		d.pop()
-		// Canton reads the first two elements of an entry and ignores the rest.
-		for d.next() == ',' {
-			d.pos++
-			if _, err := d.skip(); err != nil {
-				return nil, err
+		var e value.GenMapEntry
+		err := d.elements(func(i int) error {
+			var err error
+			switch i {
+			case 0:
+				e.Key, err = d.value(p.Key)
+			case 1:
+				e.Value, err = d.value(p.Elem)
+			default:
+				// Canton reads the first two elements of an entry and ignores the rest.
+				_, err = d.skip()
 			}
+			return err
+		})
+		if err == nil && e.Value == nil {
+			err = d.fail(ErrInvalidValue, "expected an entry of %s as a JSON array [key, value], found fewer elements", p.Type)
 		}
-		if err := d.expect(']'); err != nil {
-			return nil, err
-		}
-		entries = append(entries, value.GenMapEntry{Key: k, Value: v})
-		if d.next() == ',' {
-			d.pos++
-			continue
-		}
-		break
-	}
-	d.pop()
-	if err := d.expect(']'); err != nil {
+		entries = append(entries, e)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	var cmpErr error
@@ -462,51 +407,27 @@ func (d *decoder) record(p *Plan, c byte) (value.Value, error) {
 	if c != '{' {
 		return nil, d.wrongSort(p, "a JSON object of its fields")
 	}
-	d.pos++
 	fields := make([]value.Field, len(p.Fields))
 	var unexpected []string
-	for first := true; ; first = false {
-		if d.next() == '}' && first {
-			break
-		}
-		if d.next() != '"' {
-			return nil, d.malformed("expected an object key")
-		}
-		key, err := d.strBytes()
-		if err != nil {
-			return nil, err
-		}
-		if err := d.expect(':'); err != nil {
-			return nil, err
-		}
+	err := d.members(func(key []byte) error {
 		i, ok := p.index[string(key)]
 		if !ok {
 			name := string(key)
 			null, err := d.skip()
-			if err != nil {
-				return nil, err
-			}
 			// Canton ignores an unknown field whose value is null.
 			if !null {
 				unexpected = append(unexpected, name)
 			}
-		} else {
-			f := &p.Fields[i]
-			d.push(segment{name: f.Name, sort: '.'})
-			v, err := d.value(f.Plan)
-			if err != nil {
-				return nil, err
-			}
-			d.pop()
-			fields[i] = value.Field{Label: f.Name, Value: v}
+			return err
 		}
-		if d.next() == ',' {
-			d.pos++
-			continue
-		}
-		break
-	}
-	if err := d.expect('}'); err != nil {
+		f := &p.Fields[i]
+		d.push(segment{name: f.Name, sort: '.'})
+		v, err := d.value(f.Plan)
+		d.pop()
+		fields[i] = value.Field{Label: f.Name, Value: v}
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	var missing []string
@@ -534,54 +455,84 @@ func (d *decoder) record(p *Plan, c byte) (value.Value, error) {
 	return &value.Record{TypeCon: p.ID, Fields: fields}, nil
 }
 
+// members reads the members of an object, the decoder at its '{': for
+// each it reads the key and the ':' and calls member with the key (valid
+// until the next string is read) and the decoder at the value, which
+// member consumes.
+func (d *decoder) members(member func(key []byte) error) error {
+	d.pos++
+	if d.next() == '}' {
+		d.pos++
+		return nil
+	}
+	for {
+		if d.next() != '"' {
+			return d.malformed("expected an object key")
+		}
+		key, err := d.strBytes()
+		if err != nil {
+			return err
+		}
+		if err := d.expect(':'); err != nil {
+			return err
+		}
+		if err := member(key); err != nil {
+			return err
+		}
+		if d.next() != ',' {
+			return d.expect('}')
+		}
+		d.pos++
+	}
+}
+
+// elements reads the elements of an array, the decoder at its '[': for
+// each it calls element with the index and the decoder at the element,
+// which element consumes. The path names the element meanwhile.
+func (d *decoder) elements(element func(i int) error) error {
+	d.pos++
+	if d.next() == ']' {
+		d.pos++
+		return nil
+	}
+	d.push(segment{sort: '['})
+	for i := 0; ; i++ {
+		d.path[len(d.path)-1].index = i
+		if err := element(i); err != nil {
+			return err
+		}
+		if d.next() != ',' {
+			d.pop()
+			return d.expect(']')
+		}
+		d.pos++
+	}
+}
+
 func (d *decoder) variant(p *Plan, c byte) (value.Value, error) {
 	if c != '{' {
 		return nil, d.fail(ErrVariant, "Variant type json must have 'tag' and 'value' fields.")
 	}
-	d.pos++
 	tag, hasTag := "", false
 	valueAt := -1
-	for first := true; ; first = false {
-		if d.next() == '}' && first {
-			break
-		}
-		if d.next() != '"' {
-			return nil, d.malformed("expected an object key")
-		}
-		key, err := d.strBytes()
-		if err != nil {
-			return nil, err
-		}
-		if err := d.expect(':'); err != nil {
-			return nil, err
-		}
+	err := d.members(func(key []byte) error {
 		switch string(key) {
 		case "tag":
 			if d.next() != '"' {
-				return nil, d.fail(ErrVariant, "the tag of %s must be a JSON string naming a constructor, found %s", p.ID.QualifiedName(), jsonSort(d.next()))
+				return d.fail(ErrVariant, "the tag of %s must be a JSON string naming a constructor, found %s", p.ID.QualifiedName(), jsonSort(d.next()))
 			}
-			if tag, err = d.str(); err != nil {
-				return nil, err
-			}
+			var err error
+			tag, err = d.str()
 			hasTag = true
+			return err
 		case "value":
 			d.ws()
 			valueAt = d.pos
-			if _, err := d.skip(); err != nil {
-				return nil, err
-			}
-		default:
-			if _, err := d.skip(); err != nil {
-				return nil, err
-			}
 		}
-		if d.next() == ',' {
-			d.pos++
-			continue
-		}
-		break
-	}
-	if err := d.expect('}'); err != nil {
+		_, err := d.skip()
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	if !hasTag || valueAt < 0 {
@@ -1058,40 +1009,14 @@ func hex4(b []byte, i int) (rune, bool) {
 func (d *decoder) skip() (null bool, err error) {
 	switch c := d.next(); c {
 	case '{', '[':
-		close := byte('}')
-		if c == '[' {
-			close = ']'
-		}
 		if err := d.enter(); err != nil {
 			return false, err
 		}
 		defer d.leave()
-		d.pos++
-		if d.next() == close {
-			d.pos++
-			return false, nil
+		if c == '{' {
+			return false, d.members(func([]byte) error { _, err := d.skip(); return err })
 		}
-		for {
-			if c == '{' {
-				if d.next() != '"' {
-					return false, d.malformed("expected an object key")
-				}
-				if _, err := d.strBytes(); err != nil {
-					return false, err
-				}
-				if err := d.expect(':'); err != nil {
-					return false, err
-				}
-			}
-			if _, err := d.skip(); err != nil {
-				return false, err
-			}
-			if d.next() == ',' {
-				d.pos++
-				continue
-			}
-			return false, d.expect(close)
-		}
+		return false, d.elements(func(int) error { _, err := d.skip(); return err })
 	case '"':
 		_, err := d.strBytes()
 		return false, err

@@ -264,7 +264,7 @@ func TestErrors(t *testing.T) {
 		{"timestamp without offset", tTime, `"2026-07-24T11:59:01"`, ErrInvalidValue, "arg", `Text "2026-07-24T11:59:01" could not be parsed as a Timestamp (ISO-8601 with an offset, e.g. 2026-01-02T03:04:05.123456Z)`},
 		{"list element", tList(tInt), `["1","x"]`, ErrInvalidValue, "arg[1]", `For input string: "x" (expected an Int64)`},
 		{"text map value", bt(lf.BuiltinTextMap, tInt), `{"k":true}`, ErrInvalidValue, `arg["k"]`, "expected Int64 (a JSON string of decimal digits), found a JSON boolean"},
-		{"gen map entry", bt(lf.BuiltinGenMap, tInt, tText), `[["1"]]`, ErrInvalidValue, "arg[0]", "expected an entry of Map Int64 Text as a JSON array [key, value], found one element"},
+		{"gen map entry", bt(lf.BuiltinGenMap, tInt, tText), `[["1"]]`, ErrInvalidValue, "arg[0]", "expected an entry of Map Int64 Text as a JSON array [key, value], found fewer elements"},
 		{"nested optional two elements", tOpt(tOpt(tInt)), `[[],[]]`, ErrInvalidValue, "arg", "expected Optional (Optional Int64) as [] or a one-element array, found more elements"},
 		{"malformed", tList(tInt), `["1",`, ErrMalformedJSON, "arg[1]", "malformed JSON: unexpected end of input"},
 		{"trailing data", tInt, `"1" "2"`, ErrMalformedJSON, "arg", "unexpected data after the JSON value"},

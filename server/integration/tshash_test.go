@@ -63,9 +63,18 @@ func TestPreparedHashesMatchTypeScriptSDK(t *testing.T) {
 		cmds = append(cmds, exercise(cid, "Transfer"))
 	}
 
+	count := checkSDKHashes(t, nodeBin, dir, n, "sdk", user, bank, cmds)
+	t.Logf("%d prepared transactions: the wallet SDK reproduces every hash", count)
+}
+
+// checkSDKHashes prepares each command under V2 acting as party and has
+// the wallet SDK hash the prepared transactions: each hash must be the
+// node's. It returns how many were compared.
+func checkSDKHashes(t *testing.T, nodeBin, dir string, n *testNode, prefix, user, party string, cmds []map[string]any) int {
+	t.Helper()
 	var txs, nodeHashes []string
 	for i, cmd := range cmds {
-		body := prepareBody(fmt.Sprintf("sdk-%d", i), []string{bank}, cmd)
+		body := prepareBody(fmt.Sprintf("%s-%d", prefix, i), []string{party}, cmd)
 		body["userId"] = user
 		body["hashingSchemeVersion"] = "HASHING_SCHEME_VERSION_V2"
 		r := n.call("POST", "/v2/interactive-submission/prepare", "", body)
@@ -77,14 +86,13 @@ func TestPreparedHashesMatchTypeScriptSDK(t *testing.T) {
 		txs = append(txs, base64.StdEncoding.EncodeToString(resp.PreparedTransaction))
 		nodeHashes = append(nodeHashes, hex.EncodeToString(resp.PreparedTransactionHash))
 	}
-
 	sdk := sdkHashes(t, nodeBin, dir, txs)
 	for i := range txs {
 		if sdk[i] != nodeHashes[i] {
 			t.Errorf("transaction %d: node hash %s, wallet SDK %s", i, nodeHashes[i], sdk[i])
 		}
 	}
-	t.Logf("%d prepared transactions: the wallet SDK reproduces every hash", len(txs))
+	return len(txs)
 }
 
 // sdkHashes has the TypeScript wallet SDK hash each base64 prepared

@@ -1,15 +1,12 @@
 package integration
 
 import (
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/server/auth"
 )
@@ -63,25 +60,6 @@ func TestTypedHashesMatchTypeScriptSDK(t *testing.T) {
 		{"CreateCommand": map[string]any{"templateId": "#splice-wallet:Splice.Wallet.TransferPreapproval:TransferPreapprovalProposal",
 			"createArguments": map[string]any{"receiver": alice, "provider": bob}}},
 	}
-	var txs, nodeHashes []string
-	for i, cmd := range cmds {
-		body := prepareBody(fmt.Sprintf("typed-%d", i), []string{alice}, cmd)
-		body["userId"] = user
-		body["hashingSchemeVersion"] = "HASHING_SCHEME_VERSION_V2"
-		r := n.call("POST", "/v2/interactive-submission/prepare", "", body)
-		if r.status != 200 {
-			t.Fatalf("prepare %d: %d %s", i, r.status, r.body)
-		}
-		var resp ledgerapi.PrepareSubmissionResponse
-		mustUnmarshal(t, r.body, &resp)
-		txs = append(txs, base64.StdEncoding.EncodeToString(resp.PreparedTransaction))
-		nodeHashes = append(nodeHashes, hex.EncodeToString(resp.PreparedTransactionHash))
-	}
-	sdk := sdkHashes(t, nodeBin, dir, txs)
-	for i := range txs {
-		if sdk[i] != nodeHashes[i] {
-			t.Errorf("transaction %d: node hash %s, wallet SDK %s", i, nodeHashes[i], sdk[i])
-		}
-	}
-	t.Logf("%d typed prepared transactions: the wallet SDK reproduces every hash", len(txs))
+	count := checkSDKHashes(t, nodeBin, dir, n, "typed", user, alice, cmds)
+	t.Logf("%d typed prepared transactions: the wallet SDK reproduces every hash", count)
 }
