@@ -201,7 +201,7 @@ func (b *built) create(t template, arg *damlpb.Value, actAs []string, seed seedS
 	if err != nil {
 		return "", err
 	}
-	argJSON, err := argumentJSON(pkgs, t.id, "", arg)
+	argJSON, err := ArgumentJSON(pkgs, t.id, "", arg)
 	if err != nil {
 		return "", modelErrorf("create argument: %v", err)
 	}
@@ -257,7 +257,7 @@ func (e *Engine) exercise(ctx context.Context, b *built, c *ledger.Contract, tmp
 		ChoiceObservers: nil,
 	}}}
 	b.addNode(id, node, s)
-	argJSON, err := argumentJSON(opt.packages, tid, cmd.choice, cmd.choiceArg)
+	argJSON, err := ArgumentJSON(opt.packages, tid, cmd.choice, cmd.choiceArg)
 	if err != nil {
 		return modelErrorf("choice argument: %v", err)
 	}

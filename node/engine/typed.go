@@ -29,8 +29,8 @@ import (
 // command.choiceValue, of package value) besides their protobuf form. An
 // interpreter replaces build's create and exercise for typed templates: it
 // takes the same command, the PackageSet (its Env holds the packages to
-// run) and the contract store, and returns the nodes it made; argumentJSON
-// renders any value of those nodes by its type.
+// run) and the contract store, and returns the nodes it made; ArgumentJSON
+// renders the arguments of those nodes by their types.
 
 // templatesNotFound is Canton's error for a template or interface no
 // uploaded package defines.
@@ -184,10 +184,12 @@ func typedPlan(set *PackageSet, tmplID *damlpb.Identifier, choice string) (*type
 	return p, true, err
 }
 
-// argumentJSON renders a create argument (choice "") or a choice argument
-// as the JSON API's events show it: by its type when the template's
-// package was uploaded, else by the generic rule (ValueToJSON).
-func argumentJSON(set *PackageSet, tmplID *damlpb.Identifier, choice string, arg *damlpb.Value) (json.RawMessage, error) {
+// ArgumentJSON renders a create argument (choice "") or a choice argument
+// of template tmplID as the JSON API's events show it: by its type when the
+// template's package is in set, else by the generic rule (ValueToJSON).
+// Whoever renders stored contracts (active contracts, updates) should use
+// it with the node's current PackageSet.
+func ArgumentJSON(set *PackageSet, tmplID *damlpb.Identifier, choice string, arg *damlpb.Value) (json.RawMessage, error) {
 	plan, ok, err := typedPlan(set, tmplID, choice)
 	if !ok {
 		return ValueToJSON(arg)
