@@ -56,13 +56,24 @@ func TestUploadSharedDars(t *testing.T) {
 	if len(dars) != 17 {
 		t.Fatalf("%d good DARs, want 17", len(dars))
 	}
+	// Canton accepts Daml-LF 2.dev only in dev mode; so does the node.
+	strict, err := local.Open(context.Background(), local.Config{DBPath: ":memory:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer strict.Close()
+	if _, err := strict.UploadDar(context.Background(), dars["DamlDefinitionsServiceMain.dar"], true); err == nil ||
+		!strings.Contains(err.Error(), "ALLOWED_LANGUAGE_VERSIONS") {
+		t.Errorf("a 2.dev DAR without AllowDevPackages: %v", err)
+	}
+
 	n := uploadAll(t, dars)
 	count := len(n.ListPackages())
 	db := n.Database()
 	if err := n.Close(); err != nil {
 		t.Fatal(err)
 	}
-	n, err := local.Open(context.Background(), local.Config{DBPath: db})
+	n, err = local.Open(context.Background(), local.Config{DBPath: db})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,6 +84,20 @@ func (s *PackageSet) Preferred(name string, at time.Time, preference []string) (
 	return *best, true
 }
 
+// HasName reports whether an uploaded package, vetted or not, has this
+// package name.
+func (s *PackageSet) HasName(name string) bool {
+	if s == nil {
+		return false
+	}
+	for _, n := range s.names {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
 // Vetted returns the vetted packages of a name, highest version first.
 func (s *PackageSet) Vetted(name string) []VettedPackage {
 	if s == nil {

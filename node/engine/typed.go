@@ -59,6 +59,11 @@ func (e *Engine) resolveTyped(t ledgerapi.TemplateID, preference []string, set *
 	if t.ByName() {
 		v, found := set.Preferred(t.PackageName, e.now(), preference)
 		if !found {
+			if set.HasName(t.PackageName) {
+				// Uploaded but not vetted (or not valid now): Canton finds
+				// no package to use, and so does the node.
+				return template{}, false, strictRefusal(t, preference)
+			}
 			return template{}, false, nil
 		}
 		pkgID = v.ID

@@ -238,3 +238,24 @@ func TestTypedErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestTypedUnvettedName refuses a package name whose packages were
+// uploaded but none is vetted, as Canton finds no package to use; the
+// package id form still reads the uploaded package.
+func TestTypedUnvettedName(t *testing.T) {
+	pkgs := pingPackages(t)
+	names := map[string]string{}
+	for _, p := range pkgs {
+		names[string(p.ID)] = p.Name
+	}
+	set := NewPackageSet(PackageSetOf(pkgs...).Env, names, nil)
+	f := newFixture(t, withPackages(set))
+	_, err := f.eng.Prepare(context.Background(), prepareReq(f.alice, createCmd(pingTmpl, `{"id":"x","initiator":"a::1220","responder":"b::1220"}`)), "user1")
+	if errorID(err) != "JSON_API_PACKAGE_SELECTION_FAILED" {
+		t.Fatalf("unvetted name: %v", err)
+	}
+	if _, err := f.eng.Prepare(context.Background(), prepareReq(f.alice, createCmd(pingID+":Canton.Internal.Ping:Ping",
+		`{"id":"x","initiator":"a::1220","responder":"b::1220"}`)), "user1"); err != nil {
+		t.Fatal(err)
+	}
+}
