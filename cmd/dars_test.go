@@ -126,8 +126,16 @@ func TestPrepareChecksAgainstDar(t *testing.T) {
 			t.Errorf("%s with a missing field: %s", verb, r.err)
 		}
 	}
-	// The node has not got the DAR: what fits the types goes out and the
-	// node serves it by its generic model.
+	// --check-types reads the node's packages the command uses: once the
+	// DAR is uploaded, their types refuse the command before it is sent.
+	bad := []string{"prepare", "--create", ping, "--args", `{"id":"p","initiator":"` + alice + `"}`, "--act-as", alice, "--check-types"}
+	runCLI(t, "", append([]string{"dars", "upload", pingDarPath}, conn...)...).must(t, 0)
+	r := runCLI(t, "", append(bad, conn...)...).must(t, 1)
+	if !strings.Contains(r.err, "Missing non-optional fields: Set(responder)") || !strings.Contains(r.err, "the node's packages") {
+		t.Errorf("--check-types: %s", r.err)
+	}
+
+	// What fits the types goes out.
 	runCLI(t, "", append([]string{"users", "grant", "participant_admin", "--act-as", alice}, conn...)...).must(t, 0)
 	runCLI(t, "", append([]string{"submit", "--create", ping, "--args", `{"id":"p","initiator":"` + alice + `","responder":"` + alice + `"}`,
 		"--act-as", alice, "--dar", pingDarPath}, conn...)...).must(t, 0)

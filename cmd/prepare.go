@@ -224,7 +224,7 @@ func prepareRun(opts *PrepareOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := checkTypes(opts.Commands.Dars, req.Commands, req.PackageIDSelectionPreference); err != nil {
+	if err := opts.Commands.checkTypes(conn.Client, req.Commands, req.ActAs, req.PackageIDSelectionPreference); err != nil {
 		return err
 	}
 	ctx := context.Background()

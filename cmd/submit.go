@@ -193,7 +193,7 @@ func submitRun(opts *SubmitOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := checkTypes(opts.Commands.Dars, req.Commands, req.PackageIDSelectionPreference); err != nil {
+	if err := opts.Commands.checkTypes(conn.Client, req.Commands, req.ActAs, req.PackageIDSelectionPreference); err != nil {
 		return err
 	}
 	tree, err := conn.Client.SubmitAndWaitForTransactionTree(context.Background(), req)

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
@@ -250,16 +249,6 @@ func isPackageID(s string) bool {
 	return err != nil
 }
 
-// dalfOf wraps an archive payload (what GET /v2/packages/{id} sends) in
-// the Archive message the decoder reads: hash function SHA-256, payload,
-// hash.
-func dalfOf(id string, payload []byte) []byte {
-	b := protowire.AppendTag(nil, 3, protowire.BytesType)
-	b = protowire.AppendBytes(b, payload)
-	b = protowire.AppendTag(b, 4, protowire.BytesType)
-	return protowire.AppendString(b, id)
-}
-
 func inspectRun(opts *Options) error {
 	arg := opts.Args[0]
 	var sigs []display.PackageSignature
@@ -272,7 +261,7 @@ func inspectRun(opts *Options) error {
 		if err != nil {
 			return cmdutil.WithHint(err)
 		}
-		p, err := archive.DecodeArchive(dalfOf(arg, payload), archive.Options{AllowDev: true})
+		p, err := cmdutil.DecodePackagePayload(arg, payload)
 		if err != nil {
 			return fmt.Errorf("package %s: %w", arg, err)
 		}

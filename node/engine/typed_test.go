@@ -259,3 +259,16 @@ func TestTypedUnvettedName(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkPrepareTypedPing prepares a typed Ping create: the generic
+// model's BenchmarkPrepareCreate plus reading the arguments by their types.
+func BenchmarkPrepareTypedPing(b *testing.B) {
+	f := newFixture(b, withPackages(PackageSetOf(pingPackages(b)...)))
+	req := prepareReq(f.alice, createCmd(pingTmpl, `{"responder":"bob::1220feed","id":"ping-1","initiator":"`+f.alice+`"}`))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := f.eng.Prepare(context.Background(), req, "user1"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
