@@ -809,7 +809,7 @@ func parseTimestamp(s string) (value.Timestamp, error) {
 	if err != nil {
 		var err2 error
 		if t, err2 = time.Parse("2006-01-02T15:04Z07:00", s); err2 != nil {
-			return 0, fmt.Errorf("Text %q could not be parsed as a Timestamp (ISO-8601 with an offset, e.g. 2026-01-02T03:04:05.123456Z)", clip(s))
+			return 0, fmt.Errorf("timestamp text %q could not be parsed (ISO-8601 with an offset, e.g. 2026-01-02T03:04:05.123456Z)", clip(s))
 		}
 	}
 	return value.TimestampOf(t)

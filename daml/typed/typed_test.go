@@ -261,7 +261,7 @@ func TestErrors(t *testing.T) {
 		{"party", tParty, `"alice@x"`, ErrInvalidValue, "arg", `non expected character 0x40 in Daml-LF Party "alice@x"`},
 		{"contract id", tCon("Kinds"), strings.Replace(kindsJSON, cid, "zz", 1), ErrInvalidValue, "arg.c", `contract id "zz": 'z' is not a lower-case hex digit`},
 		{"date", tDate, `"2026-13-01"`, ErrInvalidValue, "arg", `Text "2026-13-01" could not be parsed as a Date (yyyy-mm-dd)`},
-		{"timestamp without offset", tTime, `"2026-07-24T11:59:01"`, ErrInvalidValue, "arg", `Text "2026-07-24T11:59:01" could not be parsed as a Timestamp (ISO-8601 with an offset, e.g. 2026-01-02T03:04:05.123456Z)`},
+		{"timestamp without offset", tTime, `"2026-07-24T11:59:01"`, ErrInvalidValue, "arg", `timestamp text "2026-07-24T11:59:01" could not be parsed (ISO-8601 with an offset, e.g. 2026-01-02T03:04:05.123456Z)`},
 		{"list element", tList(tInt), `["1","x"]`, ErrInvalidValue, "arg[1]", `For input string: "x" (expected an Int64)`},
 		{"text map value", bt(lf.BuiltinTextMap, tInt), `{"k":true}`, ErrInvalidValue, `arg["k"]`, "expected Int64 (a JSON string of decimal digits), found a JSON boolean"},
 		{"gen map entry", bt(lf.BuiltinGenMap, tInt, tText), `[["1"]]`, ErrInvalidValue, "arg[0]", "expected an entry of Map Int64 Text as a JSON array [key, value], found fewer elements"},
