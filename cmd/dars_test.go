@@ -140,3 +140,21 @@ func TestPrepareChecksAgainstDar(t *testing.T) {
 	runCLI(t, "", append([]string{"submit", "--create", ping, "--args", `{"id":"p","initiator":"` + alice + `","responder":"` + alice + `"}`,
 		"--act-as", alice, "--dar", pingDarPath}, conn...)...).must(t, 0)
 }
+
+// TestDarsInspectKeysAndInterfaces lists the keys and interfaces of the
+// JSON API's test DAR (its dependency package defines them).
+func TestDarsInspectKeysAndInterfaces(t *testing.T) {
+	isolateConfig(t)
+	dar := "../../shared/dars/DamlDefinitionsServiceMain.dar"
+	if _, err := os.Stat(dar); err != nil {
+		t.Skipf("real DAR %s not found (the shared folder beside the repository); skipping", dar)
+	}
+	r := runCLI(t, "", "dars", "inspect", dar, "--all").must(t, 0)
+	for _, want := range []string{"package DamlDefinitionsServiceMain 3.4.0 (main)", "package DamlDefinitionsServiceDep 3.4.0",
+		"    key (Party, SomeParamRecord Int64)\n", "    implements ExternalDep:MyInterface\n",
+		"  interface MyInterface\n    viewtype MyInterfaceViewType\n    method method1 : Party\n"} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("inspect --all lacks %q", want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -270,5 +271,28 @@ func BenchmarkPrepareTypedPing(b *testing.B) {
 		if _, err := f.eng.Prepare(context.Background(), req, "user1"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestModelLoggedOnce logs once per template which model served it.
+func TestModelLoggedOnce(t *testing.T) {
+	var logs strings.Builder
+	f := newFixture(t, withPackages(PackageSetOf(pingPackages(t)...)), func(c *Config) {
+		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	})
+	for i := 0; i < 3; i++ {
+		for _, cmd := range []ledgerapi.Command{
+			createCmd(pingTmpl, `{"id":"x","initiator":"a::1220","responder":"b::1220"}`),
+			createCmd("#other:M:T", `{"x":"1"}`),
+		} {
+			if _, err := f.eng.Prepare(context.Background(), prepareReq(f.alice, cmd), "user1"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out := logs.String()
+	if strings.Count(out, "model=typed") != 1 || strings.Count(out, "model=generic") != 1 ||
+		!strings.Contains(out, "templateId="+pingID+":Canton.Internal.Ping:Ping") {
+		t.Errorf("logs:\n%s", out)
 	}
 }
