@@ -559,28 +559,28 @@ func (d *decoder) variant(p *Plan, c byte) (value.Value, error) {
 }
 
 func (d *decoder) int64(p *Plan, c byte) (value.Value, error) {
-	var s string
-	switch {
-	case c == '"':
-		var err error
-		if s, err = d.str(); err != nil {
-			return nil, err
-		}
-	case c == '-' || '0' <= c && c <= '9':
-		// Canton reads Int64 from a string; a number is accepted too.
-		num, err := d.number()
-		if err != nil {
-			return nil, err
-		}
-		s = num
-	default:
-		return nil, d.wrongSort(p, "a JSON string of decimal digits")
+	// Canton reads Int64 from a string; a number is accepted too.
+	s, err := d.numberText(p, c, "a JSON string of decimal digits")
+	if err != nil {
+		return nil, err
 	}
 	n, ok := parseLong(s)
 	if !ok {
 		return nil, d.fail(ErrInvalidValue, "For input string: %q (expected an Int64)", clip(s))
 	}
 	return value.Int64(n), nil
+}
+
+// numberText reads the text of a JSON string or number (c is its first
+// byte); want says what the type expects, for the error of anything else.
+func (d *decoder) numberText(p *Plan, c byte, want string) (string, error) {
+	switch {
+	case c == '"':
+		return d.str()
+	case c == '-' || '0' <= c && c <= '9':
+		return d.number()
+	}
+	return "", d.wrongSort(p, want)
 }
 
 // parseLong reads an int64 as Java's Long.parseLong does: an optional sign,
@@ -603,21 +603,12 @@ func parseLong(s string) (int64, bool) {
 }
 
 func (d *decoder) numeric(p *Plan, c byte) (value.Value, error) {
-	var s string
-	switch {
-	case c == '"':
-		var err error
-		if s, err = d.str(); err != nil {
-			return nil, err
-		}
-	case c == '-' || '0' <= c && c <= '9':
-		num, err := d.number()
-		if err != nil {
-			return nil, err
-		}
-		s = plainNumber(num)
-	default:
-		return nil, d.wrongSort(p, "a JSON string of a decimal number")
+	s, err := d.numberText(p, c, "a JSON string of a decimal number")
+	if err != nil {
+		return nil, err
+	}
+	if c != '"' {
+		s = plainNumber(s)
 	}
 	n, kind, msg := ParseNumeric(s, p.Scale)
 	if kind != 0 {
