@@ -18,7 +18,9 @@ import (
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/cmd/config"
+	"github.com/ledger-cli/ledger/cmd/dars"
 	"github.com/ledger-cli/ledger/cmd/keys"
+	"github.com/ledger-cli/ledger/cmd/packages"
 	"github.com/ledger-cli/ledger/cmd/parties"
 	"github.com/ledger-cli/ledger/cmd/users"
 )
@@ -87,6 +89,8 @@ Start with:  ledger quickstart`,
 		NewCmdSubmit(f, nil),
 		NewCmdCompletions(f, nil),
 		parties.NewCmdParties(f),
+		dars.NewCmdDars(f),
+		packages.NewCmdPackages(f),
 		users.NewCmdUsers(f),
 		NewCmdBench(f, nil),
 		NewCmdVersion(f, nil),

@@ -81,6 +81,9 @@ type Store interface {
 	CompletionAt(ctx context.Context, offset int64) (ledger.Completion, error)
 	Contract(ctx context.Context, id string) (ledger.Contract, error)
 
+	// PackageStore keeps uploaded packages (packages.go).
+	PackageStore
+
 	// Stats counts the commits since the store was opened.
 	Stats() ledger.CommitStats
 	// String names the store for logs (for a file, its path).
@@ -128,6 +131,13 @@ type Config struct {
 	// MaxStreamsPerUser caps the concurrent streams of one authenticated
 	// user (DefaultMaxStreamsPerUser; at most MaxStreams).
 	MaxStreamsPerUser int
+	// StrictPackages refuses commands on templates of packages never
+	// uploaded, as Canton does, instead of serving them by the generic
+	// contract model.
+	StrictPackages bool
+	// AllowDevPackages accepts DARs of Daml-LF 2.dev, as Canton does in dev
+	// mode only.
+	AllowDevPackages bool
 	// Now is the clock of the engine and of the re-execution check
 	// (time.Now when nil); for tests.
 	Now func() time.Time
@@ -145,6 +155,7 @@ type Node struct {
 	cfg      Config
 	log      *slog.Logger
 	parties  partyDirectory
+	packages packageState
 
 	flightMu sync.Mutex
 	inFlight map[ledger.ChangeID]bool
@@ -204,6 +215,9 @@ func Open(ctx context.Context, st Store, cfg Config) (*Node, error) {
 
 		userStreams: map[string]int{},
 	}
+	if err := n.loadPackages(ctx); err != nil {
+		return nil, fmt.Errorf("load packages: %w", err)
+	}
 	n.engine, err = engine.New(engine.Config{
 		SynchronizerID:      id.SynchronizerID,
 		NonconsumingChoices: cfg.NonconsumingChoices,
@@ -212,6 +226,9 @@ func Open(ctx context.Context, st Store, cfg Config) (*Node, error) {
 		MaxValueNodes:       cfg.MaxValueNodes,
 		MaxDeduplication:    cfg.MaxDeduplication,
 		Now:                 cfg.Now,
+		Packages:            n.Packages,
+		StrictPackages:      cfg.StrictPackages,
+		Logger:              cfg.Logger,
 	}, storeContracts{st}, &n.parties)
 	if err != nil {
 		return nil, fmt.Errorf("command engine: %w", err)

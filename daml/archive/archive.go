@@ -39,6 +39,10 @@ var (
 	ErrHashMismatch = errors.New("package id does not match the payload")
 	// ErrTooDeep: expressions or types nest deeper than Options.MaxDepth.
 	ErrTooDeep = errors.New("nesting too deep")
+	// ErrTooLarge: the package decodes to far more expressions than its
+	// size allows for (its interned expressions are shared by too many
+	// definitions).
+	ErrTooLarge = errors.New("package too large when decoded")
 )
 
 // DecodeArchive decodes one dalf: an Archive message whose payload is an
@@ -63,7 +67,7 @@ func decodeArchive(b []byte, opts Options) (*lf.Package, error) {
 	for len(b) > 0 {
 		var f field
 		if f, b, err = nextField(b); err != nil {
-			return nil, fmt.Errorf("Archive: %w", err)
+			return nil, in("Archive", err)
 		}
 		switch f.num {
 		case 1:
@@ -76,20 +80,20 @@ func decodeArchive(b []byte, opts Options) (*lf.Package, error) {
 			err = unknownField("Archive", f)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("Archive: %w", err)
+			return nil, in("Archive", err)
 		}
 	}
 	if hashFunction != 0 {
-		return nil, fmt.Errorf("Archive: hash function %d is not SHA256 (0)", hashFunction)
+		return nil, in("Archive", fmt.Errorf("hash function %d is not SHA256 (0)", hashFunction))
 	}
 	sum := sha256.Sum256(payload)
 	id := hex.EncodeToString(sum[:])
 	if hash != id {
-		return nil, fmt.Errorf("Archive: %w: hash field is %q, SHA-256 of the payload is %s", ErrHashMismatch, hash, id)
+		return nil, in("Archive", fmt.Errorf("%w: hash field is %q, SHA-256 of the payload is %s", ErrHashMismatch, hash, id))
 	}
 	p, err := decodePayload(lf.PackageID(id), payload, opts)
 	if err != nil {
-		return nil, fmt.Errorf("ArchivePayload: %w", err)
+		return nil, in("ArchivePayload", err)
 	}
 	return p, nil
 }
@@ -98,10 +102,11 @@ func decodeArchive(b []byte, opts Options) (*lf.Package, error) {
 // version and the LF 1 or LF 2 package bytes.
 func decodePayload(id lf.PackageID, b []byte, opts Options) (*lf.Package, error) {
 	var (
-		minor      string
-		patch      int32
-		lf1, lf2   []byte
-		major, err = 0, error(nil)
+		minor string
+		patch int32
+		lf2   []byte
+		major int // 1 or 2: which of daml_lf_1 and daml_lf_2 is set
+		err   error
 	)
 	for len(b) > 0 {
 		var f field
@@ -110,7 +115,7 @@ func decodePayload(id lf.PackageID, b []byte, opts Options) (*lf.Package, error)
 		}
 		switch f.num {
 		case 2:
-			lf1, err = f.bytes()
+			_, err = f.bytes()
 			major = 1
 		case 3:
 			minor, err = f.str()
@@ -130,7 +135,6 @@ func decodePayload(id lf.PackageID, b []byte, opts Options) (*lf.Package, error)
 	case 0:
 		return nil, errors.New("no Daml-LF package (neither daml_lf_1 nor daml_lf_2 is set)")
 	case 1:
-		_ = lf1
 		return nil, fmt.Errorf("%w: the package is Daml-LF 1.%s; only Daml-LF 2.x is supported", ErrUnsupportedVersion, minor)
 	}
 	v, err := languageVersion(minor, opts)

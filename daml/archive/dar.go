@@ -13,7 +13,7 @@ import (
 )
 
 // Dar is a decoded DAR: its manifest, its main package and every package it
-// carries (the main one included), in the manifest's order.
+// carries, the main one first, then the others in the manifest's order.
 type Dar struct {
 	Manifest Manifest
 	Main     lf.PackageID
@@ -37,8 +37,8 @@ func (d *Dar) MainPackage() *lf.Package { return d.Package(d.Main) }
 type Manifest struct {
 	// MainDalf is the zip path of the main dalf.
 	MainDalf string
-	// Dalfs are the zip paths of every dalf, the main one included, in
-	// manifest order.
+	// Dalfs are the zip paths of every dalf: the main one first, then the
+	// others in manifest order.
 	Dalfs []string
 	// Attributes are all main-section attributes, continuation lines joined.
 	Attributes map[string]string

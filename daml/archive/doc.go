@@ -43,9 +43,13 @@
 // any input: every index is bounds-checked and its error names the table and
 // its size; nesting of expressions, types and kinds is bounded
 // (Options.MaxDepth, 1000 by default, where real packages reach about 110);
-// unknown fields are refused, as Canton refuses them; a singular field that
-// appears twice takes its last value. Errors name the dalf, the module, the
-// definition and the choice where the problem was found.
+// the work is bounded too, to 4 expressions per byte of the package plus
+// 65536 (real packages decode to under 0.1 per byte), since an interned
+// expression shared by many definitions is decoded for each; unknown fields
+// are refused, as Canton refuses them; a singular field that appears twice
+// takes its last value. Errors name the dalf, the module, the definition
+// and the choice where the problem was found, and the innermost interned
+// expression it lies in.
 //
 // Decoding checks the archive's form, not its types: the interpreter (or a
 // type checker) must not assume a decoded package is well-typed. The one

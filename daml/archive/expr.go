@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"errors"
 	"fmt"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -10,89 +11,8 @@ import (
 
 // This file decodes expressions, case alternatives and updates.
 
-// msg is a small message split into its fields by number (1 to 7, the last
-// occurrence of a field winning, as protobuf has it), and the count of the
-// values of its one repeated field, which reps iterates over.
-type msg struct {
-	name     string
-	f        [8]field
-	has      [8]bool
-	raw      []byte
-	repeated protowire.Number
-	nrep     int
-}
-
-// split splits b, a message called name, into m. Field repeated (0 for
-// none) is counted in m.nrep; other fields above 7 are unknown.
-func split(b []byte, name string, repeated int, m *msg) error {
-	m.name, m.raw, m.repeated = name, b, protowire.Number(repeated)
-	for len(b) > 0 {
-		f, rest, err := nextField(b)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		b = rest
-		switch {
-		case f.num == m.repeated:
-			if _, err := f.bytes(); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			m.nrep++
-		case f.num >= 1 && f.num < 8:
-			m.f[f.num], m.has[f.num] = f, true
-		default:
-			return unknownField(name, f)
-		}
-	}
-	return nil
-}
-
-// repIter yields the values of a message's repeated field in order; split
-// has checked them already.
-type repIter struct {
-	rest []byte
-	num  protowire.Number
-}
-
-func (m *msg) reps() repIter { return repIter{rest: m.raw, num: m.repeated} }
-
-func (it *repIter) next() []byte {
-	for len(it.rest) > 0 {
-		f, rest, err := nextField(it.rest)
-		if err != nil {
-			return nil
-		}
-		it.rest = rest
-		if f.num == it.num {
-			return f.b
-		}
-	}
-	return nil
-}
-
-// int32 returns field n, 0 when absent.
-func (m *msg) int32(n int) (int32, error) {
-	if !m.has[n] {
-		return 0, nil
-	}
-	v, err := m.f[n].int32()
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", m.name, err)
-	}
-	return v, nil
-}
-
-// bytes returns the length-delimited field n, which must be present.
-func (m *msg) bytes(n int, what string) ([]byte, error) {
-	if !m.has[n] {
-		return nil, fmt.Errorf("%s: no %s", m.name, what)
-	}
-	v, err := m.f[n].bytes()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", m.name, err)
-	}
-	return v, nil
-}
+// The msg… methods decode field n of a split message as a name, an
+// expression, a type or a type constructor, naming the message on error.
 
 func (d *decoder) msgName(m *msg, n int) (string, error) {
 	i, err := m.int32(n)
@@ -156,6 +76,10 @@ func (d *decoder) expr(b []byte, tableEntry bool) (lf.Expr, error) {
 	if err := d.enter(); err != nil {
 		return nil, err
 	}
+	if d.exprCount++; d.exprCount > d.exprBudget {
+		d.leave()
+		return nil, fmt.Errorf("%w: more than %d expressions from a package of %d bytes (real packages decode to under 0.1 a byte): its interned expressions are shared by more definitions than any compiler emits", ErrTooLarge, d.exprBudget, d.size)
+	}
 	v, err := d.exprLevel(b, tableEntry)
 	d.leave()
 	return v, err
@@ -171,12 +95,12 @@ func (d *decoder) exprLevel(b []byte, tableEntry bool) (lf.Expr, error) {
 	for len(b) > 0 {
 		f, rest, err := nextField(b)
 		if err != nil {
-			return nil, fmt.Errorf("Expr: %w", err)
+			return nil, in("Expr", err)
 		}
 		b = rest
 		if f.num == 1 {
 			if loc, err = f.bytes(); err != nil {
-				return nil, fmt.Errorf("Expr: %w", err)
+				return nil, in("Expr", err)
 			}
 			hasLoc = true
 		} else {
@@ -184,7 +108,7 @@ func (d *decoder) exprLevel(b []byte, tableEntry bool) (lf.Expr, error) {
 		}
 	}
 	if !hasSum {
-		return nil, fmt.Errorf("Expr: no expression")
+		return nil, in("Expr", errors.New("no expression"))
 	}
 	if tableEntry && sum.num == 44 {
 		return nil, fmt.Errorf("an interned expression table entry may not be a reference to another")
@@ -325,10 +249,10 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 	}
 	b, err := f.bytes()
 	if err != nil {
-		return nil, fmt.Errorf("Expr: %w", err)
+		return nil, in("Expr", err)
 	}
 	switch f.num {
-	case 3:
+	case 3: // ValueId
 		q, err := d.qualifiedName(b)
 		if err != nil {
 			return nil, fmt.Errorf("value reference: %w", err)
@@ -356,409 +280,563 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		return d.choiceFunc(f.num == 1001, b)
 	case 9999:
 		return d.experimental(b)
-	}
-	var m msg
-	switch f.num {
 	case 7: // RecCon
-		if err := split(b, "Expr.RecCon", 2, &m); err != nil {
-			return nil, err
-		}
-		tc, err := d.msgTyConApp(&m, 1)
-		if err != nil {
-			return nil, err
-		}
-		fields, err := d.fieldExprs(&m)
-		if err != nil {
-			return nil, err
-		}
-		return &lf.ERecCon{Type: tc, Fields: fields}, nil
+		return d.exprRecCon(b)
 	case 8: // RecProj
-		if err := split(b, "Expr.RecProj", 0, &m); err != nil {
-			return nil, err
-		}
-		tc, err := d.msgTyConApp(&m, 1)
-		if err != nil {
-			return nil, err
-		}
-		fl, err := d.msgName(&m, 4)
-		if err != nil {
-			return nil, err
-		}
-		rec, err := d.msgExpr(&m, 3, "record")
-		if err != nil {
-			return nil, err
-		}
-		proj := d.slabs.recProjs.one()
-		proj.Type, proj.Field, proj.Record = tc, fl, rec
-		return proj, nil
+		return d.exprRecProj(b)
 	case 9: // RecUpd
-		if err := split(b, "Expr.RecUpd", 0, &m); err != nil {
-			return nil, err
-		}
-		tc, err := d.msgTyConApp(&m, 1)
-		if err != nil {
-			return nil, err
-		}
-		fl, err := d.msgName(&m, 2)
-		if err != nil {
-			return nil, err
-		}
-		rec, err := d.msgExpr(&m, 3, "record")
-		if err != nil {
-			return nil, err
-		}
-		upd, err := d.msgExpr(&m, 4, "update")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.ERecUpd{Type: tc, Field: fl, Record: rec, Update: upd}, nil
+		return d.exprRecUpd(b)
 	case 10: // VariantCon
-		if err := split(b, "Expr.VariantCon", 0, &m); err != nil {
-			return nil, err
-		}
-		tc, err := d.msgTyConApp(&m, 1)
-		if err != nil {
-			return nil, err
-		}
-		con, err := d.msgName(&m, 2)
-		if err != nil {
-			return nil, err
-		}
-		arg, err := d.msgExpr(&m, 3, "argument")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.EVariantCon{Type: tc, Con: con, Arg: arg}, nil
+		return d.exprVariantCon(b)
 	case 11: // EnumCon
-		if err := split(b, "Expr.EnumCon", 0, &m); err != nil {
-			return nil, err
-		}
-		tc, err := d.msgTyCon(&m, 1, "type constructor")
-		if err != nil {
-			return nil, err
-		}
-		con, err := d.msgName(&m, 2)
-		if err != nil {
-			return nil, err
-		}
-		return &lf.EEnumCon{Type: tc, Con: con}, nil
+		return d.exprEnumCon(b)
 	case 12: // StructCon
-		if err := split(b, "Expr.StructCon", 1, &m); err != nil {
-			return nil, err
-		}
-		fields, err := d.fieldExprs(&m)
-		if err != nil {
-			return nil, err
-		}
-		return &lf.EStructCon{Fields: fields}, nil
+		return d.exprStructCon(b)
 	case 13: // StructProj
-		if err := split(b, "Expr.StructProj", 0, &m); err != nil {
-			return nil, err
-		}
-		fl, err := d.msgName(&m, 1)
-		if err != nil {
-			return nil, err
-		}
-		s, err := d.msgExpr(&m, 2, "struct")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.EStructProj{Field: fl, Struct: s}, nil
+		return d.exprStructProj(b)
 	case 14: // StructUpd
-		if err := split(b, "Expr.StructUpd", 0, &m); err != nil {
-			return nil, err
-		}
-		fl, err := d.msgName(&m, 1)
-		if err != nil {
-			return nil, err
-		}
-		s, err := d.msgExpr(&m, 2, "struct")
-		if err != nil {
-			return nil, err
-		}
-		upd, err := d.msgExpr(&m, 3, "update")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.EStructUpd{Field: fl, Struct: s, Update: upd}, nil
+		return d.exprStructUpd(b)
 	case 15: // App
-		if err := split(b, "Expr.App", 2, &m); err != nil {
-			return nil, err
-		}
-		if m.nrep == 0 {
-			return nil, fmt.Errorf("Expr.App: no arguments")
-		}
-		fun, err := d.msgExpr(&m, 1, "function")
-		if err != nil {
-			return nil, err
-		}
-		args := d.slabs.exprs.many(m.nrep)
-		it := m.reps()
-		for i := 0; i < m.nrep; i++ {
-			a := it.next()
-			if args[i], err = d.expr(a, false); err != nil {
-				return nil, err
-			}
-		}
-		app := d.slabs.apps.one()
-		app.Fun, app.Args = fun, args
-		return app, nil
+		return d.exprApp(b)
 	case 16: // TyApp
-		if err := split(b, "Expr.TyApp", 2, &m); err != nil {
-			return nil, err
-		}
-		if err := d.checkArity("type arguments", m.nrep); err != nil {
-			return nil, fmt.Errorf("Expr.TyApp: %w", err)
-		}
-		e, err := d.msgExpr(&m, 1, "expression")
-		if err != nil {
-			return nil, err
-		}
-		types := d.slabs.types.many(m.nrep)
-		it := m.reps()
-		for i := 0; i < m.nrep; i++ {
-			t := it.next()
-			if types[i], err = d.typ(t); err != nil {
-				return nil, fmt.Errorf("Expr.TyApp: %w", err)
-			}
-		}
-		tyApp := d.slabs.tyApps.one()
-		tyApp.Expr, tyApp.Types = e, types
-		return tyApp, nil
+		return d.exprTyApp(b)
 	case 17: // Abs
-		if err := split(b, "Expr.Abs", 1, &m); err != nil {
-			return nil, err
-		}
-		if err := d.checkArity("parameters", m.nrep); err != nil {
-			return nil, fmt.Errorf("Expr.Abs: %w", err)
-		}
-		params := d.slabs.binders.many(m.nrep)
-		it := m.reps()
-		for i := 0; i < m.nrep; i++ {
-			p := it.next()
-			if params[i], err = d.binder(p); err != nil {
-				return nil, fmt.Errorf("Expr.Abs: parameter %d: %w", i, err)
-			}
-		}
-		body, err := d.msgExpr(&m, 2, "body")
-		if err != nil {
-			return nil, err
-		}
-		abs := d.slabs.abss.one()
-		abs.Params, abs.Body = params, body
-		return abs, nil
+		return d.exprAbs(b)
 	case 18: // TyAbs
-		if err := split(b, "Expr.TyAbs", 1, &m); err != nil {
-			return nil, err
-		}
-		if err := d.checkArity("type parameters", m.nrep); err != nil {
-			return nil, fmt.Errorf("Expr.TyAbs: %w", err)
-		}
-		params := make([]lf.TypeVar, m.nrep)
-		it := m.reps()
-		for i := 0; i < m.nrep; i++ {
-			p := it.next()
-			if params[i], err = d.typeVarWithKind(p); err != nil {
-				return nil, fmt.Errorf("Expr.TyAbs: parameter %d: %w", i, err)
-			}
-		}
-		body, err := d.msgExpr(&m, 2, "body")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.ETyAbs{Params: params, Body: body}, nil
+		return d.exprTyAbs(b)
 	case 20: // Let
-		bindings, body, err := d.block(b, "Expr.Let")
-		if err != nil {
-			return nil, err
-		}
-		if len(bindings) == 0 {
-			return nil, fmt.Errorf("Expr.Let: no bindings")
-		}
-		return &lf.ELet{Bindings: bindings, Body: body}, nil
+		return d.exprLet(b)
 	case 21: // Nil
-		if err := split(b, "Expr.Nil", 0, &m); err != nil {
-			return nil, err
-		}
-		t, err := d.msgType(&m, 1, "type")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.ENil{Type: t}, nil
+		return d.exprNil(b)
 	case 22: // Cons
-		if err := split(b, "Expr.Cons", 2, &m); err != nil {
-			return nil, err
-		}
-		if m.nrep == 0 {
-			return nil, fmt.Errorf("Expr.Cons: no front elements")
-		}
-		t, err := d.msgType(&m, 1, "type")
-		if err != nil {
-			return nil, err
-		}
-		front := make([]lf.Expr, m.nrep)
-		it := m.reps()
-		for i := 0; i < m.nrep; i++ {
-			e := it.next()
-			if front[i], err = d.expr(e, false); err != nil {
-				return nil, err
-			}
-		}
-		tail, err := d.msgExpr(&m, 3, "tail")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.ECons{Type: t, Front: front, Tail: tail}, nil
+		return d.exprCons(b)
 	case 25: // OptionalNone
-		if err := split(b, "Expr.OptionalNone", 0, &m); err != nil {
-			return nil, err
-		}
-		t, err := d.msgType(&m, 1, "type")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.ENone{Type: t}, nil
+		return d.exprOptionalNone(b)
 	case 26, 27, 28, 30, 31: // OptionalSome, ToAny, FromAny, ToAnyException, FromAnyException
-		if err := split(b, exprNames[f.num], 0, &m); err != nil {
-			return nil, err
-		}
-		t, err := d.msgType(&m, 1, "type")
-		if err != nil {
-			return nil, err
-		}
-		e, err := d.msgExpr(&m, 2, "expression")
-		if err != nil {
-			return nil, err
-		}
-		switch f.num {
-		case 26:
-			return &lf.ESome{Type: t, Value: e}, nil
-		case 27:
-			return &lf.EToAny{Type: t, Expr: e}, nil
-		case 28:
-			return &lf.EFromAny{Type: t, Expr: e}, nil
-		case 30:
-			return &lf.EToAnyException{Type: t, Expr: e}, nil
-		default:
-			return &lf.EFromAnyException{Type: t, Expr: e}, nil
-		}
+		return d.exprTypeAndExpr(b, f.num)
 	case 32: // Throw
-		if err := split(b, "Expr.Throw", 0, &m); err != nil {
-			return nil, err
-		}
-		rt, err := d.msgType(&m, 1, "return type")
-		if err != nil {
-			return nil, err
-		}
-		et, err := d.msgType(&m, 2, "exception type")
-		if err != nil {
-			return nil, err
-		}
-		e, err := d.msgExpr(&m, 3, "exception")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.EThrow{ReturnType: rt, ExceptionType: et, Exception: e}, nil
+		return d.exprThrow(b)
 	case 33, 34, 41, 42: // ToInterface, FromInterface, To/FromRequiredInterface
-		if err := split(b, exprNames[f.num], 0, &m); err != nil {
-			return nil, err
-		}
-		a, err := d.msgTyCon(&m, 1, "interface")
-		if err != nil {
-			return nil, err
-		}
-		c, err := d.msgTyCon(&m, 2, "template or interface")
-		if err != nil {
-			return nil, err
-		}
-		e, err := d.msgExpr(&m, 3, "expression")
-		if err != nil {
-			return nil, err
-		}
-		switch f.num {
-		case 33:
-			return &lf.EToInterface{Interface: a, Template: c, Expr: e}, nil
-		case 34:
-			return &lf.EFromInterface{Interface: a, Template: c, Expr: e}, nil
-		case 41:
-			return &lf.EToRequiredInterface{Required: a, Requiring: c, Expr: e}, nil
-		default:
-			return &lf.EFromRequiredInterface{Required: a, Requiring: c, Expr: e}, nil
-		}
+		return d.exprInterfaceConversion(b, f.num)
 	case 39, 43: // UnsafeFromInterface, UnsafeFromRequiredInterface
-		name := "Expr.UnsafeFromRequiredInterface"
-		if f.num == 39 {
-			name = "Expr.UnsafeFromInterface"
-			// Canton allows it up to 2.1; earlier dev compilers emit it too.
-			if d.version.Minor > 1 && !d.version.IsDev() {
-				return nil, d.notSupported("unsafe_from_interface")
-			}
-		}
-		if err := split(b, name, 0, &m); err != nil {
-			return nil, err
-		}
-		a, err := d.msgTyCon(&m, 1, "interface")
-		if err != nil {
-			return nil, err
-		}
-		c, err := d.msgTyCon(&m, 2, "template or interface")
-		if err != nil {
-			return nil, err
-		}
-		cid, err := d.msgExpr(&m, 3, "contract id")
-		if err != nil {
-			return nil, err
-		}
-		e, err := d.msgExpr(&m, 4, "expression")
-		if err != nil {
-			return nil, err
-		}
-		if f.num == 39 {
-			return &lf.EUnsafeFromInterface{Interface: a, Template: c, ContractID: cid, Expr: e}, nil
-		}
-		return &lf.EUnsafeFromRequiredInterface{Required: a, Requiring: c, ContractID: cid, Expr: e}, nil
+		return d.exprUnsafeConversion(b, f.num)
 	case 35: // CallInterface
-		if err := split(b, "Expr.CallInterface", 0, &m); err != nil {
-			return nil, err
-		}
-		iface, err := d.msgTyCon(&m, 1, "interface")
-		if err != nil {
-			return nil, err
-		}
-		method, err := d.msgName(&m, 2)
-		if err != nil {
-			return nil, err
-		}
-		e, err := d.msgExpr(&m, 3, "expression")
-		if err != nil {
-			return nil, err
-		}
-		return &lf.ECallInterface{Interface: iface, Method: method, Expr: e}, nil
+		return d.exprCallInterface(b)
 	case 36, 37, 38, 40: // Signatory/Observer/ViewInterface, InterfaceTemplateTypeRep
-		if err := split(b, exprNames[f.num], 0, &m); err != nil {
-			return nil, err
-		}
-		iface, err := d.msgTyCon(&m, 1, "interface")
-		if err != nil {
-			return nil, err
-		}
-		e, err := d.msgExpr(&m, 2, "expression")
-		if err != nil {
-			return nil, err
-		}
-		switch f.num {
-		case 36:
-			return &lf.ESignatoryInterface{Interface: iface, Expr: e}, nil
-		case 37:
-			return &lf.EObserverInterface{Interface: iface, Expr: e}, nil
-		case 38:
-			return &lf.EViewInterface{Interface: iface, Expr: e}, nil
-		default:
-			return &lf.EInterfaceTemplateTypeRep{Interface: iface, Expr: e}, nil
-		}
+		return d.exprInterfaceQuery(b, f.num)
 	}
 	return nil, unknownField("Expr", f)
 }
+
+// exprRecCon decodes Expr.RecCon.
+func (d *decoder) exprRecCon(b []byte) (lf.Expr, error) {
+	var m msg
+	var buf [8][]byte
+	reps, err := splitRep(b, "Expr.RecCon", 2, &m, buf[:0])
+	if err != nil {
+		return nil, err
+	}
+	tc, err := d.msgTyConApp(&m, 1)
+	if err != nil {
+		return nil, err
+	}
+	fields, err := d.fieldExprs(reps)
+	if err != nil {
+		return nil, err
+	}
+	return &lf.ERecCon{Type: tc, Fields: fields}, nil
+}
+
+// exprRecProj decodes Expr.RecProj.
+func (d *decoder) exprRecProj(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.RecProj", &m); err != nil {
+		return nil, err
+	}
+	tc, err := d.msgTyConApp(&m, 1)
+	if err != nil {
+		return nil, err
+	}
+	fl, err := d.msgName(&m, 4)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := d.msgExpr(&m, 3, "record")
+	if err != nil {
+		return nil, err
+	}
+	proj := d.slabs.recProjs.one()
+	proj.Type, proj.Field, proj.Record = tc, fl, rec
+	return proj, nil
+}
+
+// exprRecUpd decodes Expr.RecUpd.
+func (d *decoder) exprRecUpd(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.RecUpd", &m); err != nil {
+		return nil, err
+	}
+	tc, err := d.msgTyConApp(&m, 1)
+	if err != nil {
+		return nil, err
+	}
+	fl, err := d.msgName(&m, 2)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := d.msgExpr(&m, 3, "record")
+	if err != nil {
+		return nil, err
+	}
+	upd, err := d.msgExpr(&m, 4, "update")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.ERecUpd{Type: tc, Field: fl, Record: rec, Update: upd}, nil
+}
+
+// exprVariantCon decodes Expr.VariantCon.
+func (d *decoder) exprVariantCon(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.VariantCon", &m); err != nil {
+		return nil, err
+	}
+	tc, err := d.msgTyConApp(&m, 1)
+	if err != nil {
+		return nil, err
+	}
+	con, err := d.msgName(&m, 2)
+	if err != nil {
+		return nil, err
+	}
+	arg, err := d.msgExpr(&m, 3, "argument")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.EVariantCon{Type: tc, Con: con, Arg: arg}, nil
+}
+
+// exprEnumCon decodes Expr.EnumCon.
+func (d *decoder) exprEnumCon(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.EnumCon", &m); err != nil {
+		return nil, err
+	}
+	tc, err := d.msgTyCon(&m, 1, "type constructor")
+	if err != nil {
+		return nil, err
+	}
+	con, err := d.msgName(&m, 2)
+	if err != nil {
+		return nil, err
+	}
+	return &lf.EEnumCon{Type: tc, Con: con}, nil
+}
+
+// exprStructCon decodes Expr.StructCon.
+func (d *decoder) exprStructCon(b []byte) (lf.Expr, error) {
+	var m msg
+	var buf [8][]byte
+	reps, err := splitRep(b, "Expr.StructCon", 1, &m, buf[:0])
+	if err != nil {
+		return nil, err
+	}
+	fields, err := d.fieldExprs(reps)
+	if err != nil {
+		return nil, err
+	}
+	return &lf.EStructCon{Fields: fields}, nil
+}
+
+// exprStructProj decodes Expr.StructProj.
+func (d *decoder) exprStructProj(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.StructProj", &m); err != nil {
+		return nil, err
+	}
+	fl, err := d.msgName(&m, 1)
+	if err != nil {
+		return nil, err
+	}
+	s, err := d.msgExpr(&m, 2, "struct")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.EStructProj{Field: fl, Struct: s}, nil
+}
+
+// exprStructUpd decodes Expr.StructUpd.
+func (d *decoder) exprStructUpd(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.StructUpd", &m); err != nil {
+		return nil, err
+	}
+	fl, err := d.msgName(&m, 1)
+	if err != nil {
+		return nil, err
+	}
+	s, err := d.msgExpr(&m, 2, "struct")
+	if err != nil {
+		return nil, err
+	}
+	upd, err := d.msgExpr(&m, 3, "update")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.EStructUpd{Field: fl, Struct: s, Update: upd}, nil
+}
+
+// exprApp decodes Expr.App.
+func (d *decoder) exprApp(b []byte) (lf.Expr, error) {
+	var m msg
+	var buf [4][]byte
+	reps, err := splitRep(b, "Expr.App", 2, &m, buf[:0])
+	if err != nil {
+		return nil, err
+	}
+	if len(reps) == 0 {
+		return nil, in("Expr.App", errors.New("no arguments"))
+	}
+	fun, err := d.msgExpr(&m, 1, "function")
+	if err != nil {
+		return nil, err
+	}
+	args := d.slabs.exprs.many(len(reps))
+	for i, a := range reps {
+		if args[i], err = d.expr(a, false); err != nil {
+			return nil, err
+		}
+	}
+	app := d.slabs.apps.one()
+	app.Fun, app.Args = fun, args
+	return app, nil
+}
+
+// exprTyApp decodes Expr.TyApp.
+func (d *decoder) exprTyApp(b []byte) (lf.Expr, error) {
+	var m msg
+	var buf [4][]byte
+	reps, err := splitRep(b, "Expr.TyApp", 2, &m, buf[:0])
+	if err != nil {
+		return nil, err
+	}
+	if err := d.checkArity("type arguments", len(reps)); err != nil {
+		return nil, fmt.Errorf("Expr.TyApp: %w", err)
+	}
+	e, err := d.msgExpr(&m, 1, "expression")
+	if err != nil {
+		return nil, err
+	}
+	types := d.slabs.types.many(len(reps))
+	for i, t := range reps {
+		if types[i], err = d.typ(t); err != nil {
+			return nil, fmt.Errorf("Expr.TyApp: %w", err)
+		}
+	}
+	tyApp := d.slabs.tyApps.one()
+	tyApp.Expr, tyApp.Types = e, types
+	return tyApp, nil
+}
+
+// exprAbs decodes Expr.Abs.
+func (d *decoder) exprAbs(b []byte) (lf.Expr, error) {
+	var (
+		m   msg
+		err error
+	)
+	var buf [4][]byte
+	reps, err := splitRep(b, "Expr.Abs", 1, &m, buf[:0])
+	if err != nil {
+		return nil, err
+	}
+	if err := d.checkArity("parameters", len(reps)); err != nil {
+		return nil, fmt.Errorf("Expr.Abs: %w", err)
+	}
+	params := d.slabs.binders.many(len(reps))
+	for i, p := range reps {
+		if params[i], err = d.binder(p); err != nil {
+			return nil, fmt.Errorf("Expr.Abs: parameter %d: %w", i, err)
+		}
+	}
+	body, err := d.msgExpr(&m, 2, "body")
+	if err != nil {
+		return nil, err
+	}
+	abs := d.slabs.abss.one()
+	abs.Params, abs.Body = params, body
+	return abs, nil
+}
+
+// exprTyAbs decodes Expr.TyAbs.
+func (d *decoder) exprTyAbs(b []byte) (lf.Expr, error) {
+	var (
+		m   msg
+		err error
+	)
+	var buf [4][]byte
+	reps, err := splitRep(b, "Expr.TyAbs", 1, &m, buf[:0])
+	if err != nil {
+		return nil, err
+	}
+	if err := d.checkArity("type parameters", len(reps)); err != nil {
+		return nil, fmt.Errorf("Expr.TyAbs: %w", err)
+	}
+	params := make([]lf.TypeVar, len(reps))
+	for i, p := range reps {
+		if params[i], err = d.typeVarWithKind(p); err != nil {
+			return nil, fmt.Errorf("Expr.TyAbs: parameter %d: %w", i, err)
+		}
+	}
+	body, err := d.msgExpr(&m, 2, "body")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.ETyAbs{Params: params, Body: body}, nil
+}
+
+// exprLet decodes Expr.Let.
+func (d *decoder) exprLet(b []byte) (lf.Expr, error) {
+	bindings, body, err := d.block(b, "Expr.Let")
+	if err != nil {
+		return nil, err
+	}
+	if len(bindings) == 0 {
+		return nil, in("Expr.Let", errors.New("no bindings"))
+	}
+	return &lf.ELet{Bindings: bindings, Body: body}, nil
+}
+
+// exprNil decodes Expr.Nil.
+func (d *decoder) exprNil(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.Nil", &m); err != nil {
+		return nil, err
+	}
+	t, err := d.msgType(&m, 1, "type")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.ENil{Type: t}, nil
+}
+
+// exprCons decodes Expr.Cons.
+func (d *decoder) exprCons(b []byte) (lf.Expr, error) {
+	var m msg
+	var buf [4][]byte
+	reps, err := splitRep(b, "Expr.Cons", 2, &m, buf[:0])
+	if err != nil {
+		return nil, err
+	}
+	if len(reps) == 0 {
+		return nil, in("Expr.Cons", errors.New("no front elements"))
+	}
+	t, err := d.msgType(&m, 1, "type")
+	if err != nil {
+		return nil, err
+	}
+	front := make([]lf.Expr, len(reps))
+	for i, e := range reps {
+		if front[i], err = d.expr(e, false); err != nil {
+			return nil, err
+		}
+	}
+	tail, err := d.msgExpr(&m, 3, "tail")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.ECons{Type: t, Front: front, Tail: tail}, nil
+}
+
+// exprOptionalNone decodes Expr.OptionalNone.
+func (d *decoder) exprOptionalNone(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.OptionalNone", &m); err != nil {
+		return nil, err
+	}
+	t, err := d.msgType(&m, 1, "type")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.ENone{Type: t}, nil
+}
+
+// exprTypeAndExpr decodes the sorts made of a type and an expression: OptionalSome, ToAny,
+// FromAny, ToAnyException and FromAnyException.
+func (d *decoder) exprTypeAndExpr(b []byte, num protowire.Number) (lf.Expr, error) {
+	var m msg
+	if err := split(b, exprNames[num], &m); err != nil {
+		return nil, err
+	}
+	t, err := d.msgType(&m, 1, "type")
+	if err != nil {
+		return nil, err
+	}
+	e, err := d.msgExpr(&m, 2, "expression")
+	if err != nil {
+		return nil, err
+	}
+	switch num {
+	case 26:
+		return &lf.ESome{Type: t, Value: e}, nil
+	case 27:
+		return &lf.EToAny{Type: t, Expr: e}, nil
+	case 28:
+		return &lf.EFromAny{Type: t, Expr: e}, nil
+	case 30:
+		return &lf.EToAnyException{Type: t, Expr: e}, nil
+	default:
+		return &lf.EFromAnyException{Type: t, Expr: e}, nil
+	}
+}
+
+// exprThrow decodes Expr.Throw.
+func (d *decoder) exprThrow(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.Throw", &m); err != nil {
+		return nil, err
+	}
+	rt, err := d.msgType(&m, 1, "return type")
+	if err != nil {
+		return nil, err
+	}
+	et, err := d.msgType(&m, 2, "exception type")
+	if err != nil {
+		return nil, err
+	}
+	e, err := d.msgExpr(&m, 3, "exception")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.EThrow{ReturnType: rt, ExceptionType: et, Exception: e}, nil
+}
+
+// exprInterfaceConversion decodes ToInterface, FromInterface, ToRequiredInterface and
+// FromRequiredInterface.
+func (d *decoder) exprInterfaceConversion(b []byte, num protowire.Number) (lf.Expr, error) {
+	var m msg
+	if err := split(b, exprNames[num], &m); err != nil {
+		return nil, err
+	}
+	a, err := d.msgTyCon(&m, 1, "interface")
+	if err != nil {
+		return nil, err
+	}
+	c, err := d.msgTyCon(&m, 2, "template or interface")
+	if err != nil {
+		return nil, err
+	}
+	e, err := d.msgExpr(&m, 3, "expression")
+	if err != nil {
+		return nil, err
+	}
+	switch num {
+	case 33:
+		return &lf.EToInterface{Interface: a, Template: c, Expr: e}, nil
+	case 34:
+		return &lf.EFromInterface{Interface: a, Template: c, Expr: e}, nil
+	case 41:
+		return &lf.EToRequiredInterface{Required: a, Requiring: c, Expr: e}, nil
+	default:
+		return &lf.EFromRequiredInterface{Required: a, Requiring: c, Expr: e}, nil
+	}
+}
+
+// exprUnsafeConversion decodes UnsafeFromInterface and UnsafeFromRequiredInterface.
+func (d *decoder) exprUnsafeConversion(b []byte, num protowire.Number) (lf.Expr, error) {
+	var m msg
+	name := "Expr.UnsafeFromRequiredInterface"
+	if num == 39 {
+		name = "Expr.UnsafeFromInterface"
+		// Canton allows it up to 2.1; earlier dev compilers emit it too.
+		if d.version.Minor > 1 && !d.version.IsDev() {
+			return nil, d.notSupported("unsafe_from_interface")
+		}
+	}
+	if err := split(b, name, &m); err != nil {
+		return nil, err
+	}
+	a, err := d.msgTyCon(&m, 1, "interface")
+	if err != nil {
+		return nil, err
+	}
+	c, err := d.msgTyCon(&m, 2, "template or interface")
+	if err != nil {
+		return nil, err
+	}
+	cid, err := d.msgExpr(&m, 3, "contract id")
+	if err != nil {
+		return nil, err
+	}
+	e, err := d.msgExpr(&m, 4, "expression")
+	if err != nil {
+		return nil, err
+	}
+	if num == 39 {
+		return &lf.EUnsafeFromInterface{Interface: a, Template: c, ContractID: cid, Expr: e}, nil
+	}
+	return &lf.EUnsafeFromRequiredInterface{Required: a, Requiring: c, ContractID: cid, Expr: e}, nil
+}
+
+// exprCallInterface decodes Expr.CallInterface.
+func (d *decoder) exprCallInterface(b []byte) (lf.Expr, error) {
+	var m msg
+	if err := split(b, "Expr.CallInterface", &m); err != nil {
+		return nil, err
+	}
+	iface, err := d.msgTyCon(&m, 1, "interface")
+	if err != nil {
+		return nil, err
+	}
+	method, err := d.msgName(&m, 2)
+	if err != nil {
+		return nil, err
+	}
+	e, err := d.msgExpr(&m, 3, "expression")
+	if err != nil {
+		return nil, err
+	}
+	return &lf.ECallInterface{Interface: iface, Method: method, Expr: e}, nil
+}
+
+// exprInterfaceQuery decodes SignatoryInterface, ObserverInterface, ViewInterface and
+// InterfaceTemplateTypeRep.
+func (d *decoder) exprInterfaceQuery(b []byte, num protowire.Number) (lf.Expr, error) {
+	var m msg
+	if err := split(b, exprNames[num], &m); err != nil {
+		return nil, err
+	}
+	iface, err := d.msgTyCon(&m, 1, "interface")
+	if err != nil {
+		return nil, err
+	}
+	e, err := d.msgExpr(&m, 2, "expression")
+	if err != nil {
+		return nil, err
+	}
+	switch num {
+	case 36:
+		return &lf.ESignatoryInterface{Interface: iface, Expr: e}, nil
+	case 37:
+		return &lf.EObserverInterface{Interface: iface, Expr: e}, nil
+	case 38:
+		return &lf.EViewInterface{Interface: iface, Expr: e}, nil
+	default:
+		return &lf.EInterfaceTemplateTypeRep{Interface: iface, Expr: e}, nil
+	}
+}
+
+// internedExprError is an error found in the bytes of an interned
+// expression.
+type internedExprError struct {
+	index int32
+	err   error
+}
+
+func (e *internedExprError) Error() string {
+	return fmt.Sprintf("interned expression %d: %v", e.index, e.err)
+}
+
+func (e *internedExprError) Unwrap() error { return e.err }
 
 // exprNames names the messages of the Expr sorts that share code.
 var exprNames = map[protowire.Number]string{
@@ -791,19 +869,23 @@ func (d *decoder) internedExpr(i int32) (lf.Expr, error) {
 	e, err := d.expr(d.exprs[i], true)
 	d.exprLimit = limit
 	if err != nil {
-		return nil, fmt.Errorf("interned expression %d: %w", i, err)
+		// Name only the innermost interned expression: the one whose
+		// own bytes hold the problem.
+		var inner *internedExprError
+		if errors.As(err, &inner) {
+			return nil, err
+		}
+		return nil, &internedExprError{index: i, err: err}
 	}
 	d.exprCache[i], d.exprGen[i] = e, d.gen
 	return e, nil
 }
 
-func (d *decoder) fieldExprs(fm *msg) ([]lf.FieldExpr, error) {
-	out := d.slabs.fieldExprs.many(fm.nrep)
-	it := fm.reps()
-	for i := range out {
-		b := it.next()
+func (d *decoder) fieldExprs(reps [][]byte) ([]lf.FieldExpr, error) {
+	out := d.slabs.fieldExprs.many(len(reps))
+	for i, b := range reps {
 		var m msg
-		if err := split(b, "FieldWithExpr", 0, &m); err != nil {
+		if err := split(b, "FieldWithExpr", &m); err != nil {
 			return nil, err
 		}
 		n, err := d.msgName(&m, 3)
@@ -822,7 +904,7 @@ func (d *decoder) fieldExprs(fm *msg) ([]lf.FieldExpr, error) {
 // binder decodes a VarWithType.
 func (d *decoder) binder(b []byte) (lf.Binder, error) {
 	var m msg
-	if err := split(b, "VarWithType", 0, &m); err != nil {
+	if err := split(b, "VarWithType", &m); err != nil {
 		return lf.Binder{}, err
 	}
 	n, err := d.msgName(&m, 3)
@@ -839,15 +921,15 @@ func (d *decoder) binder(b []byte) (lf.Binder, error) {
 // block decodes a Block: bindings (field 1) and a body (field 2).
 func (d *decoder) block(b []byte, name string) ([]lf.Binding, lf.Expr, error) {
 	var m msg
-	if err := split(b, name, 1, &m); err != nil {
+	var buf [4][]byte
+	reps, err := splitRep(b, name, 1, &m, buf[:0])
+	if err != nil {
 		return nil, nil, err
 	}
-	bindings := make([]lf.Binding, m.nrep)
-	it := m.reps()
-	for i := 0; i < m.nrep; i++ {
-		raw := it.next()
+	bindings := make([]lf.Binding, len(reps))
+	for i, raw := range reps {
 		var bm msg
-		if err := split(raw, "Binding", 0, &bm); err != nil {
+		if err := split(raw, "Binding", &bm); err != nil {
 			return nil, nil, err
 		}
 		vb, err := bm.bytes(1, "binder")
@@ -876,12 +958,12 @@ func (d *decoder) builtinLit(b []byte) (lf.Expr, error) {
 	)
 	for len(b) > 0 {
 		if f, b, err = nextField(b); err != nil {
-			return nil, fmt.Errorf("BuiltinLit: %w", err)
+			return nil, in("BuiltinLit", err)
 		}
 		set = true
 	}
 	if !set {
-		return nil, fmt.Errorf("BuiltinLit: no literal")
+		return nil, in("BuiltinLit", errors.New("no literal"))
 	}
 	switch f.num {
 	case 1:
@@ -1002,17 +1084,17 @@ func numericScale(s string) (int, bool) {
 
 func (d *decoder) caseExpr(b []byte) (lf.Expr, error) {
 	var m msg
-	if err := split(b, "Case", 2, &m); err != nil {
+	var buf [4][]byte
+	reps, err := splitRep(b, "Case", 2, &m, buf[:0])
+	if err != nil {
 		return nil, err
 	}
 	scrut, err := d.msgExpr(&m, 1, "scrutinee")
 	if err != nil {
 		return nil, err
 	}
-	alts := make([]lf.CaseAlt, m.nrep)
-	it := m.reps()
-	for i := 0; i < m.nrep; i++ {
-		raw := it.next()
+	alts := make([]lf.CaseAlt, len(reps))
+	for i, raw := range reps {
 		if alts[i], err = d.caseAlt(raw); err != nil {
 			return nil, err
 		}
@@ -1030,12 +1112,12 @@ func (d *decoder) caseAlt(b []byte) (lf.CaseAlt, error) {
 	for len(b) > 0 {
 		var f field
 		if f, b, err = nextField(b); err != nil {
-			return lf.CaseAlt{}, fmt.Errorf("CaseAlt: %w", err)
+			return lf.CaseAlt{}, in("CaseAlt", err)
 		}
 		switch {
 		case f.num == 1:
 			if body, err = f.bytes(); err != nil {
-				return lf.CaseAlt{}, fmt.Errorf("CaseAlt: %w", err)
+				return lf.CaseAlt{}, in("CaseAlt", err)
 			}
 			hasBody = true
 		case f.num >= 2 && f.num <= 9:
@@ -1049,7 +1131,7 @@ func (d *decoder) caseAlt(b []byte) (lf.CaseAlt, error) {
 		return lf.CaseAlt{}, err
 	}
 	if !hasBody {
-		return lf.CaseAlt{}, fmt.Errorf("CaseAlt: no body")
+		return lf.CaseAlt{}, in("CaseAlt", errors.New("no body"))
 	}
 	e, err := d.expr(body, false)
 	if err != nil {
@@ -1062,7 +1144,7 @@ func (d *decoder) caseAlt(b []byte) (lf.CaseAlt, error) {
 func (d *decoder) pattern(f field) (lf.Pattern, error) {
 	switch f.num {
 	case 0:
-		return nil, fmt.Errorf("CaseAlt: no pattern")
+		return nil, in("CaseAlt", errors.New("no pattern"))
 	case 2:
 		return lf.PDefault{}, nil
 	case 5:
@@ -1072,7 +1154,7 @@ func (d *decoder) pattern(f field) (lf.Pattern, error) {
 	case 4:
 		tag, err := f.int32()
 		if err != nil {
-			return nil, fmt.Errorf("CaseAlt: %w", err)
+			return nil, in("CaseAlt", err)
 		}
 		if tag < 0 || tag > 2 {
 			return nil, fmt.Errorf("CaseAlt: unknown builtin constructor %d", tag)
@@ -1081,12 +1163,12 @@ func (d *decoder) pattern(f field) (lf.Pattern, error) {
 	}
 	raw, err := f.bytes()
 	if err != nil {
-		return nil, fmt.Errorf("CaseAlt: %w", err)
+		return nil, in("CaseAlt", err)
 	}
 	var pm msg
 	switch f.num {
 	case 3:
-		if err := split(raw, "CaseAlt.Variant", 0, &pm); err != nil {
+		if err := split(raw, "CaseAlt.Variant", &pm); err != nil {
 			return nil, err
 		}
 		var p lf.PVariant
@@ -1101,7 +1183,7 @@ func (d *decoder) pattern(f field) (lf.Pattern, error) {
 		}
 		return p, nil
 	case 6:
-		if err := split(raw, "CaseAlt.Cons", 0, &pm); err != nil {
+		if err := split(raw, "CaseAlt.Cons", &pm); err != nil {
 			return nil, err
 		}
 		var p lf.PCons
@@ -1113,7 +1195,7 @@ func (d *decoder) pattern(f field) (lf.Pattern, error) {
 		}
 		return p, nil
 	case 8:
-		if err := split(raw, "CaseAlt.OptionalSome", 0, &pm); err != nil {
+		if err := split(raw, "CaseAlt.OptionalSome", &pm); err != nil {
 			return nil, err
 		}
 		var p lf.PSome
@@ -1122,7 +1204,7 @@ func (d *decoder) pattern(f field) (lf.Pattern, error) {
 		}
 		return p, nil
 	default: // 9
-		if err := split(raw, "CaseAlt.Enum", 0, &pm); err != nil {
+		if err := split(raw, "CaseAlt.Enum", &pm); err != nil {
 			return nil, err
 		}
 		var p lf.PEnum
@@ -1145,7 +1227,7 @@ func (d *decoder) choiceFunc(controller bool, b []byte) (lf.Expr, error) {
 		return nil, d.notSupported(name)
 	}
 	var m msg
-	if err := split(b, name, 0, &m); err != nil {
+	if err := split(b, name, &m); err != nil {
 		return nil, err
 	}
 	tpl, err := d.msgTyCon(&m, 1, "template")
@@ -1175,7 +1257,7 @@ func (d *decoder) experimental(b []byte) (lf.Expr, error) {
 		return nil, d.notSupported("Expr.Experimental")
 	}
 	var m msg
-	if err := split(b, "Expr.Experimental", 0, &m); err != nil {
+	if err := split(b, "Expr.Experimental", &m); err != nil {
 		return nil, err
 	}
 	var name string

@@ -1,7 +1,7 @@
 package archive
 
 import (
-	"fmt"
+	"errors"
 
 	"github.com/ledger-cli/ledger/daml/lf"
 )
@@ -15,21 +15,21 @@ func (d *decoder) update(b []byte) (lf.Update, error) {
 	)
 	for len(b) > 0 {
 		if f, b, err = nextField(b); err != nil {
-			return nil, fmt.Errorf("Update: %w", err)
+			return nil, in("Update", err)
 		}
 		set = true
 	}
 	if !set {
-		return nil, fmt.Errorf("Update: no update")
+		return nil, in("Update", errors.New("no update"))
 	}
 	raw, err := f.bytes()
 	if err != nil {
-		return nil, fmt.Errorf("Update: %w", err)
+		return nil, in("Update", err)
 	}
 	var m msg
 	switch f.num {
 	case 1: // Pure
-		if err := split(raw, "Update.Pure", 0, &m); err != nil {
+		if err := split(raw, "Update.Pure", &m); err != nil {
 			return nil, err
 		}
 		t, err := d.msgType(&m, 1, "type")
@@ -52,7 +52,7 @@ func (d *decoder) update(b []byte) (lf.Update, error) {
 		if f.num == 12 {
 			name = "Update.CreateInterface"
 		}
-		if err := split(raw, name, 0, &m); err != nil {
+		if err := split(raw, name, &m); err != nil {
 			return nil, err
 		}
 		tc, err := d.msgTyCon(&m, 1, "template")
@@ -68,7 +68,7 @@ func (d *decoder) update(b []byte) (lf.Update, error) {
 		}
 		return &lf.UCreate{Template: tc, Arg: arg}, nil
 	case 4: // Exercise
-		if err := split(raw, "Update.Exercise", 0, &m); err != nil {
+		if err := split(raw, "Update.Exercise", &m); err != nil {
 			return nil, err
 		}
 		tc, err := d.msgTyCon(&m, 1, "template")
@@ -89,7 +89,7 @@ func (d *decoder) update(b []byte) (lf.Update, error) {
 		}
 		return &lf.UExercise{Template: tc, Choice: ch, ContractID: cid, Arg: arg}, nil
 	case 13: // ExerciseInterface
-		if err := split(raw, "Update.ExerciseInterface", 0, &m); err != nil {
+		if err := split(raw, "Update.ExerciseInterface", &m); err != nil {
 			return nil, err
 		}
 		tc, err := d.msgTyCon(&m, 1, "interface")
@@ -122,7 +122,7 @@ func (d *decoder) update(b []byte) (lf.Update, error) {
 		if !d.version.AtLeast(2, 3) {
 			return nil, d.notSupported("exercise by key")
 		}
-		if err := split(raw, "Update.ExerciseByKey", 0, &m); err != nil {
+		if err := split(raw, "Update.ExerciseByKey", &m); err != nil {
 			return nil, err
 		}
 		tc, err := d.msgTyCon(&m, 1, "template")
@@ -147,7 +147,7 @@ func (d *decoder) update(b []byte) (lf.Update, error) {
 		if f.num == 14 {
 			name = "Update.FetchInterface"
 		}
-		if err := split(raw, name, 0, &m); err != nil {
+		if err := split(raw, name, &m); err != nil {
 			return nil, err
 		}
 		tc, err := d.msgTyCon(&m, 1, "template")
@@ -165,7 +165,7 @@ func (d *decoder) update(b []byte) (lf.Update, error) {
 	case 6:
 		return &lf.UGetTime{}, nil
 	case 7: // EmbedExpr
-		if err := split(raw, "Update.EmbedExpr", 0, &m); err != nil {
+		if err := split(raw, "Update.EmbedExpr", &m); err != nil {
 			return nil, err
 		}
 		t, err := d.msgType(&m, 1, "type")
@@ -188,7 +188,7 @@ func (d *decoder) update(b []byte) (lf.Update, error) {
 		if f.num == 8 && !d.version.IsDev() || !d.version.AtLeast(2, 3) {
 			return nil, d.notSupported(name)
 		}
-		if err := split(raw, name, 0, &m); err != nil {
+		if err := split(raw, name, &m); err != nil {
 			return nil, err
 		}
 		tc, err := d.msgTyCon(&m, 1, "template")
@@ -204,7 +204,7 @@ func (d *decoder) update(b []byte) (lf.Update, error) {
 			return &lf.UQueryNByKey{Template: tc}, nil
 		}
 	case 11: // TryCatch
-		if err := split(raw, "Update.TryCatch", 0, &m); err != nil {
+		if err := split(raw, "Update.TryCatch", &m); err != nil {
 			return nil, err
 		}
 		t, err := d.msgType(&m, 1, "return type")

@@ -41,6 +41,7 @@ func (m pb) varint(num int, v uint64) pb {
 type testPackage struct {
 	minor      string
 	values     []pb // DefValue messages
+	templates  []pb // DefTemplate messages
 	exprs      []pb // interned expressions (2.2+)
 	noMetadata bool
 	noFlags    bool
@@ -55,6 +56,9 @@ func (p testPackage) dalf() []byte {
 	}
 	for _, v := range p.values {
 		mod = mod.msg(5, v)
+	}
+	for _, t := range p.templates {
+		mod = mod.msg(6, t)
 	}
 	pkg = pkg.msg(1, mod)
 	for _, s := range []string{"Mod", "x", "test-pkg", "1.0.0"} {
@@ -89,6 +93,16 @@ func value(typ uint64, body pb) pb {
 	return pb(nil).msg(2, nameWithType).msg(3, body)
 }
 
+// template is template x (with parameter x) with one choice x whose
+// controllers are the expression given.
+func template(controllers pb) pb {
+	nilParties := pb(nil).msg(21, pb(nil).msg(1, pb(nil).varint(8, 0)))
+	choice := pb(nil).varint(2, 1).varint(3, 1).msg(4, controllers).msg(5, nilParties).
+		msg(6, pb(nil).varint(3, 1).msg(2, pb(nil).varint(8, 0))).
+		msg(8, pb(nil).varint(8, 1)).msg(9, exprUnit).varint(10, 1)
+	return pb(nil).varint(1, 1).varint(2, 1).msg(4, nilParties).msg(6, choice).msg(7, nilParties)
+}
+
 var (
 	exprTrue = pb(nil).varint(5, 2)
 	exprUnit = pb(nil).varint(5, 0)
@@ -102,6 +116,20 @@ func nested(n int, body pb) pb {
 		e = pb(nil).msg(26, some)
 	}
 	return e
+}
+
+// blowup is a 2.2 package whose interned expressions form a chain of n
+// Somes, and whose values, many of them, each refer to the end of it.
+func blowup(n, values int) testPackage {
+	p := testPackage{minor: "2", exprs: []pb{exprTrue}}
+	for i := 1; i < n; i++ {
+		some := pb(nil).msg(1, pb(nil).varint(8, 0)).msg(2, pb(nil).varint(44, uint64(i-1)))
+		p.exprs = append(p.exprs, pb(nil).msg(26, some))
+	}
+	for range values {
+		p.values = append(p.values, value(0, pb(nil).varint(44, uint64(n-1))))
+	}
+	return p
 }
 
 var vectors = []struct {
@@ -125,6 +153,9 @@ var vectors = []struct {
 	{name: "fail_interned_string_out_of_range",
 		pkg: testPackage{values: []pb{value(0, pb(nil).varint(2, 9999))}},
 		err: "module 0 (Mod): value 0 (x): variable: interned string index 9999 out of range (table has 4)"},
+	{name: "good_template", pkg: testPackage{templates: []pb{template(exprUnit)}}},
+	{name: "fail_choice_interned_string_out_of_range", pkg: testPackage{templates: []pb{template(pb(nil).varint(2, 9999))}},
+		err: "module 0 (Mod): template 0 (x): choice 0 (x): controllers: variable: interned string index 9999 out of range (table has 4)"},
 	{name: "fail_interned_type_out_of_range", pkg: testPackage{values: []pb{value(9999, exprTrue)}},
 		err: "value 0 (x): type: interned type index 9999 out of range (table has 2)"},
 	{name: "fail_too_deep", pkg: testPackage{values: []pb{value(0, nested(1500, exprTrue))}},
@@ -133,6 +164,9 @@ var vectors = []struct {
 		exprs:  []pb{pb(nil).msg(26, pb(nil).msg(1, pb(nil).varint(8, 0)).msg(2, pb(nil).varint(44, 1))), exprTrue},
 		values: []pb{value(0, pb(nil).varint(44, 0))}},
 		err: "interned expression 0: interned expression 0 refers to interned expression 1; only earlier ones are allowed"},
+	{name: "good_interned_expr_deep_chain", pkg: blowup(400, 1)},
+	{name: "fail_interned_expr_blowup", pkg: blowup(400, 2000),
+		err: "package too large when decoded: more than 217240 expressions from a package of 37926 bytes"},
 	{name: "fail_interned_expr_in_2_1", pkg: testPackage{exprs: []pb{exprTrue}},
 		err: "interned expressions are not supported by Daml-LF 2.1"},
 	{name: "fail_no_metadata", pkg: testPackage{noMetadata: true},
@@ -240,6 +274,7 @@ func TestErrorsIs(t *testing.T) {
 		{testPackage{minor: "dev"}, ErrUnsupportedVersion},
 		{testPackage{hash: strings.Repeat("a", 64)}, ErrHashMismatch},
 		{testPackage{values: []pb{value(0, nested(1500, exprTrue))}}, ErrTooDeep},
+		{blowup(400, 2000), ErrTooLarge},
 	}
 	for _, tt := range tests {
 		if _, err := DecodeArchive(tt.pkg.dalf(), Options{}); !errors.Is(err, tt.want) {
@@ -252,5 +287,44 @@ func TestErrorsIs(t *testing.T) {
 	deep := testPackage{values: []pb{value(0, nested(1500, exprTrue))}}.dalf()
 	if _, err := DecodeArchive(deep, Options{MaxDepth: 2000}); err != nil {
 		t.Errorf("with MaxDepth 2000, 1500 levels are refused: %v", err)
+	}
+}
+
+// TestNoAliasing checks that a decoded package keeps no reference to the
+// dalf bytes, which DecodeDar reuses for the next dalf.
+func TestNoAliasing(t *testing.T) {
+	dar, err := os.ReadFile("testdata/canton-builtin-admin-workflow-ping.dar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := decodeDar(dar, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dalf := zipEntries(t, dar)[d.Manifest.MainDalf]
+	p, err := DecodeArchive(dalf, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := func() string {
+		var b strings.Builder
+		for _, s := range p.Templates() {
+			b.WriteString(s.String())
+			for _, c := range s.Choices {
+				b.WriteString(c.String())
+			}
+		}
+		for _, dt := range p.DataTypes() {
+			b.WriteString(dt.String())
+		}
+		b.WriteString(p.Name + p.Version + strings.Join(p.ModuleNames(), ","))
+		return b.String()
+	}
+	before := view()
+	for i := range dalf {
+		dalf[i] = 'X'
+	}
+	if after := view(); after != before {
+		t.Errorf("the package changed when its dalf bytes were overwritten")
 	}
 }

@@ -46,6 +46,11 @@ func TestPingView(t *testing.T) {
 	if ping.Name.Package != p.ID {
 		t.Errorf("template id %s is not in package %s", ping.Name, p.ID)
 	}
+	for _, name := range []string{"BongProposal", "Bong", "Explode", "Merge", "Collapse"} {
+		if _, ok := p.Template("Canton.Internal.Bong", name); !ok {
+			t.Errorf("no template Canton.Internal.Bong:%s", name)
+		}
+	}
 	checkAgainstSources(t, p, zipEntries(t, dar))
 }
 
@@ -128,11 +133,34 @@ func TestDefinitionsServiceView(t *testing.T) {
 			ifaces = append(ifaces, s.String())
 		}
 	}
-	t.Logf("templates with keys:\n%s", strings.Join(keyed, "\n"))
-	t.Logf("templates implementing interfaces:\n%s", strings.Join(implementing, "\n"))
-	t.Logf("interfaces:\n%s", strings.Join(ifaces, "\n"))
-	if len(keyed) == 0 || len(implementing) == 0 || len(ifaces) == 0 {
-		t.Errorf("found %d keyed templates, %d implementing an interface, %d interfaces; want some of each",
-			len(keyed), len(implementing), len(ifaces))
+	bar := "template TemplateBar with anotherParty: Party; firstTemplateRef: ContractId TemplateFoo; " +
+		"someRecordForKey: SomeParamRecord Int; key (Party, SomeParamRecord Int); implements MyInterface"
+	foo := "template TemplateFoo with someParty: Party; someRecordField: SomeVariant; " +
+		"someRecordTyped: SomeParamRecord SomeVariant; someOptionalRecField: Optional (MyList Text); key Party"
+	slices.Sort(keyed)
+	main := d.MainPackage()
+	var mainTemplates []string
+	for _, s := range main.Templates() {
+		mainTemplates = append(mainTemplates, s.String())
+	}
+	slices.Sort(mainTemplates)
+	// As MainApp.daml in the DAR declares them; Decimal is Numeric 10.
+	allBuiltins := "template AllBuiltinTypesTemplate with someParty: Party; someInt: Int; someDecimal: Numeric 10; " +
+		"someNumeric7: Numeric 7; someText: Text; someBool: Bool; someDate: Date; someTime: Time; relTime: RelTime"
+	mainTemplate := "template MainTemplate with owner: Party; externalRecord: SomeVariant; " +
+		"externalInterface: ContractId MyInterface; someList: [AnotherRecord]; someMap: Map Text AnotherRecord"
+	tests := []struct {
+		what      string
+		got, want []string
+	}{
+		{"templates with keys", keyed, []string{bar, foo}},
+		{"templates implementing interfaces", implementing, []string{bar}},
+		{"interfaces", ifaces, []string{"interface MyInterface; viewtype MyInterfaceViewType"}},
+		{"main templates", mainTemplates, []string{allBuiltins, mainTemplate}},
+	}
+	for _, tt := range tests {
+		if !slices.Equal(tt.got, tt.want) {
+			t.Errorf("%s:\n%s\nwant\n%s", tt.what, strings.Join(tt.got, "\n"), strings.Join(tt.want, "\n"))
+		}
 	}
 }

@@ -147,3 +147,72 @@ func countFields(b []byte, counts []int) {
 		}
 	}
 }
+
+// in names the protobuf message an error was found in: "Expr: …".
+func in(message string, err error) error { return fmt.Errorf("%s: %w", message, err) }
+
+// msg is a small message split into its fields by number (1 to 7, the last
+// occurrence of a field winning, as protobuf has it).
+type msg struct {
+	name string
+	f    [8]field
+	has  [8]bool
+}
+
+// split splits b, a message called name with no repeated field, into m;
+// fields above 7 are unknown.
+func split(b []byte, name string, m *msg) error {
+	_, err := splitRep(b, name, 0, m, nil)
+	return err
+}
+
+// splitRep splits b like split, and appends to reps the values of its
+// repeated field, which must be length-delimited. A caller passes a small
+// array of its own as reps, so that short lists cost no allocation.
+func splitRep(b []byte, name string, repeated protowire.Number, m *msg, reps [][]byte) ([][]byte, error) {
+	m.name = name
+	for len(b) > 0 {
+		f, rest, err := nextField(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		b = rest
+		switch {
+		case f.num == repeated:
+			v, err := f.bytes()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			reps = append(reps, v)
+		case f.num >= 1 && f.num < 8:
+			m.f[f.num], m.has[f.num] = f, true
+		default:
+			return nil, unknownField(name, f)
+		}
+	}
+	return reps, nil
+}
+
+// int32 returns field n, 0 when absent.
+func (m *msg) int32(n int) (int32, error) {
+	if !m.has[n] {
+		return 0, nil
+	}
+	v, err := m.f[n].int32()
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", m.name, err)
+	}
+	return v, nil
+}
+
+// bytes returns the length-delimited field n, which must be present.
+func (m *msg) bytes(n int, what string) ([]byte, error) {
+	if !m.has[n] {
+		return nil, fmt.Errorf("%s: no %s", m.name, what)
+	}
+	v, err := m.f[n].bytes()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.name, err)
+	}
+	return v, nil
+}

@@ -58,9 +58,9 @@ func TestRun(t *testing.T) {
 		{"daml-stdlib:DA.Text:splitOn", []string{`", "`, `"a, b, c"`}, `["a","b","c"]`, "[Text]"},
 		{"daml-stdlib:DA.Date:date", []string{`2024`, `"Feb"`, `29`}, `"2024-02-29"`, "Date"},
 		{"daml-stdlib:DA.Date:addDays", []string{`"2024-02-28"`, `"2"`}, `"2024-03-01"`, "Date"},
-		{"daml-stdlib:DA.Date:toGregorian", []string{`"1999-12-31"`}, `{"_1":"1999","_2":"Dec","_3":"31"}`, "(Int64, Month, Int64)"},
-		{"daml-stdlib:DA.Time:convertRelTimeToMicroseconds", []string{`{"microseconds": 1500}`}, `"1500"`, "Int64"},
-		{"daml-stdlib:DA.Time:addRelTime", []string{`"2020-01-01T00:00:00Z"`, `{"microseconds": 1500}`}, `"2020-01-01T00:00:00.001500Z"`, "Timestamp"},
+		{"daml-stdlib:DA.Date:toGregorian", []string{`"1999-12-31"`}, `{"_1":"1999","_2":"Dec","_3":"31"}`, "(Int, Month, Int)"},
+		{"daml-stdlib:DA.Time:convertRelTimeToMicroseconds", []string{`{"microseconds": 1500}`}, `"1500"`, "Int"},
+		{"daml-stdlib:DA.Time:addRelTime", []string{`"2020-01-01T00:00:00Z"`, `{"microseconds": 1500}`}, `"2020-01-01T00:00:00.001500Z"`, "Time"},
 		{"daml-stdlib:DA.Text:splitOn", []string{`", "`}, "", "Text -> [Text]"},
 	} {
 		r, err := Run(context.Background(), d, c.ref, args(c.args...), interp.Limits{})

@@ -19,22 +19,33 @@
 //     application is binary (TApp), a forall binds one variable (TForall);
 //     SplitApp and SplitForall undo that for printing and matching. Builtin
 //     types (BuiltinType) include the dev-only BigNumeric and RoundingMode.
-//   - Expressions (Expr) are one Go type per kind, named E…; updates (Update)
-//     are one Go type per kind, named U…; case patterns (Pattern) are P….
+//   - Expressions (Expr) are one Go type per kind, named E… and used by
+//     pointer; updates (Update) likewise, named U…; case patterns (Pattern)
+//     are values named P….
 //     Multi-argument applications and abstractions keep the arity the archive
 //     gave them (LF 2.1 lists several arguments, LF 2.2+ one at a time).
 //     Source locations are ELocation nodes around the expression they locate.
-//     The tree is immutable once decoded and may share sub-trees (an LF 2.2+
-//     interned expression is decoded once per definition), so a walker must
-//     not mutate it.
+//     The tree is immutable once decoded and shares sub-trees (an LF 2.2+
+//     interned expression is decoded once per definition; a variable node
+//     serves every use of its name), so a walker must not mutate it.
+//   - Decoding checks the form of a package, not its types: nothing here
+//     promises that a package is well-typed.
 //
 // Names are Go strings: an identifier (field, variable, choice, constructor)
 // is a string; a DottedName is the segments of a module or definition name;
 // a QualifiedName (TypeConName, ValueName, TypeSynName) is package id, module
 // and name, written "pkg:Mod.Sub:Name".
 //
-// String methods and the printing functions (TypeString, DataTypeString,
-// TemplateString, ChoiceString, InterfaceString) render Daml-like syntax:
-// `Optional (ContractId Foo)`, `Numeric 10`, `[Party]`, `Map k v`,
-// `template Ping with id: Text; initiator: Party; responder: Party`.
+// The typed view is what a client needs to build and read contracts without
+// the expressions: Package.Templates, Package.Template, Package.Interfaces
+// and Package.DataTypes give TemplateSignature (contract fields, key type,
+// implemented interfaces, choices), ChoiceSignature (name, consuming,
+// argument and result types), InterfaceSignature and DataTypeSignature.
+//
+// The String methods of types, kinds, data types and signatures render
+// Daml-like syntax: `Optional (ContractId Foo)`, `Numeric 10`, `[Party]`,
+// `TextMap Int`, `Map k v`, `(Text, Time)`, `data Color = Red | Green`,
+// `template Ping with id: Text; initiator: Party; responder: Party`,
+// `choice Respond : ()`. Type constructors print by their unqualified
+// name; QualifiedName.String gives the full "pkg:Mod:Name".
 package lf

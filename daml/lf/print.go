@@ -7,8 +7,9 @@ import (
 
 // Types print in Daml-like syntax. Type constructors print by their dotted
 // name without package or module (QualifiedName.String gives the full name);
-// builtins print as Daml writes them: () for Unit, [a] for List a, a -> b,
-// Map k v for GenMap, (a, b) for DA.Types:Tuple2 a b.
+// builtins print as Daml writes them: () for Unit, Int for Int64, Time for
+// Timestamp, [a] for List a, a -> b, Map k v for GenMap, (a, b) for
+// DA.Types:Tuple2 a b. (BuiltinType.String gives the Daml-LF names.)
 
 func (KStar) String() string { return "*" }
 func (KNat) String() string  { return "nat" }
@@ -104,6 +105,10 @@ func writeBuiltin(b *strings.Builder, bt BuiltinType) {
 		b.WriteString("(->)")
 	case BuiltinGenMap:
 		b.WriteString("Map")
+	case BuiltinInt64:
+		b.WriteString("Int")
+	case BuiltinTimestamp:
+		b.WriteString("Time")
 	default:
 		b.WriteString(bt.String())
 	}

@@ -19,20 +19,21 @@ func TestTypeString(t *testing.T) {
 		{App(builtin(BuiltinNumeric), TNat{N: 10}), "Numeric 10"},
 		{App(builtin(BuiltinList), builtin(BuiltinParty)), "[Party]"},
 		{App(builtin(BuiltinOptional), App(builtin(BuiltinContractID), con("M", "Foo"))), "Optional (ContractId Foo)"},
-		{App(builtin(BuiltinTextMap), builtin(BuiltinInt64)), "TextMap Int64"},
+		{App(builtin(BuiltinTextMap), builtin(BuiltinInt64)), "TextMap Int"},
 		{App(builtin(BuiltinGenMap), TVar{Name: "k"}, TVar{Name: "v"}), "Map k v"},
 		{arrow(arrow(TVar{Name: "a"}, TVar{Name: "b"}), App(builtin(BuiltinList), TVar{Name: "b"})), "(a -> b) -> [b]"},
-		{App(builtin(BuiltinUpdate), arrow(builtin(BuiltinInt64), builtin(BuiltinText))), "Update (Int64 -> Text)"},
+		{App(builtin(BuiltinUpdate), arrow(builtin(BuiltinInt64), builtin(BuiltinText))), "Update (Int -> Text)"},
 		{App(tuple2, builtin(BuiltinText), App(builtin(BuiltinOptional), builtin(BuiltinDate))), "(Text, Optional Date)"},
 		{App(tuple2, builtin(BuiltinText)), "Tuple2 Text"},
 		{TForall{Var: TypeVar{Name: "a", Kind: KStar{}}, Body: TForall{Var: TypeVar{Name: "b", Kind: KStar{}},
 			Body: arrow(TVar{Name: "a"}, TVar{Name: "b"})}}, "forall a b. a -> b"},
 		{App(builtin(BuiltinList), TForall{Var: TypeVar{Name: "a", Kind: KStar{}}, Body: TVar{Name: "a"}}), "[forall a. a]"},
 		{App(con("M", "Box"), TForall{Var: TypeVar{Name: "a", Kind: KStar{}}, Body: TVar{Name: "a"}}), "Box (forall a. a)"},
-		{TStruct{Fields: []Field{{"x", builtin(BuiltinInt64)}, {"y", App(builtin(BuiltinList), builtin(BuiltinText))}}}, "<x: Int64, y: [Text]>"},
+		{TStruct{Fields: []Field{{"x", builtin(BuiltinInt64)}, {"y", App(builtin(BuiltinList), builtin(BuiltinText))}}}, "<x: Int, y: [Text]>"},
 		{TSyn{Syn: TypeSynName{Package: "p", Module: DottedName{"M"}, Name: DottedName{"Set"}}, Args: []Type{builtin(BuiltinParty)}}, "Set Party"},
 		{App(con("M", "Box"), TSyn{Syn: TypeSynName{Package: "p", Module: DottedName{"M"}, Name: DottedName{"Set"}}, Args: []Type{builtin(BuiltinParty)}}), "Box (Set Party)"},
 		{builtin(BuiltinBigNumeric), "BigNumeric"},
+		{App(builtin(BuiltinContractID), builtin(BuiltinTimestamp)), "ContractId Time"},
 	}
 	for _, tt := range tests {
 		if got := tt.typ.String(); got != tt.want {
@@ -58,7 +59,7 @@ func TestDataTypeString(t *testing.T) {
 			Fields: []Field{{"x", TVar{Name: "a"}}, {"y", builtin(BuiltinText)}}}, "data Pair a = Pair with x: a; y: Text"},
 		{DataType{Name: DottedName{"V"}, Kind: DataVariant,
 			Fields: []Field{{"A", builtin(BuiltinInt64)}, {"B", App(builtin(BuiltinOptional), builtin(BuiltinText))}}},
-			"data V = A Int64 | B (Optional Text)"},
+			"data V = A Int | B (Optional Text)"},
 		{DataType{Name: DottedName{"Color"}, Kind: DataEnum, EnumCons: []string{"Red", "Green"}}, "data Color = Red | Green"},
 		{DataType{Name: DottedName{"Token"}, Kind: DataInterface}, "interface Token"},
 	}
@@ -71,7 +72,7 @@ func TestDataTypeString(t *testing.T) {
 
 func TestSplitApp(t *testing.T) {
 	head, args := SplitApp(App(builtin(BuiltinGenMap), builtin(BuiltinText), builtin(BuiltinInt64)))
-	if !TypeEqual(head, builtin(BuiltinGenMap)) || len(args) != 2 || args[0].String() != "Text" || args[1].String() != "Int64" {
+	if !TypeEqual(head, builtin(BuiltinGenMap)) || len(args) != 2 || args[0].String() != "Text" || args[1].String() != "Int" {
 		t.Errorf("SplitApp gave %v %v", head, args)
 	}
 }

@@ -116,6 +116,8 @@ CREATE TABLE dedup (
 	record_time   INTEGER NOT NULL
 ) WITHOUT ROWID;
 `,
+	// 2: uploaded Daml-LF packages and their vetting (packages.go).
+	packagesSchema,
 }
 
 // SchemaVersion is the schema version this build writes.
