@@ -22,7 +22,7 @@ func BenchmarkPingFlow(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cid := l.commit(res.Transaction, 1)[res.Transaction.Nodes[0].(*tx.Create).ContractID]
+	cid := l.Commit(res.Transaction, 1)[res.Transaction.Nodes[0].(*tx.Create).ContractID]
 	respond := testSubmission([]string{bob}, &ExerciseCommand{Template: pingID, ContractID: cid, Choice: "Respond",
 		Argument: record(ident(pkg, "Canton.Internal.Ping", "Respond"))})
 	b.ReportAllocs()
@@ -74,7 +74,7 @@ func runBong(b *testing.B, e *Engine, pkg lf.PackageID, maxLevel int64) int {
 		if err != nil {
 			b.Fatal(err)
 		}
-		return res.Transaction, l.commit(res.Transaction, value.Timestamp(n))
+		return res.Transaction, l.Commit(res.Transaction, value.Timestamp(n))
 	}
 	arg := record(id("BongProposal"), "id", value.Text("b"), "initiator", value.Party(alice),
 		"candidates", parties(bob, carol), "validators", parties(), "responders", parties(alice),

@@ -122,7 +122,7 @@ func (f *bongFixture) submit(t *testing.T, actAs []string, cmd Command) (*Result
 		t.Fatalf("%T: %v", cmd, err)
 	}
 	checkSeeds(t, s, res.Transaction)
-	return res, f.ledger.commit(res.Transaction, value.Timestamp(f.n))
+	return res, f.ledger.Commit(res.Transaction, value.Timestamp(f.n))
 }
 
 // created returns the ledger ids of the contracts of a template a

@@ -690,8 +690,16 @@ func (m *Machine) call(op resolve.Op, args []value.Value) {
 		m.throw(&value.Any{Type: o.Type, Value: args[0]})
 	case *resolve.Pure:
 		m.val = args[0]
-	case *resolve.Create, *resolve.Exercise, *resolve.Fetch, *resolve.GetTime, *resolve.LedgerTimeLT:
+	case *resolve.Create, *resolve.Exercise, *resolve.Fetch, *resolve.GetTime, *resolve.LedgerTimeLT,
+		*resolve.CreateInterface, *resolve.FetchInterface, *resolve.ExerciseInterface,
+		*resolve.FetchByKey, *resolve.ExerciseByKey, *resolve.QueryNByKey, *resolve.LookupByKey:
 		m.update(op, args)
+	case *resolve.FromInterface, *resolve.UnsafeFromInterface, *resolve.CallInterface,
+		*resolve.FromRequiredInterface, *resolve.UnsafeFromRequiredInterface, *resolve.InterfaceTemplateTypeRep,
+		*resolve.SignatoryInterface, *resolve.ObserverInterface, *resolve.ViewInterface, *resolve.ChoiceController:
+		m.interfaceOp(op, args)
+	case *viewOp:
+		m.view(o.ii, args[0])
 	default:
 		m.fail(m.newError(errInternal, fmt.Sprintf("unknown operation %T", op)))
 	}

@@ -3,6 +3,7 @@ package interp
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/daml/resolve"
@@ -40,6 +41,9 @@ type CreateCommand struct {
 }
 
 // ExerciseCommand exercises Choice on the contract ContractID of Template.
+// Template may name an interface, as the Ledger API's ExerciseCommand may:
+// the choice is then the interface's, exercised on whatever template the
+// contract has (Canton's ExerciseInterface command).
 type ExerciseCommand struct {
 	Template   *value.Identifier
 	ContractID value.ContractID
@@ -215,6 +219,22 @@ func (e *Engine) runCommand(m *Machine, cmd Command) error {
 		_, err = m.runApply(&Function{op: &resolve.Create{Template: ref}, arity: 2}, []value.Value{c.Argument, token})
 		return err
 	case *ExerciseCommand:
+		if e.isInterface(c.Template) {
+			iref, err := e.pkgs.InterfaceRefByID(c.Template)
+			if err != nil {
+				return m.newError(errCommand, fmt.Sprintf("unknown interface %s: %v", c.Template, err))
+			}
+			i, err := iref.Get()
+			if err != nil {
+				return m.newError(errCommand, fmt.Sprintf("unknown interface %s: %v", c.Template, err))
+			}
+			if i.Choice(c.Choice) == nil {
+				return m.newError(errCommand, fmt.Sprintf("interface %s has no choice %s", c.Template, c.Choice))
+			}
+			_, err = m.runApply(&Function{op: &resolve.ExerciseInterface{Interface: iref, Choice: c.Choice}, arity: 3},
+				[]value.Value{c.ContractID, c.Argument, token})
+			return err
+		}
 		ref, err := e.template(m, c.Template)
 		if err != nil {
 			return err
@@ -249,6 +269,51 @@ func (e *Engine) runCommand(m *Machine, cmd Command) error {
 	}
 	return m.newError(errCommand, fmt.Sprintf("unknown command %T", cmd))
 }
+
+// isInterface reports whether id names an interface of a loaded package.
+func (e *Engine) isInterface(id *value.Identifier) bool {
+	pkg := e.pkgs.Package(lf.PackageID(id.PackageID))
+	if pkg == nil {
+		return false
+	}
+	m := pkg.Module(id.ModuleName)
+	return m != nil && m.Interface(id.EntityName) != nil
+}
+
+// InterfaceView computes the view of a contract — its template and
+// argument — through an interface, as Canton's Engine.computeInterfaceView
+// does for the Ledger API's interface filters (includeInterfaceView): by
+// pure evaluation of the template's interface instance. A template that
+// does not implement the interface is COMMAND_PREPROCESSING_FAILED; a view
+// that fails is the interpretation error (an unhandled exception is
+// DAML_FAILURE). Errors are *Error.
+func (e *Engine) InterfaceView(ctx context.Context, template *value.Identifier, argument value.Value, iface *value.Identifier, limits Limits) (value.Value, error) {
+	m := newMachine(ctx, e.pkgs, e.limitsFor(limits))
+	t, err := e.pkgs.TemplateByID(template)
+	if err != nil {
+		return nil, m.newError(errCommand, fmt.Sprintf("unknown template %s: %v", template, err))
+	}
+	if !e.isInterface(iface) {
+		return nil, m.newError(errCommand, fmt.Sprintf("unknown interface %s", iface))
+	}
+	ii := t.Implements(lf.TypeConName{Package: lf.PackageID(iface.PackageID), Module: splitName(iface.ModuleName), Name: splitName(iface.EntityName)})
+	if ii == nil {
+		return nil, m.newError(errCommand, fmt.Sprintf("template %s does not implement interface %s", template, iface))
+	}
+	if err := e.checkArgument(m, "the contract argument", argument, template); err != nil {
+		return nil, err
+	}
+	lam := &resolve.Lambda{Def: "view", Arity: 1, Slots: 1, Body: &resolve.Call{Op: &viewOp{ii: ii}, Args: []resolve.Expr{&resolve.Local{Slot: 0}}}}
+	return m.run(lam, nil, []value.Value{argument})
+}
+
+// viewOp computes a view through an interface instance (InterfaceView).
+type viewOp struct{ ii *resolve.InterfaceInstance }
+
+func (*viewOp) Arity() int     { return 1 }
+func (*viewOp) String() string { return "view" }
+
+func splitName(s string) lf.DottedName { return strings.Split(s, ".") }
 
 // Eval evaluates the top-level value name and, when args are given,
 // applies it to them. Updates are not run; ledger-only builtins behave as

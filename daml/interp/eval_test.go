@@ -111,7 +111,7 @@ func TestEvalErrors(t *testing.T) {
 		{"arithmetic", "DAML_FAILURE", "Interpretation error: Error: User failure: UNHANDLED_EXCEPTION/DA.Exception.ArithmeticError:ArithmeticError (error category 9): ArithmeticError while evaluating (DIV_INT64 1 0)."},
 		{"compare functions", "NON_COMPARABLE_VALUES", "Interpretation error: Error: functions are not comparable"},
 		{"broken top-level", "INTERPRETATION_USER_ERROR", "Interpretation error: Error: User abort: broken on purpose"},
-		{"unsupported", "DAML_INTERPRETATION_ERROR", "Interpretation error: interfaces are not supported by this interpreter yet"},
+		{"unsupported", "DAML_INTERPRETATION_ERROR", "Interpretation error: experimental primitive ANSWER are not supported by this interpreter yet"},
 	} {
 		var e lf.Expr
 		switch c.name {
@@ -128,7 +128,7 @@ func TestEvalErrors(t *testing.T) {
 		case "broken top-level":
 			e = app(add(), val("broken"), i64(1))
 		case "unsupported":
-			e = &lf.EViewInterface{Interface: tcon("I"), Expr: unit()}
+			e = &lf.EExperimental{Name: "ANSWER", Type: int64T}
 		}
 		_, err := eval(t, e)
 		var ie *Error

@@ -26,7 +26,12 @@ func (m *Machine) throw(exc *value.Any) {
 		return
 	}
 	if m.upd != nil {
-		if i := m.handlerIndex(); i >= 0 {
+		i := m.handlerIndex()
+		if i >= 0 {
+			if g, ok := m.kont[i].(*kGuard); ok {
+				m.fail(g.failed(m))
+				return
+			}
 			m.catch(i, exc)
 			return
 		}
@@ -37,11 +42,12 @@ func (m *Machine) throw(exc *value.Any) {
 func qualified(n lf.TypeConName) string { return n.Module.String() + ":" + n.Name.String() }
 
 // handlerIndex returns the position on the continuation stack of the try
-// block that catches an exception thrown now, or -1.
+// block that catches an exception thrown now, or of the choice guard it
+// makes fail, or -1.
 func (m *Machine) handlerIndex() int {
 	for i := len(m.kont) - 1; i >= m.base; i-- {
 		switch m.kont[i].(type) {
-		case *kTry:
+		case *kTry, *kGuard:
 			return i
 		case *kPreventCatch:
 			return -1

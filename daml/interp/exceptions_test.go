@@ -115,7 +115,7 @@ func setupBox(t *testing.T, l *memLedger, owner string, n int64) value.ContractI
 	if err != nil {
 		t.Fatal(err)
 	}
-	return l.commit(res.Transaction, 1)[res.Transaction.Nodes[0].(*tx.Create).ContractID]
+	return l.Commit(res.Transaction, 1)[res.Transaction.Nodes[0].(*tx.Create).ContractID]
 }
 
 func boxCmd(cid value.ContractID, choice string, arg *value.Record) Command {

@@ -1,16 +1,15 @@
 package interp
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/ledger-cli/ledger/daml/archive"
+	"github.com/ledger-cli/ledger/daml/interp/interptest"
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/daml/resolve"
 	"github.com/ledger-cli/ledger/daml/tx"
@@ -64,83 +63,10 @@ func pingEngine(t testing.TB) (*Engine, lf.PackageID) {
 	return e, d.Main
 }
 
-// memLedger is an in-memory ledger: contracts by id, archived ones removed
-// when a transaction is committed.
-type memLedger struct {
-	mu        sync.Mutex
-	contracts map[value.ContractID]*tx.Contract
-	n         int
-}
+// memLedger is the in-memory ledger of package interptest.
+type memLedger = interptest.Ledger
 
-func newMemLedger() *memLedger { return &memLedger{contracts: map[value.ContractID]*tx.Contract{}} }
-
-func (l *memLedger) LookupContract(_ context.Context, id value.ContractID) (*tx.Contract, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.contracts[id], nil
-}
-
-// commit applies a transaction: created contracts become active (with a
-// suffix, as a ledger would give them), consumed ones are archived. It
-// returns the ledger ids of the created contracts, in node order.
-func (l *memLedger) commit(t *tx.Transaction, at value.Timestamp) map[value.ContractID]value.ContractID {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	ids := map[value.ContractID]value.ContractID{}
-	for _, n := range t.Nodes {
-		switch x := n.(type) {
-		case *tx.Create:
-			l.n++
-			id := value.ContractID(string(x.ContractID) + "ca" + strings.Repeat("0", 4) + itoa2(l.n))
-			ids[x.ContractID] = id
-			l.contracts[id] = &tx.Contract{ID: id, PackageName: x.PackageName, TemplateID: x.TemplateID,
-				Argument: suffixed(x.Argument, ids), Signatories: x.Signatories, Stakeholders: x.Stakeholders, CreatedAt: at}
-		}
-	}
-	for _, n := range t.Nodes {
-		if x, ok := n.(*tx.Exercise); ok && x.Consuming {
-			delete(l.contracts, x.ContractID)
-			if id, ok := ids[x.ContractID]; ok {
-				delete(l.contracts, id)
-			}
-		}
-	}
-	return ids
-}
-
-func itoa2(n int) string {
-	s := "0123456789abcdef"
-	return string([]byte{s[(n>>4)&15], s[n&15]})
-}
-
-// suffixed replaces local contract ids in v by their ledger ids.
-func suffixed(v value.Value, ids map[value.ContractID]value.ContractID) value.Value {
-	switch x := v.(type) {
-	case value.ContractID:
-		if id, ok := ids[x]; ok {
-			return id
-		}
-	case *value.Record:
-		fs := make([]value.Field, len(x.Fields))
-		for i, f := range x.Fields {
-			fs[i] = value.Field{Label: f.Label, Value: suffixed(f.Value, ids)}
-		}
-		return &value.Record{TypeCon: x.TypeCon, Fields: fs}
-	case *value.Variant:
-		return &value.Variant{TypeCon: x.TypeCon, Constructor: x.Constructor, Rank: x.Rank, Value: suffixed(x.Value, ids)}
-	case value.Optional:
-		if x.Value != nil {
-			return value.Some(suffixed(x.Value, ids))
-		}
-	case *value.List:
-		var out []value.Value
-		for e := range x.All() {
-			out = append(out, suffixed(e, ids))
-		}
-		return value.NewList(out...)
-	}
-	return v
-}
+func newMemLedger() *memLedger { return interptest.NewLedger() }
 
 func ident(pkg lf.PackageID, module, entity string) *value.Identifier {
 	return &value.Identifier{PackageID: string(pkg), ModuleName: module, EntityName: entity}

@@ -45,7 +45,7 @@ func TestPing(t *testing.T) {
 	if tr.Seeds[0].Seed != rootSeed || c.ContractID != tx.ContractIDV1(rootSeed, 1754534109899822, []string{alice, bob}) {
 		t.Errorf("seed %s / contract id %s not derived as Canton derives them", tr.Seeds[0].Seed, c.ContractID)
 	}
-	ids := ledger.commit(tr, 1)
+	ids := ledger.Commit(tr, 1)
 	cid := ids[c.ContractID]
 
 	// Respond as the initiator: the controller is the responder.
@@ -71,7 +71,7 @@ func TestPing(t *testing.T) {
 		strings.Join(ex.Signatories, ",") != alice || len(res.Inputs) != 1 || res.Inputs[0].ID != cid {
 		t.Errorf("Respond node: %+v, inputs %v", ex, res.Inputs)
 	}
-	ledger.commit(res.Transaction, 2)
+	ledger.Commit(res.Transaction, 2)
 	if c, _ := ledger.LookupContract(ctx, cid); c != nil {
 		t.Error("Ping not archived")
 	}
@@ -88,7 +88,7 @@ func TestPing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	second := ledger.commit(res.Transaction, 3)[res.Transaction.Nodes[0].(*tx.Create).ContractID]
+	second := ledger.Commit(res.Transaction, 3)[res.Transaction.Nodes[0].(*tx.Create).ContractID]
 	archiveArg := record(&value.Identifier{PackageID: "9e70a8b3510d617f8a136213f33d6a903a10ca0eeec76bb06ba55d1ed9680f69",
 		ModuleName: "DA.Internal.Template", EntityName: "Archive"})
 	_, err = e.Submit(ctx, testSubmission([]string{bob}, &ExerciseCommand{Template: pingID, ContractID: second, Choice: "Archive", Argument: archiveArg}), ledger)

@@ -24,11 +24,16 @@ type Ledger interface {
 // contractInfo is what the template says of a contract: Canton's
 // ContractInfo (signatories and observers as sorted sets).
 type contractInfo struct {
-	tmpl         *resolve.Template
-	arg          value.Value
+	tmpl *resolve.Template
+	arg  value.Value
+	// src is the contract as the ledger gave it, nil for a contract the
+	// transaction created.
+	src          *tx.Contract
 	signatories  []string
 	observers    []string
 	stakeholders []string
+	// key is the contract's key, nil when its template has none.
+	key *tx.KeyWithMaintainers
 }
 
 // updateState is the transaction under construction (Canton's
@@ -161,6 +166,10 @@ func (m *Machine) update(op resolve.Op, args []value.Value) {
 			return
 		}
 		m.fetch(t, args[0].(value.ContractID))
+	case *resolve.CreateInterface, *resolve.FetchInterface, *resolve.ExerciseInterface:
+		m.interfaceUpdate(op, args)
+	case *resolve.FetchByKey, *resolve.ExerciseByKey, *resolve.QueryNByKey, *resolve.LookupByKey:
+		m.keyUpdate(op, args)
 	case *resolve.GetTime:
 		u := m.upd
 		u.dependsOnTime = true
@@ -298,137 +307,59 @@ func (m *Machine) create(t *resolve.Template, arg value.Value) {
 	})
 }
 
-// fetchContract finds the contract cid of template t, checks it is active
-// and of the right template, computes its contract info, then calls k.
-func (m *Machine) fetchContract(t *resolve.Template, cid value.ContractID, k func(m *Machine, info *contractInfo)) {
-	u := m.upd
-	if info := u.local[cid]; info != nil {
-		if !m.active(cid, info.tmpl) || !m.sameTemplate(cid, t, info.tmpl.ID) {
-			return
-		}
-		k(m, info)
-		return
-	}
-	if info := u.global[cid]; info != nil {
-		if !m.active(cid, info.tmpl) || !m.sameTemplate(cid, t, info.tmpl.ID) {
-			return
-		}
-		k(m, info)
-		return
-	}
-	c := u.disclosed[cid]
-	if c == nil && u.ledger != nil {
-		var err error
-		c, err = u.ledger.LookupContract(u.ctx, cid)
-		if err != nil {
-			m.fail(m.newError(errInternal, fmt.Sprintf("looking up contract %s: %v", cid, err)))
-			return
-		}
-	}
-	if c == nil {
-		m.fail(m.newError(errContractNotFound, "Contract could not be found with id "+string(cid)))
-		return
-	}
-	if !u.inputSet[cid] {
-		if u.inputSet == nil {
-			u.inputSet = map[value.ContractID]bool{}
-		}
-		u.inputSet[cid] = true
-		u.inputs = append(u.inputs, c)
-	}
-	if !m.active(cid, t) || !m.sameTemplate(cid, t, c.TemplateID) {
-		return
-	}
-	if c.TemplateID.PackageID != t.ID.PackageID {
-		m.fail(m.newError(errUnsupported, fmt.Sprintf("Interpretation error: contract %s is of template %s; using it as %s (a package upgrade) is not supported by this interpreter yet",
-			cid, c.TemplateID, t.ID)))
-		return
-	}
-	m.uncatchableInfo(t, c.Argument, func(m *Machine, info *contractInfo) {
-		if c.Signatories != nil && (!equalSets(info.signatories, c.Signatories) || !equalSets(info.stakeholders, sortedSet(c.Stakeholders))) {
-			m.fail(m.newError(errUpgradeValidation, fmt.Sprintf("%sValidation fails when trying to upgrade the contract %s from %s to %s\n"+
-				"Verify that neither the signatories, nor the observers, nor the contract key, nor the key's maintainers, nor the package name have changed\n"+
-				"original package name is %s\noriginal signatories are %s\noriginal observers are %s\n"+
-				"target package name is %s\nrecomputed signatories are %s\nrecomputed observers are %s",
-				interpretationError, cid, prettyTypeCon(c.TemplateID.PackageID, c.TemplateID.QualifiedName()),
-				prettyTypeCon(t.ID.PackageID, t.ID.QualifiedName()),
-				c.PackageName, prettyParties(c.Signatories), prettyParties(difference(sortedSet(c.Stakeholders), c.Signatories)),
-				t.PackageName, prettyParties(info.signatories), prettyParties(difference(info.stakeholders, info.signatories)))))
-			return
-		}
-		if u.global == nil {
-			u.global = map[value.ContractID]*contractInfo{}
-		}
-		u.global[cid] = info
-		k(m, info)
-	})
-}
-
-// active fails with CONTRACT_NOT_ACTIVE when the transaction consumed cid
-// and with CONTRACT_NOT_FOUND when it created cid in a try block that was
-// rolled back (Speedy's ensureContractActive).
-func (m *Machine) active(cid value.ContractID, t *resolve.Template) bool {
-	u := m.upd
-	if by, ok := u.consumed[cid]; ok {
-		m.fail(m.newError(errContractNotActive, fmt.Sprintf("%sUpdate failed due to fetch of an inactive contract %s (%s).\nThe contract had been consumed in sub-transaction #%s:",
-			interpretationError, cid, prettyTypeCon(t.ID.PackageID, t.ID.QualifiedName()), nodeIDText(by))))
-		return false
-	}
-	if u.rolledBack[cid] {
-		m.fail(m.newError(errContractNotFound, interpretationError+"Update failed due to a unknown contract "+string(cid)))
-		return false
-	}
-	return true
-}
-
-// sameTemplate fails with WRONGLY_TYPED_CONTRACT when the contract's
-// template is not t (by module and name, as Canton compares them).
-func (m *Machine) sameTemplate(cid value.ContractID, t *resolve.Template, actual *value.Identifier) bool {
-	if actual.ModuleName == t.ID.ModuleName && actual.EntityName == t.ID.EntityName {
-		return true
-	}
-	m.fail(m.newError(errWronglyTyped, fmt.Sprintf("%sUpdate failed due to wrongly typed contract id %s\nExpected contract of type %s but got %s",
-		interpretationError, cid, prettyTypeCon(t.ID.PackageID, t.ID.QualifiedName()),
-		prettyTypeCon(actual.PackageID, actual.QualifiedName()))))
-	return false
-}
-
 // exercise is 'exercise @T Choice cid arg'.
 func (m *Machine) exercise(t *resolve.Template, c *resolve.Choice, cid value.ContractID, arg value.Value) {
-	u := m.upd
-	u.pushWhere("exercise", t, c)
-	m.fetchContract(t, cid, func(m *Machine, info *contractInfo) {
-		both := []value.Value{info.arg, arg}
-		m.then(func(m *Machine, v value.Value) {
-			controllers, ok := m.parties(v, "controllers")
-			if !ok {
-				return
-			}
-			begin := func(m *Machine, observers []string) {
-				m.beginExercise(t, c, cid, arg, info, controllers, observers)
-			}
-			if c.Observers == nil {
-				begin(m, nil)
-				return
-			}
-			m.then(func(m *Machine, v value.Value) {
-				obs, ok := m.parties(v, "choice observers")
-				if ok {
-					begin(m, obs)
-				}
-			})
-			m.push(preventCatch)
-			m.enter(c.Observers, nil, both)
-		})
-		m.push(preventCatch)
-		m.enter(c.Controllers, nil, both)
+	m.upd.pushWhere("exercise", t, c)
+	m.withContract(cid, asTemplate(t), func(m *Machine, info *contractInfo) {
+		m.runChoice(&exercising{choice: c, cid: cid, arg: arg, info: info, this: info.arg})
 	})
 }
 
-func (m *Machine) beginExercise(t *resolve.Template, c *resolve.Choice, cid value.ContractID, arg value.Value,
-	info *contractInfo, controllers, observers []string) {
+// exercising is an exercise about to begin: the choice, the contract, its
+// info and what the choice's code sees as its parameter (the contract
+// argument, or for an interface choice the interface value).
+type exercising struct {
+	choice *resolve.Choice
+	cid    value.ContractID
+	arg    value.Value
+	info   *contractInfo
+	this   value.Value
+	iface  *value.Identifier
+	key    *tx.KeyWithMaintainers
+	byKey  bool
+}
+
+// runChoice evaluates the choice's controllers and observers, where
+// exceptions may not be caught, then begins the exercise.
+func (m *Machine) runChoice(e *exercising) {
+	c := e.choice
+	both := []value.Value{e.this, e.arg}
+	m.then(func(m *Machine, v value.Value) {
+		controllers, ok := m.parties(v, "controllers")
+		if !ok {
+			return
+		}
+		if c.Observers == nil {
+			m.beginExercise(e, controllers, nil)
+			return
+		}
+		m.then(func(m *Machine, v value.Value) {
+			obs, ok := m.parties(v, "choice observers")
+			if ok {
+				m.beginExercise(e, controllers, obs)
+			}
+		})
+		m.push(preventCatch)
+		m.enter(c.Observers, nil, both)
+	})
+	m.push(preventCatch)
+	m.enter(c.Controllers, nil, both)
+}
+
+func (m *Machine) beginExercise(e *exercising, controllers, observers []string) {
 	u := m.upd
-	if err := m.serializable(arg); err != nil {
+	c, t, info := e.choice, e.info.tmpl, e.info
+	if err := m.serializable(e.arg); err != nil {
 		m.fail(err)
 		return
 	}
@@ -443,21 +374,24 @@ func (m *Machine) beginExercise(t *resolve.Template, c *resolve.Choice, cid valu
 	}
 	id := u.nodeID()
 	node := &tx.Exercise{
-		ContractID:      cid,
+		ContractID:      e.cid,
 		PackageName:     t.PackageName,
 		TemplateID:      t.ID,
+		InterfaceID:     e.iface,
 		Choice:          c.Name,
 		Consuming:       c.Consuming,
 		ActingParties:   controllers,
-		ChosenValue:     arg,
+		ChosenValue:     e.arg,
 		Signatories:     info.signatories,
 		Stakeholders:    info.stakeholders,
 		ChoiceObservers: observers,
+		Key:             info.key,
+		ByKey:           e.byKey,
 		Version:         nodeVersion(t),
 	}
 	auth := u.authorizers()
 	if c.Consuming {
-		u.recordConsume(cid, id)
+		u.recordConsume(e.cid, id)
 	}
 	if len(controllers) == 0 {
 		m.fail(m.authError(fmt.Sprintf("node %s (%s) has no controllers", nodeIDText(id), t.ID)))
@@ -473,7 +407,7 @@ func (m *Machine) beginExercise(t *resolve.Template, c *resolve.Choice, cid valu
 	k := &kExercise{fr: m.fr, loc: m.loc}
 	u.beginExercise(&k.ctx, id, node, seed, union(controllers, info.signatories))
 	m.push(k)
-	m.enter(c.Body, nil, []value.Value{info.arg, cid, arg, token})
+	m.enter(c.Body, nil, []value.Value{e.this, e.cid, e.arg, token})
 }
 
 // kExercise closes an exercise when its choice's update returns (Speedy's
@@ -500,30 +434,43 @@ func (k *kExercise) where() (*frame, *lf.Location) { return k.fr, k.loc }
 
 // fetch is 'fetch @T cid'.
 func (m *Machine) fetch(t *resolve.Template, cid value.ContractID) {
-	u := m.upd
-	u.pushWhere("fetch", t, nil)
-	m.fetchContract(t, cid, func(m *Machine, info *contractInfo) {
-		auth := u.authorizers()
-		id := u.nodeID()
-		acting := intersection(auth, info.stakeholders)
-		u.nodes = append(u.nodes, &tx.Fetch{
-			ContractID:    cid,
-			PackageName:   t.PackageName,
-			TemplateID:    t.ID,
-			ActingParties: acting,
-			Signatories:   info.signatories,
-			Stakeholders:  info.stakeholders,
-			Version:       nodeVersion(t),
-		})
-		if len(acting) == 0 {
-			m.fail(m.authError(fmt.Sprintf("node %s requires one of the stakeholders %s of the fetched contract to be an authorizer, but authorizers were %s",
-				nodeIDText(id), scalaSet("TreeSet", info.stakeholders), scalaSet(u.authorizersKind(), auth))))
-			return
+	m.upd.pushWhere("fetch", t, nil)
+	m.withContract(cid, asTemplate(t), func(m *Machine, info *contractInfo) {
+		if m.insertFetch(cid, info, nil, false) {
+			m.upd.popWhere()
+			m.val = info.arg
 		}
-		u.addChild(id)
-		u.popWhere()
-		m.val = info.arg
 	})
+}
+
+// insertFetch records a fetch node of contract cid, fetched through
+// interface iface (or nil) or by key, after checking a stakeholder
+// authorizes it.
+func (m *Machine) insertFetch(cid value.ContractID, info *contractInfo, iface *value.Identifier, byKey bool) bool {
+	u := m.upd
+	t := info.tmpl
+	auth := u.authorizers()
+	id := u.nodeID()
+	acting := intersection(auth, info.stakeholders)
+	u.nodes = append(u.nodes, &tx.Fetch{
+		ContractID:    cid,
+		PackageName:   t.PackageName,
+		TemplateID:    t.ID,
+		InterfaceID:   iface,
+		ActingParties: acting,
+		Signatories:   info.signatories,
+		Stakeholders:  info.stakeholders,
+		Key:           info.key,
+		ByKey:         byKey,
+		Version:       nodeVersion(t),
+	})
+	if len(acting) == 0 {
+		m.fail(m.authError(fmt.Sprintf("node %s requires one of the stakeholders %s of the fetched contract to be an authorizer, but authorizers were %s",
+			nodeIDText(id), scalaSet("TreeSet", info.stakeholders), scalaSet(u.authorizersKind(), auth))))
+		return false
+	}
+	u.addChild(id)
+	return true
 }
 
 // authorizersKind is the Scala collection Canton prints the authorizers

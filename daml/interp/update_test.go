@@ -143,7 +143,7 @@ func setupAsset(t *testing.T, l *memLedger, owner string, n int64, obs ...string
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := l.commit(res.Transaction, 1)
+	ids := l.Commit(res.Transaction, 1)
 	return ids[res.Transaction.Nodes[0].(*tx.Create).ContractID]
 }
 
@@ -326,7 +326,7 @@ func TestUpdateWronglyTyped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cid := l.commit(res.Transaction, 1)[res.Transaction.Nodes[0].(*tx.Create).ContractID]
+	cid := l.Commit(res.Transaction, 1)[res.Transaction.Nodes[0].(*tx.Create).ContractID]
 	_, err = e.Submit(context.Background(), testSubmission([]string{alice}, &ExerciseCommand{Template: ident(pkg, "Canton.Internal.Bong", "Bong"),
 		ContractID: cid, Choice: "Ack", Argument: record(ident(pkg, "Canton.Internal.Bong", "Ack"))}), l)
 	wantError(t, err, "WRONGLY_TYPED_CONTRACT", "Update failed due to wrongly typed contract id "+string(cid)+"\nExpected contract of type Canton.Internal.Bong:Bong@de2cc2f9 but got Canton.Internal.Ping:Ping@de2cc2f9")
@@ -336,7 +336,9 @@ func TestUpdateLedgerMetadataMismatch(t *testing.T) {
 	l := newMemLedger()
 	cid := setupAsset(t, l, alice, 1)
 	// The ledger claims other signatories than the template computes.
-	l.contracts[cid].Signatories = []string{bob}
+	c := l.Remove(cid)
+	c.Signatories = []string{bob}
+	l.Add(c)
 	_, err := updEngine.Submit(context.Background(), testSubmission([]string{alice}, exerciseCmd(cid, "Touch", record(uid("Touch")))), l)
 	wantError(t, err, "INTERPRETATION_UPGRADE_ERROR_VALIDATION_FAILED", "Validation fails when trying to upgrade the contract "+string(cid))
 }
@@ -344,8 +346,7 @@ func TestUpdateLedgerMetadataMismatch(t *testing.T) {
 func TestDisclosedContracts(t *testing.T) {
 	l := newMemLedger()
 	cid := setupAsset(t, l, alice, 1)
-	c := l.contracts[cid]
-	delete(l.contracts, cid) // the ledger does not show it to the submitter
+	c := l.Remove(cid) // the ledger does not show it to the submitter
 	s := testSubmission([]string{alice}, exerciseCmd(cid, "Touch", record(uid("Touch"))))
 	_, err := updEngine.Submit(context.Background(), s, l)
 	wantError(t, err, "CONTRACT_NOT_FOUND", "Contract could not be found with id "+string(cid))

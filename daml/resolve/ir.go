@@ -197,13 +197,56 @@ type Template struct {
 	Signatories *Lambda
 	Observers   *Lambda
 	HasKey      bool
-	Location    *lf.Location
+	// Key is the template's contract key, nil when it has none.
+	Key      *Key
+	Location *lf.Location
 
-	choices map[string]*Choice
+	choices    map[string]*Choice
+	implements map[string]*InterfaceInstance
 }
 
 // Choice returns the template's choice named name, or nil.
 func (t *Template) Choice(name string) *Choice { return t.choices[name] }
+
+// Implements returns the template's instance of interface iface (by
+// qualified name with package), or nil when it does not implement it.
+func (t *Template) Implements(iface lf.TypeConName) *InterfaceInstance {
+	return t.implements[iface.String()]
+}
+
+// Key is a resolved contract key: Body (arity 1, the contract argument)
+// computes the key, Maintainers (arity 1, the key) its maintainers.
+type Key struct {
+	Type        lf.Type
+	Body        *Lambda
+	Maintainers *Lambda
+}
+
+// InterfaceInstance is a template's implementation of an interface: its
+// methods and view, each a lambda of the contract argument.
+type InterfaceInstance struct {
+	Interface lf.TypeConName
+	View      *Lambda
+	methods   map[string]*Lambda
+}
+
+// Method returns the implementation of method name, or nil.
+func (ii *InterfaceInstance) Method(name string) *Lambda { return ii.methods[name] }
+
+// Interface is a resolved interface: its choices take the interface value
+// where a template's take the contract argument.
+type Interface struct {
+	ID       *value.Identifier
+	Name     lf.TypeConName
+	Requires []lf.TypeConName
+	View     lf.Type
+	Location *lf.Location
+
+	choices map[string]*Choice
+}
+
+// Choice returns the interface's choice named name, or nil.
+func (i *Interface) Choice(name string) *Choice { return i.choices[name] }
 
 // Choice is a resolved choice.
 type Choice struct {

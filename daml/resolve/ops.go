@@ -102,6 +102,143 @@ type GetTime struct{}
 // the time and the token.
 type LedgerTimeLT struct{}
 
+// FromInterface is from_interface: the interface value's payload when its
+// template is Template (or an upgrade of it), else None.
+type FromInterface struct{ Template *TemplateRef }
+
+// UnsafeFromInterface is unsafe_from_interface: arguments the contract id
+// (for the error) and the interface value.
+type UnsafeFromInterface struct{ Template *TemplateRef }
+
+// CallInterface calls method Method of Interface on an interface value.
+type CallInterface struct {
+	Interface lf.TypeConName
+	Method    string
+}
+
+// FromRequiredInterface is from_required_interface: Some of the value when
+// its template implements Requiring.
+type FromRequiredInterface struct{ Requiring lf.TypeConName }
+
+// UnsafeFromRequiredInterface is unsafe_from_required_interface:
+// arguments the contract id and the value.
+type UnsafeFromRequiredInterface struct{ Required, Requiring lf.TypeConName }
+
+// InterfaceTemplateTypeRep is the type_rep of an interface value's template.
+type InterfaceTemplateTypeRep struct{}
+
+// SignatoryInterface and ObserverInterface are the signatories and
+// observers of the contract an interface value holds.
+type SignatoryInterface struct{}
+
+// ObserverInterface: see SignatoryInterface.
+type ObserverInterface struct{}
+
+// ViewInterface computes the view of an interface value.
+type ViewInterface struct{ Interface lf.TypeConName }
+
+// ChoiceController (2.dev) computes the controllers, or with Observers the
+// choice observers, of a choice of Template (or interface): arguments the
+// contract (or interface value) and the choice argument.
+type ChoiceController struct {
+	Template  lf.TypeConName
+	Choice    string
+	Observers bool
+}
+
+// CreateInterface creates the contract an interface value holds:
+// arguments the value and the token.
+type CreateInterface struct{}
+
+// ExerciseInterface exercises an interface choice: arguments the guard
+// when Guarded, the contract id, the choice argument and the token.
+type ExerciseInterface struct {
+	Interface *InterfaceRef
+	Choice    string
+	Guarded   bool
+}
+
+// FetchInterface fetches a contract as an interface value: arguments the
+// contract id and the token.
+type FetchInterface struct{ Interface *InterfaceRef }
+
+// ExerciseByKey exercises a choice on the contract with a key: arguments
+// the key, the choice argument and the token.
+type ExerciseByKey struct {
+	Template *TemplateRef
+	Choice   string
+}
+
+// FetchByKey fetches the contract with a key: arguments the key and the
+// token; the result is a Tuple2 of its id and argument.
+type FetchByKey struct{ Template *TemplateRef }
+
+// QueryNByKey lists up to n contracts with a key: arguments n, the key and
+// the token.
+type QueryNByKey struct{ Template *TemplateRef }
+
+// LookupByKey (2.dev archives only) looks up the contract id of a key:
+// arguments the key and the token.
+type LookupByKey struct{ Template *TemplateRef }
+
+func (*FromInterface) Arity() int               { return 1 }
+func (*UnsafeFromInterface) Arity() int         { return 2 }
+func (*CallInterface) Arity() int               { return 1 }
+func (*FromRequiredInterface) Arity() int       { return 1 }
+func (*UnsafeFromRequiredInterface) Arity() int { return 2 }
+func (*InterfaceTemplateTypeRep) Arity() int    { return 1 }
+func (*SignatoryInterface) Arity() int          { return 1 }
+func (*ObserverInterface) Arity() int           { return 1 }
+func (*ViewInterface) Arity() int               { return 1 }
+func (*ChoiceController) Arity() int            { return 2 }
+func (*CreateInterface) Arity() int             { return 2 }
+func (o *ExerciseInterface) Arity() int {
+	if o.Guarded {
+		return 4
+	}
+	return 3
+}
+func (*FetchInterface) Arity() int { return 2 }
+func (*ExerciseByKey) Arity() int  { return 3 }
+func (*FetchByKey) Arity() int     { return 2 }
+func (*QueryNByKey) Arity() int    { return 3 }
+func (*LookupByKey) Arity() int    { return 2 }
+
+func (o *FromInterface) String() string { return "from_interface @" + o.Template.Name.String() }
+func (o *UnsafeFromInterface) String() string {
+	return "unsafe_from_interface @" + o.Template.Name.String()
+}
+func (o *CallInterface) String() string {
+	return "call_interface @" + o.Interface.String() + " " + o.Method
+}
+func (o *FromRequiredInterface) String() string {
+	return "from_required_interface @" + o.Requiring.String()
+}
+func (o *UnsafeFromRequiredInterface) String() string {
+	return "unsafe_from_required_interface @" + o.Requiring.String()
+}
+func (*InterfaceTemplateTypeRep) String() string { return "interface_template_type_rep" }
+func (*SignatoryInterface) String() string       { return "signatory_interface" }
+func (*ObserverInterface) String() string        { return "observer_interface" }
+func (o *ViewInterface) String() string          { return "view_interface @" + o.Interface.String() }
+func (o *ChoiceController) String() string {
+	if o.Observers {
+		return "choice_observer @" + o.Template.String() + " " + o.Choice
+	}
+	return "choice_controller @" + o.Template.String() + " " + o.Choice
+}
+func (*CreateInterface) String() string { return "create_interface" }
+func (o *ExerciseInterface) String() string {
+	return "exercise_interface @" + o.Interface.Name.String() + " " + o.Choice
+}
+func (o *FetchInterface) String() string { return "fetch_interface @" + o.Interface.Name.String() }
+func (o *ExerciseByKey) String() string {
+	return "exercise_by_key @" + o.Template.Name.String() + " " + o.Choice
+}
+func (o *FetchByKey) String() string  { return "fetch_by_key @" + o.Template.Name.String() }
+func (o *QueryNByKey) String() string { return "query_n_by_key @" + o.Template.Name.String() }
+func (o *LookupByKey) String() string { return "lookup_by_key @" + o.Template.Name.String() }
+
 func (b *Builtin) Arity() int     { return BuiltinArity(b.Fn) }
 func (o *RecCon) Arity() int      { return len(o.Labels) }
 func (*RecProj) Arity() int       { return 1 }

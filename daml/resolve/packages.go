@@ -16,6 +16,7 @@ type Packages struct {
 	mu          sync.Mutex
 	values      map[string]*TopDef
 	templates   map[string]*TemplateRef
+	interfaces  map[string]*InterfaceRef
 	exceptions  map[string]*exceptionRef
 	identifiers map[string]*value.Identifier
 	records     map[string]*recordInfo
@@ -28,6 +29,7 @@ func NewPackages(pkgs ...*lf.Package) *Packages {
 		pkgs:        make(map[lf.PackageID]*lf.Package, len(pkgs)),
 		values:      map[string]*TopDef{},
 		templates:   map[string]*TemplateRef{},
+		interfaces:  map[string]*InterfaceRef{},
 		exceptions:  map[string]*exceptionRef{},
 		identifiers: map[string]*value.Identifier{},
 		records:     map[string]*recordInfo{},
@@ -278,6 +280,95 @@ func (p *Packages) resolveTemplate(n lf.TypeConName) (*Template, error) {
 		ch, err := p.resolveChoice(def, t.Param, c)
 		if err != nil {
 			return nil, fmt.Errorf("template %s: choice %s: %w", n, c.Name, err)
+		}
+		out.choices[c.Name] = ch
+	}
+	if t.Key != nil {
+		k := &Key{Type: t.Key.Type}
+		if k.Body, err = p.lambda(def+":key", t.Location, this, t.Key.Body); err != nil {
+			return nil, fmt.Errorf("template %s: key: %w", n, err)
+		}
+		const key = " key"
+		body := &lf.EApp{Fun: t.Key.Maintainers, Args: []lf.Expr{&lf.EVar{Name: key}}}
+		if k.Maintainers, err = p.lambda(def+":maintainers", t.Location, []string{key}, body); err != nil {
+			return nil, fmt.Errorf("template %s: key maintainers: %w", n, err)
+		}
+		out.Key = k
+	}
+	if len(t.Implements) > 0 {
+		out.implements = make(map[string]*InterfaceInstance, len(t.Implements))
+	}
+	for _, ii := range t.Implements {
+		idef := def + ":" + ii.Interface.Module.String() + ":" + ii.Interface.Name.String()
+		inst := &InterfaceInstance{Interface: ii.Interface, methods: make(map[string]*Lambda, len(ii.Methods))}
+		if inst.View, err = p.lambda(idef+":view", ii.Location, this, ii.View); err != nil {
+			return nil, fmt.Errorf("template %s: interface instance %s: view: %w", n, ii.Interface, err)
+		}
+		for _, meth := range ii.Methods {
+			if inst.methods[meth.Name], err = p.lambda(idef+":"+meth.Name, ii.Location, this, meth.Value); err != nil {
+				return nil, fmt.Errorf("template %s: interface instance %s: method %s: %w", n, ii.Interface, meth.Name, err)
+			}
+		}
+		out.implements[ii.Interface.String()] = inst
+	}
+	return out, nil
+}
+
+// InterfaceRef is an interface resolved on first use.
+type InterfaceRef struct {
+	Name lf.TypeConName
+	pkgs *Packages
+	once sync.Once
+	i    *Interface
+	err  error
+}
+
+// Get returns the resolved interface.
+func (r *InterfaceRef) Get() (*Interface, error) {
+	r.once.Do(func() { r.i, r.err = r.pkgs.resolveInterface(r.Name) })
+	return r.i, r.err
+}
+
+func (p *Packages) interfaceRef(n lf.TypeConName) *InterfaceRef {
+	key := n.String()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if r := p.interfaces[key]; r != nil {
+		return r
+	}
+	r := &InterfaceRef{Name: n, pkgs: p}
+	p.interfaces[key] = r
+	return r
+}
+
+// Interface returns the resolved interface n.
+func (p *Packages) Interface(n lf.TypeConName) (*Interface, error) { return p.interfaceRef(n).Get() }
+
+// InterfaceRefByID returns the shared reference to the interface id names.
+func (p *Packages) InterfaceRefByID(id *value.Identifier) (*InterfaceRef, error) {
+	n, err := p.typeConName(id)
+	if err != nil {
+		return nil, err
+	}
+	return p.interfaceRef(n), nil
+}
+
+func (p *Packages) resolveInterface(n lf.TypeConName) (*Interface, error) {
+	_, m, err := p.module(n.Package, n.Module.String())
+	if err != nil {
+		return nil, err
+	}
+	i := m.Interface(n.Name.String())
+	if i == nil {
+		return nil, fmt.Errorf("%s is not an interface", n)
+	}
+	def := n.Module.String() + ":" + n.Name.String()
+	out := &Interface{ID: p.identifier(n), Name: n, Requires: i.Requires, View: i.View, Location: i.Location,
+		choices: make(map[string]*Choice, len(i.Choices))}
+	for _, c := range i.Choices {
+		ch, err := p.resolveChoice(def, i.Param, c)
+		if err != nil {
+			return nil, fmt.Errorf("interface %s: choice %s: %w", n, c.Name, err)
 		}
 		out.choices[c.Name] = ch
 	}

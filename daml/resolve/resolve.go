@@ -341,13 +341,34 @@ func (r *resolver) expr(s *scope, e lf.Expr) (Expr, error) {
 		return &Located{Location: &loc, Expr: inner}, nil
 	case *lf.EUpdate:
 		return r.update(s, x.Update)
-	case *lf.EToInterface, *lf.EFromInterface, *lf.EUnsafeFromInterface, *lf.ECallInterface,
-		*lf.EToRequiredInterface, *lf.EFromRequiredInterface, *lf.EUnsafeFromRequiredInterface,
-		*lf.EInterfaceTemplateTypeRep, *lf.ESignatoryInterface, *lf.EObserverInterface,
-		*lf.EViewInterface:
-		return &Unsupported{What: "interfaces"}, nil
-	case *lf.EChoiceController, *lf.EChoiceObserver:
-		return &Unsupported{What: "choice_controller and choice_observer (Daml-LF 2.dev)"}, nil
+	case *lf.EToInterface:
+		// An interface value is the template's payload with its type, as
+		// Speedy's SAnyContract.
+		return r.unary(s, &ToAny{Type: lf.TCon{Con: x.Template}}, x.Expr)
+	case *lf.EFromInterface:
+		return r.unary(s, &FromInterface{Template: r.p.templateRef(x.Template)}, x.Expr)
+	case *lf.EUnsafeFromInterface:
+		return r.call(s, &UnsafeFromInterface{Template: r.p.templateRef(x.Template)}, x.ContractID, x.Expr)
+	case *lf.ECallInterface:
+		return r.unary(s, &CallInterface{Interface: x.Interface, Method: x.Method}, x.Expr)
+	case *lf.EToRequiredInterface:
+		return r.expr(s, x.Expr)
+	case *lf.EFromRequiredInterface:
+		return r.unary(s, &FromRequiredInterface{Requiring: x.Requiring}, x.Expr)
+	case *lf.EUnsafeFromRequiredInterface:
+		return r.call(s, &UnsafeFromRequiredInterface{Required: x.Required, Requiring: x.Requiring}, x.ContractID, x.Expr)
+	case *lf.EInterfaceTemplateTypeRep:
+		return r.unary(s, &InterfaceTemplateTypeRep{}, x.Expr)
+	case *lf.ESignatoryInterface:
+		return r.unary(s, &SignatoryInterface{}, x.Expr)
+	case *lf.EObserverInterface:
+		return r.unary(s, &ObserverInterface{}, x.Expr)
+	case *lf.EViewInterface:
+		return r.unary(s, &ViewInterface{Interface: x.Interface}, x.Expr)
+	case *lf.EChoiceController:
+		return r.call(s, &ChoiceController{Template: x.Template, Choice: x.Choice}, x.Contract, x.ChoiceArg)
+	case *lf.EChoiceObserver:
+		return r.call(s, &ChoiceController{Template: x.Template, Choice: x.Choice, Observers: true}, x.Contract, x.ChoiceArg)
 	case *lf.EExperimental:
 		return &Unsupported{What: "experimental primitive " + x.Name}, nil
 	case nil:
@@ -370,6 +391,15 @@ func (r *resolver) unary(s *scope, op Op, arg lf.Expr) (Expr, error) {
 		return nil, err
 	}
 	return &Call{Op: op, Args: []Expr{a}}, nil
+}
+
+// call applies op to the values of args.
+func (r *resolver) call(s *scope, op Op, args ...lf.Expr) (Expr, error) {
+	as, err := r.exprs(s, args)
+	if err != nil {
+		return nil, err
+	}
+	return &Call{Op: op, Args: as}, nil
 }
 
 // app flattens a chain of applications (through type applications and

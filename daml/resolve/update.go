@@ -21,32 +21,15 @@ func (r *resolver) update(s *scope, u lf.Update) (Expr, error) {
 		}
 		return &App{Fun: &OpRef{Op: &Pure{}}, Args: []Expr{v}}, nil
 	case *lf.UCreate:
-		arg, err := r.expr(s, x.Arg)
-		if err != nil {
-			return nil, err
-		}
-		return &App{Fun: &OpRef{Op: &Create{Template: r.p.templateRef(x.Template)}}, Args: []Expr{arg}}, nil
+		return r.partial(s, &Create{Template: r.p.templateRef(x.Template)}, x.Arg)
 	case *lf.UExercise:
-		args, err := r.exprs(s, []lf.Expr{x.ContractID, x.Arg})
-		if err != nil {
-			return nil, err
-		}
-		op := &Exercise{Template: r.p.templateRef(x.Template), Choice: x.Choice}
-		return &App{Fun: &OpRef{Op: op}, Args: args}, nil
+		return r.partial(s, &Exercise{Template: r.p.templateRef(x.Template), Choice: x.Choice}, x.ContractID, x.Arg)
 	case *lf.UFetch:
-		cid, err := r.expr(s, x.ContractID)
-		if err != nil {
-			return nil, err
-		}
-		return &App{Fun: &OpRef{Op: &Fetch{Template: r.p.templateRef(x.Template)}}, Args: []Expr{cid}}, nil
+		return r.partial(s, &Fetch{Template: r.p.templateRef(x.Template)}, x.ContractID)
 	case *lf.UGetTime:
 		return &OpRef{Op: &GetTime{}}, nil
 	case *lf.ULedgerTimeLT:
-		t, err := r.expr(s, x.Time)
-		if err != nil {
-			return nil, err
-		}
-		return &App{Fun: &OpRef{Op: &LedgerTimeLT{}}, Args: []Expr{t}}, nil
+		return r.partial(s, &LedgerTimeLT{}, x.Time)
 	case *lf.UEmbedExpr:
 		// \token -> e token: e is evaluated when the update runs.
 		return r.closure(s, []string{tokenName}, &lf.EApp{Fun: x.Expr, Args: []lf.Expr{&lf.EVar{Name: tokenName}}})
@@ -54,14 +37,39 @@ func (r *resolver) update(s *scope, u lf.Update) (Expr, error) {
 		return r.block(s, x)
 	case *lf.UTryCatch:
 		return r.tryCatch(s, x)
-	case *lf.UCreateInterface, *lf.UExerciseInterface, *lf.UFetchInterface:
-		return &Unsupported{What: "interface updates"}, nil
-	case *lf.UExerciseByKey, *lf.UFetchByKey, *lf.UQueryNByKey, *lf.ULookupByKey:
-		return &Unsupported{What: "contract keys"}, nil
+	case *lf.UCreateInterface:
+		return r.partial(s, &CreateInterface{}, x.Arg)
+	case *lf.UExerciseInterface:
+		op := &ExerciseInterface{Interface: r.p.interfaceRef(x.Interface), Choice: x.Choice}
+		if x.Guard != nil {
+			op.Guarded = true
+			return r.partial(s, op, x.Guard, x.ContractID, x.Arg)
+		}
+		return r.partial(s, op, x.ContractID, x.Arg)
+	case *lf.UFetchInterface:
+		return r.partial(s, &FetchInterface{Interface: r.p.interfaceRef(x.Interface)}, x.ContractID)
+	case *lf.UExerciseByKey:
+		return r.partial(s, &ExerciseByKey{Template: r.p.templateRef(x.Template), Choice: x.Choice}, x.Key, x.Arg)
+	case *lf.UFetchByKey:
+		return &OpRef{Op: &FetchByKey{Template: r.p.templateRef(x.Template)}}, nil
+	case *lf.UQueryNByKey:
+		return &OpRef{Op: &QueryNByKey{Template: r.p.templateRef(x.Template)}}, nil
+	case *lf.ULookupByKey:
+		return &OpRef{Op: &LookupByKey{Template: r.p.templateRef(x.Template)}}, nil
 	case nil:
 		return nil, fmt.Errorf("missing update")
 	}
 	return nil, fmt.Errorf("unknown update %T", u)
+}
+
+// partial applies update operation op to the values of args, leaving the
+// token: the arguments are evaluated with the update expression.
+func (r *resolver) partial(s *scope, op Op, args ...lf.Expr) (Expr, error) {
+	as, err := r.exprs(s, args)
+	if err != nil {
+		return nil, err
+	}
+	return &App{Fun: &OpRef{Op: op}, Args: as}, nil
 }
 
 // block resolves 'x1 <- u1; …; xn <- un; body' into
