@@ -51,7 +51,7 @@ func (m *Machine) withContract(cid value.ContractID, target targetFunc, k func(m
 			k(m, info)
 			return
 		}
-		m.upgradeContract(cid, info.tmpl.ID, info.tmpl.PackageName, t, info.arg, info.signatories, info.stakeholders, k)
+		m.upgradeContract(cid, info.tmpl.ID, info.tmpl.PackageName, t, info.arg, info.signatories, info.stakeholders, info.key, k)
 		return
 	}
 	if info := u.global[cid]; info != nil {
@@ -70,6 +70,9 @@ func (m *Machine) withContract(cid value.ContractID, target targetFunc, k func(m
 		return
 	}
 	c := u.disclosed[cid]
+	if c == nil {
+		c = u.byKey[cid]
+	}
 	if c == nil && u.ledger != nil {
 		var err error
 		c, err = u.ledger.LookupContract(u.ctx, cid)
@@ -82,14 +85,7 @@ func (m *Machine) withContract(cid value.ContractID, target targetFunc, k func(m
 		m.fail(m.newError(errContractNotFound, "Contract could not be found with id "+string(cid)))
 		return
 	}
-	if !u.inputSet[cid] {
-		if u.inputSet == nil {
-			u.inputSet = map[value.ContractID]bool{}
-		}
-		u.inputSet[cid] = true
-		u.inputs = append(u.inputs, c)
-	}
-	if !m.active(cid, c.TemplateID) {
+	if !m.noteInput(c) || !m.active(cid, c.TemplateID) {
 		return
 	}
 	t := target(m, cid, c.TemplateID)
@@ -99,11 +95,26 @@ func (m *Machine) withContract(cid value.ContractID, target targetFunc, k func(m
 	m.readContract(cid, c, t, k)
 }
 
+// noteInput records a contract read from outside the transaction as one
+// of its inputs, the first time.
+func (m *Machine) noteInput(c *tx.Contract) bool {
+	u := m.upd
+	if u.inputSet[c.ID] {
+		return true
+	}
+	if u.inputSet == nil {
+		u.inputSet = map[value.ContractID]bool{}
+	}
+	u.inputSet[c.ID] = true
+	u.inputs = append(u.inputs, c)
+	return m.readByID(c)
+}
+
 // readContract computes the info of ledger contract c used as template t,
 // checks it against what the ledger stored, caches it and calls k.
 func (m *Machine) readContract(cid value.ContractID, c *tx.Contract, t *resolve.Template, k func(m *Machine, info *contractInfo)) {
 	u := m.upd
-	m.upgradeContract(cid, c.TemplateID, c.PackageName, t, c.Argument, c.Signatories, c.Stakeholders, func(m *Machine, info *contractInfo) {
+	m.upgradeContract(cid, c.TemplateID, c.PackageName, t, c.Argument, c.Signatories, c.Stakeholders, c.Key, func(m *Machine, info *contractInfo) {
 		info.src = c
 		if u.global == nil {
 			u.global = map[value.ContractID]*contractInfo{}
@@ -119,7 +130,7 @@ func (m *Machine) readContract(cid value.ContractID, c *tx.Contract, t *resolve.
 // stakeholders are what they were (when known: signatories nil skips the
 // check) as Canton's checkContractUpgradable does.
 func (m *Machine) upgradeContract(cid value.ContractID, src *value.Identifier, srcName string, t *resolve.Template,
-	arg value.Value, signatories, stakeholders []string, k func(m *Machine, info *contractInfo)) {
+	arg value.Value, signatories, stakeholders []string, key *tx.KeyWithMaintainers, k func(m *Machine, info *contractInfo)) {
 	if src.PackageID != t.ID.PackageID {
 		var ok bool
 		if arg, ok = m.importArg(cid, src, t, arg); !ok {
@@ -127,7 +138,8 @@ func (m *Machine) upgradeContract(cid value.ContractID, src *value.Identifier, s
 		}
 	}
 	m.uncatchableInfo(t, arg, func(m *Machine, info *contractInfo) {
-		if signatories != nil && (!equalSets(info.signatories, signatories) || !equalSets(info.stakeholders, stakeholders) || srcName != t.PackageName) {
+		if signatories != nil && (!equalSets(info.signatories, signatories) || !equalSets(info.stakeholders, stakeholders) ||
+			srcName != t.PackageName || !sameKey(key, info.key)) {
 			m.fail(m.newError(errUpgradeValidation, fmt.Sprintf("%sValidation fails when trying to upgrade the contract %s from %s to %s\n"+
 				"Verify that neither the signatories, nor the observers, nor the contract key, nor the key's maintainers, nor the package name have changed\n"+
 				"original package name is %s\noriginal signatories are %s\noriginal observers are %s\n"+
@@ -139,6 +151,16 @@ func (m *Machine) upgradeContract(cid value.ContractID, src *value.Identifier, s
 		}
 		k(m, info)
 	})
+}
+
+// sameKey reports whether a recomputed key is the one the ledger stored:
+// same hash (hence value) and maintainers. A ledger that stores no key
+// for a keyed template is not checked.
+func sameKey(stored, recomputed *tx.KeyWithMaintainers) bool {
+	if stored == nil {
+		return true
+	}
+	return recomputed != nil && stored.Hash == recomputed.Hash && equalSets(stored.Maintainers, recomputed.Maintainers)
 }
 
 // importArg converts the argument of a contract of template src to the

@@ -60,7 +60,35 @@ type CreateAndExerciseCommand struct {
 	ChoiceArgument value.Value
 }
 
+// ExerciseByKeyCommand exercises Choice on the contract of Template whose
+// key is Key (a value of the template's key type).
+type ExerciseByKeyCommand struct {
+	Template *value.Identifier
+	Key      value.Value
+	Choice   string
+	Argument value.Value
+}
+
+// FetchByKeyCommand fetches the contract of Template with Key, as Canton's
+// engine command FetchByKey: a fetch node by key, or CONTRACT_KEY_NOT_FOUND.
+type FetchByKeyCommand struct {
+	Template *value.Identifier
+	Key      value.Value
+}
+
+// LookupByKeyCommand looks up the contract of Template with Key: a
+// QueryByKey node, whether found or not. (Canton 3.5's engine has no such
+// command; it is the lookup_by_key of Daml-LF 2.dev archives, run as a
+// command.)
+type LookupByKeyCommand struct {
+	Template *value.Identifier
+	Key      value.Value
+}
+
 func (*CreateCommand) isCommand()            {}
+func (*ExerciseByKeyCommand) isCommand()     {}
+func (*FetchByKeyCommand) isCommand()        {}
+func (*LookupByKeyCommand) isCommand()       {}
 func (*ExerciseCommand) isCommand()          {}
 func (*CreateAndExerciseCommand) isCommand() {}
 
@@ -180,6 +208,8 @@ func txVersion(nodes []tx.Node) string {
 			if x.Version == tx.VersionWithKey {
 				return tx.VersionWithKey
 			}
+		case *tx.QueryByKey:
+			return tx.VersionWithKey
 		}
 	}
 	return tx.VersionNoKey
@@ -266,8 +296,46 @@ func (e *Engine) runCommand(m *Machine, cmd Command) error {
 		_, err = m.runApply(&Function{op: &resolve.Exercise{Template: ref, Choice: c.Choice}, arity: 3},
 			[]value.Value{cid, c.ChoiceArgument, token})
 		return err
+	case *ExerciseByKeyCommand:
+		ref, err := e.keyedTemplate(m, c.Template)
+		if err != nil {
+			return err
+		}
+		if t, _ := ref.Get(); t.Choice(c.Choice) == nil {
+			return m.newError(errCommand, fmt.Sprintf("template %s has no choice %s", c.Template, c.Choice))
+		}
+		_, err = m.runApply(&Function{op: &resolve.ExerciseByKey{Template: ref, Choice: c.Choice}, arity: 3},
+			[]value.Value{c.Key, c.Argument, token})
+		return err
+	case *FetchByKeyCommand:
+		ref, err := e.keyedTemplate(m, c.Template)
+		if err != nil {
+			return err
+		}
+		_, err = m.runApply(&Function{op: &resolve.FetchByKey{Template: ref}, arity: 2}, []value.Value{c.Key, token})
+		return err
+	case *LookupByKeyCommand:
+		ref, err := e.keyedTemplate(m, c.Template)
+		if err != nil {
+			return err
+		}
+		_, err = m.runApply(&Function{op: &resolve.LookupByKey{Template: ref}, arity: 2}, []value.Value{c.Key, token})
+		return err
 	}
 	return m.newError(errCommand, fmt.Sprintf("unknown command %T", cmd))
+}
+
+// keyedTemplate returns the template of a by-key command, which must have a
+// key.
+func (e *Engine) keyedTemplate(m *Machine, id *value.Identifier) (*resolve.TemplateRef, error) {
+	ref, err := e.template(m, id)
+	if err != nil {
+		return nil, err
+	}
+	if t, _ := ref.Get(); t.Key == nil {
+		return nil, m.newError(errCommand, fmt.Sprintf("template %s has no contract key", id))
+	}
+	return ref, nil
 }
 
 // isInterface reports whether id names an interface of a loaded package.

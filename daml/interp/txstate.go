@@ -236,6 +236,10 @@ func (u *updateState) recordCreate(cid value.ContractID, id tx.NodeID, info *con
 	}
 	u.local[cid] = info
 	u.log(effect{kind: effectCreated, cid: cid, node: id})
+	if info.key != nil {
+		u.keys.addLocal(info.key.Hash, cid)
+		u.log(effect{kind: effectKeyAdded, key: info.key.Hash})
+	}
 }
 
 // recordConsume records that node id consumed cid.

@@ -69,8 +69,10 @@ type updateState struct {
 	keys       keyState
 
 	disclosed map[value.ContractID]*tx.Contract
-	inputs    []*tx.Contract
-	inputSet  map[value.ContractID]bool
+	// byKey are the contracts the ledger returned for key queries.
+	byKey    map[value.ContractID]*tx.Contract
+	inputs   []*tx.Contract
+	inputSet map[value.ContractID]bool
 
 	dependsOnTime bool
 	minTime       value.Timestamp
@@ -189,8 +191,8 @@ func (m *Machine) update(op resolve.Op, args []value.Value) {
 	}
 }
 
-// contractInfo evaluates the template's ensure, signatories and observers
-// on a contract argument, then calls k. A precondition that is False fails
+// contractInfo evaluates the template's ensure, signatories, observers and
+// key with its maintainers on a contract argument, then calls k. A precondition that is False fails
 // with TEMPLATE_PRECONDITION_VIOLATED; one that throws (as damlc compiles
 // ensure clauses) fails with the exception.
 func (m *Machine) contractInfo(t *resolve.Template, arg value.Value, k func(m *Machine, info *contractInfo)) {
@@ -215,7 +217,23 @@ func (m *Machine) contractInfo(t *resolve.Template, arg value.Value, k func(m *M
 				}
 				info.observers = obs
 				info.stakeholders = union(sigs, obs)
-				k(m, info)
+				if t.Key == nil {
+					k(m, info)
+					return
+				}
+				m.then(func(m *Machine, key value.Value) {
+					m.then(func(m *Machine, v value.Value) {
+						maintainers, ok := m.parties(v, "key maintainers")
+						if !ok {
+							return
+						}
+						if info.key, ok = m.globalKey(t, key, maintainers); ok {
+							k(m, info)
+						}
+					})
+					m.enter(t.Key.Maintainers, nil, []value.Value{key})
+				})
+				m.enter(t.Key.Body, nil, args)
 			})
 			m.enter(t.Observers, nil, args)
 		})
@@ -269,6 +287,11 @@ func (m *Machine) create(t *resolve.Template, arg value.Value) {
 			m.fail(err)
 			return
 		}
+		if info.key != nil && len(info.key.Maintainers) == 0 {
+			m.fail(m.newError(errCreateEmptyMaintainers, fmt.Sprintf("%sUpdate failed due to a contract key with an empty set of maintainers when creating %s with %s\nThe computed key is %s",
+				interpretationError, prettyID(t.ID), arg, info.key.Key)))
+			return
+		}
 		seed, err := u.nextSeed()
 		if err != nil {
 			m.fail(m.newError(errInternal, err.Error()))
@@ -283,6 +306,7 @@ func (m *Machine) create(t *resolve.Template, arg value.Value) {
 			Argument:     arg,
 			Signatories:  info.signatories,
 			Stakeholders: info.stakeholders,
+			Key:          info.key,
 			Version:      nodeVersion(t),
 		})
 		u.seeds = append(u.seeds, tx.NodeSeed{Node: id, Seed: seed})
@@ -295,6 +319,11 @@ func (m *Machine) create(t *resolve.Template, arg value.Value) {
 		}
 		if len(info.signatories) == 0 {
 			m.fail(m.authError(fmt.Sprintf("node %s (%s) has no signatories", nodeIDText(id), t.ID)))
+			return
+		}
+		if info.key != nil && !subset(info.key.Maintainers, info.signatories) {
+			m.fail(m.authError(fmt.Sprintf("node %s (%s) has maintainers %s which are not a subset of the signatories %s",
+				nodeIDText(id), t.ID, strings.Join(info.key.Maintainers, ","), scalaSet("TreeSet", info.signatories))))
 			return
 		}
 		if u.local[cid] != nil || u.global[cid] != nil || u.inputSet[cid] {

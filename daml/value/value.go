@@ -282,3 +282,20 @@ func (a *Any) String() string { return "to_any @" + a.Type.String() + " " + a.Va
 type TypeRep struct{ Type lf.Type }
 
 func (t TypeRep) String() string { return "type_rep @" + t.Type.String() }
+
+// Terse renders v as String does but without the type constructor of a
+// record, variant or enum at the top (Canton's prettyValue(verbose =
+// false)), as Canton's key messages print keys.
+func Terse(v Value) string {
+	switch x := v.(type) {
+	case *Record:
+		var b strings.Builder
+		writeFields(&b, x.Fields)
+		return b.String()
+	case *Variant:
+		return x.Constructor + "(" + x.Value.String() + ")"
+	case *Enum:
+		return x.Constructor
+	}
+	return v.String()
+}
