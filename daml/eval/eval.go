@@ -102,78 +102,17 @@ func FindValue(dar *archive.Dar, ref string) (*lf.Package, *lf.Module, *lf.Value
 // through foralls (when the parameter does not use their variables) and
 // synonyms.
 func splitArrow(pkgs *resolve.Packages, t lf.Type) (param, result lf.Type, ok bool) {
-	t = expand(pkgs, t)
+	t = pkgs.Expand(t)
 	for {
 		f, isForall := t.(lf.TForall)
 		if !isForall {
 			break
 		}
-		t = expand(pkgs, f.Body)
+		t = pkgs.Expand(f.Body)
 	}
 	head, args := lf.SplitApp(t)
 	if b, isB := head.(lf.TBuiltin); !isB || b.Builtin != lf.BuiltinArrow || len(args) != 2 {
 		return nil, nil, false
 	}
 	return args[0], args[1], true
-}
-
-// expand replaces a type synonym at the head of t by its definition.
-func expand(pkgs *resolve.Packages, t lf.Type) lf.Type {
-	for i := 0; i < 100; i++ {
-		s, ok := t.(lf.TSyn)
-		if !ok {
-			return t
-		}
-		pkg := pkgs.Package(s.Syn.Package)
-		if pkg == nil {
-			return t
-		}
-		m := pkg.Module(s.Syn.Module.String())
-		if m == nil {
-			return t
-		}
-		def := m.Synonym(s.Syn.Name.String())
-		if def == nil || len(def.Params) != len(s.Args) {
-			return t
-		}
-		sub := map[string]lf.Type{}
-		for i, p := range def.Params {
-			sub[p.Name] = s.Args[i]
-		}
-		t = substitute(def.Type, sub)
-	}
-	return t
-}
-
-// substitute replaces type variables by sub.
-func substitute(t lf.Type, sub map[string]lf.Type) lf.Type {
-	switch x := t.(type) {
-	case lf.TVar:
-		if r, ok := sub[x.Name]; ok {
-			return r
-		}
-	case lf.TApp:
-		return lf.TApp{Fun: substitute(x.Fun, sub), Arg: substitute(x.Arg, sub)}
-	case lf.TSyn:
-		args := make([]lf.Type, len(x.Args))
-		for i, a := range x.Args {
-			args[i] = substitute(a, sub)
-		}
-		return lf.TSyn{Syn: x.Syn, Args: args}
-	case lf.TStruct:
-		fs := make([]lf.Field, len(x.Fields))
-		for i, f := range x.Fields {
-			fs[i] = lf.Field{Name: f.Name, Type: substitute(f.Type, sub)}
-		}
-		return lf.TStruct{Fields: fs}
-	case lf.TForall:
-		inner := map[string]lf.Type{}
-		for k, v := range sub {
-			if k != x.Var.Name {
-				inner[k] = v
-			}
-		}
-		return lf.TForall{Var: x.Var, Body: substitute(x.Body, inner)}
-	}
-	return t
 }

@@ -14,7 +14,7 @@ import (
 // fromJSON reads raw as a value of type t; path names the argument in
 // errors ("argument 1.owner").
 func fromJSON(pkgs *resolve.Packages, t lf.Type, raw json.RawMessage, path string) (value.Value, error) {
-	t = expand(pkgs, t)
+	t = pkgs.Expand(t)
 	bad := func(want string) error {
 		return fmt.Errorf("%s: want %s, got %s", path, want, abbreviate(raw))
 	}
@@ -182,7 +182,7 @@ func dataFromJSON(pkgs *resolve.Packages, con lf.TypeConName, targs []lf.Type, r
 		}
 		r := &value.Record{TypeCon: id}
 		for _, f := range d.Fields {
-			ft := expand(pkgs, substitute(f.Type, sub))
+			ft := pkgs.Expand(resolve.Substitute(f.Type, sub))
 			fr, present := obj[f.Name]
 			delete(obj, f.Name)
 			if !present {
@@ -215,7 +215,7 @@ func dataFromJSON(pkgs *resolve.Packages, con lf.TypeConName, targs []lf.Type, r
 				if obj.Value == nil {
 					obj.Value = json.RawMessage("{}")
 				}
-				v, err := fromJSON(pkgs, substitute(f.Type, sub), obj.Value, path+"."+f.Name)
+				v, err := fromJSON(pkgs, resolve.Substitute(f.Type, sub), obj.Value, path+"."+f.Name)
 				if err != nil {
 					return nil, err
 				}

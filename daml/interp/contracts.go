@@ -163,14 +163,6 @@ func sameKey(stored, recomputed *tx.KeyWithMaintainers) bool {
 	return recomputed != nil && stored.Hash == recomputed.Hash && equalSets(stored.Maintainers, recomputed.Maintainers)
 }
 
-// importArg converts the argument of a contract of template src to the
-// type of template t of another package.
-func (m *Machine) importArg(cid value.ContractID, src *value.Identifier, t *resolve.Template, arg value.Value) (value.Value, bool) {
-	m.fail(m.newError(errUnsupported, fmt.Sprintf("Interpretation error: contract %s is of template %s; using it as %s (a package upgrade) is not supported by this interpreter yet",
-		cid, src, t.ID)))
-	return nil, false
-}
-
 // active fails with CONTRACT_NOT_ACTIVE when the transaction consumed cid
 // and with CONTRACT_NOT_FOUND when it created cid in a try block that was
 // rolled back (Speedy's ensureContractActive).

@@ -8,6 +8,7 @@ import (
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/daml/resolve"
 	"github.com/ledger-cli/ledger/daml/tx"
+	"github.com/ledger-cli/ledger/daml/upgrade"
 	"github.com/ledger-cli/ledger/daml/value"
 )
 
@@ -17,12 +18,32 @@ import (
 type Engine struct {
 	pkgs   *resolve.Packages
 	limits Limits
+	// preferred is the package of each package name that commands and
+	// interface fetches use by default: the highest version loaded.
+	preferred map[string]lf.PackageID
 }
 
 // NewEngine returns an engine over pkgs with default limits for every
 // evaluation (each call may override them).
 func NewEngine(pkgs *resolve.Packages, limits Limits) *Engine {
-	return &Engine{pkgs: pkgs, limits: limits}
+	e := &Engine{pkgs: pkgs, limits: limits, preferred: map[string]lf.PackageID{}}
+	for _, p := range pkgs.Packages() {
+		cur := pkgs.Package(e.preferred[p.Name])
+		if cur == nil || upgrade.CompareVersions(p.Version, cur.Version) > 0 ||
+			upgrade.CompareVersions(p.Version, cur.Version) == 0 && p.ID < cur.ID {
+			e.preferred[p.Name] = p.ID
+		}
+	}
+	return e
+}
+
+// PreferredPackage returns the package a reference by package name
+// ("#name:Module:Entity") resolves to when the submission states no
+// preference: the highest version of the name among the engine's packages,
+// as Canton picks among vetted packages.
+func (e *Engine) PreferredPackage(name string) (lf.PackageID, bool) {
+	id, ok := e.preferred[name]
+	return id, ok
 }
 
 // Packages returns the engine's packages.
@@ -32,7 +53,12 @@ func (e *Engine) Packages() *resolve.Packages { return e.pkgs }
 // *CreateAndExerciseCommand. Arguments are typed values (records of the
 // template's and choice's argument types), as the typed JSON codec builds
 // them.
-type Command interface{ isCommand() }
+type Command interface {
+	// named is the template (or interface) the command names.
+	named() *value.Identifier
+	// renamed returns a copy naming id instead.
+	renamed(id *value.Identifier) Command
+}
 
 // CreateCommand creates a contract of Template.
 type CreateCommand struct {
@@ -85,12 +111,19 @@ type LookupByKeyCommand struct {
 	Key      value.Value
 }
 
-func (*CreateCommand) isCommand()            {}
-func (*ExerciseByKeyCommand) isCommand()     {}
-func (*FetchByKeyCommand) isCommand()        {}
-func (*LookupByKeyCommand) isCommand()       {}
-func (*ExerciseCommand) isCommand()          {}
-func (*CreateAndExerciseCommand) isCommand() {}
+func (c *CreateCommand) named() *value.Identifier            { return c.Template }
+func (c *ExerciseCommand) named() *value.Identifier          { return c.Template }
+func (c *CreateAndExerciseCommand) named() *value.Identifier { return c.Template }
+func (c *ExerciseByKeyCommand) named() *value.Identifier     { return c.Template }
+func (c *FetchByKeyCommand) named() *value.Identifier        { return c.Template }
+func (c *LookupByKeyCommand) named() *value.Identifier       { return c.Template }
+
+func (c CreateCommand) renamed(id *value.Identifier) Command            { c.Template = id; return &c }
+func (c ExerciseCommand) renamed(id *value.Identifier) Command          { c.Template = id; return &c }
+func (c CreateAndExerciseCommand) renamed(id *value.Identifier) Command { c.Template = id; return &c }
+func (c ExerciseByKeyCommand) renamed(id *value.Identifier) Command     { c.Template = id; return &c }
+func (c FetchByKeyCommand) renamed(id *value.Identifier) Command        { c.Template = id; return &c }
+func (c LookupByKeyCommand) renamed(id *value.Identifier) Command       { c.Template = id; return &c }
 
 // Submission is what interpreting a list of commands needs.
 type Submission struct {
@@ -115,6 +148,12 @@ type Submission struct {
 	// StateMode is how rollbacks treat the contract state: Canton 3.5's
 	// (the default) or 3.4's.
 	StateMode StateMode
+	// PackagePreference names, for some package names, the version to use
+	// (Canton's package_id_selection_preference): for commands whose
+	// template or interface is named by package name ("#name"), and for
+	// contracts used through an interface, which run with the preferred
+	// version of their package. Other names use PreferredPackage.
+	PackagePreference []lf.PackageID
 }
 
 // Result is an interpreted submission.
@@ -170,6 +209,15 @@ func (e *Engine) Submit(ctx context.Context, s *Submission, ledger Ledger) (*Res
 			u.disclosed[c.ID] = c
 		}
 	}
+	if len(s.PackagePreference) > 0 {
+		u.preferred = make(map[string]lf.PackageID, len(s.PackagePreference))
+		for _, id := range s.PackagePreference {
+			if p := e.pkgs.Package(id); p != nil {
+				u.preferred[p.Name] = id
+			}
+		}
+	}
+	u.engine = e
 	m.upd = u
 	for i, cmd := range s.Commands {
 		if err := e.runCommand(m, cmd); err != nil {
@@ -237,6 +285,10 @@ func (e *Engine) checkArgument(m *Machine, what string, v value.Value, want *val
 }
 
 func (e *Engine) runCommand(m *Machine, cmd Command) error {
+	cmd, err := e.resolveCommand(m, cmd)
+	if err != nil {
+		return err
+	}
 	switch c := cmd.(type) {
 	case *CreateCommand:
 		ref, err := e.template(m, c.Template)
@@ -323,6 +375,20 @@ func (e *Engine) runCommand(m *Machine, cmd Command) error {
 		return err
 	}
 	return m.newError(errCommand, fmt.Sprintf("unknown command %T", cmd))
+}
+
+// resolveCommand returns cmd with a template or interface named by
+// package name ("#name:Module:Entity") resolved to a package id.
+func (e *Engine) resolveCommand(m *Machine, cmd Command) (Command, error) {
+	id := cmd.named()
+	if id == nil || !strings.HasPrefix(id.PackageID, "#") {
+		return cmd, nil
+	}
+	id, err := e.resolveRef(m, id)
+	if err != nil {
+		return nil, err
+	}
+	return cmd.renamed(id), nil
 }
 
 // keyedTemplate returns the template of a by-key command, which must have a

@@ -116,6 +116,7 @@ const (
 	errInconsistentKey
 	errUpgradeTranslation
 	errPackageName
+	errPackageNotFound
 )
 
 // Canton's error categories (ErrorCategory.asInt).
@@ -164,6 +165,7 @@ var errIDs = map[errKind]struct {
 	errInconsistentKey:           {"INCONSISTENT_CONTRACT_KEY", categoryInvalidGiven},
 	errUpgradeTranslation:        {"INTERPRETATION_UPGRADE_ERROR_TRANSLATION_FAILED", categoryInvalidIndependent},
 	errPackageName:               {"UNRESOLVED_PACKAGE_NAME", categoryResourceMissing},
+	errPackageNotFound:           {"PACKAGE_NOT_FOUND", categoryResourceMissing},
 }
 
 // interpretationError is the prefix of Canton's interpretation errors

@@ -205,17 +205,6 @@ func asInterface(i *resolve.Interface) targetFunc {
 	}
 }
 
-// contractTemplate returns the template a contract of template src is
-// used as when the code does not name one (through an interface).
-func (m *Machine) contractTemplate(src *value.Identifier) *resolve.Template {
-	t, err := m.pkgs.TemplateByID(src)
-	if err != nil {
-		m.fail(m.newError(errInternal, fmt.Sprintf("template of contract: %v", err)))
-		return nil
-	}
-	return t
-}
-
 // interfaceUpdate runs the interface updates; the last argument is the
 // token.
 func (m *Machine) interfaceUpdate(op resolve.Op, args []value.Value) {

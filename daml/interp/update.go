@@ -48,6 +48,9 @@ type updateState struct {
 	txSeed          *tx.Hash
 	rootSeeds       []tx.Hash
 	mode            StateMode
+	engine          *Engine
+	// preferred overrides the engine's preferred packages by name.
+	preferred map[string]lf.PackageID
 
 	nodes []tx.Node
 	seeds []tx.NodeSeed
