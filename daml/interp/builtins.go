@@ -44,15 +44,10 @@ func DevOnly(f lf.BuiltinFunction) bool {
 	return false
 }
 
-// Implemented reports whether this interpreter evaluates a builtin. The
-// stable builtins it does not are the secp256k1 signature checks, which
-// need a secp256k1 implementation (issue 16), and the dev-only ones.
+// Implemented reports whether this interpreter evaluates a builtin: every
+// stable one and, of the dev-only ones, TYPE_REP_TYCON_NAME.
 func Implemented(f lf.BuiltinFunction) bool {
-	switch f {
-	case lf.BuiltinSecp256k1Bool, lf.BuiltinSecp256k1WithECDSABool, lf.BuiltinSecp256k1ValidateKey:
-		return false
-	}
-	return !DevOnly(f)
+	return !DevOnly(f) || f == lf.BuiltinTypeRepTyConName
 }
 
 // litText renders a builtin's argument in an ArithmeticError message as
@@ -218,6 +213,16 @@ func (m *Machine) builtin(f lf.BuiltinFunction, args []value.Value) {
 		h := sha3.NewLegacyKeccak256()
 		h.Write(b)
 		m.val = value.Text(hex.EncodeToString(h.Sum(nil)))
+	case lf.BuiltinTypeRepTyConName:
+		// Speedy's SBTypeRepTyConName: the identifier, for a type constructor.
+		tc, ok := args[0].(value.TypeRep).Type.(lf.TCon)
+		m.val = optional(value.Text(tc.Con.String()), ok)
+	case lf.BuiltinSecp256k1Bool:
+		m.secp256k1Verify(args, true)
+	case lf.BuiltinSecp256k1WithECDSABool:
+		m.secp256k1Verify(args, false)
+	case lf.BuiltinSecp256k1ValidateKey:
+		m.secp256k1ValidateKey(string(args[0].(value.Text)))
 	case lf.BuiltinHexToText:
 		s := string(args[0].(value.Text))
 		b, ok := decodeHex(s)

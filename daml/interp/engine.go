@@ -163,7 +163,9 @@ type Result struct {
 	// disclosed contracts, in the order first read.
 	Inputs []*tx.Contract
 	// DependsOnTime is set when the commands read the ledger time;
-	// TimeBounds then says for which ledger times the transaction holds.
+	// TimeBounds then says for which ledger times the transaction holds: the
+	// min and max ledger effective times of a prepared transaction's
+	// metadata, each nil when unconstrained.
 	DependsOnTime bool
 	TimeBounds    tx.TimeBounds
 	// Steps is the number of machine steps taken.
@@ -233,9 +235,13 @@ func (e *Engine) Submit(ctx context.Context, s *Submission, ledger Ledger) (*Res
 		DependsOnTime: u.dependsOnTime,
 		Steps:         m.steps,
 	}
-	if u.dependsOnTime {
-		lo, hi := u.minTime, u.maxTime
-		res.TimeBounds = tx.TimeBounds{Min: &lo, Max: &hi}
+	// As Canton's LedgerTimeBoundaries: a bound at the end of the time
+	// range is no constraint.
+	if lo := u.minTime; lo != value.MinTimestamp {
+		res.TimeBounds.Min = &lo
+	}
+	if hi := u.maxTime; hi != value.MaxTimestamp {
+		res.TimeBounds.Max = &hi
 	}
 	return res, nil
 }
