@@ -8,19 +8,28 @@ import (
 	"github.com/ledger-cli/ledger/daml/value"
 )
 
-// targetFunc chooses the template a contract is used as, given the
-// template it was created with: the template the code names when it
-// fetches or exercises by template, the contract's own template (or the
-// preferred version of its package) when it goes through an interface. It
-// returns nil after failing the machine when the contract cannot be used
-// so.
-type targetFunc func(m *Machine, cid value.ContractID, src *value.Identifier) *resolve.Template
+// target chooses the template a contract is used as, given the template
+// it was created with: the template the code names when it fetches or
+// exercises by template (tmpl), the contract's own template (or the
+// preferred version of its package) when it goes through an interface
+// (iface).
+type target struct {
+	tmpl  *resolve.Template
+	iface *resolve.Interface
+}
 
-// asTemplate is the target of a fetch or exercise by template: t, if the
-// contract's template has the same module and name (Canton compares
-// qualified names; the package may differ by an upgrade).
-func asTemplate(t *resolve.Template) targetFunc {
-	return func(m *Machine, cid value.ContractID, src *value.Identifier) *resolve.Template {
+// asTemplate is the target of a fetch or exercise by template.
+func asTemplate(t *resolve.Template) target { return target{tmpl: t} }
+
+// asInterface is the target of a fetch or exercise through interface i.
+func asInterface(i *resolve.Interface) target { return target{iface: i} }
+
+// pick returns the template to use a contract of template src as, or nil
+// after failing the machine when it cannot be used so: a template must
+// have src's module and name (Canton compares qualified names; the package
+// may differ by an upgrade), an interface must be implemented.
+func (tg target) pick(m *Machine, cid value.ContractID, src *value.Identifier) *resolve.Template {
+	if t := tg.tmpl; t != nil {
 		if src.ModuleName == t.ID.ModuleName && src.EntityName == t.ID.EntityName {
 			return t
 		}
@@ -28,6 +37,17 @@ func asTemplate(t *resolve.Template) targetFunc {
 			interpretationError, cid, prettyID(t.ID), prettyID(src))))
 		return nil
 	}
+	t := m.contractTemplate(src)
+	if t == nil {
+		return nil
+	}
+	if t.Implements(tg.iface.Name) == nil {
+		m.fail(m.newError(errDoesNotImplement, fmt.Sprintf("%sUpdate failed due to contract %s not implementing an interface\n"+
+			"Expected contract to implement interface %s but contract has type %s",
+			interpretationError, cid, prettyID(tg.iface.ID), prettyID(t.ID))))
+		return nil
+	}
+	return t
 }
 
 // withContract finds contract cid — created by this transaction, already
@@ -37,13 +57,13 @@ func asTemplate(t *resolve.Template) targetFunc {
 // its info recomputed and compared with what the ledger stored, as Canton
 // does for every input contract; the computation may not throw an
 // exception a handler catches.
-func (m *Machine) withContract(cid value.ContractID, target targetFunc, k func(m *Machine, info *contractInfo)) {
+func (m *Machine) withContract(cid value.ContractID, target target, k func(m *Machine, info *contractInfo)) {
 	u := m.upd
 	if info := u.local[cid]; info != nil {
 		if !m.active(cid, info.tmpl.ID) {
 			return
 		}
-		t := target(m, cid, info.tmpl.ID)
+		t := target.pick(m, cid, info.tmpl.ID)
 		if t == nil {
 			return
 		}
@@ -51,14 +71,16 @@ func (m *Machine) withContract(cid value.ContractID, target targetFunc, k func(m
 			k(m, info)
 			return
 		}
-		m.upgradeContract(cid, info.tmpl.ID, info.tmpl.PackageName, t, info.arg, info.signatories, info.stakeholders, info.key, k)
+		c := &tx.Contract{ID: cid, PackageName: info.tmpl.PackageName, TemplateID: info.tmpl.ID, Argument: info.arg,
+			Signatories: info.signatories, Stakeholders: info.stakeholders, Key: info.key}
+		m.readContract(cid, c, t, false, k)
 		return
 	}
 	if info := u.global[cid]; info != nil {
 		if !m.active(cid, info.tmpl.ID) {
 			return
 		}
-		t := target(m, cid, info.src.TemplateID)
+		t := target.pick(m, cid, info.src.TemplateID)
 		if t == nil {
 			return
 		}
@@ -66,7 +88,7 @@ func (m *Machine) withContract(cid value.ContractID, target targetFunc, k func(m
 			k(m, info)
 			return
 		}
-		m.readContract(cid, info.src, t, k)
+		m.readContract(cid, info.src, t, true, k)
 		return
 	}
 	c := u.disclosed[cid]
@@ -88,11 +110,11 @@ func (m *Machine) withContract(cid value.ContractID, target targetFunc, k func(m
 	if !m.noteInput(c) || !m.active(cid, c.TemplateID) {
 		return
 	}
-	t := target(m, cid, c.TemplateID)
+	t := target.pick(m, cid, c.TemplateID)
 	if t == nil {
 		return
 	}
-	m.readContract(cid, c, t, k)
+	m.readContract(cid, c, t, true, k)
 }
 
 // noteInput records a contract read from outside the transaction as one
@@ -110,44 +132,38 @@ func (m *Machine) noteInput(c *tx.Contract) bool {
 	return m.readByID(c)
 }
 
-// readContract computes the info of ledger contract c used as template t,
-// checks it against what the ledger stored, caches it and calls k.
-func (m *Machine) readContract(cid value.ContractID, c *tx.Contract, t *resolve.Template, k func(m *Machine, info *contractInfo)) {
-	u := m.upd
-	m.upgradeContract(cid, c.TemplateID, c.PackageName, t, c.Argument, c.Signatories, c.Stakeholders, c.Key, func(m *Machine, info *contractInfo) {
-		info.src = c
-		if u.global == nil {
-			u.global = map[value.ContractID]*contractInfo{}
-		}
-		u.global[cid] = info
-		k(m, info)
-	})
-}
-
-// upgradeContract computes the contract info of a contract of template src
-// (package srcName) used as template t, its argument converted to t's
-// type when the packages differ, and checks that signatories and
-// stakeholders are what they were (when known: signatories nil skips the
-// check) as Canton's checkContractUpgradable does.
-func (m *Machine) upgradeContract(cid value.ContractID, src *value.Identifier, srcName string, t *resolve.Template,
-	arg value.Value, signatories, stakeholders []string, key *tx.KeyWithMaintainers, k func(m *Machine, info *contractInfo)) {
-	if src.PackageID != t.ID.PackageID {
+// readContract computes the info of contract c used as template t — its
+// argument converted to t's type when the packages differ —, checks that
+// signatories, stakeholders, key and package name are what they were (when
+// known: Signatories nil skips the check) as Canton's
+// checkContractUpgradable does, caches it (when c was read from outside the
+// transaction: cache) and calls k.
+func (m *Machine) readContract(cid value.ContractID, c *tx.Contract, t *resolve.Template, cache bool, k func(m *Machine, info *contractInfo)) {
+	arg := c.Argument
+	if c.TemplateID.PackageID != t.ID.PackageID {
 		var ok bool
-		if arg, ok = m.importArg(cid, src, t, arg); !ok {
+		if arg, ok = m.importArg(cid, c.TemplateID, t, arg); !ok {
 			return
 		}
 	}
-	m.uncatchableInfo(t, arg, func(m *Machine, info *contractInfo) {
-		if signatories != nil && (!equalSets(info.signatories, signatories) || !equalSets(info.stakeholders, stakeholders) ||
-			srcName != t.PackageName || !sameKey(key, info.key)) {
+	m.contractInfo(t, arg, false, func(m *Machine, info *contractInfo) {
+		if c.Signatories != nil && (!equalSets(info.signatories, c.Signatories) || !equalSets(info.stakeholders, c.Stakeholders) ||
+			c.PackageName != t.PackageName || !sameKey(c.Key, info.key)) {
 			m.fail(m.newError(errUpgradeValidation, fmt.Sprintf("%sValidation fails when trying to upgrade the contract %s from %s to %s\n"+
 				"Verify that neither the signatories, nor the observers, nor the contract key, nor the key's maintainers, nor the package name have changed\n"+
 				"original package name is %s\noriginal signatories are %s\noriginal observers are %s\n"+
 				"target package name is %s\nrecomputed signatories are %s\nrecomputed observers are %s",
-				interpretationError, cid, prettyID(src), prettyID(t.ID),
-				srcName, prettyParties(signatories), prettyParties(difference(stakeholders, signatories)),
+				interpretationError, cid, prettyID(c.TemplateID), prettyID(t.ID),
+				c.PackageName, prettyParties(c.Signatories), prettyParties(difference(c.Stakeholders, c.Signatories)),
 				t.PackageName, prettyParties(info.signatories), prettyParties(difference(info.stakeholders, info.signatories)))))
 			return
+		}
+		if cache {
+			info.src = c
+			if m.upd.global == nil {
+				m.upd.global = map[value.ContractID]*contractInfo{}
+			}
+			m.upd.global[cid] = info
 		}
 		k(m, info)
 	})

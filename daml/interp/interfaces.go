@@ -187,24 +187,6 @@ func (m *Machine) choiceController(o *resolve.ChoiceController, args []value.Val
 // prettyName renders a type constructor as Canton's messages do.
 func prettyName(n lf.TypeConName) string { return prettyTypeCon(string(n.Package), qualified(n)) }
 
-// asInterface is the target of a fetch or exercise through interface i:
-// the contract's template, which must implement i.
-func asInterface(i *resolve.Interface) targetFunc {
-	return func(m *Machine, cid value.ContractID, src *value.Identifier) *resolve.Template {
-		t := m.contractTemplate(src)
-		if t == nil {
-			return nil
-		}
-		if t.Implements(i.Name) == nil {
-			m.fail(m.newError(errDoesNotImplement, fmt.Sprintf("%sUpdate failed due to contract %s not implementing an interface\n"+
-				"Expected contract to implement interface %s but contract has type %s",
-				interpretationError, cid, prettyID(i.ID), prettyID(t.ID))))
-			return nil
-		}
-		return t
-	}
-}
-
 // interfaceUpdate runs the interface updates; the last argument is the
 // token.
 func (m *Machine) interfaceUpdate(op resolve.Op, args []value.Value) {

@@ -198,9 +198,23 @@ func (m *Machine) update(op resolve.Op, args []value.Value) {
 // key with its maintainers on a contract argument, then calls k. A precondition that is False fails
 // with TEMPLATE_PRECONDITION_VIOLATED; one that throws (as damlc compiles
 // ensure clauses) fails with the exception.
-func (m *Machine) contractInfo(t *resolve.Template, arg value.Value, k func(m *Machine, info *contractInfo)) {
+//
+// When catchable is false (a contract read from the ledger, whose info
+// Speedy computes under SEPreventCatch), an exception the computation
+// throws is not caught: a kPreventCatch marker stays below it, and is taken
+// off before k runs.
+func (m *Machine) contractInfo(t *resolve.Template, arg value.Value, catchable bool, k func(m *Machine, info *contractInfo)) {
 	info := &contractInfo{tmpl: t, arg: arg}
 	args := []value.Value{arg}
+	if !catchable {
+		m.push(preventCatch)
+		k0 := k
+		k = func(m *Machine, info *contractInfo) {
+			m.kont[len(m.kont)-1] = nil
+			m.kont = m.kont[:len(m.kont)-1]
+			k0(m, info)
+		}
+	}
 	m.then(func(m *Machine, v value.Value) {
 		if v != value.Bool(true) {
 			m.fail(m.newError(errPrecondition, fmt.Sprintf("%sUpdate failed due to precondition violation when creating %s with %s",
@@ -245,19 +259,6 @@ func (m *Machine) contractInfo(t *resolve.Template, arg value.Value, k func(m *M
 	m.enter(t.Precond, nil, args)
 }
 
-// uncatchableInfo is contractInfo for a contract read from the ledger:
-// an exception its ensure, signatories or observers throw is not caught
-// (Speedy computes it under SEPreventCatch).
-func (m *Machine) uncatchableInfo(t *resolve.Template, arg value.Value, k func(m *Machine, info *contractInfo)) {
-	var got *contractInfo
-	m.then(func(m *Machine, _ value.Value) { k(m, got) })
-	m.push(preventCatch)
-	m.contractInfo(t, arg, func(m *Machine, info *contractInfo) {
-		got = info
-		m.val = value.Unit{}
-	})
-}
-
 // parties reads a list of parties (or one party) into a sorted set.
 func (m *Machine) parties(v value.Value, what string) ([]string, bool) {
 	var out []string
@@ -285,7 +286,7 @@ func (m *Machine) parties(v value.Value, what string) ([]string, bool) {
 func (m *Machine) create(t *resolve.Template, arg value.Value) {
 	u := m.upd
 	u.pushWhere("create", t, nil)
-	m.contractInfo(t, arg, func(m *Machine, info *contractInfo) {
+	m.contractInfo(t, arg, true, func(m *Machine, info *contractInfo) {
 		if err := m.serializable(arg); err != nil {
 			m.fail(err)
 			return

@@ -17,7 +17,7 @@ import (
 // trailing fields that are None (downgrade; a field that is set cannot be
 // dropped); variant and enum constructors are matched by name. Its
 // contract info is then recomputed with the other version and must equal
-// what it was (upgradeContract).
+// what it was (readContract).
 
 // preferredPackage returns the package the submission uses for package
 // name name.
