@@ -19,14 +19,28 @@
 //		Disclosed:       disclosed,       // optional *tx.Contract, read before the ledger
 //	}, ledger)                         // interp.Ledger: LookupContract(ctx, id)
 //
-// Commands are CreateCommand, ExerciseCommand and CreateAndExerciseCommand
-// with typed values (value.Record of the template's or choice's argument
-// type, built by the typed JSON codec). The Result holds the transaction
-// (tx.Transaction: nodes in pre-order, roots, node seeds, lf_version per
-// node), the contracts it read (Inputs: from the ledger or disclosed, in
-// the order first read), whether it read the ledger time and the
-// ledger-time bounds it depends on, and the steps it took. To re-interpret
-// a prepared transaction, set RootSeeds to the seeds of its root nodes.
+// Commands are CreateCommand, ExerciseCommand (whose template id may name an
+// interface: Canton's ExerciseInterface), CreateAndExerciseCommand,
+// ExerciseByKeyCommand, FetchByKeyCommand and LookupByKeyCommand, with
+// typed values (value.Record of the template's or choice's argument type,
+// built by the typed JSON codec). A template or interface id may name its
+// package by name ("#name" as package id): the submission's
+// PackagePreference, else the highest version loaded (PreferredPackage),
+// decides. The Result holds the transaction (tx.Transaction: nodes in
+// pre-order, roots, node seeds, lf_version per node, rollback and
+// QueryByKey nodes as Canton builds them), the contracts it read (Inputs:
+// from the ledger or disclosed, in the order first read), whether it read
+// the ledger time and the ledger-time bounds it depends on, and the steps it
+// took. To re-interpret a prepared transaction, set RootSeeds to the seeds of
+// its root nodes. StateMode chooses Canton 3.5's treatment of rollbacks (the
+// default: a rollback of created or consumed contracts is refused) or 3.4's
+// (their effects are undone).
+//
+// A ledger that also implements KeyLedger answers key queries
+// (LookupKey); contract keys are Canton 3.5's, not unique.
+//
+// InterfaceView computes the view of a contract through an interface, for
+// the read side's interface filters.
 //
 // Eval evaluates a top-level value (and applies it to arguments); it is
 // what `ledger daml eval` runs.
@@ -39,8 +53,10 @@
 // INTERPRETATION_USER_ERROR, TEMPLATE_PRECONDITION_VIOLATED,
 // CONTRACT_NOT_FOUND, CONTRACT_NOT_ACTIVE, WRONGLY_TYPED_CONTRACT,
 // NON_COMPARABLE_VALUES, CONTRACT_ID_COMPARABILITY, VALUE_NESTING,
-// MALFORMED_TEXT, INTERPRETATION_TIME_EXCEEDED for the step budget and
-// cancellation, …); Cause is Canton's text for it ("Interpretation error:
+// MALFORMED_TEXT, DAML_EFFECTFUL_ROLLBACK_ERROR,
+// CONTRACT_DOES_NOT_IMPLEMENT_INTERFACE, CONTRACT_KEY_NOT_FOUND,
+// INTERPRETATION_UPGRADE_ERROR_*, INTERPRETATION_TIME_EXCEEDED for the step
+// budget and cancellation, …); Cause is Canton's text for it ("Interpretation error:
 // Error: …"), and Metadata the error metadata of DAML_FAILURE (error_id).
 // Template, Choice, Action, Location and Backtrace say where it happened;
 // Error() prints all of it. A server answers ID, Category and Cause as
@@ -67,8 +83,10 @@
 // controllers and choice observers as continuations, check authorization
 // as Canton's DefaultAuthorizationChecker does, and record nodes.
 //
-// Not yet supported (issue 16): interfaces, try/catch and rollback nodes,
-// contract keys, package upgrades (a contract of another package version),
-// the secp256k1 builtins, and the 2.dev-only features; they fail with
-// DAML_INTERPRETATION_ERROR naming the feature when reached.
+// Not supported: the Daml-LF 2.dev BigNumeric builtins, rounding modes,
+// experimental primitives and explicit choice authorizers; they fail with
+// DAML_INTERPRETATION_ERROR naming the feature when reached. Everything the
+// Daml-LF 2.1–2.3 packages of Canton and Splice use is evaluated:
+// interfaces, exceptions and rollbacks, contract keys, upgrades, every
+// stable builtin (secp256k1 with github.com/decred/dcrd/dcrec/secp256k1).
 package interp

@@ -35,7 +35,10 @@
 //
 // Packages holds a set of decoded packages and resolves definitions on
 // first use, so loading a DAR costs nothing until its code runs; it is safe
-// for concurrent use. Expressions this interpreter does not evaluate yet
-// (interfaces, try/catch, contract keys) resolve to Unsupported, which fails
-// only when evaluated.
+// for concurrent use. Templates resolve with their keys and interface
+// instances (methods and views as lambdas of the contract argument),
+// interfaces with their choices (lambdas of the interface value); try/catch
+// becomes a TryCatch expression. Expressions this interpreter does not
+// evaluate (Daml-LF 2.dev's rounding modes and experimental primitives)
+// resolve to Unsupported, which fails only when evaluated.
 package resolve

@@ -1,7 +1,9 @@
 // Package tx is the transaction structure the Daml-LF interpreter builds,
 // as Canton's engine builds it: nodes numbered in pre-order (create,
-// exercise, fetch and rollback nodes; an exercise's children nested under
-// it), the node seeds and the V1 local contract ids of created contracts.
+// exercise, fetch, query-by-key and rollback nodes; an exercise's children
+// nested under it; rollbacks normalized as NormalizeRollbacks says), the
+// node seeds, the V1 local contract ids of created contracts, and contract
+// keys with their hash (KeyHash, Canton 3.5's).
 //
 // Seeds and contract ids are derived as Canton derives them
 // (contract-id.rst and Canton's crypto.Hash), all HMAC-SHA256:
