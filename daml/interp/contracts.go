@@ -60,35 +60,11 @@ func (tg target) pick(m *Machine, cid value.ContractID, src *value.Identifier) *
 func (m *Machine) withContract(cid value.ContractID, target target, k func(m *Machine, info *contractInfo)) {
 	u := m.upd
 	if info := u.local[cid]; info != nil {
-		if !m.active(cid, info.tmpl.ID) {
-			return
-		}
-		t := target.pick(m, cid, info.tmpl.ID)
-		if t == nil {
-			return
-		}
-		if t == info.tmpl {
-			k(m, info)
-			return
-		}
-		c := &tx.Contract{ID: cid, PackageName: info.tmpl.PackageName, TemplateID: info.tmpl.ID, Argument: info.arg,
-			Signatories: info.signatories, Stakeholders: info.stakeholders, Key: info.key}
-		m.readContract(cid, c, t, false, k)
+		m.useKnown(cid, info, target, k)
 		return
 	}
 	if info := u.global[cid]; info != nil {
-		if !m.active(cid, info.tmpl.ID) {
-			return
-		}
-		t := target.pick(m, cid, info.src.TemplateID)
-		if t == nil {
-			return
-		}
-		if t == info.tmpl {
-			k(m, info)
-			return
-		}
-		m.readContract(cid, info.src, t, true, k)
+		m.useKnown(cid, info, target, k)
 		return
 	}
 	c := u.disclosed[cid]
@@ -130,6 +106,31 @@ func (m *Machine) noteInput(c *tx.Contract) bool {
 	u.inputSet[c.ID] = true
 	u.inputs = append(u.inputs, c)
 	return m.readByID(c)
+}
+
+// useKnown uses a contract the transaction created or already read, whose
+// info is known for one template: reused when the target is that
+// template, recomputed for another version.
+func (m *Machine) useKnown(cid value.ContractID, info *contractInfo, target target, k func(m *Machine, info *contractInfo)) {
+	src := info.tmpl.ID
+	if info.src != nil {
+		src = info.src.TemplateID
+	}
+	if !m.active(cid, info.tmpl.ID) {
+		return
+	}
+	t := target.pick(m, cid, src)
+	switch {
+	case t == nil:
+	case t == info.tmpl:
+		k(m, info)
+	case info.src != nil:
+		m.readContract(cid, info.src, t, true, k)
+	default:
+		c := &tx.Contract{ID: cid, PackageName: info.tmpl.PackageName, TemplateID: info.tmpl.ID, Argument: info.arg,
+			Signatories: info.signatories, Stakeholders: info.stakeholders, Key: info.key}
+		m.readContract(cid, c, t, false, k)
+	}
 }
 
 // readContract computes the info of contract c used as template t — its

@@ -17,17 +17,11 @@ const excPkgID lf.PackageID = "0000000000000000000000000000000000000000000000000
 
 var excMod = lf.DottedName{"Exc"}
 
-func etc(name string) lf.TypeConName {
-	return lf.TypeConName{Package: excPkgID, Module: excMod, Name: lf.DottedName{name}}
-}
+func etc(name string) lf.TypeConName { return tcIn(excPkgID, "Exc", name) }
 
-func eid(name string) *value.Identifier {
-	return &value.Identifier{PackageID: string(excPkgID), ModuleName: "Exc", EntityName: name}
-}
+func eid(name string) *value.Identifier { return idIn(excPkgID, "Exc", name) }
 
-func erec(name string, fields ...lf.FieldExpr) lf.Expr {
-	return &lf.ERecCon{Type: lf.TypeConApp{Con: etc(name)}, Fields: fields}
-}
+func erec(name string, fields ...lf.FieldExpr) lf.Expr { return recIn(etc(name), fields...) }
 
 // boom throws Boom with a message.
 func boom(what string) lf.Expr {

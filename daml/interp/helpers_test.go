@@ -108,3 +108,21 @@ func testSubmission(actAs []string, cmds ...Command) *Submission {
 		LedgerTime:      1754534109899822,
 	}
 }
+
+// tcIn and idIn name a type constructor of a module of a test package;
+// recIn and projIn build and project its records.
+func tcIn(pkg lf.PackageID, mod, name string) lf.TypeConName {
+	return lf.TypeConName{Package: pkg, Module: lf.DottedName{mod}, Name: lf.DottedName{name}}
+}
+
+func idIn(pkg lf.PackageID, mod, name string) *value.Identifier {
+	return &value.Identifier{PackageID: string(pkg), ModuleName: mod, EntityName: name}
+}
+
+func recIn(tc lf.TypeConName, fields ...lf.FieldExpr) lf.Expr {
+	return &lf.ERecCon{Type: lf.TypeConApp{Con: tc}, Fields: fields}
+}
+
+func projIn(tc lf.TypeConName, field string, e lf.Expr) lf.Expr {
+	return &lf.ERecProj{Type: lf.TypeConApp{Con: tc}, Field: field, Record: e}
+}

@@ -45,28 +45,31 @@ func (m *Machine) instance(t *resolve.Template, iface lf.TypeConName) *resolve.I
 	return ii
 }
 
+// interfaceAndTemplate returns what interfaceValue does and the template
+// ref names.
+func (m *Machine) interfaceAndTemplate(v value.Value, ref *resolve.TemplateRef) (*resolve.Template, *value.Any, *resolve.Template, bool) {
+	t, a, ok := m.interfaceValue(v)
+	if !ok {
+		return nil, nil, nil, false
+	}
+	dst, err := ref.Get()
+	if err != nil {
+		m.fail(m.newError(errInternal, err.Error()))
+		return nil, nil, nil, false
+	}
+	return t, a, dst, true
+}
+
 // interfaceOp runs the pure interface operations.
 func (m *Machine) interfaceOp(op resolve.Op, args []value.Value) {
 	switch o := op.(type) {
 	case *resolve.FromInterface:
-		t, a, ok := m.interfaceValue(args[0])
-		if !ok {
-			return
+		if t, a, dst, ok := m.interfaceAndTemplate(args[0], o.Template); ok {
+			m.fromInterface(t, a, dst)
 		}
-		dst, err := o.Template.Get()
-		if err != nil {
-			m.fail(m.newError(errInternal, err.Error()))
-			return
-		}
-		m.fromInterface(t, a, dst)
 	case *resolve.UnsafeFromInterface:
-		t, a, ok := m.interfaceValue(args[1])
+		t, a, dst, ok := m.interfaceAndTemplate(args[1], o.Template)
 		if !ok {
-			return
-		}
-		dst, err := o.Template.Get()
-		if err != nil {
-			m.fail(m.newError(errInternal, err.Error()))
 			return
 		}
 		if t != dst {

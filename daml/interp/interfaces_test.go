@@ -19,21 +19,13 @@ const ifcPkgID lf.PackageID = "0000000000000000000000000000000000000000000000000
 
 var ifcMod = lf.DottedName{"Ifc"}
 
-func itc(name string) lf.TypeConName {
-	return lf.TypeConName{Package: ifcPkgID, Module: ifcMod, Name: lf.DottedName{name}}
-}
+func itc(name string) lf.TypeConName { return tcIn(ifcPkgID, "Ifc", name) }
 
-func iid(name string) *value.Identifier {
-	return &value.Identifier{PackageID: string(ifcPkgID), ModuleName: "Ifc", EntityName: name}
-}
+func iid(name string) *value.Identifier { return idIn(ifcPkgID, "Ifc", name) }
 
-func iproj(rec, field string, e lf.Expr) lf.Expr {
-	return &lf.ERecProj{Type: lf.TypeConApp{Con: itc(rec)}, Field: field, Record: e}
-}
+func iproj(rec, field string, e lf.Expr) lf.Expr { return projIn(itc(rec), field, e) }
 
-func irec(name string, fields ...lf.FieldExpr) lf.Expr {
-	return &lf.ERecCon{Type: lf.TypeConApp{Con: itc(name)}, Fields: fields}
-}
+func irec(name string, fields ...lf.FieldExpr) lf.Expr { return recIn(itc(name), fields...) }
 
 func toIface(iface, tmpl string, e lf.Expr) lf.Expr {
 	return &lf.EToInterface{Interface: itc(iface), Template: itc(tmpl), Expr: e}

@@ -20,21 +20,13 @@ const keysPkgID lf.PackageID = "000000000000000000000000000000000000000000000000
 
 var keysMod = lf.DottedName{"Keys"}
 
-func ktc(name string) lf.TypeConName {
-	return lf.TypeConName{Package: keysPkgID, Module: keysMod, Name: lf.DottedName{name}}
-}
+func ktc(name string) lf.TypeConName { return tcIn(keysPkgID, "Keys", name) }
 
-func kid(name string) *value.Identifier {
-	return &value.Identifier{PackageID: string(keysPkgID), ModuleName: "Keys", EntityName: name}
-}
+func kid(name string) *value.Identifier { return idIn(keysPkgID, "Keys", name) }
 
-func kproj(rec, field string, e lf.Expr) lf.Expr {
-	return &lf.ERecProj{Type: lf.TypeConApp{Con: ktc(rec)}, Field: field, Record: e}
-}
+func kproj(rec, field string, e lf.Expr) lf.Expr { return projIn(ktc(rec), field, e) }
 
-func krec(name string, fields ...lf.FieldExpr) lf.Expr {
-	return &lf.ERecCon{Type: lf.TypeConApp{Con: ktc(name)}, Fields: fields}
-}
+func krec(name string, fields ...lf.FieldExpr) lf.Expr { return recIn(ktc(name), fields...) }
 
 func keysPackage() *lf.Package {
 	accountKey := krec("AccountKey", fe("owner", kproj("Account", "owner", v("this"))), fe("label", kproj("Account", "label", v("this"))))

@@ -358,7 +358,6 @@ type exercising struct {
 	info   *contractInfo
 	this   value.Value
 	iface  *value.Identifier
-	key    *tx.KeyWithMaintainers
 	byKey  bool
 }
 

@@ -19,17 +19,11 @@ const updPkgID lf.PackageID = "0000000000000000000000000000000000000000000000000
 
 var updMod = lf.DottedName{"Upd"}
 
-func utc(name string) lf.TypeConName {
-	return lf.TypeConName{Package: updPkgID, Module: updMod, Name: lf.DottedName{name}}
-}
+func utc(name string) lf.TypeConName { return tcIn(updPkgID, "Upd", name) }
 
-func uid(name string) *value.Identifier {
-	return &value.Identifier{PackageID: string(updPkgID), ModuleName: "Upd", EntityName: name}
-}
+func uid(name string) *value.Identifier { return idIn(updPkgID, "Upd", name) }
 
-func urec(name string, fields ...lf.FieldExpr) lf.Expr {
-	return &lf.ERecCon{Type: lf.TypeConApp{Con: utc(name)}, Fields: fields}
-}
+func urec(name string, fields ...lf.FieldExpr) lf.Expr { return recIn(utc(name), fields...) }
 
 func uproj(name, field string, e lf.Expr) lf.Expr {
 	return &lf.ERecProj{Type: lf.TypeConApp{Con: utc(name)}, Field: field, Record: e}

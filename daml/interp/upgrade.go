@@ -72,14 +72,24 @@ func (m *Machine) importArg(cid value.ContractID, src *value.Identifier, t *reso
 	return nil, false
 }
 
+// translationError is why a value does not convert, in Canton's words
+// (which start with a capital and end with a period).
+type translationError string
+
+func (e translationError) Error() string { return string(e) }
+
+func translationErrorf(format string, args ...any) error {
+	return translationError(fmt.Sprintf(format, args...))
+}
+
 // translate converts v to type t of the target package, by its structure.
 func (m *Machine) translate(t lf.Type, v value.Value, depth int) (value.Value, error) {
 	if depth > maxNesting {
-		return nil, fmt.Errorf("Value exceeds maximum nesting level of %d", maxNesting)
+		return nil, translationErrorf("Value exceeds maximum nesting level of %d", maxNesting)
 	}
 	t = m.pkgs.Expand(t)
 	head, args := lf.SplitApp(t)
-	mismatch := func() error { return fmt.Errorf("mismatching type: %s and value: %s", t, v) }
+	mismatch := func() error { return translationErrorf("mismatching type: %s and value: %s", t, v) }
 	switch h := head.(type) {
 	case lf.TBuiltin:
 		switch h.Builtin {
@@ -155,7 +165,7 @@ func (m *Machine) translate(t lf.Type, v value.Value, depth int) (value.Value, e
 func (m *Machine) translateData(con lf.TypeConName, args []lf.Type, v value.Value, depth int) (value.Value, error) {
 	dt := m.pkgs.DataType(con)
 	if dt == nil {
-		return nil, fmt.Errorf("unknown data type %s", con)
+		return nil, translationErrorf("unknown data type %s", con)
 	}
 	sub := map[string]lf.Type{}
 	for i, p := range dt.Params {
@@ -164,7 +174,7 @@ func (m *Machine) translateData(con lf.TypeConName, args []lf.Type, v value.Valu
 		}
 	}
 	id := m.pkgs.Identifier(con)
-	mismatch := func() error { return fmt.Errorf("mismatching type: %s and value: %s", qualified(con), v) }
+	mismatch := func() error { return translationErrorf("mismatching type: %s and value: %s", qualified(con), v) }
 	switch dt.Kind {
 	case lf.DataRecord:
 		r, ok := v.(*value.Record)
@@ -175,7 +185,7 @@ func (m *Machine) translateData(con lf.TypeConName, args []lf.Type, v value.Valu
 		for i, f := range dt.Fields {
 			if i >= len(r.Fields) { // upgrade: a field the older version lacks
 				if h, _ := lf.SplitApp(m.pkgs.Expand(f.Type)); !isOptional(h) {
-					return nil, fmt.Errorf("Unexpected non-optional extra template field type encountered during upgrading.")
+					return nil, translationErrorf("Unexpected non-optional extra template field type encountered during upgrading.")
 				}
 				fields[i] = value.Field{Label: f.Name, Value: value.None}
 				continue
@@ -190,9 +200,9 @@ func (m *Machine) translateData(con lf.TypeConName, args []lf.Type, v value.Valu
 			o, ok := r.Fields[i].Value.(value.Optional)
 			switch {
 			case !ok:
-				return nil, fmt.Errorf("Found non-optional extra field at index %d, cannot remove for downgrading.", i)
+				return nil, translationErrorf("Found non-optional extra field at index %d, cannot remove for downgrading.", i)
 			case o.Value != nil:
-				return nil, fmt.Errorf("Found an optional contract field with a value of Some at index %d, may not be dropped during downgrading.", i)
+				return nil, translationErrorf("Found an optional contract field with a value of Some at index %d, may not be dropped during downgrading.", i)
 			}
 		}
 		return &value.Record{TypeCon: id, Fields: fields}, nil
@@ -210,7 +220,7 @@ func (m *Machine) translateData(con lf.TypeConName, args []lf.Type, v value.Valu
 				return &value.Variant{TypeCon: id, Constructor: f.Name, Rank: rank, Value: arg}, nil
 			}
 		}
-		return nil, fmt.Errorf("unknown variant constructor %s of %s", x.Constructor, qualified(con))
+		return nil, translationErrorf("unknown variant constructor %s of %s", x.Constructor, qualified(con))
 	case lf.DataEnum:
 		x, ok := v.(*value.Enum)
 		if !ok {
@@ -221,7 +231,7 @@ func (m *Machine) translateData(con lf.TypeConName, args []lf.Type, v value.Valu
 				return &value.Enum{TypeCon: id, Constructor: c, Rank: rank}, nil
 			}
 		}
-		return nil, fmt.Errorf("unknown enum constructor %s of %s", x.Constructor, qualified(con))
+		return nil, translationErrorf("unknown enum constructor %s of %s", x.Constructor, qualified(con))
 	}
 	return nil, mismatch()
 }

@@ -20,12 +20,8 @@ const (
 	count lf.PackageID = "0000000000000000000000000000000000000000000000000000000000000008"
 )
 
-func utcOf(pkg lf.PackageID, mod, name string) lf.TypeConName {
-	return lf.TypeConName{Package: pkg, Module: lf.DottedName{mod}, Name: lf.DottedName{name}}
-}
-
 func countPackage() *lf.Package {
-	counted := utcOf(count, "Count", "Counted")
+	counted := tcIn(count, "Count", "Counted")
 	mod, _ := lf.NewModule(lf.Module{
 		Name: lf.DottedName{"Count"},
 		DataTypes: []*lf.DataType{
@@ -33,7 +29,7 @@ func countPackage() *lf.Package {
 			{Name: lf.DottedName{"Count"}, Kind: lf.DataRecord, Serializable: true},
 			{Name: lf.DottedName{"CountView"}, Kind: lf.DataRecord, Serializable: true, Fields: []lf.Field{{Name: "n", Type: int64T}}},
 		},
-		Interfaces: []*lf.Interface{{Name: lf.DottedName{"Counted"}, Param: "this", View: lf.TCon{Con: utcOf(count, "Count", "CountView")},
+		Interfaces: []*lf.Interface{{Name: lf.DottedName{"Counted"}, Param: "this", View: lf.TCon{Con: tcIn(count, "Count", "CountView")},
 			Methods: []lf.InterfaceMethod{{Name: "count", Type: int64T}},
 			Choices: []*lf.Choice{choice("Count", false, &lf.ESignatoryInterface{Interface: counted, Expr: v("this")},
 				pure(&lf.ECallInterface{Interface: counted, Method: "count", Expr: v("this")}))}}},
@@ -42,18 +38,18 @@ func countPackage() *lf.Package {
 }
 
 func upgPackage(id lf.PackageID, version int) *lf.Package {
-	asset := utcOf(id, "Upg", "Asset")
+	asset := tcIn(id, "Upg", "Asset")
 	field := func(name string) lf.Expr {
 		return &lf.ERecProj{Type: lf.TypeConApp{Con: asset}, Field: name, Record: v("this")}
 	}
 	owner := listE(field("owner"))
 	fields := []lf.Field{{Name: "owner", Type: partyT}, {Name: "n", Type: int64T}}
-	counted := utcOf(count, "Count", "Counted")
+	counted := tcIn(count, "Count", "Counted")
 	countImpl := field("n")
 	choices := []*lf.Choice{choice("Archive", true, owner, pure(unit())), choice("Peek", false, owner, pure(field("n"))),
 		// FromCounted: fetch cid through Counted and cast it back to this version's Asset.
 		choice("FromCounted", false, owner, block(pure(&lf.EFromInterface{Interface: counted, Template: asset, Expr: v("i")}),
-			bind("i", upd(&lf.UFetchInterface{Interface: counted, ContractID: &lf.ERecProj{Type: lf.TypeConApp{Con: utcOf(id, "Upg", "Target")}, Field: "cid", Record: v("arg")}}))))}
+			bind("i", upd(&lf.UFetchInterface{Interface: counted, ContractID: &lf.ERecProj{Type: lf.TypeConApp{Con: tcIn(id, "Upg", "Target")}, Field: "cid", Record: v("arg")}}))))}
 	if version == 2 {
 		fields = append(fields, lf.Field{Name: "note", Type: lf.TApp{Fun: lf.TBuiltin{Builtin: lf.BuiltinOptional}, Arg: lf.TBuiltin{Builtin: lf.BuiltinText}}})
 		choices = append(choices, choice("Note", false, owner, pure(field("note"))))
@@ -69,7 +65,7 @@ func upgPackage(id lf.PackageID, version int) *lf.Package {
 		},
 		Templates: []*lf.Template{{Name: lf.DottedName{"Asset"}, Param: "this", Precond: tru(), Signatories: owner, Observers: listE(), Choices: choices,
 			Implements: []*lf.InterfaceInstance{{Interface: counted, Methods: []lf.InterfaceInstanceMethod{{Name: "count", Value: countImpl}},
-				View: &lf.ERecCon{Type: lf.TypeConApp{Con: utcOf(count, "Count", "CountView")}, Fields: []lf.FieldExpr{fe("n", field("n"))}}}}}},
+				View: &lf.ERecCon{Type: lf.TypeConApp{Con: tcIn(count, "Count", "CountView")}, Fields: []lf.FieldExpr{fe("n", field("n"))}}}}}},
 	})
 	return lf.NewPackage(lf.Package{ID: id, LanguageVersion: lf.LanguageVersion{Major: 2, Minor: 1}, Name: "upg",
 		Version: []string{"", "1.0.0", "2.0.0"}[version], Modules: []*lf.Module{mod}})
@@ -77,9 +73,7 @@ func upgPackage(id lf.PackageID, version int) *lf.Package {
 
 var upgEngine = NewEngine(resolve.NewPackages(countPackage(), upgPackage(upgV1, 1), upgPackage(upgV2, 2)), Limits{})
 
-func upgID(pkg lf.PackageID, name string) *value.Identifier {
-	return &value.Identifier{PackageID: string(pkg), ModuleName: "Upg", EntityName: name}
-}
+func upgID(pkg lf.PackageID, name string) *value.Identifier { return idIn(pkg, "Upg", name) }
 
 // TestUpgrades: a contract of version 1 exercised through version 2 (its
 // record gains None), through the interface with the preferred version (the
