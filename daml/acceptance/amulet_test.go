@@ -1,6 +1,7 @@
 package acceptance
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -170,5 +171,53 @@ func TestAmulet(t *testing.T) {
 	}
 	if len(bobs) != 1 || !strings.Contains(bobs[0], `"amount":"100.0000000000"`) {
 		t.Errorf("bob's holdings: %v (all: %v)", bobs, views)
+	}
+}
+
+// TestAmuletTransferCommandRollback runs the try/catch of Splice's
+// TransferCommand_Send (ExternalPartyAmuletRules.daml): a transfer through
+// a TransferPreapproval of more coin than the sender has. The transfer
+// archives its input coin before it finds the funds short and throws
+// InvalidTransfer; the handler would merge the inputs and report the
+// failure. Canton 3.5 refuses to roll back the archive
+// (DAML_EFFECTFUL_ROLLBACK_ERROR); Canton 3.4 rolls it back, and the
+// transaction holds the rollback node, the merge and the failure.
+func TestAmuletTransferCommandRollback(t *testing.T) {
+	c := bootstrapAmulet(t)
+	coin := c.tap(alice, "1000.0")
+	counter := c.create([]string{dso}, c.id("Splice.ExternalPartyAmuletRules:TransferCommandCounter"),
+		fmt.Sprintf(`{"dso": %q, "sender": %q, "nextNonce": "0"}`, dso, alice))
+	preapproval := c.create([]string{bob, dso}, c.id("Splice.AmuletRules:TransferPreapproval"),
+		fmt.Sprintf(`{"dso": %q, "receiver": %q, "provider": %q, "validFrom": %q, "lastRenewedAt": %q, "expiresAt": %q}`,
+			dso, bob, bob, micros(c.now), micros(c.now), micros(c.now+86_400_000_000)))
+	res, ids := c.submit([]string{alice}, c.exercise(c.external, "Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules",
+		"ExternalPartyAmuletRules_CreateTransferCommand", fmt.Sprintf(`{"sender": %q, "receiver": %q, "delegate": %q, "amount": "5000.0",
+		"expiresAt": %q, "nonce": "0", "description": null, "expectedDso": %q}`, alice, bob, dso, micros(c.now+3_600_000_000), dso)))
+	command := created(res.Transaction, ids, "TransferCommand")[0]
+	send := c.exercise(command, "Splice.ExternalPartyAmuletRules:TransferCommand", "TransferCommand_Send", fmt.Sprintf(`{
+		"context": {"amuletRules": %q, "context": {"openMiningRound": %q, "issuingMiningRounds": [], "validatorRights": [], "featuredAppRight": null}},
+		"inputs": [{"tag": "InputAmulet", "value": %q}], "transferPreapprovalCidO": %q, "transferCounterCid": %q}`,
+		c.rules, c.open, coin, preapproval, counter))
+
+	_, err := c.try([]string{dso}, send)
+	wantError(t, err, "DAML_EFFECTFUL_ROLLBACK_ERROR", "Tried to rollback side-effectful node(s): Consuming exercise of Archive on Splice.Amulet:Amulet@3ca1343a ( "+string(coin)+" )")
+
+	s := c.submission([]string{dso}, send)
+	s.StateMode = interp.StateNoKey
+	res34, err := c.app.eng.Submit(context.Background(), s, c.ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := describe(res34.Transaction)
+	if !strings.Contains(got, "  rollback\n    exercise TransferPreapproval TransferPreapproval_Send\n") {
+		t.Errorf("no rollback of the send:\n%s", got)
+	}
+	result := res34.Transaction.Nodes[0].(*tx.Exercise).Result.(*value.Record).Field("result").(*value.Variant)
+	if result.Constructor != "TransferCommandResultFailure" || !strings.Contains(result.String(), "ITR_InsufficientFunds") {
+		t.Errorf("result %s", result)
+	}
+	// After the rollback the handler's merge archives the same coin again.
+	if !strings.HasSuffix(got, "  exercise AmuletRules AmuletRules_Transfer\n    fetch OpenMiningRound\n    fetch Amulet\n    exercise Amulet Archive (consuming)\n    create Amulet\n") {
+		t.Errorf("the merge after the rollback:\n%s", got)
 	}
 }

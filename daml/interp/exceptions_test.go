@@ -73,20 +73,27 @@ func excPackage() *lf.Package {
 		// try (exercise a choice whose controllers throw) catch _ -> (): not caught.
 		boxChoice("TryBadController", try(exercise("BadController", self), catchAll(pure(unit())))),
 		choice("BadController", false, boom("in controllers"), pure(unit())),
+		// try (create a Picky whose ensure throws) catch e -> message e: a
+		// failed precondition is caught, and nothing was created.
+		boxChoice("TryPicky", try(upd(&lf.UCreate{Template: etc("Picky"), Arg: erec("Picky", fe("owner", &lf.ERecProj{Type: lf.TypeConApp{Con: etc("Box")}, Field: "owner", Record: v("this")}))}),
+			catchAll(pure(app(bi(lf.BuiltinAnyExceptionMessage), v("e")))))),
 		choice("Archive", true, owner, pure(unit())),
 	}
 	box := &lf.Template{Name: lf.DottedName{"Box"}, Param: "this", Precond: tru(), Signatories: owner, Observers: listE(),
 		Location: &lf.Location{Module: excMod, Definition: "Box", Start: lf.Position{Line: 2}}, Choices: choices}
+	picky := &lf.Template{Name: lf.DottedName{"Picky"}, Param: "this", Precond: boom("precondition"),
+		Signatories: listE(&lf.ERecProj{Type: lf.TypeConApp{Con: etc("Picky")}, Field: "owner", Record: v("this")}), Observers: listE()}
 	cidT := lf.TApp{Fun: lf.TBuiltin{Builtin: lf.BuiltinContractID}, Arg: lf.TCon{Con: etc("Box")}}
 	mod, dup := lf.NewModule(lf.Module{
 		Name: excMod,
 		DataTypes: []*lf.DataType{
 			{Name: lf.DottedName{"Box"}, Kind: lf.DataRecord, Serializable: true, Fields: []lf.Field{{Name: "owner", Type: partyT}, {Name: "n", Type: int64T}}},
 			{Name: lf.DottedName{"Unit"}, Kind: lf.DataRecord, Serializable: true},
+			{Name: lf.DottedName{"Picky"}, Kind: lf.DataRecord, Serializable: true, Fields: []lf.Field{{Name: "owner", Type: partyT}}},
 			{Name: lf.DottedName{"Target"}, Kind: lf.DataRecord, Serializable: true, Fields: []lf.Field{{Name: "cid", Type: cidT}}},
 			{Name: lf.DottedName{"Boom"}, Kind: lf.DataRecord, Serializable: true, Fields: []lf.Field{{Name: "what", Type: lf.TBuiltin{Builtin: lf.BuiltinText}}}},
 		},
-		Templates: []*lf.Template{box},
+		Templates: []*lf.Template{box, picky},
 		Exceptions: []*lf.Exception{{Name: lf.DottedName{"Boom"}, Message: lam([]string{"b"}, app(bi(lf.BuiltinAppendText), text("boom: "),
 			&lf.ERecProj{Type: lf.TypeConApp{Con: etc("Boom")}, Field: "what", Record: v("b")}))}},
 	})
@@ -173,6 +180,13 @@ func TestTryCatch(t *testing.T) {
 		t.Errorf("TryDeep:\n%s", got)
 	}
 	checkSeeds(t, s, res.Transaction)
+
+	// A precondition that throws is caught (Canton 3.5 too: nothing was
+	// created), and leaves no node.
+	res, err = excEngine.Submit(ctx, testSubmission([]string{alice}, boxCmd(cid, "TryPicky", nil)), l)
+	if err != nil || res.Transaction.Nodes[0].(*tx.Exercise).Result != value.Text("boom: precondition") || len(res.Transaction.Nodes) != 1 {
+		t.Errorf("TryPicky: %v %v", err, res)
+	}
 
 	// Controllers are computed where exceptions may not be caught.
 	_, err = excEngine.Submit(ctx, testSubmission([]string{alice}, boxCmd(cid, "TryBadController", nil)), l)
