@@ -136,7 +136,10 @@ type Submission struct {
 	ParticipantID   string
 	PreparationTime value.Timestamp
 	// RootSeeds, when set, give the seeds of the root nodes instead
-	// (reinterpreting a transaction whose seeds are known).
+	// (reinterpreting a transaction whose seeds are known): the seeds of
+	// the root action nodes in order, where the nodes under a root
+	// rollback node count as roots (a rollback is not an action and has no
+	// seed) and a root fetch or query takes an index without a seed.
 	RootSeeds []tx.Hash
 	// LedgerTime is what get_time returns.
 	LedgerTime value.Timestamp
