@@ -246,7 +246,7 @@ func (m *Machine) exerciseInterface(i *resolve.Interface, c *resolve.Choice, cid
 	u.pushWhere("exercise", nil, c)
 	m.withContract(cid, asInterface(i), func(m *Machine, info *contractInfo) {
 		u.whereStack[len(u.whereStack)-1].tmpl = info.tmpl
-		e := &exercising{choice: c, cid: cid, arg: arg, info: info, this: toInterface(info.tmpl, info.arg), iface: i.ID}
+		e := newExercising(exercising{choice: c, cid: cid, arg: arg, info: info, this: toInterface(info.tmpl, info.arg), iface: i.ID})
 		if guard == nil {
 			m.runChoice(e)
 			return

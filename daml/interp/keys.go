@@ -338,7 +338,7 @@ func (m *Machine) keyUpdate(op resolve.Op, args []value.Value) {
 					m.val = tuple2(cids[0], infos[0].arg)
 				}
 			case keyExercise:
-				m.runChoice(&exercising{choice: choice, cid: cids[0], arg: args[1], info: infos[0], this: infos[0].arg, byKey: true})
+				m.runChoice(newExercising(exercising{choice: choice, cid: cids[0], arg: args[1], info: infos[0], this: infos[0].arg, byKey: true}))
 			default:
 				u.nodes = append(u.nodes, &tx.QueryByKey{PackageName: t.PackageName, TemplateID: t.ID, Key: kwm,
 					Result: cids, Exhaustive: exhaustive, Version: tx.VersionWithKey})

@@ -344,7 +344,7 @@ func (m *Machine) create(t *resolve.Template, arg value.Value) {
 func (m *Machine) exercise(t *resolve.Template, c *resolve.Choice, cid value.ContractID, arg value.Value) {
 	m.upd.pushWhere("exercise", t, c)
 	m.withContract(cid, asTemplate(t), func(m *Machine, info *contractInfo) {
-		m.runChoice(&exercising{choice: c, cid: cid, arg: arg, info: info, this: info.arg})
+		m.runChoice(newExercising(exercising{choice: c, cid: cid, arg: arg, info: info, this: info.arg}))
 	})
 }
 
@@ -359,6 +359,17 @@ type exercising struct {
 	this   value.Value
 	iface  *value.Identifier
 	byKey  bool
+	// k is the continuation that will close the exercise, allocated with
+	// it (newExercising).
+	k *kExercise
+}
+
+// newExercising returns e in the continuation that will close its
+// exercise: one allocation for both.
+func newExercising(e exercising) *exercising {
+	k := &kExercise{e: e}
+	k.e.k = k
+	return &k.e
 }
 
 // runChoice evaluates the choice's controllers and observers, where
@@ -436,7 +447,8 @@ func (m *Machine) beginExercise(e *exercising, controllers, observers []string) 
 	}
 	u.nodes = append(u.nodes, node)
 	u.seeds = append(u.seeds, tx.NodeSeed{Node: id, Seed: seed})
-	k := &kExercise{fr: m.fr, loc: m.loc}
+	k := e.k
+	k.fr, k.loc = m.fr, m.loc
 	u.beginExercise(&k.ctx, id, node, seed, union(controllers, info.signatories))
 	m.push(k)
 	m.enter(c.Body, nil, []value.Value{e.this, e.cid, e.arg, token})
@@ -449,6 +461,7 @@ type kExercise struct {
 	ctx txContext
 	fr  *frame
 	loc *lf.Location
+	e   exercising
 }
 
 func (k *kExercise) resume(m *Machine, result value.Value) {
