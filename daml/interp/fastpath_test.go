@@ -65,4 +65,16 @@ func TestFastPathsAgree(t *testing.T) {
 		a.Transaction.Nodes[0].(*tx.Create).ContractID != b.Transaction.Nodes[0].(*tx.Create).ContractID {
 		t.Errorf("Bong proposal: %v %v", errA, errB)
 	}
+	// Exceptions and rollbacks.
+	for _, choice := range []string{"TryTouchDiv", "TryDeep", "Message"} {
+		l := newMemLedger()
+		cid := setupBox(t, l, alice, 1)
+		s := testSubmission([]string{alice}, boxCmd(cid, choice, nil))
+		a, errA := excEngine.Submit(context.Background(), s, l)
+		b, errB := NewEngine(excEngine.Packages(), Limits{plain: true}).Submit(context.Background(), s, l)
+		if errA != nil || errB != nil || describe(a.Transaction) != describe(b.Transaction) ||
+			a.Transaction.Nodes[0].(*tx.Exercise).Result.String() != b.Transaction.Nodes[0].(*tx.Exercise).Result.String() {
+			t.Errorf("%s: %v %v", choice, errA, errB)
+		}
+	}
 }
