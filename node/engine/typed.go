@@ -73,13 +73,15 @@ func (e *Engine) resolveTyped(t ledgerapi.TemplateID, preference []string, set *
 		return template{}, false, nil
 	}
 	con := conOf(pkgID, t)
-	if _, found := set.Env.Template(con); !found && !(iface && set.Env.Interface(con) != nil) {
+	_, found := set.Env.Template(con)
+	if !found && !(iface && set.Env.Interface(con) != nil) {
 		return template{}, false, templatesNotFound(con.String())
 	}
 	return template{
 		id:          &damlpb.Identifier{PackageId: pkgID, ModuleName: t.Module, EntityName: t.Entity},
 		packageName: p.Name,
 		con:         &con,
+		isInterface: !found,
 	}, true, nil
 }
 

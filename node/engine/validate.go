@@ -164,7 +164,7 @@ func (p *commandParser) parse(c ledgerapi.Command, path string) (command, error)
 		if err := choiceField(x.Choice); err != nil {
 			return command{}, err
 		}
-		cmd := command{kind: cmdExercise, tmplRef: x.TemplateID, contractID: x.ContractID, choice: x.Choice}
+		cmd := command{kind: cmdExercise, tmpl: t, tmplRef: x.TemplateID, contractID: x.ContractID, choice: x.Choice}
 		if err := p.choiceArgument(&cmd, t, x.ChoiceArgument, path+".ExerciseCommand.choiceArgument", false); err != nil {
 			return command{}, err
 		}
