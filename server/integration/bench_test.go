@@ -448,3 +448,84 @@ func rssKB(b *testing.B, pid int) int64 {
 	}
 	return 0
 }
+
+// BenchmarkPingFlow measures Daml on the node over HTTP: 64 clients, each
+// creating a Ping as its initiator (submit-and-wait-for-transaction) and
+// then exercising Respond on it as its responder (submit-and-wait), with
+// durable commits; every command counts as one request.
+func BenchmarkPingFlow(b *testing.B) {
+	run, hc := benchNode(b, auth.ModeNone, node.Config{})
+	benchPost(b, hc, run.URL()+"/v2/dars", "", archiveTestdata(b, "canton-builtin-admin-workflow-ping.dar"))
+	var parties []string
+	for _, hint := range []string{"Initiator", "Responder"} {
+		raw, _ := json.Marshal(map[string]any{"partyIdHint": hint})
+		var resp ledgerapi.AllocatePartyResponse
+		if err := json.Unmarshal(benchPost(b, hc, run.URL()+"/v2/parties", "", raw), &resp); err != nil {
+			b.Fatal(err)
+		}
+		parties = append(parties, resp.PartyDetails.Party)
+	}
+	prefix := strconv.FormatInt(time.Now().UnixNano(), 36)
+	pending := make([]string, benchClients) // per client: the Ping awaiting its Respond
+	runLoadPerClient(b, hc, func(c int, i int64) (string, []byte) {
+		id := fmt.Sprintf("%s-%d", prefix, i)
+		if pending[c] == "" {
+			raw, _ := json.Marshal(map[string]any{"commands": commands(id, []string{parties[0]},
+				[]map[string]any{pingCreate(parties[0], parties[1], id)}, map[string]any{"userId": damlUser})})
+			return "/v2/commands/submit-and-wait-for-transaction", raw
+		}
+		raw, _ := json.Marshal(commands(id, []string{parties[1]},
+			[]map[string]any{damlExercise(pingTemplate, pending[c], "Respond", map[string]any{})}, map[string]any{"userId": damlUser}))
+		pending[c] = ""
+		return "/v2/commands/submit-and-wait", raw
+	}, func(c int, out []byte) {
+		if i := bytes.Index(out, []byte(`"contractId":"`)); i >= 0 && bytes.Contains(out, []byte(`"CreatedEvent"`)) {
+			rest := out[i+len(`"contractId":"`):]
+			pending[c] = string(rest[:bytes.IndexByte(rest, '"')])
+		}
+	}, run.URL())
+}
+
+// runLoadPerClient is runLoad for flows with per-client state: req(c, i)
+// makes client c's i-th request (path and body), done(c, answer) reads the
+// answer.
+func runLoadPerClient(b *testing.B, hc *http.Client, req func(c int, i int64) (string, []byte), done func(c int, out []byte), base string) {
+	var next atomic.Int64
+	lat := make([][]time.Duration, benchClients)
+	var wg sync.WaitGroup
+	cpu0 := processCPU()
+	b.ResetTimer()
+	start := time.Now()
+	for c := 0; c < benchClients; c++ {
+		wg.Add(1)
+		go func(c int) {
+			defer wg.Done()
+			for {
+				i := next.Add(1)
+				if i > int64(b.N) {
+					return
+				}
+				path, body := req(c, i)
+				t0 := time.Now()
+				out := benchPost(b, hc, base+path, "", body)
+				if out == nil {
+					return
+				}
+				lat[c] = append(lat[c], time.Since(t0))
+				done(c, out)
+			}
+		}(c)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	if len(all) == 0 {
+		return
+	}
+	b.ReportMetric(float64(len(all))/elapsed.Seconds(), "req/s")
+	b.ReportMetric(float64(all[len(all)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(len(all)), "cpu-µs/req")
+}
