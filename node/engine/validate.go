@@ -187,7 +187,7 @@ func (p *commandParser) parse(c ledgerapi.Command, path string) (command, error)
 		}
 		return cmd, nil
 	case c.ExerciseByKey != nil:
-		return command{}, preprocessingFailed("ExerciseByKeyCommand is not supported by this node: it runs no Daml code and keeps no contract keys; exercise by contract id instead")
+		return command{}, preprocessingFailed("ExerciseByKeyCommand is not supported by this node: it keeps no contract keys yet; exercise by contract id instead")
 	}
 	return command{}, missingField("command")
 }
