@@ -353,7 +353,7 @@ func nodeOf(id tx.NodeID, n tx.Node, inherited []string, last int32, plans *plan
 		return pn, eventNode{
 			NodeID: int32(id), Kind: kindCreate, ContractID: string(x.ContractID), TemplateID: x.TemplateID.String(),
 			PackageName: x.PackageName, Argument: js, Signatories: x.Signatories, Stakeholders: x.Stakeholders,
-			Witnesses: unionSorted(inherited, x.Stakeholders),
+			Witnesses: partyUnion(inherited, x.Stakeholders),
 		}, nil
 	case *tx.Exercise:
 		if x.InterfaceID != nil {
@@ -386,16 +386,15 @@ func nodeOf(id tx.NodeID, n tx.Node, inherited []string, last int32, plans *plan
 			ExerciseResult:  result,
 			ChoiceObservers: x.ChoiceObservers,
 		}}}
-		informees := x.Signatories
+		parties := x.Signatories
 		if x.Consuming {
-			informees = x.Stakeholders
+			parties = x.Stakeholders
 		}
-		informees = unionSorted(unionSorted(informees, x.ActingParties), x.ChoiceObservers)
 		return pn, eventNode{
 			NodeID: int32(id), Kind: kindExercise, ContractID: string(x.ContractID), TemplateID: x.TemplateID.String(),
 			PackageName: x.PackageName, Argument: argJSON, Signatories: x.Signatories, Stakeholders: x.Stakeholders,
 			Choice: x.Choice, ActingParties: x.ActingParties, Consuming: x.Consuming, Result: resultJSON,
-			LastDescendant: last, Witnesses: unionSorted(inherited, informees),
+			LastDescendant: last, Witnesses: partyUnion(inherited, parties, x.ActingParties, x.ChoiceObservers),
 		}, nil
 	case *tx.Fetch:
 		if x.InterfaceID != nil {
@@ -410,7 +409,7 @@ func nodeOf(id tx.NodeID, n tx.Node, inherited []string, last int32, plans *plan
 			Stakeholders:  x.Stakeholders,
 			ActingParties: x.ActingParties,
 		}}}
-		return pn, eventNode{Witnesses: unionSorted(inherited, unionSorted(x.Signatories, x.ActingParties))}, nil
+		return pn, eventNode{Witnesses: partyUnion(inherited, x.Signatories, x.ActingParties)}, nil
 	}
 	// Rollback nodes need exceptions (issue 16); the interpreter makes none yet.
 	return nil, eventNode{}, fmt.Errorf("node %d: %T nodes are not supported yet", id, n)
@@ -490,25 +489,15 @@ func conOfIdentifier(id *value.Identifier) lf.TypeConName {
 	return lf.TypeConName{Package: lf.PackageID(id.PackageID), Module: strings.Split(id.ModuleName, "."), Name: strings.Split(id.EntityName, ".")}
 }
 
-// unionSorted merges two sorted sets of parties.
-func unionSorted(a, b []string) []string {
-	out := make([]string, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case j == len(b) || i < len(a) && a[i] < b[j]:
-			out = append(out, a[i])
-			i++
-		case i == len(a) || b[j] < a[i]:
-			out = append(out, b[j])
-			j++
-		default:
-			out = append(out, a[i])
-			i++
-			j++
+// partyUnion is the union of sets of parties, sorted.
+func partyUnion(sets ...[]string) []string {
+	m := map[string]bool{}
+	for _, set := range sets {
+		for _, p := range set {
+			m[p] = true
 		}
 	}
-	return out
+	return sortedSet(m)
 }
 
 // damlError turns an interpretation failure into Canton's error: the id,

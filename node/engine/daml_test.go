@@ -265,3 +265,29 @@ func TestDamlChildren(t *testing.T) {
 		t.Errorf("Accept result: %s", js)
 	}
 }
+
+// TestDamlCreateAndExerciseExecuted prepares a CreateAndExerciseCommand
+// (two roots) and, on a node that allows several roots, executes it: the
+// re-interpretation creates the contract and exercises the choice on it
+// from the two root nodes.
+func TestDamlCreateAndExerciseExecuted(t *testing.T) {
+	f := newFixture(t, withPackages(PackageSetOf(pingPackages(t)...)), func(c *Config) { c.AllowMultipleRoots = true })
+	cmd := ledgerapi.Command{CreateAndExercise: &ledgerapi.CreateAndExerciseCommand{TemplateID: pingTmpl,
+		CreateArguments: []byte(pingArgs(f.alice, f.bob)), Choice: "AbortPing", ChoiceArgument: []byte(`{"anyone":"` + f.alice + `"}`)}}
+	p, err := f.eng.Prepare(context.Background(), prepareReq(f.alice, cmd), "user1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if roots := p.PreparedTransaction.GetTransaction().GetRoots(); len(roots) != 2 {
+		t.Fatalf("roots %v", roots)
+	}
+	o, err := f.eng.Execute(context.Background(), executeReq(p, f.alice, f.aliceK), "user1", f.ledger.lookupKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := o.Tree(f.ledger.commit(t, o, f.now))
+	c, x := tree.EventsByID["0"].Created, tree.EventsByID["1"].Exercised
+	if c == nil || x == nil || x.ContractID != c.ContractID || c.ACSDelta || x.ACSDelta || len(o.Transaction.Archived) != 1 {
+		t.Errorf("create-and-exercise tree %+v", tree.EventsByID)
+	}
+}
