@@ -170,6 +170,8 @@ func TestDamlPingSignedOffline(t *testing.T) {
 		t.Fatalf("Ping execute %+v", created)
 	}
 	cid := created.Events[0].Created.ContractID
+	// The same signed transaction again is the same change: a duplicate.
+	n.fail("POST", "/v2/interactive-submission/executeAndWait", wallet, executeBody(p, ext, key, "s-1b"), 409, "DUPLICATE_COMMAND")
 	abort := prepare("ext-abort-1", damlExercise(pingTemplate, cid, "AbortPing", map[string]any{"anyone": ext}), "HASHING_SCHEME_VERSION_V2")
 	if err := proto.Unmarshal(abort.PreparedTransaction, &pt); err != nil {
 		t.Fatal(err)
