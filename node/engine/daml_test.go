@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/daml/tx"
 	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/hashing"
@@ -254,7 +256,7 @@ func TestDamlChildren(t *testing.T) {
 	if x == nil || child == nil || x.LastDescendantNodeID != 1 || !strings.HasPrefix(string(x.ExerciseResult), `{"tag":"Left","value":"00`) {
 		t.Fatalf("Accept tree %+v", tree.EventsByID)
 	}
-	o, tree = f.submit([]string{carol}, exerciseCmd(bongModule+"BongProposal", o.Transaction.Created[0].ContractID, "Accept", `{"validator":"`+carol+`"}`))
+	_, tree = f.submit([]string{carol}, exerciseCmd(bongModule+"BongProposal", o.Transaction.Created[0].ContractID, "Accept", `{"validator":"`+carol+`"}`))
 	explode := tree.EventsByID["1"].Created
 	if explode == nil || !strings.HasSuffix(explode.TemplateID, ":Canton.Internal.Bong:Explode") ||
 		strings.Join(explode.Signatories, ",") != strings.Join(sortedSet(map[string]bool{f.alice: true, f.bob: true, carol: true}), ",") {
@@ -289,5 +291,40 @@ func TestDamlCreateAndExerciseExecuted(t *testing.T) {
 	c, x := tree.EventsByID["0"].Created, tree.EventsByID["1"].Exercised
 	if c == nil || x == nil || x.ContractID != c.ContractID || c.ACSDelta || x.ACSDelta || len(o.Transaction.Archived) != 1 {
 		t.Errorf("create-and-exercise tree %+v", tree.EventsByID)
+	}
+}
+
+// TestDamlTimeBounds: the interpreter's ledger-time bounds become the
+// metadata's min/max_ledger_effective_time (unbounded sides left out), and
+// execute moves its ledger time into them.
+func TestDamlTimeBounds(t *testing.T) {
+	set := PackageSetOf(pingPackages(t)...)
+	id := &value.Identifier{PackageID: pingID, ModuleName: "Canton.Internal.Ping", EntityName: "Ping"}
+	arg := &value.Record{TypeCon: id, Fields: []value.Field{{Label: "id", Value: value.Text("p")},
+		{Label: "initiator", Value: value.Party("a::1220")}, {Label: "responder", Value: value.Party("b::1220")}}}
+	res := &interp.Result{Transaction: &tx.Transaction{Version: "2.1", Roots: []tx.NodeID{0},
+		Nodes: []tx.Node{&tx.Create{ContractID: "00aa", PackageName: pingName, TemplateID: id, Argument: arg,
+			Signatories: []string{"a::1220"}, Stakeholders: []string{"a::1220", "b::1220"}, Version: "2.1"}}}}
+	lo, hi := value.Timestamp(1000), value.MaxTimestamp
+	res.DependsOnTime, res.TimeBounds = true, tx.TimeBounds{Min: &lo, Max: &hi}
+	b, err := builtOf(res, nil, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.minLedgerTime == nil || *b.minLedgerTime != 1000 || b.maxLedgerTime != nil {
+		t.Errorf("bounds %v %v", b.minLedgerTime, b.maxLedgerTime)
+	}
+	md := &damlpb.Metadata{MinLedgerEffectiveTime: b.minLedgerTime}
+	if got := clampLedgerTime(time.UnixMicro(10), md); got.UnixMicro() != 1000 {
+		t.Errorf("ledger time before the bound moves to it, got %v", got)
+	}
+	v := uint64(2000)
+	md.MaxLedgerEffectiveTime = &v
+	if got := clampLedgerTime(time.UnixMicro(5000), md); got.UnixMicro() != 2000 {
+		t.Errorf("ledger time after the bound moves to it, got %v", got)
+	}
+	res.DependsOnTime = false
+	if b, _ = builtOf(res, nil, set); b.minLedgerTime != nil || b.maxLedgerTime != nil {
+		t.Error("a transaction that does not read the time has bounds")
 	}
 }
