@@ -231,6 +231,8 @@ func builtOf(res *interp.Result, read map[value.ContractID]*ledger.Contract, set
 	last := lastDescendants(t)
 	witnesses := make([][]string, len(t.Nodes))
 	b.nodes = make([]eventNode, 0, len(t.Nodes))
+	// The walk is pre-order, which is node id order: the nodes are written
+	// in that order.
 	var walkErr error
 	t.Walk(func(id tx.NodeID, n tx.Node, parent tx.NodeID) {
 		if walkErr != nil {
@@ -276,9 +278,6 @@ func builtOf(res *interp.Result, read map[value.ContractID]*ledger.Contract, set
 	if walkErr != nil {
 		return nil, walkErr
 	}
-	// Node ids are pre-order, so sorting the proto nodes by id is the order
-	// in which they were added; keep it explicit for readers of the bytes.
-	sort.SliceStable(b.tx.Nodes, func(i, j int) bool { return nodeIndex(b.tx.Nodes[i]) < nodeIndex(b.tx.Nodes[j]) })
 	for i := range b.nodes {
 		n := &b.nodes[i]
 		cid := value.ContractID(n.ContractID)
@@ -305,12 +304,6 @@ func builtOf(res *interp.Result, read map[value.ContractID]*ledger.Contract, set
 	})
 	sort.Strings(b.used)
 	return b, nil
-}
-
-func nodeIndex(n *damlpb.DamlTransaction_Node) int {
-	var i int
-	fmt.Sscan(n.GetNodeId(), &i)
-	return i
 }
 
 // lastDescendants gives each node the id of the last node of its subtree
