@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -257,5 +258,30 @@ func TestDefaultsWork(t *testing.T) {
 	_, err = Run(context.Background(), Config{Client: c, UserID: ledger.AdminUserID, Scenario: ScenarioCompletions, Concurrency: 1, Count: 1, NewParties: 1, Seed: 300, PageSize: 500})
 	if err == nil || !strings.Contains(err.Error(), "smaller --page-size") {
 		t.Errorf("page size 500 against a maximum of 200: %v", err)
+	}
+}
+
+// TestPingScenarioAgainstServe uploads the Ping DAR at setup and runs the
+// ping scenario: creates and Responds alternate per client, every one
+// succeeds; without the DAR, setup says what is missing.
+func TestPingScenarioAgainstServe(t *testing.T) {
+	c := node(t)
+	cfg := Config{Client: c, UserID: ledger.AdminUserID, Scenario: ScenarioPing, Concurrency: 4, Count: 40, NewParties: 2}
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "--dar") {
+		t.Errorf("ping without the DAR: %v", err)
+	}
+	dar, err := os.ReadFile(filepath.Join("..", "daml", "archive", "testdata", "canton-builtin-admin-workflow-ping.dar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Dar = dar
+	s := run(t, cfg)
+	checkConsistent(t, ScenarioPing, s.Stats, 40)
+	if s.Template != PingTemplate {
+		t.Errorf("template %q", s.Template)
+	}
+	cfg.NewParties = 1
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "two parties") {
+		t.Errorf("ping with one party: %v", err)
 	}
 }

@@ -38,5 +38,17 @@
 //     submits Config.Seed creates (act rights), DefaultSeed when the party
 //     has none to read, at SeedConcurrency or more, and checks once that a
 //     page of PageSize is within the node's list maximum.
-//   - mixed: a weighted mix of the above, each kind measured separately too.
+//   - ping: Daml code. Each worker creates one of Canton's Pings as an
+//     initiator (POST /v2/commands/submit-and-wait-for-transaction), then
+//     exercises Respond on it as the responder (POST
+//     /v2/commands/submit-and-wait), and again; each command is one
+//     operation. Worker w's initiator is local party w and its responder
+//     party w+1, so it needs two parties or more and act rights on them.
+//     Setup uploads Config.Dar when given (ledger serve has no Ping package
+//     until then; every Canton participant has it) and checks that the node
+//     runs the Ping's code: Respond by the initiator must be refused
+//     (DAML_AUTHORIZATION_ERROR), which the generic model of ledger serve
+//     would accept.
+//   - mixed: a weighted mix of prepare, submit, execute and completions,
+//     each kind measured separately too.
 package bench

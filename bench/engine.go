@@ -24,11 +24,17 @@ const (
 	ScenarioSubmit      = "submit"
 	ScenarioExecute     = "execute"
 	ScenarioCompletions = "completions"
+	ScenarioPing        = "ping"
 	ScenarioMixed       = "mixed"
 )
 
 // Scenarios lists the scenarios in help order.
-var Scenarios = []string{ScenarioPrepare, ScenarioSubmit, ScenarioExecute, ScenarioCompletions, ScenarioMixed}
+var Scenarios = []string{ScenarioPrepare, ScenarioSubmit, ScenarioExecute, ScenarioCompletions, ScenarioPing, ScenarioMixed}
+
+// PingTemplate is the template of the ping scenario: Canton's own Ping,
+// which every Canton participant has (the admin workflow package) and
+// ledger serve runs once its DAR is uploaded.
+const PingTemplate = "#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping"
 
 // Defaults of Config fields left at zero.
 const (
@@ -103,6 +109,10 @@ type Config struct {
 	// Mix weighs the kinds of the mixed scenario.
 	Mix map[string]int
 
+	// Dar, when set, is uploaded at setup (the ping scenario: the DAR of
+	// Canton's Ping, which ledger serve does not have until uploaded).
+	Dar []byte
+
 	// Progress, when set, is called every ProgressEvery during each phase and
 	// once at its end (Done set).
 	Progress      func(Progress)
@@ -171,6 +181,9 @@ type runner struct {
 	sync  string
 	// cursors are the completions workers' positions, one per worker.
 	cursors []int64
+	// pings are the ping workers' Pings awaiting their Respond, one per
+	// worker ("" when the next operation creates one).
+	pings []string
 	// readsCompletions says the scenario reads completion pages; autoSeed
 	// is how many creates setup found it must seed for them to have
 	// something to read.
@@ -187,7 +200,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err := cfg.normalize(); err != nil {
 		return nil, err
 	}
-	r := &runner{cfg: cfg, c: cfg.Client, cursors: make([]int64, cfg.Concurrency), cidPre: cfg.CommandIDPrefix}
+	r := &runner{cfg: cfg, c: cfg.Client, cursors: make([]int64, cfg.Concurrency), pings: make([]string, cfg.Concurrency), cidPre: cfg.CommandIDPrefix}
 	if r.cidPre == "" {
 		r.cidPre = "bench-" + randomHex(4) + "-"
 	}
@@ -257,6 +270,9 @@ func (cfg *Config) normalize() error {
 	}
 	if cfg.Count == 0 && cfg.Duration == 0 {
 		cfg.Duration = DefaultDuration
+	}
+	if cfg.Scenario == ScenarioPing {
+		cfg.Template = PingTemplate
 	}
 	if cfg.Template == "" {
 		cfg.Template = DefaultTemplate

@@ -60,6 +60,11 @@ func (r *runner) setup(ctx context.Context) (*plan, error) {
 			return nil, err
 		}
 	}
+	if _, ok := kinds[ScenarioPing]; ok {
+		if err := r.setupPing(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if needExternal {
 		if err := r.externalParties(ctx); err != nil {
 			return nil, err
@@ -101,6 +106,8 @@ func (r *runner) setup(ctx context.Context) (*plan, error) {
 			p.ops[k] = r.executeOp
 		case ScenarioCompletions:
 			p.ops[k] = r.completionsOp
+		case ScenarioPing:
+			p.ops[k] = r.pingOp
 		}
 	}
 	if _, ok := kinds[ScenarioCompletions]; ok {
@@ -402,4 +409,86 @@ func (r *runner) completionsOp(ctx context.Context, w int, seq int64) (int, erro
 		r.cursors[w] = page[len(page)-1].Offset()
 	}
 	return n, nil
+}
+
+// setupPing uploads the DAR when one is given, then checks that the node
+// runs the Ping's code: a Ping's Respond by its initiator must be refused
+// (the responder is its controller). ledger serve without the DAR serves
+// the template by its generic contract model, which would accept it, and
+// the run would not measure Daml.
+func (r *runner) setupPing(ctx context.Context) error {
+	if len(r.local) < 2 {
+		return errors.New("setup: the ping scenario needs two parties, an initiator and a responder: give --parties 2 or more, or two --party")
+	}
+	if r.cfg.Dar != nil {
+		if err := r.c.UploadDar(ctx, r.cfg.Dar, client.UploadOptions{}); err != nil {
+			return fmt.Errorf("setup: uploading the DAR (needs the ParticipantAdmin right): %w", err)
+		}
+		fmt.Fprintf(r.cfg.Log, "uploaded the DAR (%d bytes)\n", len(r.cfg.Dar))
+	}
+	const hint = "ledger serve needs its DAR: --dar daml/archive/testdata/canton-builtin-admin-workflow-ping.dar"
+	cid, err := r.createPing(ctx, r.local[0], r.local[1], r.cidPre+"setup")
+	if err != nil {
+		return fmt.Errorf("setup: creating a Ping failed; does the node have Canton's Ping package? (%s): %w", hint, err)
+	}
+	err = r.respond(ctx, r.local[0], cid, r.cidPre+"setup-check")
+	if err == nil {
+		return fmt.Errorf("setup: the node let a Ping's initiator Respond: it does not run the Ping's Daml code (%s)", hint)
+	}
+	if !errors.Is(err, ledgerapi.CodeDamlAuthorizationError.Err()) {
+		return fmt.Errorf("setup: checking that the node runs the Ping's code: %w", err)
+	}
+	return nil
+}
+
+// respond exercises Respond on a Ping as party.
+func (r *runner) respond(ctx context.Context, party, cid, commandID string) error {
+	user := r.user
+	_, err := r.c.SubmitAndWait(ctx, ledgerapi.Commands{
+		Commands: []ledgerapi.Command{{Exercise: &ledgerapi.ExerciseCommand{TemplateID: PingTemplate, ContractID: cid, Choice: "Respond",
+			ChoiceArgument: json.RawMessage(`{}`)}}},
+		CommandID: commandID, ActAs: []string{party}, UserID: &user, DeduplicationPeriod: &ledgerapi.DeduplicationPeriod{},
+	})
+	return err
+}
+
+// createPing creates a Ping and returns its contract id.
+func (r *runner) createPing(ctx context.Context, initiator, responder, commandID string) (string, error) {
+	args, err := json.Marshal(map[string]string{"id": commandID, "initiator": initiator, "responder": responder})
+	if err != nil {
+		return "", err
+	}
+	user := r.user
+	t, err := r.c.SubmitAndWaitForTransaction(ctx, ledgerapi.SubmitAndWaitForTransactionRequest{Commands: ledgerapi.Commands{
+		Commands:  []ledgerapi.Command{{Create: &ledgerapi.CreateCommand{TemplateID: PingTemplate, CreateArguments: args}}},
+		CommandID: commandID, ActAs: []string{initiator}, UserID: &user, DeduplicationPeriod: &ledgerapi.DeduplicationPeriod{},
+	}})
+	if err != nil {
+		return "", err
+	}
+	for _, ev := range t.Events {
+		if ev.Created != nil {
+			return ev.Created.ContractID, nil
+		}
+	}
+	return "", &localError{"NO_CREATED_EVENT", "the Ping create's transaction shows no created event"}
+}
+
+// pingOp is one command of a worker's Ping flow: a Ping created by its
+// initiator, then the next operation the responder's Respond on it, which
+// archives it. Worker w's initiator is party w and its responder party
+// w+1 (round the parties).
+func (r *runner) pingOp(ctx context.Context, w int, seq int64) (int, error) {
+	initiator, responder := r.local[w%len(r.local)], r.local[(w+1)%len(r.local)]
+	cid := r.pings[w]
+	if cid == "" {
+		cid, err := r.createPing(ctx, initiator, responder, r.commandID(seq))
+		if err != nil {
+			return 0, err
+		}
+		r.pings[w] = cid
+		return 0, nil
+	}
+	r.pings[w] = ""
+	return 0, r.respond(ctx, responder, cid, r.commandID(seq))
 }

@@ -46,6 +46,7 @@ type BenchOptions struct {
 	PageIdle        time.Duration
 	Mix             string
 	MaxErrorRate    float64
+	Dar             string
 }
 
 // NewCmdBench builds `ledger bench`.
@@ -69,7 +70,14 @@ Scenarios, one operation each:
   completions  one page (--page-size) of POST /v2/commands/completions,
                paging through a party's completions from offset 0 again and
                again; also reports completions read per second
-  mixed        a weighted mix of the four (--mix), each also measured alone
+  ping         Daml code: each client creates one of Canton's Pings as an
+               initiator (POST /v2/commands/submit-and-wait-for-transaction),
+               then exercises Respond on it as the responder
+               (POST /v2/commands/submit-and-wait), and again; every command
+               is one operation. ledger serve runs the Ping only once its DAR
+               is uploaded: --dar uploads it at setup
+  mixed        a weighted mix of prepare, submit, execute and completions
+               (--mix), each also measured alone
 
 Setup is not measured: it allocates --parties fresh local parties named
 bench-<run>-N and grants the user CanActAs on them (unless --party names
@@ -83,7 +91,7 @@ ParticipantAdmin right; the operations need read rights on the parties
 (prepare, completions) or act rights (submit, execute). The user is --user,
 else the token's.
 
-Each operation's create uses --template with --args, JSON in which
+Each operation's create (but ping's) uses --template with --args, JSON in which
 {{party}}, {{seq}} and {{commandId}} are filled in; against Canton, name a
 template of an uploaded package and arguments that fit it. Command ids are
 --command-id-prefix followed by the operation's number from 1, so a second
@@ -117,7 +125,10 @@ failed (or none finished), 2 usage error.`,
   # against Canton: a real template and its arguments
   ledger bench submit --template '#my-pkg:Main:Asset' --args '{"owner":"{{party}}","n":"{{seq}}"}'
 
-  ledger bench mixed --mix prepare=2,submit=2,execute=1,completions=0`,
+  ledger bench mixed --mix prepare=2,submit=2,execute=1,completions=0
+
+  # Daml: 64 clients creating and responding to Pings, the DAR uploaded first
+  ledger bench ping -c 64 --duration 20s --dar daml/archive/testdata/canton-builtin-admin-workflow-ping.dar`,
 		Args: cmdutil.ExactArgs(1),
 	}
 	conn := cmdutil.AddConnFlags(cmd)
@@ -139,6 +150,7 @@ failed (or none finished), 2 usage error.`,
 	fl.DurationVar(&opts.PageIdle, "page-idle", bench.DefaultPageIdle, "stream_idle_timeout_ms of a completions page; a short page ends a pass")
 	fl.StringVar(&opts.Mix, "mix", "prepare=1,submit=1,execute=1,completions=1", "weights of the mixed scenario: KIND=N,…")
 	fl.Float64Var(&opts.MaxErrorRate, "max-error-rate", 0.01, "exit 1 when more than this fraction of operations failed")
+	fl.StringVar(&opts.Dar, "dar", "", "DAR to upload at setup (ping: the DAR of Canton's Ping package)")
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		var err error
 		if opts.Format, err = f.OutputFormat(); err != nil {
@@ -203,6 +215,13 @@ func (opts *BenchOptions) config() (bench.Config, error) {
 		return cfg, cmdutil.UsageError("--party cannot be used with execute: it onboards external parties whose keys it generates (--parties sets how many)")
 	case opts.Seed > 0 && opts.Scenario != bench.ScenarioCompletions && opts.Scenario != bench.ScenarioMixed:
 		return cfg, cmdutil.UsageError("--seed is for the completions and mixed scenarios")
+	}
+	if opts.Dar != "" {
+		dar, err := os.ReadFile(opts.Dar)
+		if err != nil {
+			return cfg, cmdutil.UsageError("--dar: %s", err)
+		}
+		cfg.Dar = dar
 	}
 	if opts.Scheme != "" {
 		s, err := hashing.ParseScheme(opts.Scheme)

@@ -100,7 +100,7 @@ func TestDarsAgainstServe(t *testing.T) {
 	runCLI(t, "", append([]string{"users", "grant", "participant_admin", "--act-as", alice}, conn...)...).must(t, 0)
 	tx := filepath.Join(t.TempDir(), "tx.json")
 	runCLI(t, "", append([]string{"prepare", "--create", "#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping",
-		"--args", `{"responder":"` + alice + `","initiator":"` + alice + `","id":"p-1"}`, "--act-as", alice, "-o", tx}, conn...)...).must(t, 0)
+		"--args", `{"responder":"` + alice + `","initiator":"` + alice + `","id":"p-1"}`, "--act-as", alice, "--out", tx}, conn...)...).must(t, 0)
 	r = runCLI(t, "", "show", tx, "--dar", pingDarPath).must(t, 0)
 	for _, want := range []string{"Types (from --dar)", "node 0  create Canton.Internal.Ping:Ping : Ping",
 		`    id: Text = "p-1"`, `    initiator: Party = "` + alice + `"`} {
@@ -151,7 +151,7 @@ func TestDarsInspectKeysAndInterfaces(t *testing.T) {
 	}
 	r := runCLI(t, "", "dars", "inspect", dar, "--all").must(t, 0)
 	for _, want := range []string{"package DamlDefinitionsServiceMain 3.4.0 (main)", "package DamlDefinitionsServiceDep 3.4.0",
-		"    key (Party, SomeParamRecord Int64)\n", "    implements ExternalDep:MyInterface\n",
+		"    key (Party, SomeParamRecord Int)\n", "    implements ExternalDep:MyInterface\n",
 		"  interface MyInterface\n    viewtype MyInterfaceViewType\n    method method1 : Party\n"} {
 		if !strings.Contains(r.out, want) {
 			t.Errorf("inspect --all lacks %q", want)

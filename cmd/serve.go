@@ -108,11 +108,13 @@ participant id is the one GET /v2/parties/participant-id answers
 
 Packages: DARs uploaded with "ledger dars upload" (POST /v2/dars) persist
 in the database; commands on their templates are typed by their Daml-LF types,
-as Canton reads them. A template whose package was never uploaded is served by
-one generic contract model (see the README), unless --strict-packages refuses
-it as Canton does. The log names the model of each template once. The node
-runs no Daml code yet: choices archive the contract they are exercised on
-unless --nonconsuming-choices names them. Commands with the same
+as Canton reads them, and run by the node's Daml interpreter (ensure,
+signatories, observers, controllers, authorization, choice bodies); execute
+re-interprets what was signed and refuses any difference. A template whose
+package was never uploaded is served by one generic contract model (see the
+README), unless --strict-packages refuses it as Canton does; there choices
+archive the contract they are exercised on unless --nonconsuming-choices
+names them. The log names the model of each template once. Commands with the same
 change ID (user, actAs parties, command id) within --max-deduplication are
 refused as DUPLICATE_COMMAND; the value is stored in the database and kept
 across restarts unless given again.

@@ -220,6 +220,7 @@ func Open(ctx context.Context, st Store, cfg Config) (*Node, error) {
 	}
 	n.engine, err = engine.New(engine.Config{
 		SynchronizerID:      id.SynchronizerID,
+		ParticipantID:       id.ParticipantID,
 		NonconsumingChoices: cfg.NonconsumingChoices,
 		PackageNames:        cfg.PackageNames,
 		TapsMaxPassesLimit:  cfg.TapsMaxPassesLimit,

@@ -22,9 +22,9 @@ const MaxDarBytes = 64 << 20
 func (s *Server) packageRoutes() []Route {
 	return []Route{
 		{Method: http.MethodGet, Pattern: "/v2/packages", Handler: s.listPackages},
-		{Method: http.MethodPost, Pattern: "/v2/packages", Handler: s.uploadDar, MaxBodyBytes: MaxDarBytes},
-		{Method: http.MethodPost, Pattern: "/v2/dars", Handler: s.uploadDar, MaxBodyBytes: MaxDarBytes},
-		{Method: http.MethodPost, Pattern: "/v2/dars/validate", Handler: s.validateDar, MaxBodyBytes: MaxDarBytes},
+		{Method: http.MethodPost, Pattern: "/v2/packages", Handler: s.uploadDar, Upload: true, MaxBodyBytes: MaxDarBytes},
+		{Method: http.MethodPost, Pattern: "/v2/dars", Handler: s.uploadDar, Upload: true, MaxBodyBytes: MaxDarBytes},
+		{Method: http.MethodPost, Pattern: "/v2/dars/validate", Handler: s.validateDar, Upload: true, MaxBodyBytes: MaxDarBytes},
 		{Method: http.MethodGet, Pattern: "/v2/packages/{packageID}", Handler: s.getPackage},
 		{Method: http.MethodGet, Pattern: "/v2/packages/{packageID}/status", Handler: s.getPackageStatus},
 		{Method: http.MethodGet, Pattern: "/v2/package-vetting", Handler: s.listVettedPackages},

@@ -52,3 +52,25 @@ func BenchmarkSubmitCreateAndTree(b *testing.B) {
 		_ = ev.Tree(ledger.Committed{Offset: 1}, o.ActAs)
 	}
 }
+
+// BenchmarkSubmitPingFlow submits a Ping create and its Respond through the
+// interpreter, committing each to the in-memory ledger: the engine's share
+// of the node-level Ping flow (two commands per iteration).
+func BenchmarkSubmitPingFlow(b *testing.B) {
+	f := damlFixture(b)
+	ctx := context.Background()
+	create := submitCmds(f.alice, createCmd(pingTmpl, pingArgs(f.alice, f.bob)))
+	b.ReportAllocs()
+	for b.Loop() {
+		o, err := f.eng.Submit(ctx, create, "user1")
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.ledger.commit(b, o, f.now)
+		respond := submitCmds(f.bob, exerciseCmd(pingTmpl, o.Transaction.Created[0].ContractID, "Respond", `{}`))
+		if o, err = f.eng.Submit(ctx, respond, "user1"); err != nil {
+			b.Fatal(err)
+		}
+		f.ledger.commit(b, o, f.now)
+	}
+}

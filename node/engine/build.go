@@ -48,6 +48,11 @@ type built struct {
 	created  []ledger.Contract                // CreatedAt left zero
 	archived []string
 	used     []string // pre-existing contracts exercised without archiving
+	// minLedgerTime and maxLedgerTime are the ledger-time bounds the
+	// interpreted transaction depends on (µs; nil when unconstrained).
+	minLedgerTime, maxLedgerTime *uint64
+	// interpreted is set when the interpreter made the transaction.
+	interpreted bool
 }
 
 // buildOptions say how the builder treats existing contracts.

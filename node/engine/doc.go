@@ -19,17 +19,45 @@
 // engine writes values (record, variant and enum ids, field labels, trailing
 // None fields left out), and shown in events by their types (ArgumentJSON).
 // A template or choice the package lacks, and an argument that does not fit
-// its type, get Canton's errors with the field path. Signatories,
-// observers and choices still follow the generic model below, until the
-// interpreter serves typed templates. With Config.StrictPackages, templates
-// of packages never uploaded are refused (TEMPLATES_OR_INTERFACES_NOT_FOUND,
-// or JSON_API_PACKAGE_SELECTION_FAILED for a package name) instead.
+// its type, get Canton's errors with the field path. With
+// Config.StrictPackages, templates of packages never uploaded are refused
+// (TEMPLATES_OR_INTERFACES_NOT_FOUND, or JSON_API_PACKAGE_SELECTION_FAILED
+// for a package name) instead of being served by the generic model.
+//
+// # Daml commands
+//
+// Typed commands run in the Daml-LF interpreter (package daml/interp) over
+// every uploaded package (daml.go): ensure clauses, signatories, observers,
+// controllers, choice observers, authorization, child nodes, node seeds and
+// contract ids are the package's and Canton's. The interpreter's
+// submission has a fresh 32-byte submission seed, Config.ParticipantID,
+// the preparation time (now) and the ledger time (now, or the request's
+// minimum ledger time when later); it reads the node's active contracts
+// visible to actAs and readAs (a stakeholder among them) or disclosed,
+// their arguments typed by their template. A contract created by the
+// generic model of a package uploaded since does not fit its template and
+// is refused (DAML_INTERPRETATION_ERROR). Interpretation failures answer
+// the interpreter's Canton error id, category and cause; the context adds
+// the error's metadata (error_id of DAML_FAILURE) and where it happened
+// (template, choice, location). The transaction's nodes become
+// PreparedTransaction nodes as Canton's interactive submission service
+// writes them: pre-order node ids, values with type ids and labels and no
+// trailing None fields, parties as sorted sets, lf_version per node, a
+// seed per create and exercise node, fetch nodes included; its ledger-time
+// bounds become min/max_ledger_effective_time (nothing when it does not
+// read the time: the request's minLedgerTime only sets the ledger time);
+// the contracts it read from the ledger are the input contracts. Events
+// keep node ids (fetch nodes make none but keep their id),
+// lastDescendantNodeId over every descendant, arguments and results shown
+// by their types, and witnesses as Canton's disclosure: a node's informees
+// and whoever sees its parent. Commands on uploaded and on never uploaded
+// packages cannot be mixed in one submission (COMMAND_PREPROCESSING_FAILED),
+// nor is exercising through an interface supported yet (issue 16).
 //
 // # The generic contract model
 //
-// The node runs no Daml code. It accepts any template id and applies one
-// fixed model to every template (for typed templates, all but the
-// arguments):
+// Templates of packages never uploaded run no Daml code: the node accepts
+// any such template id and applies one fixed model to it:
 //
 //   - Commands. CreateCommand, ExerciseCommand and CreateAndExerciseCommand.
 //     ExerciseByKeyCommand is refused with COMMAND_PREPROCESSING_FAILED (the
@@ -82,7 +110,7 @@
 //
 // # Prepared transactions
 //
-// Node ids are 0, 1, … in pre-order; every create and exercise node is a
+// Of the generic model: node ids are 0, 1, … in pre-order; every create and exercise node is a
 // root (no Daml code means no children), a CreateAndExerciseCommand making
 // two roots. Prepare answers it, as Canton does; execute refuses a
 // transaction with several roots unless Config.AllowMultipleRoots (Canton's
@@ -128,8 +156,7 @@
 // contracts, and Events). Events record the nodes; once the store has given
 // the transaction an offset and record time, Events.Tree makes the
 // transaction tree Canton 3.4+ returns (eventsById keyed by node id,
-// lastDescendantNodeId = the node's own id since exercises have no children,
-// witnesses, acsDelta, createdAt = ledger effective time, empty interface
-// views and key fields) and Events.Transaction the flat or ledger-effects
-// transaction.
+// lastDescendantNodeId, witnesses, acsDelta, createdAt = ledger effective
+// time, empty interface views and key fields) and Events.Transaction the
+// flat or ledger-effects transaction.
 package engine

@@ -18,6 +18,7 @@ import (
 const (
 	DefaultTapsMaxPassesLimit    = 4  // Canton's max-passes-limit
 	DefaultMaxSignaturesPerParty = 50 // Canton's maximum-number-of-signatures-per-party
+	DefaultParticipantID         = "participant::local"
 )
 
 // Config is what the engine needs to know about the node.
@@ -25,6 +26,10 @@ type Config struct {
 	// SynchronizerID is the node's synchronizer, written into every prepared
 	// transaction. Required.
 	SynchronizerID string
+	// ParticipantID is the node's participant id, from which the
+	// interpreter derives transaction seeds (DefaultParticipantID when
+	// empty).
+	ParticipantID string
 	// NonconsumingChoices names the choices that do not archive the contract
 	// they are exercised on (plain choice names, e.g. "Observe"). "Archive"
 	// is always consuming.
@@ -123,6 +128,9 @@ func New(cfg Config, contracts ContractReader, parties PartyDirectory) (*Engine,
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.ParticipantID == "" {
+		cfg.ParticipantID = DefaultParticipantID
 	}
 	if cfg.Rand == nil {
 		cfg.Rand = rand.Reader

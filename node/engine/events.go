@@ -38,6 +38,11 @@ type eventNode struct {
 	// Transient: a create whose contract this transaction also archives, or
 	// a consuming exercise on such a contract. Neither is in the ACS delta.
 	Transient bool `json:"transient,omitempty"`
+	// Witnesses are the parties that see the node: its informees and
+	// whoever sees its parent (Canton's disclosure). Set for interpreted
+	// transactions; the generic model's nodes are all roots and use their
+	// informees.
+	Witnesses []string `json:"witnesses,omitempty"`
 }
 
 type recordedTx struct {
@@ -82,6 +87,9 @@ func (e *Events) UpdateID() string { return e.rec.UpdateID }
 
 // informees are the parties that see a node.
 func (n *eventNode) informees() []string {
+	if n.Witnesses != nil {
+		return n.Witnesses
+	}
 	if n.Kind == kindCreate {
 		return n.Stakeholders
 	}

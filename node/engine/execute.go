@@ -111,14 +111,24 @@ func (e *Engine) Execute(ctx context.Context, req ledgerapi.ExecuteSubmissionReq
 	if err := e.verifySignatures(ctx, res.Hash, actAs, sigs, keys); err != nil {
 		return nil, err
 	}
-	b, err := e.conform(ctx, pt, actAs)
+	var b *built
+	daml, err := e.interpretedTransaction(tx)
 	if err != nil {
 		return nil, err
 	}
-	if md.MinLedgerEffectiveTime != nil {
-		if t := time.UnixMicro(int64(*md.MinLedgerEffectiveTime)).UTC(); t.After(effectiveAt) {
-			effectiveAt = t
+	if daml {
+		effectiveAt = clampLedgerTime(effectiveAt, md)
+		b, err = e.reinterpret(ctx, pt, actAs, effectiveAt)
+	} else {
+		b, err = e.conform(ctx, pt, actAs)
+		if md.MinLedgerEffectiveTime != nil {
+			if t := time.UnixMicro(int64(*md.MinLedgerEffectiveTime)).UTC(); t.After(effectiveAt) {
+				effectiveAt = t
+			}
 		}
+	}
+	if err != nil {
+		return nil, err
 	}
 
 	if submissionID == "" {
@@ -307,14 +317,28 @@ func (e *Engine) conform(ctx context.Context, pt *damlpb.PreparedTransaction, ac
 		return nil, nonConforming("it lists %d input contracts; the transaction uses %d", len(md.GetInputContracts()), len(b.inputs))
 	}
 	for i, want := range b.inputs {
-		got := proto.Clone(md.GetInputContracts()[i]).(*damlpb.Metadata_InputContract)
-		w := proto.Clone(want).(*damlpb.Metadata_InputContract)
-		got.EventBlob, w.EventBlob = nil, nil
-		if !proto.Equal(got, w) {
+		if !sameInputContract(md.GetInputContracts()[i], want) {
 			return nil, nonConforming("input contract %d (%s) differs from the stored contract", i, want.GetV1().GetContractId())
 		}
 	}
-	// Every party the transaction names must be known here.
+	if err := e.checkCommittable(ctx, actAs, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// sameInputContract compares two input contracts but for their blobs.
+func sameInputContract(a, b *damlpb.Metadata_InputContract) bool {
+	x := proto.Clone(a).(*damlpb.Metadata_InputContract)
+	y := proto.Clone(b).(*damlpb.Metadata_InputContract)
+	x.EventBlob, y.EventBlob = nil, nil
+	return proto.Equal(x, y)
+}
+
+// checkCommittable requires every party a transaction to execute names to
+// be known here, and the contracts it creates to be new: a transaction
+// executed before would create them again.
+func (e *Engine) checkCommittable(ctx context.Context, actAs []string, b *built) error {
 	set := map[string]bool{}
 	for _, p := range actAs {
 		set[p] = true
@@ -324,32 +348,40 @@ func (e *Engine) conform(ctx context.Context, pt *damlpb.PreparedTransaction, ac
 			set[p] = true
 		}
 	}
+	for _, n := range b.nodes {
+		for _, p := range n.ActingParties {
+			set[p] = true
+		}
+		for _, p := range n.Witnesses {
+			set[p] = true
+		}
+	}
 	var unknown []string
 	for _, p := range sortedSet(set) {
 		ok, err := e.parties.IsKnownParty(ctx, p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !ok {
 			unknown = append(unknown, p)
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, ledgerapi.NewError(CodeUnknownInformees,
+		return ledgerapi.NewError(CodeUnknownInformees,
 			"The participant is not connected to any synchronizer where the given informees are known.",
 			map[string]string{"unknownInformees": strings.Join(unknown, ",")})
 	}
 	for _, c := range b.created {
 		existing, err := e.contracts.LookupContract(ctx, c.ContractID)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if existing != nil {
-			return nil, failedToExecute("contract id %s already exists: this prepared transaction was executed before", c.ContractID).
+			return failedToExecute("contract id %s already exists: this prepared transaction was executed before", c.ContractID).
 				WithResource("CONTRACT_ID", c.ContractID)
 		}
 	}
-	return b, nil
+	return nil
 }
 
 // rootCommands reads the commands behind the root nodes: a create, an

@@ -130,6 +130,8 @@ type fixture struct {
 	bob    string // local
 	aliceK *signer.Key
 	otherK *signer.Key
+	// commands counts the submissions of submit, naming their commands.
+	commands int
 }
 
 var testNow = time.Date(2026, 7, 24, 12, 0, 0, 123456000, time.UTC)

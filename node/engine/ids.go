@@ -28,6 +28,9 @@ type template struct {
 	// package was uploaded: the command is typed (typed.go). nil for the
 	// generic contract model.
 	con *lf.TypeConName
+	// isInterface is set when con names an interface (an exercise by
+	// interface).
+	isInterface bool
 }
 
 // String prints pkg:Module:Entity.

@@ -3,8 +3,11 @@ package engine
 import (
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/ledger-cli/ledger/daml/interp"
+	"github.com/ledger-cli/ledger/daml/resolve"
 	"github.com/ledger-cli/ledger/daml/typed"
 	"github.com/ledger-cli/ledger/daml/upgrade"
 )
@@ -18,6 +21,9 @@ type PackageSet struct {
 	Env    *typed.Env
 	names  map[string]string
 	byName map[string][]VettedPackage // highest version first
+
+	interpOnce sync.Once
+	interp     *interp.Engine
 }
 
 // VettedPackage is a vetted package with its name, version and validity.
@@ -47,6 +53,16 @@ func NewPackageSet(env *typed.Env, names map[string]string, vetted []VettedPacka
 		})
 	}
 	return s
+}
+
+// Interpreter returns the Daml-LF interpreter over every uploaded package,
+// built on first use and shared by every command that uses this set (its
+// resolved code and top-level values are cached in it).
+func (s *PackageSet) Interpreter() *interp.Engine {
+	s.interpOnce.Do(func() {
+		s.interp = interp.NewEngine(resolve.NewPackages(s.Env.Packages()...), interp.Limits{})
+	})
+	return s.interp
 }
 
 // Name returns the package name of an uploaded package.

@@ -124,13 +124,14 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 		return nil, err
 	}
 
-	b, err := e.build(ctx, cmds, actAs, e.randomSeed, buildOptions{
-		visible:  visibleTo(actAs, readAs, disclosed),
-		inactive: func(cid string) error { return ContractNotFound(cid) },
-		packages: e.cfg.Packages(),
-	})
+	b, err := e.run(ctx, cmds, actAs, visibleTo(actAs, readAs, disclosed), now, ledgerTimeOf(now, minLET))
 	if err != nil {
-		return nil, commandError(err)
+		return nil, err
+	}
+	if b.interpreted {
+		// Canton writes the interpreter's ledger-time bounds, not the
+		// request's minLedgerTime (which only sets the ledger time).
+		minLET = nil
 	}
 	txUUID, err := uuid.NewRandomFromReader(e.cfg.Rand)
 	if err != nil {
@@ -147,6 +148,9 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 	if minLET != nil {
 		v := uint64(minLET.UnixMicro())
 		md.MinLedgerEffectiveTime = &v
+	}
+	if b.interpreted {
+		md.MinLedgerEffectiveTime, md.MaxLedgerEffectiveTime = b.minLedgerTime, b.maxLedgerTime
 	}
 	if req.MaxRecordTime != nil && !req.MaxRecordTime.IsZero() {
 		v := uint64(req.MaxRecordTime.Time.UnixMicro())
@@ -198,6 +202,49 @@ func EstimateCost(size, signatures int, at time.Time) *ledgerapi.CostEstimation 
 }
 
 func (e *Engine) randomSeed(int32) ([]byte, error) { return e.random(32) }
+
+// ledgerTimeOf is the ledger time of a command: now, or its minimum
+// ledger time when later.
+func ledgerTimeOf(now time.Time, minLET *time.Time) time.Time {
+	if minLET != nil && minLET.After(now) {
+		return *minLET
+	}
+	return now
+}
+
+// run makes the transaction of validated commands: by the interpreter when
+// they name templates of uploaded packages, else by the generic contract
+// model. visible says which stored contracts the submitters may use.
+func (e *Engine) run(ctx context.Context, cmds []command, actAs []string, visible func(*ledger.Contract) bool, now, ledgerTime time.Time) (*built, error) {
+	set := e.cfg.Packages()
+	dcmds, err := damlCommands(cmds)
+	if err != nil {
+		return nil, err
+	}
+	if dcmds == nil {
+		b, err := e.build(ctx, cmds, actAs, e.randomSeed, buildOptions{
+			visible:  visible,
+			inactive: func(cid string) error { return ContractNotFound(cid) },
+			packages: set,
+		})
+		if err != nil {
+			return nil, commandError(err)
+		}
+		return b, nil
+	}
+	seed, err := e.submissionSeed()
+	if err != nil {
+		return nil, err
+	}
+	b, err := e.interpret(ctx, dcmds, damlRun{
+		set: set, actAs: actAs, visible: visible,
+		submissionSeed: seed, preparationTime: now, ledgerTime: ledgerTime,
+	})
+	if err != nil {
+		return nil, damlError(err)
+	}
+	return b, nil
+}
 
 // visibleTo lets submitters use a contract when one of them is a stakeholder
 // or the contract was disclosed.

@@ -129,13 +129,9 @@ func (e *Engine) Submit(ctx context.Context, cmds ledgerapi.Commands, userID str
 		out.Rejection = dedupRejection.WithCorrelationID(submissionID)
 		return out, nil
 	}
-	b, err := e.build(ctx, parsed, actAs, e.randomSeed, buildOptions{
-		visible:  visibleTo(actAs, readAs, disclosed),
-		inactive: func(cid string) error { return ContractNotFound(cid) },
-		packages: e.cfg.Packages(),
-	})
+	b, err := e.run(ctx, parsed, actAs, visibleTo(actAs, readAs, disclosed), now, effectiveAt)
 	if err != nil {
-		return nil, commandError(err)
+		return nil, err
 	}
 	if err := e.accept(out, b, workflowID, effectiveAt, time.Time{}, nil); err != nil {
 		return nil, err

@@ -18,19 +18,10 @@ import (
 
 // Commands on templates of uploaded packages are typed: their arguments are
 // read by the Daml-LF types of the package (package typed, as Canton's JSON
-// API reads them) and written into the transaction as Canton's engine
-// writes values (record, variant and enum ids, field labels, numerics at
-// the scale of their type, no trailing None fields). Until the Daml
-// interpreter serves these templates, signatories, observers and choices
-// follow the generic contract model.
-//
-// The seam for the interpreter: a typed command carries the template's
-// type constructor (template.con) and the decoded value (command.createValue,
-// command.choiceValue, of package value) besides their protobuf form. An
-// interpreter replaces build's create and exercise for typed templates: it
-// takes the same command, the PackageSet (its Env holds the packages to
-// run) and the contract store, and returns the nodes it made; ArgumentJSON
-// renders the arguments of those nodes by their types.
+// API reads them) into values (command.createValue, command.choiceValue)
+// that the interpreter runs (daml.go), and written into transactions as
+// Canton's engine writes values (record, variant and enum ids, field labels,
+// numerics at the scale of their type, no trailing None fields).
 
 // templatesNotFound is Canton's error for a template or interface no
 // uploaded package defines.
@@ -73,13 +64,15 @@ func (e *Engine) resolveTyped(t ledgerapi.TemplateID, preference []string, set *
 		return template{}, false, nil
 	}
 	con := conOf(pkgID, t)
-	if _, found := set.Env.Template(con); !found && !(iface && set.Env.Interface(con) != nil) {
+	_, found := set.Env.Template(con)
+	if !found && !(iface && set.Env.Interface(con) != nil) {
 		return template{}, false, templatesNotFound(con.String())
 	}
 	return template{
 		id:          &damlpb.Identifier{PackageId: pkgID, ModuleName: t.Module, EntityName: t.Entity},
 		packageName: p.Name,
 		con:         &con,
+		isInterface: !found,
 	}, true, nil
 }
 

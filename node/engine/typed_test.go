@@ -168,7 +168,9 @@ func TestTypedCreateVectors(t *testing.T) {
 				}
 			}
 			pkg.ID, pkg.Name = lf.PackageID(want.GetTemplateId().GetPackageId()), want.GetPackageName()
-			f := newFixture(t, withPackages(PackageSetOf(lf.NewPackage(pkg))))
+			// The renamed package's code still names the original, which
+			// the interpreter therefore needs too.
+			f := newFixture(t, withPackages(PackageSetOf(append([]*lf.Package{lf.NewPackage(pkg)}, pkgs...)...)))
 			signatory := want.GetSignatories()[0]
 			other := want.GetStakeholders()[0]
 			if other == signatory {
@@ -251,12 +253,12 @@ func TestTypedUnvettedName(t *testing.T) {
 	}
 	set := NewPackageSet(PackageSetOf(pkgs...).Env, names, nil)
 	f := newFixture(t, withPackages(set))
-	_, err := f.eng.Prepare(context.Background(), prepareReq(f.alice, createCmd(pingTmpl, `{"id":"x","initiator":"a::1220","responder":"b::1220"}`)), "user1")
+	_, err := f.eng.Prepare(context.Background(), prepareReq(f.alice, createCmd(pingTmpl, `{"id":"x","initiator":"`+f.alice+`","responder":"b::1220"}`)), "user1")
 	if errorID(err) != "JSON_API_PACKAGE_SELECTION_FAILED" {
 		t.Fatalf("unvetted name: %v", err)
 	}
 	if _, err := f.eng.Prepare(context.Background(), prepareReq(f.alice, createCmd(pingID+":Canton.Internal.Ping:Ping",
-		`{"id":"x","initiator":"a::1220","responder":"b::1220"}`)), "user1"); err != nil {
+		`{"id":"x","initiator":"`+f.alice+`","responder":"b::1220"}`)), "user1"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -282,7 +284,7 @@ func TestModelLoggedOnce(t *testing.T) {
 	})
 	for i := 0; i < 3; i++ {
 		for _, cmd := range []ledgerapi.Command{
-			createCmd(pingTmpl, `{"id":"x","initiator":"a::1220","responder":"b::1220"}`),
+			createCmd(pingTmpl, `{"id":"x","initiator":"`+f.alice+`","responder":"b::1220"}`),
 			createCmd("#other:M:T", `{"x":"1"}`),
 		} {
 			if _, err := f.eng.Prepare(context.Background(), prepareReq(f.alice, cmd), "user1"); err != nil {

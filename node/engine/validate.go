@@ -164,7 +164,7 @@ func (p *commandParser) parse(c ledgerapi.Command, path string) (command, error)
 		if err := choiceField(x.Choice); err != nil {
 			return command{}, err
 		}
-		cmd := command{kind: cmdExercise, tmplRef: x.TemplateID, contractID: x.ContractID, choice: x.Choice}
+		cmd := command{kind: cmdExercise, tmpl: t, tmplRef: x.TemplateID, contractID: x.ContractID, choice: x.Choice}
 		if err := p.choiceArgument(&cmd, t, x.ChoiceArgument, path+".ExerciseCommand.choiceArgument", false); err != nil {
 			return command{}, err
 		}
@@ -187,7 +187,7 @@ func (p *commandParser) parse(c ledgerapi.Command, path string) (command, error)
 		}
 		return cmd, nil
 	case c.ExerciseByKey != nil:
-		return command{}, preprocessingFailed("ExerciseByKeyCommand is not supported by this node: it runs no Daml code and keeps no contract keys; exercise by contract id instead")
+		return command{}, preprocessingFailed("ExerciseByKeyCommand is not supported by this node: it keeps no contract keys yet; exercise by contract id instead")
 	}
 	return command{}, missingField("command")
 }

@@ -101,39 +101,7 @@ func setupParty(b *testing.B, run *server.Running, hc *http.Client, mode string)
 // runLoad runs b.N requests from benchClients goroutines; body(i) makes the
 // i-th request. It reports requests/s and the p50/p99 latency.
 func runLoad(b *testing.B, hc *http.Client, url, token string, body func(i int64) []byte) {
-	var next atomic.Int64
-	lat := make([][]time.Duration, benchClients)
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	start := time.Now()
-	for c := 0; c < benchClients; c++ {
-		wg.Add(1)
-		go func(c int) {
-			defer wg.Done()
-			for {
-				i := next.Add(1)
-				if i > int64(b.N) {
-					return
-				}
-				t0 := time.Now()
-				if benchPost(b, hc, url, token, body(i)) == nil {
-					return
-				}
-				lat[c] = append(lat[c], time.Since(t0))
-			}
-		}(c)
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	b.StopTimer()
-	all := slices.Concat(lat...)
-	slices.Sort(all)
-	if len(all) == 0 {
-		return
-	}
-	b.ReportMetric(float64(len(all))/elapsed.Seconds(), "req/s")
-	b.ReportMetric(float64(all[len(all)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "p99-ms")
+	runLoadPerClient(b, hc, url, token, func(_ int, i int64) (string, []byte) { return "", body(i) }, nil)
 }
 
 // BenchmarkSubmitTree measures submit-and-wait-for-transaction-tree (a
@@ -447,4 +415,89 @@ func rssKB(b *testing.B, pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// BenchmarkPingFlow measures Daml on the node over HTTP: 64 clients, each
+// creating a Ping as its initiator (submit-and-wait-for-transaction) and
+// then exercising Respond on it as its responder (submit-and-wait), with
+// durable commits; every command counts as one request.
+func BenchmarkPingFlow(b *testing.B) {
+	run, hc := benchNode(b, auth.ModeNone, node.Config{})
+	benchPost(b, hc, run.URL()+"/v2/dars", "", archiveTestdata(b, "canton-builtin-admin-workflow-ping.dar"))
+	var parties []string
+	for _, hint := range []string{"Initiator", "Responder"} {
+		raw, _ := json.Marshal(map[string]any{"partyIdHint": hint})
+		var resp ledgerapi.AllocatePartyResponse
+		if err := json.Unmarshal(benchPost(b, hc, run.URL()+"/v2/parties", "", raw), &resp); err != nil {
+			b.Fatal(err)
+		}
+		parties = append(parties, resp.PartyDetails.Party)
+	}
+	prefix := strconv.FormatInt(time.Now().UnixNano(), 36)
+	pending := make([]string, benchClients) // per client: the Ping awaiting its Respond
+	runLoadPerClient(b, hc, run.URL(), "", func(c int, i int64) (string, []byte) {
+		id := fmt.Sprintf("%s-%d", prefix, i)
+		if pending[c] == "" {
+			raw, _ := json.Marshal(map[string]any{"commands": commands(id, []string{parties[0]},
+				[]map[string]any{pingCreate(parties[0], parties[1], id)}, map[string]any{"userId": damlUser})})
+			return "/v2/commands/submit-and-wait-for-transaction", raw
+		}
+		raw, _ := json.Marshal(commands(id, []string{parties[1]},
+			[]map[string]any{damlExercise(pingTemplate, pending[c], "Respond", map[string]any{})}, map[string]any{"userId": damlUser}))
+		pending[c] = ""
+		return "/v2/commands/submit-and-wait", raw
+	}, func(c int, out []byte) {
+		if i := bytes.Index(out, []byte(`"contractId":"`)); i >= 0 && bytes.Contains(out, []byte(`"CreatedEvent"`)) {
+			rest := out[i+len(`"contractId":"`):]
+			pending[c] = string(rest[:bytes.IndexByte(rest, '"')])
+		}
+	})
+}
+
+// runLoadPerClient runs b.N requests from benchClients goroutines, for
+// flows with per-client state: req(c, i) makes client c's i-th request
+// (the path after base, and the body), done(c, answer), when set, reads
+// the answer. It reports requests/s, the p50/p99 latency and the process's
+// CPU time per request (clients and node together).
+func runLoadPerClient(b *testing.B, hc *http.Client, base, token string, req func(c int, i int64) (string, []byte), done func(c int, out []byte)) {
+	var next atomic.Int64
+	lat := make([][]time.Duration, benchClients)
+	var wg sync.WaitGroup
+	cpu0 := processCPU()
+	b.ResetTimer()
+	start := time.Now()
+	for c := 0; c < benchClients; c++ {
+		wg.Add(1)
+		go func(c int) {
+			defer wg.Done()
+			for {
+				i := next.Add(1)
+				if i > int64(b.N) {
+					return
+				}
+				path, body := req(c, i)
+				t0 := time.Now()
+				out := benchPost(b, hc, base+path, token, body)
+				if out == nil {
+					return
+				}
+				lat[c] = append(lat[c], time.Since(t0))
+				if done != nil {
+					done(c, out)
+				}
+			}
+		}(c)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	if len(all) == 0 {
+		return
+	}
+	b.ReportMetric(float64(len(all))/elapsed.Seconds(), "req/s")
+	b.ReportMetric(float64(all[len(all)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(len(all)), "cpu-µs/req")
 }

@@ -28,6 +28,7 @@ func sharedDar(t *testing.T, name string) []byte {
 // their templates (typed by the packages: record ids, labels, parties,
 // numerics at their scale, optionals, trailing None fields left out, a
 // typed input contract) and has the TypeScript wallet SDK hash each one.
+// The interpreter runs every command, so each acts as its signatories.
 func TestTypedHashesMatchTypeScriptSDK(t *testing.T) {
 	nodeBin, dir := hashingPeers(t)
 	n := startCommandNode(t, auth.ModeNone, node.Config{})
@@ -54,7 +55,7 @@ func TestTypedHashesMatchTypeScriptSDK(t *testing.T) {
 		{"CreateCommand": map[string]any{"templateId": ping, "createArguments": map[string]any{"id": "p1", "responder": bob, "initiator": alice}}},
 		{"ExerciseCommand": map[string]any{"templateId": ping, "contractId": cid, "choice": "AbortPing", "choiceArgument": map[string]any{"anyone": alice}}},
 		{"CreateCommand": map[string]any{"templateId": "#splice-amulet:Splice.Amulet:Amulet", "createArguments": json.RawMessage(fmt.Sprintf(
-			`{"dso":%q,"owner":%q,"amount":{"initialAmount":"12.5","createdAt":{"number":"42"},"ratePerRound":{"rate":0.0001}}}`, alice, bob))}},
+			`{"dso":%q,"owner":%q,"amount":{"initialAmount":"12.5","createdAt":{"number":"42"},"ratePerRound":{"rate":0.0001}}}`, alice, alice))}},
 		{"CreateCommand": map[string]any{"templateId": "#splice-wallet:Splice.Wallet.TransferPreapproval:TransferPreapprovalProposal",
 			"createArguments": map[string]any{"receiver": alice, "provider": bob, "expectedDso": alice}}},
 		{"CreateCommand": map[string]any{"templateId": "#splice-wallet:Splice.Wallet.TransferPreapproval:TransferPreapprovalProposal",

@@ -1,0 +1,533 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ledger-cli/ledger/daml/interp"
+	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/daml/tx"
+	"github.com/ledger-cli/ledger/daml/typed"
+	"github.com/ledger-cli/ledger/daml/value"
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
+	"github.com/ledger-cli/ledger/proto/damlpb"
+)
+
+// Commands on templates of uploaded packages run in the Daml-LF
+// interpreter (package daml/interp): this file turns the engine's commands
+// into the interpreter's, gives it the node's contracts, and turns the
+// transaction it builds (package daml/tx) into what the node needs: the
+// DamlTransaction a PreparedTransaction carries, the events it stores and
+// serves, and the contracts it creates, archives and uses.
+
+// damlRun is what interpreting a list of commands needs besides them.
+type damlRun struct {
+	set   *PackageSet
+	actAs []string
+	// visible refuses the stored contracts the submitters may not see
+	// (prepare, submit).
+	visible func(c *ledger.Contract) bool
+	// submissionSeed derives the transaction seed, unless rootSeeds gives
+	// the seeds of the root nodes (execute).
+	submissionSeed  tx.Hash
+	rootSeeds       []tx.Hash
+	preparationTime time.Time
+	ledgerTime      time.Time
+	// inputs, when not nil, are the only contracts the commands may read
+	// (execute: the input contracts of the prepared transaction, given to
+	// the interpreter as disclosed contracts); the store is not asked.
+	inputs []*ledger.Contract
+}
+
+// damlCommands returns the interpreter's commands when every command names
+// a template of an uploaded package, and nil when none does; a mix is
+// refused, as is a choice exercised through an interface (issue 16).
+func damlCommands(cmds []command) ([]interp.Command, error) {
+	typedCount := 0
+	for _, c := range cmds {
+		if c.tmpl.con != nil {
+			typedCount++
+		}
+	}
+	if typedCount == 0 {
+		return nil, nil
+	}
+	if typedCount < len(cmds) {
+		return nil, preprocessingFailed("commands on templates of uploaded packages (run by the Daml interpreter) and on templates of packages never uploaded (the generic contract model) cannot be mixed in one submission; submit them separately")
+	}
+	out := make([]interp.Command, 0, len(cmds))
+	for _, c := range cmds {
+		if c.tmpl.isInterface {
+			return nil, preprocessingFailed("exercising choice %s through interface %s is not supported by this node yet; exercise it on the template", c.choice, c.tmpl)
+		}
+		id := valueIdentifier(c.tmpl.id)
+		switch c.kind {
+		case cmdCreate:
+			out = append(out, &interp.CreateCommand{Template: id, Argument: c.createValue})
+		case cmdExercise:
+			out = append(out, &interp.ExerciseCommand{Template: id, ContractID: value.ContractID(c.contractID), Choice: c.choice, Argument: c.choiceValue})
+		case cmdCreateAndExercise:
+			out = append(out, &interp.CreateAndExerciseCommand{Template: id, CreateArgument: c.createValue, Choice: c.choice, ChoiceArgument: c.choiceValue})
+		}
+	}
+	return out, nil
+}
+
+func valueIdentifier(id *damlpb.Identifier) *value.Identifier {
+	return &value.Identifier{PackageID: id.GetPackageId(), ModuleName: id.GetModuleName(), EntityName: id.GetEntityName()}
+}
+
+func protoIdentifier(id *value.Identifier) *damlpb.Identifier {
+	return &damlpb.Identifier{PackageId: id.PackageID, ModuleName: id.ModuleName, EntityName: id.EntityName}
+}
+
+// timestamp is t in the ledger's microseconds.
+func timestamp(t time.Time) value.Timestamp { return value.Timestamp(t.UnixMicro()) }
+
+// submissionSeed is a fresh submission seed.
+func (e *Engine) submissionSeed() (tx.Hash, error) {
+	var h tx.Hash
+	b, err := e.random(len(h))
+	if err != nil {
+		return h, err
+	}
+	copy(h[:], b)
+	return h, nil
+}
+
+// interpret runs the commands in the interpreter and returns the
+// transaction they make. Interpretation failures are *interp.Error (see
+// damlError); failures of the store are returned as they are.
+func (e *Engine) interpret(ctx context.Context, cmds []interp.Command, run damlRun) (*built, error) {
+	view := &contractView{e: e, set: run.set, visible: run.visible, read: map[value.ContractID]*ledger.Contract{}}
+	sub := &interp.Submission{
+		Commands:        cmds,
+		ActAs:           run.actAs,
+		SubmissionSeed:  run.submissionSeed,
+		ParticipantID:   e.cfg.ParticipantID,
+		PreparationTime: timestamp(run.preparationTime),
+		RootSeeds:       run.rootSeeds,
+		LedgerTime:      timestamp(run.ledgerTime),
+	}
+	var contracts interp.Ledger = view
+	if run.inputs != nil {
+		contracts = nil
+		for _, c := range run.inputs {
+			tc, err := view.typedContract(c)
+			if err != nil {
+				return nil, err
+			}
+			view.read[tc.ID] = c
+			sub.Disclosed = append(sub.Disclosed, tc)
+		}
+	}
+	res, err := run.set.Interpreter().Submit(ctx, sub, contracts)
+	if err != nil {
+		if view.err != nil {
+			return nil, view.err
+		}
+		return nil, err
+	}
+	return builtOf(res, view.read, run.set)
+}
+
+// contractView is the interpreter's ledger: the node's active contracts
+// the submitters may see, their arguments read by their packages' types.
+type contractView struct {
+	e       *Engine
+	set     *PackageSet
+	visible func(c *ledger.Contract) bool
+	read    map[value.ContractID]*ledger.Contract
+	// err is the first failure the interpreter could only report as an
+	// internal error: the engine answers it instead.
+	err error
+}
+
+func (v *contractView) LookupContract(ctx context.Context, id value.ContractID) (*tx.Contract, error) {
+	c, err := v.e.contracts.LookupContract(ctx, string(id))
+	if err != nil {
+		v.err = err
+		return nil, err
+	}
+	if c == nil || !c.Active() || v.visible != nil && !v.visible(c) {
+		return nil, nil
+	}
+	tc, err := v.typedContract(c)
+	if err != nil {
+		v.err = err
+		return nil, err
+	}
+	v.read[id] = c
+	return tc, nil
+}
+
+// typedContract reads a stored contract as the interpreter needs it: its
+// argument typed by its template. A contract of a package never uploaded
+// keeps no argument (the interpreter refuses it before reading one: it is
+// of another template or another package version).
+func (v *contractView) typedContract(c *ledger.Contract) (*tx.Contract, error) {
+	tid, err := parseIdentifier(c.TemplateID)
+	if err != nil {
+		return nil, fmt.Errorf("stored contract %s: %w", c.ContractID, err)
+	}
+	out := &tx.Contract{
+		ID:           value.ContractID(c.ContractID),
+		PackageName:  c.PackageName,
+		TemplateID:   valueIdentifier(tid),
+		Argument:     value.Unit{},
+		Signatories:  c.Signatories,
+		Stakeholders: c.Stakeholders,
+		CreatedAt:    timestamp(c.CreatedAt),
+	}
+	plan, ok, err := typedPlan(v.set, tid, "")
+	if !ok {
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("stored contract %s: %w", c.ContractID, err)
+	}
+	pv, err := UnmarshalValue(c.Argument)
+	if err != nil {
+		return nil, fmt.Errorf("stored contract %s: %w", c.ContractID, err)
+	}
+	if out.Argument, err = plan.FromProto(pv); err != nil {
+		return nil, ledgerapi.Errorf(ledgerapi.CodeDamlInterpretationError,
+			"Interpretation error: Error: contract %s was created by the generic contract model before package %s was uploaded, and its argument is not a value of template %s: %v",
+			c.ContractID, tid.GetPackageId(), c.TemplateID, err).WithResource("CONTRACT_ID", c.ContractID)
+	}
+	return out, nil
+}
+
+// builtOf turns an interpreted transaction into the node's records. read
+// holds the stored contracts the interpretation read.
+func builtOf(res *interp.Result, read map[value.ContractID]*ledger.Contract, set *PackageSet) (*built, error) {
+	t := res.Transaction
+	b := &built{tx: &damlpb.DamlTransaction{Version: t.Version}, interpreted: true}
+	if res.DependsOnTime {
+		if lo := res.TimeBounds.Min; lo != nil && *lo != value.MinTimestamp {
+			v := uint64(*lo)
+			b.minLedgerTime = &v
+		}
+		if hi := res.TimeBounds.Max; hi != nil && *hi != value.MaxTimestamp {
+			v := uint64(*hi)
+			b.maxLedgerTime = &v
+		}
+	}
+	for _, r := range t.Roots {
+		b.tx.Roots = append(b.tx.Roots, r.String())
+	}
+	for _, s := range t.Seeds {
+		b.tx.NodeSeeds = append(b.tx.NodeSeeds, &damlpb.DamlTransaction_NodeSeed{NodeId: int32(s.Node), Seed: append([]byte(nil), s.Seed[:]...)})
+	}
+	plans := planCache{set: set}
+	consumed := map[value.ContractID]bool{}
+	local := map[value.ContractID]bool{}
+	last := lastDescendants(t)
+	witnesses := make([][]string, len(t.Nodes))
+	b.nodes = make([]eventNode, 0, len(t.Nodes))
+	// The walk is pre-order, which is node id order: the nodes are written
+	// in that order.
+	var walkErr error
+	t.Walk(func(id tx.NodeID, n tx.Node, parent tx.NodeID) {
+		if walkErr != nil {
+			return
+		}
+		var inherited []string
+		if parent >= 0 {
+			inherited = witnesses[parent]
+		}
+		pn, ev, err := nodeOf(id, n, inherited, last[id], &plans)
+		if err != nil {
+			walkErr = err
+			return
+		}
+		witnesses[id] = ev.Witnesses
+		b.tx.Nodes = append(b.tx.Nodes, &damlpb.DamlTransaction_Node{NodeId: id.String(), VersionedNode: &damlpb.DamlTransaction_Node_V1{V1: pn}})
+		switch x := n.(type) {
+		case *tx.Create:
+			arg, err := MarshalValue(pn.GetCreate().GetArgument())
+			if err != nil {
+				walkErr = err
+				return
+			}
+			local[x.ContractID] = true
+			b.created = append(b.created, ledger.Contract{
+				ContractID:   string(x.ContractID),
+				TemplateID:   x.TemplateID.String(),
+				PackageName:  x.PackageName,
+				Argument:     arg,
+				Signatories:  x.Signatories,
+				Stakeholders: x.Stakeholders,
+			})
+		case *tx.Exercise:
+			if x.Consuming {
+				consumed[x.ContractID] = true
+				b.archived = append(b.archived, string(x.ContractID))
+			}
+		}
+		if ev.Kind != "" {
+			b.nodes = append(b.nodes, ev)
+		}
+	})
+	if walkErr != nil {
+		return nil, walkErr
+	}
+	for i := range b.nodes {
+		n := &b.nodes[i]
+		cid := value.ContractID(n.ContractID)
+		if n.Kind == kindCreate && consumed[cid] || n.Kind == kindExercise && n.Consuming && local[cid] {
+			n.Transient = true
+		}
+	}
+	for _, c := range res.Inputs {
+		stored := read[c.ID]
+		if stored == nil {
+			return nil, fmt.Errorf("the interpreter read contract %s, which the node did not give it", c.ID)
+		}
+		ic, err := inputContract(stored)
+		if err != nil {
+			return nil, err
+		}
+		b.inputs = append(b.inputs, ic)
+		if !consumed[c.ID] {
+			b.used = append(b.used, string(c.ID))
+		}
+	}
+	sort.Slice(b.inputs, func(i, j int) bool {
+		return b.inputs[i].GetV1().GetContractId() < b.inputs[j].GetV1().GetContractId()
+	})
+	sort.Strings(b.used)
+	return b, nil
+}
+
+// lastDescendants gives each node the id of the last node of its subtree
+// (itself for a leaf): Canton's lastDescendantNodeId, which counts fetch
+// nodes too. Node ids are pre-order, so it is the last descendant of the
+// last child.
+func lastDescendants(t *tx.Transaction) []int32 {
+	last := make([]int32, len(t.Nodes))
+	for id := len(t.Nodes) - 1; id >= 0; id-- {
+		last[id] = int32(id)
+		if x, ok := t.Nodes[id].(*tx.Exercise); ok && len(x.Children) > 0 {
+			last[id] = last[x.Children[len(x.Children)-1]]
+		}
+	}
+	return last
+}
+
+// nodeOf writes an interpreted node as a PreparedTransaction writes it
+// (values with their type ids and labels, trailing None fields left out,
+// parties as sorted sets) and as the node's events record it. inherited
+// are the witnesses of its parent: a node is seen by its informees and by
+// whoever sees its parent (Canton's BlindingTransaction). Fetch nodes make
+// no event (ev.Kind is empty).
+func nodeOf(id tx.NodeID, n tx.Node, inherited []string, last int32, plans *planCache) (*damlpb.Node, eventNode, error) {
+	switch x := n.(type) {
+	case *tx.Create:
+		arg, js, err := plans.write(x.TemplateID, "", x.Argument)
+		if err != nil {
+			return nil, eventNode{}, err
+		}
+		pn := &damlpb.Node{NodeType: &damlpb.Node_Create{Create: &damlpb.Create{
+			LfVersion:    x.Version,
+			ContractId:   string(x.ContractID),
+			PackageName:  x.PackageName,
+			TemplateId:   protoIdentifier(x.TemplateID),
+			Argument:     arg,
+			Signatories:  x.Signatories,
+			Stakeholders: x.Stakeholders,
+		}}}
+		return pn, eventNode{
+			NodeID: int32(id), Kind: kindCreate, ContractID: string(x.ContractID), TemplateID: x.TemplateID.String(),
+			PackageName: x.PackageName, Argument: js, Signatories: x.Signatories, Stakeholders: x.Stakeholders,
+			Witnesses: partyUnion(inherited, x.Stakeholders),
+		}, nil
+	case *tx.Exercise:
+		if x.InterfaceID != nil {
+			return nil, eventNode{}, fmt.Errorf("node %d: exercises through an interface are not supported yet", id)
+		}
+		arg, argJSON, err := plans.write(x.TemplateID, x.Choice, x.ChosenValue)
+		if err != nil {
+			return nil, eventNode{}, err
+		}
+		result, resultJSON, err := plans.write(x.TemplateID, x.Choice+resultSuffix, x.Result)
+		if err != nil {
+			return nil, eventNode{}, err
+		}
+		children := make([]string, len(x.Children))
+		for i, c := range x.Children {
+			children[i] = c.String()
+		}
+		pn := &damlpb.Node{NodeType: &damlpb.Node_Exercise{Exercise: &damlpb.Exercise{
+			LfVersion:       x.Version,
+			ContractId:      string(x.ContractID),
+			PackageName:     x.PackageName,
+			TemplateId:      protoIdentifier(x.TemplateID),
+			Signatories:     x.Signatories,
+			Stakeholders:    x.Stakeholders,
+			ActingParties:   x.ActingParties,
+			ChoiceId:        x.Choice,
+			ChosenValue:     arg,
+			Consuming:       x.Consuming,
+			Children:        children,
+			ExerciseResult:  result,
+			ChoiceObservers: x.ChoiceObservers,
+		}}}
+		parties := x.Signatories
+		if x.Consuming {
+			parties = x.Stakeholders
+		}
+		return pn, eventNode{
+			NodeID: int32(id), Kind: kindExercise, ContractID: string(x.ContractID), TemplateID: x.TemplateID.String(),
+			PackageName: x.PackageName, Argument: argJSON, Signatories: x.Signatories, Stakeholders: x.Stakeholders,
+			Choice: x.Choice, ActingParties: x.ActingParties, Consuming: x.Consuming, Result: resultJSON,
+			LastDescendant: last, Witnesses: partyUnion(inherited, parties, x.ActingParties, x.ChoiceObservers),
+		}, nil
+	case *tx.Fetch:
+		if x.InterfaceID != nil {
+			return nil, eventNode{}, fmt.Errorf("node %d: fetches through an interface are not supported yet", id)
+		}
+		pn := &damlpb.Node{NodeType: &damlpb.Node_Fetch{Fetch: &damlpb.Fetch{
+			LfVersion:     x.Version,
+			ContractId:    string(x.ContractID),
+			PackageName:   x.PackageName,
+			TemplateId:    protoIdentifier(x.TemplateID),
+			Signatories:   x.Signatories,
+			Stakeholders:  x.Stakeholders,
+			ActingParties: x.ActingParties,
+		}}}
+		return pn, eventNode{Witnesses: partyUnion(inherited, x.Signatories, x.ActingParties)}, nil
+	}
+	// Rollback nodes need exceptions (issue 16); the interpreter makes none yet.
+	return nil, eventNode{}, fmt.Errorf("node %d: %T nodes are not supported yet", id, n)
+}
+
+// resultSuffix marks the result type of a choice in planCache keys.
+const resultSuffix = "/result"
+
+// planCache finds the codecs of the values of one transaction: create
+// arguments (choice ""), choice arguments and choice results
+// (choice+resultSuffix) by template.
+type planCache struct {
+	set   *PackageSet
+	plans map[string]*typed.Plan
+}
+
+// plan returns the codec of a create argument (what ""), a choice argument
+// (what = the choice) or a choice result (the choice and resultSuffix).
+func (c *planCache) plan(tmpl *value.Identifier, what string) (*typed.Plan, error) {
+	key := tmpl.String() + "/" + what
+	if plan := c.plans[key]; plan != nil {
+		return plan, nil
+	}
+	con := conOfIdentifier(tmpl)
+	var typ lf.Type = lf.TCon{Con: con}
+	if what != "" {
+		choice, isResult := strings.CutSuffix(what, resultSuffix)
+		sig, ok := c.set.Env.Choice(con, choice)
+		if !ok {
+			return nil, fmt.Errorf("%s has no choice %s", tmpl, choice)
+		}
+		typ = sig.ArgType
+		if isResult {
+			typ = sig.ReturnType
+		}
+	} else if _, ok := c.set.Env.Template(con); !ok {
+		return nil, fmt.Errorf("no uploaded package defines template %s", tmpl)
+	}
+	plan, err := c.set.Env.Plan(typ)
+	if err != nil {
+		return nil, fmt.Errorf("the type of %s %s: %w", tmpl, what, err)
+	}
+	if c.plans == nil {
+		c.plans = map[string]*typed.Plan{}
+	}
+	c.plans[key] = plan
+	return plan, nil
+}
+
+// read reads a transaction value by its type.
+func (c *planCache) read(tmpl *value.Identifier, what string, v *damlpb.Value) (value.Value, error) {
+	plan, err := c.plan(tmpl, what)
+	if err != nil {
+		return nil, err
+	}
+	return plan.FromProto(v)
+}
+
+// write returns v in its transaction form and as the events' JSON.
+func (c *planCache) write(tmpl *value.Identifier, what string, v value.Value) (*damlpb.Value, json.RawMessage, error) {
+	plan, err := c.plan(tmpl, what)
+	if err != nil {
+		return nil, nil, err
+	}
+	pv, err := typed.ToProto(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	js, err := plan.EncodeJSON(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pv, js, nil
+}
+
+func conOfIdentifier(id *value.Identifier) lf.TypeConName {
+	return lf.TypeConName{Package: lf.PackageID(id.PackageID), Module: strings.Split(id.ModuleName, "."), Name: strings.Split(id.EntityName, ".")}
+}
+
+// partyUnion is the union of sets of parties, sorted.
+func partyUnion(sets ...[]string) []string {
+	m := map[string]bool{}
+	for _, set := range sets {
+		for _, p := range set {
+			m[p] = true
+		}
+	}
+	return sortedSet(m)
+}
+
+// damlError turns an interpretation failure into Canton's error: the id,
+// category and cause the interpreter gives, the error's metadata (error_id
+// of DAML_FAILURE) in the context, and where it happened — template,
+// choice, Daml location — in the context too, since Canton's cause does not
+// always say. Internal failures stay Go errors, which the server logs and
+// answers as LEDGER_API_INTERNAL_ERROR without their text.
+func damlError(err error) error {
+	var ie *interp.Error
+	if !errors.As(err, &ie) {
+		return err
+	}
+	if ie.ID == ledgerapi.CodeLedgerAPIInternalError.ID {
+		return fmt.Errorf("interpretation: %s", ie.Error())
+	}
+	ctx := make(map[string]string, len(ie.Metadata)+3)
+	for k, v := range ie.Metadata {
+		ctx[k] = v
+	}
+	if ie.Template != "" {
+		ctx["template"] = ie.Template
+	}
+	if ie.Choice != "" {
+		ctx["choice"] = ie.Choice
+	}
+	if ie.Location != nil {
+		ctx["location"] = ie.Location.String()
+	}
+	e := ledgerapi.NewError(ledgerapi.ErrorCode{ID: ie.ID, Category: ie.Category}, ie.Cause, ctx)
+	if cid, ok := strings.CutPrefix(ie.Cause, "Contract could not be found with id "); ok {
+		e = e.WithResource("CONTRACT_ID", cid)
+	}
+	return e
+}
+
+// equalBound compares two optional bounds.
+func equalBound(a, b *uint64) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
