@@ -80,6 +80,10 @@ type Store interface {
 	Completions(ctx context.Context, q ledger.CompletionQuery) ([]ledger.Completion, error)
 	CompletionAt(ctx context.Context, offset int64) (ledger.Completion, error)
 	Contract(ctx context.Context, id string) (ledger.Contract, error)
+	// ActiveContractsByKey returns up to limit active contracts whose key
+	// has the hash keyHash, most recently created first, among those
+	// created before position before (ledger.Contract.Seq; 0 for no bound).
+	ActiveContractsByKey(ctx context.Context, keyHash []byte, before int64, limit int) ([]ledger.Contract, error)
 
 	// PackageStore keeps uploaded packages (packages.go).
 	PackageStore
@@ -295,6 +299,10 @@ func (c storeContracts) LookupContract(ctx context.Context, id string) (*ledger.
 		return nil, err
 	}
 	return &sc, nil
+}
+
+func (c storeContracts) ActiveContractsByKey(ctx context.Context, keyHash []byte, before int64, limit int) ([]ledger.Contract, error) {
+	return c.st.ActiveContractsByKey(ctx, keyHash, before, limit)
 }
 
 // partyDirectory answers the engine's "is this a party" questions. Parties

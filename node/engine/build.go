@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/ledger-cli/ledger/daml/tx"
 	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
@@ -19,6 +20,7 @@ const (
 	cmdCreate commandKind = iota + 1
 	cmdExercise
 	cmdCreateAndExercise
+	cmdExerciseByKey // typed templates only
 )
 
 // command is a validated command with its arguments already Daml values.
@@ -32,9 +34,11 @@ type command struct {
 	choiceArg  *damlpb.Value
 	// createValue and choiceValue are the arguments of a typed command as
 	// Daml values (nil for the generic model, and in execute, which reads
-	// the transaction's protobuf).
+	// the transaction's protobuf); keyValue is the contract key of an
+	// exercise by key.
 	createValue value.Value
 	choiceValue value.Value
+	keyValue    value.Value
 }
 
 // seedSource gives the 32-byte seed of a node.
@@ -309,7 +313,9 @@ func inputContract(c *ledger.Contract) (*damlpb.Metadata_InputContract, error) {
 	return ic, nil
 }
 
-// createNodeOf rebuilds the create node of a stored contract.
+// createNodeOf rebuilds the create node of a stored contract. As Canton
+// encodes an input contract (SerializationVersion.assign), its lf_version is
+// "2" with its key when it has one, "2.1" otherwise.
 func createNodeOf(c *ledger.Contract) (*damlpb.Create, error) {
 	tid, err := parseIdentifier(c.TemplateID)
 	if err != nil {
@@ -319,8 +325,17 @@ func createNodeOf(c *ledger.Contract) (*damlpb.Create, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stored contract %s: %w", c.ContractID, err)
 	}
+	key, err := contractKey(c)
+	if err != nil {
+		return nil, err
+	}
+	version := LFVersion
+	if key != nil {
+		version = tx.VersionWithKey
+	}
 	return &damlpb.Create{
-		LfVersion:    LFVersion,
+		Key:          key,
+		LfVersion:    version,
 		ContractId:   c.ContractID,
 		PackageName:  c.PackageName,
 		TemplateId:   tid,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -33,6 +34,9 @@ type damlRun struct {
 	// visible refuses the stored contracts the submitters may not see
 	// (prepare, submit).
 	visible func(c *ledger.Contract) bool
+	// disclosed are the ids of the request's disclosed contracts in the
+	// order it gives them: a key lookup lists those with the key first.
+	disclosed []string
 	// submissionSeed derives the transaction seed, unless rootSeeds gives
 	// the seeds of the root nodes (execute).
 	submissionSeed  tx.Hash
@@ -43,11 +47,14 @@ type damlRun struct {
 	// (execute: the input contracts of the prepared transaction, given to
 	// the interpreter as disclosed contracts); the store is not asked.
 	inputs []*ledger.Contract
+	// preference is the package the commands use for each package name
+	// (interp.Submission.PackagePreference).
+	preference []lf.PackageID
 }
 
 // damlCommands returns the interpreter's commands when every command names
-// a template of an uploaded package, and nil when none does; a mix is
-// refused, as is a choice exercised through an interface (issue 16).
+// a template (or, exercising, an interface) of an uploaded package, and nil
+// when none does; a mix is refused.
 func damlCommands(cmds []command) ([]interp.Command, error) {
 	typedCount := 0
 	for _, c := range cmds {
@@ -63,9 +70,8 @@ func damlCommands(cmds []command) ([]interp.Command, error) {
 	}
 	out := make([]interp.Command, 0, len(cmds))
 	for _, c := range cmds {
-		if c.tmpl.isInterface {
-			return nil, preprocessingFailed("exercising choice %s through interface %s is not supported by this node yet; exercise it on the template", c.choice, c.tmpl)
-		}
+		// An interface id names the interface: the interpreter runs the
+		// interface's choice on the contract's template (ExerciseInterface).
 		id := valueIdentifier(c.tmpl.id)
 		switch c.kind {
 		case cmdCreate:
@@ -74,6 +80,8 @@ func damlCommands(cmds []command) ([]interp.Command, error) {
 			out = append(out, &interp.ExerciseCommand{Template: id, ContractID: value.ContractID(c.contractID), Choice: c.choice, Argument: c.choiceValue})
 		case cmdCreateAndExercise:
 			out = append(out, &interp.CreateAndExerciseCommand{Template: id, CreateArgument: c.createValue, Choice: c.choice, ChoiceArgument: c.choiceValue})
+		case cmdExerciseByKey:
+			out = append(out, &interp.ExerciseByKeyCommand{Template: id, Key: c.keyValue, Choice: c.choice, Argument: c.choiceValue})
 		}
 	}
 	return out, nil
@@ -105,19 +113,21 @@ func (e *Engine) submissionSeed() (tx.Hash, error) {
 // transaction they make. Interpretation failures are *interp.Error (see
 // damlError); failures of the store are returned as they are.
 func (e *Engine) interpret(ctx context.Context, cmds []interp.Command, run damlRun) (*built, error) {
-	view := &contractView{e: e, set: run.set, visible: run.visible, read: map[value.ContractID]*ledger.Contract{}}
+	view := &contractView{e: e, set: run.set, visible: run.visible, disclosed: run.disclosed, read: map[value.ContractID]*ledger.Contract{}}
 	sub := &interp.Submission{
-		Commands:        cmds,
-		ActAs:           run.actAs,
-		SubmissionSeed:  run.submissionSeed,
-		ParticipantID:   e.cfg.ParticipantID,
-		PreparationTime: timestamp(run.preparationTime),
-		RootSeeds:       run.rootSeeds,
-		LedgerTime:      timestamp(run.ledgerTime),
+		Commands:          cmds,
+		ActAs:             run.actAs,
+		SubmissionSeed:    run.submissionSeed,
+		ParticipantID:     e.cfg.ParticipantID,
+		PreparationTime:   timestamp(run.preparationTime),
+		RootSeeds:         run.rootSeeds,
+		LedgerTime:        timestamp(run.ledgerTime),
+		StateMode:         interp.StateNUCK, // Canton 3.5 (protocol version 35)
+		PackagePreference: run.preference,
 	}
-	var contracts interp.Ledger = view
 	if run.inputs != nil {
-		contracts = nil
+		view.inputs = slices.Clone(run.inputs)
+		keyOrder(view.inputs)
 		for _, c := range run.inputs {
 			tc, err := view.typedContract(c)
 			if err != nil {
@@ -127,7 +137,7 @@ func (e *Engine) interpret(ctx context.Context, cmds []interp.Command, run damlR
 			sub.Disclosed = append(sub.Disclosed, tc)
 		}
 	}
-	res, err := run.set.Interpreter().Submit(ctx, sub, contracts)
+	res, err := run.set.Interpreter().Submit(ctx, sub, view)
 	if err != nil {
 		if view.err != nil {
 			return nil, view.err
@@ -137,19 +147,28 @@ func (e *Engine) interpret(ctx context.Context, cmds []interp.Command, run damlR
 	return builtOf(res, view.read, run.set)
 }
 
-// contractView is the interpreter's ledger: the node's active contracts
-// the submitters may see, their arguments read by their packages' types.
+// contractView is the interpreter's ledger (an interp.KeyLedger): the
+// node's active contracts the submitters may see, their arguments and keys
+// read by their packages' types; or, re-interpreting, the input contracts
+// alone.
 type contractView struct {
-	e       *Engine
-	set     *PackageSet
-	visible func(c *ledger.Contract) bool
-	read    map[value.ContractID]*ledger.Contract
+	e         *Engine
+	set       *PackageSet
+	visible   func(c *ledger.Contract) bool
+	disclosed []string
+	// inputs, when not nil, are all the contracts there are, most recently
+	// created first; the interpreter has them as disclosed contracts.
+	inputs []*ledger.Contract
+	read   map[value.ContractID]*ledger.Contract
 	// err is the first failure the interpreter could only report as an
 	// internal error: the engine answers it instead.
 	err error
 }
 
 func (v *contractView) LookupContract(ctx context.Context, id value.ContractID) (*tx.Contract, error) {
+	if v.inputs != nil {
+		return nil, nil
+	}
 	c, err := v.e.contracts.LookupContract(ctx, string(id))
 	if err != nil {
 		v.err = err
@@ -201,11 +220,20 @@ func (v *contractView) typedContract(c *ledger.Contract) (*tx.Contract, error) {
 			"Interpretation error: Error: contract %s was created by the generic contract model before package %s was uploaded, and its argument is not a value of template %s: %v",
 			c.ContractID, tid.GetPackageId(), c.TemplateID, err).WithResource("CONTRACT_ID", c.ContractID)
 	}
+	k, err := contractKey(c)
+	if err != nil || k == nil {
+		return out, err
+	}
+	if out.Key, err = typedKey(v.set, conOfIdentifier(out.TemplateID), k); err != nil {
+		return nil, fmt.Errorf("stored contract %s: %w", c.ContractID, err)
+	}
 	return out, nil
 }
 
 // builtOf turns an interpreted transaction into the node's records. read
-// holds the stored contracts the interpretation read.
+// holds the stored contracts the interpretation read. The nodes under a
+// rollback node are in the transaction but have no effect: they create and
+// archive nothing and make no event, as Canton's indexer skips them.
 func builtOf(res *interp.Result, read map[value.ContractID]*ledger.Contract, set *PackageSet) (*built, error) {
 	t := res.Transaction
 	b := &built{tx: &damlpb.DamlTransaction{Version: t.Version}, interpreted: true}
@@ -230,6 +258,7 @@ func builtOf(res *interp.Result, read map[value.ContractID]*ledger.Contract, set
 	local := map[value.ContractID]bool{}
 	last := lastDescendants(t)
 	witnesses := make([][]string, len(t.Nodes))
+	rolledBack := make([]bool, len(t.Nodes))
 	b.nodes = make([]eventNode, 0, len(t.Nodes))
 	// The walk is pre-order, which is node id order: the nodes are written
 	// in that order.
@@ -241,17 +270,28 @@ func builtOf(res *interp.Result, read map[value.ContractID]*ledger.Contract, set
 		var inherited []string
 		if parent >= 0 {
 			inherited = witnesses[parent]
+			_, underRollback := t.Nodes[parent].(*tx.Rollback)
+			rolledBack[id] = rolledBack[parent] || underRollback
 		}
 		pn, ev, err := nodeOf(id, n, inherited, last[id], &plans)
 		if err != nil {
-			walkErr = err
+			walkErr = fmt.Errorf("node %d: %w", id, err)
 			return
 		}
 		witnesses[id] = ev.Witnesses
 		b.tx.Nodes = append(b.tx.Nodes, &damlpb.DamlTransaction_Node{NodeId: id.String(), VersionedNode: &damlpb.DamlTransaction_Node_V1{V1: pn}})
+		if rolledBack[id] {
+			return
+		}
 		switch x := n.(type) {
 		case *tx.Create:
-			arg, err := MarshalValue(pn.GetCreate().GetArgument())
+			create := pn.GetCreate()
+			arg, err := MarshalValue(create.GetArgument())
+			if err != nil {
+				walkErr = err
+				return
+			}
+			keyHash, key, err := storedKey(create.GetKey())
 			if err != nil {
 				walkErr = err
 				return
@@ -264,6 +304,8 @@ func builtOf(res *interp.Result, read map[value.ContractID]*ledger.Contract, set
 				Argument:     arg,
 				Signatories:  x.Signatories,
 				Stakeholders: x.Stakeholders,
+				KeyHash:      keyHash,
+				Key:          key,
 			})
 		case *tx.Exercise:
 			if x.Consuming {
@@ -307,15 +349,23 @@ func builtOf(res *interp.Result, read map[value.ContractID]*ledger.Contract, set
 }
 
 // lastDescendants gives each node the id of the last node of its subtree
-// (itself for a leaf): Canton's lastDescendantNodeId, which counts fetch
-// nodes too. Node ids are pre-order, so it is the last descendant of the
-// last child.
+// (itself for a leaf), as Canton's lastDescendantNodeId: it counts fetch
+// and query nodes but not rollback nodes or what they hold, which make no
+// events (TransactionTraversalUtils). Node ids are pre-order, so it is the
+// last descendant of the last child that is not a rollback.
 func lastDescendants(t *tx.Transaction) []int32 {
 	last := make([]int32, len(t.Nodes))
 	for id := len(t.Nodes) - 1; id >= 0; id-- {
 		last[id] = int32(id)
-		if x, ok := t.Nodes[id].(*tx.Exercise); ok && len(x.Children) > 0 {
-			last[id] = last[x.Children[len(x.Children)-1]]
+		x, ok := t.Nodes[id].(*tx.Exercise)
+		if !ok {
+			continue
+		}
+		for i := len(x.Children) - 1; i >= 0; i-- {
+			if _, rb := t.Nodes[x.Children[i]].(*tx.Rollback); !rb {
+				last[id] = last[x.Children[i]]
+				break
+			}
 		}
 	}
 	return last
@@ -323,14 +373,20 @@ func lastDescendants(t *tx.Transaction) []int32 {
 
 // nodeOf writes an interpreted node as a PreparedTransaction writes it
 // (values with their type ids and labels, trailing None fields left out,
-// parties as sorted sets) and as the node's events record it. inherited
-// are the witnesses of its parent: a node is seen by its informees and by
-// whoever sees its parent (Canton's BlindingTransaction). Fetch nodes make
-// no event (ev.Kind is empty).
+// parties as sorted sets, keys with their hash and maintainers, the
+// interface of an exercise or fetch through one) and as the node's events
+// record it. inherited are the witnesses of its parent: a node is seen by
+// its informees and by whoever sees its parent (Canton's
+// BlindingTransaction). Fetch, query-by-key and rollback nodes make no
+// event (ev.Kind is empty).
 func nodeOf(id tx.NodeID, n tx.Node, inherited []string, last int32, plans *planCache) (*damlpb.Node, eventNode, error) {
 	switch x := n.(type) {
 	case *tx.Create:
 		arg, js, err := plans.write(x.TemplateID, "", x.Argument)
+		if err != nil {
+			return nil, eventNode{}, err
+		}
+		key, keyJSON, err := plans.key(x.Key)
 		if err != nil {
 			return nil, eventNode{}, err
 		}
@@ -342,21 +398,32 @@ func nodeOf(id tx.NodeID, n tx.Node, inherited []string, last int32, plans *plan
 			Argument:     arg,
 			Signatories:  x.Signatories,
 			Stakeholders: x.Stakeholders,
+			Key:          key,
 		}}}
-		return pn, eventNode{
+		ev := eventNode{
 			NodeID: int32(id), Kind: kindCreate, ContractID: string(x.ContractID), TemplateID: x.TemplateID.String(),
 			PackageName: x.PackageName, Argument: js, Signatories: x.Signatories, Stakeholders: x.Stakeholders,
-			Witnesses: partyUnion(inherited, x.Stakeholders),
-		}, nil
-	case *tx.Exercise:
-		if x.InterfaceID != nil {
-			return nil, eventNode{}, fmt.Errorf("node %d: exercises through an interface are not supported yet", id)
+			ContractKey: keyJSON, Witnesses: partyUnion(inherited, x.Stakeholders),
 		}
-		arg, argJSON, err := plans.write(x.TemplateID, x.Choice, x.ChosenValue)
+		if x.Key != nil {
+			ev.KeyHash = append([]byte(nil), x.Key.Hash[:]...)
+		}
+		return pn, ev, nil
+	case *tx.Exercise:
+		// The choice is the interface's when exercised through one.
+		owner := x.TemplateID
+		if x.InterfaceID != nil {
+			owner = x.InterfaceID
+		}
+		arg, argJSON, err := plans.write(owner, x.Choice, x.ChosenValue)
 		if err != nil {
 			return nil, eventNode{}, err
 		}
-		result, resultJSON, err := plans.write(x.TemplateID, x.Choice+resultSuffix, x.Result)
+		result, resultJSON, err := plans.write(owner, x.Choice+resultSuffix, x.Result)
+		if err != nil {
+			return nil, eventNode{}, err
+		}
+		key, _, err := plans.key(x.Key)
 		if err != nil {
 			return nil, eventNode{}, err
 		}
@@ -372,12 +439,15 @@ func nodeOf(id tx.NodeID, n tx.Node, inherited []string, last int32, plans *plan
 			Signatories:     x.Signatories,
 			Stakeholders:    x.Stakeholders,
 			ActingParties:   x.ActingParties,
+			InterfaceId:     optionalIdentifier(x.InterfaceID),
 			ChoiceId:        x.Choice,
 			ChosenValue:     arg,
 			Consuming:       x.Consuming,
 			Children:        children,
 			ExerciseResult:  result,
 			ChoiceObservers: x.ChoiceObservers,
+			Key:             key,
+			ByKey:           x.ByKey,
 		}}}
 		parties := x.Signatories
 		if x.Consuming {
@@ -385,13 +455,15 @@ func nodeOf(id tx.NodeID, n tx.Node, inherited []string, last int32, plans *plan
 		}
 		return pn, eventNode{
 			NodeID: int32(id), Kind: kindExercise, ContractID: string(x.ContractID), TemplateID: x.TemplateID.String(),
-			PackageName: x.PackageName, Argument: argJSON, Signatories: x.Signatories, Stakeholders: x.Stakeholders,
+			InterfaceID: identifierText(x.InterfaceID), PackageName: x.PackageName, Argument: argJSON,
+			Signatories: x.Signatories, Stakeholders: x.Stakeholders,
 			Choice: x.Choice, ActingParties: x.ActingParties, Consuming: x.Consuming, Result: resultJSON,
 			LastDescendant: last, Witnesses: partyUnion(inherited, parties, x.ActingParties, x.ChoiceObservers),
 		}, nil
 	case *tx.Fetch:
-		if x.InterfaceID != nil {
-			return nil, eventNode{}, fmt.Errorf("node %d: fetches through an interface are not supported yet", id)
+		key, _, err := plans.key(x.Key)
+		if err != nil {
+			return nil, eventNode{}, err
 		}
 		pn := &damlpb.Node{NodeType: &damlpb.Node_Fetch{Fetch: &damlpb.Fetch{
 			LfVersion:     x.Version,
@@ -401,15 +473,60 @@ func nodeOf(id tx.NodeID, n tx.Node, inherited []string, last int32, plans *plan
 			Signatories:   x.Signatories,
 			Stakeholders:  x.Stakeholders,
 			ActingParties: x.ActingParties,
+			InterfaceId:   optionalIdentifier(x.InterfaceID),
+			Key:           key,
+			ByKey:         x.ByKey,
 		}}}
 		return pn, eventNode{Witnesses: partyUnion(inherited, x.Signatories, x.ActingParties)}, nil
+	case *tx.QueryByKey:
+		key, _, err := plans.key(x.Key)
+		if err != nil {
+			return nil, eventNode{}, err
+		}
+		result := make([]string, len(x.Result))
+		for i, c := range x.Result {
+			result[i] = string(c)
+		}
+		pn := &damlpb.Node{NodeType: &damlpb.Node_QueryByKey{QueryByKey: &damlpb.QueryByKey{
+			LfVersion:   x.Version,
+			PackageName: x.PackageName,
+			TemplateId:  protoIdentifier(x.TemplateID),
+			Exhaustive:  x.Exhaustive,
+			Key:         key,
+			Result:      result,
+		}}}
+		return pn, eventNode{Witnesses: partyUnion(inherited, x.Key.Maintainers)}, nil
+	case *tx.Rollback:
+		children := make([]string, len(x.Children))
+		for i, c := range x.Children {
+			children[i] = c.String()
+		}
+		return &damlpb.Node{NodeType: &damlpb.Node_Rollback{Rollback: &damlpb.Rollback{Children: children}}},
+			eventNode{Witnesses: inherited}, nil
 	}
-	// Rollback nodes need exceptions (issue 16); the interpreter makes none yet.
-	return nil, eventNode{}, fmt.Errorf("node %d: %T nodes are not supported yet", id, n)
+	return nil, eventNode{}, fmt.Errorf("%T nodes are not supported", n)
 }
 
-// resultSuffix marks the result type of a choice in planCache keys.
-const resultSuffix = "/result"
+func optionalIdentifier(id *value.Identifier) *damlpb.Identifier {
+	if id == nil {
+		return nil
+	}
+	return protoIdentifier(id)
+}
+
+func identifierText(id *value.Identifier) string {
+	if id == nil {
+		return ""
+	}
+	return id.String()
+}
+
+// resultSuffix marks the result type of a choice in planCache keys, and
+// keyWhat the key type of a template.
+const (
+	resultSuffix = "/result"
+	keyWhat      = "/key"
+)
 
 // planCache finds the codecs of the values of one transaction: create
 // arguments (choice ""), choice arguments and choice results
@@ -428,7 +545,12 @@ func (c *planCache) plan(tmpl *value.Identifier, what string) (*typed.Plan, erro
 	}
 	con := conOfIdentifier(tmpl)
 	var typ lf.Type = lf.TCon{Con: con}
-	if what != "" {
+	switch sig, found := c.set.Env.Template(con); {
+	case what == keyWhat && (!found || sig.Key == nil):
+		return nil, fmt.Errorf("%s has no key", tmpl)
+	case what == keyWhat:
+		typ = sig.Key
+	case what != "":
 		choice, isResult := strings.CutSuffix(what, resultSuffix)
 		sig, ok := c.set.Env.Choice(con, choice)
 		if !ok {
@@ -438,7 +560,7 @@ func (c *planCache) plan(tmpl *value.Identifier, what string) (*typed.Plan, erro
 		if isResult {
 			typ = sig.ReturnType
 		}
-	} else if _, ok := c.set.Env.Template(con); !ok {
+	case !found:
 		return nil, fmt.Errorf("no uploaded package defines template %s", tmpl)
 	}
 	plan, err := c.set.Env.Plan(typ)
@@ -476,6 +598,27 @@ func (c *planCache) write(tmpl *value.Identifier, what string, v value.Value) (*
 		return nil, nil, err
 	}
 	return pv, js, nil
+}
+
+// key returns a contract key as a PreparedTransaction writes it and its
+// value as the events' JSON (nil, nil for none).
+func (c *planCache) key(k *tx.KeyWithMaintainers) (*damlpb.GlobalKeyWithMaintainers, json.RawMessage, error) {
+	if k == nil {
+		return nil, nil, nil
+	}
+	pk, err := keyProto(k)
+	if err != nil {
+		return nil, nil, err
+	}
+	plan, err := c.plan(k.TemplateID, keyWhat)
+	if err != nil {
+		return nil, nil, err
+	}
+	js, err := plan.EncodeJSON(k.Key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pk, js, nil
 }
 
 func conOfIdentifier(id *value.Identifier) lf.TypeConName {

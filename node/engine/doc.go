@@ -51,8 +51,32 @@
 // lastDescendantNodeId over every descendant, arguments and results shown
 // by their types, and witnesses as Canton's disclosure: a node's informees
 // and whoever sees its parent. Commands on uploaded and on never uploaded
-// packages cannot be mixed in one submission (COMMAND_PREPROCESSING_FAILED),
-// nor is exercising through an interface supported yet (issue 16).
+// packages cannot be mixed in one submission (COMMAND_PREPROCESSING_FAILED).
+//
+// The interpreter runs with Canton 3.5's contract state (protocol version
+// 35: a rollback of a created or consumed contract is
+// DAML_EFFECTFUL_ROLLBACK_ERROR) and resolves package names as the node
+// does: packageIdSelectionPreference, else the highest vetted version
+// valid now; execute re-interprets with the packages the prepared
+// transaction names.
+//
+// # Contract keys
+//
+// Keys are Canton 3.5's (Daml-LF 2.3, not unique). A create of a keyed
+// template carries its key and maintainers, and every node of a keyed
+// template (and the input contract of a keyed contract) has lf_version "2"
+// with its key; the transaction's version is then "2", which only hashing
+// scheme V3 hashes: prepare under V2 answers Canton's
+// FAILED_TO_PREPARE_TRANSACTION "Cannot hash node with LF serialization
+// version V2 using hashing scheme V2. Does the transaction use contract
+// keys? Please using hashing scheme V3 or higher." (execute likewise, with
+// FAILED_TO_EXECUTE_TRANSACTION). ExerciseByKeyCommand runs on typed
+// templates; prefetchContractKeys are checked against the key type and
+// otherwise ignored. The interpreter finds contracts by key through the
+// store (ContractReader.ActiveContractsByKey): the disclosed contracts with
+// the key first, then the active ones the submitters see, most recently
+// created first, as Canton's participant answers; re-interpreting, among
+// the input contracts. Events show contractKey and contractKeyHash.
 //
 // # The generic contract model
 //
@@ -61,7 +85,7 @@
 //
 //   - Commands. CreateCommand, ExerciseCommand and CreateAndExerciseCommand.
 //     ExerciseByKeyCommand is refused with COMMAND_PREPROCESSING_FAILED (the
-//     node keeps no contract keys); prefetchContractKeys are checked and
+//     model has no contract keys); prefetchContractKeys are checked and
 //     otherwise ignored. Prepare takes exactly one command, as Canton does
 //     (FAILED_TO_PREPARE_TRANSACTION otherwise); submissions may carry
 //     several, each adding its nodes as further roots.

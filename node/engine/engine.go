@@ -81,6 +81,11 @@ type ContractReader interface {
 	// LookupContract returns the contract with this id, or nil (and no
 	// error) when the node has never seen it.
 	LookupContract(ctx context.Context, contractID string) (*ledger.Contract, error)
+	// ActiveContractsByKey returns up to limit active contracts whose key
+	// has the hash keyHash (ledger.Contract.KeyHash), most recently created
+	// first, among those created before position before (ledger.Contract.Seq;
+	// 0 for no bound).
+	ActiveContractsByKey(ctx context.Context, keyHash []byte, before int64, limit int) ([]ledger.Contract, error)
 }
 
 // PartyDirectory tells which party ids the node knows.

@@ -22,10 +22,12 @@ const eventsFormat = 1
 
 // eventNode is one node of a committed transaction as the engine records it.
 type eventNode struct {
-	NodeID         int32           `json:"nodeId"`
-	Kind           string          `json:"kind"`
-	ContractID     string          `json:"contractId"`
-	TemplateID     string          `json:"templateId"`
+	NodeID     int32  `json:"nodeId"`
+	Kind       string `json:"kind"`
+	ContractID string `json:"contractId"`
+	TemplateID string `json:"templateId"`
+	// InterfaceID names the interface an exercise went through.
+	InterfaceID    string          `json:"interfaceId,omitempty"`
 	PackageName    string          `json:"packageName"`
 	Argument       json.RawMessage `json:"argument"` // create or choice argument, Daml-LF JSON
 	Signatories    []string        `json:"signatories"`
@@ -35,6 +37,9 @@ type eventNode struct {
 	Consuming      bool            `json:"consuming,omitempty"`
 	Result         json.RawMessage `json:"result,omitempty"`
 	LastDescendant int32           `json:"lastDescendant,omitempty"`
+	// ContractKey (Daml-LF JSON) and KeyHash are a create's contract key.
+	ContractKey json.RawMessage `json:"contractKey,omitempty"`
+	KeyHash     []byte          `json:"keyHash,omitempty"`
 	// Transient: a create whose contract this transaction also archives, or
 	// a consuming exercise on such a contract. Neither is in the ACS delta.
 	Transient bool `json:"transient,omitempty"`
@@ -153,6 +158,8 @@ func (e *Events) createdEvent(n *eventNode, offset int64, w []string) *ledgerapi
 		NodeID:                  ledgerapi.Int32(n.NodeID),
 		ContractID:              n.ContractID,
 		TemplateID:              n.TemplateID,
+		ContractKey:             n.ContractKey,
+		ContractKeyHash:         n.KeyHash,
 		CreateArgument:          n.Argument,
 		InterfaceViews:          ledgerapi.List[ledgerapi.InterfaceView]{},
 		WitnessParties:          w,
@@ -166,11 +173,16 @@ func (e *Events) createdEvent(n *eventNode, offset int64, w []string) *ledgerapi
 }
 
 func (e *Events) exercisedEvent(n *eventNode, offset int64, w []string) *ledgerapi.ExercisedEvent {
+	var iface *string
+	if n.InterfaceID != "" {
+		iface = &n.InterfaceID
+	}
 	return &ledgerapi.ExercisedEvent{
 		Offset:                ledgerapi.Int64(offset),
 		NodeID:                ledgerapi.Int32(n.NodeID),
 		ContractID:            n.ContractID,
 		TemplateID:            n.TemplateID,
+		InterfaceID:           iface,
 		Choice:                n.Choice,
 		ChoiceArgument:        n.Argument,
 		ActingParties:         append([]string{}, n.ActingParties...),

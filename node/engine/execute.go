@@ -91,6 +91,9 @@ func (e *Engine) Execute(ctx context.Context, req ledgerapi.ExecuteSubmissionReq
 	if len(tx.GetRoots()) != 1 && !e.cfg.AllowMultipleRoots {
 		return nil, failedToExecute("Transaction with multiple root nodes are not supported")
 	}
+	if msg := unhashable(scheme, tx); msg != "" {
+		return nil, failedToExecute("%s", msg)
+	}
 	res, err := hashing.Compute(req.PreparedTransaction, scheme, hashing.Options{})
 	if err != nil {
 		return nil, failedToExecute("the hash of the prepared transaction cannot be computed under %s: %v", scheme, err)

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -42,6 +43,19 @@ func (l *fakeLedger) LookupContract(_ context.Context, id string) (*ledger.Contr
 	return &cp, nil
 }
 
+func (l *fakeLedger) ActiveContractsByKey(_ context.Context, keyHash []byte, before int64, limit int) ([]ledger.Contract, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []ledger.Contract
+	for _, c := range l.contracts {
+		if c.Active() && string(c.KeyHash) == string(keyHash) && (before <= 0 || c.Seq < before) {
+			out = append(out, *c)
+		}
+	}
+	slices.SortFunc(out, func(a, b ledger.Contract) int { return int(b.Seq - a.Seq) })
+	return out[:min(len(out), limit)], nil
+}
+
 func (l *fakeLedger) IsKnownParty(_ context.Context, p string) (bool, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -71,6 +85,7 @@ func (l *fakeLedger) commit(t testing.TB, o *Outcome, at time.Time) ledger.Commi
 	for _, c := range o.Transaction.Created {
 		cp := c
 		cp.CreatedOffset = l.offset
+		cp.Seq = int64(len(l.contracts) + 1)
 		l.contracts[c.ContractID] = &cp
 	}
 	for _, id := range o.Transaction.Archived {

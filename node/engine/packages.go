@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/daml/interp"
+	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/daml/resolve"
 	"github.com/ledger-cli/ledger/daml/typed"
 	"github.com/ledger-cli/ledger/daml/upgrade"
@@ -120,4 +121,33 @@ func (s *PackageSet) Vetted(name string) []VettedPackage {
 		return nil
 	}
 	return s.byName[name]
+}
+
+// preference is the package each package name resolves to for a command
+// (interp.Submission.PackagePreference), as Canton's package selection on
+// one participant: for each name, the package of that name in fixed if any
+// (execute: the packages the prepared transaction names), else the vetted
+// package valid at t that request (packageIdSelectionPreference) lists,
+// else the highest vetted version valid at t.
+func (s *PackageSet) preference(at time.Time, request []string, fixed []lf.PackageID) []lf.PackageID {
+	if s == nil {
+		return nil
+	}
+	out := make([]lf.PackageID, 0, len(s.byName)+len(fixed))
+	named := map[string]bool{}
+	for _, id := range fixed {
+		if n, ok := s.names[string(id)]; ok {
+			named[n] = true
+			out = append(out, id)
+		}
+	}
+	for name := range s.byName {
+		if named[name] {
+			continue
+		}
+		if v, ok := s.Preferred(name, at, request); ok {
+			out = append(out, lf.PackageID(v.ID))
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -99,7 +100,7 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 	if err != nil {
 		return nil, err
 	}
-	if err := validatePrefetch(req.PrefetchContractKeys); err != nil {
+	if err := e.validatePrefetch(req.PrefetchContractKeys, req.PackageIDSelectionPreference); err != nil {
 		return nil, err
 	}
 	if err := e.validateTaps(req.TapsMaxPasses); err != nil {
@@ -124,7 +125,8 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 		return nil, err
 	}
 
-	b, err := e.run(ctx, cmds, actAs, visibleTo(actAs, readAs, disclosed), now, ledgerTimeOf(now, minLET))
+	b, err := e.run(ctx, cmds, runRequest{actAs: actAs, readAs: readAs, disclosed: disclosed,
+		preference: req.PackageIDSelectionPreference, now: now, ledgerTime: ledgerTimeOf(now, minLET)})
 	if err != nil {
 		return nil, err
 	}
@@ -160,6 +162,9 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 	raw, err := proto.MarshalOptions{Deterministic: true}.Marshal(pt)
 	if err != nil {
 		return nil, err
+	}
+	if msg := unhashable(scheme, b.tx); msg != "" {
+		return nil, failedToPrepare("%s", msg)
 	}
 	wantTrace := req.VerboseHashing && !e.cfg.DisableVerboseHashing
 	res, err := hashing.Compute(raw, scheme, hashing.Options{Trace: wantTrace})
@@ -212,17 +217,28 @@ func ledgerTimeOf(now time.Time, minLET *time.Time) time.Time {
 	return now
 }
 
+// runRequest is what running validated commands needs besides them.
+type runRequest struct {
+	actAs, readAs []string
+	// disclosed are the ids of the request's disclosed contracts, in order.
+	disclosed []string
+	// preference is the request's packageIdSelectionPreference.
+	preference      []string
+	now, ledgerTime time.Time
+}
+
 // run makes the transaction of validated commands: by the interpreter when
 // they name templates of uploaded packages, else by the generic contract
-// model. visible says which stored contracts the submitters may use.
-func (e *Engine) run(ctx context.Context, cmds []command, actAs []string, visible func(*ledger.Contract) bool, now, ledgerTime time.Time) (*built, error) {
+// model.
+func (e *Engine) run(ctx context.Context, cmds []command, r runRequest) (*built, error) {
 	set := e.cfg.Packages()
+	visible := visibleTo(r.actAs, r.readAs, r.disclosed)
 	dcmds, err := damlCommands(cmds)
 	if err != nil {
 		return nil, err
 	}
 	if dcmds == nil {
-		b, err := e.build(ctx, cmds, actAs, e.randomSeed, buildOptions{
+		b, err := e.build(ctx, cmds, r.actAs, e.randomSeed, buildOptions{
 			visible:  visible,
 			inactive: func(cid string) error { return ContractNotFound(cid) },
 			packages: set,
@@ -237,8 +253,9 @@ func (e *Engine) run(ctx context.Context, cmds []command, actAs []string, visibl
 		return nil, err
 	}
 	b, err := e.interpret(ctx, dcmds, damlRun{
-		set: set, actAs: actAs, visible: visible,
-		submissionSeed: seed, preparationTime: now, ledgerTime: ledgerTime,
+		set: set, actAs: r.actAs, visible: visible, disclosed: r.disclosed,
+		submissionSeed: seed, preparationTime: r.now, ledgerTime: r.ledgerTime,
+		preference: set.preference(r.now, r.preference, nil),
 	})
 	if err != nil {
 		return nil, damlError(err)
@@ -248,7 +265,7 @@ func (e *Engine) run(ctx context.Context, cmds []command, actAs []string, visibl
 
 // visibleTo lets submitters use a contract when one of them is a stakeholder
 // or the contract was disclosed.
-func visibleTo(actAs, readAs []string, disclosed map[string]bool) func(c *ledger.Contract) bool {
+func visibleTo(actAs, readAs, disclosed []string) func(c *ledger.Contract) bool {
 	readers := map[string]bool{}
 	for _, p := range actAs {
 		readers[p] = true
@@ -257,7 +274,7 @@ func visibleTo(actAs, readAs []string, disclosed map[string]bool) func(c *ledger
 		readers[p] = true
 	}
 	return func(c *ledger.Contract) bool {
-		if disclosed[c.ContractID] {
+		if slices.Contains(disclosed, c.ContractID) {
 			return true
 		}
 		for _, p := range c.Stakeholders {

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/daml/interp"
+	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/daml/tx"
+	"github.com/ledger-cli/ledger/daml/upgrade"
 	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/ledger"
@@ -90,7 +92,8 @@ func (e *Engine) reinterpret(ctx context.Context, pt *damlpb.PreparedTransaction
 	case md.GetMediatorGroup() != 0:
 		return nil, notConformant("mediator group %d is not 0", md.GetMediatorGroup())
 	case len(md.GetGlobalKeyMapping()) > 0:
-		return nil, notConformant("global_key_mapping is not empty; this node keeps no contract keys yet")
+		// Deprecated: Canton 3.5's prepare leaves it empty.
+		return nil, notConformant("global_key_mapping is not empty; Canton 3.5 leaves it empty")
 	}
 	nodes := map[string]*damlpb.Node{}
 	for _, n := range t.GetNodes() {
@@ -112,9 +115,11 @@ func (e *Engine) reinterpret(ctx context.Context, pt *damlpb.PreparedTransaction
 	if err != nil {
 		return nil, err
 	}
+	preparedAt := time.UnixMicro(int64(md.GetPreparationTime())).UTC()
 	b, err := e.interpret(ctx, cmds, damlRun{
 		set: set, actAs: actAs, rootSeeds: rootSeeds, inputs: inputs,
-		preparationTime: time.UnixMicro(int64(md.GetPreparationTime())), ledgerTime: ledgerTime,
+		preparationTime: preparedAt, ledgerTime: ledgerTime,
+		preference: set.preference(preparedAt, nil, namedPackages(set, t)),
 	})
 	var ie *interp.Error
 	if errors.As(err, &ie) && ie.ID != ledgerapi.CodeLedgerAPIInternalError.ID {
@@ -213,20 +218,71 @@ func damlRootCommands(roots []string, nodes map[string]*damlpb.Node, seeds map[i
 			cmds = append(cmds, &interp.CreateCommand{Template: tmpl, Argument: arg})
 		case *damlpb.Node_Exercise:
 			c := x.Exercise
-			if c.GetInterfaceId() != nil {
-				return nil, nil, notConformant("root node %s exercises through an interface, which this node does not support yet", r)
-			}
+			// Through an interface, the command named the interface (Canton's
+			// ExerciseInterface); by key, the template and the key.
 			tmpl := valueIdentifier(c.GetTemplateId())
+			if c.GetInterfaceId() != nil {
+				tmpl = valueIdentifier(c.GetInterfaceId())
+			}
 			arg, err := plans.read(tmpl, c.GetChoiceId(), c.GetChosenValue())
 			if err != nil {
 				return nil, nil, notConformant("root node %s: the argument of choice %s is not a value of its type: %v", r, c.GetChoiceId(), err)
 			}
-			cmds = append(cmds, &interp.ExerciseCommand{Template: tmpl, ContractID: value.ContractID(c.GetContractId()), Choice: c.GetChoiceId(), Argument: arg})
+			if !c.GetByKey() {
+				cmds = append(cmds, &interp.ExerciseCommand{Template: tmpl, ContractID: value.ContractID(c.GetContractId()), Choice: c.GetChoiceId(), Argument: arg})
+				break
+			}
+			if c.GetKey() == nil || c.GetInterfaceId() != nil {
+				return nil, nil, notConformant("root node %s is an exercise by key without a key, or through an interface", r)
+			}
+			key, err := plans.read(tmpl, keyWhat, c.GetKey().GetKey().GetKey())
+			if err != nil {
+				return nil, nil, notConformant("root node %s: the key is not a value of the key type of %s: %v", r, tmpl, err)
+			}
+			cmds = append(cmds, &interp.ExerciseByKeyCommand{Template: tmpl, Key: key, Choice: c.GetChoiceId(), Argument: arg})
 		default:
 			return nil, nil, notConformant("root %s is neither a create nor an exercise node", r)
 		}
 	}
 	return cmds, rootSeeds, nil
+}
+
+// namedPackages are the packages whose templates and interfaces the nodes
+// of a prepared transaction name, the highest version of each package
+// name: re-interpreting, a package name resolves to the package prepare
+// used, whatever has been vetted since.
+func namedPackages(set *PackageSet, t *damlpb.DamlTransaction) []lf.PackageID {
+	best := map[string]lf.PackageID{}
+	note := func(id *damlpb.Identifier) {
+		pkg := lf.PackageID(id.GetPackageId())
+		p := set.Env.Package(pkg)
+		if p == nil {
+			return
+		}
+		cur := set.Env.Package(best[p.Name])
+		if cur == nil || upgrade.CompareVersions(p.Version, cur.Version) > 0 {
+			best[p.Name] = pkg
+		}
+	}
+	for _, n := range t.GetNodes() {
+		switch x := n.GetV1().GetNodeType().(type) {
+		case *damlpb.Node_Create:
+			note(x.Create.GetTemplateId())
+		case *damlpb.Node_Exercise:
+			note(x.Exercise.GetTemplateId())
+			note(x.Exercise.GetInterfaceId())
+		case *damlpb.Node_Fetch:
+			note(x.Fetch.GetTemplateId())
+			note(x.Fetch.GetInterfaceId())
+		case *damlpb.Node_QueryByKey:
+			note(x.QueryByKey.GetTemplateId())
+		}
+	}
+	out := make([]lf.PackageID, 0, len(best))
+	for _, id := range best {
+		out = append(out, id)
+	}
+	return out
 }
 
 // interpretedDifference names the first place where a prepared transaction

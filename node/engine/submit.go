@@ -104,7 +104,7 @@ func (e *Engine) Submit(ctx context.Context, cmds ledgerapi.Commands, userID str
 	if err := validatePackagePreference(cmds.PackageIDSelectionPreference); err != nil {
 		return nil, err
 	}
-	if err := validatePrefetch(cmds.PrefetchContractKeys); err != nil {
+	if err := e.validatePrefetch(cmds.PrefetchContractKeys, cmds.PackageIDSelectionPreference); err != nil {
 		return nil, err
 	}
 	if err := e.validateTaps(cmds.TapsMaxPasses); err != nil {
@@ -129,7 +129,8 @@ func (e *Engine) Submit(ctx context.Context, cmds ledgerapi.Commands, userID str
 		out.Rejection = dedupRejection.WithCorrelationID(submissionID)
 		return out, nil
 	}
-	b, err := e.run(ctx, parsed, actAs, visibleTo(actAs, readAs, disclosed), now, effectiveAt)
+	b, err := e.run(ctx, parsed, runRequest{actAs: actAs, readAs: readAs, disclosed: disclosed,
+		preference: cmds.PackageIDSelectionPreference, now: now, ledgerTime: effectiveAt})
 	if err != nil {
 		return nil, err
 	}

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/proto/damlpb"
@@ -187,7 +189,25 @@ func (p *commandParser) parse(c ledgerapi.Command, path string) (command, error)
 		}
 		return cmd, nil
 	case c.ExerciseByKey != nil:
-		return command{}, preprocessingFailed("ExerciseByKeyCommand is not supported by this node: it keeps no contract keys yet; exercise by contract id instead")
+		x := c.ExerciseByKey
+		t, err := p.template(x.TemplateID, false)
+		if err != nil {
+			return command{}, err
+		}
+		if t.con == nil {
+			return command{}, preprocessingFailed("ExerciseByKeyCommand on %s: the generic contract model keeps no contract keys; upload the template's package, or exercise by contract id", t)
+		}
+		if err := choiceField(x.Choice); err != nil {
+			return command{}, err
+		}
+		cmd := command{kind: cmdExerciseByKey, tmpl: t, choice: x.Choice}
+		if cmd.keyValue, err = p.contractKey(t, x.ContractKey, path+".ExerciseByKeyCommand.contractKey"); err != nil {
+			return command{}, err
+		}
+		if err := p.choiceArgument(&cmd, t, x.ChoiceArgument, path+".ExerciseByKeyCommand.choiceArgument", false); err != nil {
+			return command{}, err
+		}
+		return cmd, nil
 	}
 	return command{}, missingField("command")
 }
@@ -217,6 +237,20 @@ func (p *commandParser) template(s string, iface bool) (template, error) {
 	}
 	p.e.logModel(t)
 	return t, nil
+}
+
+// contractKey reads a contract key of typed template t by the template's
+// key type. A template without a key is Canton's lookup error.
+func (p *commandParser) contractKey(t template, raw []byte, path string) (value.Value, error) {
+	if isNullJSON(raw) {
+		return nil, missingField("contract_key")
+	}
+	sig, _ := p.set.Env.Template(*t.con)
+	if sig.Key == nil {
+		return nil, preprocessingFailed("unknown template without contract key %s.", t.con)
+	}
+	v, _, err := decodeTyped(p.set, sig.Key, raw, path, p.budget)
+	return v, err
 }
 
 func (p *commandParser) createArgument(cmd *command, raw []byte, path string) error {
@@ -297,12 +331,13 @@ func valueError(err error) error {
 	return err
 }
 
-// checkDisclosed validates disclosed contracts and returns their ids.
+// checkDisclosed validates disclosed contracts and returns their ids, in
+// the order given (repeats left out).
 // A blob must decode to a Metadata.InputContract (what CreatedEventBlob
 // writes), agree with the given contract and template ids, and, for a
 // contract the node holds active, describe exactly that contract.
-func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedContract) (map[string]bool, error) {
-	ids := map[string]bool{}
+func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedContract) ([]string, error) {
+	var ids []string
 	blobs := map[string][]byte{}
 	for _, dc := range dcs {
 		if len(dc.CreatedEventBlob) == 0 {
@@ -364,7 +399,9 @@ func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedCo
 				return nil, invalidArgument("The created_event_blob of disclosed contract %s does not match the contract", cid)
 			}
 		}
-		ids[cid] = true
+		if !slices.Contains(ids, cid) {
+			ids = append(ids, cid)
+		}
 	}
 	return ids, nil
 }
@@ -378,24 +415,44 @@ func validatePackagePreference(prefs []string) error {
 	return nil
 }
 
-// validatePrefetch checks prefetchContractKeys; the node keeps no keys, so
-// valid entries have no effect.
-func validatePrefetch(keys []ledgerapi.PrefetchContractKey) error {
-	for _, k := range keys {
+// validatePrefetch checks prefetchContractKeys as Canton does: a template
+// of an uploaded package must have a key and the key must be a value of
+// its key type (COMMAND_PREPROCESSING_FAILED otherwise); a template of the
+// generic model takes any JSON. Prefetching only warms Canton's caches, so
+// valid entries have no effect here.
+func (e *Engine) validatePrefetch(keys []ledgerapi.PrefetchContractKey, preference []string) error {
+	set := e.cfg.Packages()
+	budget := e.cfg.MaxValueNodes
+	for i, k := range keys {
 		if k.TemplateID == "" {
 			return missingField("template_id")
 		}
-		if _, err := ledgerapi.ParseTemplateID(k.TemplateID); err != nil {
+		tid, err := ledgerapi.ParseTemplateID(k.TemplateID)
+		if err != nil {
 			return invalidField("template_id", "%s", reason(err))
 		}
 		if len(bytes.TrimSpace(k.ContractKey)) == 0 {
 			return missingField("contract_key")
 		}
-		if _, err := ValueFromJSON(k.ContractKey, "prefetchContractKeys.contractKey", nil); err != nil {
-			return valueError(err)
-		}
 		if k.Limit != nil && *k.Limit == 0 {
 			return invalidArgument("limit must be a positive integer, but got 0")
+		}
+		t, typed, err := e.resolveTyped(tid, preference, set, false)
+		if err != nil {
+			return err
+		}
+		if !typed {
+			if _, err := ValueFromJSON(k.ContractKey, "prefetchContractKeys.contractKey", nil); err != nil {
+				return valueError(err)
+			}
+			continue
+		}
+		if sig, _ := set.Env.Template(*t.con); sig.Key == nil {
+			return preprocessingFailed("Template of prefetched contract key does not define a key: %s (%s)", k.TemplateID, bytes.TrimSpace(k.ContractKey))
+		}
+		p := commandParser{e: e, preference: preference, budget: &budget, set: set}
+		if _, err := p.contractKey(t, k.ContractKey, fmt.Sprintf("prefetchContractKeys[%d].contractKey", i)); err != nil {
+			return err
 		}
 	}
 	return nil

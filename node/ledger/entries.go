@@ -24,6 +24,15 @@ type Contract struct {
 	// and archive the contract; ArchivedOffset is 0 while it is active.
 	CreatedOffset  int64
 	ArchivedOffset int64
+	// KeyHash is the hash of the contract's key (32 bytes, Canton's key
+	// hash), by which the store finds active contracts by key; Key is the
+	// key with its maintainers, opaque to the store (the engine's
+	// encoding). Both are nil when the template has no key.
+	KeyHash []byte
+	Key     []byte
+	// Seq orders contracts by creation: the store's position of the contract,
+	// set when it is read back.
+	Seq int64
 }
 
 // Active reports whether the contract has not been archived.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -224,8 +225,8 @@ func prepareBatch(ctx context.Context, tx *sql.Tx) (*batchStmts, error) {
 			user_id, submission_id, act_as, record_time, effective_time, events)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&b.insContract, `INSERT INTO contracts (contract_id, template_id, package_name, create_argument,
-			signatories, stakeholders, created_at, created_offset, archived_offset)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			signatories, stakeholders, created_at, created_offset, archived_offset, key_hash, contract_key)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&b.archive, `UPDATE contracts SET archived_offset = ? WHERE contract_id = ? AND archived_offset IS NULL`},
 		{&b.dedupPut, `INSERT INTO dedup (change_id, ledger_offset, submission_id, record_time) VALUES (?, ?, ?, ?)
 			ON CONFLICT (change_id) DO UPDATE SET ledger_offset = excluded.ledger_offset,
@@ -388,7 +389,8 @@ func (s *Store) write(ctx context.Context, st *batchStmts, e *ledger.Entry, t *l
 			archived = offset
 		}
 		if _, err := st.insContract.ExecContext(ctx, c.ContractID, c.TemplateID, c.PackageName, c.Argument,
-			encodeList(c.Signatories), encodeList(c.Stakeholders), micros(c.CreatedAt), offset, archived); err != nil {
+			encodeList(c.Signatories), encodeList(c.Stakeholders), micros(c.CreatedAt), offset, archived,
+			nullBytes(c.KeyHash), nullBytes(c.Key)); err != nil {
 			return fmt.Errorf("write contract %s: %w", c.ContractID, err)
 		}
 	}
@@ -635,25 +637,22 @@ func (s *Store) Updates(ctx context.Context, after int64, limit int) ([]ledger.U
 	return out, nil
 }
 
-// Contract returns a contract, active or archived, or ErrNotFound.
-func (s *Store) Contract(ctx context.Context, contractID string) (ledger.Contract, error) {
+// contractColumns are the columns scanContract reads.
+const contractColumns = `id, contract_id, template_id, package_name, create_argument, signatories, stakeholders,
+	created_at, created_offset, archived_offset, key_hash, contract_key`
+
+func scanContract(row interface{ Scan(...any) error }) (ledger.Contract, error) {
 	var c ledger.Contract
 	var sigs, stks string
 	var created int64
 	var archived sql.NullInt64
-	err := s.r.QueryRowContext(ctx, `SELECT contract_id, template_id, package_name, create_argument,
-		signatories, stakeholders, created_at, created_offset, archived_offset
-		FROM contracts WHERE contract_id = ?`, contractID).
-		Scan(&c.ContractID, &c.TemplateID, &c.PackageName, &c.Argument, &sigs, &stks, &created,
-			&c.CreatedOffset, &archived)
-	if errors.Is(err, sql.ErrNoRows) {
-		return ledger.Contract{}, fmt.Errorf("contract %s: %w", contractID, ledger.ErrNotFound)
-	}
-	if err != nil {
-		return ledger.Contract{}, fmt.Errorf("read contract %s: %w", contractID, err)
+	if err := row.Scan(&c.Seq, &c.ContractID, &c.TemplateID, &c.PackageName, &c.Argument, &sigs, &stks, &created,
+		&c.CreatedOffset, &archived, &c.KeyHash, &c.Key); err != nil {
+		return ledger.Contract{}, err
 	}
 	c.CreatedAt = fromMicros(created)
 	c.ArchivedOffset = archived.Int64
+	var err error
 	if c.Signatories, err = decodeList(sigs); err != nil {
 		return ledger.Contract{}, err
 	}
@@ -661,6 +660,55 @@ func (s *Store) Contract(ctx context.Context, contractID string) (ledger.Contrac
 		return ledger.Contract{}, err
 	}
 	return c, nil
+}
+
+// Contract returns a contract, active or archived, or ErrNotFound.
+func (s *Store) Contract(ctx context.Context, contractID string) (ledger.Contract, error) {
+	c, err := scanContract(s.r.QueryRowContext(ctx, `SELECT `+contractColumns+` FROM contracts WHERE contract_id = ?`, contractID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return ledger.Contract{}, fmt.Errorf("contract %s: %w", contractID, ledger.ErrNotFound)
+	}
+	if err != nil {
+		return ledger.Contract{}, fmt.Errorf("read contract %s: %w", contractID, err)
+	}
+	return c, nil
+}
+
+// ActiveContractsByKey returns up to limit active contracts whose key has
+// the hash keyHash, most recently created first — the order in which
+// Canton's participant answers a key lookup (its event sequential id,
+// descending) — among those created before position before (Contract.Seq;
+// 0 for no bound), so that a caller pages on with the last one's Seq.
+func (s *Store) ActiveContractsByKey(ctx context.Context, keyHash []byte, before int64, limit int) ([]ledger.Contract, error) {
+	if before <= 0 {
+		before = math.MaxInt64
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT `+contractColumns+` FROM contracts
+		WHERE key_hash = ? AND archived_offset IS NULL AND id < ? ORDER BY id DESC LIMIT ?`, keyHash, before, pageSize(limit))
+	if err != nil {
+		return nil, fmt.Errorf("read contracts by key: %w", err)
+	}
+	defer rows.Close()
+	var out []ledger.Contract
+	for rows.Next() {
+		c, err := scanContract(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read contracts by key: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read contracts by key: %w", err)
+	}
+	return out, nil
+}
+
+// nullBytes stores an empty byte slice as NULL.
+func nullBytes(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
 }
 
 // creates reports whether t itself creates contract id.

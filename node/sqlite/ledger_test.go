@@ -321,7 +321,7 @@ func TestContracts(t *testing.T) {
 	}
 	want := ledger.Contract{ContractID: "00aa", TemplateID: "pkg:Iou:Iou", PackageName: "iou", Argument: []byte("arg-00aa"),
 		Signatories: []string{"A"}, Stakeholders: []string{"A"}, CreatedAt: time.Date(2026, 7, 24, 12, 0, 0, 0, time.UTC),
-		CreatedOffset: c1.Offset}
+		CreatedOffset: c1.Offset, Seq: 1}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("contract = %+v\nwant %+v", got, want)
 	}
@@ -374,6 +374,62 @@ func TestContracts(t *testing.T) {
 		t.Errorf("unknown contract: %v", err)
 	}
 	checkGapFree(t, s)
+}
+
+// Contracts with a key are found by its hash while active, most recent
+// first, a page at a time.
+func TestActiveContractsByKey(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	keyed := func(e ledger.Entry, hash string) ledger.Entry {
+		for i := range e.Transaction.Created {
+			e.Transaction.Created[i].KeyHash = []byte(hash)
+			e.Transaction.Created[i].Key = []byte("key-" + hash)
+		}
+		return e
+	}
+	for _, e := range []ledger.Entry{
+		keyed(withContracts(accepted("u", "k1", "A"), []string{"00a1", "00a2"}), "ka"),
+		keyed(withContracts(accepted("u", "k2", "A"), []string{"00b1"}), "kb"),
+		keyed(withContracts(accepted("u", "k3", "A"), []string{"00a3"}), "ka"),
+		withContracts(accepted("u", "k4", "A"), []string{"00c1"}),
+		keyed(withContracts(accepted("u", "k5", "A"), nil, "00a2"), "ka"),
+	} {
+		if _, err := s.Commit(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func(cs []ledger.Contract) string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.ContractID)
+		}
+		return fmt.Sprint(out)
+	}
+	all, err := s.ActiveContractsByKey(ctx, []byte("ka"), 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(all); got != "[00a3 00a1]" {
+		t.Fatalf("active contracts with key ka: %s", got)
+	}
+	if string(all[0].KeyHash) != "ka" || string(all[0].Key) != "key-ka" {
+		t.Errorf("key of 00a3: %q %q", all[0].KeyHash, all[0].Key)
+	}
+	page, err := s.ActiveContractsByKey(ctx, []byte("ka"), 0, 1)
+	if err != nil || ids(page) != "[00a3]" {
+		t.Fatalf("first page: %s %v", ids(page), err)
+	}
+	page, err = s.ActiveContractsByKey(ctx, []byte("ka"), page[0].Seq, 1)
+	if err != nil || ids(page) != "[00a1]" {
+		t.Fatalf("second page: %s %v", ids(page), err)
+	}
+	if none, err := s.ActiveContractsByKey(ctx, []byte("kz"), 0, 10); err != nil || len(none) != 0 {
+		t.Errorf("unknown key: %s %v", ids(none), err)
+	}
+	if c, _ := s.Contract(ctx, "00c1"); c.KeyHash != nil || c.Key != nil {
+		t.Errorf("a contract without key reads back %q %q", c.KeyHash, c.Key)
+	}
 }
 
 // Two concurrent consumers of one contract: exactly one wins.

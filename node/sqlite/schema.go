@@ -118,6 +118,16 @@ CREATE TABLE dedup (
 `,
 	// 2: uploaded Daml-LF packages and their vetting (packages.go).
 	packagesSchema,
+	// 3: contract keys (Daml-LF 2.3, Canton 3.5). A keyed contract keeps its
+	// key's hash, by which an index finds the active contracts with a key
+	// most recent first, and the key with its maintainers (the engine's
+	// encoding).
+	`
+ALTER TABLE contracts ADD COLUMN key_hash     BLOB;
+ALTER TABLE contracts ADD COLUMN contract_key BLOB;
+CREATE INDEX contracts_active_key ON contracts (key_hash, id)
+	WHERE key_hash IS NOT NULL AND archived_offset IS NULL;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.
