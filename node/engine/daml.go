@@ -419,9 +419,14 @@ func nodeOf(id tx.NodeID, n tx.Node, inherited []string, last int32, plans *plan
 		if err != nil {
 			return nil, eventNode{}, err
 		}
-		result, resultJSON, err := plans.write(owner, x.Choice+resultSuffix, x.Result)
-		if err != nil {
-			return nil, eventNode{}, err
+		// An exercise a rollback cut short has no result (Canton leaves
+		// exercise_result unset); it makes no event either.
+		var result *damlpb.Value
+		var resultJSON json.RawMessage
+		if x.Result != nil {
+			if result, resultJSON, err = plans.write(owner, x.Choice+resultSuffix, x.Result); err != nil {
+				return nil, eventNode{}, err
+			}
 		}
 		key, _, err := plans.key(x.Key)
 		if err != nil {

@@ -46,12 +46,20 @@
 // seed per create and exercise node, fetch nodes included; its ledger-time
 // bounds become min/max_ledger_effective_time (nothing when it does not
 // read the time: the request's minLedgerTime only sets the ledger time);
-// the contracts it read from the ledger are the input contracts. Events
-// keep node ids (fetch nodes make none but keep their id),
-// lastDescendantNodeId over every descendant, arguments and results shown
-// by their types, and witnesses as Canton's disclosure: a node's informees
-// and whoever sees its parent. Commands on uploaded and on never uploaded
-// packages cannot be mixed in one submission (COMMAND_PREPROCESSING_FAILED).
+// the contracts it read from the ledger are the input contracts. Exercises
+// and fetches through an interface name it (interface_id) beside the
+// contract's template. A try block that was rolled back is a rollback node
+// holding what it did; an exercise it cut short has no result. Events
+// keep node ids (fetch, query-by-key and rollback nodes make none but keep
+// their id; nothing under a rollback makes an event or has an effect, as
+// Canton's indexer skips them), lastDescendantNodeId over every descendant
+// but rollbacks and what they hold, arguments and results shown by their
+// types, interfaceId on exercises through an interface, and witnesses as
+// Canton's disclosure: a node's informees and whoever sees its parent. An
+// exception no handler catches answers DAML_FAILURE with error_id
+// UNHANDLED_EXCEPTION/… and the exception's message. Commands on uploaded
+// and on never uploaded packages cannot be mixed in one submission
+// (COMMAND_PREPROCESSING_FAILED).
 //
 // The interpreter runs with Canton 3.5's contract state (protocol version
 // 35: a rollback of a created or consumed contract is

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,7 +27,7 @@ const iouTemplate = "#iou-pkg:Iou:Iou"
 // of its own.
 func startCommandNode(t *testing.T, mode string, nc node.Config) *testNode {
 	t.Helper()
-	return start(t, mode, nc, server.Config{})
+	return start(t, mode, nc, server.Config{Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))})
 }
 
 // create is a CreateCommand of an Iou owned by owner.

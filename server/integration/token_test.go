@@ -8,38 +8,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledger-cli/ledger/internal/splice"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/server/auth"
 )
 
-// The token standard's interfaces, named by package name.
-const (
-	holdingIface       = "#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding"
-	transferFactory    = "#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferFactory"
-	transferInstrIface = "#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferInstruction"
-	exerciseApp        = "#exercise-app:"
-)
-
 // tokenTransfer is a TransferFactory_Transfer of amount from sender's
 // holdings to receiver, instrument TOK of admin, executable for an hour.
 func tokenTransfer(factory, admin, sender, receiver, amount string, holdings ...string) map[string]any {
-	now := time.Now().UTC()
-	return damlExercise(transferFactory, factory, "TransferFactory_Transfer", map[string]any{
-		"expectedAdmin": admin,
-		"transfer": map[string]any{"sender": sender, "receiver": receiver, "amount": amount,
-			"instrumentId": map[string]any{"admin": admin, "id": "TOK"},
-			"requestedAt":  now.Add(-time.Minute).Format(time.RFC3339Nano), "executeBefore": now.Add(time.Hour).Format(time.RFC3339Nano),
-			"inputHoldingCids": holdings, "meta": map[string]any{"values": map[string]any{}}},
-		"extraArgs": map[string]any{"context": map[string]any{"values": map[string]any{}}, "meta": map[string]any{"values": map[string]any{}}},
-	})
-}
-
-// instructionUpdate is the admin's TransferInstruction_Update, which
-// executes a my-exercise-app transfer.
-func instructionUpdate(instr, admin string) map[string]any {
-	return damlExercise(transferInstrIface, instr, "TransferInstruction_Update", map[string]any{"extraActors": []string{admin},
-		"extraArgs": map[string]any{"context": map[string]any{"values": map[string]any{}}, "meta": map[string]any{"values": map[string]any{}}}})
+	return splice.TransferCommand(factory, splice.Transfer{Admin: admin, InstrumentID: "TOK", Sender: sender, Receiver: receiver,
+		Amount: amount, Holdings: holdings, RequestedAt: time.Now().Add(-time.Minute), ExecuteWithin: time.Hour})
 }
 
 // TestTokenInterfacesOnNode runs my-exercise-app's token through the
@@ -69,11 +48,8 @@ func TestTokenInterfacesOnNode(t *testing.T) {
 		mustUnmarshal(t, r.body, &resp)
 		return resp.TransactionTree
 	}
-	factory := onlyCreated(t, adminTree("factory", map[string]any{"CreateCommand": map[string]any{"templateId": exerciseApp + "TokenTransfer:TokenTransferFactory",
-		"createArguments": map[string]any{"admin": admin, "meta": map[string]any{"values": map[string]any{}}, "observers": []string{alice, bob}}}}))
-	holding := onlyCreated(t, adminTree("mint", map[string]any{"CreateCommand": map[string]any{"templateId": exerciseApp + "TokenHolding:TokenHolding",
-		"createArguments": map[string]any{"owner": alice, "dso": admin, "instrumentId": map[string]any{"admin": admin, "id": "TOK"},
-			"amount": "100.0", "meta": map[string]any{"values": map[string]any{}}}}}))
+	factory := onlyCreated(t, adminTree("factory", splice.Factory(admin, alice, bob)))
+	holding := onlyCreated(t, adminTree("mint", splice.Mint(admin, alice, "TOK", "100.0")))
 
 	var prepared []ledgerapi.PrepareSubmissionResponse
 
@@ -101,7 +77,7 @@ func TestTokenInterfacesOnNode(t *testing.T) {
 
 	// The admin executes it through TransferInstruction: prepared first to
 	// see the fetch through Holding, then submitted.
-	body = prepareBody("admin-update-prep", []string{admin}, instructionUpdate(instr, admin))
+	body = prepareBody("admin-update-prep", []string{admin}, splice.InstructionUpdate(instr, admin))
 	body["hashingSchemeVersion"] = "HASHING_SCHEME_VERSION_V2"
 	p = n.prepare(issuer, body)
 	prepared = append(prepared, p)
@@ -109,7 +85,7 @@ func TestTokenInterfacesOnNode(t *testing.T) {
 	if f := nodes[1].GetV1().GetFetch(); f == nil || f.GetInterfaceId().GetEntityName() != "Holding" || f.GetTemplateId().GetEntityName() != "TokenHolding" || f.GetContractId() != holding {
 		t.Fatalf("prepared update: node 1 %v", nodes[1])
 	}
-	tree := adminTree("admin-update", instructionUpdate(instr, admin))
+	tree := adminTree("admin-update", splice.InstructionUpdate(instr, admin))
 	want := "0 exercise TokenTransferInstruction TransferInstruction_Update (last 4) via TransferInstruction\n" +
 		"2 exercise TokenHolding Archive (last 2) via Holding\n3 create TokenHolding\n4 create TokenHolding\n"
 	if got := describeInterfaces(tree); got != want {
@@ -130,9 +106,21 @@ func TestTokenInterfacesOnNode(t *testing.T) {
 		t.Errorf("Bob's transfer (flat): %+v", wt.Transaction)
 	}
 
+	// The token's TransferInstruction refuses a direct accept: an unhandled
+	// exception, answered with its message.
+	var instr2 string
+	for _, ev := range wt.Transaction.Events {
+		instr2 = ev.Created.ContractID
+	}
+	body = prepareBody("alice-accept", []string{alice}, splice.InstructionChoice(instr2, "TransferInstruction_Accept", nil))
+	e := n.fail("POST", "/v2/interactive-submission/prepare", n.token("alice-wallet"), body, 400, "DAML_FAILURE")
+	if e.Context["error_id"] != "UNHANDLED_EXCEPTION/DA.Exception.GeneralError:GeneralError" || !strings.Contains(e.Cause, "Direct accept is disabled. Use updateImpl by admin instead.") {
+		t.Errorf("direct accept: %+v", e)
+	}
+
 	// The factory is not a TransferInstruction.
-	e := n.fail("POST", "/v2/commands/submit-and-wait-for-transaction-tree", issuer,
-		commands("not-impl", []string{admin}, []map[string]any{instructionUpdate(factory, admin)}, nil), 400, "CONTRACT_DOES_NOT_IMPLEMENT_INTERFACE")
+	e = n.fail("POST", "/v2/commands/submit-and-wait-for-transaction-tree", issuer,
+		commands("not-impl", []string{admin}, []map[string]any{splice.InstructionUpdate(factory, admin)}, nil), 400, "CONTRACT_DOES_NOT_IMPLEMENT_INTERFACE")
 	if !strings.Contains(e.Cause, "not implementing an interface") {
 		t.Errorf("not implementing: %s", e.Cause)
 	}
