@@ -67,6 +67,10 @@ func (n *Node) FollowCompletions(userID string, parties []string, begin int64) (
 			fmt.Sprintf("Begin offset (%d) is after ledger end (%d)", begin, end),
 			map[string]string{"offset_value": strconv.FormatInt(begin, 10), "ledger_end": strconv.FormatInt(end, 10)})
 	}
+	if p := n.store.PrunedUpTo(); begin < p {
+		return nil, prunedError(fmt.Sprintf("Command completions request from %d to %d overlaps with pruned offset %d",
+			begin+1, n.store.LedgerEnd(), p), p)
+	}
 	f := &CompletionFollower{n: n, cursor: begin, parties: map[string]bool{},
 		query: ledger.CompletionQuery{UserID: userID, Parties: parties}}
 	for _, p := range parties {

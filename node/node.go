@@ -81,6 +81,18 @@ type Store interface {
 	CompletionAt(ctx context.Context, offset int64) (ledger.Completion, error)
 	Contract(ctx context.Context, id string) (ledger.Contract, error)
 
+	// The read side (reads.go).
+	ActiveContracts(ctx context.Context, q ledger.ACSQuery, withArgument bool) ([]ledger.Contract, error)
+	ContractByID(ctx context.Context, id string) (ledger.Contract, error)
+	UpdateRange(ctx context.Context, q ledger.UpdateQuery) ([]ledger.Update, error)
+	UpdateAt(ctx context.Context, offset int64) (ledger.Update, error)
+	UpdateWithID(ctx context.Context, updateID string) (ledger.Update, error)
+	// PrunedUpTo is the offset the ledger is pruned up to (0: never).
+	PrunedUpTo() int64
+	// Prune removes what lies at or below upTo except active contracts, in
+	// batches of batch offsets (0: the store's default).
+	Prune(ctx context.Context, upTo int64, batch int, progress func(ledger.PruneProgress)) error
+
 	// Stats counts the commits since the store was opened.
 	Stats() ledger.CommitStats
 	// String names the store for logs (for a file, its path).

@@ -116,6 +116,21 @@ CREATE TABLE dedup (
 	record_time   INTEGER NOT NULL
 ) WITHOUT ROWID;
 `,
+	// 2: the read side. Contracts carry what the active contract set shows
+	// (node id, JSON argument, workflow id) so that it is served from this
+	// table alone, also after their creating transaction is pruned; pruning
+	// finds archived contracts by archive offset and records how far it went.
+	`
+ALTER TABLE contracts ADD COLUMN node_id       INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE contracts ADD COLUMN argument_json BLOB;
+ALTER TABLE contracts ADD COLUMN workflow_id   TEXT    NOT NULL DEFAULT '';
+CREATE INDEX contracts_archived ON contracts (archived_offset) WHERE archived_offset IS NOT NULL;
+
+CREATE TABLE pruning (
+	id           INTEGER PRIMARY KEY CHECK (id = 1),
+	pruned_up_to INTEGER NOT NULL
+);
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -102,6 +102,10 @@ type Store struct {
 	completionStmts   [2]*sql.Stmt
 
 	users userCache // callers' users and rights, between writes
+
+	reads   readStmts    // the read side's prepared statements
+	pruned  atomic.Int64 // the offset the ledger is pruned up to (inclusive)
+	pruneMu sync.Mutex   // one prune at a time
 }
 
 // Open opens (creating if needed) the database at path, or a private
@@ -172,7 +176,13 @@ func (s *Store) load(ctx context.Context) error {
 		`SELECT max(ledger_offset), max(record_time) FROM completions`).Scan(&end, &last); err != nil {
 		return fmt.Errorf("read ledger end: %w", err)
 	}
-	s.end.Store(end.Int64)
+	var pruned sql.NullInt64
+	if err := s.w.QueryRowContext(ctx, `SELECT max(pruned_up_to) FROM pruning`).Scan(&pruned); err != nil {
+		return fmt.Errorf("read pruning offset: %w", err)
+	}
+	s.pruned.Store(pruned.Int64)
+	// A prune of everything leaves no completion; the ledger end stays.
+	s.end.Store(max(end.Int64, pruned.Int64))
 	s.lastRecord = last.Int64
 	var d int64
 	err := s.w.QueryRowContext(ctx, `SELECT max_dedup_ns FROM node WHERE id = 1`).Scan(&d)
@@ -210,6 +220,7 @@ func (s *Store) closeDBs() error {
 		}
 	}
 	s.completionStmtsMu.Unlock()
+	s.reads.close()
 	var errR error
 	if s.r != s.w {
 		errR = s.r.Close()

@@ -1,0 +1,582 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/engine"
+	"github.com/ledger-cli/ledger/node/ledger"
+)
+
+// The read side: the active contract set at an offset, the update stream,
+// single updates by offset and id, the events of a contract, and pruning.
+// Offsets and node ids are those the commits gave (a transaction's node ids
+// are its nodes' ids, 0, 1, … in pre-order); a read that starts at or below
+// the pruning offset is PARTICIPANT_PRUNED_DATA_ACCESSED, as Canton's
+// QueryValidRange answers it.
+
+// ReadsPerBatch is the most elements one reader Next returns.
+const ReadsPerBatch = 500
+
+// PrunedUpTo is the offset the ledger is pruned up to, inclusive (0: never).
+func (n *Node) PrunedUpTo() int64 { return n.store.PrunedUpTo() }
+
+func offsetField(v int64) string { return strconv.FormatInt(v, 10) }
+
+// prunedError is Canton's PARTICIPANT_PRUNED_DATA_ACCESSED with the
+// earliest_offset context key.
+func prunedError(cause string, pruned int64) error {
+	return ledgerapi.NewError(ledgerapi.CodeParticipantPrunedDataAccessed, cause,
+		map[string]string{"earliest_offset": offsetField(pruned)})
+}
+
+// checkOffset is the validation of an offset field against the ledger end
+// (Canton's "<kind> offset (n) is after ledger end (m)").
+func (n *Node) checkOffset(kind, field string, offset int64) error {
+	if offset < 0 {
+		return ledgerapi.NewError(ledgerapi.CodeNegativeOffset,
+			fmt.Sprintf("Offset %d in %s is a negative integer: the offset has to be either a positive integer or zero and not %d", offset, field, offset),
+			map[string]string{"field_name": field, "offset_value": offsetField(offset)})
+	}
+	if end := n.store.LedgerEnd(); offset > end {
+		return ledgerapi.NewError(ledgerapi.CodeOffsetAfterLedgerEnd,
+			fmt.Sprintf("%s offset (%d) is after ledger end (%d)", kind, offset, end),
+			map[string]string{"offset_value": offsetField(offset), "ledger_end": offsetField(end)})
+	}
+	return nil
+}
+
+// ---- active contracts ----
+
+// ActiveContract is one element of the active contract set.
+type ActiveContract struct {
+	Seq        int64 // position in the snapshot, for continuation tokens
+	WorkflowID string
+	Event      ledgerapi.CreatedEvent
+}
+
+// ACSReader reads the active contract set at one offset, page by page.
+type ACSReader struct {
+	n      *Node
+	filter *EventFilter
+	q      ledger.ACSQuery
+	blobs  bool
+	obs    observerCache
+}
+
+// ReadActiveContracts starts reading the contracts active at offset at
+// that filter selects, after the contract at position afterSeq (0: from the
+// start). at must lie between the pruning offset and the ledger end; at 0
+// the set is empty.
+func (n *Node) ReadActiveContracts(filter *EventFilter, at, afterSeq int64) (*ACSReader, error) {
+	if err := n.checkOffset("Active contracts", "active_at_offset", at); err != nil {
+		return nil, err
+	}
+	if p := n.store.PrunedUpTo(); at < p {
+		return nil, prunedError(fmt.Sprintf("Active contracts request at offset %d precedes pruned offset %d", at, p), p)
+	}
+	r := &ACSReader{n: n, filter: filter, q: ledger.ACSQuery{At: at, AfterSeq: afterSeq, TemplateIDs: filter.templatePushdown()}}
+	r.blobs = filter.wantsBlobs()
+	return r, nil
+}
+
+// At is the snapshot's offset.
+func (r *ACSReader) At() int64 { return r.q.At }
+
+// Next returns the next active contracts (at most max, at most
+// ReadsPerBatch); none means the set is exhausted.
+func (r *ACSReader) Next(ctx context.Context, max int) ([]ActiveContract, error) {
+	if r.q.At == 0 {
+		return nil, nil
+	}
+	out := make([]ActiveContract, 0, min(max, ReadsPerBatch))
+	for len(out) < max {
+		q := r.q
+		q.Limit = min(max-len(out), ReadsPerBatch)
+		cs, err := r.n.store.ActiveContracts(ctx, q, r.blobs)
+		if err != nil {
+			return nil, err
+		}
+		if p := r.n.store.PrunedUpTo(); r.q.At < p {
+			return nil, prunedError(fmt.Sprintf("Active contracts request at offset %d precedes pruned offset %d", r.q.At, p), p)
+		}
+		for i := range cs {
+			c := &cs[i]
+			r.q.AfterSeq = c.Seq
+			w, blob := r.witnesses(c)
+			if w == nil {
+				continue
+			}
+			ev, err := r.n.createdEvent(c, w, blob, &r.obs)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ActiveContract{Seq: c.Seq, WorkflowID: c.WorkflowID, Event: ev})
+		}
+		if len(cs) < q.Limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// witnesses are the stakeholders of c the filter reads c for, and whether
+// any of them wants the blob.
+func (r *ACSReader) witnesses(c *ledger.Contract) (w []string, blob bool) {
+	for _, p := range c.Stakeholders {
+		ok, b := r.filter.matches(p, c.TemplateID, c.PackageName)
+		if ok {
+			w = append(w, p)
+			blob = blob || b
+		}
+	}
+	return w, blob
+}
+
+func (f *EventFilter) wantsBlobs() bool {
+	want := func(t *TemplateSet) bool {
+		if t == nil {
+			return false
+		}
+		if t.Wildcard && t.WildcardBlob {
+			return true
+		}
+		for _, b := range t.Templates {
+			if b {
+				return true
+			}
+		}
+		return false
+	}
+	if want(f.AnyParty) {
+		return true
+	}
+	for _, t := range f.ByParty {
+		if want(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// observerCache remembers the observers of the last signatory and
+// stakeholder lists: contracts of a big set share them.
+type observerCache struct {
+	sigs, stks []string
+	observers  []string
+}
+
+func (o *observerCache) of(sigs, stks []string) []string {
+	if len(sigs) > 0 && len(stks) > 0 && len(o.sigs) > 0 && len(o.stks) > 0 &&
+		&o.sigs[0] == &sigs[0] && &o.stks[0] == &stks[0] && len(o.sigs) == len(sigs) && len(o.stks) == len(stks) {
+		return o.observers
+	}
+	isSig := make(map[string]bool, len(sigs))
+	for _, p := range sigs {
+		isSig[p] = true
+	}
+	obs := make([]string, 0, len(stks))
+	for _, p := range stks {
+		if !isSig[p] {
+			obs = append(obs, p)
+		}
+	}
+	o.sigs, o.stks, o.observers = sigs, stks, obs
+	return obs
+}
+
+// createdEvent is a stored contract's CreatedEvent as the ACS, the events
+// of a contract and contract-by-id show it: created at its creation offset
+// and node, witnessed by w, with its blob when asked.
+func (n *Node) createdEvent(c *ledger.Contract, w []string, blob bool, obs *observerCache) (ledgerapi.CreatedEvent, error) {
+	arg := c.ArgumentJSON
+	nodeID := c.NodeID
+	if arg == nil { // stored before schema version 2
+		var err error
+		if arg, nodeID, err = n.createdNodeOf(c); err != nil {
+			return ledgerapi.CreatedEvent{}, err
+		}
+	}
+	ev := ledgerapi.CreatedEvent{
+		Offset:                  ledgerapi.Int64(c.CreatedOffset),
+		NodeID:                  ledgerapi.Int32(nodeID),
+		ContractID:              c.ContractID,
+		TemplateID:              c.TemplateID,
+		ContractKeyHash:         ledgerapi.Bytes{},
+		CreateArgument:          arg,
+		CreatedEventBlob:        ledgerapi.Bytes{},
+		InterfaceViews:          ledgerapi.List[ledgerapi.InterfaceView]{},
+		WitnessParties:          w,
+		Signatories:             c.Signatories,
+		Observers:               obs.of(c.Signatories, c.Stakeholders),
+		CreatedAt:               ledgerapi.NewTimestamp(c.CreatedAt),
+		PackageName:             c.PackageName,
+		RepresentativePackageID: packageIDOf(c.TemplateID),
+		ACSDelta:                true,
+	}
+	if blob {
+		b, err := engine.CreatedEventBlob(c)
+		if err != nil {
+			return ledgerapi.CreatedEvent{}, fmt.Errorf("created event blob of %s: %w", c.ContractID, err)
+		}
+		ev.CreatedEventBlob = b
+	}
+	return ev, nil
+}
+
+// createdNodeOf finds a contract's create node in its creating transaction,
+// for contracts stored before the contracts table kept it.
+func (n *Node) createdNodeOf(c *ledger.Contract) ([]byte, int32, error) {
+	u, err := n.store.UpdateAt(context.Background(), c.CreatedOffset)
+	if err == nil {
+		ev, err := engine.UnmarshalEvents(u.Events)
+		if err != nil {
+			return nil, 0, err
+		}
+		if cn, ok := ev.CreatedNodes()[c.ContractID]; ok {
+			return cn.Argument, cn.NodeID, nil
+		}
+	}
+	v, err := engine.UnmarshalValue(c.Argument)
+	if err != nil {
+		return nil, 0, err
+	}
+	arg, err := engine.ValueToJSON(v)
+	return arg, 0, err
+}
+
+func packageIDOf(templateID string) string {
+	if t, err := ledgerapi.ParseTemplateID(templateID); err == nil {
+		return t.PackageID
+	}
+	return ""
+}
+
+// ---- updates ----
+
+// UpdateFormat says what an update read returns: transactions in a shape
+// for the filter's parties (nil: none), or trees (the deprecated
+// /v2/updates/trees and transaction-tree lookups).
+type UpdateFormat struct {
+	Transactions *EventFilter
+	Shape        ledgerapi.TransactionShape
+	Trees        bool
+}
+
+// Update is one element of an update read: a transaction or a tree.
+type Update struct {
+	Offset      int64
+	Transaction *ledgerapi.Transaction
+	Tree        *ledgerapi.TransactionTree
+}
+
+// view renders u in format, or reports that the reader sees none of it.
+func (n *Node) view(u *ledger.Update, f *UpdateFormat) (Update, bool, error) {
+	if f.Transactions == nil {
+		return Update{}, false, nil
+	}
+	ev, err := engine.UnmarshalEvents(u.Events)
+	if err != nil {
+		return Update{}, false, fmt.Errorf("update at offset %d: %w", u.Offset, err)
+	}
+	at := ledger.Committed{Offset: u.Offset, RecordTime: u.RecordTime}
+	m := f.Transactions.Match()
+	submitter := f.Transactions.sees(u.ActAs)
+	trace := traceContext(u.TraceParent)
+	if f.Trees {
+		t := ev.TreeMatching(at, m)
+		if len(t.EventsByID) == 0 {
+			return Update{}, false, nil
+		}
+		if !submitter {
+			t.CommandID = ""
+		}
+		t.TraceContext = trace
+		return Update{Offset: u.Offset, Tree: &t}, true, nil
+	}
+	t := ev.TransactionMatching(at, f.Shape, m)
+	if len(t.Events) == 0 {
+		return Update{}, false, nil
+	}
+	if submitter {
+		t.PaidTrafficCost = ledgerapi.Int64(u.PaidTrafficCost)
+	} else {
+		t.CommandID = ""
+	}
+	t.TraceContext = trace
+	return Update{Offset: u.Offset, Transaction: &t}, true, nil
+}
+
+// UpdateReader reads the updates of one request in offset order.
+type UpdateReader struct {
+	n       *Node
+	format  *UpdateFormat
+	cursor  int64 // ascending: last offset read; descending: next offset bound (exclusive upper)
+	through int64 // 0: open-ended
+	begin   int64
+	desc    bool
+	done    bool
+}
+
+// ReadUpdates starts reading the updates in (begin, end] (end 0: without
+// end, following the ledger) in format, descending when desc (which needs
+// an end). begin must be at or above the pruning offset and neither bound
+// after the ledger end.
+func (n *Node) ReadUpdates(format *UpdateFormat, begin, end int64, desc bool) (*UpdateReader, error) {
+	if err := n.checkOffset("Begin", "begin_exclusive", begin); err != nil {
+		return nil, err
+	}
+	if end != 0 {
+		if err := n.checkOffset("End", "end_inclusive", end); err != nil {
+			return nil, err
+		}
+		if end < begin {
+			return nil, ledgerapi.InvalidArgument("end_inclusive (%d) is before begin_exclusive (%d)", end, begin)
+		}
+	} else if desc {
+		return nil, ledgerapi.InvalidArgument("descending_order needs end_inclusive")
+	}
+	if err := n.checkRange(begin, end); err != nil {
+		return nil, err
+	}
+	r := &UpdateReader{n: n, format: format, cursor: begin, through: end, begin: begin, desc: desc}
+	if desc {
+		r.cursor = end + 1
+	}
+	return r, nil
+}
+
+func (n *Node) checkRange(begin, end int64) error {
+	if p := n.store.PrunedUpTo(); begin < p {
+		shown := end
+		if shown == 0 {
+			shown = n.store.LedgerEnd()
+		}
+		return prunedError(fmt.Sprintf("Updates request from %d to %d precedes pruned offset %d", begin+1, shown, p), p)
+	}
+	return nil
+}
+
+// Next returns the next updates the reader sees (at most max, at most
+// ReadsPerBatch). done reports the range exhausted (never for an
+// open-ended read); with no updates and not done, wait on changed.
+func (r *UpdateReader) Next(ctx context.Context, max int) (us []Update, changed <-chan struct{}, done bool, err error) {
+	if r.done {
+		return nil, nil, true, nil
+	}
+	st := r.n.store
+	changed = st.Changed()
+	end := st.LedgerEnd()
+	for len(us) < max {
+		q := ledger.UpdateQuery{After: r.cursor, Through: r.through, Limit: min(max-len(us), ReadsPerBatch)}
+		if r.desc {
+			q = ledger.UpdateQuery{After: r.begin, Through: r.cursor - 1, Descending: true, Limit: q.Limit}
+		}
+		if q.Through == 0 || q.Through > end {
+			q.Through = end
+		}
+		if !r.desc && q.After >= q.Through || r.desc && q.Through <= q.After {
+			break
+		}
+		rows, err := st.UpdateRange(ctx, q)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if err := r.n.checkRange(r.begin, r.through); err != nil {
+			return nil, nil, false, err
+		}
+		for i := range rows {
+			u, ok, err := r.n.view(&rows[i], r.format)
+			if err != nil {
+				return nil, nil, false, err
+			}
+			if ok {
+				us = append(us, u)
+			}
+		}
+		switch {
+		case r.desc && len(rows) < q.Limit:
+			r.cursor = q.After + 1
+		case r.desc:
+			r.cursor = rows[len(rows)-1].Offset
+		case len(rows) < q.Limit:
+			r.cursor = q.Through
+		default:
+			r.cursor = rows[len(rows)-1].Offset
+		}
+		if len(rows) < q.Limit {
+			break
+		}
+	}
+	if r.desc && r.cursor <= r.begin+1 || !r.desc && r.through != 0 && r.cursor >= r.through {
+		r.done = true
+	}
+	return us, changed, r.done && len(us) == 0, nil
+}
+
+// Cursor is the offset up to which the reader has read (ascending).
+func (r *UpdateReader) Cursor() int64 { return r.cursor }
+
+// UpdateByOffset is the update at offset in format; not found (also when
+// the reader sees nothing of it) is Canton's UPDATE_NOT_FOUND.
+func (n *Node) UpdateByOffset(ctx context.Context, offset int64, f *UpdateFormat) (Update, error) {
+	if offset <= 0 {
+		return Update{}, ledgerapi.NewError(ledgerapi.CodeNonPositiveOffset,
+			fmt.Sprintf("Offset %d in offset is not a positive integer: the offset has to be a positive integer and not %d", offset, offset),
+			map[string]string{"field_name": "offset", "offset_value": offsetField(offset)})
+	}
+	if p := n.store.PrunedUpTo(); offset <= p {
+		return Update{}, prunedError(fmt.Sprintf("Transactions request from %d to %d precedes pruned offset %d", offset, offset, p), p)
+	}
+	u, err := n.store.UpdateAt(ctx, offset)
+	return n.oneUpdate(u, err, f, "offset", offsetField(offset))
+}
+
+// UpdateByID is the update with this id in format.
+func (n *Node) UpdateByID(ctx context.Context, updateID string, f *UpdateFormat) (Update, error) {
+	u, err := n.store.UpdateWithID(ctx, updateID)
+	return n.oneUpdate(u, err, f, "update_id", updateID)
+}
+
+func (n *Node) oneUpdate(u ledger.Update, err error, f *UpdateFormat, key, value string) (Update, error) {
+	notFound := func() error {
+		return ledgerapi.NewError(CodeUpdateNotFound, "Update not found, or not visible.", map[string]string{key: value})
+	}
+	if errors.Is(err, ledger.ErrNotFound) {
+		return Update{}, notFound()
+	}
+	if err != nil {
+		return Update{}, err
+	}
+	v, ok, err := n.view(&u, f)
+	if err != nil {
+		return Update{}, err
+	}
+	if !ok {
+		return Update{}, notFound()
+	}
+	return v, nil
+}
+
+// CodeUpdateNotFound is Canton's error for a lookup of an update the
+// reader cannot see (RequestValidationErrors.NotFound.Update).
+var CodeUpdateNotFound = ledgerapi.ErrorCode{ID: "UPDATE_NOT_FOUND", Category: 11}
+
+// CodeContractEventsNotFound is Canton's error when events-by-contract-id
+// finds nothing the reader may see.
+var CodeContractEventsNotFound = ledgerapi.ErrorCode{ID: "CONTRACT_EVENTS_NOT_FOUND", Category: 11}
+
+// ---- events and contracts ----
+
+// ContractEvents are the created and archived events of one contract.
+type ContractEvents struct {
+	Created  *ledgerapi.CreatedEvent
+	Archived *ledgerapi.ArchivedEvent
+}
+
+// EventsByContractID returns the created event of the contract and, when
+// it is archived, its archived event, as filter's parties see them (ACS
+// delta shape: witnesses are the stakeholders the filter reads). A contract
+// unknown, pruned or invisible is CONTRACT_EVENTS_NOT_FOUND.
+func (n *Node) EventsByContractID(ctx context.Context, contractID string, filter *EventFilter) (ContractEvents, error) {
+	notFound := ledgerapi.NewError(CodeContractEventsNotFound, "Contract events not found, or not visible.",
+		map[string]string{"contract_id": contractID})
+	c, err := n.store.ContractByID(ctx, contractID)
+	if errors.Is(err, ledger.ErrNotFound) {
+		return ContractEvents{}, notFound
+	}
+	if err != nil {
+		return ContractEvents{}, err
+	}
+	r := ACSReader{filter: filter}
+	w, blob := r.witnesses(&c)
+	if w == nil {
+		return ContractEvents{}, notFound
+	}
+	var obs observerCache
+	created, err := n.createdEvent(&c, w, blob, &obs)
+	if err != nil {
+		return ContractEvents{}, err
+	}
+	out := ContractEvents{Created: &created}
+	if c.ArchivedOffset != 0 {
+		u, err := n.store.UpdateAt(ctx, c.ArchivedOffset)
+		if err != nil {
+			return ContractEvents{}, fmt.Errorf("archival of %s: %w", contractID, err)
+		}
+		ev, err := engine.UnmarshalEvents(u.Events)
+		if err != nil {
+			return ContractEvents{}, err
+		}
+		if a, ok := ev.Archival(ledger.Committed{Offset: u.Offset, RecordTime: u.RecordTime}, contractID, filter.Match()); ok {
+			out.Archived = a
+		}
+	}
+	return out, nil
+}
+
+// ContractByID is the created event of a contract, active or archived, for
+// contract-by-id: witnesses are the querying parties among its stakeholders
+// (every stakeholder when none are given). Canton leaves offset, node id,
+// blob, interface views and acsDelta unset here. Not found or not visible
+// is CONTRACT_NOT_FOUND.
+func (n *Node) ContractByID(ctx context.Context, contractID string, parties []string) (ledgerapi.CreatedEvent, error) {
+	notFound := ledgerapi.NewError(ledgerapi.CodeContractNotFound, "Contract could not be found with id "+contractID,
+		map[string]string{"contract_id": contractID})
+	c, err := n.store.ContractByID(ctx, contractID)
+	if errors.Is(err, ledger.ErrNotFound) {
+		return ledgerapi.CreatedEvent{}, notFound
+	}
+	if err != nil {
+		return ledgerapi.CreatedEvent{}, err
+	}
+	filter := WildcardFilter(parties...)
+	if len(parties) == 0 {
+		filter = &EventFilter{AnyParty: &TemplateSet{Wildcard: true}}
+	}
+	r := ACSReader{filter: filter}
+	w, _ := r.witnesses(&c)
+	if w == nil {
+		return ledgerapi.CreatedEvent{}, notFound
+	}
+	var obs observerCache
+	ev, err := n.createdEvent(&c, w, false, &obs)
+	if err != nil {
+		return ledgerapi.CreatedEvent{}, err
+	}
+	ev.Offset, ev.NodeID, ev.ACSDelta = 0, 0, false
+	return ev, nil
+}
+
+// ---- pruning ----
+
+// CodeParticipantPruningInProgress is Canton's error for a second prune.
+var CodeParticipantPruningInProgress = ledgerapi.ErrorCode{ID: "PARTICIPANT_PRUNING_IN_PROGRESS", Category: 9}
+
+// Prune removes the ledger's history at or below upTo, keeping the
+// contracts still active (see Store.Prune); reads below upTo are refused
+// from the moment it starts. upTo must be positive and not after the ledger
+// end.
+func (n *Node) Prune(ctx context.Context, upTo int64, progress func(ledger.PruneProgress)) error {
+	if upTo <= 0 {
+		return ledgerapi.NewError(ledgerapi.CodeNonPositiveOffset,
+			fmt.Sprintf("Offset %d in prune_up_to is not a positive integer: the offset has to be a positive integer and not %d", upTo, upTo),
+			map[string]string{"field_name": "prune_up_to", "offset_value": offsetField(upTo)})
+	}
+	if end := n.store.LedgerEnd(); upTo > end {
+		return ledgerapi.NewError(ledgerapi.CodeOffsetAfterLedgerEnd,
+			fmt.Sprintf("Prune offset (%d) is after ledger end (%d)", upTo, end),
+			map[string]string{"offset_value": offsetField(upTo), "ledger_end": offsetField(end)})
+	}
+	err := n.store.Prune(ctx, upTo, 0, progress)
+	if errors.Is(err, ledger.ErrPruneInProgress) {
+		return ledgerapi.Errorf(CodeParticipantPruningInProgress, "Pruning in progress. Please try later.")
+	}
+	if err == nil {
+		n.log.Info("pruned", "upTo", upTo)
+	}
+	return err
+}

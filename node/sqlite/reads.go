@@ -1,0 +1,244 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/ledger-cli/ledger/node/ledger"
+)
+
+// readStmts are the prepared statements of the read side, prepared on
+// first use (preparing costs as much as reading a page).
+type readStmts struct {
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt
+}
+
+func (r *readStmts) get(ctx context.Context, db *sql.DB, query string) (*sql.Stmt, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if st := r.stmts[query]; st != nil {
+		return st, nil
+	}
+	st, err := db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if r.stmts == nil {
+		r.stmts = map[string]*sql.Stmt{}
+	}
+	r.stmts[query] = st
+	return st, nil
+}
+
+func (r *readStmts) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, st := range r.stmts {
+		_ = st.Close()
+		delete(r.stmts, k)
+	}
+}
+
+// contractColumns are the columns scanContract reads; create_argument is
+// replaced by NULL where the caller does not need it.
+const contractColumns = `id, contract_id, template_id, package_name, %s, argument_json, signatories,
+	stakeholders, created_at, created_offset, archived_offset, node_id, workflow_id`
+
+// contractScan holds the scan targets of a contract row, set up once per
+// query.
+type contractScan struct {
+	c                  ledger.Contract
+	sigs, stks         string
+	created            int64
+	archived           sql.NullInt64
+	nodeID             int64
+	lastSigs, lastStks string
+	sigsList, stksList []string
+	dest               []any
+}
+
+func (sc *contractScan) scan(row interface{ Scan(...any) error }) (ledger.Contract, error) {
+	c := &sc.c
+	if sc.dest == nil {
+		sc.dest = []any{&c.Seq, &c.ContractID, &c.TemplateID, &c.PackageName, &c.Argument, &c.ArgumentJSON,
+			&sc.sigs, &sc.stks, &sc.created, &c.CreatedOffset, &sc.archived, &sc.nodeID, &c.WorkflowID}
+	}
+	*c = ledger.Contract{}
+	if err := row.Scan(sc.dest...); err != nil {
+		return ledger.Contract{}, err
+	}
+	c.CreatedAt = fromMicros(sc.created)
+	c.ArchivedOffset = sc.archived.Int64
+	c.NodeID = int32(sc.nodeID)
+	// Most contracts of a big set share their parties: decode each list once.
+	var err error
+	if sc.sigsList == nil || sc.sigs != sc.lastSigs {
+		if sc.sigsList, err = decodeList(sc.sigs); err != nil {
+			return ledger.Contract{}, err
+		}
+		sc.lastSigs = sc.sigs
+	}
+	if sc.stksList == nil || sc.stks != sc.lastStks {
+		if sc.stksList, err = decodeList(sc.stks); err != nil {
+			return ledger.Contract{}, err
+		}
+		sc.lastStks = sc.stks
+	}
+	c.Signatories, c.Stakeholders = sc.sigsList, sc.stksList
+	return *c, nil
+}
+
+// ActiveContracts returns the contracts active at q.At in creation order
+// after q.AfterSeq, at most q.Limit of them. Contracts share their party
+// slices: callers must not modify them. withArgument also reads the binary
+// create argument (for created event blobs).
+func (s *Store) ActiveContracts(ctx context.Context, q ledger.ACSQuery, withArgument bool) ([]ledger.Contract, error) {
+	arg := "NULL"
+	if withArgument {
+		arg = "create_argument"
+	}
+	query := `SELECT ` + fmt.Sprintf(contractColumns, arg) + ` FROM contracts
+		WHERE id > ? AND created_offset <= ? AND (archived_offset IS NULL OR archived_offset > ?)`
+	args := []any{q.AfterSeq, q.At, q.At}
+	if len(q.TemplateIDs) > 0 {
+		query += ` AND template_id IN (?` + strings.Repeat(`, ?`, len(q.TemplateIDs)-1) + `)`
+		for _, t := range q.TemplateIDs {
+			args = append(args, t)
+		}
+	}
+	query += ` ORDER BY id LIMIT ?`
+	args = append(args, pageSize(q.Limit))
+	st, err := s.reads.get(ctx, s.r, query)
+	if err != nil {
+		return nil, fmt.Errorf("read active contracts: %w", err)
+	}
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read active contracts: %w", err)
+	}
+	defer rows.Close()
+	out := make([]ledger.Contract, 0, min(pageSize(q.Limit), 1000))
+	var sc contractScan
+	for rows.Next() {
+		c, err := sc.scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read active contracts: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read active contracts: %w", err)
+	}
+	return out, nil
+}
+
+// ContractByID returns a contract, active or archived, with its create
+// argument, or ErrNotFound.
+func (s *Store) ContractByID(ctx context.Context, contractID string) (ledger.Contract, error) {
+	var sc contractScan
+	c, err := sc.scan(s.r.QueryRowContext(ctx, `SELECT `+fmt.Sprintf(contractColumns, "create_argument")+
+		` FROM contracts WHERE contract_id = ?`, contractID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return ledger.Contract{}, fmt.Errorf("contract %s: %w", contractID, ledger.ErrNotFound)
+	}
+	if err != nil {
+		return ledger.Contract{}, fmt.Errorf("read contract %s: %w", contractID, err)
+	}
+	return c, nil
+}
+
+const updateRangeColumns = `t.ledger_offset, t.record_time, t.update_id, t.command_id, t.workflow_id,
+	t.user_id, t.submission_id, t.act_as, t.effective_time, t.events, c.trace_parent, c.paid_traffic_cost`
+
+// updateScan holds the scan targets of an update row.
+type updateScan struct {
+	u      ledger.Update
+	rt, et int64
+	actAs  string
+	dest   []any
+}
+
+func (sc *updateScan) scan(row interface{ Scan(...any) error }) (ledger.Update, error) {
+	u := &sc.u
+	if sc.dest == nil {
+		sc.dest = []any{&u.Offset, &sc.rt, &u.UpdateID, &u.CommandID, &u.WorkflowID, &u.UserID,
+			&u.SubmissionID, &sc.actAs, &sc.et, &u.Events, &u.TraceParent, &u.PaidTrafficCost}
+	}
+	*u = ledger.Update{}
+	if err := row.Scan(sc.dest...); err != nil {
+		return ledger.Update{}, err
+	}
+	u.RecordTime, u.EffectiveAt = fromMicros(sc.rt), fromMicros(sc.et)
+	var err error
+	u.ActAs, err = decodeList(sc.actAs)
+	return *u, err
+}
+
+// UpdateRange returns the accepted transactions in (q.After, q.Through] in
+// offset order (descending when asked), at most q.Limit of them, with the
+// trace parent and traffic cost of their completions.
+func (s *Store) UpdateRange(ctx context.Context, q ledger.UpdateQuery) ([]ledger.Update, error) {
+	through := q.Through
+	if through <= 0 {
+		through = math.MaxInt64
+	}
+	order := "ASC"
+	if q.Descending {
+		order = "DESC"
+	}
+	st, err := s.reads.get(ctx, s.r, `SELECT `+updateRangeColumns+` FROM transactions t
+		JOIN completions c ON c.ledger_offset = t.ledger_offset
+		WHERE t.ledger_offset > ? AND t.ledger_offset <= ? ORDER BY t.ledger_offset `+order+` LIMIT ?`)
+	if err != nil {
+		return nil, fmt.Errorf("read updates: %w", err)
+	}
+	rows, err := st.QueryContext(ctx, q.After, through, pageSize(q.Limit))
+	if err != nil {
+		return nil, fmt.Errorf("read updates: %w", err)
+	}
+	defer rows.Close()
+	out := make([]ledger.Update, 0, min(pageSize(q.Limit), 1000))
+	var sc updateScan
+	for rows.Next() {
+		u, err := sc.scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read updates: %w", err)
+		}
+		out = append(out, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read updates: %w", err)
+	}
+	return out, nil
+}
+
+// UpdateAt returns the accepted transaction at offset, or ErrNotFound (also
+// for a rejection's offset).
+func (s *Store) UpdateAt(ctx context.Context, offset int64) (ledger.Update, error) {
+	return s.oneUpdate(ctx, `t.ledger_offset = ?`, offset, fmt.Sprintf("update at offset %d", offset))
+}
+
+// UpdateWithID returns the accepted transaction with this update id, with
+// its completion's trace parent and traffic cost, or ErrNotFound.
+func (s *Store) UpdateWithID(ctx context.Context, updateID string) (ledger.Update, error) {
+	return s.oneUpdate(ctx, `t.update_id = ?`, updateID, fmt.Sprintf("update %q", updateID))
+}
+
+func (s *Store) oneUpdate(ctx context.Context, where string, arg any, what string) (ledger.Update, error) {
+	var sc updateScan
+	u, err := sc.scan(s.r.QueryRowContext(ctx, `SELECT `+updateRangeColumns+` FROM transactions t
+		JOIN completions c ON c.ledger_offset = t.ledger_offset WHERE `+where, arg))
+	if errors.Is(err, sql.ErrNoRows) {
+		return ledger.Update{}, fmt.Errorf("%s: %w", what, ledger.ErrNotFound)
+	}
+	if err != nil {
+		return ledger.Update{}, fmt.Errorf("read %s: %w", what, err)
+	}
+	return u, nil
+}
