@@ -147,7 +147,7 @@ func (f *CompletionFollower) Completion(c *ledger.Completion) *ledgerapi.Complet
 		actAs = make(ledgerapi.List[string], 0, len(c.ActAs))
 	}
 	for _, p := range c.ActAs {
-		if f.parties[p] {
+		if f.parties[p] || len(f.parties) == 0 { // no parties: every party (command-completions)
 			actAs = append(actAs, p)
 		}
 	}

@@ -93,6 +93,13 @@ type Store interface {
 	// batches of batch offsets (0: the store's default).
 	Prune(ctx context.Context, upTo int64, batch int, progress func(ledger.PruneProgress)) error
 
+	// Identity providers (idps.go).
+	CreateIdentityProvider(ctx context.Context, p ledger.IdentityProvider) error
+	IdentityProvider(ctx context.Context, id string) (ledger.IdentityProvider, error)
+	ListIdentityProviders(ctx context.Context) ([]ledger.IdentityProvider, error)
+	UpdateIdentityProvider(ctx context.Context, id string, upd ledger.IdentityProviderUpdate) (ledger.IdentityProvider, error)
+	DeleteIdentityProvider(ctx context.Context, id string) error
+
 	// Stats counts the commits since the store was opened.
 	Stats() ledger.CommitStats
 	// String names the store for logs (for a file, its path).

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -62,6 +63,23 @@ func (s *Server) completionFilter(c *Caller, body ledgerapi.CompletionStreamRequ
 // when absent), also before the first; more than CompletionsMax elements is
 // 413.
 func (s *Server) listCompletions(req *Request) (any, error) {
+	return s.listCompletionsWith(req, s.openCompletionStream)
+}
+
+// completionOpener validates a completions request, decoded by decode, for
+// caller and starts following what it selects: the request of
+// /v2/commands/completions or of /v2/commands/command-completions.
+type completionOpener func(c *Caller, decode func(v any) error) (*node.CompletionFollower, error)
+
+func (s *Server) openCompletionStream(c *Caller, decode func(v any) error) (*node.CompletionFollower, error) {
+	var body ledgerapi.CompletionStreamRequest
+	if err := decode(&body); err != nil {
+		return nil, err
+	}
+	return s.completionFilter(c, body)
+}
+
+func (s *Server) listCompletionsWith(req *Request, open completionOpener) (any, error) {
 	maxElems := s.CompletionsMax
 	take := maxElems + 1
 	if limit, ok, err := queryInt64(req.Request, "limit"); err != nil {
@@ -78,11 +96,7 @@ func (s *Server) listCompletions(req *Request) (any, error) {
 		}
 		idle = time.Duration(min(ms, int64(time.Duration(1<<62)/time.Millisecond))) * time.Millisecond
 	}
-	var body ledgerapi.CompletionStreamRequest
-	if err := decodeBody(req.Request, &body); err != nil {
-		return nil, err
-	}
-	fw, err := s.completionFilter(req.Caller, body)
+	fw, err := open(req.Caller, func(v any) error { return decodeBody(req.Request, v) })
 	if err != nil {
 		return nil, err
 	}
@@ -206,6 +220,10 @@ func queryInt64(r *http.Request, name string) (int64, bool, error) {
 // JsCantonError frame, after which the stream closes; so is the expiry of
 // the token (ACCESS_TOKEN_EXPIRED).
 func (s *Server) streamCompletions(req *Request) (any, error) {
+	return s.streamCompletionsWith(req, s.openCompletionStream)
+}
+
+func (s *Server) streamCompletionsWith(req *Request, open completionOpener) (any, error) {
 	r := req.Request
 	if r.Header.Get("Authorization") == "" {
 		if tok := auth.SubprotocolToken(subprotocols(r)); tok != "" {
@@ -245,12 +263,13 @@ func (s *Server) streamCompletions(req *Request) (any, error) {
 			}
 		}
 	}()
-	var body ledgerapi.CompletionStreamRequest
-	if err := ledgerapi.DecodeBody(bytes.TrimSpace(frame), &body); err != nil {
-		s.closeWithError(conn, req, ledgerapi.InvalidArgument("the first frame is not a CompletionStreamRequest: %s", err.Error()))
-		return nil, nil
-	}
-	fw, err := s.completionFilter(caller, body)
+	fw, err := open(caller, func(v any) error {
+		if err := ledgerapi.DecodeBody(bytes.TrimSpace(frame), v); err != nil {
+			return ledgerapi.InvalidArgument("the first frame is not a %s: %s",
+				strings.TrimPrefix(fmt.Sprintf("%T", v), "*ledgerapi."), err.Error())
+		}
+		return nil
+	})
 	if err != nil {
 		s.closeWithError(conn, req, err)
 		return nil, nil

@@ -40,7 +40,7 @@ func (s *Server) allocateAuth(req *Request, idp string) (string, error) {
 	if err := c.RequireAdminOf(idp); err != nil {
 		return "", err
 	}
-	return idp, checkIDP(idp)
+	return idp, s.checkIDP(req.Context(), idp)
 }
 
 // grantUser checks the userId of an allocate request (it gets CanActAs).
@@ -97,7 +97,7 @@ func (s *Server) listParties(req *Request) (any, error) {
 	if err := c.RequireAdminOf(idp); err != nil {
 		return nil, err
 	}
-	if err := checkIDP(idp); err != nil {
+	if err := s.checkIDP(req.Context(), idp); err != nil {
 		return nil, err
 	}
 	size, err := pageSize(req, node.MaxPartiesPageSize)
@@ -108,10 +108,8 @@ func (s *Server) listParties(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	pq := ledger.PartyQuery{After: after, Limit: size, Prefix: q.Get("filter-party")}
-	if !c.IsParticipantAdmin() {
-		pq.IdentityProviderID = &idp
-	}
+	// As with users, the parties of one identity provider.
+	pq := ledger.PartyQuery{After: after, Limit: size, Prefix: q.Get("filter-party"), IdentityProviderID: &idp}
 	parties, next, err := s.Node.ListParties(req.Context(), pq)
 	if err != nil {
 		return nil, err
@@ -136,7 +134,7 @@ func (s *Server) getParties(req *Request) (any, error) {
 		}
 	}
 	c := req.Caller
-	if err := checkIDP(req.URL.Query().Get("identity-provider-id")); err != nil {
+	if err := s.checkIDP(req.Context(), req.URL.Query().Get("identity-provider-id")); err != nil {
 		return nil, err
 	}
 	if !c.IsAdminOf(c.IdentityProviderID) {

@@ -120,6 +120,7 @@ CREATE TABLE dedup (
 	// (node id, JSON argument, workflow id) so that it is served from this
 	// table alone, also after their creating transaction is pruned; pruning
 	// finds archived contracts by archive offset and records how far it went.
+	// Identity providers (/v2/idps) get their table.
 	`
 ALTER TABLE contracts ADD COLUMN node_id       INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE contracts ADD COLUMN argument_json BLOB;
@@ -130,6 +131,14 @@ CREATE TABLE pruning (
 	id           INTEGER PRIMARY KEY CHECK (id = 1),
 	pruned_up_to INTEGER NOT NULL
 );
+
+CREATE TABLE identity_providers (
+	id             TEXT    PRIMARY KEY,
+	issuer         TEXT    NOT NULL UNIQUE,
+	jwks_url       TEXT    NOT NULL,
+	audience       TEXT    NOT NULL DEFAULT '',
+	is_deactivated INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
 `,
 }
 

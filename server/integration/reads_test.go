@@ -1,0 +1,355 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node"
+	"github.com/ledger-cli/ledger/server"
+	"github.com/ledger-cli/ledger/server/auth"
+)
+
+// readNode is a node with a small history: alice creates three Ious
+// (offsets 1–3) and archives the first (4). Bob reads nothing of it.
+type readNode struct {
+	*testNode
+	alice, bob string
+	tok        string // alice's user, CanActAs(alice)
+	ious       []string
+	updateIDs  []string
+}
+
+func startReadNode(t *testing.T) *readNode {
+	t.Helper()
+	n := &readNode{testNode: startCommandNode(t, auth.ModeHS256, node.Config{})}
+	n.alice = n.allocate("Alice").Party
+	n.bob = n.allocate("Bob").Party
+	n.createUser("alice", ledgerapi.CanActAs(n.alice))
+	n.createUser("bob", ledgerapi.CanReadAs(n.bob))
+	n.tok = n.token("alice")
+	for i := 1; i <= 3; i++ {
+		var tr treeResponse
+		n.ok("POST", "/v2/commands/submit-and-wait-for-transaction-tree", n.tok,
+			commands("create-"+strconv.Itoa(i), []string{n.alice}, []map[string]any{create(n.alice, strconv.Itoa(i))}, nil), &tr)
+		n.ious = append(n.ious, onlyCreated(t, tr.TransactionTree))
+		n.updateIDs = append(n.updateIDs, tr.TransactionTree.UpdateID)
+	}
+	var tr treeResponse
+	n.ok("POST", "/v2/commands/submit-and-wait-for-transaction-tree", n.tok,
+		commands("archive", []string{n.alice}, []map[string]any{exercise(n.ious[0], "Archive")}, nil), &tr)
+	n.updateIDs = append(n.updateIDs, tr.TransactionTree.UpdateID)
+	return n
+}
+
+func byParty(p string) map[string]any {
+	return map[string]any{"filtersByParty": map[string]any{p: map[string]any{}}, "verbose": true}
+}
+
+func txFormat(p, shape string) map[string]any {
+	return map[string]any{"includeTransactions": map[string]any{"eventFormat": byParty(p), "transactionShape": shape}}
+}
+
+func TestActiveContractsOverHTTP(t *testing.T) {
+	n := startReadNode(t)
+	var list []ledgerapi.JsGetActiveContractsResponse
+	n.ok("POST", "/v2/state/active-contracts", n.tok, map[string]any{"activeAtOffset": 4, "eventFormat": byParty(n.alice)}, &list)
+	if len(list) != 2 || list[0].ContractEntry.ActiveContract.CreatedEvent.ContractID != n.ious[1] {
+		t.Fatalf("active contracts at 4: %+v", list)
+	}
+	ac := list[0].ContractEntry.ActiveContract
+	if ac.SynchronizerID != n.identity().SynchronizerID || ac.CreatedEvent.Offset != 2 || ac.CreatedEvent.NodeID != 0 ||
+		list[0].StreamContinuationToken == "" {
+		t.Errorf("active contract %+v", list[0])
+	}
+	// the deprecated form, at an earlier offset
+	n.ok("POST", "/v2/state/active-contracts", n.tok, map[string]any{"activeAtOffset": 3,
+		"filter": map[string]any{"filtersByParty": map[string]any{n.alice: map[string]any{}}}, "verbose": true}, &list)
+	if len(list) != 3 {
+		t.Errorf("deprecated filter at 3: %d contracts", len(list))
+	}
+	// resuming after the first element
+	n.ok("POST", "/v2/state/active-contracts", n.tok, map[string]any{"activeAtOffset": 3, "eventFormat": byParty(n.alice),
+		"streamContinuationToken": list[0].StreamContinuationToken}, &list)
+	if len(list) != 2 {
+		t.Errorf("after the continuation token: %d contracts", len(list))
+	}
+	// a template filter with the blob
+	tmpl := map[string]any{"filtersByParty": map[string]any{n.alice: map[string]any{"cumulative": []any{
+		map[string]any{"identifierFilter": map[string]any{"TemplateFilter": map[string]any{"value": map[string]any{
+			"templateId": iouTemplate, "includeCreatedEventBlob": true}}}}}}}}
+	n.ok("POST", "/v2/state/active-contracts?limit=1", n.tok, map[string]any{"activeAtOffset": 4, "eventFormat": tmpl}, &list)
+	if len(list) != 1 || len(list[0].ContractEntry.ActiveContract.CreatedEvent.CreatedEventBlob) == 0 {
+		t.Errorf("template filter with blob, limit 1: %+v", list)
+	}
+	// rights: bob may not read as alice; any party needs CanReadAsAnyParty
+	n.fail("POST", "/v2/state/active-contracts", n.token("bob"), map[string]any{"activeAtOffset": 4, "eventFormat": byParty(n.alice)}, 403, ledgerapi.RedactedCode)
+	n.fail("POST", "/v2/state/active-contracts", n.tok, map[string]any{"activeAtOffset": 4,
+		"eventFormat": map[string]any{"filtersForAnyParty": map[string]any{}}}, 403, ledgerapi.RedactedCode)
+	n.fail("POST", "/v2/state/active-contracts", n.tok, map[string]any{"activeAtOffset": 9, "eventFormat": byParty(n.alice)}, 400, "OFFSET_AFTER_LEDGER_END")
+
+	// pages, POST and the deprecated GET with a body
+	var page ledgerapi.JsGetActiveContractsPageResponse
+	n.ok("POST", "/v2/state/active-contracts-page", n.tok, map[string]any{"eventFormat": byParty(n.alice), "maxPageSize": 1}, &page)
+	if page.ActiveAtOffset != 4 || len(page.ActiveContracts) != 1 || page.NextPageToken == "" {
+		t.Fatalf("first page %+v", page)
+	}
+	n.ok("GET", "/v2/state/active-contracts-page", n.tok, map[string]any{"eventFormat": byParty(n.alice), "maxPageSize": 1,
+		"pageToken": page.NextPageToken}, &page)
+	if len(page.ActiveContracts) != 1 || page.NextPageToken != "" ||
+		page.ActiveContracts[0].ContractEntry.ActiveContract.CreatedEvent.ContractID != n.ious[2] {
+		t.Errorf("last page %+v", page)
+	}
+
+	// the websocket
+	frames := wsRead(t, n.testNode, "/v2/state/active-contracts", n.tok, map[string]any{"activeAtOffset": 4, "eventFormat": byParty(n.alice)})
+	if len(frames) != 2 || !strings.Contains(frames[0], n.ious[1]) {
+		t.Errorf("websocket frames %q", frames)
+	}
+}
+
+// wsRead opens a websocket stream, sends req and returns the frames until
+// the server closes the stream (a finite stream) or idle passes.
+func wsRead(t *testing.T, n *testNode, path, token string, req any) []string {
+	t.Helper()
+	conn, _, err := websocket.Dial(t.Context(), "ws"+strings.TrimPrefix(n.url, "http")+path,
+		&websocket.DialOptions{Subprotocols: []string{"daml.ws.auth", "jwt.token." + token}})
+	if err != nil {
+		t.Fatalf("dial %s: %v", path, err)
+	}
+	defer conn.CloseNow()
+	b, _ := json.Marshal(req)
+	if err := conn.Write(t.Context(), websocket.MessageText, b); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for {
+		ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
+		_, data, err := conn.Read(ctx)
+		cancel()
+		if err != nil {
+			return out
+		}
+		out = append(out, string(data))
+	}
+}
+
+func TestUpdatesOverHTTP(t *testing.T) {
+	n := startReadNode(t)
+	var ups []ledgerapi.JsGetUpdatesResponse
+	n.ok("POST", "/v2/updates?stream_idle_timeout_ms=50", n.tok, map[string]any{"beginExclusive": 0,
+		"updateFormat": txFormat(n.alice, "TRANSACTION_SHAPE_ACS_DELTA")}, &ups)
+	if len(ups) != 4 || ups[3].Update.Transaction == nil || ups[3].Update.Transaction.Events[0].Archived == nil {
+		t.Fatalf("updates: %+v", ups)
+	}
+	n.ok("POST", "/v2/updates", n.tok, map[string]any{"beginExclusive": 2, "endInclusive": 4, "descendingOrder": true,
+		"updateFormat": txFormat(n.alice, "TRANSACTION_SHAPE_LEDGER_EFFECTS")}, &ups)
+	if len(ups) != 2 || ups[0].Update.Offset() != 4 || ups[0].Update.Transaction.Events[0].Exercised == nil {
+		t.Errorf("ledger effects, descending: %+v", ups)
+	}
+	// the deprecated flats and trees
+	n.ok("POST", "/v2/updates/flats", n.tok, map[string]any{"beginExclusive": 0, "endInclusive": 4,
+		"filter": map[string]any{"filtersByParty": map[string]any{n.alice: map[string]any{}}}, "verbose": true}, &ups)
+	if len(ups) != 4 || ups[0].Update.Transaction == nil {
+		t.Errorf("flats: %+v", ups)
+	}
+	n.ok("POST", "/v2/updates/trees", n.tok, map[string]any{"beginExclusive": 0, "endInclusive": 4,
+		"filter": map[string]any{"filtersByParty": map[string]any{n.alice: map[string]any{}}}, "verbose": true}, &ups)
+	if len(ups) != 4 || ups[3].Update.TransactionTree == nil || len(ups[3].Update.TransactionTree.EventsByID) != 1 {
+		t.Errorf("trees: %+v", ups)
+	}
+	// bob sees nothing
+	n.ok("POST", "/v2/updates", n.token("bob"), map[string]any{"beginExclusive": 0, "endInclusive": 4,
+		"updateFormat": txFormat(n.bob, "TRANSACTION_SHAPE_ACS_DELTA")}, &ups)
+	if len(ups) != 0 {
+		t.Errorf("bob's updates: %+v", ups)
+	}
+	n.fail("POST", "/v2/updates", n.tok, map[string]any{"beginExclusive": 0,
+		"updateFormat": map[string]any{"includeTransactions": map[string]any{"eventFormat": byParty(n.alice)}}}, 400, "MISSING_FIELD")
+
+	// the websocket follows the ledger
+	frames := wsRead(t, n.testNode, "/v2/updates", n.tok, map[string]any{"beginExclusive": 1,
+		"updateFormat": txFormat(n.alice, "TRANSACTION_SHAPE_ACS_DELTA")})
+	if len(frames) != 3 || !strings.Contains(frames[0], `"Transaction":{"value":{`) {
+		t.Errorf("websocket frames %q", frames)
+	}
+
+	// pages
+	var page ledgerapi.JsGetUpdatesPageResponse
+	n.ok("POST", "/v2/updates/get-updates-page", n.tok, map[string]any{"maxPageSize": 3,
+		"updateFormat": txFormat(n.alice, "TRANSACTION_SHAPE_ACS_DELTA")}, &page)
+	if len(page.Updates) != 3 || page.HighestPageOffsetInclusive != 3 || page.NextPageToken == "" {
+		t.Fatalf("first page %+v", page)
+	}
+	n.ok("POST", "/v2/updates/get-updates-page", n.tok, map[string]any{"maxPageSize": 3, "pageToken": page.NextPageToken,
+		"updateFormat": txFormat(n.alice, "TRANSACTION_SHAPE_ACS_DELTA")}, &page)
+	if len(page.Updates) != 1 || page.Updates[0].Update.Offset() != 4 || page.NextPageToken == "" {
+		t.Errorf("second page (tailing keeps a token) %+v", page)
+	}
+	n.ok("POST", "/v2/updates/get-updates-page", n.tok, map[string]any{"maxPageSize": 3, "descendingOrder": true, "endOffsetInclusive": 4,
+		"updateFormat": txFormat(n.alice, "TRANSACTION_SHAPE_ACS_DELTA")}, &page)
+	if len(page.Updates) != 3 || page.Updates[0].Update.Offset() != 4 || page.LowestPageOffsetExclusive != 1 || page.NextPageToken == "" {
+		t.Errorf("descending page %+v", page)
+	}
+
+	// lookups
+	var one ledgerapi.JsGetUpdateResponse
+	n.ok("POST", "/v2/updates/update-by-offset", n.tok, map[string]any{"offset": 2,
+		"updateFormat": txFormat(n.alice, "TRANSACTION_SHAPE_ACS_DELTA")}, &one)
+	if one.Update.Transaction == nil || one.Update.Transaction.UpdateID != n.updateIDs[1] {
+		t.Errorf("update by offset %+v", one)
+	}
+	n.ok("POST", "/v2/updates/update-by-id", n.tok, map[string]any{"updateId": n.updateIDs[3],
+		"updateFormat": txFormat(n.alice, "TRANSACTION_SHAPE_LEDGER_EFFECTS")}, &one)
+	if one.Update.Offset() != 4 {
+		t.Errorf("update by id %+v", one)
+	}
+	n.fail("POST", "/v2/updates/update-by-id", n.token("bob"), map[string]any{"updateId": n.updateIDs[3],
+		"updateFormat": txFormat(n.bob, "TRANSACTION_SHAPE_LEDGER_EFFECTS")}, 404, "UPDATE_NOT_FOUND")
+	var tx ledgerapi.JsGetTransactionResponse
+	n.ok("POST", "/v2/updates/transaction-by-offset", n.tok, map[string]any{"offset": 1, "requestingParties": []string{n.alice}}, &tx)
+	if tx.Transaction.UpdateID != n.updateIDs[0] {
+		t.Errorf("transaction by offset %+v", tx)
+	}
+	n.ok("POST", "/v2/updates/transaction-by-id", n.tok, map[string]any{"updateId": n.updateIDs[0], "requestingParties": []string{n.alice}}, &tx)
+	var tree ledgerapi.JsGetTransactionTreeResponse
+	n.ok("GET", "/v2/updates/transaction-tree-by-offset/4?parties="+url.QueryEscape(n.alice), n.tok, nil, &tree)
+	if tree.Transaction.UpdateID != n.updateIDs[3] {
+		t.Errorf("tree by offset %+v", tree)
+	}
+	n.ok("GET", "/v2/updates/transaction-tree-by-id/"+n.updateIDs[3]+"?parties="+url.QueryEscape(n.alice), n.tok, nil, &tree)
+}
+
+func TestEventsContractsAndCommandCompletionsOverHTTP(t *testing.T) {
+	n := startReadNode(t)
+	var ev ledgerapi.JsGetEventsByContractIDResponse
+	n.ok("POST", "/v2/events/events-by-contract-id", n.tok, map[string]any{"contractId": n.ious[0], "eventFormat": byParty(n.alice)}, &ev)
+	if ev.Created == nil || ev.Archived == nil || ev.Archived.ArchivedEvent.Offset != 4 || ev.Created.CreatedEvent.Offset != 1 {
+		t.Errorf("events of the archived iou: %+v", ev)
+	}
+	n.fail("POST", "/v2/events/events-by-contract-id", n.token("bob"), map[string]any{"contractId": n.ious[0], "eventFormat": byParty(n.bob)},
+		404, "CONTRACT_EVENTS_NOT_FOUND")
+	var c ledgerapi.GetContractResponse
+	n.ok("POST", "/v2/contracts/contract-by-id", n.tok, map[string]any{"contractId": n.ious[1], "queryingParties": []string{n.alice}}, &c)
+	if c.CreatedEvent.ContractID != n.ious[1] {
+		t.Errorf("contract by id %+v", c)
+	}
+	n.fail("POST", "/v2/contracts/contract-by-id", n.tok, map[string]any{"contractId": n.ious[1]}, 403, ledgerapi.RedactedCode)
+
+	var cs []ledgerapi.CompletionStreamResponse
+	n.ok("POST", "/v2/commands/command-completions?stream_idle_timeout_ms=50", n.tok, map[string]any{"parties": []string{n.alice}}, &cs)
+	if len(cs) != 4 || cs[0].Completion == nil || cs[0].Completion.UserID != "alice" {
+		t.Errorf("command completions %+v", cs)
+	}
+	n.createUser("reader", adminRight(ledgerapi.RightCanReadAsAnyParty))
+	n.ok("POST", "/v2/commands/command-completions?stream_idle_timeout_ms=50", n.token("reader"), map[string]any{"parties": []string{}}, &cs)
+	if len(cs) != 4 || len(cs[0].Completion.ActAs) != 1 {
+		t.Errorf("every party's completions %+v", cs)
+	}
+	n.fail("POST", "/v2/commands/command-completions", n.tok, map[string]any{}, 403, ledgerapi.RedactedCode)
+}
+
+func TestPruningOverHTTP(t *testing.T) {
+	n := startReadNode(t)
+	n.fail("POST", server.PrunePath, n.tok, map[string]any{"pruneUpTo": 2}, 403, ledgerapi.RedactedCode)
+	n.fail("POST", server.PrunePath, n.admin, map[string]any{"pruneUpTo": 5}, 400, "OFFSET_AFTER_LEDGER_END")
+	var pr ledgerapi.PruneResponse
+	n.ok("POST", server.PrunePath, n.admin, map[string]any{"pruneUpTo": 4}, &pr)
+	if pr.PrunedUpTo != 4 || pr.ContractsRemoved != 1 || pr.CompletionsRemoved != 4 {
+		t.Errorf("prune %+v", pr)
+	}
+	var lp ledgerapi.GetLatestPrunedOffsetsResponse
+	n.ok("GET", "/v2/state/latest-pruned-offsets", n.tok, nil, &lp)
+	if lp.ParticipantPrunedUpToInclusive != 4 {
+		t.Errorf("latest pruned offsets %+v", lp)
+	}
+	e := n.fail("POST", "/v2/updates", n.tok, map[string]any{"beginExclusive": 0, "updateFormat": txFormat(n.alice, "TRANSACTION_SHAPE_ACS_DELTA")},
+		400, "PARTICIPANT_PRUNED_DATA_ACCESSED")
+	if e.Context["earliest_offset"] != "4" {
+		t.Errorf("pruned error context %v", e.Context)
+	}
+	n.fail("POST", "/v2/commands/completions", n.tok, map[string]any{"parties": []string{n.alice}, "beginExclusive": 3}, 400, "PARTICIPANT_PRUNED_DATA_ACCESSED")
+	n.fail("POST", "/v2/state/active-contracts", n.tok, map[string]any{"activeAtOffset": 3, "eventFormat": byParty(n.alice)}, 400, "PARTICIPANT_PRUNED_DATA_ACCESSED")
+	n.fail("POST", "/v2/updates/update-by-offset", n.tok, map[string]any{"offset": 2, "updateFormat": txFormat(n.alice, "TRANSACTION_SHAPE_ACS_DELTA")},
+		400, "PARTICIPANT_PRUNED_DATA_ACCESSED")
+	// at and above the pruning offset reads go on, with the active contracts intact
+	var list []ledgerapi.JsGetActiveContractsResponse
+	n.ok("POST", "/v2/state/active-contracts", n.tok, map[string]any{"activeAtOffset": 4, "eventFormat": byParty(n.alice)}, &list)
+	if len(list) != 2 {
+		t.Errorf("active contracts after pruning: %d", len(list))
+	}
+	var cs []ledgerapi.CompletionStreamResponse
+	n.ok("POST", "/v2/commands/completions?stream_idle_timeout_ms=50", n.tok, map[string]any{"parties": []string{n.alice}, "beginExclusive": 4}, &cs)
+	if len(cs) != 0 {
+		t.Errorf("completions after the pruning offset: %+v", cs)
+	}
+}
+
+func TestIdentityProvidersOverHTTP(t *testing.T) {
+	n := startReadNode(t)
+	idp := map[string]any{"identityProviderId": "idp1", "issuer": "https://issuer.example", "jwksUrl": "https://issuer.example/jwks"}
+	var got ledgerapi.IdentityProviderConfigResponse
+	n.ok("POST", "/v2/idps", n.admin, map[string]any{"identityProviderConfig": idp}, &got)
+	if got.IdentityProviderConfig.Issuer != "https://issuer.example" {
+		t.Errorf("created %+v", got)
+	}
+	n.fail("POST", "/v2/idps", n.admin, map[string]any{"identityProviderConfig": idp}, 409, "IDP_CONFIG_ALREADY_EXISTS")
+	n.fail("POST", "/v2/idps", n.tok, map[string]any{"identityProviderConfig": idp}, 403, ledgerapi.RedactedCode)
+	n.ok("PATCH", "/v2/idps/idp1", n.admin, map[string]any{"identityProviderConfig": map[string]any{"identityProviderId": "idp1", "audience": "aud"},
+		"updateMask": map[string]any{"paths": []string{"audience"}}}, &got)
+	if got.IdentityProviderConfig.Audience != "aud" || got.IdentityProviderConfig.JwksURL == "" {
+		t.Errorf("updated %+v", got)
+	}
+	var list ledgerapi.ListIdentityProviderConfigsResponse
+	n.ok("GET", "/v2/idps", n.admin, nil, &list)
+	if len(list.IdentityProviderConfigs) != 1 {
+		t.Errorf("list %+v", list)
+	}
+	// users move between providers; listing by provider scopes them
+	n.ok("PATCH", "/v2/users/bob/identity-provider-id", n.admin, map[string]any{"userId": "bob",
+		"sourceIdentityProviderId": "", "targetIdentityProviderId": "idp1"}, nil)
+	var u ledgerapi.GetUserResponse
+	n.ok("GET", "/v2/users/bob?identity-provider-id=idp1", n.admin, nil, &u)
+	if u.User.IdentityProviderID != "idp1" {
+		t.Errorf("bob's provider %+v", u.User)
+	}
+	var users ledgerapi.ListUsersResponse
+	n.ok("GET", "/v2/users?identity-provider-id=idp1", n.admin, nil, &users)
+	if len(users.Users) != 1 || users.Users[0].ID != "bob" {
+		t.Errorf("users of idp1 %+v", users)
+	}
+	n.fail("PATCH", "/v2/users/bob/identity-provider-id", n.admin, map[string]any{"userId": "bob",
+		"sourceIdentityProviderId": "", "targetIdentityProviderId": "nope"}, 400, "INVALID_ARGUMENT")
+	n.ok("GET", "/v2/idps/idp1", n.admin, nil, &got)
+	n.ok("DELETE", "/v2/idps/idp1", n.admin, nil, nil)
+	n.fail("GET", "/v2/idps/idp1", n.admin, nil, 404, "IDP_CONFIG_NOT_FOUND")
+}
+
+func TestHealthAndReassignment(t *testing.T) {
+	n := startReadNode(t)
+	if r := n.call("GET", "/livez", "", nil); r.status != 200 {
+		t.Errorf("livez without a token: %d", r.status)
+	}
+	if r := n.call("GET", "/readyz", "", nil); r.status != 200 || !strings.Contains(string(r.body), "ready") {
+		t.Errorf("readyz without a token: %d %s", r.status, r.body)
+	}
+	unassign := func(source, target string) map[string]any {
+		return map[string]any{"reassignmentCommands": map[string]any{"commandId": "r-1", "submitter": n.alice,
+			"commands": []any{map[string]any{"command": map[string]any{"UnassignCommand": map[string]any{"value": map[string]any{
+				"contractId": n.ious[1], "source": source, "target": target}}}}}}}
+	}
+	sync := n.identity().SynchronizerID
+	e := n.fail("POST", "/v2/commands/submit-and-wait-for-reassignment", n.tok, unassign(sync, "other::1220aa"), 400, "INVALID_ARGUMENT")
+	if !strings.Contains(e.Cause, "Unable to resolve other::1220aa to a connected physical synchronizer id") {
+		t.Errorf("cause %q", e.Cause)
+	}
+	n.fail("POST", "/v2/commands/async/submit-reassignment", n.tok, unassign(sync, sync), 400, "INVALID_ARGUMENT")
+	n.fail("POST", "/v2/commands/async/submit-reassignment", n.token("bob"), unassign(sync, sync), 403, ledgerapi.RedactedCode)
+}
