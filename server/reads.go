@@ -350,15 +350,21 @@ const (
 	updatesTrees                    // /v2/updates/trees: transaction trees
 )
 
-func (s *Server) listUpdates(req *Request) (any, error) { return s.serveList(req, s.updatesOpener(updatesAll)) }
+func (s *Server) listUpdates(req *Request) (any, error) {
+	return s.serveList(req, s.updatesOpener(updatesAll))
+}
 func (s *Server) streamUpdates(req *Request) (any, error) {
 	return s.serveWebsocket(req, s.updatesOpener(updatesAll))
 }
-func (s *Server) listFlats(req *Request) (any, error) { return s.serveList(req, s.updatesOpener(updatesFlats)) }
+func (s *Server) listFlats(req *Request) (any, error) {
+	return s.serveList(req, s.updatesOpener(updatesFlats))
+}
 func (s *Server) streamFlats(req *Request) (any, error) {
 	return s.serveWebsocket(req, s.updatesOpener(updatesFlats))
 }
-func (s *Server) listTrees(req *Request) (any, error) { return s.serveList(req, s.updatesOpener(updatesTrees)) }
+func (s *Server) listTrees(req *Request) (any, error) {
+	return s.serveList(req, s.updatesOpener(updatesTrees))
+}
 func (s *Server) streamTrees(req *Request) (any, error) {
 	return s.serveWebsocket(req, s.updatesOpener(updatesTrees))
 }
