@@ -117,21 +117,8 @@ func Tail(ctx context.Context, c *client.Client, o Options, out Output) (*Result
 	if len(o.Parties) == 0 {
 		return nil, ErrNoParty
 	}
-	if o.Limit <= 0 {
-		o.Limit = DefaultLimit
-	}
-	if o.MinBackoff <= 0 {
-		o.MinBackoff = DefaultMinBackoff
-	}
-	if o.MaxBackoff <= 0 {
-		o.MaxBackoff = DefaultMaxBackoff
-	}
-	switch o.Transport {
-	case "":
-		o.Transport = TransportAuto
-	case TransportAuto, TransportWebsocket, TransportList:
-	default:
-		return nil, fmt.Errorf("transport %q: use auto, websocket or list", o.Transport)
+	if err := o.defaults(); err != nil {
+		return nil, err
 	}
 	t := &tail{c: c, o: o, out: out, res: &Result{}}
 	follow := o.Follow || o.UntilCommandID != ""

@@ -320,9 +320,11 @@ type GetLatestPrunedOffsetsResponse struct {
 }
 
 // PruneRequest is the body of `ledger serve`'s own pruning endpoint
-// (Canton prunes through its admin API, outside /v2).
+// (Canton prunes through its admin API, outside /v2): up to an offset, or
+// (PruneBefore) up to the last offset recorded before a time.
 type PruneRequest struct {
-	PruneUpTo Int64 `json:"pruneUpTo"`
+	PruneUpTo   Int64      `json:"pruneUpTo"`
+	PruneBefore *Timestamp `json:"pruneBefore,omitempty"`
 }
 
 // PruneResponse reports a finished prune.

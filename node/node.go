@@ -92,6 +92,8 @@ type Store interface {
 	// Prune removes what lies at or below upTo except active contracts, in
 	// batches of batch offsets (0: the store's default).
 	Prune(ctx context.Context, upTo int64, batch int, progress func(ledger.PruneProgress)) error
+	// OffsetBefore is the last offset recorded before t (0: none).
+	OffsetBefore(ctx context.Context, t time.Time) (int64, error)
 
 	// Identity providers (idps.go).
 	CreateIdentityProvider(ctx context.Context, p ledger.IdentityProvider) error

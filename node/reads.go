@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/engine"
@@ -579,4 +580,9 @@ func (n *Node) Prune(ctx context.Context, upTo int64, progress func(ledger.Prune
 		n.log.Info("pruned", "upTo", upTo)
 	}
 	return err
+}
+
+// OffsetBefore is the last offset recorded before t (0: none).
+func (n *Node) OffsetBefore(ctx context.Context, t time.Time) (int64, error) {
+	return n.store.OffsetBefore(ctx, t)
 }

@@ -21,8 +21,22 @@ func (s *Server) prune(req *Request) (any, error) {
 	if err := decodeBody(req.Request, &body); err != nil {
 		return nil, err
 	}
+	upTo := int64(body.PruneUpTo)
+	if body.PruneBefore != nil {
+		if upTo != 0 {
+			return nil, ledgerapi.InvalidArgument("give pruneUpTo or pruneBefore, not both")
+		}
+		off, err := s.Node.OffsetBefore(req.Context(), body.PruneBefore.Time)
+		if err != nil {
+			return nil, err
+		}
+		if off <= s.Node.PrunedUpTo() {
+			return ledgerapi.PruneResponse{PrunedUpTo: ledgerapi.Int64(s.Node.PrunedUpTo())}, nil
+		}
+		upTo = off
+	}
 	var last ledger.PruneProgress
-	if err := s.Node.Prune(req.Context(), int64(body.PruneUpTo), func(p ledger.PruneProgress) { last = p }); err != nil {
+	if err := s.Node.Prune(req.Context(), upTo, func(p ledger.PruneProgress) { last = p }); err != nil {
 		return nil, err
 	}
 	return ledgerapi.PruneResponse{PrunedUpTo: ledgerapi.Int64(s.Node.PrunedUpTo()),

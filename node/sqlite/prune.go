@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -92,4 +93,11 @@ func (s *Store) pruneBatch(ctx context.Context, lo, hi int64) (entries, contract
 	}
 	entries, _ = res.RowsAffected()
 	return entries, contracts, tx.Commit()
+}
+
+// OffsetBefore is the last offset whose record time is before t (0: none).
+func (s *Store) OffsetBefore(ctx context.Context, t time.Time) (int64, error) {
+	var off sql.NullInt64
+	err := s.r.QueryRowContext(ctx, `SELECT max(ledger_offset) FROM completions WHERE record_time < ?`, micros(t)).Scan(&off)
+	return off.Int64, err
 }
