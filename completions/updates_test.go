@@ -223,4 +223,3 @@ func TestKilledUpdateTailWritesExactlyOnce(t *testing.T) {
 		})
 	}
 }
-
