@@ -143,7 +143,15 @@ func (s *Stream) Next(ctx context.Context, out any) error {
 			return &APIError{Method: http.MethodGet, Path: s.path, StatusCode: ce.HTTPStatus(), Canton: ce}
 		}
 	}
-	if err := json.Unmarshal(data, out); err != nil {
+	switch o := out.(type) { // the node's elements decode in one pass
+	case *ledgerapi.JsGetUpdatesResponse:
+		*o, err = ledgerapi.DecodeUpdate(data)
+	case *ledgerapi.JsGetActiveContractsResponse:
+		*o, err = ledgerapi.DecodeActiveContract(data)
+	default:
+		err = json.Unmarshal(data, out)
+	}
+	if err != nil {
 		return fmt.Errorf("%s websocket: a frame does not decode: %w", s.path, err)
 	}
 	return nil

@@ -424,8 +424,8 @@ func jsUpdate(u *node.Update) ledgerapi.JsGetUpdatesResponse {
 }
 
 func appendUpdate(b []byte, u *node.Update) ([]byte, error) {
-	j, err := json.Marshal(jsUpdate(u))
-	return append(b, j...), err
+	up := jsUpdate(u)
+	return ledgerapi.AppendUpdateResponse(b, &up.Update)
 }
 
 // updatesPageToken is the position a page of updates ends at.

@@ -66,8 +66,11 @@ func (e *Events) Marshal() []byte {
 // UnmarshalEvents decodes what Marshal wrote.
 func UnmarshalEvents(b []byte) (*Events, error) {
 	var rec recordedTx
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, fmt.Errorf("stored transaction events do not decode: %w", err)
+	if !fastUnmarshalEvents(b, &rec) {
+		rec = recordedTx{}
+		if err := json.Unmarshal(b, &rec); err != nil {
+			return nil, fmt.Errorf("stored transaction events do not decode: %w", err)
+		}
 	}
 	if rec.Format != eventsFormat {
 		return nil, fmt.Errorf("stored transaction events have format %d; this build reads %d", rec.Format, eventsFormat)
