@@ -114,6 +114,7 @@ func (c *Client) Prune(ctx context.Context, req ledgerapi.PruneRequest, timeout 
 type Stream struct {
 	conn *websocket.Conn
 	path string
+	buf  bytes.Buffer // the frame being decoded, reused
 }
 
 // OpenStream opens the websocket GET path (e.g. "/v2/updates") and sends
@@ -130,14 +131,18 @@ func (c *Client) OpenStream(ctx context.Context, path string, req any) (*Stream,
 // returned as an *APIError with status 0; io.EOF means the node ended the
 // stream normally (a finite stream, such as the active contract set).
 func (s *Stream) Next(ctx context.Context, out any) error {
-	_, data, err := s.conn.Read(ctx)
+	_, r, err := s.conn.Reader(ctx)
+	if err == nil {
+		s.buf.Reset()
+		_, err = s.buf.ReadFrom(r)
+	}
 	if err != nil {
 		if websocket.CloseStatus(err) == websocket.StatusNormalClosure {
 			return io.EOF
 		}
 		return &TransportError{Method: http.MethodGet, Path: s.path, Err: err}
 	}
-	data = bytes.TrimSpace(data)
+	data := bytes.TrimSpace(s.buf.Bytes())
 	if bytes.HasPrefix(data, []byte(`{"code":`)) && isErrorFrame(data) {
 		if ce, derr := ledgerapi.DecodeError(data); derr == nil {
 			return &APIError{Method: http.MethodGet, Path: s.path, StatusCode: ce.HTTPStatus(), Canton: ce}

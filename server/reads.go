@@ -214,18 +214,25 @@ func (s *Server) openActiveContracts(c *Caller, decode func(v any) error) (strea
 }
 
 type acsStream struct {
-	r    *node.ACSReader
-	sync string
-	buf  []byte
+	r     *node.ACSReader
+	sync  string
+	buf   []byte
+	ahead readAhead[[]node.ActiveContract]
 }
 
+func (a *acsStream) close() { a.ahead.wait() }
+
 func (a *acsStream) next(ctx context.Context, max int, add func([]byte) error) (int, <-chan struct{}, bool, error) {
-	cs, err := a.r.Next(ctx, max)
+	read := func() ([]node.ActiveContract, error) { return a.r.Next(ctx, max) }
+	cs, err := a.ahead.take(read)
 	if err != nil {
 		return 0, nil, false, err
 	}
 	if len(cs) == 0 {
 		return 0, nil, true, nil
+	}
+	if len(cs) == min(max, node.ReadsPerBatch) {
+		a.ahead.start(read) // a full batch: there is likely more
 	}
 	for i := range cs {
 		if a.buf, err = appendActiveContract(a.buf[:0], &cs[i], a.sync, encodeACSToken(a.r.At(), cs[i].Seq)); err != nil {
@@ -399,14 +406,32 @@ func (s *Server) updatesOpener(kind updatesKind) streamOpener {
 }
 
 type updateStream struct {
-	r   *node.UpdateReader
-	buf []byte
+	r     *node.UpdateReader
+	buf   []byte
+	ahead readAhead[updateBatch]
 }
 
+// updateBatch is what UpdateReader.Next returned.
+type updateBatch struct {
+	us      []node.Update
+	changed <-chan struct{}
+	done    bool
+}
+
+func (u *updateStream) close() { u.ahead.wait() }
+
 func (u *updateStream) next(ctx context.Context, max int, add func([]byte) error) (int, <-chan struct{}, bool, error) {
-	us, changed, done, err := u.r.Next(ctx, max)
+	read := func() (updateBatch, error) {
+		us, changed, done, err := u.r.Next(ctx, max)
+		return updateBatch{us, changed, done}, err
+	}
+	b, err := u.ahead.take(read)
+	us, changed, done := b.us, b.changed, b.done
 	if err != nil || done {
 		return 0, nil, done, err
+	}
+	if len(us) == min(max, node.ReadsPerBatch) {
+		u.ahead.start(read)
 	}
 	for i := range us {
 		if u.buf, err = appendUpdate(u.buf[:0], &us[i]); err != nil {

@@ -1,12 +1,15 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -23,6 +26,48 @@ type stream interface {
 	// next appends at most max elements to out, each through add, and
 	// reports how many. With none and not done, wait on changed.
 	next(ctx context.Context, max int, add func(elem []byte) error) (n int, changed <-chan struct{}, done bool, err error)
+	// close waits for reading the stream may still do in the background.
+	close()
+}
+
+// readAhead reads a stream's next batch in another goroutine while the
+// current one is encoded and sent: reading (SQLite, decoding) and encoding
+// take similar time, and on two cores they overlap.
+type readAhead[T any] struct {
+	ch chan aheadResult[T]
+}
+
+type aheadResult[T any] struct {
+	v   T
+	err error
+}
+
+// take returns the batch read ahead, or reads one now.
+func (a *readAhead[T]) take(read func() (T, error)) (T, error) {
+	if a.ch != nil {
+		r := <-a.ch
+		a.ch = nil
+		return r.v, r.err
+	}
+	return read()
+}
+
+// start reads the next batch in the background.
+func (a *readAhead[T]) start(read func() (T, error)) {
+	ch := make(chan aheadResult[T], 1)
+	a.ch = ch
+	go func() {
+		v, err := read()
+		ch <- aheadResult[T]{v, err}
+	}()
+}
+
+// wait lets a read in the background finish.
+func (a *readAhead[T]) wait() {
+	if a.ch != nil {
+		<-a.ch
+		a.ch = nil
+	}
 }
 
 // streamOpener validates a request, decoded by decode, for caller and opens
@@ -63,6 +108,7 @@ func (s *Server) serveList(req *Request, open streamOpener) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer st.close()
 	release, err := s.Node.AcquireStream()
 	if err != nil {
 		return nil, err
@@ -143,12 +189,15 @@ func (s *Server) serveWebsocket(req *Request, open streamOpener) (any, error) {
 		return nil, err
 	}
 	defer release()
-	conn, err := websocket.Accept(req.W, r, &websocket.AcceptOptions{Subprotocols: []string{subprotocolAuth}})
+	bw := &batchingResponse{ResponseWriter: req.W}
+	conn, err := websocket.Accept(bw, r, &websocket.AcceptOptions{Subprotocols: []string{subprotocolAuth}})
 	if err != nil {
 		s.Log.Info("websocket upgrade failed", "path", r.URL.Path, "correlationId", req.CorrelationID, "error", err)
 		return nil, nil
 	}
 	defer conn.CloseNow()
+	batch := bw.conn
+	defer batch.release()
 	conn.SetReadLimit(s.MaxRequestBytes)
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
@@ -175,6 +224,7 @@ func (s *Server) serveWebsocket(req *Request, open streamOpener) (any, error) {
 		s.closeWithError(conn, req, err)
 		return nil, nil
 	}
+	defer st.close()
 	var expired <-chan time.Time
 	if exp := caller.Claims.ExpiresAt; exp != nil {
 		t := time.NewTimer(time.Until(*exp))
@@ -183,7 +233,11 @@ func (s *Server) serveWebsocket(req *Request, open streamOpener) (any, error) {
 	}
 	add := func(elem []byte) error { return conn.Write(ctx, websocket.MessageText, elem) }
 	for {
+		batch.gather(true)
 		n, changed, done, err := st.next(ctx, 1000, add)
+		if ferr := batch.gather(false); err == nil && ferr != nil {
+			return nil, nil // the client went away
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				s.closeWithError(conn, req, err)
@@ -211,3 +265,81 @@ func (s *Server) serveWebsocket(req *Request, open streamOpener) (any, error) {
 		}
 	}
 }
+
+// batchingResponse hands the websocket library a connection whose writes
+// can be gathered: one element is one websocket message, and the library
+// writes (and flushes) each message on its own, which is one system call
+// per element. While a stream emits a batch of elements, batchConn
+// collects them and sends them in writes of up to 64 KiB.
+type batchingResponse struct {
+	http.ResponseWriter
+	conn *batchConn
+}
+
+func (b *batchingResponse) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := b.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, fmt.Errorf("the response writer cannot hand over its connection")
+	}
+	c, brw, err := hj.Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	b.conn = &batchConn{Conn: c}
+	return b.conn, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(b.conn, 4096)), nil
+}
+
+// batchConn is a connection whose writes are held while gathering is on.
+type batchConn struct {
+	net.Conn
+	mu      sync.Mutex
+	buf     []byte
+	holding bool
+}
+
+// batchLimit is the most a batchConn holds before it writes.
+const batchLimit = 64 << 10
+
+func (c *batchConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.holding {
+		if err := c.flushLocked(); err != nil {
+			return 0, err
+		}
+		return c.Conn.Write(p)
+	}
+	c.buf = append(c.buf, p...)
+	if len(c.buf) >= batchLimit {
+		if err := c.flushLocked(); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+func (c *batchConn) flushLocked() error {
+	if len(c.buf) == 0 {
+		return nil
+	}
+	_, err := c.Conn.Write(c.buf)
+	c.buf = c.buf[:0]
+	return err
+}
+
+// gather turns holding on or off; turning it off writes what was held.
+func (c *batchConn) gather(on bool) error {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.holding = on
+	if !on {
+		return c.flushLocked()
+	}
+	return nil
+}
+
+// release stops holding (close frames go out at once from now on).
+func (c *batchConn) release() { _ = c.gather(false) }
