@@ -22,6 +22,7 @@ import { pino } from 'pino';
 import { Exchanges, Runner } from './lib/harness.mjs';
 import { registerPart1 } from './steps/part1.mjs';
 import { registerPart2 } from './steps/part2.mjs';
+import { registerPart3 } from './steps/part3.mjs';
 
 function usage(msg) {
   process.stderr.write(`conformance: ${msg}\nset LEDGER_URL (and LEDGER_ADMIN_TOKEN for a node with auth); see README.md\n`);
@@ -61,12 +62,15 @@ exchanges.install();
 const runner = new Runner({ exchanges });
 registerPart1(runner);
 registerPart2(runner);
+registerPart3(runner);
 
 const ctx = {
   run,
   userId,
   client,
   userClient,
+  baseUrl,
+  userToken: env.LEDGER_USER_TOKEN || adminToken,
   // userApi is the client part 2 submits with: the user's own when given.
   userApi: () => userClient ?? client,
 };

@@ -353,3 +353,74 @@ func TestHealthAndReassignment(t *testing.T) {
 	n.fail("POST", "/v2/commands/async/submit-reassignment", n.tok, unassign(sync, sync), 400, "INVALID_ARGUMENT")
 	n.fail("POST", "/v2/commands/async/submit-reassignment", n.token("bob"), unassign(sync, sync), 403, ledgerapi.RedactedCode)
 }
+
+// TestReadAnswersMatchOpenAPI calls every read endpoint and validates each
+// answer (and each websocket frame, against the element schema of the
+// list form) against Canton 3.5's OpenAPI document.
+func TestReadAnswersMatchOpenAPI(t *testing.T) {
+	openAPISpec(t)
+	n := startReadNode(t)
+	n.createUser("reader", adminRight(ledgerapi.RightCanReadAsAnyParty))
+	delta, effects := txFormat(n.alice, "TRANSACTION_SHAPE_ACS_DELTA"), txFormat(n.alice, "TRANSACTION_SHAPE_LEDGER_EFFECTS")
+	legacy := map[string]any{"filtersByParty": map[string]any{n.alice: map[string]any{}}}
+	for _, c := range []struct {
+		method, spec, path string
+		body               any
+	}{
+		{"POST", "/v2/state/active-contracts", "/v2/state/active-contracts", map[string]any{"activeAtOffset": 4, "eventFormat": byParty(n.alice)}},
+		{"POST", "/v2/state/active-contracts-page", "/v2/state/active-contracts-page", map[string]any{"eventFormat": byParty(n.alice), "maxPageSize": 1}},
+		{"GET", "/v2/state/active-contracts-page", "/v2/state/active-contracts-page", map[string]any{"eventFormat": byParty(n.alice)}},
+		{"GET", "/v2/state/latest-pruned-offsets", "/v2/state/latest-pruned-offsets", nil},
+		{"POST", "/v2/updates", "/v2/updates", map[string]any{"beginExclusive": 0, "endInclusive": 4, "updateFormat": delta}},
+		{"POST", "/v2/updates", "/v2/updates", map[string]any{"beginExclusive": 0, "endInclusive": 4, "updateFormat": effects}},
+		{"POST", "/v2/updates/flats", "/v2/updates/flats", map[string]any{"beginExclusive": 0, "endInclusive": 4, "filter": legacy}},
+		{"POST", "/v2/updates/trees", "/v2/updates/trees", map[string]any{"beginExclusive": 0, "endInclusive": 4, "filter": legacy}},
+		{"POST", "/v2/updates/get-updates-page", "/v2/updates/get-updates-page", map[string]any{"maxPageSize": 2, "updateFormat": delta}},
+		{"POST", "/v2/updates/update-by-offset", "/v2/updates/update-by-offset", map[string]any{"offset": 4, "updateFormat": effects}},
+		{"POST", "/v2/updates/update-by-id", "/v2/updates/update-by-id", map[string]any{"updateId": n.updateIDs[0], "updateFormat": delta}},
+		{"POST", "/v2/updates/transaction-by-offset", "/v2/updates/transaction-by-offset", map[string]any{"offset": 4, "requestingParties": []string{n.alice}}},
+		{"POST", "/v2/updates/transaction-by-id", "/v2/updates/transaction-by-id", map[string]any{"updateId": n.updateIDs[0], "requestingParties": []string{n.alice}}},
+		{"GET", "/v2/updates/transaction-tree-by-offset/{offset}", "/v2/updates/transaction-tree-by-offset/4?parties=" + url.QueryEscape(n.alice), nil},
+		{"GET", "/v2/updates/transaction-tree-by-id/{update-id}", "/v2/updates/transaction-tree-by-id/" + n.updateIDs[3] + "?parties=" + url.QueryEscape(n.alice), nil},
+		{"POST", "/v2/events/events-by-contract-id", "/v2/events/events-by-contract-id", map[string]any{"contractId": n.ious[0], "eventFormat": byParty(n.alice)}},
+		{"POST", "/v2/contracts/contract-by-id", "/v2/contracts/contract-by-id", map[string]any{"contractId": n.ious[1], "queryingParties": []string{n.alice}}},
+		{"POST", "/v2/commands/command-completions", "/v2/commands/command-completions?stream_idle_timeout_ms=20", map[string]any{"parties": []string{n.alice}}},
+	} {
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			r := n.call(c.method, c.path, n.tok, c.body)
+			if r.status != 200 {
+				t.Fatalf("status %d: %s", r.status, r.body)
+			}
+			checkOpenAPI(t, c.method, c.spec, r.body)
+		})
+	}
+	// The websocket frames are the list forms' elements.
+	item := func(path string) any {
+		return responseSchema(t, "POST", path).(map[string]any)["items"]
+	}
+	for _, c := range []struct {
+		path string
+		req  any
+	}{
+		{"/v2/state/active-contracts", map[string]any{"activeAtOffset": 4, "eventFormat": byParty(n.alice)}},
+		{"/v2/updates", map[string]any{"beginExclusive": 0, "updateFormat": effects}},
+		{"/v2/updates/flats", map[string]any{"beginExclusive": 0, "filter": legacy}},
+		{"/v2/updates/trees", map[string]any{"beginExclusive": 0, "filter": legacy}},
+	} {
+		frames := wsRead(t, n.testNode, c.path, n.tok, c.req)
+		if len(frames) == 0 {
+			t.Errorf("websocket %s: no frames", c.path)
+		}
+		for _, f := range frames {
+			d := json.NewDecoder(strings.NewReader(f))
+			d.UseNumber()
+			var v any
+			if err := d.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			if errs := validate(spec, item(c.path), v, "$"); len(errs) > 0 {
+				t.Errorf("websocket %s frame does not match the OpenAPI document: %v\n%s", c.path, errs, f)
+			}
+		}
+	}
+}
