@@ -215,7 +215,7 @@ func checkTraceOpenAPI(t *testing.T, trace string) {
 	for _, line := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
 		var x struct {
 			Method, Path, ResponseContentType, ResponseBody string
-			Status                                         int
+			Status                                          int
 		}
 		if err := json.Unmarshal(line, &x); err != nil {
 			t.Fatalf("trace line %s: %v", line, err)
