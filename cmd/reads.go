@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -537,7 +536,7 @@ func eventsRun(opts *EventsOptions) error {
 	}
 	if a := ev.Archived; a != nil {
 		fmt.Fprintf(w, "archived  offset %d node %d (witnesses %s)\n", a.ArchivedEvent.Offset, a.ArchivedEvent.NodeID,
-			strings.Join(a.ArchivedEvent.WitnessParties, ", "))
+			display.PartyList(a.ArchivedEvent.WitnessParties, text))
 	} else {
 		fmt.Fprintln(w, "active")
 	}

@@ -24,18 +24,8 @@ func ContractHeader(opts TextOptions) string {
 //
 //	Iou:Iou                  00e7a1b2…21c5    alice::1220a1a2…bebf           {"amount":"10.0","owner":…
 func ContractLine(c *ledgerapi.CreatedEvent, opts TextOptions) string {
-	id := func(s string) string {
-		if opts.FullIDs {
-			return review.Escape(s)
-		}
-		return review.Escape(review.ShortParty(s, 6, 4))
-	}
-	sigs := make([]string, len(c.Signatories))
-	for i, p := range c.Signatories {
-		sigs[i] = id(p)
-	}
-	return fmt.Sprintf("%-24s %-16s %-30s %s", review.Escape(templateName(c.TemplateID, opts.FullIDs)), id(c.ContractID),
-		strings.Join(sigs, ","), inlineJSON(c.CreateArgument, contractArgumentWidth))
+	return fmt.Sprintf("%-24s %-16s %-30s %s", review.Escape(templateName(c.TemplateID, opts.FullIDs)), ShortID(c.ContractID, opts),
+		PartyList(c.Signatories, opts), inlineJSON(c.CreateArgument, contractArgumentWidth))
 }
 
 // UpdateLine is one update in words, what `ledger updates` prints per line:
@@ -105,4 +95,26 @@ func TreeOf(t *ledgerapi.Transaction) ledgerapi.TransactionTree {
 	return ledgerapi.TransactionTree{UpdateID: t.UpdateID, CommandID: t.CommandID, WorkflowID: t.WorkflowID,
 		EffectiveAt: t.EffectiveAt, Offset: t.Offset, EventsByID: byID, SynchronizerID: t.SynchronizerID,
 		TraceContext: t.TraceContext, RecordTime: t.RecordTime}
+}
+
+// ShortID shortens a hex id (contract, update) unless opts asks for full ids.
+func ShortID(s string, opts TextOptions) string {
+	if opts.FullIDs {
+		return review.Escape(s)
+	}
+	return review.Escape(review.ShortHex(s, 6, 4))
+}
+
+// PartyList is parties joined by commas, each shortened unless opts asks
+// for full ids.
+func PartyList(ps []string, opts TextOptions) string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		if opts.FullIDs {
+			out[i] = review.Escape(p)
+		} else {
+			out[i] = review.Escape(review.ShortParty(p, 6, 4))
+		}
+	}
+	return strings.Join(out, ",")
 }
