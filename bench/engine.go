@@ -24,11 +24,13 @@ const (
 	ScenarioSubmit      = "submit"
 	ScenarioExecute     = "execute"
 	ScenarioCompletions = "completions"
+	ScenarioACS         = "acs"
+	ScenarioUpdates     = "updates"
 	ScenarioMixed       = "mixed"
 )
 
 // Scenarios lists the scenarios in help order.
-var Scenarios = []string{ScenarioPrepare, ScenarioSubmit, ScenarioExecute, ScenarioCompletions, ScenarioMixed}
+var Scenarios = []string{ScenarioPrepare, ScenarioSubmit, ScenarioExecute, ScenarioCompletions, ScenarioACS, ScenarioUpdates, ScenarioMixed}
 
 // Defaults of Config fields left at zero.
 const (
@@ -132,13 +134,19 @@ type Summary struct {
 	WarmupSeconds float64 `json:"warmupSeconds"`
 	Stats
 	// ByKind splits the mixed scenario by kind of operation.
-	ByKind      map[string]Stats `json:"byKind,omitempty"`
-	UserID      string           `json:"userId"`
-	Parties     []string         `json:"parties"`
-	Template    string           `json:"template,omitempty"`
-	Seeded      int64            `json:"seeded,omitempty"`
-	Interrupted bool             `json:"interrupted,omitempty"`
-	StartedAt   time.Time        `json:"startedAt"`
+	ByKind map[string]Stats `json:"byKind,omitempty"`
+	// Contracts and Updates count what the acs and updates scenarios read
+	// (every element decoded), and their rates across all clients.
+	Contracts          int64     `json:"contracts,omitempty"`
+	ContractsPerSecond float64   `json:"contractsPerSecond,omitempty"`
+	Updates            int64     `json:"updates,omitempty"`
+	UpdatesPerSecond   float64   `json:"updatesPerSecond,omitempty"`
+	UserID             string    `json:"userId"`
+	Parties            []string  `json:"parties"`
+	Template           string    `json:"template,omitempty"`
+	Seeded             int64     `json:"seeded,omitempty"`
+	Interrupted        bool      `json:"interrupted,omitempty"`
+	StartedAt          time.Time `json:"startedAt"`
 }
 
 // opFunc runs one operation for worker w; seq is unique in the run. It
@@ -164,7 +172,9 @@ type runner struct {
 	sync  string
 	// cursors are the completions workers' positions, one per worker.
 	cursors []int64
-	cidPre  string
+	// end is the offset the updates scenario replays up to.
+	end    int64
+	cidPre string
 }
 
 // Run sets up, warms up and measures cfg's scenario. Its error is a setup
@@ -192,6 +202,11 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 			return nil, err
 		}
 		sum.Seeded = cfg.Seed
+		if cfg.Scenario == ScenarioUpdates {
+			if r.end, err = r.readEnd(ctx); err != nil {
+				return nil, err
+			}
+		}
 	}
 	sum.SetupSeconds = round3(time.Since(start).Seconds())
 	sum.UserID, sum.Parties = r.user, append(append([]string{}, r.local...), r.externalIDs()...)
@@ -215,6 +230,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 			sum.ByKind[k] = rec.stats(elapsed)
 		}
 	}
+	sum.readElements()
 	sum.Interrupted = ctx.Err() != nil
 	return sum, nil
 }

@@ -69,7 +69,11 @@ Scenarios, one operation each:
   completions  one page (--page-size) of POST /v2/commands/completions,
                paging through a party's completions from offset 0 again and
                again; also reports completions read per second
-  mixed        a weighted mix of the four (--mix), each also measured alone
+  acs          read a party's whole active contract set over the websocket,
+               decoding every contract; reports contracts/s across clients
+  updates      replay a party's update stream (to the ledger end at setup)
+               over the websocket, decoding every update; reports updates/s
+  mixed        a weighted mix of the first four (--mix), each also measured alone
 
 Setup is not measured: it allocates --parties fresh local parties named
 bench-<run>-N and grants the user CanActAs on them (unless --party names
@@ -97,7 +101,9 @@ else a line every 5 seconds. -o json writes the summary for the record:
 scenario, concurrency, duration (seconds measured), ops, succeeded, failed,
 errorRate, throughput (successful operations per second), latencyMs
 {p50, p90, p99, max, mean}, errors {id: count}, errorExamples, and for
-completions completions and completionsPerSecond; mixed adds byKind.
+completions completions and completionsPerSecond, for acs contracts and
+contractsPerSecond, for updates updates and updatesPerSecond; mixed adds
+byKind.
 
 Exit status: 0, or 1 when more than --max-error-rate of the operations
 failed (or none finished), 2 usage error.`,
@@ -110,6 +116,10 @@ failed (or none finished), 2 usage error.`,
 
   # read rate of 100,000 completions
   ledger bench completions --seed 100000 -c 8 --duration 20s
+
+  # two clients replaying 100,000 updates; one client reading the contracts
+  ledger bench updates --seed 100000 -c 2 --count 4
+  ledger bench acs --party "$ALICE" -c 1 --count 3
 
   # against Canton: a real template and its arguments
   ledger bench submit --template '#my-pkg:Main:Asset' --args '{"owner":"{{party}}","n":"{{seq}}"}'
@@ -198,8 +208,9 @@ func (opts *BenchOptions) config() (bench.Config, error) {
 		return cfg, cmdutil.UsageError("--max-error-rate must be between 0 and 1")
 	case opts.Scenario == bench.ScenarioExecute && len(opts.Parties) > 0:
 		return cfg, cmdutil.UsageError("--party cannot be used with execute: it onboards external parties whose keys it generates (--parties sets how many)")
-	case opts.Seed > 0 && opts.Scenario != bench.ScenarioCompletions && opts.Scenario != bench.ScenarioMixed:
-		return cfg, cmdutil.UsageError("--seed is for the completions and mixed scenarios")
+	case opts.Seed > 0 && opts.Scenario != bench.ScenarioCompletions && opts.Scenario != bench.ScenarioMixed &&
+		opts.Scenario != bench.ScenarioACS && opts.Scenario != bench.ScenarioUpdates:
+		return cfg, cmdutil.UsageError("--seed is for the completions, acs, updates and mixed scenarios")
 	}
 	if opts.Scheme != "" {
 		s, err := hashing.ParseScheme(opts.Scheme)
