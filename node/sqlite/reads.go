@@ -51,44 +51,59 @@ const contractColumns = `id, contract_id, template_id, package_name, %s, argumen
 	stakeholders, created_at, created_offset, archived_offset, node_id, workflow_id`
 
 // contractScan holds the scan targets of a contract row, set up once per
-// query.
+// query. Columns that repeat from row to row in a big set (template,
+// package, parties, workflow) are read as raw bytes and turned into strings
+// only when they differ from the previous row's.
 type contractScan struct {
 	c                  ledger.Contract
-	sigs, stks         string
+	tmpl, pkg, wf      sql.RawBytes
+	sigs, stks         sql.RawBytes
 	created            int64
 	archived           sql.NullInt64
 	nodeID             int64
+	last               [3]string // template, package, workflow of the previous row
 	lastSigs, lastStks string
 	sigsList, stksList []string
 	dest               []any
 }
 
+// shared returns raw as a string, the previous one when the bytes are equal.
+func shared(raw sql.RawBytes, last *string) string {
+	if string(raw) != *last {
+		*last = string(raw)
+	}
+	return *last
+}
+
 func (sc *contractScan) scan(row interface{ Scan(...any) error }) (ledger.Contract, error) {
 	c := &sc.c
 	if sc.dest == nil {
-		sc.dest = []any{&c.Seq, &c.ContractID, &c.TemplateID, &c.PackageName, &c.Argument, &c.ArgumentJSON,
-			&sc.sigs, &sc.stks, &sc.created, &c.CreatedOffset, &sc.archived, &sc.nodeID, &c.WorkflowID}
+		sc.dest = []any{&c.Seq, &c.ContractID, &sc.tmpl, &sc.pkg, &c.Argument, &c.ArgumentJSON,
+			&sc.sigs, &sc.stks, &sc.created, &c.CreatedOffset, &sc.archived, &sc.nodeID, &sc.wf}
 	}
 	*c = ledger.Contract{}
 	if err := row.Scan(sc.dest...); err != nil {
 		return ledger.Contract{}, err
 	}
+	c.TemplateID = shared(sc.tmpl, &sc.last[0])
+	c.PackageName = shared(sc.pkg, &sc.last[1])
+	c.WorkflowID = shared(sc.wf, &sc.last[2])
 	c.CreatedAt = fromMicros(sc.created)
 	c.ArchivedOffset = sc.archived.Int64
 	c.NodeID = int32(sc.nodeID)
 	// Most contracts of a big set share their parties: decode each list once.
 	var err error
-	if sc.sigsList == nil || sc.sigs != sc.lastSigs {
-		if sc.sigsList, err = decodeList(sc.sigs); err != nil {
+	if sc.sigsList == nil || string(sc.sigs) != sc.lastSigs {
+		sc.lastSigs = string(sc.sigs)
+		if sc.sigsList, err = decodeList(sc.lastSigs); err != nil {
 			return ledger.Contract{}, err
 		}
-		sc.lastSigs = sc.sigs
 	}
-	if sc.stksList == nil || sc.stks != sc.lastStks {
-		if sc.stksList, err = decodeList(sc.stks); err != nil {
+	if sc.stksList == nil || string(sc.stks) != sc.lastStks {
+		sc.lastStks = string(sc.stks)
+		if sc.stksList, err = decodeList(sc.lastStks); err != nil {
 			return ledger.Contract{}, err
 		}
-		sc.lastStks = sc.stks
 	}
 	c.Signatories, c.Stakeholders = sc.sigsList, sc.stksList
 	return *c, nil
@@ -141,12 +156,21 @@ func (s *Store) ActiveContracts(ctx context.Context, q ledger.ACSQuery, withArgu
 // ContractByID returns a contract, active or archived, with its create
 // argument, or ErrNotFound.
 func (s *Store) ContractByID(ctx context.Context, contractID string) (ledger.Contract, error) {
-	var sc contractScan
-	c, err := sc.scan(s.r.QueryRowContext(ctx, `SELECT `+fmt.Sprintf(contractColumns, "create_argument")+
-		` FROM contracts WHERE contract_id = ?`, contractID))
-	if errors.Is(err, sql.ErrNoRows) {
+	// Rows, not Row: the scan reads raw bytes, which only Rows allows.
+	rows, err := s.r.QueryContext(ctx, `SELECT `+fmt.Sprintf(contractColumns, "create_argument")+
+		` FROM contracts WHERE contract_id = ?`, contractID)
+	if err != nil {
+		return ledger.Contract{}, fmt.Errorf("read contract %s: %w", contractID, err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return ledger.Contract{}, fmt.Errorf("read contract %s: %w", contractID, err)
+		}
 		return ledger.Contract{}, fmt.Errorf("contract %s: %w", contractID, ledger.ErrNotFound)
 	}
+	var sc contractScan
+	c, err := sc.scan(rows)
 	if err != nil {
 		return ledger.Contract{}, fmt.Errorf("read contract %s: %w", contractID, err)
 	}
