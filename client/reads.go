@@ -25,7 +25,8 @@ var ErrNoStream = errors.New("the node offers no websocket there")
 // (active contracts, updates): see CompletionsOptions.
 type ListOptions = CompletionsOptions
 
-func (o ListOptions) query() (url.Values, time.Duration) {
+// query is the list's query parameters and how long the node may wait.
+func (o CompletionsOptions) query() (url.Values, time.Duration) {
 	q := url.Values{}
 	if o.Limit > 0 {
 		q.Set("limit", strconv.Itoa(o.Limit))

@@ -346,22 +346,7 @@ func updatesRun(opts *UpdatesOptions) error {
 		text.Color = false
 	}
 	out := func(u *ledgerapi.JsUpdate) error {
-		switch opts.Format {
-		case cmdutil.FormatJSON:
-			b, err := json.Marshal(u)
-			if err != nil {
-				return err
-			}
-			_, err = w.Write(append(b, '\n'))
-			return err
-		case cmdutil.FormatYAML:
-			if _, err := fmt.Fprintln(w, "---"); err != nil {
-				return err
-			}
-			return cmdutil.WriteStructured(w, cmdutil.FormatYAML, u)
-		}
-		_, err := fmt.Fprintln(w, display.UpdateLine(u, text))
-		return err
+		return writeRecord(w, opts.Format, u, func() string { return display.UpdateLine(u, text) })
 	}
 	_, err = completions.TailUpdates(ctx, conn.Client, o, out)
 	if errors.Is(err, context.Canceled) {

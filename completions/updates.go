@@ -221,40 +221,9 @@ func (t *updateTail) listUntil(ctx context.Context, end int64) error {
 }
 
 func (t *updateTail) follow(ctx context.Context) error {
-	useWS := t.o.Transport != TransportList
-	failures := 0
-	for {
-		var err error
-		if useWS {
-			t.res.Transport = TransportWebsocket
-			err = t.followWebsocket(ctx)
-			if errors.Is(err, client.ErrNoStream) && t.o.Transport == TransportAuto {
-				t.logf("the node offers no updates websocket; polling the list endpoint")
-				useWS = false
-				continue
-			}
-		} else {
-			t.res.Transport = TransportList
-			err = t.followList(ctx)
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if !retryable(err) {
-			return err
-		}
-		failures++
-		d := t.o.MinBackoff << min(failures-1, 16)
-		if d > t.o.MaxBackoff || d <= 0 {
-			d = t.o.MaxBackoff
-		}
-		t.logf("reconnecting after offset %d in %s: %v", t.res.Last, d.Round(time.Millisecond), err)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(d):
-		}
-	}
+	o := Options{Transport: t.o.Transport, MinBackoff: t.o.MinBackoff, MaxBackoff: t.o.MaxBackoff}
+	return followLoop(ctx, o, &t.res.Transport, client.ErrNoStream, "updates",
+		t.followWebsocket, t.followList, func() int64 { return t.res.Last }, t.logf)
 }
 
 func (t *updateTail) followList(ctx context.Context) error {

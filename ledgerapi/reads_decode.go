@@ -306,6 +306,12 @@ func (s *scanner) event(ev *Event) bool {
 }
 
 func (s *scanner) events(dst *List[Event]) bool {
+	return array(s, dst, (*scanner).event)
+}
+
+// array reads a JSON array (or null, leaving dst nil) whose elements elem
+// reads; an empty array is an empty, non-nil list, as encoding/json makes.
+func array[T any](s *scanner, dst *List[T], elem func(*scanner, *T) bool) bool {
 	if s.null() {
 		*dst = nil
 		return true
@@ -313,7 +319,7 @@ func (s *scanner) events(dst *List[Event]) bool {
 	if !s.consume('[') {
 		return false
 	}
-	out := List[Event]{}
+	out := List[T]{}
 	s.ws()
 	if s.consume(']') {
 		*dst = out
@@ -321,11 +327,11 @@ func (s *scanner) events(dst *List[Event]) bool {
 	}
 	for {
 		s.ws()
-		var ev Event
-		if !s.event(&ev) {
+		var v T
+		if !elem(s, &v) {
 			return false
 		}
-		out = append(out, ev)
+		out = append(out, v)
 		s.ws()
 		if s.consume(']') {
 			*dst = out

@@ -168,15 +168,7 @@ func AppendTransaction(b []byte, t *Transaction) ([]byte, error) {
 	b = append(b, `,"synchronizerId":`...)
 	b = appendJSONString(b, t.SynchronizerID)
 	b = append(b, `,"traceContext":`...)
-	if tc := t.TraceContext; tc == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, `{"traceparent":`...)
-		b = appendOptionalString(b, tc.Traceparent)
-		b = append(b, `,"tracestate":`...)
-		b = appendOptionalString(b, tc.Tracestate)
-		b = append(b, '}')
-	}
+	b = appendTraceContext(b, t.TraceContext)
 	b = append(b, `,"recordTime":`...)
 	b = appendTimestamp(b, t.RecordTime)
 	b = append(b, `,"externalTransactionHash":`...)

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/node/ledger"
-	"github.com/ledger-cli/ledger/server/auth"
 )
 
 // Websocket subprotocols of the JSON API: the token travels as
@@ -36,22 +34,9 @@ func (s *Server) completionFilter(c *Caller, body ledgerapi.CompletionStreamRequ
 	if len(body.Parties) == 0 {
 		return nil, ledgerapi.MissingField("parties")
 	}
-	if err := checkPartyCount("parties", len(body.Parties)); err != nil {
+	parties, err := readableParties(c, "parties", body.Parties)
+	if err != nil {
 		return nil, err
-	}
-	var parties []string
-	seen := map[string]bool{}
-	for _, p := range body.Parties {
-		if err := ledgerapi.ValidatePartyID("parties", p); err != nil {
-			return nil, ledgerapi.InvalidArgument("%s", fieldReason(err))
-		}
-		if !c.CanReadAs(p) {
-			return nil, permissionDenied("user %q may not read as party %q", c.UserID, p)
-		}
-		if !seen[p] {
-			seen[p] = true
-			parties = append(parties, p)
-		}
 	}
 	return s.Node.FollowCompletions(userID, parties, int64(body.BeginExclusive))
 }
@@ -224,95 +209,37 @@ func (s *Server) streamCompletions(req *Request) (any, error) {
 }
 
 func (s *Server) streamCompletionsWith(req *Request, open completionOpener) (any, error) {
-	r := req.Request
-	if r.Header.Get("Authorization") == "" {
-		if tok := auth.SubprotocolToken(subprotocols(r)); tok != "" {
-			r.Header.Set("Authorization", "Bearer "+tok)
-		}
-	}
-	caller, err := s.authenticate(r)
-	if err != nil {
-		return nil, err
-	}
-	req.Caller = caller
-	release, err := s.Node.AcquireStream()
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	conn, err := websocket.Accept(req.W, r, &websocket.AcceptOptions{Subprotocols: []string{subprotocolAuth}})
-	if err != nil {
-		s.Log.Info("websocket upgrade failed", "path", r.URL.Path, "correlationId", req.CorrelationID, "error", err)
-		return nil, nil // Accept has answered
-	}
-	defer conn.CloseNow()
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-
-	_, frame, err := conn.Read(ctx)
-	if err != nil {
-		return nil, nil // the client went away
-	}
-	// Only the first frame counts; later ones are read and dropped so that
-	// a closing client is noticed.
-	go func() {
-		defer cancel()
-		for {
-			if _, _, err := conn.Read(ctx); err != nil {
-				return
-			}
-		}
-	}()
-	fw, err := open(caller, func(v any) error {
-		if err := ledgerapi.DecodeBody(bytes.TrimSpace(frame), v); err != nil {
-			return ledgerapi.InvalidArgument("the first frame is not a %s: %s",
-				strings.TrimPrefix(fmt.Sprintf("%T", v), "*ledgerapi."), err.Error())
-		}
-		return nil
-	})
-	if err != nil {
-		s.closeWithError(conn, req, err)
-		return nil, nil
-	}
-	var expired <-chan time.Time
-	if exp := caller.Claims.ExpiresAt; exp != nil {
-		t := time.NewTimer(time.Until(*exp))
-		defer t.Stop()
-		expired = t.C
-	}
-	for {
-		cs, changed, err := fw.Next(ctx, node.CompletionsPerRead)
+	return s.serveWebsocket(req, func(c *Caller, decode func(v any) error) (stream, error) {
+		fw, err := open(c, decode)
 		if err != nil {
-			if ctx.Err() == nil {
-				s.closeWithError(conn, req, err)
-			}
-			return nil, nil
+			return nil, err
 		}
-		for i := range cs {
-			if frame, err = ledgerapi.AppendCompletionResponse(frame[:0], fw.Completion(&cs[i])); err != nil {
-				s.closeWithError(conn, req, err)
-				return nil, nil
-			}
-			if err := conn.Write(ctx, websocket.MessageText, frame); err != nil {
-				return nil, nil
-			}
+		return &completionStream{fw: fw}, nil
+	})
+}
+
+// completionStream serves a completion follower as a websocket stream.
+type completionStream struct {
+	fw  *node.CompletionFollower
+	buf []byte
+}
+
+func (c *completionStream) close() {}
+
+func (c *completionStream) next(ctx context.Context, max int, add func([]byte) error) (int, <-chan struct{}, bool, error) {
+	cs, changed, err := c.fw.Next(ctx, min(max, node.CompletionsPerRead))
+	if err != nil {
+		return 0, nil, false, err
+	}
+	for i := range cs {
+		if c.buf, err = ledgerapi.AppendCompletionResponse(c.buf[:0], c.fw.Completion(&cs[i])); err != nil {
+			return 0, nil, false, err
 		}
-		if len(cs) > 0 {
-			continue
-		}
-		select {
-		case <-changed:
-		case <-expired:
-			s.closeWithError(conn, req, ledgerapi.Errorf(ledgerapi.CodeAccessTokenExpired,
-				"The stream's access token has expired; reconnect with a fresh token"))
-			return nil, nil
-		case <-s.Node.Stopping():
-			_ = conn.Close(websocket.StatusGoingAway, "the node is shutting down")
-			return nil, nil
-		case <-ctx.Done():
-			return nil, nil
+		if err := add(c.buf); err != nil {
+			return 0, nil, false, err
 		}
 	}
+	return len(cs), changed, false, nil
 }
 
 // subprotocols lists the Sec-WebSocket-Protocol values of a request.

@@ -705,18 +705,11 @@ func (s *Server) contractByID(req *Request) (any, error) {
 	if len(body.QueryingParties) == 0 && !req.Caller.CanReadAsAnyParty() {
 		return nil, permissionDenied("user %q may not read as any party", req.Caller.UserID)
 	}
-	if err := checkPartyCount("querying_parties", len(body.QueryingParties)); err != nil {
+	parties, err := readableParties(req.Caller, "querying_parties", body.QueryingParties)
+	if err != nil {
 		return nil, err
 	}
-	for _, p := range body.QueryingParties {
-		if err := ledgerapi.ValidatePartyID("querying_parties", p); err != nil {
-			return nil, ledgerapi.InvalidArgument("%s", fieldReason(err))
-		}
-		if !req.Caller.CanReadAs(p) {
-			return nil, permissionDenied("user %q may not read as party %q", req.Caller.UserID, p)
-		}
-	}
-	ev, err := s.Node.ContractByID(req.Context(), body.ContractID, body.QueryingParties)
+	ev, err := s.Node.ContractByID(req.Context(), body.ContractID, parties)
 	if err != nil {
 		return nil, err
 	}
@@ -744,13 +737,24 @@ func (s *Server) openGetCompletions(c *Caller, decode func(v any) error) (*node.
 	if len(body.Parties) == 0 && !c.CanReadAsAnyParty() {
 		return nil, permissionDenied("user %q may not read as any party", c.UserID)
 	}
-	if err := checkPartyCount("parties", len(body.Parties)); err != nil {
+	parties, err := readableParties(c, "parties", body.Parties)
+	if err != nil {
+		return nil, err
+	}
+	return s.Node.FollowCompletions("", parties, int64(body.BeginExclusive))
+}
+
+// readableParties checks the parties of field (at most
+// node.MaxPartiesPerRequest, each a party id the caller may read as) and
+// returns them without repeats.
+func readableParties(c *Caller, field string, ps []string) ([]string, error) {
+	if err := checkPartyCount(field, len(ps)); err != nil {
 		return nil, err
 	}
 	var parties []string
 	seen := map[string]bool{}
-	for _, p := range body.Parties {
-		if err := ledgerapi.ValidatePartyID("parties", p); err != nil {
+	for _, p := range ps {
+		if err := ledgerapi.ValidatePartyID(field, p); err != nil {
 			return nil, ledgerapi.InvalidArgument("%s", fieldReason(err))
 		}
 		if !c.CanReadAs(p) {
@@ -761,5 +765,5 @@ func (s *Server) openGetCompletions(c *Caller, decode func(v any) error) (*node.
 			parties = append(parties, p)
 		}
 	}
-	return s.Node.FollowCompletions("", parties, int64(body.BeginExclusive))
+	return parties, nil
 }

@@ -574,57 +574,16 @@ func (s *Store) CompletionAt(ctx context.Context, offset int64) (ledger.Completi
 	return c, nil
 }
 
-const updateColumns = `ledger_offset, record_time, update_id, command_id, workflow_id, user_id,
-	submission_id, act_as, effective_time, events`
-
-func scanUpdate(row interface{ Scan(...any) error }) (ledger.Update, error) {
-	var u ledger.Update
-	var rt, et int64
-	var actAs string
-	if err := row.Scan(&u.Offset, &rt, &u.UpdateID, &u.CommandID, &u.WorkflowID, &u.UserID,
-		&u.SubmissionID, &actAs, &et, &u.Events); err != nil {
-		return ledger.Update{}, err
-	}
-	u.RecordTime, u.EffectiveAt = fromMicros(rt), fromMicros(et)
-	var err error
-	u.ActAs, err = decodeList(actAs)
-	return u, err
-}
-
-// UpdateByID returns the accepted transaction with this update id, or ErrNotFound.
+// UpdateByID returns the accepted transaction with this update id, or
+// ErrNotFound (see UpdateWithID).
 func (s *Store) UpdateByID(ctx context.Context, updateID string) (ledger.Update, error) {
-	u, err := scanUpdate(s.r.QueryRowContext(ctx,
-		`SELECT `+updateColumns+` FROM transactions WHERE update_id = ?`, updateID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return ledger.Update{}, fmt.Errorf("update %q: %w", updateID, ledger.ErrNotFound)
-	}
-	if err != nil {
-		return ledger.Update{}, fmt.Errorf("read update %q: %w", updateID, err)
-	}
-	return u, nil
+	return s.UpdateWithID(ctx, updateID)
 }
 
 // Updates returns accepted transactions after an offset, in offset order,
-// at most limit (default 1000) of them.
+// at most limit (default 1000) of them (see UpdateRange).
 func (s *Store) Updates(ctx context.Context, after int64, limit int) ([]ledger.Update, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+updateColumns+` FROM transactions
-		WHERE ledger_offset > ? ORDER BY ledger_offset LIMIT ?`, after, pageSize(limit))
-	if err != nil {
-		return nil, fmt.Errorf("read updates: %w", err)
-	}
-	defer rows.Close()
-	out := []ledger.Update{}
-	for rows.Next() {
-		u, err := scanUpdate(rows)
-		if err != nil {
-			return nil, fmt.Errorf("read updates: %w", err)
-		}
-		out = append(out, u)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read updates: %w", err)
-	}
-	return out, nil
+	return s.UpdateRange(ctx, ledger.UpdateQuery{After: after, Limit: limit})
 }
 
 // Contract returns a contract, active or archived, or ErrNotFound.
