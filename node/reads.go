@@ -39,7 +39,7 @@ func prunedError(cause string, pruned int64) error {
 func (n *Node) checkOffset(kind, field string, offset int64) error {
 	if offset < 0 {
 		return ledgerapi.NewError(ledgerapi.CodeNegativeOffset,
-			fmt.Sprintf("Offset %d in %s is a negative integer: the offset has to be either a positive integer or zero and not %d", offset, field, offset),
+			fmt.Sprintf("Offset %d in %s is a negative integer: the offset in %s field has to be a non-negative integer (>=0)", offset, field, field),
 			map[string]string{"field_name": field, "offset_value": offsetField(offset)})
 	}
 	if end := n.store.LedgerEnd(); offset > end {
@@ -73,8 +73,15 @@ type ACSReader struct {
 // start). at must lie between the pruning offset and the ledger end; at 0
 // the set is empty.
 func (n *Node) ReadActiveContracts(filter *EventFilter, at, afterSeq int64) (*ACSReader, error) {
-	if err := n.checkOffset("Active contracts", "active_at_offset", at); err != nil {
+	if err := n.checkOffset("", "active_at_offset", at); err != nil && at < 0 {
 		return nil, err
+	}
+	if end := n.store.LedgerEnd(); at > end {
+		// Canton's ACSReader checks the offset against the ledger end with
+		// QueryValidRange, not with the request validator.
+		return nil, ledgerapi.NewError(CodeDataAccessedAfterLedgerEnd,
+			fmt.Sprintf("Active contracts request at offset %d preceded by ledger end offset %d", at, end),
+			map[string]string{"latest_offset": offsetField(end)})
 	}
 	if p := n.store.PrunedUpTo(); at < p {
 		return nil, prunedError(fmt.Sprintf("Active contracts request at offset %d precedes pruned offset %d", at, p), p)
@@ -338,7 +345,7 @@ func (n *Node) ReadUpdates(format *UpdateFormat, begin, end int64, desc bool) (*
 			return nil, ledgerapi.InvalidArgument("end_inclusive (%d) is before begin_exclusive (%d)", end, begin)
 		}
 	} else if desc {
-		return nil, ledgerapi.InvalidArgument("descending_order needs end_inclusive")
+		return nil, ledgerapi.Errorf(CodeDescendingOrderMissingEnd, "end_inclusive is not provided when descending_order is true")
 	}
 	if err := n.checkRange(begin, end); err != nil {
 		return nil, err
@@ -425,26 +432,24 @@ func (r *UpdateReader) Cursor() int64 { return r.cursor }
 // the reader sees nothing of it) is Canton's UPDATE_NOT_FOUND.
 func (n *Node) UpdateByOffset(ctx context.Context, offset int64, f *UpdateFormat) (Update, error) {
 	if offset <= 0 {
-		return Update{}, ledgerapi.NewError(ledgerapi.CodeNonPositiveOffset,
-			fmt.Sprintf("Offset %d in offset is not a positive integer: the offset has to be a positive integer and not %d", offset, offset),
-			map[string]string{"field_name": "offset", "offset_value": offsetField(offset)})
+		return Update{}, NonPositiveOffset("offset", offset, "the offset has to be a positive integer (>0)")
 	}
 	if p := n.store.PrunedUpTo(); offset <= p {
 		return Update{}, prunedError(fmt.Sprintf("Transactions request from %d to %d precedes pruned offset %d", offset, offset, p), p)
 	}
 	u, err := n.store.UpdateAt(ctx, offset)
-	return n.oneUpdate(u, err, f, "offset", offsetField(offset))
+	return n.oneUpdate(u, err, f, "OFFSET", offsetField(offset))
 }
 
 // UpdateByID is the update with this id in format.
 func (n *Node) UpdateByID(ctx context.Context, updateID string, f *UpdateFormat) (Update, error) {
 	u, err := n.store.UpdateWithID(ctx, updateID)
-	return n.oneUpdate(u, err, f, "update_id", updateID)
+	return n.oneUpdate(u, err, f, "UPDATE_ID", updateID)
 }
 
-func (n *Node) oneUpdate(u ledger.Update, err error, f *UpdateFormat, key, value string) (Update, error) {
+func (n *Node) oneUpdate(u ledger.Update, err error, f *UpdateFormat, resource, value string) (Update, error) {
 	notFound := func() error {
-		return ledgerapi.NewError(CodeUpdateNotFound, "Update not found, or not visible.", map[string]string{key: value})
+		return ledgerapi.Errorf(CodeUpdateNotFound, "Update not found, or not visible.").WithResource(resource, value)
 	}
 	if errors.Is(err, ledger.ErrNotFound) {
 		return Update{}, notFound()
@@ -462,6 +467,19 @@ func (n *Node) oneUpdate(u ledger.Update, err error, f *UpdateFormat, key, value
 	return v, nil
 }
 
+// NonPositiveOffset is Canton's NON_POSITIVE_OFFSET for field.
+func NonPositiveOffset(field string, offset int64, message string) error {
+	return ledgerapi.NewError(ledgerapi.CodeNonPositiveOffset,
+		fmt.Sprintf("Offset %d in %s is not a positive integer: %s", offset, field, message),
+		map[string]string{"field_name": field, "offset_value": offsetField(offset)})
+}
+
+// Errors of the read requests (Canton's RequestValidationErrors).
+var (
+	CodeDataAccessedAfterLedgerEnd = ledgerapi.ErrorCode{ID: "PARTICIPANT_DATA_ACCESSED_AFTER_LEDGER_END", Category: 9}
+	CodeDescendingOrderMissingEnd  = ledgerapi.ErrorCode{ID: "DESCENDING_ORDER_MISSING_END", Category: 8}
+)
+
 // CodeUpdateNotFound is Canton's error for a lookup of an update the
 // reader cannot see (RequestValidationErrors.NotFound.Update).
 var CodeUpdateNotFound = ledgerapi.ErrorCode{ID: "UPDATE_NOT_FOUND", Category: 11}
@@ -469,6 +487,10 @@ var CodeUpdateNotFound = ledgerapi.ErrorCode{ID: "UPDATE_NOT_FOUND", Category: 1
 // CodeContractEventsNotFound is Canton's error when events-by-contract-id
 // finds nothing the reader may see.
 var CodeContractEventsNotFound = ledgerapi.ErrorCode{ID: "CONTRACT_EVENTS_NOT_FOUND", Category: 11}
+
+// CodeContractPayloadNotFound is Canton's error when contract-by-id finds
+// nothing the querying parties may see.
+var CodeContractPayloadNotFound = ledgerapi.ErrorCode{ID: "CONTRACT_PAYLOAD_NOT_FOUND", Category: 11}
 
 // ---- events and contracts ----
 
@@ -483,8 +505,8 @@ type ContractEvents struct {
 // delta shape: witnesses are the stakeholders the filter reads). A contract
 // unknown, pruned or invisible is CONTRACT_EVENTS_NOT_FOUND.
 func (n *Node) EventsByContractID(ctx context.Context, contractID string, filter *EventFilter) (ContractEvents, error) {
-	notFound := ledgerapi.NewError(CodeContractEventsNotFound, "Contract events not found, or not visible.",
-		map[string]string{"contract_id": contractID})
+	notFound := ledgerapi.Errorf(CodeContractEventsNotFound, "Contract events not found, or not visible.").
+		WithResource("CONTRACT_ID", contractID)
 	c, err := n.store.ContractByID(ctx, contractID)
 	if errors.Is(err, ledger.ErrNotFound) {
 		return ContractEvents{}, notFound
@@ -521,12 +543,13 @@ func (n *Node) EventsByContractID(ctx context.Context, contractID string, filter
 
 // ContractByID is the created event of a contract, active or archived, for
 // contract-by-id: witnesses are the querying parties among its stakeholders
-// (every stakeholder when none are given). Canton leaves offset, node id,
-// blob, interface views and acsDelta unset here. Not found or not visible
-// is CONTRACT_NOT_FOUND.
+// (every stakeholder when none are given). As Canton's ApiContractService
+// fills it: offset 1 and node id 0 (placeholders the API says not to use),
+// the created event blob, no interface views, acsDelta false. Not found or
+// not visible is CONTRACT_PAYLOAD_NOT_FOUND.
 func (n *Node) ContractByID(ctx context.Context, contractID string, parties []string) (ledgerapi.CreatedEvent, error) {
-	notFound := ledgerapi.NewError(ledgerapi.CodeContractNotFound, "Contract could not be found with id "+contractID,
-		map[string]string{"contract_id": contractID})
+	notFound := ledgerapi.Errorf(CodeContractPayloadNotFound, "Contract payload not found, or not visible.").
+		WithResource("CONTRACT_ID", contractID)
 	c, err := n.store.ContractByID(ctx, contractID)
 	if errors.Is(err, ledger.ErrNotFound) {
 		return ledgerapi.CreatedEvent{}, notFound
@@ -544,11 +567,11 @@ func (n *Node) ContractByID(ctx context.Context, contractID string, parties []st
 		return ledgerapi.CreatedEvent{}, notFound
 	}
 	var obs observerCache
-	ev, err := n.createdEvent(&c, w, false, &obs)
+	ev, err := n.createdEvent(&c, w, true, &obs)
 	if err != nil {
 		return ledgerapi.CreatedEvent{}, err
 	}
-	ev.Offset, ev.NodeID, ev.ACSDelta = 0, 0, false
+	ev.Offset, ev.NodeID, ev.ACSDelta = 1, 0, false
 	return ev, nil
 }
 
@@ -563,9 +586,7 @@ var CodeParticipantPruningInProgress = ledgerapi.ErrorCode{ID: "PARTICIPANT_PRUN
 // end.
 func (n *Node) Prune(ctx context.Context, upTo int64, progress func(ledger.PruneProgress)) error {
 	if upTo <= 0 {
-		return ledgerapi.NewError(ledgerapi.CodeNonPositiveOffset,
-			fmt.Sprintf("Offset %d in prune_up_to is not a positive integer: the offset has to be a positive integer and not %d", upTo, upTo),
-			map[string]string{"field_name": "prune_up_to", "offset_value": offsetField(upTo)})
+		return NonPositiveOffset("prune_up_to", upTo, "the offset has to be a positive integer (>0)")
 	}
 	if end := n.store.LedgerEnd(); upTo > end {
 		return ledgerapi.NewError(ledgerapi.CodeOffsetAfterLedgerEnd,

@@ -120,7 +120,7 @@ func TestActiveContractsAtOffsets(t *testing.T) {
 		len(ev.Observers) != 1 || ev.Observers[0] != l.bob || !ev.ACSDelta || len(ev.CreatedEventBlob) != 0 {
 		t.Errorf("created event %+v", ev)
 	}
-	if _, err := l.n.ReadActiveContracts(node.WildcardFilter(l.alice), all+1, 0); code(err) != "OFFSET_AFTER_LEDGER_END" {
+	if _, err := l.n.ReadActiveContracts(node.WildcardFilter(l.alice), all+1, 0); code(err) != "PARTICIPANT_DATA_ACCESSED_AFTER_LEDGER_END" {
 		t.Errorf("after the end: %v", err)
 	}
 	blob := &node.EventFilter{ByParty: map[string]*node.TemplateSet{l.alice: {Wildcard: true, WildcardBlob: true}}}
@@ -199,7 +199,7 @@ func TestEventsByContractIDAndContractByID(t *testing.T) {
 		t.Errorf("bob's view of the iou: %v", err)
 	}
 	c, err := l.n.ContractByID(ctx, l.note, []string{l.bob})
-	if err != nil || c.ContractID != l.note || len(c.WitnessParties) != 1 || c.Offset != 0 {
+	if err != nil || c.ContractID != l.note || len(c.WitnessParties) != 1 || c.Offset != 1 || len(c.CreatedEventBlob) == 0 {
 		t.Errorf("contract by id: %+v %v", c, err)
 	}
 }
@@ -246,5 +246,12 @@ func TestPruneKeepsActiveContracts(t *testing.T) {
 	}
 	if err := l.n.Prune(ctx, 9, nil); code(err) != "OFFSET_AFTER_LEDGER_END" {
 		t.Errorf("prune after the end: %v", err)
+	}
+}
+
+func TestContractByIDNotVisible(t *testing.T) {
+	l := newReadLedger(t)
+	if _, err := l.n.ContractByID(context.Background(), l.iou, []string{l.bob}); code(err) != "CONTRACT_PAYLOAD_NOT_FOUND" {
+		t.Errorf("bob's view of the iou: %v", err)
 	}
 }

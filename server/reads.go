@@ -18,10 +18,13 @@ import (
 // Canton checks them: read-as for every party of a filter, CanReadAsAnyParty
 // for filtersForAnyParty (and for requests naming no party).
 
-// Page size limits of the paged reads.
+// Page sizes of the paged reads: Canton's StateServiceConfig and
+// UpdateServiceConfig defaults.
 const (
-	DefaultPageSize = 1000
-	MaxPageSize     = 10000
+	DefaultACSPageSize     = 2000
+	MaxACSPageSize         = 10000
+	DefaultUpdatesPageSize = 100
+	MaxUpdatesPageSize     = 2000
 )
 
 // ---- filters ----
@@ -272,14 +275,14 @@ func decodeACSToken(tok string) (at, seq int64, err error) {
 	return at, seq, err
 }
 
-// pageSizeOf reads maxPageSize: absent is DefaultPageSize, above
-// MaxPageSize or below 1 INVALID_FIELD.
-func pageSizeOf(v *ledgerapi.Int32) (int, error) {
+// pageSizeOf reads maxPageSize: absent is def, above max or negative
+// INVALID_FIELD.
+func pageSizeOf(v *ledgerapi.Int32, def, max int) (int, error) {
 	if v == nil || *v == 0 {
-		return DefaultPageSize, nil
+		return def, nil
 	}
-	if *v < 0 || *v > MaxPageSize {
-		return 0, ledgerapi.InvalidField("max_page_size", fmt.Sprintf("must be between 1 and %d, was %d", MaxPageSize, *v))
+	if *v < 0 || int(*v) > max {
+		return 0, ledgerapi.InvalidField("max_page_size", fmt.Sprintf("must be between 1 and %d, was %d", max, *v))
 	}
 	return int(*v), nil
 }
@@ -300,7 +303,7 @@ func (s *Server) activeContractsPage(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	size, err := pageSizeOf(body.MaxPageSize)
+	size, err := pageSizeOf(body.MaxPageSize, DefaultACSPageSize, MaxACSPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -395,7 +398,9 @@ func (s *Server) updatesOpener(kind updatesKind) streamOpener {
 		}
 		var end int64
 		if body.EndInclusive != nil {
-			end = int64(*body.EndInclusive)
+			if end = int64(*body.EndInclusive); end <= 0 {
+				return nil, node.NonPositiveOffset("end_inclusive", end, "the offset has to be either a positive integer (>0) or not defined at all")
+			}
 		}
 		r, err := s.Node.ReadUpdates(f, int64(body.BeginExclusive), end, body.DescendingOrder)
 		if err != nil {
@@ -473,7 +478,7 @@ func (s *Server) updatesPage(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	size, err := pageSizeOf(body.MaxPageSize)
+	size, err := pageSizeOf(body.MaxPageSize, DefaultUpdatesPageSize, MaxUpdatesPageSize)
 	if err != nil {
 		return nil, err
 	}

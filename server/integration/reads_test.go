@@ -93,7 +93,7 @@ func TestActiveContractsOverHTTP(t *testing.T) {
 	n.fail("POST", "/v2/state/active-contracts", n.token("bob"), map[string]any{"activeAtOffset": 4, "eventFormat": byParty(n.alice)}, 403, ledgerapi.RedactedCode)
 	n.fail("POST", "/v2/state/active-contracts", n.tok, map[string]any{"activeAtOffset": 4,
 		"eventFormat": map[string]any{"filtersForAnyParty": map[string]any{}}}, 403, ledgerapi.RedactedCode)
-	n.fail("POST", "/v2/state/active-contracts", n.tok, map[string]any{"activeAtOffset": 9, "eventFormat": byParty(n.alice)}, 400, "OFFSET_AFTER_LEDGER_END")
+	n.fail("POST", "/v2/state/active-contracts", n.tok, map[string]any{"activeAtOffset": 9, "eventFormat": byParty(n.alice)}, 400, "PARTICIPANT_DATA_ACCESSED_AFTER_LEDGER_END")
 
 	// pages, POST and the deprecated GET with a body
 	var page ledgerapi.JsGetActiveContractsPageResponse
@@ -173,6 +173,12 @@ func TestUpdatesOverHTTP(t *testing.T) {
 	}
 	n.fail("POST", "/v2/updates", n.tok, map[string]any{"beginExclusive": 0,
 		"updateFormat": map[string]any{"includeTransactions": map[string]any{"eventFormat": byParty(n.alice)}}}, 400, "MISSING_FIELD")
+	n.fail("POST", "/v2/updates", n.tok, map[string]any{"beginExclusive": 0, "endInclusive": 0,
+		"updateFormat": txFormat(n.alice, "TRANSACTION_SHAPE_ACS_DELTA")}, 400, "NON_POSITIVE_OFFSET")
+	n.fail("POST", "/v2/updates", n.tok, map[string]any{"beginExclusive": 0, "descendingOrder": true,
+		"updateFormat": txFormat(n.alice, "TRANSACTION_SHAPE_ACS_DELTA")}, 400, "DESCENDING_ORDER_MISSING_END")
+	n.fail("POST", "/v2/updates", n.tok, map[string]any{"beginExclusive": 9,
+		"updateFormat": txFormat(n.alice, "TRANSACTION_SHAPE_ACS_DELTA")}, 400, "OFFSET_AFTER_LEDGER_END")
 
 	// the websocket follows the ledger
 	frames := wsRead(t, n.testNode, "/v2/updates", n.tok, map[string]any{"beginExclusive": 1,
