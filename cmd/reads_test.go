@@ -171,3 +171,57 @@ func TestContractsAgainstCantonShapedFake(t *testing.T) {
 		t.Errorf("%d calls, output:\n%s", calls, r.out)
 	}
 }
+
+// cantonUpdate is update-by-offset's answer as a Canton 3.5 participant
+// writes it: a consuming exercise with its child create (ledger effects).
+const cantonUpdate = `{"update":{"Transaction":{"value":{"updateId":"1220f00d","commandId":"cmd-7","workflowId":"",
+"effectiveAt":"2026-07-24T11:59:02.100000Z","events":[{"ExercisedEvent":{"offset":42,"nodeId":0,"contractId":"00aa",
+"templateId":"9f1c:Iou:Iou","interfaceId":null,"choice":"Iou_Transfer","choiceArgument":{"newOwner":"Bob::1220cd"},
+"actingParties":["Alice::1220ab"],"consuming":true,"witnessParties":["Alice::1220ab"],"lastDescendantNodeId":1,
+"exerciseResult":"00bb","packageName":"iou","implementedInterfaces":[],"acsDelta":true}},{"CreatedEvent":{"offset":42,
+"nodeId":1,"contractId":"00bb","templateId":"9f1c:Iou:IouTransfer","contractKey":null,"contractKeyHash":"",
+"createArgument":{"newOwner":"Bob::1220cd"},"createdEventBlob":"","interfaceViews":[],"witnessParties":["Alice::1220ab"],
+"signatories":["Alice::1220ab"],"observers":["Bob::1220cd"],"createdAt":"2026-07-24T11:59:02.100000Z","packageName":"iou",
+"representativePackageId":"9f1c","acsDelta":true}}],"offset":42,"synchronizerId":"global::1220aa","traceContext":null,
+"recordTime":"2026-07-24T11:59:02.512000Z","externalTransactionHash":null,"paidTrafficCost":0}}}}`
+
+// cantonEvents is events-by-contract-id's answer from Canton 3.5.
+const cantonEvents = `{"created":{"createdEvent":{"offset":41,"nodeId":0,"contractId":"00aa","templateId":"9f1c:Iou:Iou",
+"contractKey":null,"contractKeyHash":"","createArgument":{"owner":"Alice::1220ab"},"createdEventBlob":"","interfaceViews":[],
+"witnessParties":["Alice::1220ab"],"signatories":["Alice::1220ab"],"observers":[],"createdAt":"2026-07-24T11:58:00Z",
+"packageName":"iou","representativePackageId":"9f1c","acsDelta":true},"synchronizerId":"global::1220aa"},
+"archived":{"archivedEvent":{"offset":42,"nodeId":0,"contractId":"00aa","templateId":"9f1c:Iou:Iou",
+"witnessParties":["Alice::1220ab"],"packageName":"iou","implementedInterfaces":[]},"synchronizerId":"global::1220aa"}}`
+
+// TestUpdateGetAndEventsAgainstCantonShapedFake renders a Canton
+// participant's answers: the exercise with its child as a tree, and a
+// contract's two events.
+func TestUpdateGetAndEventsAgainstCantonShapedFake(t *testing.T) {
+	isolateConfig(t)
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.URL.Path)
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/v2/updates/update-by-offset":
+			w.Write([]byte(cantonUpdate))
+		case "/v2/events/events-by-contract-id":
+			w.Write([]byte(cantonEvents))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	r := runCLI(t, "", "update", "get", "--offset", "42", "--party", "Alice::1220ab", "--url", srv.URL, "--user", "u").must(t, 0)
+	ex, cr := strings.Index(r.out, "Iou_Transfer"), strings.Index(r.out, "create Iou:IouTransfer")
+	if ex < 0 || cr < ex || !strings.Contains(r.out, "cmd-7") {
+		t.Errorf("update get: the create is not shown below the exercise:\n%s", r.out)
+	}
+	r = runCLI(t, "", "events", "00aa", "--party", "Alice::1220ab", "--url", srv.URL, "--user", "u").must(t, 0)
+	if !strings.Contains(r.out, "created   offset 41 node 0") || !strings.Contains(r.out, "archived  offset 42 node 0") {
+		t.Errorf("events:\n%s", r.out)
+	}
+	if len(asked) != 2 {
+		t.Errorf("asked %v", asked)
+	}
+}
