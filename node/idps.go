@@ -99,3 +99,17 @@ func (n *Node) MoveUserToIdentityProvider(ctx context.Context, id, source, targe
 	_, err = n.UpdateUser(ctx, id, ledger.UserUpdate{IdentityProviderID: &target})
 	return err
 }
+
+// UserOfIdentityProvider returns user id if it belongs to identity provider
+// idp; a user of another provider is USER_NOT_FOUND, as Canton's user store
+// scopes every lookup by provider.
+func (n *Node) UserOfIdentityProvider(ctx context.Context, id, idp string) (ledger.User, error) {
+	u, err := n.User(ctx, id)
+	if err != nil {
+		return u, err
+	}
+	if u.IdentityProviderID != idp {
+		return ledger.User{}, userError(id, fmt.Errorf("user %q belongs to identity provider %q: %w", id, u.IdentityProviderID, ledger.ErrNotFound))
+	}
+	return u, nil
+}

@@ -118,7 +118,7 @@ func (s *Server) getUserFor(req *Request, id string) (ledger.User, error) {
 	if !self && !c.IsParticipantAdmin() && !c.IsAdminOf(c.IdentityProviderID) {
 		return ledger.User{}, permissionDenied("user %q may not read user %q", c.UserID, id)
 	}
-	u, err := s.Node.User(req.Context(), id)
+	u, err := s.Node.UserOfIdentityProvider(req.Context(), id, c.impliedIDP(req.URL.Query().Get("identity-provider-id")))
 	if err != nil {
 		return ledger.User{}, err
 	}
@@ -269,10 +269,11 @@ func (s *Server) deleteUser(req *Request) (any, error) {
 		return nil, err
 	}
 	c := req.Caller
-	if err := c.RequireAdminOf(c.impliedIDP(req.URL.Query().Get("identity-provider-id"))); err != nil {
+	idp := c.impliedIDP(req.URL.Query().Get("identity-provider-id"))
+	if err := c.RequireAdminOf(idp); err != nil {
 		return nil, err
 	}
-	u, err := s.Node.User(req.Context(), id)
+	u, err := s.Node.UserOfIdentityProvider(req.Context(), id, idp)
 	if err != nil {
 		return nil, err
 	}
@@ -423,7 +424,7 @@ func (s *Server) rightsRequest(req *Request, bodyUserID, bodyIDP string, rs []le
 	if err := c.requireGrantable(rights); err != nil {
 		return "", nil, err
 	}
-	u, err := s.Node.User(req.Context(), id)
+	u, err := s.Node.UserOfIdentityProvider(req.Context(), id, idp)
 	if err != nil {
 		return "", nil, err
 	}

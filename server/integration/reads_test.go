@@ -331,9 +331,17 @@ func TestIdentityProvidersOverHTTP(t *testing.T) {
 	if len(users.Users) != 1 || users.Users[0].ID != "bob" {
 		t.Errorf("users of idp1 %+v", users)
 	}
+	// Lookups are scoped by provider: bob is not found in the default one.
+	n.fail("GET", "/v2/users/bob", n.admin, nil, 404, "USER_NOT_FOUND")
+	n.fail("GET", "/v2/users/bob/rights", n.admin, nil, 404, "USER_NOT_FOUND")
+	var rights ledgerapi.ListUserRightsResponse
+	n.ok("GET", "/v2/users/bob/rights?identity-provider-id=idp1", n.admin, nil, &rights)
 	n.fail("PATCH", "/v2/users/bob/identity-provider-id", n.admin, map[string]any{"userId": "bob",
 		"sourceIdentityProviderId": "", "targetIdentityProviderId": "nope"}, 400, "INVALID_ARGUMENT")
 	n.ok("GET", "/v2/idps/idp1", n.admin, nil, &got)
+	n.ok("PATCH", "/v2/users/bob/identity-provider-id", n.admin, map[string]any{"userId": "bob",
+		"sourceIdentityProviderId": "idp1", "targetIdentityProviderId": ""}, nil)
+	n.ok("GET", "/v2/users/bob", n.admin, nil, &u)
 	n.ok("DELETE", "/v2/idps/idp1", n.admin, nil, nil)
 	n.fail("GET", "/v2/idps/idp1", n.admin, nil, 404, "IDP_CONFIG_NOT_FOUND")
 }
