@@ -49,6 +49,7 @@ type ServeOptions struct {
 	TapsMaxPassesLimit  int32
 	MaxStreams          int
 	MaxValueNodes       int
+	TopologyEvents      bool
 
 	ReadHeaderTimeout time.Duration
 	BodyReadTimeout   time.Duration
@@ -158,6 +159,7 @@ The node stops cleanly on SIGINT or SIGTERM.`,
 	fl.Int32Var(&opts.TapsMaxPassesLimit, "taps-max-passes-limit", node.DefaultTapsMaxPassesLimit, "largest tapsMaxPasses a command may ask for")
 	fl.IntVar(&opts.MaxStreams, "max-streams", node.DefaultMaxStreams, "most completion streams (lists and websockets) open at once")
 	fl.IntVar(&opts.MaxValueNodes, "max-value-nodes", node.DefaultMaxValueNodes, "most Daml values (list elements, fields, scalars) the arguments of one request may hold")
+	fl.BoolVar(&opts.TopologyEvents, "topology-events", false, "record party allocations as topology updates at offsets of their own, as Canton does")
 	fl.DurationVar(&opts.ReadHeaderTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "longest a client may take to send a request's headers")
 	fl.DurationVar(&opts.BodyReadTimeout, "body-read-timeout", server.DefaultBodyReadTimeout, "longest a client may take to send a request body (400 after it)")
 	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close keep-alive connections idle this long")
@@ -226,6 +228,7 @@ func serveConfig(o *ServeOptions) (serveSetup, error) {
 				TapsMaxPassesLimit:  o.TapsMaxPassesLimit,
 				MaxStreams:          o.MaxStreams,
 				MaxValueNodes:       o.MaxValueNodes,
+				TopologyEvents:      o.TopologyEvents,
 			},
 		},
 		Server: server.Config{

@@ -87,6 +87,9 @@ type Store interface {
 	UpdateRange(ctx context.Context, q ledger.UpdateQuery) ([]ledger.Update, error)
 	UpdateAt(ctx context.Context, offset int64) (ledger.Update, error)
 	UpdateWithID(ctx context.Context, updateID string) (ledger.Update, error)
+	TopologyRange(ctx context.Context, q ledger.UpdateQuery) ([]ledger.TopologyEvent, error)
+	TopologyEventAt(ctx context.Context, offset int64) (ledger.TopologyEvent, error)
+	TopologyEventWithID(ctx context.Context, updateID string) (ledger.TopologyEvent, error)
 	// PrunedUpTo is the offset the ledger is pruned up to (0: never).
 	PrunedUpTo() int64
 	// Prune removes what lies at or below upTo except active contracts, in
@@ -144,6 +147,11 @@ type Config struct {
 	// MaxStreams caps concurrent completion streams (DefaultMaxStreams);
 	// more get MAXIMUM_NUMBER_OF_STREAMS.
 	MaxStreams int
+	// TopologyEvents makes a party allocation a topology update at an
+	// offset of its own, as Canton's update stream shows it (a
+	// ParticipantAuthorizationAdded event, no completion). Off, allocations
+	// take no offset and completions stay gap-free from 1.
+	TopologyEvents bool
 	// Now is the clock of the engine and of the re-execution check
 	// (time.Now when nil); for tests.
 	Now func() time.Time

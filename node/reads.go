@@ -272,6 +272,9 @@ type UpdateFormat struct {
 	Transactions *EventFilter
 	Shape        ledgerapi.TransactionShape
 	Trees        bool
+	// TopologyParties asks for the topology events of these parties (an
+	// empty map: of every party; nil: none).
+	TopologyParties map[string]bool
 }
 
 // Update is one element of an update read: a transaction or a tree.
@@ -279,6 +282,7 @@ type Update struct {
 	Offset      int64
 	Transaction *ledgerapi.Transaction
 	Tree        *ledgerapi.TransactionTree
+	Topology    *ledgerapi.JsTopologyTransaction
 }
 
 // view renders u in format, or reports that the reader sees none of it.
@@ -389,33 +393,16 @@ func (r *UpdateReader) Next(ctx context.Context, max int) (us []Update, changed 
 		if !r.desc && q.After >= q.Through || r.desc && q.Through <= q.After {
 			break
 		}
-		rows, err := st.UpdateRange(ctx, q)
+		window, complete, err := r.window(ctx, q, max-len(us))
 		if err != nil {
 			return nil, nil, false, err
 		}
 		if err := r.n.checkRange(r.begin, r.through); err != nil {
 			return nil, nil, false, err
 		}
-		for i := range rows {
-			u, ok, err := r.n.view(&rows[i], r.format)
-			if err != nil {
-				return nil, nil, false, err
-			}
-			if ok {
-				us = append(us, u)
-			}
-		}
-		switch {
-		case r.desc && len(rows) < q.Limit:
-			r.cursor = q.After + 1
-		case r.desc:
-			r.cursor = rows[len(rows)-1].Offset
-		case len(rows) < q.Limit:
-			r.cursor = q.Through
-		default:
-			r.cursor = rows[len(rows)-1].Offset
-		}
-		if len(rows) < q.Limit {
+		us = append(us, window.us...)
+		r.cursor = window.bound
+		if complete {
 			break
 		}
 	}
@@ -423,6 +410,83 @@ func (r *UpdateReader) Next(ctx context.Context, max int) (us []Update, changed 
 		r.done = true
 	}
 	return us, changed, r.done && len(us) == 0, nil
+}
+
+// updateWindow is what one read of the reader covers: the updates seen,
+// and the offset the window reaches (ascending: the highest it covers;
+// descending: the lowest).
+type updateWindow struct {
+	us    []Update
+	bound int64
+}
+
+// window reads the transactions of q and the topology events among them
+// the format asks for, merged in offset order, at most room of them seen.
+// complete reports that the window reached the end of q.
+func (r *UpdateReader) window(ctx context.Context, q ledger.UpdateQuery, room int) (updateWindow, bool, error) {
+	rows, err := r.n.store.UpdateRange(ctx, q)
+	if err != nil {
+		return updateWindow{}, false, err
+	}
+	complete := len(rows) < q.Limit
+	var w updateWindow
+	switch {
+	case r.desc && complete:
+		w.bound = q.After + 1
+	case complete:
+		w.bound = q.Through
+	default:
+		w.bound = rows[len(rows)-1].Offset
+	}
+	// The topology events inside the window: (After, bound] ascending,
+	// [bound, Through] descending.
+	tq := ledger.UpdateQuery{After: q.After, Through: w.bound, Limit: q.Limit}
+	if r.desc {
+		tq = ledger.UpdateQuery{After: w.bound - 1, Through: q.Through, Descending: true, Limit: q.Limit}
+	}
+	topo, err := r.n.topologyIn(ctx, r.format, tq)
+	if err != nil {
+		return updateWindow{}, false, err
+	}
+	if len(topo) == q.Limit { // many topology events: the window ends at the last one read
+		w.bound, complete = topo[len(topo)-1].Offset, false
+	}
+	before := func(a, b int64) bool { return a < b != r.desc }
+	inWindow := func(off int64) bool { return off == w.bound || before(off, w.bound) }
+	i, j := 0, 0
+	for i < len(rows) || j < len(topo) {
+		var u Update
+		var ok bool
+		var off int64
+		if j >= len(topo) || i < len(rows) && before(rows[i].Offset, topo[j].Offset) {
+			off = rows[i].Offset
+			if !inWindow(off) {
+				break
+			}
+			if u, ok, err = r.n.view(&rows[i], r.format); err != nil {
+				return updateWindow{}, false, err
+			}
+			i++
+		} else {
+			off = topo[j].Offset
+			if !inWindow(off) {
+				break
+			}
+			ok = r.format.seesTopology(&topo[j])
+			if ok {
+				u = r.n.topologyUpdate(&topo[j])
+			}
+			j++
+		}
+		if ok {
+			w.us = append(w.us, u)
+			if len(w.us) == room && (i < len(rows) || j < len(topo)) {
+				w.bound, complete = off, false // full: the rest is read again next time
+				break
+			}
+		}
+	}
+	return w, complete, nil
 }
 
 // Cursor is the offset up to which the reader has read (ascending).
@@ -438,12 +502,22 @@ func (n *Node) UpdateByOffset(ctx context.Context, offset int64, f *UpdateFormat
 		return Update{}, prunedError(fmt.Sprintf("Transactions request from %d to %d precedes pruned offset %d", offset, offset, p), p)
 	}
 	u, err := n.store.UpdateAt(ctx, offset)
+	if errors.Is(err, ledger.ErrNotFound) && f.TopologyParties != nil {
+		if te, terr := n.store.TopologyEventAt(ctx, offset); terr == nil && f.seesTopology(&te) {
+			return n.topologyUpdate(&te), nil
+		}
+	}
 	return n.oneUpdate(u, err, f, "OFFSET", offsetField(offset))
 }
 
 // UpdateByID is the update with this id in format.
 func (n *Node) UpdateByID(ctx context.Context, updateID string, f *UpdateFormat) (Update, error) {
 	u, err := n.store.UpdateWithID(ctx, updateID)
+	if errors.Is(err, ledger.ErrNotFound) && f.TopologyParties != nil {
+		if te, terr := n.store.TopologyEventWithID(ctx, updateID); terr == nil && f.seesTopology(&te) {
+			return n.topologyUpdate(&te), nil
+		}
+	}
 	return n.oneUpdate(u, err, f, "UPDATE_ID", updateID)
 }
 

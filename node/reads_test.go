@@ -2,6 +2,8 @@ package node_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
@@ -253,5 +255,90 @@ func TestContractByIDNotVisible(t *testing.T) {
 	l := newReadLedger(t)
 	if _, err := l.n.ContractByID(context.Background(), l.iou, []string{l.bob}); code(err) != "CONTRACT_PAYLOAD_NOT_FOUND" {
 		t.Errorf("bob's view of the iou: %v", err)
+	}
+}
+
+func TestTopologyEventsOfPartyAllocations(t *testing.T) {
+	ctx := context.Background()
+	n := open(t, local.Config{Node: node.Config{TopologyEvents: true}})
+	alice, err := n.AllocateParty(ctx, "Alice", nil, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.AllocateParty(ctx, "Bob", nil, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	r, err := n.Submit(ctx, createIou("c-1", alice.ID), "alice", "")
+	if err != nil || r.Rejection != nil || r.At.Offset != 3 {
+		t.Fatalf("the create after two allocations: %+v %v", r, err)
+	}
+	read := func(f *node.UpdateFormat, desc bool) []int64 {
+		t.Helper()
+		ur, err := n.ReadUpdates(f, 0, 3, desc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var offs []int64
+		for {
+			us, _, done, err := ur.Next(ctx, 1) // one at a time: the window is cut after each
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, u := range us {
+				if u.Topology != nil && (len(u.Topology.Events) != 1 || !strings.Contains(string(u.Topology.Events[0].Event), "ParticipantAuthorizationAdded")) {
+					t.Errorf("topology update %+v", u.Topology)
+				}
+				offs = append(offs, u.Offset)
+			}
+			if done || len(us) == 0 {
+				return offs
+			}
+		}
+	}
+	tx := node.WildcardFilter(alice.ID)
+	for _, c := range []struct {
+		name string
+		f    *node.UpdateFormat
+		desc bool
+		want []int64
+	}{
+		{"every party's topology", &node.UpdateFormat{Transactions: tx, TopologyParties: map[string]bool{}}, false, []int64{1, 2, 3}},
+		{"descending", &node.UpdateFormat{Transactions: tx, TopologyParties: map[string]bool{}}, true, []int64{3, 2, 1}},
+		{"alice's topology", &node.UpdateFormat{Transactions: tx, TopologyParties: map[string]bool{alice.ID: true}}, false, []int64{1, 3}},
+		{"no topology", &node.UpdateFormat{Transactions: tx}, false, []int64{3}},
+		{"topology only", &node.UpdateFormat{TopologyParties: map[string]bool{}}, false, []int64{1, 2}},
+	} {
+		if got := read(c.f, c.desc); fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: offsets %v, want %v", c.name, got, c.want)
+		}
+	}
+	u, err := n.UpdateByOffset(ctx, 1, &node.UpdateFormat{TopologyParties: map[string]bool{}})
+	if err != nil || u.Topology == nil || int64(u.Topology.Offset) != 1 {
+		t.Errorf("update at offset 1: %+v %v", u, err)
+	}
+	if _, err := n.UpdateByOffset(ctx, 1, &node.UpdateFormat{Transactions: tx}); code(err) != "UPDATE_NOT_FOUND" {
+		t.Errorf("offset 1 without topology: %v", err)
+	}
+	if u, err := n.UpdateByID(ctx, u.Topology.UpdateID, &node.UpdateFormat{TopologyParties: map[string]bool{alice.ID: true}}); err != nil || u.Offset != 1 {
+		t.Errorf("topology update by id: %+v %v", u, err)
+	}
+	// Completions skip the topology offsets.
+	f, err := n.FollowCompletions("alice", []string{alice.ID}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, _, err := f.Next(ctx, 10)
+	if err != nil || len(cs) != 1 || cs[0].Offset != 3 {
+		t.Errorf("completions %+v %v", cs, err)
+	}
+	// Pruning removes them with the rest; the ledger end stays.
+	if err := n.Prune(ctx, 2, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.UpdateByOffset(ctx, 1, &node.UpdateFormat{TopologyParties: map[string]bool{}}); code(err) != "PARTICIPANT_PRUNED_DATA_ACCESSED" {
+		t.Errorf("a pruned topology update: %v", err)
+	}
+	if n.LedgerEnd() != 3 {
+		t.Errorf("ledger end %d after pruning", n.LedgerEnd())
 	}
 }

@@ -121,6 +121,15 @@ func updateFormat(c *Caller, uf *ledgerapi.UpdateFormat, legacy *ledgerapi.Trans
 		f.Transactions = ef
 		if trees {
 			f.Shape = ledgerapi.TransactionShapeLedgerEffects
+		} else {
+			// Canton's default for the filter form: the topology events of
+			// the filter's parties (of every party for filtersForAnyParty).
+			f.TopologyParties = map[string]bool{}
+			if legacy.FiltersForAnyParty == nil {
+				for p := range legacy.FiltersByParty {
+					f.TopologyParties[p] = true
+				}
+			}
 		}
 	case uf == nil:
 		return nil, ledgerapi.MissingField("update_format")
@@ -148,15 +157,18 @@ func updateFormat(c *Caller, uf *ledgerapi.UpdateFormat, legacy *ledgerapi.Trans
 				return nil, err
 			}
 		}
-		if t := uf.IncludeTopologyEvents; t != nil && t.IncludeParticipantAuthorizationEvents != nil {
+		if t := uf.IncludeTopologyEvents; t != nil && t.IncludeParticipantAuthorizationEvents != nil && !trees {
 			ps := t.IncludeParticipantAuthorizationEvents.Parties
 			if len(ps) == 0 && !c.CanReadAsAnyParty() {
 				return nil, permissionDenied("user %q may not read as any party", c.UserID)
 			}
-			for _, p := range ps {
-				if !c.CanReadAs(p) {
-					return nil, permissionDenied("user %q may not read as party %q", c.UserID, p)
-				}
+			parties, err := readableParties(c, "include_topology_events.include_participant_authorization_events.parties", ps)
+			if err != nil {
+				return nil, err
+			}
+			f.TopologyParties = map[string]bool{}
+			for _, p := range parties {
+				f.TopologyParties[p] = true
 			}
 		}
 	}
@@ -450,7 +462,8 @@ func (u *updateStream) next(ctx context.Context, max int, add func([]byte) error
 }
 
 func jsUpdate(u *node.Update) ledgerapi.JsGetUpdatesResponse {
-	return ledgerapi.JsGetUpdatesResponse{Update: ledgerapi.JsUpdate{Transaction: u.Transaction, TransactionTree: u.Tree}}
+	return ledgerapi.JsGetUpdatesResponse{Update: ledgerapi.JsUpdate{Transaction: u.Transaction, TransactionTree: u.Tree,
+		TopologyTransaction: u.Topology}}
 }
 
 func appendUpdate(b []byte, u *node.Update) ([]byte, error) {

@@ -74,6 +74,9 @@ type Entry struct {
 	TraceParent     string // W3C traceparent of the submission, if any
 	PaidTrafficCost int64
 	Transaction     *Transaction
+	// Topology, when set, makes the entry a topology change instead of a
+	// command outcome: it has no completion, and the other fields are unused.
+	Topology *TopologyEvent
 }
 
 // Committed is where an entry landed.

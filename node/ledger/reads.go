@@ -3,6 +3,7 @@ package ledger
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ACSQuery selects active contracts in creation order (Contract.Seq).
@@ -46,3 +47,16 @@ type PruneProgress struct {
 
 // ErrPruneInProgress: another prune is running.
 var ErrPruneInProgress = errors.New("a prune is already running")
+
+// TopologyEvent is a topology change the ledger records at an offset of
+// its own, as Canton's update stream shows it: a party's authorization on
+// this participant was added (the party was allocated).
+type TopologyEvent struct {
+	UpdateID      string
+	Party         string
+	ParticipantID string
+	Permission    string // PARTICIPANT_PERMISSION_…
+	// Offset and RecordTime are set when read back.
+	Offset     int64
+	RecordTime time.Time
+}

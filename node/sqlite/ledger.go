@@ -100,6 +100,12 @@ func (s *Store) Commit(ctx context.Context, e ledger.Entry) (ledger.Committed, e
 }
 
 func validateEntry(e *ledger.Entry) error {
+	if t := e.Topology; t != nil {
+		if t.UpdateID == "" || t.Party == "" || e.Transaction != nil {
+			return fmt.Errorf("%w: a topology entry needs an update id and a party, and no transaction", ledger.ErrInvalidArgument)
+		}
+		return nil
+	}
 	switch {
 	case e.UserID == "":
 		return fmt.Errorf("%w: empty user id", ledger.ErrInvalidArgument)
@@ -307,6 +313,13 @@ func (s *Store) commitBatch(batch []*pending) {
 // come first, so a failing entry normally writes nothing; a savepoint undoes
 // the writes when a later statement fails anyway.
 func (s *Store) apply(ctx context.Context, tx *sql.Tx, st *batchStmts, e *ledger.Entry, offset, rt int64) error {
+	if te := e.Topology; te != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO topology_events (ledger_offset, update_id, record_time, party,
+			participant_id, permission) VALUES (?, ?, ?, ?, ?, ?)`, offset, te.UpdateID, rt, te.Party, te.ParticipantID, te.Permission); err != nil {
+			return &brokenBatchError{fmt.Errorf("write topology event: %w", err)}
+		}
+		return nil
+	}
 	dedup := e.Dedup.Resolve(time.Duration(s.maxDedup.Load()))
 	var change ledger.ChangeID
 	t := e.Transaction

@@ -81,7 +81,8 @@ func (s *Store) Prune(ctx context.Context, upTo int64, batch int, progress func(
 	}
 	// Then the completions and transactions, a range of offsets at a time.
 	var lowest int64
-	if err := s.r.QueryRowContext(ctx, `SELECT coalesce(min(ledger_offset), 0) FROM completions`).Scan(&lowest); err != nil {
+	if err := s.r.QueryRowContext(ctx, `SELECT coalesce(min(o), 0) FROM (SELECT min(ledger_offset) AS o FROM completions
+		UNION ALL SELECT min(ledger_offset) FROM topology_events)`).Scan(&lowest); err != nil {
 		return fmt.Errorf("prune: %w", err)
 	}
 	for lo := max(lowest-1, 0); lo < upTo; lo += int64(batch) {
@@ -114,6 +115,9 @@ func (s *Store) pruneEntries(ctx context.Context, lo, hi int64) (int64, error) {
 	}
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, `DELETE FROM transactions WHERE ledger_offset > ? AND ledger_offset <= ?`, lo, hi); err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM topology_events WHERE ledger_offset > ? AND ledger_offset <= ?`, lo, hi); err != nil {
 		return 0, err
 	}
 	res, err := tx.ExecContext(ctx, `DELETE FROM completions WHERE ledger_offset > ? AND ledger_offset <= ?`, lo, hi)

@@ -266,3 +266,67 @@ func (s *Store) oneUpdate(ctx context.Context, where string, arg any, what strin
 	}
 	return u, nil
 }
+
+// TopologyRange returns the topology events in (q.After, q.Through] in
+// offset order (descending when asked), at most q.Limit of them.
+func (s *Store) TopologyRange(ctx context.Context, q ledger.UpdateQuery) ([]ledger.TopologyEvent, error) {
+	through := q.Through
+	if through <= 0 {
+		through = math.MaxInt64
+	}
+	order := "ASC"
+	if q.Descending {
+		order = "DESC"
+	}
+	st, err := s.reads.get(ctx, s.r, `SELECT `+topologyColumns+` FROM topology_events
+		WHERE ledger_offset > ? AND ledger_offset <= ? ORDER BY ledger_offset `+order+` LIMIT ?`)
+	if err != nil {
+		return nil, fmt.Errorf("read topology events: %w", err)
+	}
+	rows, err := st.QueryContext(ctx, q.After, through, pageSize(q.Limit))
+	if err != nil {
+		return nil, fmt.Errorf("read topology events: %w", err)
+	}
+	defer rows.Close()
+	var out []ledger.TopologyEvent
+	for rows.Next() {
+		te, err := scanTopology(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read topology events: %w", err)
+		}
+		out = append(out, te)
+	}
+	return out, rows.Err()
+}
+
+const topologyColumns = `ledger_offset, update_id, record_time, party, participant_id, permission`
+
+func scanTopology(row interface{ Scan(...any) error }) (ledger.TopologyEvent, error) {
+	var te ledger.TopologyEvent
+	var rt int64
+	err := row.Scan(&te.Offset, &te.UpdateID, &rt, &te.Party, &te.ParticipantID, &te.Permission)
+	te.RecordTime = fromMicros(rt)
+	return te, err
+}
+
+// TopologyEventAt returns the topology event at offset, or ErrNotFound.
+func (s *Store) TopologyEventAt(ctx context.Context, offset int64) (ledger.TopologyEvent, error) {
+	return s.oneTopology(ctx, `ledger_offset = ?`, offset, fmt.Sprintf("topology event at offset %d", offset))
+}
+
+// TopologyEventWithID returns the topology event with this update id, or
+// ErrNotFound.
+func (s *Store) TopologyEventWithID(ctx context.Context, updateID string) (ledger.TopologyEvent, error) {
+	return s.oneTopology(ctx, `update_id = ?`, updateID, fmt.Sprintf("topology event %q", updateID))
+}
+
+func (s *Store) oneTopology(ctx context.Context, where string, arg any, what string) (ledger.TopologyEvent, error) {
+	te, err := scanTopology(s.r.QueryRowContext(ctx, `SELECT `+topologyColumns+` FROM topology_events WHERE `+where, arg))
+	if errors.Is(err, sql.ErrNoRows) {
+		return te, fmt.Errorf("%s: %w", what, ledger.ErrNotFound)
+	}
+	if err != nil {
+		return te, fmt.Errorf("read %s: %w", what, err)
+	}
+	return te, nil
+}

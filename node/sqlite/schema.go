@@ -120,7 +120,7 @@ CREATE TABLE dedup (
 	// (node id, JSON argument, workflow id) so that it is served from this
 	// table alone, also after their creating transaction is pruned; pruning
 	// finds archived contracts by archive offset and records how far it went.
-	// Identity providers (/v2/idps) get their table.
+	// Identity providers (/v2/idps) and topology events get their tables.
 	`
 ALTER TABLE contracts ADD COLUMN node_id       INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE contracts ADD COLUMN argument_json BLOB;
@@ -130,6 +130,17 @@ CREATE INDEX contracts_archived ON contracts (archived_offset) WHERE archived_of
 CREATE TABLE pruning (
 	id           INTEGER PRIMARY KEY CHECK (id = 1),
 	pruned_up_to INTEGER NOT NULL
+);
+
+-- Topology changes (a party allocated), each at an offset of its own with
+-- no completion.
+CREATE TABLE topology_events (
+	ledger_offset  INTEGER PRIMARY KEY,
+	update_id      TEXT    NOT NULL,
+	record_time    INTEGER NOT NULL,
+	party          TEXT    NOT NULL,
+	participant_id TEXT    NOT NULL,
+	permission     TEXT    NOT NULL
 );
 
 CREATE TABLE identity_providers (

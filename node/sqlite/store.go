@@ -176,14 +176,18 @@ func (s *Store) load(ctx context.Context) error {
 		`SELECT max(ledger_offset), max(record_time) FROM completions`).Scan(&end, &last); err != nil {
 		return fmt.Errorf("read ledger end: %w", err)
 	}
-	var pruned sql.NullInt64
+	var pruned, topoEnd, topoLast sql.NullInt64
 	if err := s.w.QueryRowContext(ctx, `SELECT max(pruned_up_to) FROM pruning`).Scan(&pruned); err != nil {
 		return fmt.Errorf("read pruning offset: %w", err)
 	}
+	if err := s.w.QueryRowContext(ctx, `SELECT max(ledger_offset), max(record_time) FROM topology_events`).Scan(&topoEnd, &topoLast); err != nil {
+		return fmt.Errorf("read topology events: %w", err)
+	}
 	s.pruned.Store(pruned.Int64)
-	// A prune of everything leaves no completion; the ledger end stays.
-	s.end.Store(max(end.Int64, pruned.Int64))
-	s.lastRecord = last.Int64
+	// Topology events have offsets too; a prune of everything leaves no
+	// entry, and the ledger end stays.
+	s.end.Store(max(end.Int64, topoEnd.Int64, pruned.Int64))
+	s.lastRecord = max(last.Int64, topoLast.Int64)
 	var d int64
 	err := s.w.QueryRowContext(ctx, `SELECT max_dedup_ns FROM node WHERE id = 1`).Scan(&d)
 	switch {

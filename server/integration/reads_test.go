@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -436,5 +438,30 @@ func TestReadAnswersMatchOpenAPI(t *testing.T) {
 				t.Errorf("websocket %s frame does not match the OpenAPI document: %v\n%s", c.path, errs, f)
 			}
 		}
+	}
+}
+
+// TestTopologyUpdatesOverHTTP: with topology events on, a party allocation
+// is a TopologyTransaction in /v2/updates, as the OpenAPI document shapes it.
+func TestTopologyUpdatesOverHTTP(t *testing.T) {
+	n := startCommandNode(t, auth.ModeHS256, node.Config{TopologyEvents: true})
+	alice := n.allocate("Alice").Party
+	n.createUser("alice", ledgerapi.CanReadAs(alice))
+	body := map[string]any{"beginExclusive": 0, "endInclusive": 1, "updateFormat": map[string]any{
+		"includeTopologyEvents": map[string]any{"includeParticipantAuthorizationEvents": map[string]any{"parties": []string{alice}}}}}
+	r := n.call("POST", "/v2/updates", n.token("alice"), body)
+	if r.status != 200 || !strings.Contains(string(r.body), `"ParticipantAuthorizationAdded":{"value":{"partyId":"`+alice) {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	if _, err := os.Stat(filepath.Join("..", "..", "..", "shared")); err == nil {
+		checkOpenAPI(t, "POST", "/v2/updates", r.body)
+	}
+	var ups []ledgerapi.JsGetUpdatesResponse
+	mustUnmarshal(t, r.body, &ups)
+	if len(ups) != 1 || ups[0].Update.TopologyTransaction == nil || ups[0].Update.Offset() != 1 {
+		t.Errorf("updates %+v", ups)
+	}
+	if end := n.ledgerEnd(); end != 1 {
+		t.Errorf("ledger end %d after one allocation", end)
 	}
 }
