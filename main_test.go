@@ -5,8 +5,43 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
+
+// The binary the shell tests run, built once for all of them.
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+	buildOut  []byte
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBin != "" {
+		os.RemoveAll(filepath.Dir(builtBin))
+	}
+	os.Exit(code)
+}
+
+// ledgerBinary builds the ledger binary of this tree, once.
+func ledgerBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "ledger-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "ledger")
+		buildOut, buildErr = exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
+	})
+	if buildErr != nil {
+		t.Fatalf("go build: %v\n%s", buildErr, buildOut)
+	}
+	return builtBin
+}
 
 // TestOfflineFlowScript builds the binary and runs scripts/offline-flow.sh,
 // the offline signing flow as a user runs it in a shell.
@@ -18,10 +53,7 @@ func TestOfflineFlowScript(t *testing.T) {
 	if err != nil {
 		t.Skip("bash is not installed")
 	}
-	bin := filepath.Join(t.TempDir(), "ledger")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := ledgerBinary(t)
 	cmd := exec.Command(bash, "scripts/offline-flow.sh")
 	cmd.Env = append(os.Environ(), "LEDGER="+bin, "NO_COLOR=1")
 	out, err := cmd.CombinedOutput()

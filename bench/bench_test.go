@@ -2,9 +2,14 @@ package bench
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -190,14 +195,6 @@ func TestDurationRateAndProgress(t *testing.T) {
 	}
 }
 
-func TestCompletionsNeedSomethingToRead(t *testing.T) {
-	c := node(t)
-	_, err := Run(context.Background(), Config{Client: c, UserID: ledger.AdminUserID, Scenario: ScenarioCompletions, Count: 1, NewParties: 1})
-	if err == nil || !strings.Contains(err.Error(), "--seed") {
-		t.Errorf("err = %v, want a hint to seed", err)
-	}
-}
-
 func TestConfigErrors(t *testing.T) {
 	c := node(t)
 	for _, tc := range []struct {
@@ -216,5 +213,49 @@ func TestConfigErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: err = %v, want %q", tc.cfg, err, tc.want)
 		}
+	}
+}
+
+// TestDefaultsWork: mixed and completions with their defaults seed what
+// they read; seeding runs at SeedConcurrency whatever -c says; a page size
+// above the node's list maximum is one setup error (issue 12, item 29).
+func TestDefaultsWork(t *testing.T) {
+	c := node(t)
+	var log strings.Builder
+	s, err := Run(context.Background(), Config{Client: c, UserID: ledger.AdminUserID, Scenario: ScenarioMixed, Concurrency: 1, Count: 8, NewParties: 1, Log: &log})
+	if err != nil {
+		t.Fatalf("mixed with its defaults: %v", err)
+	}
+	checkConsistent(t, "mixed", s.Stats, 8)
+	if s.Seeded != DefaultSeed || !strings.Contains(log.String(), "seeding") {
+		t.Errorf("seeded %d, log %q", s.Seeded, log.String())
+	}
+
+	// Seeding at -c 1 is not one create at a time: count the requests in
+	// flight on their way to the node.
+	var inFlight, peak atomic.Int32
+	target, _ := url.Parse(c.URL())
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	counting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer counting.Close()
+	pc, err := client.New(client.Config{URL: counting.URL, MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = run(t, Config{Client: pc, UserID: ledger.AdminUserID, Scenario: ScenarioCompletions, Concurrency: 1, Count: 4, NewParties: 1, Seed: 300})
+	checkConsistent(t, "completions", s.Stats, 4)
+	if peak.Load() < 8 {
+		t.Errorf("seeding at -c 1 had at most %d requests in flight", peak.Load())
+	}
+
+	_, err = Run(context.Background(), Config{Client: c, UserID: ledger.AdminUserID, Scenario: ScenarioCompletions, Concurrency: 1, Count: 1, NewParties: 1, Seed: 300, PageSize: 500})
+	if err == nil || !strings.Contains(err.Error(), "smaller --page-size") {
+		t.Errorf("page size 500 against a maximum of 200: %v", err)
 	}
 }

@@ -34,7 +34,9 @@
 //     grants the user CanActAs on them.
 //   - completions: page through the completions of one party from offset 0
 //     with POST /v2/commands/completions, one page per operation, counting
-//     completions per second. Needs read rights on the party; with a seed,
-//     setup first submits that many creates (act rights).
+//     completions per second. Needs read rights on the party; setup first
+//     submits Config.Seed creates (act rights), DefaultSeed when the party
+//     has none to read, at SeedConcurrency or more, and checks once that a
+//     page of PageSize is within the node's list maximum.
 //   - mixed: a weighted mix of the above, each kind measured separately too.
 package bench

@@ -42,6 +42,13 @@ const (
 	DefaultPageSize    = 200
 	DefaultPageIdle    = 10 * time.Millisecond
 	DefaultProgress    = 5 * time.Second
+	// DefaultSeed is how many creates setup submits when the completions
+	// party has nothing to read and no --seed was given.
+	DefaultSeed = 1000
+	// SeedConcurrency is the least concurrency of seeding, whatever the
+	// measured concurrency: seeding is setup, and at -c 1 200,000 creates
+	// took eleven minutes.
+	SeedConcurrency = 64
 )
 
 // DefaultMix is the mixed scenario's weights when none are given.
@@ -173,8 +180,13 @@ type runner struct {
 	// cursors are the completions workers' positions, one per worker.
 	cursors []int64
 	// end is the offset the updates scenario replays up to.
-	end    int64
-	cidPre string
+	end int64
+	// readsCompletions says the scenario reads completion pages; autoSeed
+	// is how many creates setup found it must seed for them to have
+	// something to read.
+	readsCompletions bool
+	autoSeed         int64
+	cidPre           string
 }
 
 // Run sets up, warms up and measures cfg's scenario. Its error is a setup
@@ -189,7 +201,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if r.cidPre == "" {
 		r.cidPre = "bench-" + randomHex(4) + "-"
 	}
-	widenPool(r.c, cfg.Concurrency)
+	widenPool(r.c, max(cfg.Concurrency, SeedConcurrency))
 
 	start := time.Now()
 	sum := &Summary{Scenario: cfg.Scenario, URL: r.c.URL(), Concurrency: cfg.Concurrency, RateLimit: cfg.Rate, Template: cfg.Template, StartedAt: start.UTC()}
@@ -197,13 +209,20 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Seed > 0 {
-		if err := r.seed(ctx); err != nil {
+	if seed := max(cfg.Seed, r.autoSeed); seed > 0 {
+		if err := r.seed(ctx, seed); err != nil {
 			return nil, err
 		}
-		sum.Seeded = cfg.Seed
+		sum.Seeded = seed
 		if cfg.Scenario == ScenarioUpdates {
 			if r.end, err = r.readEnd(ctx); err != nil {
+				return nil, err
+			}
+		}
+		if r.readsCompletions {
+			// A node refuses a page larger than its maximum only once
+			// there is more to read: check again now there is.
+			if err := r.checkCompletions(ctx); err != nil {
 				return nil, err
 			}
 		}
@@ -330,7 +349,10 @@ func newRecorders(p *plan, split bool) *recorders {
 // flight. It returns the time from its start until the last one finished.
 func (r *runner) phase(ctx context.Context, name string, p *plan, dur time.Duration, count int64, recs *recorders) time.Duration {
 	var limiter *rate.Limiter
-	if r.cfg.Rate > 0 {
+	workers := r.cfg.Concurrency
+	if name == phaseSeed {
+		workers = max(workers, SeedConcurrency) // setup, not measured: as fast as the node goes
+	} else if r.cfg.Rate > 0 {
 		limiter = rate.NewLimiter(rate.Limit(r.cfg.Rate), 1)
 	}
 	start := time.Now()
@@ -345,7 +367,7 @@ func (r *runner) phase(ctx context.Context, name string, p *plan, dur time.Durat
 	}
 	var issued atomic.Int64
 	var wg sync.WaitGroup
-	for w := 0; w < r.cfg.Concurrency; w++ {
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -113,7 +114,8 @@ func (r *runner) setup(ctx context.Context) (*plan, error) {
 		}
 		r.end = end
 	}
-	if _, ok := kinds[ScenarioCompletions]; ok && r.cfg.Seed == 0 {
+	if _, ok := kinds[ScenarioCompletions]; ok {
+		r.readsCompletions = true
 		if err := r.checkCompletions(ctx); err != nil {
 			return nil, err
 		}
@@ -248,13 +250,16 @@ func (r *runner) onboard(ctx context.Context, sync, hint string) (*externalParty
 	return &externalParty{id: o.PartyID, key: key}, nil
 }
 
-// seed submits cfg.Seed creates as the completions party, unmeasured.
-func (r *runner) seed(ctx context.Context) error {
+// phaseSeed names the seeding phase.
+const phaseSeed = "seed"
+
+// seed submits n creates as the completions party, unmeasured.
+func (r *runner) seed(ctx context.Context, n int64) error {
 	p := &plan{wheel: []string{ScenarioSubmit}, ops: map[string]opFunc{ScenarioSubmit: func(ctx context.Context, w int, seq int64) (int, error) {
 		return r.submitAs(ctx, r.local[0], seq)
 	}}}
 	recs := newRecorders(p, false)
-	r.phase(ctx, "seed", p, 0, r.cfg.Seed, recs)
+	r.phase(ctx, phaseSeed, p, 0, n, recs)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -267,15 +272,23 @@ func (r *runner) seed(ctx context.Context) error {
 	return nil
 }
 
-// checkCompletions makes sure the completions party has something to read.
+// checkCompletions reads one page as the operations will, once, so that a
+// page size above the node's list maximum is one clear setup error rather
+// than a 413 for every operation; and when there is nothing to read and no
+// seed was asked for, it has setup seed DefaultSeed creates.
 func (r *runner) checkCompletions(ctx context.Context) error {
 	page, err := r.c.Completions(ctx, ledgerapi.CompletionStreamRequest{UserID: r.user, Parties: []string{r.local[0]}},
-		client.CompletionsOptions{Limit: 1, IdleTimeout: r.cfg.PageIdle})
+		client.CompletionsOptions{Limit: r.cfg.PageSize, IdleTimeout: r.cfg.PageIdle})
+	if errors.Is(err, ledgerapi.CodeJSONAPIMaximumListElementsReached.Err()) || client.StatusCode(err) == http.StatusRequestEntityTooLarge {
+		return fmt.Errorf("setup: a page of %d completions is more than the node returns at once: give a smaller --page-size (Canton's default maximum is %d): %w",
+			r.cfg.PageSize, DefaultPageSize, err)
+	}
 	if err != nil {
 		return fmt.Errorf("setup: reading the completions of %s: %w", r.local[0], err)
 	}
-	if len(page) == 0 {
-		return fmt.Errorf("setup: party %s has no completions of user %s to read: seed some with --seed N", r.local[0], r.user)
+	if len(page) == 0 && r.cfg.Seed == 0 {
+		r.autoSeed = DefaultSeed
+		fmt.Fprintf(r.cfg.Log, "party %s has no completions to read: seeding %d (--seed N sets how many)\n", r.local[0], DefaultSeed)
 	}
 	return nil
 }

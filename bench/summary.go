@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ledger-cli/ledger/display"
 )
 
 // WriteText renders the summary for a terminal or a log.
@@ -51,9 +54,16 @@ func writeStats(b *strings.Builder, indent string, st Stats, completions bool) {
 	fmt.Fprintf(b, "%slatency ms   p50 %.3f  p90 %.3f  p99 %.3f  max %.3f  mean %.3f\n", indent, l.P50, l.P90, l.P99, l.Max, l.Mean)
 	if len(st.Errors) > 0 {
 		fmt.Fprintf(b, "%serrors\n", indent)
+		var rows [][]string
 		for _, id := range sortedErrorIDs(st.Errors) {
-			fmt.Fprintf(b, "%s  %-40s %d  e.g. %s\n", indent, id, st.Errors[id], truncate(st.ErrorExamples[id], 160))
+			rows = append(rows, []string{id, strconv.FormatInt(st.Errors[id], 10), "e.g. " + truncate(st.ErrorExamples[id], 160)})
 		}
+		var t strings.Builder
+		_ = display.Table(&t, []string{"ERROR ID", "COUNT", "EXAMPLE"}, rows)
+		for _, line := range strings.SplitAfter(strings.TrimSuffix(t.String(), "\n"), "\n") {
+			b.WriteString(indent + "  " + line)
+		}
+		b.WriteString("\n")
 	}
 }
 

@@ -18,7 +18,17 @@
 // Reads, prepare, generate-topology, the completion list and granting or
 // revoking rights are idempotent; execute, submit, allocation, user creation
 // and party updates are not: their callers decide (a fresh submission id per
-// attempt, a party update re-read before it is retried).
+// attempt, a party update re-read before it is retried). Config.Timeout
+// bounds a call with all its attempts.
+//
+// The retry loop is this package's, not resty's (SetRetryCount and retry
+// conditions), for three reasons: resty's Backoff returns ctx.Err() when the
+// deadline falls during a wait, so the user would read "context deadline
+// exceeded" instead of the node's answer or "connection refused"; it sleeps
+// into the deadline instead of giving up when the wait outlasts it; and the
+// completion pages read with SetDoNotParseResponse are invisible to its retry
+// conditions, whose unread bodies it would leave open between attempts. The
+// backoff itself (Backoff) is shared with the completion stream's reconnects.
 package client
 
 import (
@@ -57,8 +67,9 @@ type Config struct {
 	Tokens TokenSource
 	// UserAgent overrides the User-Agent header.
 	UserAgent string
-	// Timeout bounds each attempt of a request (DefaultTimeout when 0).
-	// Long polls of the completion list get their idle timeout on top.
+	// Timeout bounds each request, all its attempts included
+	// (DefaultTimeout when 0). Long polls of the completion list get their
+	// idle timeout on top.
 	Timeout time.Duration
 	// TLS configures HTTPS (CA certificates, client certificate); nil uses
 	// the system roots.
@@ -93,18 +104,10 @@ var ErrNoURL = errors.New("no node URL")
 
 // New checks cfg and returns a client.
 func New(cfg Config) (*Client, error) {
-	if cfg.URL == "" {
-		return nil, ErrNoURL
-	}
-	u, err := url.Parse(cfg.URL)
+	u, err := ParseNodeURL(cfg.URL)
 	if err != nil {
-		return nil, fmt.Errorf("node URL %q: %w", cfg.URL, err)
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("node URL %q: must be http://host[:port] or https://host[:port]", cfg.URL)
-	}
-	u.Path = strings.TrimSuffix(u.Path, "/")
-	u.RawQuery, u.Fragment = "", ""
 	hc := cfg.HTTPClient
 	if hc == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -143,6 +146,29 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
+// ParseNodeURL checks a node's base URL: http or https, a host, maybe a
+// path prefix (kept, without its trailing slash); query and fragment are
+// dropped. A URL written without its scheme ("127.0.0.1:7575") is the
+// usual mistake and the error says how to write it.
+func ParseNodeURL(s string) (*url.URL, error) {
+	if s == "" {
+		return nil, ErrNoURL
+	}
+	if !strings.Contains(s, "://") {
+		return nil, fmt.Errorf("node URL %q has no scheme: write http://%s (or https://%s)", s, s, s)
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("node URL %q: %w", s, unwrapURLError(err))
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("node URL %q: must be http://host[:port] or https://host[:port]", s)
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	u.RawQuery, u.Fragment = "", ""
+	return u, nil
+}
+
 // URL returns the node's base URL.
 func (c *Client) URL() string { return c.base.String() }
 
@@ -173,23 +199,52 @@ func (c *Client) do(ctx context.Context, k call) error {
 			return fmt.Errorf("%s %s: encoding the request: %w", k.method, k.path, err)
 		}
 	}
+	// The timeout bounds the call with all its retries: a user who says
+	// --timeout 2s means two seconds, not four attempts of two.
+	ctx, cancel := context.WithTimeout(ctx, c.timeout+k.extraTimeout)
+	defer cancel()
 	attempts := 1
 	if k.idempotent {
 		attempts = c.maxAttempts
 	}
 	var err error
-	for i := 0; i < attempts; i++ {
-		if i > 0 {
-			if werr := c.sleep(ctx, c.backoff(i, err)); werr != nil {
-				return err
+	tried := 0
+	for tried < attempts {
+		if tried > 0 {
+			d := c.backoff(tried, err)
+			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+				break // the wait would outlast the deadline: report what failed
+			}
+			if c.sleep(ctx, d) != nil {
+				break
 			}
 		}
+		prev := err
 		err = c.once(ctx, k, body)
+		tried++
+		if prev != nil && ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+			err = prev // cut short by the deadline: the node's last answer says more
+		}
 		if err == nil || !retryWorthy(err) || ctx.Err() != nil {
-			return err
+			break
 		}
 	}
+	if err != nil && tried > 1 {
+		setAttempts(err, tried)
+	}
 	return err
+}
+
+// setAttempts records on the error how often the request was sent.
+func setAttempts(err error, n int) {
+	var ae *APIError
+	var te *TransportError
+	switch {
+	case errors.As(err, &ae):
+		ae.Attempts = n
+	case errors.As(err, &te):
+		te.Attempts = n
+	}
 }
 
 // retryWorthy is IsRetryable plus requests that got no answer.
@@ -198,16 +253,28 @@ func retryWorthy(err error) bool {
 	return IsRetryable(err) || errors.As(err, &te)
 }
 
-// backoff is the wait before attempt i (1-based retries): exponential with
-// jitter, at least what the error's retryInfo asks for.
+// backoff is the wait before retry i (1-based).
 func (c *Client) backoff(i int, err error) time.Duration {
-	d := c.baseDelay << (i - 1)
-	if d > c.maxDelay || d <= 0 {
-		d = c.maxDelay
+	return Backoff{Base: c.baseDelay, Max: c.maxDelay}.Delay(i, err)
+}
+
+// Backoff is the wait between attempts, of a request here and of a
+// reconnecting stream (package completions): exponential from Base,
+// capped at Max, with jitter so that clients that failed together do not
+// come back together, and at least what the error's retryInfo asks for.
+type Backoff struct {
+	Base, Max time.Duration
+}
+
+// Delay is the wait before retry n (1-based) after err.
+func (b Backoff) Delay(n int, err error) time.Duration {
+	d := b.Max
+	if shift := n - 1; shift < 62 && b.Base <= b.Max>>shift {
+		d = b.Base << shift
 	}
 	d = d/2 + rand.N(d/2+1)
 	if r := RetryDelay(err); r > d {
-		d = min(r, c.maxDelay)
+		d = min(r, b.Max)
 	}
 	return d
 }
@@ -225,14 +292,13 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // once sends one attempt.
 func (c *Client) once(ctx context.Context, k call, body []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout+k.extraTimeout)
-	defer cancel()
 	req := c.r.R().SetContext(ctx).
 		SetHeader("User-Agent", c.ua).
 		SetHeader("Accept", "application/json")
+	var tok string
 	if c.tokens != nil {
-		tok, err := c.tokens.Token(ctx)
-		if err != nil {
+		var err error
+		if tok, err = c.tokens.Token(ctx); err != nil {
 			return err
 		}
 		if tok != "" {
@@ -259,7 +325,11 @@ func (c *Client) once(ctx context.Context, k call, body []byte) error {
 		}
 	}
 	if resp.StatusCode() != http.StatusOK {
-		return newAPIError(k.method, k.path, resp.StatusCode(), resp.Header().Get("Content-Type"), answer)
+		ae := newAPIError(k.method, k.path, resp.StatusCode(), resp.Header().Get("Content-Type"), answer)
+		if ae.StatusCode == http.StatusUnauthorized {
+			ae.Token = inspectToken(tok)
+		}
+		return ae
 	}
 	decode := k.decode
 	if decode == nil {

@@ -392,3 +392,29 @@ func TestNewRejectsBadURL(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeoutBoundsTheRetries: Config.Timeout is the time a call may take
+// with all its retries; a slow node answering 503 is not tried four times
+// a timeout each (issue 12, item 25: --timeout 2s took 9 s).
+func TestTimeoutBoundsTheRetries(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(150 * time.Millisecond)
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	c, err := New(Config{URL: f.URL, Timeout: 400 * time.Millisecond, BaseDelay: 100 * time.Millisecond, MaxDelay: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = c.LedgerEnd(context.Background())
+	if elapsed := time.Since(start); elapsed > 600*time.Millisecond {
+		t.Errorf("the call took %s with a 400ms timeout", elapsed)
+	}
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("err = %v, want the node's 503 (the cause, not the deadline)", err)
+	}
+	if ae.Attempts < 2 || !strings.Contains(err.Error(), "sent ") {
+		t.Errorf("retried %d times, message %q: want at least 2 and the count", ae.Attempts, err)
+	}
+}

@@ -38,6 +38,21 @@ type APIError struct {
 	Text string
 	// ContentType is the answer's media type, e.g. "text/plain".
 	ContentType string
+	// Attempts is how often the request was sent, when more than once.
+	Attempts int
+	// Token describes the bearer token of a request answered 401; nil
+	// otherwise.
+	Token *TokenInfo
+}
+
+// TokenInfo is what the client knows of the token a refused request
+// carried, for saying why it was refused: whether there was one at all,
+// and when it expires if it is a JWT (read without verifying it: the
+// node verifies).
+type TokenInfo struct {
+	Sent bool
+	// Expiry is the JWT's exp; zero when absent or not a JWT.
+	Expiry time.Time
 }
 
 // Error names the request, the status and what the node said.
@@ -55,6 +70,9 @@ func (e *APIError) Error() string {
 		}
 	case e.Canton != nil:
 		fmt.Fprintf(&b, ": %s: %s", e.Canton.Code, e.Canton.Cause)
+		if id := e.Canton.CorrelationID; id != nil && *id != "" && e.StatusCode >= 500 {
+			fmt.Fprintf(&b, " (correlation id %s: quote it to the node's operator)", *id)
+		}
 	case e.StatusCode == http.StatusBadRequest && e.Text != "":
 		fmt.Fprintf(&b, ": the node could not decode the request: %s", e.Text)
 	case e.Text != "":
@@ -62,7 +80,14 @@ func (e *APIError) Error() string {
 	default:
 		fmt.Fprintf(&b, " %s", http.StatusText(e.StatusCode))
 	}
+	writeAttempts(&b, e.Attempts)
 	return b.String()
+}
+
+func writeAttempts(b *strings.Builder, n int) {
+	if n > 1 {
+		fmt.Fprintf(b, " (sent %d times)", n)
+	}
 }
 
 // Unwrap exposes the Canton error, so errors.Is(err, ledgerapi.CodeX.Err())
@@ -192,10 +217,15 @@ type TransportError struct {
 	Method string
 	Path   string
 	Err    error
+	// Attempts is how often the request was sent, when more than once.
+	Attempts int
 }
 
 func (e *TransportError) Error() string {
-	return fmt.Sprintf("%s %s: %v", e.Method, e.Path, e.Err)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: %v", e.Method, e.Path, e.Err)
+	writeAttempts(&b, e.Attempts)
+	return b.String()
 }
 
 func (e *TransportError) Unwrap() error { return e.Err }

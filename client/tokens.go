@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/oauth2"
 )
 
@@ -91,4 +92,18 @@ func (s oauth2Source) Token(context.Context) (string, error) {
 		return "", fmt.Errorf("fetching an OAuth token: %w", err)
 	}
 	return tok.AccessToken, nil
+}
+
+// inspectToken reads what a refusal's message needs from a token: the exp
+// of a JWT, parsed without verification.
+func inspectToken(tok string) *TokenInfo {
+	info := &TokenInfo{Sent: tok != ""}
+	if tok == "" {
+		return info
+	}
+	claims := jwt.RegisteredClaims{}
+	if _, _, err := jwt.NewParser().ParseUnverified(tok, &claims); err == nil && claims.ExpiresAt != nil {
+		info.Expiry = claims.ExpiresAt.Time
+	}
+	return info
 }

@@ -78,8 +78,11 @@ Scenarios, one operation each:
 Setup is not measured: it allocates --parties fresh local parties named
 bench-<run>-N and grants the user CanActAs on them (unless --party names
 existing ones), onboards as many external parties with fresh keys for
-execute (generate-topology, checked, multi-hash signed, allocate), and with
---seed N submits N creates for completions to read. Setup needs the
+execute (generate-topology, checked, multi-hash signed, allocate), and for
+completions and mixed submits creates for them to read: --seed N of them, or
+1000 when the party has none. Seeding runs at a concurrency of at least 64,
+whatever -c says, and ignores --rate: it is setup. A --page-size above the
+node's list maximum is found once, at setup. Setup needs the
 ParticipantAdmin right; the operations need read rights on the parties
 (prepare, completions) or act rights (submit, execute). The user is --user,
 else the token's.
@@ -141,7 +144,7 @@ failed (or none finished), 2 usage error.`,
 	fl.StringVar(&opts.CommandIDPrefix, "command-id-prefix", "", "command ids are this prefix and a number from 1 (default: bench-<random>-)")
 	fl.StringVar(&opts.Synchronizer, "synchronizer", "", "synchronizer of the external parties (default: the node's only one)")
 	fl.StringVar(&opts.Scheme, "scheme", "", "hashing scheme prepare asks for: v2 or v3 (default: the node's)")
-	fl.Int64Var(&opts.Seed, "seed", 0, "submit this many creates before measuring, for completions to read")
+	fl.Int64Var(&opts.Seed, "seed", 0, "submit this many creates before measuring, for completions to read (default: 1000 when there are none)")
 	fl.IntVar(&opts.PageSize, "page-size", bench.DefaultPageSize, "completions per page: the node's maximum list size (Canton's default is 200)")
 	fl.DurationVar(&opts.PageIdle, "page-idle", bench.DefaultPageIdle, "stream_idle_timeout_ms of a completions page; a short page ends a pass")
 	fl.StringVar(&opts.Mix, "mix", "prepare=1,submit=1,execute=1,completions=1", "weights of the mixed scenario: KIND=N,…")

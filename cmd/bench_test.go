@@ -103,7 +103,7 @@ func TestBenchUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"bench"}, "accepts 1 arg"},
+		{[]string{"bench"}, "missing SCENARIO"},
 		{[]string{"bench", "load"}, `unknown scenario "load"`},
 		{[]string{"bench", "submit", "--count", "5", "--duration", "1s"}, "not both"},
 		{[]string{"bench", "execute", "--party", "a::1220ab"}, "--party cannot be used with execute"},

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -87,8 +88,8 @@ connections that fail are reopened with backoff after the last offset seen.
 
 --checkpoint FILE makes a tail resumable: the offset of the last completion
 handled is written to FILE (atomically) after it was printed, and a new run
-starts after the offset in FILE instead of --begin. With --out OUT (or -o OUT)
-the completions go to OUT, which is synced before each checkpoint and whose
+starts after the offset in FILE instead of --begin. With --out OUT the
+completions go to OUT, which is synced before each checkpoint and whose
 length the checkpoint records; a restart cuts OUT back to that length, so a run
 killed at any moment and restarted writes every completion to OUT exactly once.
 On standard output that cannot be undone: a run killed between printing and
@@ -115,11 +116,14 @@ Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
 
   # only new completions, of one submission
   ledger completions --party "$ALICE" --begin end --follow --submission-id "$SUB"`,
-		Args:        cmdutil.ExactArgs(0),
-		Annotations: map[string]string{cmdutil.AnnotationWritesFile: "true"},
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 && shellNames[args[0]] {
+				return cmdutil.UsageError("ledger completions reads command completions, the outcomes of submissions; for shell completion run: ledger completion %s", args[0])
+			}
+			return cmdutil.ExactArgs(0)(c, args)
+		},
 	}
 	conn := cmdutil.AddConnFlags(cmd)
-	var out string
 	fl := cmd.Flags()
 	fl.StringArrayVar(&opts.Parties, "party", nil, "act-as party whose completions to read (repeatable; required)")
 	fl.StringVar(&opts.Begin, "begin", "0", `offset to start after, or "end"`)
@@ -133,10 +137,10 @@ Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
 	fl.DurationVar(&opts.MaxWait, "max-wait", 0, "give up after this long (0: no limit)")
 	fl.StringVar(&opts.Transport, "transport", completions.TransportAuto, "auto, websocket or list")
 	fl.BoolVar(&opts.FullIDs, "full-ids", false, "print update ids in full")
-	fl.StringVar(&out, "out", "", "append the completions to this file, kept in step with --checkpoint (same as -o FILE)")
+	fl.StringVar(&opts.OutPath, "out", "", "append the completions to this file, kept in step with --checkpoint")
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		var err error
-		if opts.Format, opts.OutPath, err = f.OutputTarget(out); err != nil {
+		if opts.Format, err = f.OutputFormat(); err != nil {
 			return err
 		}
 		if len(opts.Parties) == 0 {
@@ -153,6 +157,27 @@ Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
 	}
 	return cmd
 }
+
+// checkPartiesKnown refuses parties the node does not know: their
+// completions would be an empty list, indistinguishable from "nothing
+// happened". Reading parties needs rights a reader may lack; then there is
+// no telling, and the tail goes ahead.
+func checkPartiesKnown(conn *cmdutil.Connection, parties []string) error {
+	ctx, cancel := conn.Context()
+	defer cancel()
+	ps, err := conn.Client.GetParties(ctx, parties[0], parties[1:]...)
+	if err != nil {
+		return nil
+	}
+	if missing := cmdutil.MissingParties(parties, ps); len(missing) > 0 {
+		return fmt.Errorf("--party %s: the node knows no such party, so it has no completions for it; check the id (ledger parties list)", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// shellNames are what someone after shell completion types after
+// "ledger completions".
+var shellNames = map[string]bool{"bash": true, "zsh": true, "fish": true, "powershell": true}
 
 func completionsRun(opts *CompletionsOptions) error {
 	o := completions.Options{
@@ -178,6 +203,9 @@ func completionsRun(opts *CompletionsOptions) error {
 		return err
 	}
 	o.UserID = conn.UserID
+	if err := checkPartiesKnown(conn, opts.Parties); err != nil {
+		return err
+	}
 	ctx := opts.Context
 	if ctx == nil {
 		var stop context.CancelFunc
@@ -200,8 +228,18 @@ func completionsRun(opts *CompletionsOptions) error {
 		w, o.Sync = file, file.Sync
 		text.Color = false
 	}
+	// The header goes to a terminal or pipe once; a file appended to across
+	// restarts gets none.
+	header := opts.OutPath == ""
 	out := func(c *ledgerapi.Completion) error {
-		return writeRecord(w, opts.Format, c, func() string { return display.CompletionLine(c, text) })
+		return writeRecord(w, opts.Format, c, func() string {
+			line := display.CompletionLine(c, text)
+			if header { // the text form's header, once
+				header = false
+				return display.CompletionHeader() + "\n" + line
+			}
+			return line
+		})
 	}
 	res, err := completions.Tail(ctx, conn.Client, o, out)
 	switch {
@@ -217,7 +255,7 @@ func completionsRun(opts *CompletionsOptions) error {
 	case errors.Is(err, context.Canceled):
 		return nil // stopped by a signal: the checkpoint is up to date
 	case err != nil:
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	if res.Until != nil && !res.Until.Succeeded() {
 		return cmdutil.CompletionRejection(res.Until)

@@ -49,3 +49,34 @@ func TestConfigCommandsAndPrecedence(t *testing.T) {
 		t.Errorf("unset token still there: %+v", r)
 	}
 }
+
+// TestConfigSetValidates: a value every later command would refuse is not
+// saved (issue 12, item 22).
+func TestConfigSetValidates(t *testing.T) {
+	isolateConfig(t)
+	for _, tc := range []struct{ key, value, want string }{
+		{"timeout", "abc", `timeout "abc": use a positive duration`},
+		{"timeout", "0s", "positive duration"},
+		{"url", "notaurl", `node URL "notaurl" has no scheme: write http://notaurl`},
+		{"url", "127.0.0.1:7575", "write http://127.0.0.1:7575"},
+		{"url", "ftp://host", "must be http://host"},
+		{"oauth-token-url", "idp.example/token", "must be an http:// or https:// URL"},
+		{"user", "bad user", "user"},
+	} {
+		r := runCLI(t, "", "config", "set", tc.key, tc.value)
+		if r.code != cmdutil.ExitUsage || !strings.Contains(r.err, tc.want) || !strings.Contains(r.err, "nothing was saved") {
+			t.Errorf("config set %s %q: exit %d, stderr %q; want 2 and %q", tc.key, tc.value, r.code, r.err, tc.want)
+		}
+	}
+	path, _ := cmdutil.ConfigPath()
+	if _, err := os.Stat(path); err == nil {
+		t.Errorf("a refused value was saved to %s", path)
+	}
+	runCLI(t, "", "config", "set", "timeout", "2s").must(t, 0)
+	runCLI(t, "", "config", "set", "url", "https://participant.example:7575/api").must(t, 0)
+	// A bad URL from a flag names where it came from.
+	r := runCLI(t, "", "parties", "list", "--url", "127.0.0.1:7575").must(t, 2)
+	if !strings.Contains(r.err, "has no scheme: write http://127.0.0.1:7575") || !strings.Contains(r.err, "flag --url") {
+		t.Errorf("--url without a scheme: %s", r.err)
+	}
+}

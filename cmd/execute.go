@@ -1,10 +1,11 @@
 package cmd
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/display"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"github.com/ledger-cli/ledger/wallet"
@@ -78,13 +80,14 @@ id and a hint of what to do are printed.`,
 
 // ExecuteResult is what execute prints with -o json|yaml.
 type ExecuteResult struct {
-	Status           string `json:"status"` // "submitted" or "committed"
-	CommandID        string `json:"commandId"`
-	SubmissionID     string `json:"submissionId"`
-	UpdateID         string `json:"updateId,omitempty"`
-	CompletionOffset int64  `json:"completionOffset,omitempty"`
-	RecordTime       string `json:"recordTime,omitempty"`
-	PaidTrafficCost  *int64 `json:"paidTrafficCost,omitempty"`
+	Status           string   `json:"status"` // "submitted" or "committed"
+	CommandID        string   `json:"commandId"`
+	ActAs            []string `json:"actAs"`
+	SubmissionID     string   `json:"submissionId"`
+	UpdateID         string   `json:"updateId,omitempty"`
+	CompletionOffset int64    `json:"completionOffset,omitempty"`
+	RecordTime       string   `json:"recordTime,omitempty"`
+	PaidTrafficCost  *int64   `json:"paidTrafficCost,omitempty"`
 }
 
 func executeRun(opts *ExecuteOptions) error {
@@ -93,7 +96,7 @@ func executeRun(opts *ExecuteOptions) error {
 		return err
 	}
 	if len(env.PartySignatures.Signatures) == 0 {
-		return fmt.Errorf("%s has no signatures: sign it first (ledger sign %s --key KEYFILE -o signed.json)", opts.File, opts.File)
+		return fmt.Errorf("%s has no signatures: sign it first (ledger sign %s --key KEYFILE --out signed.json)", opts.File, opts.File)
 	}
 	for _, ps := range env.PartySignatures.Signatures {
 		if len(ps.Signatures) == 0 {
@@ -120,6 +123,8 @@ func executeRun(opts *ExecuteOptions) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := conn.Context()
+	defer cancel()
 	userID := env.UserID
 	if userID == "" {
 		userID = conn.UserID
@@ -133,11 +138,11 @@ func executeRun(opts *ExecuteOptions) error {
 		HashingSchemeVersion: ledgerapi.HashingSchemeVersion(check.Scheme.String()),
 		MinLedgerTime:        env.MinLedgerTime,
 	}
-	res := ExecuteResult{Status: "submitted", CommandID: pt.GetMetadata().GetSubmitterInfo().GetCommandId(), SubmissionID: req.SubmissionID}
-	ctx := context.Background()
+	submitter := pt.GetMetadata().GetSubmitterInfo()
+	res := ExecuteResult{Status: "submitted", CommandID: submitter.GetCommandId(), ActAs: submitter.GetActAs(), SubmissionID: req.SubmissionID}
 	if !opts.Wait {
 		if err := conn.Client.Execute(ctx, req); err != nil {
-			return cmdutil.Rejection(err)
+			return conn.Rejection(err)
 		}
 		return writeExecuteResult(opts, res)
 	}
@@ -150,13 +155,13 @@ func executeRun(opts *ExecuteOptions) error {
 		res.SubmissionID = req.SubmissionID
 		r, err := conn.Client.ExecuteAndWait(ctx, req)
 		if err != nil {
-			return cmdutil.Rejection(err)
+			return conn.Rejection(err)
 		}
 		res.Status, res.UpdateID, res.CompletionOffset = "committed", r.UpdateID, int64(r.CompletionOffset)
 		return writeExecuteResult(opts, res)
 	}
 	if err != nil {
-		return cmdutil.Rejection(err)
+		return conn.Rejection(err)
 	}
 	cost := int64(tx.PaidTrafficCost)
 	res.Status, res.UpdateID, res.CompletionOffset, res.PaidTrafficCost = "committed", tx.UpdateID, int64(tx.Offset), &cost
@@ -172,19 +177,22 @@ func writeExecuteResult(opts *ExecuteOptions, r ExecuteResult) error {
 	}
 	w := opts.IO.Out
 	if r.Status == "submitted" {
-		fmt.Fprintf(w, "Submitted command %s (submission %s).\nThe outcome arrives as a completion: ledger completions --party PARTY --until-command-id %s\n",
-			r.CommandID, r.SubmissionID, r.CommandID)
+		var follow strings.Builder
+		for _, p := range r.ActAs {
+			follow.WriteString(" --party " + shellQuote(p))
+		}
+		fmt.Fprintf(w, "Submitted command %s (submission %s).\nThe outcome arrives as a completion: ledger completions%s --until-command-id %s\n",
+			r.CommandID, r.SubmissionID, follow.String(), shellQuote(r.CommandID))
 		return nil
 	}
 	fmt.Fprintf(w, "Committed command %s\n", r.CommandID)
-	fmt.Fprintf(w, "  update id:          %s\n", r.UpdateID)
-	fmt.Fprintf(w, "  completion offset:  %d\n", r.CompletionOffset)
+	fields := [][2]string{{"Update id", r.UpdateID}, {"Completion offset", strconv.FormatInt(r.CompletionOffset, 10)}}
 	if r.RecordTime != "" {
-		fmt.Fprintf(w, "  record time:        %s\n", r.RecordTime)
+		fields = append(fields, [2]string{"Record time", r.RecordTime})
 	}
 	if r.PaidTrafficCost != nil {
-		fmt.Fprintf(w, "  paid traffic cost:  %d\n", *r.PaidTrafficCost)
+		fields = append(fields, [2]string{"Paid traffic cost", strconv.FormatInt(*r.PaidTrafficCost, 10)})
 	}
-	fmt.Fprintf(w, "  submission id:      %s\n", r.SubmissionID)
-	return nil
+	fields = append(fields, [2]string{"Submission id", r.SubmissionID})
+	return display.Fields(w, fields)
 }

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/signer"
 )
 
 func TestPartiesAgainstServe(t *testing.T) {
@@ -149,5 +151,61 @@ func TestAllocateExternalRefusesForeignTopology(t *testing.T) {
 	r := runCLI(t, "", "parties", "allocate-external", "--key", keyFile, "--hint", "dave", "--yes", "--url", proxy.URL, "--token", n.admin).must(t, 1)
 	if !strings.Contains(r.err, "refusing to sign") {
 		t.Errorf("stderr: %s", r.err)
+	}
+}
+
+// TestPartyTyposAreNamed: a party id the node does not know is "not found"
+// (exit 1), not an empty answer (issue 12, item 24).
+func TestPartyTyposAreNamed(t *testing.T) {
+	n := startLiveNode(t)
+	conn := []string{"--url", n.url, "--token", n.admin}
+	bank := strings.TrimSpace(runCLI(t, "", append([]string{"parties", "allocate", "bank"}, conn...)...).must(t, 0).out)
+	typo := "bnak" + strings.TrimPrefix(bank, "bank")
+
+	r := runCLI(t, "", append([]string{"parties", "get", typo}, conn...)...).must(t, 1)
+	if !strings.Contains(r.err, "not found: "+typo) || strings.Contains(r.out, "no parties") {
+		t.Errorf("get TYPO:\nstdout %s\nstderr %s", r.out, r.err)
+	}
+	r = runCLI(t, "", append([]string{"parties", "get", bank, typo}, conn...)...).must(t, 1)
+	if !strings.Contains(r.out, bank) || !strings.Contains(r.err, "not found: "+typo) {
+		t.Errorf("get PARTY TYPO prints the one and names the other:\nstdout %s\nstderr %s", r.out, r.err)
+	}
+	r = runCLI(t, "", append([]string{"parties", "get", "TYPO"}, conn...)...).must(t, 1)
+	if !strings.Contains(r.err, "not found: TYPO") {
+		t.Errorf("get TYPO: %s", r.err)
+	}
+	r = runCLI(t, "", append([]string{"parties", "get", "bad/party"}, conn...)...).must(t, 2)
+	if !strings.Contains(r.err, "PARTY") {
+		t.Errorf("a malformed id names the argument: %s", r.err)
+	}
+
+	r = runCLI(t, "", append([]string{"completions", "--party", typo}, conn...)...).must(t, 1)
+	if !strings.Contains(r.err, "--party "+typo+": the node knows no such party") {
+		t.Errorf("completions --party TYPO: %s", r.err)
+	}
+
+	open := startOpenNode(t) // where the admin may act as anyone
+	r = runCLI(t, "", "submit", "--create", "#p:M:T", "--args", "{}", "--act-as", typo, "--url", open, "--user", "participant_admin").must(t, 4)
+	if !strings.Contains(r.err, "UNKNOWN_SUBMITTERS") || !strings.Contains(r.err, "hint: not known on the node's synchronizers: "+typo) {
+		t.Errorf("submit --act-as TYPO: %s", r.err)
+	}
+}
+
+// TestAllocateExternalPrintsTheIDForScripts: off a terminal, stdout is the
+// party id alone, so ALICE=$(ledger parties allocate-external …) works
+// without jq; what was checked goes to stderr.
+func TestAllocateExternalPrintsTheIDForScripts(t *testing.T) {
+	n := startLiveNode(t)
+	key, err := signer.Generate(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(t.TempDir(), "dora.key")
+	if err := signer.WriteKeyFile(keyFile, signer.MarshalPlaintextKeyFile(key), false); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, "", "parties", "allocate-external", "--key", keyFile, "--hint", "dora", "--yes", "--url", n.url, "--token", n.admin).must(t, 0)
+	if r.out != "dora::"+key.Fingerprint()+"\n" || !strings.Contains(r.err, "multi-hash to sign") {
+		t.Errorf("stdout %q\nstderr %s", r.out, r.err)
 	}
 }

@@ -1,9 +1,7 @@
 package cmd
 
 import (
-	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -24,9 +22,10 @@ type PrepareOptions struct {
 	IO      *cmdutil.IOStreams
 	Now     func() time.Time
 	Connect func() (*cmdutil.Connection, error)
-	// Format is -o as a format; Path the envelope file ("" = stdout).
+	// Format is -o: the form of the summary (the envelope is always JSON).
 	Format string
-	Path   string
+	// Out is the envelope file ("" = standard output).
+	Out string
 
 	Commands           commandFlags
 	ActAs              []string
@@ -50,7 +49,6 @@ type PrepareOptions struct {
 // NewCmdPrepare builds `ledger prepare`.
 func NewCmdPrepare(f *cmdutil.Factory, runF func(*PrepareOptions) error) *cobra.Command {
 	opts := &PrepareOptions{IO: f.IO, Now: f.Now}
-	var out string
 	cmd := &cobra.Command{
 		Use:   "prepare (--create T --args JSON | --exercise T --contract-id C --choice N | --create-and-exercise T … | --commands @FILE) --act-as PARTY",
 		Short: "Prepare a transaction on the node for an external party to sign",
@@ -76,26 +74,31 @@ Every field of the prepare request has a flag. --command-id defaults to a
 fresh UUID. --max-record-time takes a duration from now (10m) or an RFC 3339
 time; so does --min-ledger-time (a duration is sent as a relative time).
 
-The envelope goes to the file given with -o FILE or --out FILE, else to
-standard output; the traffic cost estimate and the summary then go to
-standard error. --show also renders the transaction for review.
+The envelope is JSON, always: it goes to --out FILE, else to standard
+output, with the summary and traffic cost estimate then on standard error.
+With --out, the summary goes to standard output, as text or, with -o json or
+-o yaml, as a structure for scripts (commandId, actAs, envelope, scheme,
+hash, matchesNode, cost). A YAML envelope is never written. --show also
+renders the transaction for review.
 
 Exit status: 0 prepared and the hash matches, 1 error or refusal by the node,
 2 usage error, 3 the node's hash differs from the recomputed one.`,
 		Example: `  # create a contract as an external party, envelope to tx.json
-  ledger prepare --create '#iou:Iou:Iou' --args @iou.json --act-as "$ALICE" -o tx.json
+  ledger prepare --create '#iou:Iou:Iou' --args @iou.json --act-as "$ALICE" --out tx.json
 
   # exercise a choice, review the result, sign before 15 minutes pass
   ledger prepare --exercise '#iou:Iou:Iou' --contract-id "$CID" --choice Transfer \
-      --arg '{"newOwner":"'"$BOB"'"}' --act-as "$ALICE" --max-record-time 15m --show -o tx.json
+      --arg '{"newOwner":"'"$BOB"'"}' --act-as "$ALICE" --max-record-time 15m --show --out tx.json
 
   # V3 hashing (Canton 3.5, needed for contract keys), no traffic estimate
   ledger prepare --commands @cmds.json --act-as "$ALICE" --scheme v3 --no-cost-estimate --out tx.json
 
   # pipe the envelope
-  ledger prepare --create '#iou:Iou:Iou' --args @iou.json --act-as "$ALICE" > tx.json`,
-		Args:        cmdutil.ExactArgs(0),
-		Annotations: map[string]string{cmdutil.AnnotationWritesFile: "true"},
+  ledger prepare --create '#iou:Iou:Iou' --args @iou.json --act-as "$ALICE" > tx.json
+
+  # the hash for a script
+  ledger prepare --create '#iou:Iou:Iou' --args @iou.json --act-as "$ALICE" --out tx.json -o json | jq -r .hash`,
+		Args: cmdutil.ExactArgs(0),
 	}
 	conn := cmdutil.AddConnFlags(cmd)
 	fl := cmd.Flags()
@@ -115,11 +118,14 @@ Exit status: 0 prepared and the hash matches, 1 error or refusal by the node,
 	fl.IntVar(&opts.TapsMaxPasses, "taps-max-passes", 0, "maximum passes of the topology-aware package selection")
 	fl.StringVar(&opts.Scheme, "scheme", "", "hashing scheme to ask for: v2 or v3 (default: the node's, V2)")
 	fl.BoolVar(&opts.Show, "show", false, "render the prepared transaction for review")
-	fl.StringVar(&out, "out", "", "write the envelope to FILE (same as -o FILE)")
+	fl.StringVar(&opts.Out, "out", "", "write the envelope to FILE (default: standard output)")
 
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		var err error
-		if opts.Format, opts.Path, err = f.OutputTarget(out); err != nil {
+		if opts.Format, err = f.OutputFormat(); err != nil {
+			return err
+		}
+		if err := cmdutil.EnvelopeFormat(opts.Format, opts.Out); err != nil {
 			return err
 		}
 		opts.TapsSet = c.Flags().Changed("taps-max-passes")
@@ -220,14 +226,15 @@ func prepareRun(opts *PrepareOptions) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := conn.Context()
+	defer cancel()
 	req, err := opts.prepareRequest(conn.UserID)
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
 	resp, err := conn.Client.Prepare(ctx, req)
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	env, err := wallet.NewEnvelope(req, resp, conn.Client.URL(), opts.Now())
 	if err != nil {
@@ -242,8 +249,8 @@ func prepareRun(opts *PrepareOptions) error {
 	// The envelope goes to the file or to stdout; what people read goes
 	// to stdout when the envelope is in a file, else to stderr.
 	info := opts.IO.ErrOut
-	if opts.Path != "" {
-		if err := env.WriteFile(opts.Path); err != nil {
+	if opts.Out != "" {
+		if err := env.WriteFile(opts.Out); err != nil {
 			return fmt.Errorf("writing the envelope: %w", err)
 		}
 		info = opts.IO.Out
@@ -252,42 +259,75 @@ func prepareRun(opts *PrepareOptions) error {
 		if err != nil {
 			return err
 		}
-		if opts.Format == cmdutil.FormatYAML {
-			err = cmdutil.WriteStructured(opts.IO.Out, cmdutil.FormatYAML, json.RawMessage(b))
-		} else {
-			_, err = opts.IO.Out.Write(b)
-		}
-		if err != nil {
+		if _, err := opts.IO.Out.Write(b); err != nil {
 			return err
 		}
 	}
-	if opts.Show && rv != nil {
+	if verr != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "Prepared command %s acting as %s\n", req.CommandID, strings.Join(req.ActAs, ", "))
+		return fmt.Errorf("the prepared transaction cannot be hashed here, do not sign it: %w", verr)
+	}
+	res := PrepareResult{
+		CommandID: req.CommandID, ActAs: req.ActAs, Envelope: opts.Out, Scheme: rv.Scheme.String(),
+		Hash: base64.StdEncoding.EncodeToString(rv.Result.Hash[:]), MatchesNode: rv.MatchesNode(), Cost: resp.CostEstimation,
+	}
+	structured := opts.Out != "" && opts.Format != cmdutil.FormatTable
+	if structured {
+		info = opts.IO.ErrOut // stdout carries the structure; people read stderr
+	}
+	if opts.Show {
 		color := opts.IO.ColorEnabled() && info == opts.IO.Out
 		if err := display.RenderText(info, rv.Review, display.TextOptions{Color: color}); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(info, "Prepared command %s acting as %s\n", req.CommandID, strings.Join(req.ActAs, ", "))
-	if verr != nil {
-		return fmt.Errorf("the prepared transaction cannot be hashed here, do not sign it: %w", verr)
+	if structured {
+		if err := cmdutil.WriteStructured(opts.IO.Out, opts.Format, res); err != nil {
+			return err
+		}
+	} else {
+		writePrepareSummary(info, res, req.EstimateTrafficCost)
 	}
-	fmt.Fprintf(info, "  hash (%s):  %s\n", rv.Scheme, base64.StdEncoding.EncodeToString(rv.Result.Hash[:]))
-	writeCost(info, resp.CostEstimation, req.EstimateTrafficCost)
-	if opts.Path != "" {
-		fmt.Fprintf(info, "  envelope:   %s\n", opts.Path)
-	}
-	if !rv.MatchesNode() {
+	if !res.MatchesNode {
 		fmt.Fprintf(info, "MISMATCH: the node's preparedTransactionHash %s differs from the hash recomputed here.\nDo not sign this transaction: %s.\n",
 			base64.StdEncoding.EncodeToString(rv.NodeHash), rv.Mismatch())
 		return cmdutil.WithExit(cmdutil.ExitHashMismatch, nil)
 	}
-	fmt.Fprintf(info, "  verified:   the node's hash equals the recomputed one\n")
-	target := opts.Path
-	if target == "" {
-		target = "tx.json"
-	}
-	fmt.Fprintf(info, "Next: ledger sign %s --key KEYFILE -o %s\n", target, strings.TrimSuffix(target, ".json")+".signed.json")
 	return nil
+}
+
+// PrepareResult is prepare's summary; -o json|yaml prints it when the
+// envelope went to --out.
+type PrepareResult struct {
+	CommandID string   `json:"commandId"`
+	ActAs     []string `json:"actAs"`
+	// Envelope is the file written ("" when on standard output).
+	Envelope string `json:"envelope,omitempty"`
+	Scheme   string `json:"scheme"`
+	// Hash is the hash recomputed here, in base64.
+	Hash string `json:"hash"`
+	// MatchesNode says whether the node's preparedTransactionHash is Hash.
+	MatchesNode bool                      `json:"matchesNode"`
+	Cost        *ledgerapi.CostEstimation `json:"cost,omitempty"`
+}
+
+// writePrepareSummary prints what prepare did and what comes next.
+func writePrepareSummary(w io.Writer, r PrepareResult, hints *ledgerapi.CostEstimationHints) {
+	fmt.Fprintf(w, "Prepared command %s acting as %s\n", r.CommandID, strings.Join(r.ActAs, ", "))
+	fmt.Fprintf(w, "  hash (%s):  %s\n", r.Scheme, r.Hash)
+	writeCost(w, r.Cost, hints)
+	if r.Envelope != "" {
+		fmt.Fprintf(w, "  envelope:   %s\n", r.Envelope)
+	}
+	if !r.MatchesNode {
+		return
+	}
+	fmt.Fprintf(w, "  verified:   the node's hash equals the recomputed one\n")
+	if r.Envelope == "" {
+		fmt.Fprintf(w, "Next: save the envelope printed above to a file (or give --out FILE), then: ledger sign FILE --key KEYFILE --out SIGNED\n")
+		return
+	}
+	fmt.Fprintf(w, "Next: ledger sign %s --key KEYFILE --out %s\n", r.Envelope, strings.TrimSuffix(r.Envelope, ".json")+".signed.json")
 }
 
 // writeCost prints prepare's traffic cost estimate.

@@ -50,6 +50,22 @@ func startLiveNode(t *testing.T) *liveNode {
 	return n
 }
 
+// startOpenNode is an in-process `ledger serve` without authentication,
+// the default of ledger serve; it returns the node's URL.
+func startOpenNode(t *testing.T) string {
+	t.Helper()
+	isolateConfig(t)
+	run, err := startServe(context.Background(), serveSetup{
+		Config: local.Config{DBPath: ":memory:"},
+		Server: server.Config{Addr: "127.0.0.1:0"},
+	})
+	if err != nil {
+		t.Fatalf("start node: %v", err)
+	}
+	t.Cleanup(func() { run.Close() })
+	return run.URL()
+}
+
 func (n *liveNode) token(user string) string {
 	n.t.Helper()
 	tok, err := auth.Mint(onlineSecret, user, time.Hour, "", auth.DefaultParticipantID, time.Now())
@@ -158,7 +174,7 @@ func TestOfflineFlowAgainstServe(t *testing.T) {
 	conn := []string{"--url", n.url, "--token", tok}
 
 	r := runCLI(t, "", append([]string{"prepare", "--create", "#iou:Iou:Iou", "--args", `{"owner":"` + party + `","amount":"10.0"}`,
-		"--act-as", party, "--command-id", "iou-1", "--max-record-time", "10m", "-o", tx}, conn...)...).must(t, 0)
+		"--act-as", party, "--command-id", "iou-1", "--max-record-time", "10m", "--out", tx}, conn...)...).must(t, 0)
 	for _, want := range []string{"Prepared command iou-1", "verified:", "cost:", "envelope:   " + tx, "Next: ledger sign"} {
 		if !strings.Contains(r.out, want) {
 			t.Errorf("prepare output lacks %q:\n%s", want, r.out)
@@ -298,7 +314,8 @@ func TestPrepareUsageErrors(t *testing.T) {
 		{[]string{"prepare", "--create", "#p:M:T", "--args", "{}", "--act-as", "a::1", "--max-record-time", "-5m", "--url", "http://127.0.0.1:1"}, "--max-record-time -5m is "},
 		{[]string{"prepare", "--create", "#p:M:T", "--args", "{}", "--act-as", "a::1", "--max-record-time", "2020-01-01T00:00:00Z", "--url", "http://127.0.0.1:1"}, "which has already passed"},
 		{[]string{"prepare", "--create", "#p:M:T", "--args", "{}", "--act-as", "a::1", "--expected-signatures", "rsa", "--url", "http://127.0.0.1:1"}, "--expected-signatures"},
-		{[]string{"prepare", "--create", "#p:M:T", "--args", "{}", "--act-as", "a::1", "-o", "a.json", "--out", "b.json", "--url", "http://127.0.0.1:1"}, "different files"},
+		{[]string{"prepare", "--create", "#p:M:T", "--args", "{}", "--act-as", "a::1", "-o", "a.json", "--url", "http://127.0.0.1:1"}, "use --out FILE"},
+		{[]string{"prepare", "--create", "#p:M:T", "--args", "{}", "--act-as", "a::1", "-o", "yaml", "--url", "http://127.0.0.1:1"}, "envelopes are JSON only"},
 	} {
 		r := runCLI(t, "", tc.args...)
 		if r.code != cmdutil.ExitUsage || !strings.Contains(r.err, tc.want) {
@@ -338,5 +355,40 @@ func TestPrepareRequestCarriesEveryFlag(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("request lacks %s:\n%s", want, b)
 		}
+	}
+}
+
+// TestWhatComesNextIsTrue: the lines that tell what to do next name what
+// the command knows, not placeholders or files it never wrote (issue 12,
+// item 32).
+func TestWhatComesNextIsTrue(t *testing.T) {
+	n := startLiveNode(t)
+	party, key, _, tok := n.externalParty("carol")
+	dir := t.TempDir()
+	conn := []string{"--url", n.url, "--token", tok}
+
+	// The envelope on stdout: no "ledger sign tx.json" for a tx.json that
+	// does not exist.
+	r := runCLI(t, "", append([]string{"prepare", "--create", "#iou:Iou:Iou", "--args", `{"owner":"` + party + `"}`,
+		"--act-as", party, "--command-id", "next-1"}, conn...)...).must(t, 0)
+	if strings.Contains(r.err, "ledger sign tx.json") || !strings.Contains(r.err, "Next: save the envelope") {
+		t.Errorf("prepare to stdout:\n%s", r.err)
+	}
+	tx, signed := filepath.Join(dir, "tx.json"), filepath.Join(dir, "tx.signed.json")
+	if err := os.WriteFile(tx, []byte(r.out), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	signEnvelope(t, tx, signed, party, key)
+
+	// execute without --wait names the party to follow.
+	r = runCLI(t, "", append([]string{"execute", signed}, conn...)...).must(t, 0)
+	if strings.Contains(r.out, "PARTY") || !strings.Contains(r.out, "ledger completions --party "+party+" --until-command-id next-1") {
+		t.Errorf("execute:\n%s", r.out)
+	}
+
+	// The completions table has a header.
+	r = runCLI(t, "", append([]string{"completions", "--party", party, "--until-command-id", "next-1", "--max-wait", "30s"}, conn...)...).must(t, 0)
+	if lines := strings.Split(r.out, "\n"); len(lines) < 2 || !strings.HasPrefix(lines[0], "OFFSET") || !strings.Contains(lines[1], "next-1") {
+		t.Errorf("completions:\n%s", r.out)
 	}
 }

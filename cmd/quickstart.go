@@ -5,8 +5,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -59,7 +61,7 @@ on 127.0.0.1 only.`,
 			return quickstartRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Dir, "dir", "", "keep the node's database, the key and the envelopes in this directory")
+	cmd.Flags().StringVar(&opts.Dir, "dir", "", "keep the node's database, the key and the envelopes in this directory (created if missing; a rerun starts over)")
 	return cmd
 }
 
@@ -90,7 +92,7 @@ func quickstartRun(ctx context.Context, opts *QuickstartOptions) (err error) {
 			return err
 		}
 		defer os.RemoveAll(dir)
-	} else if err := os.MkdirAll(dir, 0o700); err != nil {
+	} else if dir, err = q.keepDir(dir); err != nil {
 		return err
 	}
 	restoreDir, err := chdir(dir)
@@ -144,7 +146,7 @@ func quickstartRun(ctx context.Context, opts *QuickstartOptions) (err error) {
 	}
 	if _, err := q.run("prepare a transaction on the node: create an Iou as Alice, under hashing scheme V3",
 		"prepare", "--act-as", alice, "--create", "#quickstart:Iou:Iou", "--args", "@iou.json",
-		"--command-id", "quickstart-iou-1", "--scheme", "v3", "--max-record-time", "10m", "-o", "tx.json"); err != nil {
+		"--command-id", "quickstart-iou-1", "--scheme", "v3", "--max-record-time", "10m", "--out", "tx.json"); err != nil {
 		return err
 	}
 	if _, err := q.run("recompute the hash locally, without trusting the node", "verify", "tx.json"); err != nil {
@@ -154,7 +156,7 @@ func quickstartRun(ctx context.Context, opts *QuickstartOptions) (err error) {
 		return err
 	}
 	if _, err := q.run("sign offline: this step needs no network; --yes stands in for the confirmation prompt",
-		"sign", "tx.json", "--key", "alice.key", "--passphrase-file", "passphrase.txt", "--yes", "-o", "tx.signed.json"); err != nil {
+		"sign", "tx.json", "--key", "alice.key", "--passphrase-file", "passphrase.txt", "--yes", "--out", "tx.signed.json"); err != nil {
 		return err
 	}
 	if _, err := q.run("execute the signed transaction and wait for the outcome", "execute", "tx.signed.json", "--wait"); err != nil {
@@ -194,6 +196,52 @@ func quickstartRun(ctx context.Context, opts *QuickstartOptions) (err error) {
 	}
 	fmt.Fprintln(q.out, "Against a real Canton node, set LEDGER_URL and a token (ledger config set --help), and run the same commands.")
 	return nil
+}
+
+// quickstartMarker marks a directory quickstart keeps its files in, so
+// that a rerun may replace them and nothing else.
+const quickstartMarker = ".ledger-quickstart"
+
+// quickstartFiles are the files a walk-through writes, besides the
+// database and its companions (ledger.db*).
+var quickstartFiles = []string{"passphrase.txt", "alice.key", "iou.json", "tx.json", "tx.signed.json", "bank-iou.json", "config.yaml"}
+
+// keepDir makes dir ready for a walk-through whose files stay: created if
+// missing, made absolute (the walk-through changes into it), and, when an
+// earlier walk-through left its files there, emptied of them so the rerun
+// starts over. A directory with other files is refused: nothing of the
+// user's is overwritten.
+func (q *quickstart) keepDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("--dir %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return "", fmt.Errorf("--dir: %w", err)
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return "", fmt.Errorf("--dir: %w", err)
+	}
+	marker := filepath.Join(abs, quickstartMarker)
+	if _, err := os.Stat(marker); err == nil {
+		db, _ := filepath.Glob(filepath.Join(abs, "ledger.db*"))
+		for _, f := range quickstartFiles {
+			db = append(db, filepath.Join(abs, f))
+		}
+		for _, f := range db {
+			if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return "", fmt.Errorf("--dir: removing the previous walk-through's %s: %w", f, err)
+			}
+		}
+		fmt.Fprintf(q.out, "Starting over in %s: the previous walk-through's files are removed.\n", dir)
+	} else if len(entries) > 0 {
+		return "", cmdutil.UsageError("--dir %s holds files quickstart did not make: give a new or empty directory", dir)
+	}
+	if err := os.WriteFile(marker, []byte("ledger quickstart keeps its files here; a rerun replaces them.\n"), 0o600); err != nil {
+		return "", fmt.Errorf("--dir: %w", err)
+	}
+	return abs, nil
 }
 
 // run prints the command for args, then runs it in this process.

@@ -24,7 +24,7 @@ func TestQuickstart(t *testing.T) {
 	}
 	for _, want := range []string{
 		"$ ledger keys generate --out alice.key",
-		"Allocated external party Alice::1220",
+		"$ ALICE=Alice::1220",
 		"$ ledger prepare --act-as \"$ALICE\"",
 		"OK: the node's hash matches the local recomputation (HASHING_SCHEME_VERSION_V3)",
 		"create Iou",
@@ -50,5 +50,35 @@ func TestQuickstart(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Log(text)
+	}
+}
+
+// TestQuickstartKeepsItsDirectory: --dir takes a relative path to a
+// directory that need not exist, and a second run in it starts over; a
+// directory of someone else's files is refused (issue 12, item 21).
+func TestQuickstartKeepsItsDirectory(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for run := 1; run <= 2; run++ {
+		ios, _, out, _ := cmdutil.Test()
+		if err := quickstartRun(context.Background(), &QuickstartOptions{IO: ios, Now: time.Now, Dir: "demo/keep"}); err != nil {
+			t.Fatalf("run %d in ./demo/keep: %v\n%s", run, err, out)
+		}
+		if run == 2 && !strings.Contains(out.String(), "Starting over in demo/keep") {
+			t.Errorf("run 2 does not say it starts over:\n%s", out)
+		}
+		if _, err := os.Stat(filepath.Join("demo", "keep", "ledger.db")); err != nil {
+			t.Errorf("run %d: %v", run, err)
+		}
+	}
+	if err := os.WriteFile("notes.txt", []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ios, _, _, _ := cmdutil.Test()
+	err := quickstartRun(context.Background(), &QuickstartOptions{IO: ios, Now: time.Now, Dir: "."})
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "files quickstart did not make") {
+		t.Errorf("a directory of other files: %v", err)
+	}
+	if b, _ := os.ReadFile("notes.txt"); string(b) != "mine" {
+		t.Error("notes.txt changed")
 	}
 }

@@ -87,7 +87,7 @@ func NewCmdContracts(f *cmdutil.Factory, runF func(*ContractsOptions) error) *co
 		Short: "List the active contracts: template, contract id, signatories, argument",
 		Long: `List the contracts active at an offset (the ledger end unless --at) that the
 given parties see, as a table (template, contract id, signatories, the argument
-shortened) or with -o json|yaml as one array of the created events as the
+shortened) or with -o json (or -o yaml) as one array of the created events as the
 JSON API writes them. --jsonl prints one JSON object per line instead, for big
 sets. The set is read page by page (--page-size), never held whole.
 
@@ -248,7 +248,7 @@ tailing, over the node's websocket when it offers one, else by polling.
 --checkpoint FILE makes it resumable as ledger completions is: the offset of
 the last update handled is written to FILE (atomically) after it was printed,
 and a new run starts after the offset in FILE instead of --from. With --out
-OUT (or -o OUT) the updates go to OUT, synced before each checkpoint, whose
+OUT the updates go to OUT, synced before each checkpoint, whose
 length the checkpoint records; a restart cuts OUT back to it, so a run killed
 at any moment (kill -9 included) and restarted writes every update to OUT
 exactly once.`,
@@ -260,11 +260,9 @@ exactly once.`,
 
   # the exercises too, between two offsets
   ledger updates --party "$ALICE" --shape ledger-effects --from 10 --to 20`,
-		Args:        cmdutil.ExactArgs(0),
-		Annotations: map[string]string{cmdutil.AnnotationWritesFile: "true"},
+		Args: cmdutil.ExactArgs(0),
 	}
 	conn := cmdutil.AddConnFlags(cmd)
-	var out string
 	fl := cmd.Flags()
 	fl.StringArrayVar(&opts.Parties, "party", nil, "party whose updates to read (repeatable; required)")
 	fl.StringArrayVar(&opts.Templates, "template", nil, "keep events of this template (repeatable)")
@@ -272,7 +270,7 @@ exactly once.`,
 	fl.Int64Var(&opts.To, "to", 0, "last offset to read (default: the ledger end)")
 	fl.BoolVar(&opts.Follow, "follow", false, "keep tailing new updates")
 	fl.StringVar(&opts.Checkpoint, "checkpoint", "", "file holding the last offset handled: resume after it")
-	fl.StringVar(&out, "out", "", "append the updates to this file, kept in step with --checkpoint (same as -o FILE)")
+	fl.StringVar(&opts.OutPath, "out", "", "append the updates to this file, kept in step with --checkpoint")
 	fl.StringVar(&opts.Shape, "shape", "acs-delta", "acs-delta or ledger-effects")
 	fl.StringVar(&opts.Transport, "transport", completions.TransportAuto, "auto, websocket or list")
 	fl.IntVar(&opts.Limit, "limit", completions.DefaultLimit, "elements per list request (the node's maximum is usually 200)")
@@ -280,7 +278,7 @@ exactly once.`,
 	fl.BoolVar(&opts.FullIDs, "full-ids", false, "print ids in full")
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		var err error
-		if opts.Format, opts.OutPath, err = f.OutputTarget(out); err != nil {
+		if opts.Format, err = f.OutputFormat(); err != nil {
 			return err
 		}
 		if len(opts.Parties) == 0 {
@@ -386,7 +384,7 @@ updates reads the stream of them).`,
 		Short: "Show one update as a transaction tree",
 		Long: `Look up one update by its id or its offset and render it as a tree: each
 exercise with the events it caused below it (ledger effects, as the parties
-witness it), the way ledger submit shows the transaction it made. -o json|yaml
+witness it), the way ledger submit shows the transaction it made. -o json
 prints the update as the JSON API writes it.
 
 Without --party the update is read as every party (the token's user needs
@@ -473,7 +471,7 @@ func NewCmdEvents(f *cmdutil.Factory, runF func(*EventsOptions) error) *cobra.Co
 		Short: "Show a contract's created and archived events",
 		Long: `Show the events of one contract as the parties see them: where it was created
 (offset, node, template, signatories, argument) and, once archived, where.
--o json|yaml prints the JSON API's answer. Without --party the contract is
+-o json (or yaml) prints the JSON API's answer. Without --party the contract is
 read as every party (the token's user needs CanReadAsAnyParty).`,
 		Example: `  ledger events 00a1b2… --party "$ALICE"`,
 		Args:    cmdutil.ExactArgs(1),

@@ -50,16 +50,17 @@ keys (also on an air-gapped machine) and executes them. It also runs a local
 participant node (ledger serve) that speaks the same API.
 
 Start with:  ledger quickstart`,
+		Version:       cmdutil.ReadBuild().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Annotations[cmdutil.AnnotationWritesFile] != "" {
-				return nil // -o may name a file; the command splits it
-			}
 			_, err := f.OutputFormat()
 			return err
 		},
 	}
+	cmdutil.Group(root)
+	root.FParseErrWhitelist.UnknownFlags = false // "ledger --bogus" stays an error
+	root.SetVersionTemplate("ledger {{.Version}}\n")
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
@@ -67,7 +68,7 @@ Start with:  ledger quickstart`,
 		return cmdutil.UsageError("%s\nRun '%s --help' for usage.", err, c.CommandPath())
 	})
 
-	root.PersistentFlags().StringP("output", "o", cmdutil.FormatTable, "output format: table, json or yaml")
+	root.PersistentFlags().StringP("output", "o", cmdutil.FormatTable, "output format: table, json or yaml (files are written with --out)")
 	bindConfig(f.Config, root)
 
 	root.AddCommand(
@@ -93,6 +94,8 @@ Start with:  ledger quickstart`,
 		parties.NewCmdParties(f),
 		users.NewCmdUsers(f),
 		NewCmdBench(f, nil),
+		NewCmdVersion(f, nil),
+		NewCmdDaml(f),
 	)
 	return root
 }

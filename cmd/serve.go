@@ -2,8 +2,10 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
 	"slices"
@@ -48,12 +50,18 @@ type ServeOptions struct {
 	MaxDeduplication    time.Duration // 0 unless --max-deduplication was given
 	TapsMaxPassesLimit  int32
 	MaxStreams          int
+	MaxStreamsPerUser   int
+	StreamIdleMax       time.Duration
 	MaxValueNodes       int
 	TopologyEvents      bool
 
 	ReadHeaderTimeout time.Duration
 	BodyReadTimeout   time.Duration
 	IdleTimeout       time.Duration
+
+	CORSOrigins    []string
+	AllowedHosts   []string
+	InsecureNoAuth bool
 }
 
 // NewCmdServe builds `ledger serve`.
@@ -75,7 +83,12 @@ write is on disk before the answer goes out.
 
 Without --db the database lives in the user's data directory
 ($XDG_DATA_HOME/ledger/ledger.db or ~/.local/share/ledger/ledger.db);
---db :memory: keeps everything in memory.
+--db :memory: keeps everything in memory. The database and its -wal and
+-shm files are readable by their owner only (they hold the node's key), and
+one ledger serve at a time uses a database: a second one on the same file
+refuses to start and names the process that has it (the lock is the file
+beside it with ".lock" appended; the system releases it when that process
+ends, however it ends).
 
 Authentication (--auth):
   none    no token needed (Canton's wildcard mode); requests that act for a
@@ -88,7 +101,9 @@ Authentication (--auth):
   jwks    tokens checked against the JWK set at --auth-jwks (URL or file)
 Tokens must be user tokens (sub = user id) whose audience is
 https://daml.com/jwt/aud/participant/<participant-id>, or carry the scope
-daml_ledger_api; --auth-audience / --auth-scope replace those rules.
+daml_ledger_api; --auth-audience / --auth-scope replace those rules. The
+participant id is the one GET /v2/parties/participant-id answers
+(name::fingerprint, as Canton requires) or its name alone.
 
 Commands: the node runs no Daml code; it applies one generic contract model
 to every template (see the README). Choices archive the contract they are
@@ -100,7 +115,16 @@ across restarts unless given again.
 Completions: POST /v2/commands/completions returns at most --completions-max
 elements (more collected is 413, as Canton answers); the websocket
 GET /v2/commands/completions has no limit. At most --max-streams completion
-streams run at once.
+streams run at once, at most --max-streams-per-user of them for one user, and
+a list waits at most --max-stream-idle-timeout for its next element.
+
+Web pages: the node refuses requests that carry an Origin other than its
+own unless --cors-origin allows it, refuses JSON requests whose Content-Type
+is present and not JSON (what a page may send anywhere without asking), and,
+while it listens on loopback, refuses a Host that is not a loopback name or
+address unless --allowed-host names it (DNS rebinding). Without
+authentication it listens only on loopback unless --insecure-no-auth is
+given.
 
 The node stops cleanly on SIGINT or SIGTERM.`,
 		Example: `  # a node on the default port, no authentication
@@ -113,8 +137,11 @@ The node stops cleanly on SIGINT or SIGTERM.`,
   # choices named Observe and Report keep their contract active
   ledger serve --nonconsuming-choices Observe,Report
 
+  # a web app on localhost:5173 may call the node
+  ledger serve --cors-origin http://localhost:5173
+
   # with HS256 tokens
-  head -c 32 /dev/urandom | base64 > secret.txt
+  (umask 077; head -c 32 /dev/urandom | base64 > secret.txt)   # readable by you only
   ledger serve --auth hs256 --auth-secret-file secret.txt &
   TOKEN=$(ledger token --secret-file secret.txt --user participant_admin)
   curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:7575/v2/users`,
@@ -158,11 +185,16 @@ The node stops cleanly on SIGINT or SIGTERM.`,
 	fl.DurationVar(&maxDedup, "max-deduplication", ledger.DefaultMaxDeduplication, "maximum (and default) deduplication period; stored in the database")
 	fl.Int32Var(&opts.TapsMaxPassesLimit, "taps-max-passes-limit", node.DefaultTapsMaxPassesLimit, "largest tapsMaxPasses a command may ask for")
 	fl.IntVar(&opts.MaxStreams, "max-streams", node.DefaultMaxStreams, "most completion streams (lists and websockets) open at once")
+	fl.IntVar(&opts.MaxStreamsPerUser, "max-streams-per-user", node.DefaultMaxStreamsPerUser, "most streams one user may have open at once")
+	fl.DurationVar(&opts.StreamIdleMax, "max-stream-idle-timeout", server.DefaultCompletionsMaxWait, "largest stream_idle_timeout_ms a completions list gets (larger values are capped)")
 	fl.IntVar(&opts.MaxValueNodes, "max-value-nodes", node.DefaultMaxValueNodes, "most Daml values (list elements, fields, scalars) the arguments of one request may hold")
 	fl.BoolVar(&opts.TopologyEvents, "topology-events", false, "record party allocations as topology updates at offsets of their own, as Canton does")
 	fl.DurationVar(&opts.ReadHeaderTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "longest a client may take to send a request's headers")
 	fl.DurationVar(&opts.BodyReadTimeout, "body-read-timeout", server.DefaultBodyReadTimeout, "longest a client may take to send a request body (400 after it)")
 	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close keep-alive connections idle this long")
+	fl.StringSliceVar(&opts.CORSOrigins, "cors-origin", nil, `web origins whose pages may call the node, e.g. http://localhost:5173 ("*" for any)`)
+	fl.StringSliceVar(&opts.AllowedHosts, "allowed-host", nil, "Host names accepted besides loopback ones while listening on loopback")
+	fl.BoolVar(&opts.InsecureNoAuth, "insecure-no-auth", false, "allow --auth none on an address other than loopback")
 	return cmd
 }
 
@@ -194,6 +226,10 @@ func (o *ServeOptions) validate() error {
 		return cmdutil.UsageError("--taps-max-passes-limit must be positive")
 	case o.MaxStreams <= 0:
 		return cmdutil.UsageError("--max-streams must be positive")
+	case o.MaxStreamsPerUser <= 0 || o.MaxStreamsPerUser > o.MaxStreams:
+		return cmdutil.UsageError("--max-streams-per-user must be positive and at most --max-streams (%d)", o.MaxStreams)
+	case o.StreamIdleMax <= 0:
+		return cmdutil.UsageError("--max-stream-idle-timeout must be a positive duration, e.g. 1m")
 	case o.MaxValueNodes <= 0:
 		return cmdutil.UsageError("--max-value-nodes must be positive")
 	case o.ReadHeaderTimeout <= 0 || o.BodyReadTimeout <= 0 || o.IdleTimeout <= 0:
@@ -201,9 +237,28 @@ func (o *ServeOptions) validate() error {
 	case o.AuthAudience != "" && o.AuthScope != "":
 		return cmdutil.UsageError("give --auth-audience or --auth-scope, not both")
 	}
+	for _, origin := range o.CORSOrigins {
+		if err := checkOrigin(origin); err != nil {
+			return cmdutil.UsageError("--cors-origin %q: %v", origin, err)
+		}
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.LogLevel)); err != nil {
 		return cmdutil.UsageError("--log-level %q: use debug, info, warn or error", o.LogLevel)
+	}
+	return nil
+}
+
+// checkOrigin: a web origin is scheme://host[:port] (http or https, no
+// path), "null", or "*".
+func checkOrigin(origin string) error {
+	if origin == "*" || origin == "null" {
+		return nil
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		strings.TrimSuffix(u.Path, "/") != "" || u.RawQuery != "" || u.User != nil {
+		return errors.New("give an origin as a browser sends it, scheme://host[:port], e.g. http://localhost:5173")
 	}
 	return nil
 }
@@ -227,18 +282,23 @@ func serveConfig(o *ServeOptions) (serveSetup, error) {
 				MaxDeduplication:    o.MaxDeduplication,
 				TapsMaxPassesLimit:  o.TapsMaxPassesLimit,
 				MaxStreams:          o.MaxStreams,
+				MaxStreamsPerUser:   o.MaxStreamsPerUser,
 				MaxValueNodes:       o.MaxValueNodes,
 				TopologyEvents:      o.TopologyEvents,
 			},
 		},
 		Server: server.Config{
-			Addr:              o.Addr,
-			PortFile:          o.PortFile,
-			MaxRequestBytes:   o.MaxRequestBytes,
-			CompletionsMax:    o.CompletionsMax,
-			ReadHeaderTimeout: o.ReadHeaderTimeout,
-			BodyReadTimeout:   o.BodyReadTimeout,
-			IdleTimeout:       o.IdleTimeout,
+			Addr:               o.Addr,
+			PortFile:           o.PortFile,
+			MaxRequestBytes:    o.MaxRequestBytes,
+			CompletionsMax:     o.CompletionsMax,
+			CompletionsMaxWait: o.StreamIdleMax,
+			ReadHeaderTimeout:  o.ReadHeaderTimeout,
+			BodyReadTimeout:    o.BodyReadTimeout,
+			IdleTimeout:        o.IdleTimeout,
+			CORSOrigins:        o.CORSOrigins,
+			AllowedHosts:       o.AllowedHosts,
+			InsecureNoAuth:     o.InsecureNoAuth,
 			Auth: auth.Config{
 				Mode:     o.AuthMode,
 				JWKS:     o.AuthJWKS,
@@ -302,6 +362,13 @@ func serveRun(o *ServeOptions) error {
 		defer stop()
 	}
 	running, err := startServe(ctx, cfg)
+	var locked *local.LockedError
+	if errors.As(err, &locked) {
+		return fmt.Errorf("%w: stop that ledger serve, or give another --db", err)
+	}
+	if errors.Is(err, server.ErrNoAuthOnNetwork) {
+		return cmdutil.UsageError("--addr %s with --auth none: %v; give --auth (see ledger serve --help), listen on 127.0.0.1, or add --insecure-no-auth", o.Addr, err)
+	}
 	if err != nil {
 		return err
 	}

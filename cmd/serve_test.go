@@ -82,30 +82,9 @@ func TestServeUsageErrors(t *testing.T) {
 func TestServeRunsAndStops(t *testing.T) {
 	dir := t.TempDir()
 	secret := secretFile(t, "serve-test-secret\n")
-	ios, _, _, errOut := cmdutil.Test()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	opts := &ServeOptions{IO: ios, Context: ctx, Addr: "127.0.0.1:0", DB: filepath.Join(dir, "node.db"),
-		PortFile: filepath.Join(dir, "port"), LogFormat: "json", LogLevel: "info",
+	opts := &ServeOptions{Addr: "127.0.0.1:0", DB: filepath.Join(dir, "node.db"),
 		MaxRequestBytes: server.DefaultMaxRequestBytes, AuthMode: auth.ModeHS256, AuthSecretFile: secret}
-	done := make(chan error, 1)
-	go func() { done <- serveRun(opts) }()
-	var port string
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		b, err := os.ReadFile(opts.PortFile)
-		if err == nil {
-			port = strings.TrimSpace(string(b))
-			break
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("serve ended early: %v; log:\n%s", err, errOut)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no port file; log:\n%s", errOut)
-		}
-	}
+	port, stop := runServe(t, opts)
 	url := "http://127.0.0.1:" + port
 	tok, err := auth.Mint([]byte("serve-test-secret"), "participant_admin", time.Hour, "", auth.DefaultParticipantID, time.Now())
 	if err != nil {
@@ -122,16 +101,7 @@ func TestServeRunsAndStops(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(body), `"participant_admin"`) {
 		t.Errorf("GET /v2/users: %d %s", resp.StatusCode, body)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop")
-	}
-	log := errOut.String()
+	log := stop()
 	for _, want := range []string{`"msg":"ledger serve listening"`, `"url":"` + url + `"`, `"msg":"stopped"`} {
 		if !strings.Contains(log, want) {
 			t.Errorf("log lacks %s:\n%s", want, log)
@@ -162,5 +132,69 @@ func TestServeDefaultDatabase(t *testing.T) {
 	if _, err := serveConfig(&ServeOptions{AuthSecretFile: filepath.Join(data, "missing")}); err == nil ||
 		!strings.Contains(err.Error(), "--auth-secret-file") {
 		t.Errorf("missing secret file: %v", err)
+	}
+}
+
+// runServe runs serveRun with opts (logging JSON to a buffer, the port to a
+// file in a temp dir) until the port file appears. stop ends the node and
+// returns its log.
+func runServe(t *testing.T, opts *ServeOptions) (port string, stop func() string) {
+	t.Helper()
+	ios, _, _, errOut := cmdutil.Test()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	opts.IO, opts.Context, opts.LogFormat, opts.LogLevel = ios, ctx, "json", "info"
+	opts.PortFile = filepath.Join(t.TempDir(), "port")
+	done := make(chan error, 1)
+	go func() { done <- serveRun(opts) }()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		b, err := os.ReadFile(opts.PortFile)
+		if err == nil {
+			port = strings.TrimSpace(string(b))
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve ended early: %v; log:\n%s", err, errOut)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no port file; log:\n%s", errOut)
+		}
+	}
+	return port, func() string {
+		t.Helper()
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("serve: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("serve did not stop")
+		}
+		return errOut.String()
+	}
+}
+
+// TestServeNoAuthStaysOnLoopback: without authentication the node refuses
+// an address other machines can reach unless --insecure-no-auth is given,
+// and then logs a URL that works, not the wildcard address.
+func TestServeNoAuthStaysOnLoopback(t *testing.T) {
+	opts := &ServeOptions{Addr: "0.0.0.0:0", DB: ":memory:", MaxRequestBytes: server.DefaultMaxRequestBytes,
+		AuthMode: auth.ModeNone, IO: func() *cmdutil.IOStreams { ios, _, _, _ := cmdutil.Test(); return ios }(),
+		LogFormat: "text", LogLevel: "info", Context: context.Background()}
+	err := serveRun(opts)
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--insecure-no-auth") {
+		t.Fatalf("0.0.0.0 with --auth none: %v, want a usage error naming --insecure-no-auth", err)
+	}
+	for addr, host := range map[string]string{"0.0.0.0:0": "127.0.0.1", ":0": "127.0.0.1"} {
+		opts := &ServeOptions{Addr: addr, DB: ":memory:", MaxRequestBytes: server.DefaultMaxRequestBytes,
+			AuthMode: auth.ModeNone, InsecureNoAuth: true}
+		port, stop := runServe(t, opts)
+		log := stop()
+		if want := `"url":"http://` + host + ":" + port + `"`; !strings.Contains(log, want) {
+			t.Errorf("--addr %s: log lacks %s:\n%s", addr, want, log)
+		}
 	}
 }

@@ -48,7 +48,8 @@ contract and package ids are shortened ("alice::1220a1a2…bebf",
 FILE (or standard input for "-") is a prepare response as a Canton node
 returns it, an envelope written by "ledger prepare" or "ledger sign", or a
 bare base64 preparedTransaction (hashed with V2 unless --scheme says
-otherwise). Colour is used on a terminal unless NO_COLOR is set.
+otherwise). Colour is used on a terminal, unless NO_COLOR is set to a
+non-empty value or CLICOLOR=0; CLICOLOR_FORCE=1 forces it.
 
 -o json and -o yaml print the decoded structure for scripts: full ids,
 int64 and numeric values as exact text, times as UTC RFC 3339.

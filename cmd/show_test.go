@@ -183,7 +183,7 @@ func TestShowUsageAndInputErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no file", []string{"show"}, cmdutil.ExitUsage, "accepts 1 arg"},
+		{"no file", []string{"show"}, cmdutil.ExitUsage, "missing FILE|-"},
 		{"scheme contradicts the file", []string{"show", "--scheme", "v2", file}, cmdutil.ExitUsage, "contradicts"},
 		{"unknown scheme", []string{"show", "--scheme", "v9", file}, cmdutil.ExitUsage, "--scheme"},
 		{"missing file", []string{"show", filepath.Join(t.TempDir(), "nope.json")}, cmdutil.ExitFailure, "no such file"},

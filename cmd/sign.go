@@ -29,10 +29,11 @@ type SignOptions struct {
 	Party          string
 	Yes            bool
 	Format         string
-	OutPath        string
-	PolicyFile     string
-	VerifyOnly     bool
-	PubKeys        []string
+	// Out is the signed envelope's file ("" = standard output).
+	Out        string
+	PolicyFile string
+	VerifyOnly bool
+	PubKeys    []string
 	// AllowForeignKey signs with a key that is not the party's namespace
 	// key (a key registered for a party with several keys).
 	AllowForeignKey bool
@@ -41,7 +42,6 @@ type SignOptions struct {
 // NewCmdSign builds `ledger sign`.
 func NewCmdSign(f *cmdutil.Factory, runF func(*SignOptions) error) *cobra.Command {
 	opts := &SignOptions{IO: f.IO, Now: f.Now}
-	var out string
 	cmd := &cobra.Command{
 		Use:   "sign FILE|- --key KEYFILE",
 		Short: "Review and sign a prepared transaction, offline",
@@ -67,25 +67,28 @@ It signs the hash it recomputed, never the hash as received, and adds the
 signature to partySignatures (SIGNATURE_FORMAT_CONCAT,
 SIGNING_ALGORITHM_SPEC_ED25519, signedBy = the key's fingerprint). Other
 signatures already in the file are kept, so several parties or keys can sign
-in turn. The signed envelope goes to -o FILE (written atomically), or to
-standard output.
+in turn. The signed envelope, JSON like every envelope, goes to --out FILE
+(written atomically), or to standard output. With --out, -o json or -o yaml
+prints what was signed (party, fingerprint, file) for scripts.
 
 With --verify-only nothing is signed: every signature in the file is checked
 against the recomputed hash and the keys given with --pubkey or --key.`,
 		Example: `  # on the air-gapped machine
-  ledger sign tx.json --key alice.key -o tx.signed.json
+  ledger sign tx.json --key alice.key --out tx.signed.json
 
   # in a script, with the passphrase in a file and a policy
   ledger sign tx.json --key alice.key --passphrase-file pass.txt --policy policy.json --yes > tx.signed.json
 
   # check the signatures of a signed envelope
   ledger sign --verify-only tx.signed.json --pubkey 2RwUiIHVUVdulxzD8NKtPmIaaBqMer1A90rDjoklJPY=`,
-		Args:        cmdutil.ExactArgs(1),
-		Annotations: map[string]string{cmdutil.AnnotationWritesFile: "true"},
+		Args: cmdutil.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
 			var err error
-			if opts.Format, opts.OutPath, err = f.OutputTarget(out); err != nil {
+			if opts.Format, err = f.OutputFormat(); err != nil {
+				return err
+			}
+			if err := cmdutil.EnvelopeFormat(opts.Format, opts.Out); err != nil && !opts.VerifyOnly {
 				return err
 			}
 			if !opts.VerifyOnly && opts.KeyFile == "" {
@@ -101,7 +104,7 @@ against the recomputed hash and the keys given with --pubkey or --key.`,
 	cmd.Flags().StringVar(&opts.PassphraseFile, "passphrase-file", "", "read the key file's passphrase from this file (else $LEDGER_KEY_PASSPHRASE, else a prompt)")
 	cmd.Flags().StringVar(&opts.Party, "party", "", "party to sign for (default: the single act_as party)")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "sign without asking for confirmation")
-	cmd.Flags().StringVar(&out, "out", "", "write the signed envelope to this file (same as -o FILE)")
+	cmd.Flags().StringVar(&opts.Out, "out", "", "write the signed envelope to this file (default: standard output)")
 	cmd.Flags().StringVar(&opts.PolicyFile, "policy", "", "refuse anything outside this policy (templates, choices, parties)")
 	cmd.Flags().BoolVar(&opts.VerifyOnly, "verify-only", false, "check the signatures in FILE instead of signing")
 	cmd.Flags().BoolVar(&opts.AllowForeignKey, "allow-foreign-key", false, "sign with a key that is not the party's namespace key (one registered for the party)")
@@ -179,11 +182,14 @@ func signRun(opts *SignOptions) error {
 		return err
 	}
 	rv.Sign(party, key)
-	if opts.OutPath != "" {
-		if err := env.WriteFile(opts.OutPath); err != nil {
+	if opts.Out != "" {
+		if err := env.WriteFile(opts.Out); err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "signed as %s with key %s; wrote %s\n", party, fingerprint, opts.OutPath)
+		if opts.Format != cmdutil.FormatTable {
+			return cmdutil.WriteStructured(opts.IO.Out, opts.Format, SignResult{Party: party, Fingerprint: fingerprint, Envelope: opts.Out})
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "signed as %s with key %s; wrote %s\n", party, fingerprint, opts.Out)
 		return nil
 	}
 	data, err := env.Marshal()
@@ -192,6 +198,13 @@ func signRun(opts *SignOptions) error {
 	}
 	_, err = opts.IO.Out.Write(data)
 	return err
+}
+
+// SignResult is what sign prints with --out and -o json|yaml.
+type SignResult struct {
+	Party       string `json:"party"`
+	Fingerprint string `json:"fingerprint"`
+	Envelope    string `json:"envelope"`
 }
 
 // signableHash refuses a review whose hash is not the node's, as sign does

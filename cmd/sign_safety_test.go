@@ -41,7 +41,7 @@ func runSignWithTerminal(t *testing.T, stdin string, stdinTTY bool, terminal *st
 func TestSignYesPrintsEveryWarning(t *testing.T) {
 	fx := newSignFixture(t, "rich_v2.json") // V2 with a max_record_time
 	out := filepath.Join(fx.dir, "signed.json")
-	_, stderr, code := runCmd(t, "", false, "sign", fx.txFile, "--key", fx.keyFile, "--yes", "-o", out)
+	_, stderr, code := runCmd(t, "", false, "sign", fx.txFile, "--key", fx.keyFile, "--yes", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -60,14 +60,14 @@ func TestSignRefusesAForeignKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(fx.dir, "signed.json")
-	_, stderr, code := runCmd(t, "", false, "sign", fx.txFile, "--key", bobFile, "--yes", "-o", out)
+	_, stderr, code := runCmd(t, "", false, "sign", fx.txFile, "--key", bobFile, "--yes", "--out", out)
 	if code != 1 || !strings.Contains(stderr, "is not the namespace key of "+fx.party) || !strings.Contains(stderr, "--allow-foreign-key") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Fatal("a foreign key's signature was written")
 	}
-	_, stderr, code = runCmd(t, "", false, "sign", fx.txFile, "--key", bobFile, "--yes", "--allow-foreign-key", "-o", out)
+	_, stderr, code = runCmd(t, "", false, "sign", fx.txFile, "--key", bobFile, "--yes", "--allow-foreign-key", "--out", out)
 	if code != 0 || !strings.Contains(stderr, "warning: key "+bob.Fingerprint()+" is not the namespace key") {
 		t.Fatalf("with --allow-foreign-key: exit %d, stderr %q", code, stderr)
 	}
@@ -88,11 +88,11 @@ func TestSignAsksThePassphraseAfterConfirmation(t *testing.T) {
 	}
 	out := filepath.Join(fx.dir, "signed.json")
 
-	stderr, code := runSignWithTerminal(t, "n\n", true, nil, "sign", fx.txFile, "--key", encrypted, "-o", out)
+	stderr, code := runSignWithTerminal(t, "n\n", true, nil, "sign", fx.txFile, "--key", encrypted, "--out", out)
 	if code != 1 || !strings.Contains(stderr, "declined") || strings.Contains(stderr, "Passphrase for") {
 		t.Fatalf("declined: exit %d, stderr %q", code, stderr)
 	}
-	stderr, code = runSignWithTerminal(t, "y\ncorrect horse battery\n", true, nil, "sign", fx.txFile, "--key", encrypted, "-o", out)
+	stderr, code = runSignWithTerminal(t, "y\ncorrect horse battery\n", true, nil, "sign", fx.txFile, "--key", encrypted, "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -112,12 +112,12 @@ func TestSignFromStdinAsksOnTheTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(fx.dir, "signed.json")
-	stderr, code := runSignWithTerminal(t, string(tx), false, nil, "sign", "-", "--key", fx.keyFile, "-o", out)
+	stderr, code := runSignWithTerminal(t, string(tx), false, nil, "sign", "-", "--key", fx.keyFile, "--out", out)
 	if code != 1 || !strings.Contains(stderr, "no terminal to ask on") {
 		t.Fatalf("no terminal: exit %d, stderr %q", code, stderr)
 	}
 	yes := "y\n"
-	stderr, code = runSignWithTerminal(t, string(tx), false, &yes, "sign", "-", "--key", fx.keyFile, "-o", out)
+	stderr, code = runSignWithTerminal(t, string(tx), false, &yes, "sign", "-", "--key", fx.keyFile, "--out", out)
 	if code != 0 || !strings.Contains(stderr, "Sign as "+fx.party) {
 		t.Fatalf("terminal: exit %d, stderr %q", code, stderr)
 	}
@@ -136,7 +136,7 @@ func TestSignWarnsWhenTheRecordedRequestDiffers(t *testing.T) {
 	if err := env.WriteFile(fx.txFile); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code := runCmd(t, "", false, "sign", fx.txFile, "--key", fx.keyFile, "--yes", "-o", filepath.Join(fx.dir, "s.json"))
+	_, stderr, code := runCmd(t, "", false, "sign", fx.txFile, "--key", fx.keyFile, "--yes", "--out", filepath.Join(fx.dir, "s.json"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

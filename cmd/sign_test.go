@@ -130,7 +130,7 @@ func TestSignEndToEnd(t *testing.T) {
 		t.Run(vector, func(t *testing.T) {
 			fx := newSignFixture(t, vector)
 			out := filepath.Join(fx.dir, "tx.signed.json")
-			_, stderr, code := runCmd(t, "", false, "sign", fx.txFile, "--key", fx.keyFile, "--yes", "-o", out)
+			_, stderr, code := runCmd(t, "", false, "sign", fx.txFile, "--key", fx.keyFile, "--yes", "--out", out)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -225,7 +225,7 @@ func TestSignRefusesTampering(t *testing.T) {
 			}
 			writePrepareResponse(t, fx.txFile, base64.StdEncoding.EncodeToString(changed), env.PreparedTransactionHash, env.HashingSchemeVersion)
 			out := filepath.Join(fx.dir, "tx.signed.json")
-			_, stderr, code := runCmd(t, "", false, "sign", fx.txFile, "--key", fx.keyFile, "--yes", "-o", out)
+			_, stderr, code := runCmd(t, "", false, "sign", fx.txFile, "--key", fx.keyFile, "--yes", "--out", out)
 			if code != cmdutil.ExitHashMismatch {
 				t.Fatalf("exit %d, want 3: %s", code, stderr)
 			}
@@ -254,11 +254,11 @@ func TestSignRefusals(t *testing.T) {
 		code  int
 		want  string
 	}{
-		{"no terminal, no --yes", "", false, []string{"sign", fx.txFile, "--key", fx.keyFile, "-o", out}, 1, "not a terminal"},
-		{"declined at the prompt", "n\n", true, []string{"sign", fx.txFile, "--key", fx.keyFile, "-o", out}, 1, "declined"},
-		{"outside the policy", "", false, []string{"sign", fx.txFile, "--key", fx.keyFile, "--yes", "--policy", policyFile, "-o", out}, 1, "outside the policy"},
-		{"party not in act_as", "", false, []string{"sign", fx.txFile, "--key", fx.keyFile, "--yes", "--party", "bob::1220", "-o", out}, 2, "not among the act_as parties"},
-		{"bare base64", "", false, []string{"sign", bare, "--key", fx.keyFile, "--yes", "-o", out}, 1, "bare prepared transaction"},
+		{"no terminal, no --yes", "", false, []string{"sign", fx.txFile, "--key", fx.keyFile, "--out", out}, 1, "not a terminal"},
+		{"declined at the prompt", "n\n", true, []string{"sign", fx.txFile, "--key", fx.keyFile, "--out", out}, 1, "declined"},
+		{"outside the policy", "", false, []string{"sign", fx.txFile, "--key", fx.keyFile, "--yes", "--policy", policyFile, "--out", out}, 1, "outside the policy"},
+		{"party not in act_as", "", false, []string{"sign", fx.txFile, "--key", fx.keyFile, "--yes", "--party", "bob::1220", "--out", out}, 2, "not among the act_as parties"},
+		{"bare base64", "", false, []string{"sign", bare, "--key", fx.keyFile, "--yes", "--out", out}, 1, "bare prepared transaction"},
 		{"no key", "", false, []string{"sign", fx.txFile, "--yes"}, 2, "--key KEYFILE is required"},
 	}
 	for _, tc := range cases {
@@ -278,7 +278,7 @@ func TestSignExpiredMaxRecordTime(t *testing.T) {
 	fx := newSignFixture(t, "rich_v3.json")
 	ios, _, _, _ := cmdutil.Test()
 	opts := &SignOptions{IO: ios, Now: func() time.Time { return time.UnixMicro(1754537709899822 + 1).UTC() },
-		File: fx.txFile, KeyFile: fx.keyFile, Yes: true, OutPath: filepath.Join(fx.dir, "x.json")}
+		File: fx.txFile, KeyFile: fx.keyFile, Yes: true, Out: filepath.Join(fx.dir, "x.json")}
 	err := signRun(opts)
 	if err == nil || !strings.Contains(err.Error(), "max_record_time") {
 		t.Fatalf("err = %v", err)
@@ -299,7 +299,7 @@ func TestSignConfirmAndSignInTurn(t *testing.T) {
 	}
 	out := filepath.Join(fx.dir, "signed.json")
 	// alice confirms on a terminal.
-	_, stderr, code := runCmd(t, "y\n", true, "sign", fx.txFile, "--key", fx.keyFile, "--party", fx.party, "-o", out)
+	_, stderr, code := runCmd(t, "y\n", true, "sign", fx.txFile, "--key", fx.keyFile, "--party", fx.party, "--out", out)
 	if code != 0 {
 		t.Fatalf("alice: exit %d: %s", code, stderr)
 	}
@@ -307,7 +307,7 @@ func TestSignConfirmAndSignInTurn(t *testing.T) {
 		t.Errorf("no prompt shown: %s", stderr)
 	}
 	// bob signs the signed file in turn; alice's signature stays.
-	_, stderr, code = runCmd(t, "", false, "sign", out, "--key", bobFile, "--party", bobParty, "--yes", "-o", out)
+	_, stderr, code = runCmd(t, "", false, "sign", out, "--key", bobFile, "--party", bobParty, "--yes", "--out", out)
 	if code != 0 {
 		t.Fatalf("bob: exit %d: %s", code, stderr)
 	}
@@ -323,7 +323,7 @@ func TestSignConfirmAndSignInTurn(t *testing.T) {
 		}
 	}
 	// Signing again with the same key replaces, not duplicates.
-	runCmd(t, "", false, "sign", out, "--key", bobFile, "--party", bobParty, "--yes", "-o", out)
+	runCmd(t, "", false, "sign", out, "--key", bobFile, "--party", bobParty, "--yes", "--out", out)
 	if n := len(readEnvelope(t, out).PartySignatures.Signatures[1].Signatures); n != 1 {
 		t.Errorf("bob has %d signatures after signing twice", n)
 	}

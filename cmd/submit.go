@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"time"
 
 	"github.com/google/uuid"
@@ -189,13 +188,15 @@ func submitRun(opts *SubmitOptions) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := conn.Context()
+	defer cancel()
 	req, err := opts.commands(conn.UserID)
 	if err != nil {
 		return err
 	}
-	tree, err := conn.Client.SubmitAndWaitForTransactionTree(context.Background(), req)
+	tree, err := conn.Client.SubmitAndWaitForTransactionTree(ctx, req)
 	if err != nil {
-		return cmdutil.Rejection(err)
+		return conn.Rejection(err)
 	}
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, ledgerapi.SubmitAndWaitForTransactionTreeResponse{TransactionTree: *tree})

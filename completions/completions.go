@@ -319,10 +319,7 @@ func followLoop(ctx context.Context, o Options, used *string, noWS error, what s
 			return err
 		}
 		failures++
-		d := o.MinBackoff << min(failures-1, 16)
-		if d > o.MaxBackoff || d <= 0 {
-			d = o.MaxBackoff
-		}
+		d := client.Backoff{Base: o.MinBackoff, Max: o.MaxBackoff}.Delay(failures, err)
 		logf("reconnecting after offset %d in %s: %v", last(), d.Round(time.Millisecond), err)
 		select {
 		case <-ctx.Done():

@@ -10,6 +10,14 @@ import (
 	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
+// CompletionHeader names the columns of CompletionLine. Completions are
+// printed one line as each arrives (a tail may run for days), so the columns
+// are fixed widths here rather than a lipgloss table, which needs every row
+// before it can size a column.
+func CompletionHeader() string {
+	return fmt.Sprintf("%-6s %-27s %-8s  %s  %s", "OFFSET", "RECORD TIME", "STATUS", "COMMAND ID", "UPDATE AND COST, OR ERROR")
+}
+
 // CompletionLine is one completion in words, what `ledger completions`
 // prints per line and `ledger execute` after a submission:
 //
@@ -47,24 +55,19 @@ func RenderCompletion(w io.Writer, c *ledgerapi.Completion, opts TextOptions) er
 		status = st.bad.Render("rejected")
 	}
 	lines := [][2]string{
-		{"status", status},
-		{"command id", review.Escape(c.CommandID)},
-		{"submission id", review.Escape(c.SubmissionID)},
-		{"offset", strconv.FormatInt(int64(c.Offset), 10)},
+		{"Status", status},
+		{"Command id", review.Escape(c.CommandID)},
+		{"Submission id", review.Escape(c.SubmissionID)},
+		{"Offset", strconv.FormatInt(int64(c.Offset), 10)},
 	}
 	if c.Succeeded() {
-		lines = append(lines, [2]string{"update id", review.Escape(c.UpdateID)})
+		lines = append(lines, [2]string{"Update id", review.Escape(c.UpdateID)})
 	} else if e := ledgerapi.ErrorFromStatus(c.Status); e != nil {
-		lines = append(lines, [2]string{"error", review.Escape(e.Code)}, [2]string{"cause", review.Escape(e.Cause)})
+		lines = append(lines, [2]string{"Error", review.Escape(e.Code)}, [2]string{"Cause", review.Escape(e.Cause)})
 	}
 	if !c.SynchronizerTime.RecordTime.IsZero() {
-		lines = append(lines, [2]string{"record time", c.SynchronizerTime.RecordTime.String()})
+		lines = append(lines, [2]string{"Record time", c.SynchronizerTime.RecordTime.String()})
 	}
-	lines = append(lines, [2]string{"traffic cost", strconv.FormatInt(int64(c.PaidTrafficCost), 10)})
-	for _, l := range lines {
-		if _, err := fmt.Fprintf(w, "%-15s %s\n", l[0]+":", l[1]); err != nil {
-			return err
-		}
-	}
-	return nil
+	lines = append(lines, [2]string{"Traffic cost", strconv.FormatInt(int64(c.PaidTrafficCost), 10)})
+	return Fields(w, lines)
 }

@@ -42,16 +42,7 @@ func TestWideValuesExpand(t *testing.T) {
 		"legs", list(leg("1.5000000000"), leg("2.2500000000")),
 		"meta", some(variant("Memo", rec("text", text("invoice 2025-08 for consulting, net 30 days"), "ref", text("INV-42")))),
 	)
-	pt := transfer([]string{"0"}, node("0", create(cidA, arg)))
-	r, err := review.Summarize(pt, nil, time.Unix(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := RenderText(&out, r, TextOptions{Width: 80}); err != nil {
-		t.Fatal(err)
-	}
-	s := out.String()
+	s := renderText(t, transfer([]string{"0"}, node("0", create(cidA, arg))))
 	i := strings.Index(s, "TRANSACTION")
 	j := strings.Index(s, "PARTIES")
 	got := s[i:j]
@@ -64,18 +55,18 @@ func TestWideValuesExpand(t *testing.T) {
         transfer:
           sender: alice::1220a1a2…bebf
           receiver: bob::1220c0c1…dedf
-          amount: 100.0
+          amount: 100.0000000000
           instrument: {admin: bob::1220c0c1…dedf, id: "USD"}
         legs: 2 elements
           [0]:
             sender: alice::1220a1a2…bebf
             receiver: bob::1220c0c1…dedf
-            amount: 1.5
+            amount: 1.5000000000
             instrument: {admin: bob::1220c0c1…dedf, id: "USD"}
           [1]:
             sender: alice::1220a1a2…bebf
             receiver: bob::1220c0c1…dedf
-            amount: 2.25
+            amount: 2.2500000000
             instrument: {admin: bob::1220c0c1…dedf, id: "USD"}
         meta: Some Memo
           text: "invoice 2025-08 for consulting, net 30 days"
@@ -85,4 +76,28 @@ func TestWideValuesExpand(t *testing.T) {
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
+}
+
+// TestNumericsExactlyAsWritten: the signer sees the numeric text the
+// transaction carries, trailing zeros included: 100.00 is not 100.0 (issue
+// 12, item 32).
+func TestNumericsExactlyAsWritten(t *testing.T) {
+	out := renderText(t, transfer([]string{"0"}, node("0", create(cidA, rec("owner", party(alice), "amount", num("100.00"), "rate", num("0.0000000000"))))))
+	if !strings.Contains(out, "amount: 100.00\n") || !strings.Contains(out, "rate: 0.0000000000\n") {
+		t.Errorf("numerics changed:\n%s", out)
+	}
+}
+
+// renderText is RenderText of a transaction at 80 columns.
+func renderText(t *testing.T, pt *damlpb.PreparedTransaction) string {
+	t.Helper()
+	r, err := review.Summarize(pt, nil, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := RenderText(&out, r, TextOptions{Width: 80}); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
 }

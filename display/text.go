@@ -647,7 +647,7 @@ func (p *printer) inline(v *review.Value) string {
 	case review.ValueInt64:
 		return p.st.amount.Render(v.Scalar())
 	case review.ValueNumeric:
-		return p.st.amount.Render(review.Escape(trimNumeric(v.Scalar())))
+		return p.st.amount.Render(review.Escape(v.Scalar())) // exactly as written: 100.00 is not 100.0
 	case review.ValueText:
 		return quote(v.Scalar())
 	case review.ValueParty:
@@ -696,20 +696,6 @@ func (p *printer) inline(v *review.Value) string {
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
 	return "?"
-}
-
-// trimNumeric drops trailing fractional zeros: "100.0000000000" → "100.0".
-// The value is unchanged; the exact text stays in the JSON output.
-func trimNumeric(s string) string {
-	dot := strings.IndexByte(s, '.')
-	if dot < 0 {
-		return s
-	}
-	t := strings.TrimRight(s, "0")
-	if t[len(t)-1] == '.' {
-		t += "0"
-	}
-	return t
 }
 
 // wrap breaks s into lines of at most width columns at spaces; a word longer

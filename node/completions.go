@@ -14,10 +14,13 @@ import (
 // returns.
 const CompletionsPerRead = 1000
 
-// AcquireStream counts a completion stream against Config.MaxStreams; call
-// the returned function when the stream ends. Beyond the maximum it is
-// MAXIMUM_NUMBER_OF_STREAMS, after StopStreams SERVICE_NOT_RUNNING.
-func (n *Node) AcquireStream() (release func(), err error) {
+// AcquireStream counts a stream of user (the authenticated user who opens
+// it; "" when there is none) against Config.MaxStreams and, for a user,
+// against Config.MaxStreamsPerUser, so that one user cannot take every
+// slot. Call the returned function when the stream ends. Beyond either
+// maximum it is MAXIMUM_NUMBER_OF_STREAMS, after StopStreams
+// SERVICE_NOT_RUNNING.
+func (n *Node) AcquireStream(user string) (release func(), err error) {
 	n.streamMu.Lock()
 	defer n.streamMu.Unlock()
 	select {
@@ -29,11 +32,23 @@ func (n *Node) AcquireStream() (release func(), err error) {
 		return nil, ledgerapi.Errorf(ledgerapi.CodeMaximumNumberOfStreams,
 			"The number of streams has reached the maximum of %d; retry later", n.cfg.MaxStreams)
 	}
+	if user != "" && n.userStreams[user] >= n.cfg.MaxStreamsPerUser {
+		return nil, ledgerapi.Errorf(ledgerapi.CodeMaximumNumberOfStreams,
+			"User %s has %d streams open, the most one user may have; close one or retry later", user, n.cfg.MaxStreamsPerUser)
+	}
 	n.streams++
+	if user != "" {
+		n.userStreams[user]++
+	}
 	n.wg.Add(1)
 	return func() {
 		n.streamMu.Lock()
 		n.streams--
+		if user != "" {
+			if n.userStreams[user]--; n.userStreams[user] == 0 {
+				delete(n.userStreams, user)
+			}
+		}
 		n.streamMu.Unlock()
 		n.wg.Done()
 	}, nil

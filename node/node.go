@@ -118,6 +118,8 @@ const (
 	DefaultMaxValueNodes      = engine.DefaultMaxValueNodes
 	// DefaultMaxStreams caps concurrent completion streams.
 	DefaultMaxStreams = 256
+	// DefaultMaxStreamsPerUser caps the concurrent streams of one user.
+	DefaultMaxStreamsPerUser = 32
 )
 
 // Config is what Open needs besides the store. The zero value is usable.
@@ -147,6 +149,9 @@ type Config struct {
 	// MaxStreams caps concurrent completion streams (DefaultMaxStreams);
 	// more get MAXIMUM_NUMBER_OF_STREAMS.
 	MaxStreams int
+	// MaxStreamsPerUser caps the concurrent streams of one authenticated
+	// user (DefaultMaxStreamsPerUser; at most MaxStreams).
+	MaxStreamsPerUser int
 	// TopologyEvents makes a party allocation a topology update at an
 	// offset of its own, as Canton's update stream shows it (a
 	// ParticipantAuthorizationAdded event, no completion). Off, allocations
@@ -173,11 +178,12 @@ type Node struct {
 	flightMu sync.Mutex
 	inFlight map[ledger.ChangeID]bool
 
-	streamMu sync.Mutex
-	streams  int
-	stop     chan struct{}
-	stopOnce sync.Once
-	wg       sync.WaitGroup
+	streamMu    sync.Mutex
+	streams     int
+	userStreams map[string]int
+	stop        chan struct{}
+	stopOnce    sync.Once
+	wg          sync.WaitGroup
 
 	closeOnce sync.Once
 	closeErr  error
@@ -195,6 +201,10 @@ func Open(ctx context.Context, st Store, cfg Config) (*Node, error) {
 	if cfg.MaxStreams <= 0 {
 		cfg.MaxStreams = DefaultMaxStreams
 	}
+	if cfg.MaxStreamsPerUser <= 0 {
+		cfg.MaxStreamsPerUser = DefaultMaxStreamsPerUser
+	}
+	cfg.MaxStreamsPerUser = min(cfg.MaxStreamsPerUser, cfg.MaxStreams)
 	id, created, err := initIdentity(ctx, st, cfg.ParticipantID, cfg.SynchronizerID)
 	if err != nil {
 		return nil, err
@@ -220,6 +230,8 @@ func Open(ctx context.Context, st Store, cfg Config) (*Node, error) {
 		parties:  partyDirectory{st: st},
 		inFlight: map[ledger.ChangeID]bool{},
 		stop:     make(chan struct{}),
+
+		userStreams: map[string]int{},
 	}
 	n.engine, err = engine.New(engine.Config{
 		SynchronizerID:      id.SynchronizerID,

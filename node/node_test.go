@@ -123,15 +123,15 @@ func TestFollowCompletionsChecksTheBegin(t *testing.T) {
 
 func TestStreamsAreCountedAndStopped(t *testing.T) {
 	n := open(t, local.Config{Node: node.Config{MaxStreams: 1}})
-	release, err := n.AcquireStream()
+	release, err := n.AcquireStream("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := n.AcquireStream(); code(err) != ledgerapi.CodeMaximumNumberOfStreams.ID {
+	if _, err := n.AcquireStream(""); code(err) != ledgerapi.CodeMaximumNumberOfStreams.ID {
 		t.Errorf("second stream: %v", err)
 	}
 	release()
-	release, err = n.AcquireStream()
+	release, err = n.AcquireStream("")
 	if err != nil {
 		t.Fatalf("after a release: %v", err)
 	}
@@ -149,7 +149,7 @@ func TestStreamsAreCountedAndStopped(t *testing.T) {
 	}
 	release()
 	<-stopped
-	if _, err := n.AcquireStream(); code(err) != ledgerapi.CodeServiceNotRunning.ID {
+	if _, err := n.AcquireStream(""); code(err) != ledgerapi.CodeServiceNotRunning.ID {
 		t.Errorf("stream after stop: %v", err)
 	}
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The offline signing flow as a user runs it: a node, an external party, then
-#   prepare -o tx.json  →  sign with no network  →  execute --wait  →  completions --until-command-id
+#   prepare --out tx.json  →  sign with no network  →  execute --wait  →  completions --until-command-id
 # LEDGER names the binary (default: ledger on PATH). Exits non-zero on any failure.
 set -euo pipefail
 
@@ -35,16 +35,16 @@ echo "ALICE=$ALICE"
 step "prepare online"
 printf '{"issuer": "%s", "owner": "%s", "amount": 42.50, "currency": "CHF"}\n' "$ALICE" "$ALICE" > iou.json
 "$LEDGER" prepare --act-as "$ALICE" --create '#offline:Iou:Iou' --args @iou.json \
-  --command-id offline-flow-1 --scheme v3 --max-record-time 10m -o tx.json
+  --command-id offline-flow-1 --scheme v3 --max-record-time 10m --out tx.json
 
 step "sign with no network"
 if unshare --net true 2>/dev/null; then
   echo "(in a new network namespace: no interfaces, not even loopback)"
-  unshare --net -- "$LEDGER" sign tx.json --key alice.key --passphrase-file passphrase.txt --yes -o tx.signed.json
+  unshare --net -- "$LEDGER" sign tx.json --key alice.key --passphrase-file passphrase.txt --yes --out tx.signed.json
 else
   echo "(unshare is not permitted here: the node URL is removed and proxies point nowhere)"
   env -u LEDGER_URL HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 NO_PROXY= \
-    "$LEDGER" sign tx.json --key alice.key --passphrase-file passphrase.txt --yes -o tx.signed.json
+    "$LEDGER" sign tx.json --key alice.key --passphrase-file passphrase.txt --yes --out tx.signed.json
 fi
 "$LEDGER" verify tx.signed.json --key alice.key
 
@@ -57,7 +57,7 @@ step "read the completion"
 step "a tampered envelope is refused with exit 3"
 sed 's/"preparedTransaction": "C/"preparedTransaction": "D/' tx.json > tampered.json
 set +e
-"$LEDGER" sign tampered.json --key alice.key --passphrase-file passphrase.txt --yes -o tampered.signed.json
+"$LEDGER" sign tampered.json --key alice.key --passphrase-file passphrase.txt --yes --out tampered.signed.json
 code=$?
 set -e
 if [ "$code" -ne 3 ] && [ "$code" -ne 1 ]; then echo "tampered envelope: exit $code, want 3 (or 1 if it no longer decodes)"; exit 1; fi

@@ -45,6 +45,9 @@ func (s *Server) authenticate(r *http.Request) (*Caller, error) {
 	if claims.Wildcard {
 		return &Caller{Claims: claims}, nil
 	}
+	if ledgerapi.ValidateUserID("sub", claims.UserID) != nil {
+		return nil, invalidSubject(claims.UserID)
+	}
 	u, rights, err := s.Node.UserAndRights(r.Context(), claims.UserID)
 	if errors.Is(err, ledger.ErrNotFound) {
 		return nil, &authFailure{code: ledgerapi.CodePermissionDenied,
@@ -58,6 +61,21 @@ func (s *Server) authenticate(r *http.Request) (*Caller, error) {
 			reason: fmt.Sprintf("the token's user %q is deactivated", claims.UserID), tokenResolution: true}
 	}
 	return newCaller(claims, u, rights), nil
+}
+
+// userIDRegex is how Canton's Daml-LF Ref.UserId words the rule a user id
+// breaks (IdString.scala, Canton 3.5).
+const userIDRegex = "[a-zA-Z0-9@^$.!`\\-#+'~_|:\\(\\)]{1,128}"
+
+// invalidSubject is Canton's answer to a token whose sub is no valid user
+// id: UserBasedClaimResolver.getUserId fails with INVALID_TOKEN
+// (MissingUserId, "token " + the Ref.UserId error), a 400 that is not
+// redacted, before the user is looked up.
+func invalidSubject(sub string) error {
+	e := ledgerapi.NewError(ledgerapi.CodeInvalidToken,
+		`The submitted request is missing a user-id: token User ID "`+sub+`" does not match regex "`+userIDRegex+`"`,
+		map[string]string{"definite_answer": "false"})
+	return &authFailure{code: ledgerapi.CodeInvalidToken, reason: e.Cause, tokenResolution: true, err: e}
 }
 
 func newCaller(claims auth.Claims, u ledger.User, rights []ledger.Right) *Caller {

@@ -20,13 +20,27 @@ import (
 // "jwt.token.<JWT>" beside "daml.ws.auth", which the node answers with.
 const subprotocolAuth = "daml.ws.auth"
 
-// completionFilter validates a CompletionStreamRequest for caller (the
-// user, the token's when empty; at least one party; read rights on each)
-// and starts following the completions it selects from its begin offset.
+// completionFilter checks a CompletionStreamRequest for caller and starts
+// following the completions it selects from its begin offset. As in Canton,
+// authorization comes before validation (CommandCompletionServiceAuthorization
+// wraps the service, whose CompletionServiceRequestValidator runs after):
+// first the user (MatchUserId: "" takes the token's user; another user than
+// the token's is 403, except for a caller who may read as any party), then
+// read rights on every listed party, malformed or not (ReadAs); only then the
+// form of the user id, the parties and the begin offset.
 func (s *Server) completionFilter(c *Caller, body ledgerapi.CompletionStreamRequest) (*node.CompletionFollower, error) {
-	userID, err := c.UserIDFor(body.UserID)
-	if err != nil {
-		return nil, err
+	userID := body.UserID
+	if userID == "" || !c.CanReadAsAnyParty() || c.Wildcard() {
+		id, err := c.UserIDFor(body.UserID)
+		if err != nil {
+			return nil, err
+		}
+		userID = id
+	}
+	for _, p := range body.Parties {
+		if !c.CanReadAs(p) {
+			return nil, permissionDenied("user %q may not read as party %q", c.UserID, p)
+		}
 	}
 	if err := ledgerapi.ValidateUserID("user_id", userID); err != nil {
 		return nil, ledgerapi.InvalidField("user_id", fieldReason(err))
@@ -34,9 +48,19 @@ func (s *Server) completionFilter(c *Caller, body ledgerapi.CompletionStreamRequ
 	if len(body.Parties) == 0 {
 		return nil, ledgerapi.MissingField("parties")
 	}
-	parties, err := readableParties(c, "parties", body.Parties)
-	if err != nil {
+	if err := checkPartyCount("parties", len(body.Parties)); err != nil {
 		return nil, err
+	}
+	var parties []string
+	seen := map[string]bool{}
+	for _, p := range body.Parties {
+		if err := ledgerapi.ValidatePartyID("parties", p); err != nil {
+			return nil, ledgerapi.InvalidArgument("%s", fieldReason(err))
+		}
+		if !seen[p] {
+			seen[p] = true
+			parties = append(parties, p)
+		}
 	}
 	return s.Node.FollowCompletions(userID, parties, int64(body.BeginExclusive))
 }
@@ -46,7 +70,9 @@ func (s *Server) completionFilter(c *Caller, body ledgerapi.CompletionStreamRequ
 // (Server.CompletionsMax + 1 when absent or larger), stopping when no
 // element arrives within stream_idle_timeout_ms (Server.CompletionsWait
 // when absent), also before the first; more than CompletionsMax elements is
-// 413.
+// 413. Canton takes any idle timeout; this node caps it at
+// Server.CompletionsMaxWait, as Canton caps limit, so that a list cannot
+// hold a stream slot for hours.
 func (s *Server) listCompletions(req *Request) (any, error) {
 	return s.listCompletionsWith(req, s.openCompletionStream)
 }
@@ -81,11 +107,12 @@ func (s *Server) listCompletionsWith(req *Request, open completionOpener) (any, 
 		}
 		idle = time.Duration(min(ms, int64(time.Duration(1<<62)/time.Millisecond))) * time.Millisecond
 	}
+	idle = min(idle, s.CompletionsMaxWait)
 	fw, err := open(req.Caller, func(v any) error { return decodeBody(req.Request, v) })
 	if err != nil {
 		return nil, err
 	}
-	release, err := s.Node.AcquireStream()
+	release, err := s.Node.AcquireStream(req.Caller.UserID)
 	if err != nil {
 		return nil, err
 	}
@@ -240,6 +267,13 @@ func (c *completionStream) next(ctx context.Context, max int, add func([]byte) e
 		}
 	}
 	return len(cs), changed, false, nil
+}
+
+// websocketOptions are the upgrade options of every websocket: the auth
+// subprotocol, and the allowed CORS origins (the guard has refused the
+// others before).
+func (s *Server) websocketOptions() *websocket.AcceptOptions {
+	return &websocket.AcceptOptions{Subprotocols: []string{subprotocolAuth}, OriginPatterns: s.wsOrigins}
 }
 
 // subprotocols lists the Sec-WebSocket-Protocol values of a request.

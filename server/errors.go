@@ -46,6 +46,9 @@ type authFailure struct {
 	code            ledgerapi.ErrorCode // CodeUnauthenticated or CodePermissionDenied
 	reason          string              // for the log only
 	tokenResolution bool
+	// err, when set, is the error to answer instead (a failure that Canton
+	// does not redact).
+	err *ledgerapi.JsCantonError
 }
 
 func (e *authFailure) Error() string { return e.code.ID + ": " + e.reason }
@@ -72,6 +75,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 	var (
 		e        *ledgerapi.JsCantonError
+		rf       *refusal
 		af       *authFailure
 		ae       *auth.Error
 		tooLarge *http.MaxBytesError
@@ -83,7 +87,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		e = ledgerapi.Errorf(ledgerapi.CodeInvalidArgument,
 			"The request body exceeds the limit of %d bytes.", tooLarge.Limit)
 		status = http.StatusRequestEntityTooLarge
+	case errors.As(err, &rf):
+		e, status, redact = rf.err, rf.status, false
 	case errors.As(err, &e):
+	case errors.As(err, &af) && af.err != nil:
+		e = af.err
 	case errors.As(err, &af):
 		e = ledgerapi.NewError(af.code, af.reason, nil)
 	case errors.As(err, &ae):
@@ -110,7 +118,12 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		out = ledgerapi.Redacted(e)
 	}
 	if af != nil && af.tokenResolution {
-		out.Context = ledgerapi.Map[string]{"ledger_api_error": "invalid token"}
+		// Canton's JSON layer marks a failure of its own token resolution
+		// (Endpoints.validateJwtToken), on top of what the error says.
+		if out.IsRedacted() {
+			out.Context = ledgerapi.Map[string]{}
+		}
+		out.Context["ledger_api_error"] = "invalid token"
 	}
 	if status == 0 {
 		status = e.HTTPStatus()
@@ -135,10 +148,11 @@ func authError(ae *auth.Error) *ledgerapi.JsCantonError {
 	return ledgerapi.NewError(ledgerapi.CodeUnauthenticated, ae.Reason, nil)
 }
 
-// decodeBody reads the request body as JSON into v. It accepts any (or no)
-// Content-Type, as Canton does. Malformed JSON, a body that is not an object
-// and an empty body are DecodeErrors; an oversized body is the
-// *http.MaxBytesError writeError answers with 413.
+// decodeBody reads the request body as JSON into v (the guard has checked
+// its Content-Type). Malformed JSON, a body that is not an object and an
+// empty body are DecodeErrors; an oversized body is the *http.MaxBytesError
+// writeError answers with 413. Malformed UTF-8 and lone surrogate escapes
+// in strings are read as Canton reads them (jsonstrings.go).
 func decodeBody(r *http.Request, v any) error {
 	b, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -158,7 +172,7 @@ func decodeBody(r *http.Request, v any) error {
 	if b[0] != '{' {
 		return &DecodeError{What: "body", Detail: "expected a JSON object"}
 	}
-	if err := json.Unmarshal(b, v); err != nil {
+	if err := json.Unmarshal(loneSurrogates(b), v); err != nil {
 		return &DecodeError{What: "body", Detail: jsonErrorText(err)}
 	}
 	return nil

@@ -58,12 +58,19 @@ type Server struct {
 	// BodyReadTimeout bounds how long reading a request body may take
 	// (0 = no bound).
 	BodyReadTimeout time.Duration
-	// CompletionsMax and CompletionsWait configure the completions list
-	// (see Config).
-	CompletionsMax  int
-	CompletionsWait time.Duration
+	// CompletionsMax, CompletionsWait and CompletionsMaxWait configure the
+	// completions list (see Config).
+	CompletionsMax     int
+	CompletionsWait    time.Duration
+	CompletionsMaxWait time.Duration
 
-	mux *http.ServeMux
+	mux     *http.ServeMux
+	handler http.Handler // mux behind the guard
+
+	// The guard's settings (guard.go): Config.CORSOrigins and AllowedHosts;
+	// checkHost is set when the node listens on loopback only.
+	corsOrigins, allowedHosts, wsOrigins []string
+	checkHost                            bool
 }
 
 // New builds a server for node n with the HTTP settings of cfg (its
@@ -74,11 +81,17 @@ func New(n *node.Node, v *auth.Verifier, cfg Config) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{Node: n, Verifier: v, Log: log,
-		MaxRequestBytes: cfg.MaxRequestBytes,
-		BodyReadTimeout: orDefault(cfg.BodyReadTimeout, DefaultBodyReadTimeout),
-		CompletionsMax:  cfg.CompletionsMax,
-		CompletionsWait: orDefault(cfg.CompletionsWait, DefaultCompletionsWait),
-		mux:             http.NewServeMux()}
+		MaxRequestBytes:    cfg.MaxRequestBytes,
+		BodyReadTimeout:    orDefault(cfg.BodyReadTimeout, DefaultBodyReadTimeout),
+		CompletionsMax:     cfg.CompletionsMax,
+		CompletionsWait:    orDefault(cfg.CompletionsWait, DefaultCompletionsWait),
+		CompletionsMaxWait: orDefault(cfg.CompletionsMaxWait, DefaultCompletionsMaxWait),
+		mux:                http.NewServeMux(),
+		corsOrigins:        cfg.CORSOrigins,
+		allowedHosts:       cfg.AllowedHosts,
+		wsOrigins:          websocketOrigins(cfg.CORSOrigins),
+		checkHost:          cfg.loopbackOnly}
+	s.handler = s.guard(s.mux)
 	if s.MaxRequestBytes <= 0 {
 		s.MaxRequestBytes = DefaultMaxRequestBytes
 	}
@@ -93,11 +106,14 @@ func New(n *node.Node, v *auth.Verifier, cfg Config) *Server {
 
 // Route is one endpoint: Method and Pattern as net/http's ServeMux reads
 // them ("/v2/users/{userID}"), and the handler. Routes are authenticated
-// unless Public.
+// unless Public. Request bodies are JSON unless Upload: an upload route (a
+// DAR) takes application/octet-stream; either refuses other Content-Types
+// (guard.go).
 type Route struct {
 	Method  string
 	Pattern string
 	Public  bool
+	Upload  bool
 	Handler HandlerFunc
 }
 
@@ -126,7 +142,7 @@ func (s *Server) Handle(rt Route) {
 }
 
 // Handler returns the HTTP handler of the node.
-func (s *Server) Handler() http.Handler { return s.mux }
+func (s *Server) Handler() http.Handler { return s.handler }
 
 // wrap turns a route into an http.Handler: ids, panic recovery, body limit,
 // authentication, then the handler and the response.
@@ -157,6 +173,10 @@ func (s *Server) wrap(rt Route) http.Handler {
 			if r.Body != http.NoBody && s.BodyReadTimeout > 0 {
 				r.Body = withReadDeadline(rec, r.Body, s.BodyReadTimeout)
 			}
+		}
+		if err := checkContentType(rt, r); err != nil {
+			s.writeError(rec, r, err)
+			return
 		}
 		if !rt.Public {
 			c, err := s.authenticate(r)

@@ -14,7 +14,6 @@ import (
 	"github.com/ledger-cli/ledger/internal/atomicfile"
 	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/server/auth"
-	"github.com/ledger-cli/ledger/topology"
 )
 
 // DefaultAddr is where the node listens by default (Canton's JSON API port, loopback).
@@ -39,6 +38,10 @@ type Config struct {
 	// CompletionsWait is the default idle timeout of a completions list
 	// (DefaultCompletionsWait).
 	CompletionsWait time.Duration
+	// CompletionsMaxWait caps the idle timeout a completions list may ask
+	// for in stream_idle_timeout_ms (DefaultCompletionsMaxWait); larger
+	// values are taken as this.
+	CompletionsMaxWait time.Duration
 	// ShutdownTimeout bounds how long Close waits for requests in progress
 	// (default 10 s).
 	ShutdownTimeout time.Duration
@@ -52,7 +55,25 @@ type Config struct {
 	// IdleTimeout closes keep-alive connections left idle this long
 	// (DefaultIdleTimeout).
 	IdleTimeout time.Duration
+	// CORSOrigins are the web origins ("https://app.example:8080", or "*"
+	// for any) whose pages may use the node; requests from other origins
+	// are refused (guard.go).
+	CORSOrigins []string
+	// AllowedHosts are Host names accepted besides loopback names and
+	// addresses while the node listens on loopback ("*" for any).
+	AllowedHosts []string
+	// InsecureNoAuth lets a node without authentication listen on an
+	// address other than loopback; without it Start refuses with
+	// ErrNoAuthOnNetwork.
+	InsecureNoAuth bool
+
+	loopbackOnly bool // set by Start: the listener is on loopback
 }
+
+// ErrNoAuthOnNetwork: Start was asked to serve without authentication on an
+// address other networks can reach, which would let anyone who reaches it
+// administer the node.
+var ErrNoAuthOnNetwork = errors.New("refusing to serve without authentication on a non-loopback address: anyone who can reach it could administer the node")
 
 // Defaults of the Config timeouts left at zero.
 const (
@@ -64,6 +85,9 @@ const (
 	// DefaultCompletionsWait is Canton's http-list-wait-time: the idle
 	// timeout of a completions list when the request gives none.
 	DefaultCompletionsWait = 500 * time.Millisecond
+	// DefaultCompletionsMaxWait is the longest idle timeout a completions
+	// list gets, whatever it asks for (Canton has no such cap).
+	DefaultCompletionsMaxWait = time.Minute
 )
 
 // Running is a started node.
@@ -112,22 +136,27 @@ func Start(ctx context.Context, n *node.Node, cfg Config) (*Running, error) {
 		return nil, err
 	}
 	id := n.Identity()
-	name, _, _ := topology.SplitUID(id.ParticipantID)
 	authCfg := cfg.Auth
 	if authCfg.Mode == "" {
 		authCfg.Mode = auth.ModeNone
 	}
-	authCfg.ParticipantID = name
+	authCfg.ParticipantID = id.ParticipantID
 	v, err := auth.New(authCfg)
 	if err != nil {
 		return fail(fmt.Errorf("auth: %w", err))
 	}
-	srv := New(n, v, cfg)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		v.Close()
 		return fail(fmt.Errorf("listen on %s: %w", cfg.Addr, err))
 	}
+	cfg.loopbackOnly = ln.Addr().(*net.TCPAddr).IP.IsLoopback()
+	if !cfg.loopbackOnly && authCfg.Mode == auth.ModeNone && !cfg.InsecureNoAuth {
+		_ = ln.Close()
+		v.Close()
+		return fail(fmt.Errorf("listen on %s: %w", ln.Addr(), ErrNoAuthOnNetwork))
+	}
+	srv := New(n, v, cfg)
 	r := &Running{
 		Server:  srv,
 		ln:      ln,
@@ -170,7 +199,7 @@ func Start(ctx context.Context, n *node.Node, cfg Config) (*Running, error) {
 		case <-r.done:
 		}
 	}()
-	log.Info("ledger serve listening", "url", r.URL(), "participant", id.ParticipantID,
+	log.Info("ledger serve listening", "url", r.URL(), "addr", ln.Addr().String(), "participant", id.ParticipantID,
 		"synchronizer", id.SynchronizerID, "db", n.Database(), "auth", authCfg.Mode, "newNode", n.Created())
 	return r, nil
 }
@@ -182,8 +211,17 @@ func orDefault(d, def time.Duration) time.Duration {
 	return def
 }
 
-// URL is the node's base URL, e.g. http://127.0.0.1:7575.
-func (r *Running) URL() string { return "http://" + r.ln.Addr().String() }
+// URL is the node's base URL, e.g. http://127.0.0.1:7575. A node listening
+// on every interface (0.0.0.0 or ::, which Go reports for both) is named by
+// 127.0.0.1, a URL that works on this machine, rather than by the wildcard.
+func (r *Running) URL() string {
+	a := r.ln.Addr().(*net.TCPAddr)
+	ip := a.IP
+	if ip.IsUnspecified() {
+		ip = net.IPv4(127, 0, 0, 1)
+	}
+	return "http://" + net.JoinHostPort(ip.String(), strconv.Itoa(a.Port))
+}
 
 // Addr is the bound address.
 func (r *Running) Addr() net.Addr { return r.ln.Addr() }

@@ -75,7 +75,8 @@ func (a *readAhead[T]) wait() {
 type streamOpener func(c *Caller, decode func(v any) error) (stream, error)
 
 // listLimits reads the limit and stream_idle_timeout_ms query parameters as
-// listCompletions does: at most take elements, idle wait.
+// listCompletions does: at most take elements, idle wait (at most
+// Server.CompletionsMaxWait).
 func (s *Server) listLimits(r *http.Request) (take int, idle time.Duration, err error) {
 	take = s.CompletionsMax + 1
 	if limit, ok, err := queryInt64(r, "limit"); err != nil {
@@ -92,7 +93,7 @@ func (s *Server) listLimits(r *http.Request) (take int, idle time.Duration, err 
 		}
 		idle = time.Duration(min(ms, int64(time.Duration(1<<62)/time.Millisecond))) * time.Millisecond
 	}
-	return take, idle, nil
+	return take, min(idle, s.CompletionsMaxWait), nil
 }
 
 // serveList answers the list form (POST) of a stream as Canton's JSON layer
@@ -109,7 +110,7 @@ func (s *Server) serveList(req *Request, open streamOpener) (any, error) {
 		return nil, err
 	}
 	defer st.close()
-	release, err := s.Node.AcquireStream()
+	release, err := s.Node.AcquireStream(req.Caller.UserID)
 	if err != nil {
 		return nil, err
 	}
@@ -184,13 +185,13 @@ func (s *Server) serveWebsocket(req *Request, open streamOpener) (any, error) {
 		return nil, err
 	}
 	req.Caller = caller
-	release, err := s.Node.AcquireStream()
+	release, err := s.Node.AcquireStream(caller.UserID)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
 	bw := &batchingResponse{ResponseWriter: req.W}
-	conn, err := websocket.Accept(bw, r, &websocket.AcceptOptions{Subprotocols: []string{subprotocolAuth}})
+	conn, err := websocket.Accept(bw, r, s.websocketOptions())
 	if err != nil {
 		s.Log.Info("websocket upgrade failed", "path", r.URL.Path, "correlationId", req.CorrelationID, "error", err)
 		return nil, nil
@@ -214,7 +215,7 @@ func (s *Server) serveWebsocket(req *Request, open streamOpener) (any, error) {
 		}
 	}()
 	st, err := open(caller, func(v any) error {
-		if err := ledgerapi.DecodeBody(bytes.TrimSpace(frame), v); err != nil {
+		if err := ledgerapi.DecodeBody(loneSurrogates(bytes.TrimSpace(frame)), v); err != nil {
 			return ledgerapi.InvalidArgument("the first frame is not a %s: %s",
 				strings.TrimPrefix(fmt.Sprintf("%T", v), "*ledgerapi."), err.Error())
 		}

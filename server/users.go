@@ -240,14 +240,18 @@ func (s *Server) createUser(req *Request) (any, error) {
 	return ledgerapi.CreateUserResponse{User: apiUser(created)}, nil
 }
 
-// requireGrantable: only participant admins grant or revoke ParticipantAdmin
-// and IdentityProviderAdmin.
+// requireGrantable: only participant admins create users with, grant or
+// revoke ParticipantAdmin, CanReadAsAnyParty and CanExecuteAsAnyParty, the
+// rights that reach beyond one identity provider. An identity-provider
+// admin may hand out IdentityProviderAdmin and party rights in its provider
+// (UserManagementServiceAuthorization.needsParticipantAdmin, Canton 3.5).
 func (c *Caller) requireGrantable(rights []ledger.Right) error {
 	if c.IsParticipantAdmin() {
 		return nil
 	}
 	for _, r := range rights {
-		if r.Kind == ledger.ParticipantAdmin || r.Kind == ledger.IdentityProviderAdmin {
+		switch r.Kind {
+		case ledger.ParticipantAdmin, ledger.CanReadAsAnyParty, ledger.CanExecuteAsAnyParty:
 			return permissionDenied("user %q may not grant or revoke %s", c.UserID, r.Kind)
 		}
 	}
@@ -272,6 +276,12 @@ func (s *Server) deleteUser(req *Request) (any, error) {
 	idp := c.impliedIDP(req.URL.Query().Get("identity-provider-id"))
 	if err := c.RequireAdminOf(idp); err != nil {
 		return nil, err
+	}
+	// Canton (ApiUserManagementService.deleteUser) refuses only the caller
+	// itself: an identity-provider admin may delete any user of its
+	// provider, participant admins such as participant_admin included.
+	if !c.Wildcard() && c.UserID == id {
+		return nil, ledgerapi.InvalidArgument("Requesting user cannot delete itself")
 	}
 	u, err := s.Node.UserOfIdentityProvider(req.Context(), id, idp)
 	if err != nil {
@@ -458,6 +468,10 @@ func (s *Server) revokeUserRights(req *Request) (any, error) {
 	id, rights, err := s.rightsRequest(req, body.UserID, body.IdentityProviderID, body.Rights)
 	if err != nil {
 		return nil, err
+	}
+	// ApiUserManagementService.verifyNotRemovingOwnAdminRights
+	if c := req.Caller; !c.Wildcard() && c.UserID == id && slices.ContainsFunc(rights, func(r ledger.Right) bool { return r.Kind == ledger.ParticipantAdmin }) {
+		return nil, ledgerapi.InvalidArgument("Requesting user cannot remove own admin rights")
 	}
 	revoked, err := s.Node.RevokeRights(req.Context(), id, rights)
 	if err != nil {

@@ -159,7 +159,11 @@ func ParseKeyFile(data []byte) (*KeyFile, error) {
 	if err := json.Unmarshal(data, &head); err != nil {
 		return nil, jsonError(err, len(data))
 	}
-	if head.Format != keyFileFormat {
+	switch head.Format {
+	case keyFileFormat:
+	case "":
+		return nil, fmt.Errorf("not a ledger key file: it has no \"format\": %q (keys generate and keys import write key files)", keyFileFormat)
+	default:
 		return nil, fmt.Errorf("not a ledger key file: format is %q, want %q", head.Format, keyFileFormat)
 	}
 	if head.Version > keyFileVersion {
@@ -300,9 +304,6 @@ func ReadKeyFile(path string) (*KeyFile, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("key file %s is not a regular file", path)
 	}
-	if err := secretfile.CheckMode("key file", path, st.Mode()); err != nil {
-		return nil, err
-	}
 	data, err := io.ReadAll(io.LimitReader(f, maxKeyFileSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("key file %s: %w", path, err)
@@ -310,9 +311,14 @@ func ReadKeyFile(path string) (*KeyFile, error) {
 	if len(data) > maxKeyFileSize {
 		return nil, fmt.Errorf("key file %s is larger than %d bytes; not a ledger key file", path, maxKeyFileSize)
 	}
+	// What the file is comes first: the permissions of a file that is no
+	// key file are beside the point (and "chmod 600 iou.json" misleads).
 	kf, err := ParseKeyFile(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := secretfile.CheckMode("key file", path, st.Mode()); err != nil {
+		return nil, err
 	}
 	return kf, nil
 }

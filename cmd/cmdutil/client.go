@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -26,6 +25,7 @@ import (
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/internal/atomicfile"
 	"github.com/ledger-cli/ledger/internal/secretfile"
+	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
 // Connection settings: the keys of a profile, the names of the flags and,
@@ -216,7 +216,7 @@ func AddConnFlags(cmd *cobra.Command) *ConnFlags {
 	fl.String(KeyCACert, "", "PEM file of CA certificates to trust instead of the system roots")
 	fl.String(KeyClientCert, "", "PEM client certificate, for nodes that require one (with --client-key)")
 	fl.String(KeyClientKey, "", "PEM private key of --client-cert")
-	fl.Duration(KeyTimeout, client.DefaultTimeout, "timeout of each HTTP request")
+	fl.Duration(KeyTimeout, client.DefaultTimeout, "how long the command may wait for the node, retries included (with --follow: each request) (env LEDGER_TIMEOUT)")
 	return cf
 }
 
@@ -307,6 +307,27 @@ type Connection struct {
 	Client   *client.Client
 	UserID   string
 	Settings *Settings
+	// Timeout bounds a whole command (Context) and each request.
+	Timeout time.Duration
+	// TokenKey is the setting the token comes from (KeyToken,
+	// KeyTokenFile, KeyOAuthTokenURL), "" when no token is sent.
+	TokenKey string
+}
+
+// Context is the context of a command that ends when it is done: it
+// carries the deadline --timeout sets for the whole command, retries
+// included. Following commands (completions --follow, bench) do not use it.
+func (c *Connection) Context() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), c.Timeout)
+}
+
+// origin says where a setting came from and which profile was active,
+// for hints: " (url from flag --url, profile default)"; "" when unknown.
+func (c *Connection) origin(key string) string {
+	if c == nil || c.Settings == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (%s from %s, profile %s)", key, c.Settings.Sources[key], c.Settings.Profile)
 }
 
 // Connect resolves the settings and builds the client.
@@ -326,28 +347,57 @@ func Connect(s *Settings) (*Connection, error) {
 	}
 	timeout := client.DefaultTimeout
 	if t := s.Get(KeyTimeout); t != "" {
-		if timeout, err = time.ParseDuration(t); err != nil || timeout <= 0 {
-			return nil, UsageError("timeout %q (%s): use a positive duration such as 30s", t, s.Sources[KeyTimeout])
+		if timeout, err = parseTimeout(t); err != nil {
+			return nil, UsageError("%s (%s)", err, s.Sources[KeyTimeout])
 		}
 	}
-	tokens, err := tokenSource(s, timeout, tlsCfg)
+	tokens, tokenKey, err := tokenSource(s, timeout, tlsCfg)
 	if err != nil {
 		return nil, err
 	}
-	c, err := client.New(client.Config{URL: s.Get(KeyURL), Tokens: tokens, TLS: tlsCfg, Timeout: timeout, UserAgent: "ledger-cli (" + runtimeVersion() + ")"})
+	c, err := client.New(client.Config{URL: s.Get(KeyURL), Tokens: tokens, TLS: tlsCfg, Timeout: timeout, UserAgent: "ledger-cli (" + ReadBuild().Version + ")"})
 	if errors.Is(err, client.ErrNoURL) {
 		return nil, fmt.Errorf("%w: give --url, set LEDGER_URL or add url to the profile", err)
 	}
 	if err != nil {
-		return nil, err
+		return nil, UsageError("%s (%s)", err, s.Sources[KeyURL])
 	}
-	return &Connection{Client: c, UserID: s.Get(KeyUser), Settings: s}, nil
+	return &Connection{Client: c, UserID: s.Get(KeyUser), Settings: s, Timeout: timeout, TokenKey: tokenKey}, nil
+}
+
+// ValidateSetting checks a setting's value as the commands will read it,
+// so that a profile never holds one that makes every later command fail.
+func ValidateSetting(key, value string) error {
+	switch key {
+	case KeyURL:
+		_, err := client.ParseNodeURL(value)
+		return err
+	case KeyOAuthTokenURL:
+		u, err := url.Parse(value)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%s %q: must be an http:// or https:// URL", key, value)
+		}
+	case KeyTimeout:
+		_, err := parseTimeout(value)
+		return err
+	case KeyUser:
+		return ledgerapi.ValidateUserID(key, value)
+	}
+	return nil
+}
+
+func parseTimeout(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("timeout %q: use a positive duration such as 30s", v)
+	}
+	return d, nil
 }
 
 // tokenSource picks the token method: the one given at the highest level
 // (flag, env, profile); at the same level --token before --token-file before
-// OAuth2.
-func tokenSource(s *Settings, timeout time.Duration, tlsCfg *tls.Config) (client.TokenSource, error) {
+// OAuth2. It also returns the setting the method was chosen by.
+func tokenSource(s *Settings, timeout time.Duration, tlsCfg *tls.Config) (client.TokenSource, string, error) {
 	type method struct {
 		key  string
 		make func() (client.TokenSource, error)
@@ -368,11 +418,12 @@ func tokenSource(s *Settings, timeout time.Duration, tlsCfg *tls.Config) (client
 	}
 	if best < 0 {
 		if s.Get(KeyOAuthClientID) != "" || s.Get(KeyOAuthClientSecretFile) != "" {
-			return nil, UsageError("OAuth2 client credentials need --oauth-token-url too")
+			return nil, "", UsageError("OAuth2 client credentials need --oauth-token-url too")
 		}
-		return nil, nil
+		return nil, "", nil
 	}
-	return methods[best].make()
+	ts, err := methods[best].make()
+	return ts, methods[best].key, err
 }
 
 // oauthSource is the client credentials flow; the token is fetched when
@@ -405,12 +456,4 @@ func oauthSource(s *Settings, timeout time.Duration, tlsCfg *tls.Config) (client
 	}
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Transport: tr, Timeout: timeout})
 	return client.OAuth2Token(cc.TokenSource(ctx)), nil
-}
-
-// runtimeVersion is the module version of the binary, or "devel".
-func runtimeVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
 }

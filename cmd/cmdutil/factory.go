@@ -27,27 +27,3 @@ func (f *Factory) OutputFormat() (string, error) {
 	}
 	return format, ValidateFormat(format)
 }
-
-// AnnotationWritesFile marks a command whose -o may name the file it writes
-// (ledger prepare -o tx.json, ledger sign -o tx.signed.json), as DESIGN.md
-// spells them; on such commands a value of -o that is not a format name is a
-// path.
-const AnnotationWritesFile = "ledger/writes-file"
-
-// OutputTarget splits the global -o of a file-writing command into a format
-// and a path: "json" is a format, "tx.json" a path. out is the value of the
-// command's explicit --out flag, which wins.
-func (f *Factory) OutputTarget(out string) (format, path string, err error) {
-	v := f.Config.GetString("output")
-	switch v {
-	case "", FormatTable, FormatJSON, FormatYAML:
-		if v == "" {
-			v = FormatTable
-		}
-		return v, out, nil
-	}
-	if out != "" && out != v {
-		return "", "", UsageError("-o %q and --out %q name different files: use one", v, out)
-	}
-	return FormatTable, v, nil
-}

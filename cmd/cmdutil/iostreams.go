@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/muesli/termenv"
 	"golang.org/x/term"
 )
 
@@ -27,17 +28,23 @@ type IOStreams struct {
 }
 
 // System returns streams bound to the process's stdin, stdout and stderr.
-// Colour is on only when stdout is a terminal and NO_COLOR is unset.
+// Colour is decided by colorFor on stdout.
 func System() *IOStreams {
 	inTTY := term.IsTerminal(int(os.Stdin.Fd()))
 	outTTY := term.IsTerminal(int(os.Stdout.Fd()))
-	_, noColor := os.LookupEnv("NO_COLOR")
 	return &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		stdinTTY: inTTY, stdoutTTY: outTTY,
-		color:        outTTY && !noColor && os.Getenv("TERM") != "dumb",
+		color:        colorFor(termenv.NewOutput(os.Stdout)),
 		openTerminal: func() (io.ReadCloser, error) { return os.Open("/dev/tty") },
 	}
+}
+
+// colorFor is termenv's decision for an output: colour on a terminal whose
+// TERM has colours, never with a non-empty NO_COLOR (no-color.org: an empty
+// one does not count) or CLICOLOR=0, always with CLICOLOR_FORCE=1.
+func colorFor(out *termenv.Output) bool {
+	return out.EnvColorProfile() != termenv.Ascii
 }
 
 // Test returns streams over buffers, as a non-terminal without colour.

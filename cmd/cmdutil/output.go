@@ -15,13 +15,26 @@ const (
 	FormatYAML  = "yaml"
 )
 
-// ValidateFormat checks the value of -o.
+// ValidateFormat checks the value of -o. Every command reads -o as a
+// format and --out as a file, so a file name given to -o is the likeliest
+// mistake and the error says where it belongs.
 func ValidateFormat(f string) error {
 	switch f {
 	case FormatTable, FormatJSON, FormatYAML:
 		return nil
 	}
-	return UsageError("invalid value %q for -o/--output: use table, json or yaml", f)
+	return UsageError("-o/--output %q: -o takes a format, table, json or yaml; to write a file use --out FILE", f)
+}
+
+// EnvelopeFormat checks -o for a command that writes an envelope, which is
+// JSON whatever -o says: with the envelope on standard output (no --out)
+// there is nothing YAML could apply to, and a YAML envelope is one no
+// command reads.
+func EnvelopeFormat(format, out string) error {
+	if format == FormatYAML && out == "" {
+		return UsageError("-o yaml: envelopes are JSON only; with --out FILE the envelope goes to FILE and -o yaml applies to the summary")
+	}
+	return nil
 }
 
 // WriteStructured writes v as indented JSON or as YAML.

@@ -43,3 +43,20 @@ func ParseAnnotations(set, unset []string, forUpdate bool) (map[string]string, e
 	}
 	return m, nil
 }
+
+// MissingParties are the parties of want that got has no details for, in
+// the order of want: a node answers a read of unknown parties with
+// nothing rather than an error.
+func MissingParties(want []string, got []ledgerapi.PartyDetails) []string {
+	known := map[string]bool{}
+	for _, p := range got {
+		known[p.Party] = true
+	}
+	var missing []string
+	for _, p := range want {
+		if !known[p] {
+			missing = append(missing, p)
+		}
+	}
+	return missing
+}

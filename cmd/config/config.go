@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/display"
 )
 
 // ConfigOptions are the inputs of the config subcommands.
@@ -52,6 +53,7 @@ Settings: ` + strings.Join(cmdutil.ConnectionKeys, ", ") + `.`,
   ledger config list
   LEDGER_PROFILE=prod ledger parties list`,
 	}
+	cmdutil.Group(cmd)
 	cmd.AddCommand(newCmdConfigSet(f, nil), newCmdConfigGet(f, nil), newCmdConfigUse(f, nil), newCmdConfigList(f, nil))
 	return cmd
 }
@@ -122,6 +124,11 @@ func configSetRun(opts *ConfigOptions) error {
 	}
 	if opts.Unset == (opts.Value != "") {
 		return cmdutil.UsageError("give a VALUE, or --unset (not both)")
+	}
+	if !opts.Unset {
+		if err := cmdutil.ValidateSetting(opts.Key, opts.Value); err != nil {
+			return cmdutil.UsageError("%s; nothing was saved", err)
+		}
 	}
 	cf, err := opts.load()
 	if err != nil {
@@ -248,17 +255,24 @@ func configListRun(opts *ConfigOptions) error {
 		fmt.Fprintf(w, "no profiles in %s (create one: ledger config set url URL --profile NAME)\n", cf.Path())
 		return nil
 	}
+	var rows [][]string
 	for _, p := range out {
-		mark := " "
+		name := "  " + p.Name
 		if p.Active {
-			mark = "*"
+			name = "* " + p.Name
 		}
-		fmt.Fprintf(w, "%s %s\n", mark, p.Name)
 		for _, k := range cmdutil.ConnectionKeys {
 			if v, ok := p.Settings[k]; ok {
-				fmt.Fprintf(w, "    %-25s %s\n", k, v)
+				rows = append(rows, []string{name, k, v})
+				name = ""
 			}
 		}
+		if name != "" {
+			rows = append(rows, []string{name, "", ""})
+		}
+	}
+	if err := display.Table(w, []string{"  PROFILE", "SETTING", "VALUE"}, rows); err != nil {
+		return err
 	}
 	if env := os.Getenv("LEDGER_PROFILE"); env != "" {
 		fmt.Fprintf(w, "(LEDGER_PROFILE=%s overrides the current profile)\n", env)

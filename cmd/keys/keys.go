@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/display"
 	"github.com/ledger-cli/ledger/signer"
 )
 
@@ -35,6 +36,7 @@ variable LEDGER_KEY_PASSPHRASE, else asked for on the terminal.`,
   ledger keys export --public alice.key --format pem > alice.pub.pem
   openssl genpkey -algorithm ed25519 | ledger keys import --out bob.key --passphrase-file pass.txt`,
 	}
+	cmdutil.Group(cmd)
 	cmd.AddCommand(
 		NewCmdKeysGenerate(f, nil),
 		NewCmdKeysShow(f, nil),
@@ -70,10 +72,7 @@ func writeKeyInfo(w io.Writer, format string, p signer.PublicKey, extra ...[2]st
 		[2]string{"Public key hex", info.PublicKeyHex},
 		[2]string{"Key spec", info.KeySpec},
 	)
-	for _, r := range rows {
-		fmt.Fprintf(w, "%-15s %s\n", r[0]+":", r[1])
-	}
-	return nil
+	return display.Fields(w, rows)
 }
 
 func encryptionLabel(encrypted bool) string {

@@ -120,8 +120,8 @@ func TestKeysGenerateShowExport(t *testing.T) {
 	}
 
 	out, _, code = runKeys(t, "show", keyPath)
-	for _, want := range []string{"Fingerprint:    " + show["fingerprint"] + "\n", "Public key:     " + show["publicKey"] + "\n",
-		"Public key hex: " + show["publicKeyHex"] + "\n", "Key spec:       SIGNING_KEY_SPEC_EC_CURVE25519\n", "Encrypted:      yes"} {
+	for _, want := range []string{"Fingerprint:     " + show["fingerprint"] + "\n", "Public key:      " + show["publicKey"] + "\n",
+		"Public key hex:  " + show["publicKeyHex"] + "\n", "Key spec:        SIGNING_KEY_SPEC_EC_CURVE25519\n", "Encrypted:       yes"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("show table lacks %q:\n%s", want, out)
 		}
@@ -272,12 +272,12 @@ func TestKeysUsageErrors(t *testing.T) {
 		{[]string{"generate"}, "--out FILE is required"},
 		{[]string{"import"}, "--out FILE is required"},
 		{[]string{"generate", "--out", keyPath, "--insecure-plaintext", "--passphrase-file", "p"}, "cannot be used together"},
-		{[]string{"generate", "--out", keyPath, "extra"}, "accepts 0 arg(s)"},
-		{[]string{"show"}, "accepts 1 arg(s)"},
+		{[]string{"generate", "--out", keyPath, "extra"}, `unexpected argument "extra"`},
+		{[]string{"show"}, "missing FILE"},
 		{[]string{"export", keyPath}, "--public is required"},
 		{[]string{"export", "--public", keyPath, "--format", "der"}, `invalid value "der" for --format`},
 		{[]string{"generate", "--bogus"}, "unknown flag: --bogus"},
-		{[]string{"show", keyPath, "-o", "xml"}, `invalid value "xml" for -o/--output`},
+		{[]string{"show", keyPath, "-o", "xml"}, `-o/--output "xml": -o takes a format`},
 	}
 	for _, tt := range tests {
 		_, errOut, code := runKeys(t, tt.args...)
@@ -474,4 +474,19 @@ func TestKeysPassphraseFileMustBePrivate(t *testing.T) {
 	if code != cmdutil.ExitFailure || !strings.Contains(errOut, "passphrase file "+pass+" may be read by other users (mode 0644); run: chmod 600 "+pass) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
+}
+
+// TestKeysShowChecksTheFormatFirst: a file that is no key file is named as
+// such before anything is said about its permissions (issue 12, item 30).
+func TestKeysShowChecksTheFormatFirst(t *testing.T) {
+	dir := keysEnv(t)
+	iou := filepath.Join(dir, "iou.json")
+	if err := os.WriteFile(iou, []byte(`{"issuer": "alice::1220", "amount": "100.00"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runKeys(t, "show", iou)
+	if code != cmdutil.ExitFailure || strings.Contains(errOut, "chmod") || !strings.Contains(errOut, iou+":") {
+		t.Fatalf("keys show iou.json: exit %d %q", code, errOut)
+	}
+	t.Log(errOut)
 }

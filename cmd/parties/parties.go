@@ -4,7 +4,6 @@
 package parties
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/display"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/signer"
 	"github.com/ledger-cli/ledger/topology"
@@ -33,6 +33,7 @@ annotations, and onboard an external party whose key stays with you.`,
   ledger parties update "$ALICE" --set example.com/team=risk --unset old-key
   ledger parties allocate-external --key alice.key --hint alice`,
 	}
+	cmdutil.Group(cmd)
 	cmd.AddCommand(NewCmdPartiesGet(f, nil), NewCmdPartiesList(f, nil), NewCmdPartiesAllocate(f, nil),
 		NewCmdPartiesUpdate(f, nil), NewCmdPartiesAllocateExternal(f, nil))
 	return cmd
@@ -102,15 +103,30 @@ version (the version "ledger parties update" compares against).`,
 }
 
 func partiesGetRun(opts *PartiesOptions) error {
+	if err := cmdutil.ValidateParties("PARTY", opts.Parties); err != nil {
+		return err
+	}
 	conn, err := opts.Connect()
 	if err != nil {
 		return err
 	}
-	ps, err := conn.Client.GetParties(context.Background(), opts.Parties[0], opts.Parties[1:]...)
+	ctx, cancel := conn.Context()
+	defer cancel()
+	ps, err := conn.Client.GetParties(ctx, opts.Parties[0], opts.Parties[1:]...)
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
-	return writeParties(opts, ps)
+	// The node leaves out the parties it does not know.
+	missing := cmdutil.MissingParties(opts.Parties, ps)
+	if len(ps) > 0 {
+		if err := writeParties(opts, ps); err != nil {
+			return err
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("not found: %s: the node knows no such party; check the id (ledger parties list)", strings.Join(missing, ", "))
+	}
+	return nil
 }
 
 // NewCmdPartiesList builds `ledger parties list`.
@@ -136,9 +152,11 @@ func partiesListRun(opts *PartiesOptions) error {
 	if err != nil {
 		return err
 	}
-	ps, err := conn.Client.AllParties(context.Background(), client.ListPartiesOptions{FilterParty: opts.Filter, IdentityProviderID: opts.IDP})
+	ctx, cancel := conn.Context()
+	defer cancel()
+	ps, err := conn.Client.AllParties(ctx, client.ListPartiesOptions{FilterParty: opts.Filter, IdentityProviderID: opts.IDP})
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	return writeParties(opts, ps)
 }
@@ -147,23 +165,23 @@ func writeParties(opts *PartiesOptions, ps []ledgerapi.PartyDetails) error {
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, ledgerapi.List[ledgerapi.PartyDetails](ps))
 	}
-	w := opts.IO.Out
 	if len(ps) == 0 {
-		fmt.Fprintln(w, "no parties")
+		fmt.Fprintln(opts.IO.Out, "no parties")
 		return nil
 	}
-	fmt.Fprintf(w, "%-6s %-8s %s\n", "LOCAL", "VERSION", "PARTY / ANNOTATIONS")
-	for _, p := range ps {
+	rows := make([][]string, len(ps))
+	for i, p := range ps {
+		var ann []string
+		for _, k := range slices.Sorted(maps.Keys(p.LocalMetadata.Annotations)) {
+			ann = append(ann, k+"="+p.LocalMetadata.Annotations[k])
+		}
 		local := "no"
 		if p.IsLocal {
 			local = "yes"
 		}
-		fmt.Fprintf(w, "%-6s %-8s %s\n", local, p.LocalMetadata.ResourceVersion, p.Party)
-		for _, k := range slices.Sorted(maps.Keys(p.LocalMetadata.Annotations)) {
-			fmt.Fprintf(w, "%-15s  %s=%s\n", "", k, p.LocalMetadata.Annotations[k])
-		}
+		rows[i] = []string{p.Party, local, p.LocalMetadata.ResourceVersion, strings.Join(ann, "\n")}
 	}
-	return nil
+	return display.Table(opts.IO.Out, []string{"PARTY", "LOCAL", "VERSION", "ANNOTATIONS"}, rows)
 }
 
 // NewCmdPartiesAllocate builds `ledger parties allocate`.
@@ -198,13 +216,15 @@ func partiesAllocateRun(opts *PartiesOptions) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := conn.Context()
+	defer cancel()
 	req := ledgerapi.AllocatePartyRequest{PartyIDHint: opts.Parties[0], IdentityProviderID: opts.IDP, SynchronizerID: opts.Synchronizer, UserID: opts.GrantUser}
 	if len(ann) > 0 {
 		req.LocalMetadata = &ledgerapi.ObjectMeta{Annotations: ann}
 	}
-	p, err := conn.Client.AllocateParty(context.Background(), req)
+	p, err := conn.Client.AllocateParty(ctx, req)
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, p)
@@ -263,7 +283,8 @@ func partiesUpdateRun(opts *PartiesOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
+	ctx, cancel := conn.Context()
+	defer cancel()
 	version := opts.Version
 	var p *ledgerapi.PartyDetails
 	for attempt := 1; ; attempt++ {
@@ -272,7 +293,7 @@ func partiesUpdateRun(opts *PartiesOptions) error {
 		if version == "" || attempt > 1 {
 			cur, err := conn.Client.GetParties(ctx, party)
 			if err != nil {
-				return cmdutil.WithHint(err)
+				return conn.WithHint(err)
 			}
 			if len(cur) == 0 {
 				return fmt.Errorf("party %s: the node returned no details", party)
@@ -289,7 +310,7 @@ func partiesUpdateRun(opts *PartiesOptions) error {
 			break
 		}
 		if !errors.Is(err, ledgerapi.CodeConcurrentPartyDetailsUpdate.Err()) || !opts.Retry || attempt >= maxUpdateAttempts {
-			return cmdutil.WithHint(err)
+			return conn.WithHint(err)
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "party %s changed concurrently (version %s is stale); reading it again\n", party, version)
 	}
@@ -315,11 +336,15 @@ your key; the party is allocated (POST /v2/parties/external/allocate).
 
 On a terminal you are asked to confirm before signing (--yes skips it).
 The key file's passphrase comes from --passphrase-file, LEDGER_KEY_PASSPHRASE
-or a prompt.`,
-		Example: `  ledger keys generate -o alice.key
+or a prompt. What is checked is printed on standard error; standard output
+gets the party id (-o json: partyId, fingerprint, multiHash, mappings).`,
+		Example: `  ledger keys generate --out alice.key
   ledger parties allocate-external --key alice.key --hint alice
 
-  # in a script, granting the user alice the right to execute as the party
+  # in a script, keeping the party id
+  ALICE=$(ledger parties allocate-external --key alice.key --hint alice --passphrase-file pass.txt --yes)
+
+  # granting the user alice the right to execute as the party
   ledger parties allocate-external --key alice.key --hint alice --passphrase-file pass.txt --yes --grant-user alice`,
 		Args: cmdutil.ExactArgs(0),
 	}
@@ -358,7 +383,9 @@ func partiesAllocateExternalRun(opts *PartiesOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
+	// Two deadlines: the person deciding at the prompt is not on the clock.
+	ctx, cancel := conn.Context()
+	defer cancel()
 	sync := opts.Synchronizer
 	if sync == "" {
 		if sync, err = wallet.OnlySynchronizer(ctx, conn.Client); err != nil {
@@ -366,18 +393,17 @@ func partiesAllocateExternalRun(opts *PartiesOptions) error {
 			if errors.As(err, &choice) && len(choice.Connected) > 1 {
 				return cmdutil.UsageError("the node is on several synchronizers: choose one with --synchronizer (%s)", strings.Join(choice.Connected, ", "))
 			}
-			return cmdutil.WithHint(err)
+			return conn.WithHint(err)
 		}
 	}
 	o, err := wallet.ProposeOnboarding(ctx, conn.Client, sync, opts.Hint, key.Public())
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	res := ExternalPartyResult{PartyID: o.PartyID, Fingerprint: o.Fingerprint, MultiHash: o.MultiHashHex(), Mappings: o.Mappings}
-	info := opts.IO.Out
-	if opts.Format != cmdutil.FormatTable {
-		info = opts.IO.ErrOut
-	}
+	// What a person checks goes to stderr; stdout carries the result, so
+	// that ALICE=$(ledger parties allocate-external …) works.
+	info := opts.IO.ErrOut
 	fmt.Fprintf(info, "Onboarding %s on %s (checked: our key, our namespace, multi-hash recomputed)\n", o.PartyID, sync)
 	for i, m := range res.Mappings {
 		fmt.Fprintf(info, "  transaction %d: %s\n", i+1, m)
@@ -392,12 +418,18 @@ func partiesAllocateExternalRun(opts *PartiesOptions) error {
 			return errors.New("not signed: nothing was allocated")
 		}
 	}
+	ctx, cancelAllocate := conn.Context()
+	defer cancelAllocate()
 	if err := o.Allocate(ctx, conn.Client, key, opts.GrantUser); err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, res)
 	}
-	fmt.Fprintf(opts.IO.Out, "Allocated external party %s\n", o.PartyID)
+	if opts.IO.IsStdoutTTY() {
+		fmt.Fprintf(opts.IO.Out, "Allocated external party %s\n", o.PartyID)
+	} else {
+		fmt.Fprintln(opts.IO.Out, o.PartyID)
+	}
 	return nil
 }

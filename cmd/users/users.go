@@ -2,7 +2,6 @@
 package users
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/display"
 	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
@@ -26,9 +26,13 @@ rights decide what the token may do: act as a party (CanActAs), read as it
 administer the node (ParticipantAdmin), …`,
 		Example: `  ledger users create alice --primary-party "$ALICE" --act-as "$ALICE"
   ledger users grant alice --read-as "$BOB"
+  ledger users update alice --deactivate
+  ledger users delete alice --yes
   ledger users list`,
 	}
+	cmdutil.Group(cmd)
 	cmd.AddCommand(NewCmdUsersCreate(f, nil), NewCmdUsersList(f, nil), NewCmdUsersGet(f, nil),
+		NewCmdUsersUpdate(f, nil), NewCmdUsersDelete(f, nil),
 		NewCmdUsersGrant(f, nil), NewCmdUsersRevoke(f, nil))
 	return cmd
 }
@@ -44,6 +48,15 @@ type UsersOptions struct {
 	Annotations  []string
 	IDP          string
 	Rights       rightFlags
+
+	// update
+	PrimaryPartySet bool
+	Deactivate      bool
+	Activate        bool
+	Set, Unset      []string
+	Version         string
+	// delete
+	Yes bool
 }
 
 // rightFlags are the flags naming rights.
@@ -101,6 +114,7 @@ func usersCommand(f *cmdutil.Factory, cmd *cobra.Command, opts *UsersOptions, ru
 				return cmdutil.UsageError("%s", err)
 			}
 		}
+		opts.PrimaryPartySet = c.Flags().Changed("primary-party")
 		opts.Connect = conn.Connect
 		if runF != nil {
 			return runF(opts)
@@ -147,12 +161,14 @@ func usersCreateRun(opts *UsersOptions) error {
 	if err != nil {
 		return err
 	}
-	u, err := conn.Client.CreateUser(context.Background(), ledgerapi.CreateUserRequest{
+	ctx, cancel := conn.Context()
+	defer cancel()
+	u, err := conn.Client.CreateUser(ctx, ledgerapi.CreateUserRequest{
 		User:   &ledgerapi.User{ID: opts.UserID, PrimaryParty: opts.PrimaryParty, Metadata: ledgerapi.ObjectMeta{Annotations: ann}, IdentityProviderID: opts.IDP},
 		Rights: rights,
 	})
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	return writeUser(opts, u, rights)
 }
@@ -167,22 +183,28 @@ func writeUser(opts *UsersOptions, u *ledgerapi.User, rights []ledgerapi.Right) 
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, UserWithRights{User: *u, Rights: rights})
 	}
-	w := opts.IO.Out
-	fmt.Fprintf(w, "user:           %s\n", u.ID)
+	fields := [][2]string{{"User", u.ID}}
 	if u.PrimaryParty != "" {
-		fmt.Fprintf(w, "primary party:  %s\n", u.PrimaryParty)
+		fields = append(fields, [2]string{"Primary party", u.PrimaryParty})
 	}
 	if u.IsDeactivated {
-		fmt.Fprintln(w, "deactivated:    yes")
+		fields = append(fields, [2]string{"Deactivated", "yes"})
 	}
 	if u.IdentityProviderID != "" {
-		fmt.Fprintf(w, "identity prov.: %s\n", u.IdentityProviderID)
+		fields = append(fields, [2]string{"Identity provider", u.IdentityProviderID})
 	}
 	for _, k := range slices.Sorted(maps.Keys(u.Metadata.Annotations)) {
-		fmt.Fprintf(w, "annotation:     %s=%s\n", k, u.Metadata.Annotations[k])
+		fields = append(fields, [2]string{"Annotation", k + "=" + u.Metadata.Annotations[k]})
 	}
-	fmt.Fprintf(w, "rights:         %s\n", rightsText(rights))
-	return nil
+	fields = append(fields, [2]string{"Rights", rightsText(rights)})
+	return display.Fields(opts.IO.Out, fields)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }
 
 func rightsText(rs []ledgerapi.Right) string {
@@ -214,22 +236,20 @@ func usersListRun(opts *UsersOptions) error {
 	if err != nil {
 		return err
 	}
-	us, err := conn.Client.AllUsers(context.Background())
+	ctx, cancel := conn.Context()
+	defer cancel()
+	us, err := conn.Client.AllUsers(ctx)
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, ledgerapi.List[ledgerapi.User](us))
 	}
-	fmt.Fprintf(opts.IO.Out, "%-30s %-6s %s\n", "USER", "ACTIVE", "PRIMARY PARTY")
-	for _, u := range us {
-		active := "yes"
-		if u.IsDeactivated {
-			active = "no"
-		}
-		fmt.Fprintf(opts.IO.Out, "%-30s %-6s %s\n", u.ID, active, u.PrimaryParty)
+	rows := make([][]string, len(us))
+	for i, u := range us {
+		rows[i] = []string{u.ID, yesNo(!u.IsDeactivated), u.PrimaryParty}
 	}
-	return nil
+	return display.Table(opts.IO.Out, []string{"USER", "ACTIVE", "PRIMARY PARTY"}, rows)
 }
 
 // NewCmdUsersGet builds `ledger users get`.
@@ -239,7 +259,8 @@ func NewCmdUsersGet(f *cmdutil.Factory, runF func(*UsersOptions) error) *cobra.C
 		Use:   "get [USER]",
 		Short: "Show a user and its rights (default: the token's user)",
 		Long: `Show a user with its rights (GET /v2/users/{id} and …/rights). Without USER,
-the user the token authenticates (GET /v2/authenticated-user, Canton 3.4+).`,
+the user the token authenticates (GET /v2/authenticated-user, Canton 3.4+);
+with no token (a node without authentication), the user of --user.`,
 		Example: "  ledger users get alice\n  ledger users get            # who am I?",
 		Args:    cmdutil.MaxArgs(1),
 	}
@@ -251,19 +272,28 @@ func usersGetRun(opts *UsersOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
+	ctx, cancel := conn.Context()
+	defer cancel()
 	var u *ledgerapi.User
-	if opts.UserID == "" {
+	id := opts.UserID
+	if id == "" && conn.TokenKey == "" {
+		// No token to ask the node about: a node without authentication
+		// knows users only by the id requests name (--user).
+		if id = conn.UserID; id == "" {
+			return cmdutil.UsageError("no token is sent, so the node cannot tell who you are: give USER, or --user (LEDGER_USER)")
+		}
+	}
+	if id == "" {
 		u, err = conn.Client.AuthenticatedUser(ctx)
 	} else {
-		u, err = conn.Client.GetUser(ctx, opts.UserID)
+		u, err = conn.Client.GetUser(ctx, id)
 	}
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	rights, err := conn.Client.ListUserRights(ctx, u.ID)
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	return writeUser(opts, u, rights)
 }
@@ -310,20 +340,146 @@ func usersRightsRun(opts *UsersOptions, grant bool) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := conn.Context()
+	defer cancel()
 	var changed []ledgerapi.Right
 	verb := "granted"
 	if grant {
-		changed, err = conn.Client.GrantUserRights(context.Background(), opts.UserID, rights, opts.IDP)
+		changed, err = conn.Client.GrantUserRights(ctx, opts.UserID, rights, opts.IDP)
 	} else {
 		verb = "revoked"
-		changed, err = conn.Client.RevokeUserRights(context.Background(), opts.UserID, rights, opts.IDP)
+		changed, err = conn.Client.RevokeUserRights(ctx, opts.UserID, rights, opts.IDP)
 	}
 	if err != nil {
-		return cmdutil.WithHint(err)
+		return conn.WithHint(err)
 	}
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, map[string]any{verb: ledgerapi.List[ledgerapi.Right](changed)})
 	}
 	fmt.Fprintf(opts.IO.Out, "%s %s: %s\n", strings.ToUpper(verb[:1])+verb[1:], opts.UserID, rightsText(changed))
+	return nil
+}
+
+// NewCmdUsersUpdate builds `ledger users update`.
+func NewCmdUsersUpdate(f *cmdutil.Factory, runF func(*UsersOptions) error) *cobra.Command {
+	opts := &UsersOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "update USER [--primary-party P] [--deactivate | --activate] [--set KEY=VALUE] [--unset KEY]",
+		Short: "Change a user's primary party, annotations or whether it is active",
+		Long: `Change a user (PATCH /v2/users/{id}) without writing the request by hand: the
+field mask is built from the flags given, and what no flag names stays as it
+is. --primary-party "" clears the primary party. --set and --unset change
+single annotations; keys not mentioned are kept. A deactivated user's tokens
+are refused until it is activated again.
+
+With --resource-version the update is a compare-and-set: it is refused when
+the user changed since that version.
+
+Rights are changed with "ledger users grant" and "ledger users revoke".`,
+		Example: `  ledger users update alice --primary-party "$ALICE"
+  ledger users update alice --set example.com/team=payments --unset example.com/old
+  ledger users update alice --deactivate`,
+		Args: cmdutil.ExactArgs(1),
+	}
+	cmd.Flags().StringVar(&opts.PrimaryParty, "primary-party", "", "the user's primary party (\"\" clears it)")
+	cmd.Flags().BoolVar(&opts.Deactivate, "deactivate", false, "deactivate the user: its tokens are refused")
+	cmd.Flags().BoolVar(&opts.Activate, "activate", false, "activate a deactivated user")
+	cmd.Flags().StringArrayVar(&opts.Set, "set", nil, "set annotation KEY=VALUE (repeatable)")
+	cmd.Flags().StringArrayVar(&opts.Unset, "unset", nil, "remove annotation KEY (repeatable)")
+	cmd.Flags().StringVar(&opts.Version, "resource-version", "", "update only if the user is at this version")
+	cmd.Flags().StringVar(&opts.IDP, "identity-provider-id", "", "identity provider of the user")
+	cmd.MarkFlagsMutuallyExclusive("deactivate", "activate")
+	return usersCommand(f, cmd, opts, runF, usersUpdateRun)
+}
+
+func usersUpdateRun(opts *UsersOptions) error {
+	u := ledgerapi.User{ID: opts.UserID, IdentityProviderID: opts.IDP, Metadata: ledgerapi.ObjectMeta{ResourceVersion: opts.Version}}
+	var paths []string
+	if opts.PrimaryPartySet {
+		if opts.PrimaryParty != "" {
+			if err := cmdutil.ValidateParties("--primary-party", []string{opts.PrimaryParty}); err != nil {
+				return err
+			}
+		}
+		u.PrimaryParty = opts.PrimaryParty
+		paths = append(paths, "primary_party")
+	}
+	if opts.Deactivate || opts.Activate {
+		u.IsDeactivated = opts.Deactivate
+		paths = append(paths, "is_deactivated")
+	}
+	if len(opts.Set)+len(opts.Unset) > 0 {
+		ann, err := cmdutil.ParseAnnotations(opts.Set, opts.Unset, true)
+		if err != nil {
+			return err
+		}
+		u.Metadata.Annotations = ann
+		paths = append(paths, "metadata.annotations")
+	}
+	if len(paths) == 0 {
+		return cmdutil.UsageError("nothing to change: give --primary-party, --deactivate, --activate, --set or --unset")
+	}
+	conn, err := opts.Connect()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := conn.Context()
+	defer cancel()
+	updated, err := conn.Client.UpdateUser(ctx, ledgerapi.UpdateUserRequest{User: &u, UpdateMask: &ledgerapi.FieldMask{Paths: paths}})
+	if err != nil {
+		return conn.WithHint(err)
+	}
+	rights, err := conn.Client.ListUserRights(ctx, updated.ID)
+	if err != nil {
+		return conn.WithHint(err)
+	}
+	return writeUser(opts, updated, rights)
+}
+
+// NewCmdUsersDelete builds `ledger users delete`.
+func NewCmdUsersDelete(f *cmdutil.Factory, runF func(*UsersOptions) error) *cobra.Command {
+	opts := &UsersOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "delete USER [--yes]",
+		Short: "Delete a user and its rights",
+		Long: `Delete a user (DELETE /v2/users/{id}): its rights go with it and its tokens
+are refused from then on. The user's parties are not affected.
+
+On a terminal you are asked to confirm; --yes skips the question, and
+without a terminal it is required.`,
+		Example: `  ledger users delete alice
+  ledger users delete alice --yes    # in a script`,
+		Args: cmdutil.ExactArgs(1),
+	}
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "delete without asking")
+	return usersCommand(f, cmd, opts, runF, usersDeleteRun)
+}
+
+func usersDeleteRun(opts *UsersOptions) error {
+	if !opts.Yes {
+		if !opts.IO.IsStdinTTY() {
+			return cmdutil.UsageError("deleting user %s needs --yes when standard input is not a terminal", opts.UserID)
+		}
+		ok, err := cmdutil.Confirm(opts.IO, fmt.Sprintf("Delete user %s and its rights? [y/N] ", opts.UserID))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("user %s not deleted: declined at the prompt", opts.UserID)
+		}
+	}
+	conn, err := opts.Connect()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := conn.Context()
+	defer cancel()
+	if err := conn.Client.DeleteUser(ctx, opts.UserID); err != nil {
+		return conn.WithHint(err)
+	}
+	if opts.Format != cmdutil.FormatTable {
+		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, map[string]string{"deleted": opts.UserID})
+	}
+	fmt.Fprintf(opts.IO.Out, "Deleted user %s\n", opts.UserID)
 	return nil
 }

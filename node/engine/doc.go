@@ -66,8 +66,9 @@
 //
 // Node ids are 0, 1, … in pre-order; every create and exercise node is a
 // root (no Daml code means no children), a CreateAndExerciseCommand making
-// two roots, which execute refuses unless Config.AllowMultipleRoots (Canton's
-// enforceSingleRootNode), so prepare refuses it up front. Node seeds are 32
+// two roots. Prepare answers it, as Canton does; execute refuses a
+// transaction with several roots unless Config.AllowMultipleRoots (Canton's
+// enforceSingleRootNode). Node seeds are 32
 // random bytes per node; lf_version and the transaction version are "2.1"
 // under both V2 and V3. The metadata holds act_as sorted, the command id,
 // the configured synchronizer id, mediator group 0, a random lower-case

@@ -42,9 +42,10 @@ type Config struct {
 	// MaxValueNodes bounds the number of values the JSON arguments of one
 	// request may hold in total (DefaultMaxValueNodes when 0).
 	MaxValueNodes int
-	// AllowMultipleRoots lets prepare and execute handle transactions with
-	// several root nodes (CreateAndExerciseCommand makes two). Canton refuses
-	// them by default (enforceSingleRootNode); so does the engine unless set.
+	// AllowMultipleRoots lets execute handle transactions with several root
+	// nodes (CreateAndExerciseCommand makes two). Canton refuses them at
+	// execute by default (enforceSingleRootNode); so does the engine unless
+	// set. Prepare makes them either way, as Canton does.
 	AllowMultipleRoots bool
 	// DisableVerboseHashing answers verboseHashing requests with a note
 	// instead of the trace, as Canton does when enable-verbose-hashing is off.

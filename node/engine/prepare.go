@@ -113,11 +113,12 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 	if err != nil {
 		return nil, err
 	}
+	// Canton (InteractiveSubmissionServiceImpl, enforceSingleRootNode)
+	// refuses several commands here, but not one command that makes several
+	// root nodes: a CreateAndExerciseCommand is prepared (two roots) and
+	// refused at execute (ExternalTransactionProcessor.processExecute).
 	if len(cmds) > 1 {
 		return nil, failedToPrepare("Preparing multiple commands is currently not supported")
-	}
-	if cmds[0].kind == cmdCreateAndExercise && !e.cfg.AllowMultipleRoots {
-		return nil, failedToPrepare("a CreateAndExerciseCommand makes a transaction with two root nodes (the create and the exercise), which execute refuses as Canton does by default (enforceSingleRootNode); send a CreateCommand, then an ExerciseCommand")
 	}
 	if err := e.checkKnownSubmitters(ctx, actAs); err != nil {
 		return nil, err

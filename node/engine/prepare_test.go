@@ -49,7 +49,7 @@ func TestPrepareRequestRules(t *testing.T) {
 		}, "COMMAND_PREPROCESSING_FAILED"},
 		{"create and exercise (two roots)", "user1", func(r *ledgerapi.PrepareSubmissionRequest) {
 			r.Commands = []ledgerapi.Command{{CreateAndExercise: &ledgerapi.CreateAndExerciseCommand{TemplateID: iouTemplate, CreateArguments: []byte(`{}`), Choice: "C", ChoiceArgument: []byte(`{}`)}}}
-		}, "FAILED_TO_PREPARE_TRANSACTION"},
+		}, ""}, // prepared, as Canton does; execute refuses the two roots
 		{"missing template id", "user1", func(r *ledgerapi.PrepareSubmissionRequest) { r.Commands[0].Create.TemplateID = "" }, "MISSING_FIELD"},
 		{"invalid template id", "user1", func(r *ledgerapi.PrepareSubmissionRequest) { r.Commands[0].Create.TemplateID = "Iou" }, "INVALID_FIELD"},
 		{"missing create arguments", "user1", func(r *ledgerapi.PrepareSubmissionRequest) { r.Commands[0].Create.CreateArguments = nil }, "MISSING_FIELD"},

@@ -32,7 +32,10 @@ var _ node.Store = (*sqlite.Store)(nil)
 
 // Open opens (creating if needed) the database and starts the node on it,
 // creating the node's identity and bootstrap admin on first use. Close the
-// node to close the database.
+// node to close the database. One node at a time serves a database file:
+// Open takes a lock beside it (DBPath+".lock") and fails with *LockedError
+// naming the holder's pid while another process (or another node of this
+// one) has it.
 func Open(ctx context.Context, cfg Config) (*node.Node, error) {
 	if cfg.DBPath == "" {
 		return nil, errors.New(`no database given: set DBPath to a file path or ":memory:"`)
@@ -40,16 +43,39 @@ func Open(ctx context.Context, cfg Config) (*node.Node, error) {
 	if cfg.Store.MaxRightsPerUser <= 0 {
 		cfg.Store.MaxRightsPerUser = node.MaxRightsPerUser
 	}
+	unlock := func() {}
+	if cfg.DBPath != ":memory:" {
+		release, err := lockDB(cfg.DBPath)
+		if err != nil {
+			return nil, err
+		}
+		unlock = release
+	}
 	st, err := sqlite.Open(cfg.DBPath, cfg.Store)
 	if err != nil {
+		unlock()
 		return nil, fmt.Errorf("open database %s: %w", cfg.DBPath, err)
 	}
-	n, err := node.Open(ctx, st, cfg.Node)
+	locked := lockedStore{Store: st, unlock: unlock}
+	n, err := node.Open(ctx, locked, cfg.Node)
 	if err != nil {
-		_ = st.Close()
+		_ = locked.Close()
 		return nil, fmt.Errorf("database %s: %w", cfg.DBPath, err)
 	}
 	return n, nil
+}
+
+// lockedStore is the store of a node opened here: closing it also releases
+// the database's lock, after the last write.
+type lockedStore struct {
+	*sqlite.Store
+	unlock func()
+}
+
+func (s lockedStore) Close() error {
+	err := s.Store.Close()
+	s.unlock()
+	return err
 }
 
 // DefaultDBPath is the database of a node started without --db:

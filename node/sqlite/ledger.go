@@ -329,7 +329,8 @@ func (s *Store) apply(ctx context.Context, tx *sql.Tx, st *batchStmts, e *ledger
 				fromMicros(rt).Format(time.RFC3339Nano), t.MaxRecordTime.UTC().Format(time.RFC3339Nano))
 		}
 		change = ledger.ChangeIDOf(e.UserID, e.ActAs, e.CommandID)
-		if err := checkDedup(ctx, st, change, dedup, rt); err != nil {
+		var err error
+		if dedup, err = checkDedup(ctx, st, change, dedup, rt); err != nil {
 			return err
 		}
 		for _, id := range t.Inputs {
@@ -423,20 +424,28 @@ func (s *Store) write(ctx context.Context, st *batchStmts, e *ledger.Entry, t *l
 	return nil
 }
 
-func checkDedup(ctx context.Context, st *batchStmts, change ledger.ChangeID, d ledger.Dedup, rt int64) error {
+// checkDedup checks an accepted transaction of change, recorded at rt,
+// against its deduplication period d and returns the period its completion
+// reports. For an offset, that is what Canton's CommandDeduplicator.dedupOffset
+// reports: the offset of the change's latest acceptance, or 0 (participant
+// begin) when there is none. Canton does not check an offset against the
+// ledger end: one beyond it deduplicates nothing, and is reported as such.
+func checkDedup(ctx context.Context, st *batchStmts, change ledger.ChangeID, d ledger.Dedup, rt int64) (ledger.Dedup, error) {
 	var off, at int64
 	var sub string
 	err := st.dedupGet.QueryRowContext(ctx, change[:]).Scan(&off, &sub, &at)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		off = 0
+	case err != nil:
+		return d, fmt.Errorf("read deduplication record: %w", err)
+	case d.Covers(off, fromMicros(at), fromMicros(rt)):
+		return d, &ledger.DuplicateCommandError{CompletionOffset: off, SubmissionID: sub}
 	}
-	if err != nil {
-		return fmt.Errorf("read deduplication record: %w", err)
+	if d.Kind == ledger.DedupOffset {
+		d.Offset = off
 	}
-	if d.Covers(off, fromMicros(at), fromMicros(rt)) {
-		return &ledger.DuplicateCommandError{CompletionOffset: off, SubmissionID: sub}
-	}
-	return nil
+	return d, nil
 }
 
 func checkActive(ctx context.Context, st *batchStmts, id string) error {

@@ -27,6 +27,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -121,6 +122,11 @@ func Open(path string, opts Options) (*Store, error) {
 	if !memory && strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("open database %q: %w: the path must not contain '?' or '#'", path, ledger.ErrInvalidArgument)
 	}
+	if !memory {
+		if err := makePrivate(path); err != nil {
+			return nil, fmt.Errorf("open database %q: %w", path, err)
+		}
+	}
 	pragmas := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)",
 		opts.BusyTimeout.Milliseconds())
 	// The writer begins IMMEDIATE so a second process writing the same file
@@ -167,6 +173,36 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	go s.run()
 	return s, nil
+}
+
+// makePrivate creates the database file with mode 0600 before SQLite opens
+// it (SQLite would create it 0644): it holds the node's namespace key in
+// clear. SQLite gives the -wal and -shm files the mode of the database
+// file. A file (or a -wal or -shm left behind) that group or others may
+// read is narrowed to 0600.
+func makePrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(p, fi.Mode().Perm()&0o700); err != nil {
+				return fmt.Errorf("narrow the permissions of %s to the owner: %w", p, err)
+			}
+		}
+	}
+	return nil
 }
 
 // load reads the ledger end, last record time and dedup limit into memory.

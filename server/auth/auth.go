@@ -18,7 +18,8 @@
 // (audience-based), or else when its scopes (`scope`, space separated, or the
 // `scp` array) include daml_ledger_api (scope-based; a single `aud` value then
 // names the participant). A participant id in the token other than
-// Config.ParticipantID is a PermissionDenied error. With Config.Audience set,
+// Config.ParticipantID (name::fingerprint, as Canton compares it) or its
+// name part is a PermissionDenied error. With Config.Audience set,
 // `aud` must contain it; with Config.Scope set, the scopes must contain it.
 // `exp`, `nbf` and `iat` are checked against Config.Now with Config.Leeway;
 // `exp` is required when Config.MaxTokenLifetime is set and may then lie at

@@ -147,8 +147,18 @@ func (v *Verifier) claims(p *payload, now time.Time) (Claims, error) {
 	default:
 		return Claims{}, unauthenticated("token has neither a participant audience nor the daml_ledger_api scope")
 	}
-	if c.ParticipantID != "" && v.cfg.ParticipantID != "" && c.ParticipantID != v.cfg.ParticipantID {
+	if c.ParticipantID != "" && v.cfg.ParticipantID != "" && !v.isThisParticipant(c.ParticipantID) {
 		return Claims{}, denied("token is for another participant")
 	}
 	return c, nil
+}
+
+// isThisParticipant: Canton (Claims.validForParticipant) accepts exactly its
+// participant id, name::fingerprint as GET /v2/parties/participant-id shows
+// it. The bare name is accepted too, so that a token can be minted for a
+// node before its fingerprint is known (ledger token's default).
+func (v *Verifier) isThisParticipant(id string) bool {
+	own := v.cfg.ParticipantID
+	name, _, _ := strings.Cut(own, "::")
+	return id == own || id == name
 }

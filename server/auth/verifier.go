@@ -33,7 +33,9 @@ type Config struct {
 	Audience string
 	// Scope is Canton's target-scope: when set, the scopes must contain it.
 	Scope string
-	// ParticipantID is this node's id; a token naming another is refused.
+	// ParticipantID is this node's id (name::fingerprint); a token naming
+	// another participant is refused. Tokens may name the node by its full
+	// id, as Canton requires, or by the name alone.
 	// Empty skips that check.
 	ParticipantID string
 	// Leeway is the clock skew allowed for exp, nbf and iat.

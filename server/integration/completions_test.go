@@ -91,7 +91,8 @@ func TestCompletionsList(t *testing.T) {
 	n.fail("POST", "/v2/commands/completions", u1, map[string]any{"parties": []string{alice}, "beginExclusive": -1}, 400, "NEGATIVE_OFFSET")
 	n.fail("POST", "/v2/commands/completions", u1, map[string]any{"parties": []string{alice}, "beginExclusive": end + 1}, 400, "OFFSET_AFTER_LEDGER_END")
 	n.fail("POST", "/v2/commands/completions", u1, map[string]any{"parties": []string{}}, 400, "MISSING_FIELD")
-	n.fail("POST", "/v2/commands/completions", u1, map[string]any{"parties": []string{"bad*party"}}, 400, "INVALID_ARGUMENT")
+	// a malformed party is one u1 may not read: authorization comes first, as in Canton
+	n.fail("POST", "/v2/commands/completions", u1, map[string]any{"parties": []string{"bad*party"}}, 403, ledgerapi.RedactedCode)
 	for _, q := range []string{"?limit=abc", "?stream_idle_timeout_ms=x", "?stream_idle_timeout_ms=-1"} {
 		r := n.call("POST", "/v2/commands/completions"+q, u1, map[string]any{"parties": []string{alice}})
 		if r.status != 400 || !strings.HasPrefix(string(r.body), "Invalid value for: query parameter") {

@@ -49,12 +49,8 @@ func conformanceDir(t *testing.T) string {
 // and returns it with its secret file; the process is stopped at cleanup.
 func serveForScript(t *testing.T) (*process, string) {
 	t.Helper()
-	dir := t.TempDir()
-	secretFile := filepath.Join(dir, "secret")
-	if err := os.WriteFile(secretFile, testSecret, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	p := startProcess(t, filepath.Join(dir, "ledger.db"), secretFile)
+	db, secretFile := processFiles(t)
+	p := startProcess(t, db, secretFile)
 	t.Cleanup(func() {
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
 		if err := p.cmd.Wait(); err != nil {

@@ -8,8 +8,6 @@ import (
 	mrand "math/rand/v2"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,12 +78,7 @@ const patchKeys = 16
 func runCrashDurability(t *testing.T, plan crashPlan) crashCounts {
 	t.Helper()
 	began := time.Now()
-	dir := t.TempDir()
-	db := filepath.Join(dir, "ledger.db")
-	secretFile := filepath.Join(dir, "secret")
-	if err := os.WriteFile(secretFile, testSecret, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	db, secretFile := processFiles(t)
 	mint := func(user string) string {
 		tok, err := auth.Mint(testSecret, user, 24*time.Hour, "", auth.DefaultParticipantID, time.Now())
 		if err != nil {

@@ -52,6 +52,18 @@ type process struct {
 	stderr *bytes.Buffer
 }
 
+// processFiles names a database in a fresh temp dir and writes the HS256
+// secret file beside it, for startProcess.
+func processFiles(t *testing.T) (db, secretFile string) {
+	t.Helper()
+	dir := t.TempDir()
+	secretFile = filepath.Join(dir, "secret")
+	if err := os.WriteFile(secretFile, testSecret, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "ledger.db"), secretFile
+}
+
 // startProcess runs `ledger serve` on db and waits for its port file.
 func startProcess(t *testing.T, db, secretFile string) *process {
 	t.Helper()
@@ -130,12 +142,7 @@ func TestKillDuringWrites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs ledger serve as a process")
 	}
-	dir := t.TempDir()
-	db := filepath.Join(dir, "ledger.db")
-	secretFile := filepath.Join(dir, "secret")
-	if err := os.WriteFile(secretFile, testSecret, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	db, secretFile := processFiles(t)
 	admin, err := auth.Mint(testSecret, ledger.AdminUserID, time.Hour, "", auth.DefaultParticipantID, time.Now())
 	if err != nil {
 		t.Fatal(err)

@@ -288,7 +288,7 @@ func TestLimitSlowHeaders(t *testing.T) {
 	n := startLimitNode(t, server.Config{ReadHeaderTimeout: 500 * time.Millisecond})
 	alice := n.allocate("Alice").Party
 	addr := strings.TrimPrefix(n.url, "http://")
-	head := "GET /v2/state/ledger-end HTTP/1.1\r\nHost: x\r\nX-Padding: " + strings.Repeat("p", 40) + "\r\n\r\n"
+	head := "GET /v2/state/ledger-end HTTP/1.1\r\nHost: localhost\r\nX-Padding: " + strings.Repeat("p", 40) + "\r\n\r\n"
 	type result struct {
 		sent   int
 		answer string
@@ -324,7 +324,7 @@ func TestLimitSlowBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	fmt.Fprintf(conn, "POST /v2/parties HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
+	fmt.Fprintf(conn, "POST /v2/parties HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
 	answered := make(chan *http.Response, 1)
 	go func() {
 		_ = conn.SetReadDeadline(time.Now().Add(time.Minute))
@@ -395,7 +395,7 @@ func TestLimitIdleTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	fmt.Fprint(conn, "GET /v2/version HTTP/1.1\r\nHost: x\r\n\r\n")
+	fmt.Fprint(conn, "GET /v2/version HTTP/1.1\r\nHost: localhost\r\n\r\n")
 	br := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil || resp.StatusCode != 200 {

@@ -66,6 +66,8 @@ DELETE /v2/users/ghost                                                    -    -
 GET    /v2/users/self/rights                                              Y    Y    Y   Y    Y      Y        Y       Y
 GET    /v2/users/victim/rights                                            -    -    -   -    Y      Y        -       -
 POST   /v2/users/victim/rights                                            -    -    -   -    Y      Y        -       -
+POST   /v2/users/victim/rights#read-any                                   -    -    -   -    Y      -        -       -
+POST   /v2/users/victim/rights#idp-admin                                  -    -    -   -    Y      Y        -       -
 PATCH  /v2/users/victim/rights                                            -    -    -   -    Y      Y        -       -
 POST   /v2/parties                                                        -    -    -   -    Y      Y        -       -
 GET    /v2/parties                                                        -    -    -   -    Y      Y        -       -
@@ -84,6 +86,7 @@ POST   /v2/commands/submit-and-wait-for-transaction                       -    -
 POST   /v2/commands/submit-and-wait-for-transaction-tree                  -    -    Y   -    -      -        -       -
 POST   /v2/commands/async/submit                                          -    -    Y   -    -      -        -       -
 POST   /v2/commands/completions                                           -    Y    Y   -    -      -        Y       -
+POST   /v2/commands/completions#other-user                                -    -    -   -    -      -        Y       -
 WS     /v2/commands/completions                                           -    Y    Y   -    -      -        Y       -
 POST   /v2/commands/command-completions                                   -    Y    Y   -    -      -        Y       -
 POST   /v2/commands/command-completions#all-parties                       -    -    -   -    -      -        Y       -
@@ -149,7 +152,15 @@ func TestRightsTable(t *testing.T) {
 		},
 		"POST /v2/users/victim/rights":  func(string) any { return map[string]any{"userId": "victim", "rights": []any{ledgerapi.CanReadAs(p)}} },
 		"PATCH /v2/users/victim/rights": func(string) any { return map[string]any{"userId": "victim", "rights": []any{ledgerapi.CanReadAs(p)}} },
-		"POST /v2/parties":              func(string) any { return map[string]any{"partyIdHint": next("party")} },
+		// Rights beyond one identity provider need ParticipantAdmin;
+		// IdentityProviderAdmin does not (needsParticipantAdmin).
+		"POST /v2/users/victim/rights#read-any": func(string) any {
+			return map[string]any{"userId": "victim", "rights": []any{adminRight(ledgerapi.RightCanReadAsAnyParty)}}
+		},
+		"POST /v2/users/victim/rights#idp-admin": func(string) any {
+			return map[string]any{"userId": "victim", "rights": []any{adminRight(ledgerapi.RightIdentityProviderAdmin)}}
+		},
+		"POST /v2/parties": func(string) any { return map[string]any{"partyIdHint": next("party")} },
 		"PATCH /v2/parties/P": func(string) any {
 			return patchBody(p, "", map[string]string{"example.com/k": "v"}, "local_metadata.annotations")
 		},
@@ -189,6 +200,10 @@ func TestRightsTable(t *testing.T) {
 			return commands(next("cmd"), []string{p}, []map[string]any{create(p, "1")}, nil)
 		},
 		"POST /v2/commands/completions": func(string) any { return map[string]any{"parties": []string{p}} },
+		// Canton skips the user check for callers who may read as any party.
+		"POST /v2/commands/completions#other-user": func(string) any {
+			return map[string]any{"userId": "victim", "parties": []string{p}}
+		},
 	}
 	for k, v := range readBodies(p) {
 		bodies[k] = v

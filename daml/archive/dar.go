@@ -1,0 +1,222 @@
+package archive
+
+import (
+	"archive/zip"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/ledger-cli/ledger/daml/lf"
+)
+
+// Dar is a decoded DAR: its manifest, its main package and every package it
+// carries, the main one first, then the others in the manifest's order.
+type Dar struct {
+	Manifest Manifest
+	Main     lf.PackageID
+	Packages []*lf.Package
+}
+
+// Package returns the package with the given id, or nil.
+func (d *Dar) Package(id lf.PackageID) *lf.Package {
+	for _, p := range d.Packages {
+		if p.ID == id {
+			return p
+		}
+	}
+	return nil
+}
+
+// MainPackage returns the DAR's main package.
+func (d *Dar) MainPackage() *lf.Package { return d.Package(d.Main) }
+
+// Manifest is what DecodeDar reads from META-INF/MANIFEST.MF.
+type Manifest struct {
+	// MainDalf is the zip path of the main dalf.
+	MainDalf string
+	// Dalfs are the zip paths of every dalf: the main one first, then the
+	// others in manifest order.
+	Dalfs []string
+	// Attributes are all main-section attributes, continuation lines joined.
+	Attributes map[string]string
+}
+
+const manifestPath = "META-INF/MANIFEST.MF"
+
+// ReadDarFile reads and decodes the DAR at path.
+func ReadDarFile(path string, opts Options) (*Dar, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("archive: %w", err)
+	}
+	d, err := decodeDar(b, opts)
+	if err != nil {
+		return nil, fmt.Errorf("archive: %s: %w", path, err)
+	}
+	return d, nil
+}
+
+// DecodeDar decodes a DAR: a zip whose META-INF/MANIFEST.MF names the main
+// dalf (Main-Dalf) and every dalf (Dalfs), in Format daml-lf. Every dalf is
+// decoded with DecodeArchive's rules. A package that appears twice is kept
+// once.
+func DecodeDar(dar []byte, opts Options) (*Dar, error) {
+	d, err := decodeDar(dar, opts)
+	if err != nil {
+		return nil, fmt.Errorf("archive: %w", err)
+	}
+	return d, nil
+}
+
+func decodeDar(dar []byte, opts Options) (*Dar, error) {
+	zr, err := zip.NewReader(bytes.NewReader(dar), int64(len(dar)))
+	if err != nil {
+		return nil, fmt.Errorf("DAR is not a zip file: %w", err)
+	}
+	files := make(map[string]*zip.File, len(zr.File))
+	for _, f := range zr.File {
+		files[f.Name] = f
+	}
+	mf, ok := files[manifestPath]
+	if !ok {
+		return nil, fmt.Errorf("DAR has no %s", manifestPath)
+	}
+	text, err := readZipFile(mf, 1<<20, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", manifestPath, err)
+	}
+	m, err := ParseManifest(text)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", manifestPath, err)
+	}
+	maxSize := opts.MaxDalfSize
+	if maxSize <= 0 {
+		maxSize = DefaultMaxDalfSize
+	}
+	d := &Dar{Manifest: m}
+	seen := make(map[lf.PackageID]bool, len(m.Dalfs))
+	// One buffer serves every dalf in turn: a decoded package holds no
+	// reference to the bytes it was decoded from.
+	var buf []byte
+	for _, name := range m.Dalfs {
+		f, ok := files[name]
+		if !ok {
+			return nil, fmt.Errorf("manifest names dalf %q, which the DAR does not contain", name)
+		}
+		b, err := readZipFile(f, maxSize, buf)
+		if err != nil {
+			return nil, fmt.Errorf("dalf %q: %w", name, err)
+		}
+		buf = b
+		p, err := decodeArchive(b, opts)
+		if err != nil {
+			return nil, fmt.Errorf("dalf %q: %w", name, err)
+		}
+		if name == m.MainDalf {
+			d.Main = p.ID
+		}
+		if !seen[p.ID] {
+			seen[p.ID] = true
+			d.Packages = append(d.Packages, p)
+		}
+	}
+	return d, nil
+}
+
+// readZipFile reads a zip entry of at most max bytes uncompressed, into buf
+// when it is large enough.
+func readZipFile(f *zip.File, max int64, buf []byte) ([]byte, error) {
+	if f.UncompressedSize64 > uint64(max) {
+		return nil, fmt.Errorf("%d bytes uncompressed, more than the limit of %d", f.UncompressedSize64, max)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	// The zip reader checks that the entry has the size its header
+	// declares, so the buffer is allocated once, at that size.
+	b := buf[:0]
+	if uint64(cap(b)) < f.UncompressedSize64 {
+		b = make([]byte, f.UncompressedSize64)
+	}
+	b = b[:f.UncompressedSize64]
+	if _, err := io.ReadFull(rc, b); err != nil {
+		return nil, err
+	}
+	var one [1]byte
+	if n, err := rc.Read(one[:]); n > 0 || err != io.EOF {
+		if err == nil || err == io.EOF {
+			err = fmt.Errorf("more bytes than the %d its header declares", len(b))
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
+// ParseManifest parses a DAR manifest: a Java manifest whose main section
+// (up to the first empty line) holds "Name: value" lines, a line that
+// starts with one space continuing the previous one. Lines end in CRLF, LF
+// or CR. It requires Main-Dalf, Dalfs (comma-separated, each trimmed; the
+// main dalf is among them, or is added first) and Format: daml-lf.
+func ParseManifest(b []byte) (Manifest, error) {
+	m := Manifest{Attributes: map[string]string{}}
+	text := strings.ReplaceAll(strings.ReplaceAll(string(b), "\r\n", "\n"), "\r", "\n")
+	var (
+		name  string
+		value strings.Builder
+	)
+	flush := func() {
+		if name != "" {
+			m.Attributes[name] = value.String()
+		}
+		value.Reset()
+	}
+	for i, line := range strings.Split(text, "\n") {
+		if line == "" {
+			if i == 0 {
+				return m, errors.New("manifest starts with an empty line")
+			}
+			break // end of the main section
+		}
+		if line[0] == ' ' {
+			if name == "" {
+				return m, fmt.Errorf("line %d: continuation line with nothing to continue", i+1)
+			}
+			value.WriteString(line[1:])
+			continue
+		}
+		flush()
+		n, v, ok := strings.Cut(line, ": ")
+		if !ok || n == "" {
+			return m, fmt.Errorf("line %d: %q is not \"Name: value\"", i+1, line)
+		}
+		name = n
+		value.WriteString(v)
+	}
+	flush()
+	if f := strings.TrimSpace(m.Attributes["Format"]); f != "daml-lf" {
+		if f == "" {
+			return m, errors.New("no Format attribute (want daml-lf)")
+		}
+		return m, fmt.Errorf("format %q is not daml-lf", f)
+	}
+	m.MainDalf = strings.TrimSpace(m.Attributes["Main-Dalf"])
+	if m.MainDalf == "" {
+		return m, errors.New("no Main-Dalf attribute")
+	}
+	all, ok := m.Attributes["Dalfs"]
+	if !ok {
+		return m, errors.New("no Dalfs attribute")
+	}
+	m.Dalfs = []string{m.MainDalf}
+	for _, d := range strings.Split(all, ",") {
+		if d = strings.TrimSpace(d); d != "" && d != m.MainDalf {
+			m.Dalfs = append(m.Dalfs, d)
+		}
+	}
+	return m, nil
+}

@@ -1,0 +1,219 @@
+package archive
+
+import (
+	"archive/zip"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ledger-cli/ledger/daml/lf"
+)
+
+// sharedDars returns the folder of real DARs beside the repository
+// (../shared/dars from the module root), or skips the test.
+func sharedDars(t testing.TB) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "dars")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("real DARs not found at %s (the shared folder beside the repository); skipping", dir)
+	}
+	return dir
+}
+
+// zipEntries returns the files of a zip by name.
+func zipEntries(t testing.TB, dar []byte) map[string][]byte {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(dar), int64(len(dar)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[f.Name] = b
+	}
+	return out
+}
+
+var dalfNameID = regexp.MustCompile(`-([0-9a-f]{64})\.dalf$`)
+
+// TestSharedDars decodes every real DAR once and checks each package id
+// against the SHA-256 of its payload, computed here, and against the id in
+// the dalf's file name.
+func TestSharedDars(t *testing.T) {
+	dir := sharedDars(t)
+	files, err := filepath.Glob(filepath.Join(dir, "*.dar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := map[string]string{
+		"dummy-1.15.dar": "the package is Daml-LF 1.15; only Daml-LF 2.x is supported",
+		"illformed.dar":  "declared type Bool does not match its body",
+	}
+	decoded := 0
+	for _, file := range files {
+		name := filepath.Base(file)
+		dar, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := DecodeDar(dar, Options{AllowDev: true})
+		if want, ok := refused[name]; ok {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: error %v, want one containing %q", name, err, want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		decoded++
+		entries := zipEntries(t, dar)
+		for _, dalf := range d.Manifest.Dalfs {
+			sum := sha256.Sum256(payloadOf(t, entries[dalf]))
+			id := lf.PackageID(hex.EncodeToString(sum[:]))
+			if d.Package(id) == nil {
+				t.Errorf("%s: %s: no decoded package has the payload's id %s", name, dalf, id)
+			}
+			if m := dalfNameID.FindStringSubmatch(dalf); m == nil || m[1] != string(id) {
+				t.Errorf("%s: %s: file name does not end in the package id %s", name, dalf, id)
+			}
+			if dalf == d.Manifest.MainDalf && d.Main != id {
+				t.Errorf("%s: main package %s, want %s", name, d.Main, id)
+			}
+		}
+	}
+	if decoded == 0 {
+		t.Fatalf("no DAR decoded in %s", dir)
+	}
+}
+
+func TestDevNeedsOption(t *testing.T) {
+	dar, err := os.ReadFile(filepath.Join(sharedDars(t), "DamlDefinitionsServiceMain.dar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = DecodeDar(dar, Options{})
+	if !errors.Is(err, ErrUnsupportedVersion) || !strings.Contains(err.Error(), "Daml-LF 2.dev, which is accepted only in dev mode") {
+		t.Errorf("error %v, want the 2.dev refusal", err)
+	}
+}
+
+// TestTestdataDars runs without the shared folder.
+func TestTestdataDars(t *testing.T) {
+	tests := []struct {
+		file string
+		err  string // "" when the DAR must decode
+	}{
+		{"canton-builtin-admin-workflow-ping.dar", ""},
+		{"dummy-1.15.dar", `archive: testdata/dummy-1.15.dar: dalf "archive.dalf": ArchivePayload: unsupported Daml-LF version: the package is Daml-LF 1.15; only Daml-LF 2.x is supported`},
+		{"illformed.dar", `archive: testdata/illformed.dar: dalf "archive.dalf": ArchivePayload: package: module 0 (Mod): value 0 (x): declared type Bool does not match its body, a literal of type ()`},
+	}
+	for _, tt := range tests {
+		d, err := ReadDarFile(filepath.Join("testdata", tt.file), Options{})
+		if tt.err == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tt.file, err)
+			} else if d.MainPackage() == nil {
+				t.Errorf("%s: no main package", tt.file)
+			}
+			continue
+		}
+		if err == nil || err.Error() != tt.err {
+			t.Errorf("%s: error\n%v\nwant\n%s", tt.file, err, tt.err)
+		}
+	}
+}
+
+func TestParseManifest(t *testing.T) {
+	tests := []struct {
+		name, text string
+		main       string
+		dalfs      []string
+		err        string
+	}{
+		{name: "continuation lines, CRLF",
+			text:  "Manifest-Version: 1.0\r\nMain-Dalf: dir/ma\r\n in.dalf\r\nDalfs: dir/main.dalf, dir/d\r\n ep.dalf\r\nFormat: daml-lf\r\n\r\n",
+			main:  "dir/main.dalf",
+			dalfs: []string{"dir/main.dalf", "dir/dep.dalf"}},
+		{name: "main dalf not listed first",
+			text:  "Main-Dalf: m.dalf\nDalfs: a.dalf,m.dalf , b.dalf\nFormat: daml-lf\n",
+			main:  "m.dalf",
+			dalfs: []string{"m.dalf", "a.dalf", "b.dalf"}},
+		{name: "second section ignored",
+			text:  "Main-Dalf: m.dalf\nDalfs: m.dalf\nFormat: daml-lf\n\nName: x\nDalfs: other.dalf\n",
+			main:  "m.dalf",
+			dalfs: []string{"m.dalf"}},
+		{name: "no main", text: "Dalfs: a.dalf\nFormat: daml-lf\n", err: "no Main-Dalf attribute"},
+		{name: "no dalfs", text: "Main-Dalf: a.dalf\nFormat: daml-lf\n", err: "no Dalfs attribute"},
+		{name: "no format", text: "Main-Dalf: a.dalf\nDalfs: a.dalf\n", err: "no Format attribute (want daml-lf)"},
+		{name: "other format", text: "Main-Dalf: a\nDalfs: a\nFormat: zip\n", err: `format "zip" is not daml-lf`},
+		{name: "dangling continuation", text: " x\n", err: "line 1: continuation line with nothing to continue"},
+		{name: "not an attribute", text: "Main-Dalf\n", err: `line 1: "Main-Dalf" is not "Name: value"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := ParseManifest([]byte(tt.text))
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.MainDalf != tt.main || strings.Join(m.Dalfs, "|") != strings.Join(tt.dalfs, "|") {
+				t.Errorf("main %q dalfs %q, want %q %q", m.MainDalf, m.Dalfs, tt.main, tt.dalfs)
+			}
+		})
+	}
+}
+
+func TestDarErrors(t *testing.T) {
+	good := testPackage{values: []pb{value(0, exprTrue)}}.dalf()
+	manifest := "Main-Dalf: a.dalf\nDalfs: a.dalf, b.dalf\nFormat: daml-lf\n"
+	tests := []struct {
+		name string
+		dar  []byte
+		err  string
+	}{
+		{"not a zip", []byte("PK nonsense"), "archive: DAR is not a zip file: zip: not a valid zip file"},
+		{"no manifest", buildDar(t, "", nil)[:0], "archive: DAR is not a zip file"},
+		{"missing dalf", buildDar(t, manifest, map[string][]byte{"a.dalf": good}),
+			`archive: manifest names dalf "b.dalf", which the DAR does not contain`},
+		{"broken dalf", buildDar(t, manifest, map[string][]byte{"a.dalf": good, "b.dalf": good[:10]}),
+			`archive: dalf "b.dalf": Archive: field 3: malformed value: unexpected EOF`},
+		{"good", buildDar(t, manifest, map[string][]byte{"a.dalf": good, "b.dalf": good}), ""},
+	}
+	for _, tt := range tests {
+		d, err := DecodeDar(tt.dar, Options{})
+		if tt.err == "" {
+			if err != nil || len(d.Packages) != 1 || d.MainPackage() == nil {
+				t.Errorf("%s: %v, %d packages", tt.name, err, len(d.Packages))
+			}
+			continue
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
+			t.Errorf("%s: error %v, want %q", tt.name, err, tt.err)
+		}
+	}
+}

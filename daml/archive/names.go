@@ -1,0 +1,344 @@
+package archive
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/ledger-cli/ledger/daml/lf"
+)
+
+// This file decodes interned strings and dotted names, identifiers,
+// references to packages, modules and definitions, and locations.
+
+// str returns interned string i.
+func (d *decoder) str(i int32) (string, error) {
+	if i < 0 || int(i) >= len(d.strings) {
+		return "", fmt.Errorf("interned string index %d out of range (table has %d)", i, len(d.strings))
+	}
+	return d.strings[i], nil
+}
+
+// name returns interned string i, which must be an identifier:
+// [A-Za-z_$][A-Za-z0-9_$]*, at most 1000 characters.
+func (d *decoder) name(i int32) (string, error) {
+	s, err := d.str(i)
+	if err != nil {
+		return "", err
+	}
+	switch d.nameOK[i] {
+	case nameValid:
+		return s, nil
+	case nameInvalid:
+		return "", fmt.Errorf("interned string %d (%q) is not an identifier", i, s)
+	}
+	if !isIdentifier(s) {
+		d.nameOK[i] = nameInvalid
+		return "", fmt.Errorf("interned string %d (%q) is not an identifier", i, s)
+	}
+	d.nameOK[i] = nameValid
+	return s, nil
+}
+
+const (
+	nameUnchecked = iota
+	nameValid
+	nameInvalid
+)
+
+func isIdentifier(s string) bool {
+	if s == "" || len(s) > 1000 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$'
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// isPackageID reports whether s can be a package id: 1 to 64 characters of
+// [A-Za-z0-9_ -].
+func isPackageID(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == ' ') {
+			return false
+		}
+	}
+	return true
+}
+
+// dotted returns interned dotted name i.
+func (d *decoder) dotted(i int32) (lf.DottedName, error) {
+	if i < 0 || int(i) >= len(d.dottedNames) {
+		return nil, fmt.Errorf("interned dotted name index %d out of range (table has %d)", i, len(d.dottedNames))
+	}
+	return d.dottedNames[i], nil
+}
+
+// decodeDottedNames decodes the InternedDottedName table: each entry a
+// list of interned identifiers.
+func (d *decoder) decodeDottedNames(entries [][]byte) error {
+	d.dottedNames = make([]lf.DottedName, len(entries))
+	var segs []int32
+	for i, b := range entries {
+		segs = segs[:0]
+		for len(b) > 0 {
+			f, rest, err := nextField(b)
+			if err != nil {
+				return fmt.Errorf("interned dotted name %d: %w", i, err)
+			}
+			b = rest
+			if f.num != 1 {
+				return fmt.Errorf("interned dotted name %d: %w", i, unknownField("InternedDottedName", f))
+			}
+			if segs, err = f.int32s(segs); err != nil {
+				return fmt.Errorf("interned dotted name %d: %w", i, err)
+			}
+		}
+		if len(segs) == 0 {
+			return fmt.Errorf("interned dotted name %d has no segments", i)
+		}
+		name := make(lf.DottedName, len(segs))
+		for j, s := range segs {
+			seg, err := d.name(s)
+			if err != nil {
+				return fmt.Errorf("interned dotted name %d: %w", i, err)
+			}
+			name[j] = seg
+		}
+		d.dottedNames[i] = name
+	}
+	return nil
+}
+
+// packageRef decodes a SelfOrImportedPackageId: the package itself, an
+// interned package-id string (LF 2.1, and stable packages later), or an
+// index in the package-import table (LF 2.2+).
+func (d *decoder) packageRef(b []byte) (lf.PackageID, error) {
+	var (
+		id  lf.PackageID
+		set bool
+	)
+	for len(b) > 0 {
+		f, rest, err := nextField(b)
+		if err != nil {
+			return "", err
+		}
+		b = rest
+		var i int32
+		switch f.num {
+		case 1:
+			_, err = f.bytes()
+			id, set = d.pkgID, true
+		case 3:
+			if i, err = f.int32(); err != nil {
+				break
+			}
+			var s string
+			if s, err = d.str(i); err != nil {
+				break
+			}
+			if !d.depsByString[i] { // first use of this string as a package id
+				if !isPackageID(s) {
+					err = fmt.Errorf("interned string %d (%q) is not a package id", i, s)
+					break
+				}
+				// 2.dev is exempt: archives of earlier dev compilers (such
+				// as DamlDefinitionsServiceMain.dar) name every package
+				// this way.
+				if d.version.AtLeast(2, 2) && !d.version.IsDev() && !stablePackages[s] {
+					err = fmt.Errorf("package %s is referred to by interned string, which Daml-LF %s allows only for stable packages; others go through the import table", s, d.version)
+					break
+				}
+				d.depsByString[i] = true
+			}
+			id, set = lf.PackageID(s), true
+		case 4:
+			if i, err = f.int32(); err != nil {
+				break
+			}
+			if !d.importsDeclared {
+				err = fmt.Errorf("package import index %d, but the package has no import table", i)
+				break
+			}
+			if i < 0 || int(i) >= len(d.imports) {
+				err = fmt.Errorf("package import index %d out of range (table has %d)", i, len(d.imports))
+				break
+			}
+			id, set = d.imports[i], true
+			d.depsByImport[i] = true
+		default:
+			err = unknownField("SelfOrImportedPackageId", f)
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	if !set {
+		return "", fmt.Errorf("package reference has no package")
+	}
+	return id, nil
+}
+
+// moduleRef decodes a ModuleId.
+func (d *decoder) moduleRef(b []byte) (lf.PackageID, lf.ModuleName, error) {
+	var (
+		pkg    []byte
+		hasPkg bool
+		mod    int32
+	)
+	for len(b) > 0 {
+		f, rest, err := nextField(b)
+		if err != nil {
+			return "", nil, err
+		}
+		b = rest
+		switch f.num {
+		case 1:
+			pkg, err = f.bytes()
+			hasPkg = true
+		case 2:
+			mod, err = f.int32()
+		default:
+			err = unknownField("ModuleId", f)
+		}
+		if err != nil {
+			return "", nil, err
+		}
+	}
+	if !hasPkg {
+		return "", nil, fmt.Errorf("module reference has no package")
+	}
+	id, err := d.packageRef(pkg)
+	if err != nil {
+		return "", nil, err
+	}
+	m, err := d.dotted(mod)
+	return id, m, err
+}
+
+// qualifiedName decodes a TypeConId, TypeSynId or ValueId: a ModuleId
+// (field 1) and an interned dotted name (field 2).
+func (d *decoder) qualifiedName(b []byte) (lf.QualifiedName, error) {
+	var (
+		mod    []byte
+		hasMod bool
+		name   int32
+	)
+	for len(b) > 0 {
+		f, rest, err := nextField(b)
+		if err != nil {
+			return lf.QualifiedName{}, err
+		}
+		b = rest
+		switch f.num {
+		case 1:
+			mod, err = f.bytes()
+			hasMod = true
+		case 2:
+			name, err = f.int32()
+		default:
+			err = unknownField("TypeConId", f)
+		}
+		if err != nil {
+			return lf.QualifiedName{}, err
+		}
+	}
+	if !hasMod {
+		return lf.QualifiedName{}, fmt.Errorf("reference has no module")
+	}
+	pkg, m, err := d.moduleRef(mod)
+	if err != nil {
+		return lf.QualifiedName{}, err
+	}
+	n, err := d.dotted(name)
+	if err != nil {
+		return lf.QualifiedName{}, err
+	}
+	return lf.QualifiedName{Package: pkg, Module: m, Name: n}, nil
+}
+
+// location decodes a Location; it is nil when the archive gives no range.
+// A location without a module is in the module being decoded.
+func (d *decoder) location(b []byte) (*lf.Location, error) {
+	loc, ok, err := d.locationValue(b)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &loc, nil
+}
+
+// locationValue decodes a Location; ok is false when it has no range.
+func (d *decoder) locationValue(b []byte) (loc lf.Location, ok bool, err error) {
+	var (
+		mod      []byte
+		hasMod   bool
+		rng      []byte
+		hasRange bool
+	)
+	for len(b) > 0 {
+		var (
+			f    field
+			rest []byte
+		)
+		if f, rest, err = nextField(b); err != nil {
+			return loc, false, fmt.Errorf("location: %w", err)
+		}
+		b = rest
+		switch f.num {
+		case 1:
+			mod, err = f.bytes()
+			hasMod = true
+		case 2:
+			rng, err = f.bytes()
+			hasRange = true
+		default:
+			err = unknownField("Location", f)
+		}
+		if err != nil {
+			return loc, false, fmt.Errorf("location: %w", err)
+		}
+	}
+	if !hasRange {
+		return loc, false, nil
+	}
+	loc = lf.Location{Package: d.pkgID, Module: d.module, Definition: d.definition}
+	if hasMod {
+		// Consecutive locations are nearly always in the same module.
+		if !bytes.Equal(mod, d.lastLocModule.raw) || d.lastLocModule.raw == nil {
+			pkg, m, err := d.moduleRef(mod)
+			if err != nil {
+				return loc, false, fmt.Errorf("location: %w", err)
+			}
+			d.lastLocModule.raw, d.lastLocModule.pkg, d.lastLocModule.module = mod, pkg, m
+		}
+		loc.Package, loc.Module = d.lastLocModule.pkg, d.lastLocModule.module
+	}
+	var pos [4]int32
+	for len(rng) > 0 {
+		var (
+			f    field
+			rest []byte
+		)
+		if f, rest, err = nextField(rng); err != nil {
+			return loc, false, fmt.Errorf("location range: %w", err)
+		}
+		rng = rest
+		if f.num < 1 || f.num > 4 {
+			return loc, false, fmt.Errorf("location: %w", unknownField("Location.Range", f))
+		}
+		if pos[f.num-1], err = f.int32(); err != nil {
+			return loc, false, fmt.Errorf("location range: %w", err)
+		}
+	}
+	loc.Start = lf.Position{Line: pos[0], Col: pos[1]}
+	loc.End = lf.Position{Line: pos[2], Col: pos[3]}
+	return loc, true, nil
+}

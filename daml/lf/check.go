@@ -1,0 +1,108 @@
+package lf
+
+// TypeEqual reports whether a and b are the same type, structurally: type
+// synonyms are not expanded and bound variables must have the same names.
+func TypeEqual(a, b Type) bool {
+	switch a := a.(type) {
+	case TVar:
+		b, ok := b.(TVar)
+		return ok && a.Name == b.Name
+	case TCon:
+		b, ok := b.(TCon)
+		return ok && a.Con.Equal(b.Con)
+	case TBuiltin:
+		b, ok := b.(TBuiltin)
+		return ok && a.Builtin == b.Builtin
+	case TNat:
+		b, ok := b.(TNat)
+		return ok && a.N == b.N
+	case TApp:
+		b, ok := b.(TApp)
+		return ok && TypeEqual(a.Fun, b.Fun) && TypeEqual(a.Arg, b.Arg)
+	case TSyn:
+		b, ok := b.(TSyn)
+		return ok && a.Syn.Equal(b.Syn) && typesEqual(a.Args, b.Args)
+	case TStruct:
+		b, ok := b.(TStruct)
+		if !ok || len(a.Fields) != len(b.Fields) {
+			return false
+		}
+		for i := range a.Fields {
+			if a.Fields[i].Name != b.Fields[i].Name || !TypeEqual(a.Fields[i].Type, b.Fields[i].Type) {
+				return false
+			}
+		}
+		return true
+	case TForall:
+		b, ok := b.(TForall)
+		return ok && a.Var.Name == b.Var.Name && a.Var.Kind.String() == b.Var.Kind.String() &&
+			TypeEqual(a.Body, b.Body)
+	}
+	return false
+}
+
+func typesEqual(a, b []Type) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !TypeEqual(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// HasSynonym reports whether t mentions a type synonym.
+func HasSynonym(t Type) bool {
+	switch t := t.(type) {
+	case TSyn:
+		return true
+	case TApp:
+		return HasSynonym(t.Fun) || HasSynonym(t.Arg)
+	case TStruct:
+		for _, f := range t.Fields {
+			if HasSynonym(f.Type) {
+				return true
+			}
+		}
+	case TForall:
+		return HasSynonym(t.Body)
+	}
+	return false
+}
+
+// LiteralType returns the type of e when e, under any locations, is a
+// builtin constructor or a literal, whose type needs no context; ok is
+// false for every other expression.
+func LiteralType(e Expr) (t Type, ok bool) {
+	for {
+		l, isLoc := e.(*ELocation)
+		if !isLoc {
+			break
+		}
+		e = l.Expr
+	}
+	switch e := e.(type) {
+	case *EBuiltinCon:
+		if e.Con == ConUnit {
+			return TBuiltin{Builtin: BuiltinUnit}, true
+		}
+		return TBuiltin{Builtin: BuiltinBool}, true
+	case *EInt64:
+		return TBuiltin{Builtin: BuiltinInt64}, true
+	case *ENumeric:
+		return TApp{Fun: TBuiltin{Builtin: BuiltinNumeric}, Arg: TNat{N: e.Scale}}, true
+	case *EText:
+		return TBuiltin{Builtin: BuiltinText}, true
+	case *ETimestamp:
+		return TBuiltin{Builtin: BuiltinTimestamp}, true
+	case *EDate:
+		return TBuiltin{Builtin: BuiltinDate}, true
+	case *ERoundingMode:
+		return TBuiltin{Builtin: BuiltinRoundingMode}, true
+	case *EFailureCategory:
+		return TBuiltin{Builtin: BuiltinFailureCategory}, true
+	}
+	return nil, false
+}
