@@ -120,7 +120,7 @@ CREATE TABLE dedup (
 	// (node id, JSON argument, workflow id) so that it is served from this
 	// table alone, also after their creating transaction is pruned; pruning
 	// finds archived contracts by archive offset and records how far it went.
-	// Identity providers (/v2/idps) and topology events get their tables.
+	// Identity providers (/v2/idps) get their table.
 	`
 ALTER TABLE contracts ADD COLUMN node_id       INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE contracts ADD COLUMN argument_json BLOB;
@@ -132,8 +132,17 @@ CREATE TABLE pruning (
 	pruned_up_to INTEGER NOT NULL
 );
 
--- Topology changes (a party allocated), each at an offset of its own with
--- no completion.
+CREATE TABLE identity_providers (
+	id             TEXT    PRIMARY KEY,
+	issuer         TEXT    NOT NULL UNIQUE,
+	jwks_url       TEXT    NOT NULL,
+	audience       TEXT    NOT NULL DEFAULT '',
+	is_deactivated INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+`,
+	// 3: topology changes (a party allocated), each at an offset of its own
+	// with no completion.
+	`
 CREATE TABLE topology_events (
 	ledger_offset  INTEGER PRIMARY KEY,
 	update_id      TEXT    NOT NULL,
@@ -142,14 +151,6 @@ CREATE TABLE topology_events (
 	participant_id TEXT    NOT NULL,
 	permission     TEXT    NOT NULL
 );
-
-CREATE TABLE identity_providers (
-	id             TEXT    PRIMARY KEY,
-	issuer         TEXT    NOT NULL UNIQUE,
-	jwks_url       TEXT    NOT NULL,
-	audience       TEXT    NOT NULL DEFAULT '',
-	is_deactivated INTEGER NOT NULL DEFAULT 0
-) WITHOUT ROWID;
 `,
 }
 
