@@ -264,6 +264,7 @@ func parseMix(s string) (map[string]int, error) {
 }
 
 func benchRun(ctx context.Context, opts *BenchOptions) error {
+	throughputGC()
 	cfg, err := opts.config()
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -342,11 +343,24 @@ func startServe(ctx context.Context, cfg serveSetup) (*server.Running, error) {
 	return server.Start(ctx, n, cfg.Server)
 }
 
+// throughputGC makes the collector run at a quarter of the default rate
+// unless GOGC says otherwise, for the commands that move many elements
+// (serve, bench): their live heap is small (a few MB) and streams allocate
+// a little per element, so at the default they collect every few thousand
+// contracts; at 400 the node reads the active contract set with a quarter
+// less CPU (docs/bench-read.md) for a peak RSS of 50 MB instead of 38.
+func throughputGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+}
+
 func serveRun(o *ServeOptions) error {
 	cfg, err := serveConfig(o)
 	if err != nil {
 		return err
 	}
+	throughputGC()
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(o.LogLevel))
 	hopts := &slog.HandlerOptions{Level: level}
