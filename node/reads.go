@@ -286,11 +286,11 @@ type Update struct {
 }
 
 // view renders u in format, or reports that the reader sees none of it.
-func (n *Node) view(u *ledger.Update, f *UpdateFormat) (Update, bool, error) {
+func (n *Node) view(u *ledger.Update, f *UpdateFormat, strs *engine.Strings) (Update, bool, error) {
 	if f.Transactions == nil {
 		return Update{}, false, nil
 	}
-	ev, err := engine.UnmarshalEvents(u.Events)
+	ev, err := engine.UnmarshalEventsShared(u.Events, strs)
 	if err != nil {
 		return Update{}, false, fmt.Errorf("update at offset %d: %w", u.Offset, err)
 	}
@@ -325,6 +325,7 @@ func (n *Node) view(u *ledger.Update, f *UpdateFormat) (Update, bool, error) {
 // UpdateReader reads the updates of one request in offset order.
 type UpdateReader struct {
 	n       *Node
+	strs    engine.Strings // strings repeating across the updates read
 	format  *UpdateFormat
 	cursor  int64 // ascending: last offset read; descending: next offset bound (exclusive upper)
 	through int64 // 0: open-ended
@@ -463,7 +464,7 @@ func (r *UpdateReader) window(ctx context.Context, q ledger.UpdateQuery, room in
 			if !inWindow(off) {
 				break
 			}
-			if u, ok, err = r.n.view(&rows[i], r.format); err != nil {
+			if u, ok, err = r.n.view(&rows[i], r.format, &r.strs); err != nil {
 				return updateWindow{}, false, err
 			}
 			i++
@@ -531,7 +532,7 @@ func (n *Node) oneUpdate(u ledger.Update, err error, f *UpdateFormat, resource, 
 	if err != nil {
 		return Update{}, err
 	}
-	v, ok, err := n.view(&u, f)
+	v, ok, err := n.view(&u, f, nil)
 	if err != nil {
 		return Update{}, err
 	}

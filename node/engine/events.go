@@ -65,8 +65,14 @@ func (e *Events) Marshal() []byte {
 
 // UnmarshalEvents decodes what Marshal wrote.
 func UnmarshalEvents(b []byte) (*Events, error) {
+	return UnmarshalEventsShared(b, nil)
+}
+
+// UnmarshalEventsShared is UnmarshalEvents sharing repeating strings with
+// the transactions decoded before through strs (nil: none).
+func UnmarshalEventsShared(b []byte, strs *Strings) (*Events, error) {
 	var rec recordedTx
-	if !fastUnmarshalEvents(b, &rec) {
+	if !fastUnmarshalEvents(b, &rec, strs) {
 		rec = recordedTx{}
 		if err := json.Unmarshal(b, &rec); err != nil {
 			return nil, fmt.Errorf("stored transaction events do not decode: %w", err)

@@ -11,9 +11,37 @@ import "encoding/json"
 // json.Unmarshal's. TestFastEventsDecoderAgrees and FuzzFastEventsDecoder
 // hold it to that.
 
+// Strings keeps the strings that repeat from transaction to transaction
+// (templates, packages, parties, the synchronizer) so that decoding one
+// after another allocates each once. The zero value is ready; it is not
+// safe for concurrent use.
+type Strings struct {
+	m map[string]string
+}
+
+// maxInterned bounds a Strings.
+const maxInterned = 4096
+
+func (s *Strings) intern(b []byte) string {
+	if s == nil {
+		return string(b)
+	}
+	if v, ok := s.m[string(b)]; ok {
+		return v
+	}
+	v := string(b)
+	if s.m == nil {
+		s.m = map[string]string{}
+	}
+	if len(s.m) < maxInterned {
+		s.m[v] = v
+	}
+	return v
+}
+
 // fastUnmarshalEvents decodes b into rec, reporting false when it cannot.
-func fastUnmarshalEvents(b []byte, rec *recordedTx) bool {
-	d := evDecoder{b: b}
+func fastUnmarshalEvents(b []byte, rec *recordedTx, strs *Strings) bool {
+	d := evDecoder{b: b, strs: strs}
 	ok := d.object(func(k []byte) (int, bool) {
 		switch string(k) {
 		case "format":
@@ -27,7 +55,7 @@ func fastUnmarshalEvents(b []byte, rec *recordedTx) bool {
 		case "workflowId":
 			return 3, d.str(&rec.WorkflowID)
 		case "synchronizerId":
-			return 4, d.str(&rec.SynchronizerID)
+			return 4, d.shared(&rec.SynchronizerID)
 		case "effectiveAtMicros":
 			n, ok := d.int()
 			rec.EffectiveAt = n
@@ -48,6 +76,7 @@ type evDecoder struct {
 	b    []byte
 	i    int
 	seen []string // distinct strings of this input, to share party names
+	strs *Strings // strings shared across inputs (nil: none)
 }
 
 func (d *evDecoder) ws() {
@@ -101,6 +130,16 @@ func (d *evDecoder) str(dst *string) bool {
 	if len(d.seen) < 8 && len(t) > 16 {
 		d.seen = append(d.seen, *dst)
 	}
+	return true
+}
+
+// shared reads a string that repeats across transactions.
+func (d *evDecoder) shared(dst *string) bool {
+	t, ok := d.token()
+	if !ok {
+		return false
+	}
+	*dst = d.strs.intern(t)
 	return true
 }
 
@@ -183,7 +222,7 @@ func (d *evDecoder) strings(dst *[]string) bool {
 	}
 	for {
 		var s string
-		if !d.str(&s) {
+		if !d.shared(&s) {
 			return false
 		}
 		out = append(out, s)
@@ -286,13 +325,13 @@ func (d *evDecoder) node(n *eventNode) bool {
 			n.NodeID = int32(v)
 			return 0, ok && v == int64(n.NodeID)
 		case "kind":
-			return 1, d.str(&n.Kind)
+			return 1, d.shared(&n.Kind)
 		case "contractId":
 			return 2, d.str(&n.ContractID)
 		case "templateId":
-			return 3, d.str(&n.TemplateID)
+			return 3, d.shared(&n.TemplateID)
 		case "packageName":
-			return 4, d.str(&n.PackageName)
+			return 4, d.shared(&n.PackageName)
 		case "argument":
 			return 5, d.raw(&n.Argument)
 		case "signatories":
@@ -300,7 +339,7 @@ func (d *evDecoder) node(n *eventNode) bool {
 		case "stakeholders":
 			return 7, d.strings(&n.Stakeholders)
 		case "choice":
-			return 8, d.str(&n.Choice)
+			return 8, d.shared(&n.Choice)
 		case "actingParties":
 			return 9, d.strings(&n.ActingParties)
 		case "consuming":

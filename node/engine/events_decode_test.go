@@ -30,7 +30,7 @@ func TestFastEventsDecoderAgrees(t *testing.T) {
 		checkEventsDecoders(t, []byte(in))
 	}
 	var rec recordedTx
-	if !fastUnmarshalEvents([]byte(eventsSamples[0]), &rec) {
+	if !fastUnmarshalEvents([]byte(eventsSamples[0]), &rec, nil) {
 		t.Error("the form Marshal writes does not take the fast path")
 	}
 }
@@ -38,7 +38,7 @@ func TestFastEventsDecoderAgrees(t *testing.T) {
 func checkEventsDecoders(t *testing.T, in []byte) {
 	t.Helper()
 	var fast, want recordedTx
-	if !fastUnmarshalEvents(in, &fast) {
+	if !fastUnmarshalEvents(in, &fast, &Strings{}) {
 		return // the general decoder runs instead
 	}
 	if err := json.Unmarshal(in, &want); err != nil {
