@@ -116,6 +116,7 @@ type Stream struct {
 	conn *websocket.Conn
 	path string
 	buf  bytes.Buffer // the frame being decoded, reused
+	dec  ledgerapi.StreamDecoder
 }
 
 // OpenStream opens the websocket GET path (e.g. "/v2/updates") and sends
@@ -151,9 +152,9 @@ func (s *Stream) Next(ctx context.Context, out any) error {
 	}
 	switch o := out.(type) { // the node's elements decode in one pass
 	case *ledgerapi.JsGetUpdatesResponse:
-		*o, err = ledgerapi.DecodeUpdate(data)
+		*o, err = s.dec.Update(data)
 	case *ledgerapi.JsGetActiveContractsResponse:
-		*o, err = ledgerapi.DecodeActiveContract(data)
+		*o, err = s.dec.ActiveContract(data)
 	default:
 		err = json.Unmarshal(data, out)
 	}

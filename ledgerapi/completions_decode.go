@@ -207,6 +207,9 @@ const (
 	memoUser = iota
 	memoSynchronizer
 	memoParty // the first act-as party; the others are not shared
+	memoTemplate
+	memoPackage
+	memoRepresentative
 	memoSlots
 )
 

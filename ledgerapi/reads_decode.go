@@ -18,9 +18,31 @@ import (
 // DecodeActiveContract decodes one element of the active contract set (a
 // websocket frame or a list element) as json.Unmarshal does.
 func DecodeActiveContract(data []byte) (JsGetActiveContractsResponse, error) {
+	var d StreamDecoder
+	return d.ActiveContract(data)
+}
+
+// DecodeUpdate decodes one element of the update stream as json.Unmarshal
+// does.
+func DecodeUpdate(data []byte) (JsGetUpdatesResponse, error) {
+	var d StreamDecoder
+	return d.Update(data)
+}
+
+// StreamDecoder decodes the elements of one stream one after another,
+// sharing the strings that repeat from element to element (synchronizer,
+// template, package, the first party of a list). The zero value is ready;
+// it is not safe for concurrent use.
+type StreamDecoder struct {
+	last [memoSlots]string
+}
+
+// ActiveContract is DecodeActiveContract.
+func (d *StreamDecoder) ActiveContract(data []byte) (JsGetActiveContractsResponse, error) {
 	var r JsGetActiveContractsResponse
-	s := scanner{b: data}
+	s := scanner{b: data, last: d.last}
 	if s.activeContractResponse(&r) && s.end() {
+		d.last = s.last
 		return r, nil
 	}
 	r = JsGetActiveContractsResponse{}
@@ -28,12 +50,12 @@ func DecodeActiveContract(data []byte) (JsGetActiveContractsResponse, error) {
 	return r, err
 }
 
-// DecodeUpdate decodes one element of the update stream as json.Unmarshal
-// does.
-func DecodeUpdate(data []byte) (JsGetUpdatesResponse, error) {
+// Update is DecodeUpdate.
+func (d *StreamDecoder) Update(data []byte) (JsGetUpdatesResponse, error) {
 	var r JsGetUpdatesResponse
-	s := scanner{b: data}
+	s := scanner{b: data, last: d.last}
 	if s.updateResponse(&r) && s.end() {
+		d.last = s.last
 		return r, nil
 	}
 	r = JsGetUpdatesResponse{}
@@ -149,7 +171,7 @@ func (s *scanner) createdEvent(e *CreatedEvent) bool {
 		case "contractId":
 			return 2, s.optString(&e.ContractID)
 		case "templateId":
-			return 3, s.optString(&e.TemplateID)
+			return 3, s.sharedString(&e.TemplateID, memoTemplate)
 		case "contractKey":
 			return 4, s.raw(&e.ContractKey)
 		case "contractKeyHash":
@@ -169,9 +191,9 @@ func (s *scanner) createdEvent(e *CreatedEvent) bool {
 		case "createdAt":
 			return 12, s.timestamp(&e.CreatedAt)
 		case "packageName":
-			return 13, s.optString(&e.PackageName)
+			return 13, s.sharedString(&e.PackageName, memoPackage)
 		case "representativePackageId":
-			return 14, s.optString(&e.RepresentativePackageID)
+			return 14, s.sharedString(&e.RepresentativePackageID, memoRepresentative)
 		case "acsDelta":
 			return 15, s.boolean(&e.ACSDelta)
 		}
@@ -224,11 +246,11 @@ func (s *scanner) archivedEvent(e *ArchivedEvent) bool {
 		case "contractId":
 			return 2, s.optString(&e.ContractID)
 		case "templateId":
-			return 3, s.optString(&e.TemplateID)
+			return 3, s.sharedString(&e.TemplateID, memoTemplate)
 		case "witnessParties":
 			return 4, s.stringList(&e.WitnessParties)
 		case "packageName":
-			return 5, s.optString(&e.PackageName)
+			return 5, s.sharedString(&e.PackageName, memoPackage)
 		case "implementedInterfaces":
 			return 6, s.stringList(&e.ImplementedInterfaces)
 		}
@@ -250,7 +272,7 @@ func (s *scanner) exercisedEvent(e *ExercisedEvent) bool {
 		case "contractId":
 			return 2, s.optString(&e.ContractID)
 		case "templateId":
-			return 3, s.optString(&e.TemplateID)
+			return 3, s.sharedString(&e.TemplateID, memoTemplate)
 		case "interfaceId":
 			return 4, s.optStringPtr(&e.InterfaceID)
 		case "choice":
@@ -270,7 +292,7 @@ func (s *scanner) exercisedEvent(e *ExercisedEvent) bool {
 		case "exerciseResult":
 			return 11, s.raw(&e.ExerciseResult)
 		case "packageName":
-			return 12, s.optString(&e.PackageName)
+			return 12, s.sharedString(&e.PackageName, memoPackage)
 		case "implementedInterfaces":
 			return 13, s.stringList(&e.ImplementedInterfaces)
 		case "acsDelta":

@@ -48,8 +48,9 @@ func TestFastReadDecodersAgree(t *testing.T) {
 		[]byte(`{"unknown":1}`),
 		[]byte(`[]`),
 	)
-	for _, in := range acs {
-		got, gerr := DecodeActiveContract(in)
+	var stream StreamDecoder // one decoder across the elements, as a stream reads them
+	for _, in := range append(acs, acs...) {
+		got, gerr := stream.ActiveContract(in)
 		var want JsGetActiveContractsResponse
 		werr := json.Unmarshal(in, &want)
 		if (gerr == nil) != (werr == nil) || gerr == nil && !reflect.DeepEqual(got, want) {
@@ -80,8 +81,8 @@ func TestFastReadDecodersAgree(t *testing.T) {
 		[]byte(`{"update":{"Transaction":{"value":{"offset":1.5}}}}`),
 		[]byte(`{"update":null}`),
 	)
-	for _, in := range ups {
-		got, gerr := DecodeUpdate(in)
+	for _, in := range append(ups, ups...) {
+		got, gerr := stream.Update(in)
 		var want JsGetUpdatesResponse
 		werr := json.Unmarshal(in, &want)
 		if (gerr == nil) != (werr == nil) || gerr == nil && !reflect.DeepEqual(got, want) {

@@ -196,7 +196,7 @@ func seedRead(b *testing.B) (db, party string) {
 // readStream opens the websocket at path with req and decodes every frame
 // into a new value of the element type until the node ends a finite stream
 // or want frames arrived; it returns how many arrived.
-func readStream(b *testing.B, url, path string, req any, want int, decode func([]byte) error) int {
+func readStream(b *testing.B, url, path string, req any, want int, decode func(*ledgerapi.StreamDecoder, []byte) error) int {
 	conn, _, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(url, "http")+path,
 		&websocket.DialOptions{Subprotocols: []string{"daml.ws.auth"}})
 	if err != nil {
@@ -209,6 +209,7 @@ func readStream(b *testing.B, url, path string, req any, want int, decode func([
 		b.Fatal(err)
 	}
 	got := 0
+	var dec ledgerapi.StreamDecoder
 	var buf bytes.Buffer // one buffer for every frame, as a careful client reads
 	for want <= 0 || got < want {
 		_, r, err := conn.Reader(context.Background())
@@ -223,7 +224,7 @@ func readStream(b *testing.B, url, path string, req any, want int, decode func([
 			b.Fatal(err)
 		}
 		data := buf.Bytes()
-		if err := decode(data); err != nil {
+		if err := decode(&dec, data); err != nil {
 			b.Fatalf("frame %d: %v: %.300s", got, err, data)
 		}
 		got++
@@ -231,8 +232,10 @@ func readStream(b *testing.B, url, path string, req any, want int, decode func([
 	return got
 }
 
-func decodeContract(data []byte) error {
-	el, err := ledgerapi.DecodeActiveContract(data)
+// decoders are the benchmarks' clients' decoders, one per stream as a
+// client keeps one (readStream runs one stream per goroutine).
+func decodeContract(d *ledgerapi.StreamDecoder, data []byte) error {
+	el, err := d.ActiveContract(data)
 	if err != nil {
 		return err
 	}
@@ -242,8 +245,8 @@ func decodeContract(data []byte) error {
 	return nil
 }
 
-func decodeUpdate(data []byte) error {
-	el, err := ledgerapi.DecodeUpdate(data)
+func decodeUpdate(d *ledgerapi.StreamDecoder, data []byte) error {
+	el, err := d.Update(data)
 	if err != nil {
 		return err
 	}
