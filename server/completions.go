@@ -91,109 +91,7 @@ func (s *Server) openCompletionStream(c *Caller, decode func(v any) error) (*nod
 }
 
 func (s *Server) listCompletionsWith(req *Request, open completionOpener) (any, error) {
-	maxElems := s.CompletionsMax
-	take := maxElems + 1
-	if limit, ok, err := queryInt64(req.Request, "limit"); err != nil {
-		return nil, err
-	} else if ok && limit < int64(take) {
-		take = int(max(limit, 0))
-	}
-	idle := s.CompletionsWait
-	if ms, ok, err := queryInt64(req.Request, "stream_idle_timeout_ms"); err != nil {
-		return nil, err
-	} else if ok {
-		if ms < 0 {
-			return nil, &DecodeError{What: "query parameter stream_idle_timeout_ms", Detail: "must not be negative"}
-		}
-		idle = time.Duration(min(ms, int64(time.Duration(1<<62)/time.Millisecond))) * time.Millisecond
-	}
-	idle = min(idle, s.CompletionsMaxWait)
-	fw, err := open(req.Caller, func(v any) error { return decodeBody(req.Request, v) })
-	if err != nil {
-		return nil, err
-	}
-	release, err := s.Node.AcquireStream(req.Caller.UserID)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-
-	// The elements are encoded as they arrive; the body is written at the end
-	// (an error may still replace it).
-	buf := pageBuffers.Get().(*[]byte)
-	defer pageBuffers.Put(buf)
-	out := append((*buf)[:0], '[')
-	count := 0
-	timer := time.NewTimer(idle)
-	defer timer.Stop()
-	ctx := req.Context()
-	// A full batch means more are likely: the next one is read while this
-	// one is encoded (reading and encoding take about 4 and 1 µs a
-	// completion, on different cores when the machine has them).
-	var ahead chan batchRead
-	defer func() {
-		if ahead != nil {
-			<-ahead // the reader goroutine ends before fw does
-		}
-	}()
-collect:
-	for count < take {
-		var cs []ledger.Completion
-		var changed <-chan struct{}
-		var err error
-		if ahead != nil {
-			r := <-ahead
-			ahead, cs, changed, err = nil, r.cs, r.changed, r.err
-		} else {
-			cs, changed, err = fw.Next(ctx, take-count)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(cs) > 0 {
-			if rest := take - count - len(cs); rest > 0 && len(cs) == node.CompletionsPerRead {
-				ch := make(chan batchRead, 1)
-				ahead = ch
-				go func() {
-					cs, changed, err := fw.Next(ctx, rest)
-					ch <- batchRead{cs, changed, err}
-				}()
-			}
-			for i := range cs {
-				if count > 0 {
-					out = append(out, ',')
-				}
-				if out, err = ledgerapi.AppendCompletionResponse(out, fw.Completion(&cs[i])); err != nil {
-					return nil, err
-				}
-				count++
-			}
-			timer.Reset(idle)
-			continue
-		}
-		select {
-		case <-changed:
-		case <-timer.C:
-			break collect
-		case <-s.Node.Stopping():
-			break collect
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	if count > maxElems {
-		return nil, ledgerapi.Errorf(ledgerapi.CodeJSONAPIMaximumListElementsReached,
-			"Exceeded maximum number of elements in the list (%d); pass a limit of at most %d or use the websocket stream", maxElems, maxElems)
-	}
-	out = append(out, ']')
-	req.W.Header().Set("Content-Type", "application/json")
-	req.W.Header().Set("Content-Length", strconv.Itoa(len(out))) // lets a reader size its buffer
-	req.W.WriteHeader(http.StatusOK)
-	_, _ = req.W.Write(out)
-	if cap(out) <= maxPooledPage {
-		*buf = out
-	}
-	return nil, nil
+	return s.serveList(req, s.completionStreamOpener(open))
 }
 
 // pageBuffers keeps the buffers completion lists are built in: a page of
@@ -236,27 +134,46 @@ func (s *Server) streamCompletions(req *Request) (any, error) {
 }
 
 func (s *Server) streamCompletionsWith(req *Request, open completionOpener) (any, error) {
-	return s.serveWebsocket(req, func(c *Caller, decode func(v any) error) (stream, error) {
+	return s.serveWebsocket(req, s.completionStreamOpener(open))
+}
+
+// completionStreamOpener serves the completions open selects as a stream.
+func (s *Server) completionStreamOpener(open completionOpener) streamOpener {
+	return func(c *Caller, decode func(v any) error) (stream, error) {
 		fw, err := open(c, decode)
 		if err != nil {
 			return nil, err
 		}
 		return &completionStream{fw: fw}, nil
-	})
+	}
 }
 
-// completionStream serves a completion follower as a websocket stream.
+// completionStream serves a completion follower as a stream (list or
+// websocket). A full batch means more are likely: the next one is read
+// while this one is encoded (reading and encoding take about 4 and 1 µs a
+// completion, on different cores when the machine has them).
 type completionStream struct {
-	fw  *node.CompletionFollower
-	buf []byte
+	fw    *node.CompletionFollower
+	buf   []byte
+	ahead readAhead[batchRead]
 }
 
-func (c *completionStream) close() {}
+func (c *completionStream) close() { c.ahead.wait() }
 
 func (c *completionStream) next(ctx context.Context, max int, add func([]byte) error) (int, <-chan struct{}, bool, error) {
-	cs, changed, err := c.fw.Next(ctx, min(max, node.CompletionsPerRead))
+	read := func(max int) func() (batchRead, error) {
+		return func() (batchRead, error) {
+			cs, changed, err := c.fw.Next(ctx, max)
+			return batchRead{cs, changed, err}, err
+		}
+	}
+	b, err := c.ahead.take(read(max))
+	cs, changed := b.cs, b.changed
 	if err != nil {
 		return 0, nil, false, err
+	}
+	if rest := max - len(cs); rest > 0 && len(cs) == node.CompletionsPerRead {
+		c.ahead.start(read(rest))
 	}
 	for i := range cs {
 		if c.buf, err = ledgerapi.AppendCompletionResponse(c.buf[:0], c.fw.Completion(&cs[i])); err != nil {

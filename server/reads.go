@@ -238,16 +238,18 @@ type acsStream struct {
 func (a *acsStream) close() { a.ahead.wait() }
 
 func (a *acsStream) next(ctx context.Context, max int, add func([]byte) error) (int, <-chan struct{}, bool, error) {
-	read := func() ([]node.ActiveContract, error) { return a.r.Next(ctx, max) }
-	cs, err := a.ahead.take(read)
+	read := func(max int) func() ([]node.ActiveContract, error) {
+		return func() ([]node.ActiveContract, error) { return a.r.Next(ctx, max) }
+	}
+	cs, err := a.ahead.take(read(max))
 	if err != nil {
 		return 0, nil, false, err
 	}
 	if len(cs) == 0 {
 		return 0, nil, true, nil
 	}
-	if len(cs) == min(max, node.ReadsPerBatch) {
-		a.ahead.start(read) // a full batch: there is likely more
+	if rest := max - len(cs); rest > 0 && len(cs) == min(max, node.ReadsPerBatch) {
+		a.ahead.start(read(rest)) // a full batch: there is likely more, and room for it
 	}
 	for i := range cs {
 		if a.buf, err = appendActiveContract(a.buf[:0], &cs[i], a.sync, encodeACSToken(a.r.At(), cs[i].Seq)); err != nil {
@@ -438,17 +440,19 @@ type updateBatch struct {
 func (u *updateStream) close() { u.ahead.wait() }
 
 func (u *updateStream) next(ctx context.Context, max int, add func([]byte) error) (int, <-chan struct{}, bool, error) {
-	read := func() (updateBatch, error) {
-		us, changed, done, err := u.r.Next(ctx, max)
-		return updateBatch{us, changed, done}, err
+	read := func(max int) func() (updateBatch, error) {
+		return func() (updateBatch, error) {
+			us, changed, done, err := u.r.Next(ctx, max)
+			return updateBatch{us, changed, done}, err
+		}
 	}
-	b, err := u.ahead.take(read)
+	b, err := u.ahead.take(read(max))
 	us, changed, done := b.us, b.changed, b.done
 	if err != nil || done {
 		return 0, nil, done, err
 	}
-	if len(us) == min(max, node.ReadsPerBatch) {
-		u.ahead.start(read)
+	if rest := max - len(us); rest > 0 && len(us) == min(max, node.ReadsPerBatch) {
+		u.ahead.start(read(rest))
 	}
 	for i := range us {
 		if u.buf, err = appendUpdate(u.buf[:0], &us[i]); err != nil {

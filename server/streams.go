@@ -32,7 +32,10 @@ type stream interface {
 
 // readAhead reads a stream's next batch in another goroutine while the
 // current one is encoded and sent: reading (SQLite, decoding) and encoding
-// take similar time, and on two cores they overlap.
+// take similar time, and on two cores they overlap. A stream starts the
+// read ahead with the room the current batch leaves (max less what it
+// read), which is the max of its next call, so it never returns more than
+// it was asked for.
 type readAhead[T any] struct {
 	ch chan aheadResult[T]
 }
