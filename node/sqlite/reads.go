@@ -133,24 +133,30 @@ func (s *Store) ActiveContracts(ctx context.Context, q ledger.ACSQuery, withArgu
 	if err != nil {
 		return nil, fmt.Errorf("read active contracts: %w", err)
 	}
-	rows, err := st.QueryContext(ctx, args...)
+	var sc contractScan
+	out, err := collect(ctx, st, args, min(pageSize(q.Limit), 1000), sc.scan)
 	if err != nil {
 		return nil, fmt.Errorf("read active contracts: %w", err)
 	}
-	defer rows.Close()
-	out := make([]ledger.Contract, 0, min(pageSize(q.Limit), 1000))
-	var sc contractScan
-	for rows.Next() {
-		c, err := sc.scan(rows)
-		if err != nil {
-			return nil, fmt.Errorf("read active contracts: %w", err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read active contracts: %w", err)
-	}
 	return out, nil
+}
+
+// collect runs a prepared query and scans every row with scan.
+func collect[T any](ctx context.Context, st *sql.Stmt, args []any, capacity int, scan func(interface{ Scan(...any) error }) (T, error)) ([]T, error) {
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]T, 0, capacity)
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // ContractByID returns a contract, active or archived, with its create
@@ -237,21 +243,9 @@ func (s *Store) UpdateRange(ctx context.Context, q ledger.UpdateQuery) ([]ledger
 	if err != nil {
 		return nil, fmt.Errorf("read updates: %w", err)
 	}
-	rows, err := st.QueryContext(ctx, q.After, through, pageSize(q.Limit))
-	if err != nil {
-		return nil, fmt.Errorf("read updates: %w", err)
-	}
-	defer rows.Close()
-	out := make([]ledger.Update, 0, min(pageSize(q.Limit), 1000))
 	var sc updateScan
-	for rows.Next() {
-		u, err := sc.scan(rows)
-		if err != nil {
-			return nil, fmt.Errorf("read updates: %w", err)
-		}
-		out = append(out, u)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := collect(ctx, st, []any{q.After, through, pageSize(q.Limit)}, min(pageSize(q.Limit), 1000), sc.scan)
+	if err != nil {
 		return nil, fmt.Errorf("read updates: %w", err)
 	}
 	return out, nil
@@ -307,20 +301,11 @@ func (s *Store) TopologyRange(ctx context.Context, q ledger.UpdateQuery) ([]ledg
 	if err != nil {
 		return nil, fmt.Errorf("read topology events: %w", err)
 	}
-	rows, err := st.QueryContext(ctx, q.After, through, pageSize(q.Limit))
+	out, err := collect(ctx, st, []any{q.After, through, pageSize(q.Limit)}, 0, scanTopology)
 	if err != nil {
 		return nil, fmt.Errorf("read topology events: %w", err)
 	}
-	defer rows.Close()
-	var out []ledger.TopologyEvent
-	for rows.Next() {
-		te, err := scanTopology(rows)
-		if err != nil {
-			return nil, fmt.Errorf("read topology events: %w", err)
-		}
-		out = append(out, te)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 const topologyColumns = `ledger_offset, update_id, record_time, party, participant_id, permission`
