@@ -346,7 +346,7 @@ func (s *Server) updateUser(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	stored, err := s.Node.User(req.Context(), id)
+	stored, err := s.Node.UserOfIdentityProvider(req.Context(), id, idp)
 	if err != nil {
 		return nil, err
 	}

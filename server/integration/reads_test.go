@@ -336,6 +336,11 @@ func TestIdentityProvidersOverHTTP(t *testing.T) {
 	// Lookups are scoped by provider: bob is not found in the default one.
 	n.fail("GET", "/v2/users/bob", n.admin, nil, 404, "USER_NOT_FOUND")
 	n.fail("GET", "/v2/users/bob/rights", n.admin, nil, 404, "USER_NOT_FOUND")
+	n.fail("PATCH", "/v2/users/bob", n.admin, map[string]any{"user": map[string]any{"id": "bob", "isDeactivated": true},
+		"updateMask": map[string]any{"paths": []string{"is_deactivated"}}}, 404, "USER_NOT_FOUND")
+	n.ok("PATCH", "/v2/users/bob", n.admin, map[string]any{"user": map[string]any{"id": "bob", "identityProviderId": "idp1",
+		"metadata": map[string]any{"annotations": map[string]string{"example.com/k": "v"}}},
+		"updateMask": map[string]any{"paths": []string{"metadata.annotations"}}}, nil)
 	var rights ledgerapi.ListUserRightsResponse
 	n.ok("GET", "/v2/users/bob/rights?identity-provider-id=idp1", n.admin, nil, &rights)
 	n.fail("PATCH", "/v2/users/bob/identity-provider-id", n.admin, map[string]any{"userId": "bob",
