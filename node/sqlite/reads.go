@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -162,25 +161,32 @@ func collect[T any](ctx context.Context, st *sql.Stmt, args []any, capacity int,
 // ContractByID returns a contract, active or archived, with its create
 // argument, or ErrNotFound.
 func (s *Store) ContractByID(ctx context.Context, contractID string) (ledger.Contract, error) {
-	// Rows, not Row: the scan reads raw bytes, which only Rows allows.
-	rows, err := s.r.QueryContext(ctx, `SELECT `+fmt.Sprintf(contractColumns, "create_argument")+
-		` FROM contracts WHERE contract_id = ?`, contractID)
+	var sc contractScan
+	return queryOne(ctx, s.r, `SELECT `+fmt.Sprintf(contractColumns, "create_argument")+
+		` FROM contracts WHERE contract_id = ?`, []any{contractID}, sc.scan, "contract "+contractID)
+}
+
+// queryOne reads the one row of a query with scan: ErrNotFound when there
+// is none. It reads through Rows, not Row, because the scans read raw
+// bytes, which only Rows allows.
+func queryOne[T any](ctx context.Context, db *sql.DB, query string, args []any, scan func(interface{ Scan(...any) error }) (T, error), what string) (T, error) {
+	var zero T
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return ledger.Contract{}, fmt.Errorf("read contract %s: %w", contractID, err)
+		return zero, fmt.Errorf("read %s: %w", what, err)
 	}
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
-			return ledger.Contract{}, fmt.Errorf("read contract %s: %w", contractID, err)
+			return zero, fmt.Errorf("read %s: %w", what, err)
 		}
-		return ledger.Contract{}, fmt.Errorf("contract %s: %w", contractID, ledger.ErrNotFound)
+		return zero, fmt.Errorf("%s: %w", what, ledger.ErrNotFound)
 	}
-	var sc contractScan
-	c, err := sc.scan(rows)
+	v, err := scan(rows)
 	if err != nil {
-		return ledger.Contract{}, fmt.Errorf("read contract %s: %w", contractID, err)
+		return zero, fmt.Errorf("read %s: %w", what, err)
 	}
-	return c, nil
+	return v, nil
 }
 
 const updateRangeColumns = `t.ledger_offset, t.record_time, t.update_id, t.command_id, t.workflow_id,
@@ -264,25 +270,9 @@ func (s *Store) UpdateWithID(ctx context.Context, updateID string) (ledger.Updat
 }
 
 func (s *Store) oneUpdate(ctx context.Context, where string, arg any, what string) (ledger.Update, error) {
-	// Rows, not Row: the scan reads raw bytes, which only Rows allows.
-	rows, err := s.r.QueryContext(ctx, `SELECT `+updateRangeColumns+` FROM transactions t
-		JOIN completions c ON c.ledger_offset = t.ledger_offset WHERE `+where, arg)
-	if err != nil {
-		return ledger.Update{}, fmt.Errorf("read %s: %w", what, err)
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return ledger.Update{}, fmt.Errorf("read %s: %w", what, err)
-		}
-		return ledger.Update{}, fmt.Errorf("%s: %w", what, ledger.ErrNotFound)
-	}
 	var sc updateScan
-	u, err := sc.scan(rows)
-	if err != nil {
-		return ledger.Update{}, fmt.Errorf("read %s: %w", what, err)
-	}
-	return u, nil
+	return queryOne(ctx, s.r, `SELECT `+updateRangeColumns+` FROM transactions t
+		JOIN completions c ON c.ledger_offset = t.ledger_offset WHERE `+where, []any{arg}, sc.scan, what)
 }
 
 // TopologyRange returns the topology events in (q.After, q.Through] in
@@ -330,12 +320,5 @@ func (s *Store) TopologyEventWithID(ctx context.Context, updateID string) (ledge
 }
 
 func (s *Store) oneTopology(ctx context.Context, where string, arg any, what string) (ledger.TopologyEvent, error) {
-	te, err := scanTopology(s.r.QueryRowContext(ctx, `SELECT `+topologyColumns+` FROM topology_events WHERE `+where, arg))
-	if errors.Is(err, sql.ErrNoRows) {
-		return te, fmt.Errorf("%s: %w", what, ledger.ErrNotFound)
-	}
-	if err != nil {
-		return te, fmt.Errorf("read %s: %w", what, err)
-	}
-	return te, nil
+	return queryOne(ctx, s.r, `SELECT `+topologyColumns+` FROM topology_events WHERE `+where, []any{arg}, scanTopology, what)
 }
