@@ -94,14 +94,15 @@ func (n *Node) ReadActiveContracts(filter *EventFilter, at, afterSeq int64) (*AC
 // At is the snapshot's offset.
 func (r *ACSReader) At() int64 { return r.q.At }
 
-// Next returns the next active contracts (at most max, at most
-// ReadsPerBatch); none means the set is exhausted.
+// Next returns the next active contracts: at most max, and at most one
+// read of ReadsPerBatch (more reads only while the filter leaves a read
+// empty); none means the set is exhausted.
 func (r *ACSReader) Next(ctx context.Context, max int) ([]ActiveContract, error) {
 	if r.q.At == 0 {
 		return nil, nil
 	}
 	out := make([]ActiveContract, 0, min(max, ReadsPerBatch))
-	for len(out) < max {
+	for len(out) == 0 {
 		q := r.q
 		q.Limit = min(max-len(out), ReadsPerBatch)
 		cs, err := r.n.store.ActiveContracts(ctx, q, r.blobs)
@@ -373,9 +374,10 @@ func (n *Node) checkRange(begin, end int64) error {
 	return nil
 }
 
-// Next returns the next updates the reader sees (at most max, at most
-// ReadsPerBatch). done reports the range exhausted (never for an
-// open-ended read); with no updates and not done, wait on changed.
+// Next returns the next updates the reader sees: at most max, and at most
+// one read of ReadsPerBatch (more reads only while the format leaves a read
+// empty). done reports the range exhausted (never for an open-ended read);
+// with no updates and not done, wait on changed.
 func (r *UpdateReader) Next(ctx context.Context, max int) (us []Update, changed <-chan struct{}, done bool, err error) {
 	if r.done {
 		return nil, nil, true, nil
@@ -383,7 +385,7 @@ func (r *UpdateReader) Next(ctx context.Context, max int) (us []Update, changed 
 	st := r.n.store
 	changed = st.Changed()
 	end := st.LedgerEnd()
-	for len(us) < max {
+	for len(us) == 0 {
 		q := ledger.UpdateQuery{After: r.cursor, Through: r.through, Limit: min(max-len(us), ReadsPerBatch)}
 		if r.desc {
 			q = ledger.UpdateQuery{After: r.begin, Through: r.cursor - 1, Descending: true, Limit: q.Limit}

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
+	"github.com/ledger-cli/ledger/node/ledger"
+	"github.com/ledger-cli/ledger/node/local"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
 )
@@ -468,5 +471,48 @@ func TestTopologyUpdatesOverHTTP(t *testing.T) {
 	}
 	if end := n.ledgerEnd(); end != 1 {
 		t.Errorf("ledger end %d after one allocation", end)
+	}
+}
+
+// TestListLimitBeyondABatch asks the list forms for more elements than one
+// read batch holds: exactly limit come back (a read ahead may not add more).
+func TestListLimitBeyondABatch(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "ledger.db")
+	st, err := seedStore(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = seedEntries(st, 1200, func(i int64) ledger.Entry {
+		cid := fmt.Sprintf("00%064x", i)
+		return ledger.Entry{UserID: "seed", CommandID: fmt.Sprintf("seed-%d", i), SubmissionID: "s", ActAs: []string{seedParty},
+			Transaction: &ledger.Transaction{UpdateID: fmt.Sprintf("1220%060x", i), EffectiveAt: time.Now(), Events: []byte(`{}`),
+				Created: []ledger.Contract{{ContractID: cid, TemplateID: "pkg:Iou:Iou", PackageName: "iou", Argument: []byte{1},
+					ArgumentJSON: []byte(`{}`), Signatories: []string{seedParty}, Stakeholders: []string{seedParty}, CreatedAt: time.Now()}}}}
+	})
+	if cerr := st.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := serve(t, local.Config{DBPath: db}, server.Config{CompletionsMax: 2000})
+	n := &testNode{t: t, url: run.URL()}
+	body := map[string]any{"activeAtOffset": 1200, "eventFormat": map[string]any{
+		"filtersByParty": map[string]any{seedParty: map[string]any{}}}, "userId": "seed"}
+	var list []ledgerapi.JsGetActiveContractsResponse
+	n.ok("POST", "/v2/state/active-contracts?limit=700", "", body, &list)
+	if len(list) != 700 {
+		t.Errorf("limit 700: %d contracts", len(list))
+	}
+	n.ok("POST", "/v2/state/active-contracts?limit=2000", "", body, &list)
+	if len(list) != 1200 {
+		t.Errorf("limit 2000: %d contracts", len(list))
+	}
+	var cs []ledgerapi.CompletionStreamResponse
+	n.ok("POST", "/v2/commands/completions?limit=1100&stream_idle_timeout_ms=50", "", map[string]any{
+		"userId": "seed", "parties": []string{seedParty}}, &cs)
+	if len(cs) != 1100 {
+		t.Errorf("completions, limit 1100: %d", len(cs))
 	}
 }
