@@ -323,6 +323,38 @@ func TestIdentityProvidersOverHTTP(t *testing.T) {
 	if len(list.IdentityProviderConfigs) != 1 {
 		t.Errorf("list %+v", list)
 	}
+	// Parties are listed across providers, other providers' ones blinded
+	// (Canton's blindAndConvertToProto).
+	var carol ledgerapi.AllocatePartyResponse
+	n.ok("POST", "/v2/parties", n.admin, map[string]any{"partyIdHint": "Carol", "identityProviderId": "idp1",
+		"localMetadata": map[string]any{"annotations": map[string]string{"example.com/k": "v"}}}, &carol)
+	blinded := func(idp string) map[string]ledgerapi.PartyDetails {
+		var ps ledgerapi.ListPartiesResponse
+		n.ok("GET", "/v2/parties?identity-provider-id="+idp, n.admin, nil, &ps)
+		m := map[string]ledgerapi.PartyDetails{}
+		for _, p := range ps.PartyDetails {
+			m[p.Party] = p
+		}
+		return m
+	}
+	c := carol.PartyDetails.Party
+	if ps := blinded(""); len(ps) != 3 || ps[c].IdentityProviderID != "" || !ps[c].IsLocal || len(ps[c].LocalMetadata.Annotations) != 0 ||
+		ps[c].LocalMetadata.ResourceVersion != "" || !ps[n.alice].IsLocal || ps[n.alice].LocalMetadata.ResourceVersion == "" {
+		t.Errorf("parties in the default provider: %+v", ps)
+	}
+	if ps := blinded("idp1"); len(ps) != 3 || ps[c].IdentityProviderID != "idp1" || ps[c].LocalMetadata.Annotations["example.com/k"] != "v" ||
+		ps[n.alice].IsLocal || ps[n.alice].IdentityProviderID != "" {
+		t.Errorf("parties in idp1: %+v", ps)
+	}
+	var got1 ledgerapi.GetPartiesResponse
+	n.ok("GET", "/v2/parties/"+url.PathEscape(c), n.admin, nil, &got1)
+	if len(got1.PartyDetails) != 1 || got1.PartyDetails[0].IdentityProviderID != "" || !got1.PartyDetails[0].IsLocal {
+		t.Errorf("carol from the default provider: %+v", got1)
+	}
+	n.ok("GET", "/v2/parties/"+url.PathEscape(c)+"?identity-provider-id=idp1", n.admin, nil, &got1)
+	if len(got1.PartyDetails) != 1 || got1.PartyDetails[0].IdentityProviderID != "idp1" {
+		t.Errorf("carol from idp1: %+v", got1)
+	}
 	// users move between providers; listing by provider scopes them
 	n.ok("PATCH", "/v2/users/bob/identity-provider-id", n.admin, map[string]any{"userId": "bob",
 		"sourceIdentityProviderId": "", "targetIdentityProviderId": "idp1"}, nil)
