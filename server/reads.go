@@ -2,12 +2,9 @@ package server
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
@@ -214,10 +211,14 @@ func (s *Server) openActiveContracts(c *Caller, decode func(v any) error) (strea
 		return nil, err
 	}
 	at, after := int64(body.ActiveAtOffset), int64(0)
+	sum := acsStreamChecksum(&body)
 	if body.StreamContinuationToken != "" {
-		tokAt, seq, err := decodeACSToken(body.StreamContinuationToken)
-		if err != nil || tokAt != at {
-			return nil, ledgerapi.InvalidField("stream_continuation_token", "not a continuation token of a snapshot at this offset")
+		tokAt, seq, bad, err := s.parseToken("stream_continuation_token", tokenACSStream, sum, body.StreamContinuationToken)
+		if err != nil {
+			return nil, err
+		}
+		if bad != "" || tokAt != at {
+			return nil, invalidContinuationToken()
 		}
 		after = seq
 	}
@@ -225,12 +226,13 @@ func (s *Server) openActiveContracts(c *Caller, decode func(v any) error) (strea
 	if err != nil {
 		return nil, err
 	}
-	return &acsStream{r: r, sync: s.Node.Identity().SynchronizerID}, nil
+	return &acsStream{r: r, sync: s.Node.Identity().SynchronizerID, token: s.tokenPrefix(tokenACSStream, sum)}, nil
 }
 
 type acsStream struct {
 	r     *node.ACSReader
 	sync  string
+	token string // the prefix of the contracts' continuation tokens
 	buf   []byte
 	ahead readAhead[[]node.ActiveContract]
 }
@@ -252,7 +254,7 @@ func (a *acsStream) next(ctx context.Context, max int, add func([]byte) error) (
 		a.ahead.start(read(rest)) // a full batch: there is likely more, and room for it
 	}
 	for i := range cs {
-		if a.buf, err = appendActiveContract(a.buf[:0], &cs[i], a.sync, encodeACSToken(a.r.At(), cs[i].Seq)); err != nil {
+		if a.buf, err = appendActiveContract(a.buf[:0], &cs[i], a.sync, tokenWith(a.token, a.r.At(), cs[i].Seq)); err != nil {
 			return 0, nil, false, err
 		}
 		if err := add(a.buf); err != nil {
@@ -264,29 +266,6 @@ func (a *acsStream) next(ctx context.Context, max int, add func([]byte) error) (
 
 func appendActiveContract(b []byte, c *node.ActiveContract, sync, token string) ([]byte, error) {
 	return ledgerapi.AppendActiveContract(b, c.WorkflowID, &c.Event, sync, token)
-}
-
-// encodeACSToken is a continuation token: the snapshot offset and the
-// position of the last contract read.
-func encodeACSToken(at, seq int64) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("acs:" + strconv.FormatInt(at, 10) + ":" + strconv.FormatInt(seq, 10)))
-}
-
-func decodeACSToken(tok string) (at, seq int64, err error) {
-	b, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil {
-		return 0, 0, err
-	}
-	rest, ok := strings.CutPrefix(string(b), "acs:")
-	a, q, ok2 := strings.Cut(rest, ":")
-	if !ok || !ok2 {
-		return 0, 0, fmt.Errorf("malformed token")
-	}
-	if at, err = strconv.ParseInt(a, 10, 64); err != nil {
-		return 0, 0, err
-	}
-	seq, err = strconv.ParseInt(q, 10, 64)
-	return at, seq, err
 }
 
 // pageSizeOf reads maxPageSize: absent is def, above max or negative
@@ -326,10 +305,14 @@ func (s *Server) activeContractsPage(req *Request) (any, error) {
 		at = int64(*body.ActiveAtOffset)
 	}
 	var after int64
+	sum := acsPageChecksum(&body)
 	if body.PageToken != "" {
-		tokAt, seq, err := decodeACSToken(body.PageToken)
-		if err != nil || body.ActiveAtOffset != nil && tokAt != at {
-			return nil, ledgerapi.InvalidField("page_token", "not a page token of a snapshot at this offset")
+		tokAt, seq, bad, err := s.parseToken("page_token", tokenACSPage, sum, body.PageToken)
+		if err != nil {
+			return nil, err
+		}
+		if bad != "" {
+			return nil, invalidACSPageToken(bad)
 		}
 		at, after = tokAt, seq
 	}
@@ -345,7 +328,7 @@ func (s *Server) activeContractsPage(req *Request) (any, error) {
 		ActiveContracts: make(ledgerapi.List[ledgerapi.JsGetActiveContractsResponse], 0, min(len(cs), size))}
 	if len(cs) > size {
 		cs = cs[:size]
-		resp.NextPageToken = encodeACSToken(at, cs[size-1].Seq)
+		resp.NextPageToken = tokenWith(s.tokenPrefix(tokenACSPage, sum), at, cs[size-1].Seq)
 	}
 	sync := s.Node.Identity().SynchronizerID
 	for i := range cs {
@@ -475,12 +458,6 @@ func appendUpdate(b []byte, u *node.Update) ([]byte, error) {
 	return ledgerapi.AppendUpdateResponse(b, &up.Update)
 }
 
-// updatesPageToken is the position a page of updates ends at.
-type updatesPageToken struct {
-	Begin int64 `json:"b"`
-	End   int64 `json:"e"`
-}
-
 // updatesPage answers POST /v2/updates/get-updates-page. Ascending pages
 // run from beginOffsetExclusive (the pruning offset when absent) to
 // endOffsetInclusive (the ledger end when absent; then the next-page token
@@ -508,14 +485,21 @@ func (s *Server) updatesPage(req *Request) (any, error) {
 		end = int64(*body.EndOffsetInclusive)
 	}
 	openEnded := end == 0
+	sum := updatesPageChecksum(&body)
 	if body.PageToken != "" {
-		var tok updatesPageToken
-		b, err := base64.RawURLEncoding.DecodeString(body.PageToken)
-		if err != nil || json.Unmarshal(b, &tok) != nil {
-			return nil, ledgerapi.InvalidField("page_token", "not a page token of this node")
+		b, e, bad, err := s.parseToken("page_token", tokenUpdates, sum, body.PageToken)
+		if err != nil {
+			return nil, err
 		}
-		begin, end = tok.Begin, tok.End
+		if bad != "" {
+			return nil, invalidUpdatesPageToken(bad)
+		}
+		if b < 0 || e < 0 {
+			return nil, invalidUpdatesPageToken("bounds")
+		}
+		begin, end = b, e
 	}
+	updatesToken := func(begin, end int64) string { return tokenWith(s.tokenPrefix(tokenUpdates, sum), begin, end) }
 	if end == 0 {
 		end = s.Node.LedgerEnd()
 	}
@@ -575,11 +559,6 @@ func (s *Server) checkPageBounds(begin, end int64) error {
 		return ledgerapi.InvalidArgument("offsets must not be negative")
 	}
 	return nil
-}
-
-func updatesToken(begin, end int64) string {
-	b, _ := json.Marshal(updatesPageToken{Begin: begin, End: end})
-	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 func (s *Server) updateByOffset(req *Request) (any, error) {

@@ -548,3 +548,44 @@ func TestListLimitBeyondABatch(t *testing.T) {
 		t.Errorf("completions, limit 1100: %d", len(cs))
 	}
 }
+
+// TestTokensBoundToTheirRequest: as in Canton, a continuation or page token
+// continues the request it came from only; any other use is the token
+// error of its kind, a token that is not one INVALID_FIELD.
+func TestTokensBoundToTheirRequest(t *testing.T) {
+	n := startReadNode(t)
+	terse := map[string]any{"filtersByParty": map[string]any{n.alice: map[string]any{}}, "verbose": false}
+
+	var list []ledgerapi.JsGetActiveContractsResponse
+	n.ok("POST", "/v2/state/active-contracts", n.tok, map[string]any{"activeAtOffset": 4, "eventFormat": byParty(n.alice)}, &list)
+	tok := list[0].StreamContinuationToken
+	n.fail("POST", "/v2/state/active-contracts", n.tok, map[string]any{"activeAtOffset": 4, "eventFormat": terse,
+		"streamContinuationToken": tok}, 400, "INVALID_CONTINUATION_TOKEN")
+	n.fail("POST", "/v2/state/active-contracts", n.tok, map[string]any{"activeAtOffset": 3, "eventFormat": byParty(n.alice),
+		"streamContinuationToken": tok}, 400, "INVALID_CONTINUATION_TOKEN")
+	n.fail("POST", "/v2/state/active-contracts", n.tok, map[string]any{"activeAtOffset": 4, "eventFormat": byParty(n.alice),
+		"streamContinuationToken": "nonsense"}, 400, "INVALID_FIELD")
+
+	var acs ledgerapi.JsGetActiveContractsPageResponse
+	n.ok("POST", "/v2/state/active-contracts-page", n.tok, map[string]any{"eventFormat": byParty(n.alice), "maxPageSize": 1}, &acs)
+	n.fail("POST", "/v2/state/active-contracts-page", n.tok, map[string]any{"eventFormat": terse, "maxPageSize": 1,
+		"pageToken": acs.NextPageToken}, 400, "INVALID_ACS_PAGE_TOKEN")
+	n.fail("POST", "/v2/state/active-contracts-page", n.tok, map[string]any{"eventFormat": byParty(n.alice), "activeAtOffset": 4,
+		"pageToken": acs.NextPageToken}, 400, "INVALID_ACS_PAGE_TOKEN")
+	// the page size is not part of an ACS page request's checksum
+	n.ok("POST", "/v2/state/active-contracts-page", n.tok, map[string]any{"eventFormat": byParty(n.alice), "maxPageSize": 5,
+		"pageToken": acs.NextPageToken}, &acs)
+
+	var ups ledgerapi.JsGetUpdatesPageResponse
+	delta := txFormat(n.alice, "TRANSACTION_SHAPE_ACS_DELTA")
+	n.ok("POST", "/v2/updates/get-updates-page", n.tok, map[string]any{"maxPageSize": 2, "updateFormat": delta}, &ups)
+	// for updates it is
+	n.fail("POST", "/v2/updates/get-updates-page", n.tok, map[string]any{"maxPageSize": 3, "updateFormat": delta,
+		"pageToken": ups.NextPageToken}, 400, "INVALID_UPDATES_PAGE_TOKEN")
+	n.fail("POST", "/v2/updates/get-updates-page", n.tok, map[string]any{"maxPageSize": 2, "updateFormat": delta,
+		"pageToken": "upd1.x"}, 400, "INVALID_FIELD")
+	// and another node's tokens are refused
+	other := startReadNode(t)
+	other.fail("POST", "/v2/updates/get-updates-page", other.tok, map[string]any{"maxPageSize": 2, "updateFormat": txFormat(other.alice, "TRANSACTION_SHAPE_ACS_DELTA"),
+		"pageToken": ups.NextPageToken}, 400, "INVALID_UPDATES_PAGE_TOKEN")
+}
