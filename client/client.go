@@ -188,6 +188,12 @@ type call struct {
 	idempotent bool
 	// extraTimeout is added to the per-attempt timeout (long polls).
 	extraTimeout time.Duration
+	// raw, when set, is sent as an application/octet-stream body instead
+	// of body, reporting to progress (if set) the bytes sent so far.
+	raw      []byte
+	progress func(sent int64)
+	// header, when set, receives the headers of a 200 answer.
+	header *http.Header
 }
 
 // do sends a request, retrying it when that is safe and useful.
@@ -308,6 +314,9 @@ func (c *Client) once(ctx context.Context, k call, body []byte) error {
 	if body != nil {
 		req.SetHeader("Content-Type", "application/json").SetBody(body)
 	}
+	if k.raw != nil {
+		req.SetHeader("Content-Type", "application/octet-stream").SetBody(&progressReader{r: bytes.NewReader(k.raw), fn: k.progress})
+	}
 	if len(k.query) > 0 {
 		req.SetQueryParamsFromValues(k.query)
 	}
@@ -330,6 +339,9 @@ func (c *Client) once(ctx context.Context, k call, body []byte) error {
 			ae.Token = inspectToken(tok)
 		}
 		return ae
+	}
+	if k.header != nil {
+		*k.header = resp.Header()
 	}
 	decode := k.decode
 	if decode == nil {

@@ -25,6 +25,10 @@ type commandFlags struct {
 	Create, Exercise, CreateAndExercise, ExerciseByKey string
 	Args, ContractID, Choice, Arg, Key                 string
 	CommandsFile                                       string
+	// Dars are DAR files to check the arguments against, CheckTypes asks
+	// for a check against the node's packages (typecheck.go).
+	Dars       []string
+	CheckTypes bool
 }
 
 func addCommandFlags(fl *pflag.FlagSet, c *commandFlags) {
@@ -38,6 +42,7 @@ func addCommandFlags(fl *pflag.FlagSet, c *commandFlags) {
 	fl.StringVar(&c.Arg, "arg", "", "choice argument as JSON, or @FILE (default {})")
 	fl.StringVar(&c.Key, "key", "", "contract key as JSON, or @FILE (with --exercise-by-key)")
 	fl.StringVar(&c.CommandsFile, "commands", "", "the commands as the JSON API writes them: @FILE holding a JSON array (or one command)")
+	addTypeCheckFlags(fl, c)
 }
 
 // build turns the flags into commands.

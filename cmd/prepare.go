@@ -232,6 +232,9 @@ func prepareRun(opts *PrepareOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := opts.Commands.checkTypes(conn.Client, req.Commands, req.ActAs, req.PackageIDSelectionPreference); err != nil {
+		return err
+	}
 	resp, err := conn.Client.Prepare(ctx, req)
 	if err != nil {
 		return conn.WithHint(err)

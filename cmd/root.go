@@ -18,7 +18,9 @@ import (
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/cmd/config"
+	"github.com/ledger-cli/ledger/cmd/dars"
 	"github.com/ledger-cli/ledger/cmd/keys"
+	"github.com/ledger-cli/ledger/cmd/packages"
 	"github.com/ledger-cli/ledger/cmd/parties"
 	"github.com/ledger-cli/ledger/cmd/users"
 )
@@ -92,6 +94,8 @@ Start with:  ledger quickstart`,
 		NewCmdEvents(f, nil),
 		NewCmdPrune(f, nil),
 		parties.NewCmdParties(f),
+		dars.NewCmdDars(f),
+		packages.NewCmdPackages(f),
 		users.NewCmdUsers(f),
 		NewCmdBench(f, nil),
 		NewCmdVersion(f, nil),

@@ -55,6 +55,8 @@ type ServeOptions struct {
 	StreamIdleMax       time.Duration
 	MaxValueNodes       int
 	TopologyEvents      bool
+	StrictPackages      bool
+	AllowLFDev          bool
 
 	ReadHeaderTimeout time.Duration
 	BodyReadTimeout   time.Duration
@@ -106,9 +108,13 @@ daml_ledger_api; --auth-audience / --auth-scope replace those rules. The
 participant id is the one GET /v2/parties/participant-id answers
 (name::fingerprint, as Canton requires) or its name alone.
 
-Commands: the node runs no Daml code; it applies one generic contract model
-to every template (see the README). Choices archive the contract they are
-exercised on unless --nonconsuming-choices names them. Commands with the same
+Packages: DARs uploaded with "ledger dars upload" (POST /v2/dars) persist
+in the database; commands on their templates are typed by their Daml-LF types,
+as Canton reads them. A template whose package was never uploaded is served by
+one generic contract model (see the README), unless --strict-packages refuses
+it as Canton does. The log names the model of each template once. The node
+runs no Daml code yet: choices archive the contract they are exercised on
+unless --nonconsuming-choices names them. Commands with the same
 change ID (user, actAs parties, command id) within --max-deduplication are
 refused as DUPLICATE_COMMAND; the value is stored in the database and kept
 across restarts unless given again.
@@ -134,6 +140,10 @@ The node stops cleanly on SIGINT or SIGTERM.`,
   # a throw-away node on a free port, for a test script
   ledger serve --db :memory: --addr 127.0.0.1:0 --port-file port.txt &
   curl http://127.0.0.1:$(cat port.txt)/v2/version
+
+  # only templates of uploaded packages, as on Canton
+  ledger serve --strict-packages &
+  ledger dars upload my-app-1.0.0.dar
 
   # choices named Observe and Report keep their contract active
   ledger serve --nonconsuming-choices Observe,Report
@@ -188,6 +198,8 @@ The node stops cleanly on SIGINT or SIGTERM.`,
 	fl.IntVar(&opts.MaxStreams, "max-streams", node.DefaultMaxStreams, "most completion streams (lists and websockets) open at once")
 	fl.IntVar(&opts.MaxStreamsPerUser, "max-streams-per-user", node.DefaultMaxStreamsPerUser, "most streams one user may have open at once")
 	fl.DurationVar(&opts.StreamIdleMax, "max-stream-idle-timeout", server.DefaultCompletionsMaxWait, "largest stream_idle_timeout_ms a completions list gets (larger values are capped)")
+	fl.BoolVar(&opts.StrictPackages, "strict-packages", false, "refuse templates of packages never uploaded (TEMPLATES_OR_INTERFACES_NOT_FOUND), as Canton does, instead of serving them by the generic contract model")
+	fl.BoolVar(&opts.AllowLFDev, "allow-lf-dev", false, "accept DARs of Daml-LF 2.dev, as Canton does in dev mode only")
 	fl.IntVar(&opts.MaxValueNodes, "max-value-nodes", node.DefaultMaxValueNodes, "most Daml values (list elements, fields, scalars) the arguments of one request may hold")
 	fl.BoolVar(&opts.TopologyEvents, "topology-events", false, "record party allocations as topology updates at offsets of their own, as Canton does")
 	fl.DurationVar(&opts.ReadHeaderTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "longest a client may take to send a request's headers")
@@ -286,6 +298,8 @@ func serveConfig(o *ServeOptions) (serveSetup, error) {
 				MaxStreamsPerUser:   o.MaxStreamsPerUser,
 				MaxValueNodes:       o.MaxValueNodes,
 				TopologyEvents:      o.TopologyEvents,
+				StrictPackages:      o.StrictPackages,
+				AllowDevPackages:    o.AllowLFDev,
 			},
 		},
 		Server: server.Config{

@@ -23,6 +23,7 @@ type ShowOptions struct {
 	Scheme  string
 	FullIDs bool
 	Width   int
+	Dars    []string
 }
 
 // NewCmdShow builds `ledger show`.
@@ -87,6 +88,7 @@ the input cannot be decoded or hashed, 2 on a usage error.`,
 	cmd.Flags().StringVar(&opts.Scheme, "scheme", "", "hashing scheme: v2 or v3 (default: the one the input names, V2 for bare base64)")
 	cmd.Flags().BoolVar(&opts.FullIDs, "full-ids", false, "print party, contract and package ids in full")
 	cmd.Flags().IntVar(&opts.Width, "width", display.DefaultWidth, "fit the text output to this many columns")
+	cmd.Flags().StringArrayVar(&opts.Dars, "dar", nil, "also show each argument's fields with their Daml types from this DAR (repeatable)")
 	return cmd
 }
 
@@ -123,6 +125,15 @@ func showRun(opts *ShowOptions) error {
 	}
 	if err != nil {
 		return err
+	}
+	if len(opts.Dars) > 0 && opts.Format == cmdutil.FormatTable {
+		args, err := typedArguments(env, opts.Dars)
+		if err != nil {
+			return err
+		}
+		if err := display.RenderTypedArguments(opts.IO.Out, args); err != nil {
+			return err
+		}
 	}
 	switch {
 	case rv.HashErr != nil:

@@ -194,6 +194,9 @@ func submitRun(opts *SubmitOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := opts.Commands.checkTypes(conn.Client, req.Commands, req.ActAs, req.PackageIDSelectionPreference); err != nil {
+		return err
+	}
 	tree, err := conn.Client.SubmitAndWaitForTransactionTree(ctx, req)
 	if err != nil {
 		return conn.Rejection(err)

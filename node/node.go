@@ -104,6 +104,8 @@ type Store interface {
 	ListIdentityProviders(ctx context.Context) ([]ledger.IdentityProvider, error)
 	UpdateIdentityProvider(ctx context.Context, id string, upd ledger.IdentityProviderUpdate) (ledger.IdentityProvider, error)
 	DeleteIdentityProvider(ctx context.Context, id string) error
+	// PackageStore keeps uploaded packages (packages.go).
+	PackageStore
 
 	// Stats counts the commits since the store was opened.
 	Stats() ledger.CommitStats
@@ -157,6 +159,13 @@ type Config struct {
 	// ParticipantAuthorizationAdded event, no completion). Off, allocations
 	// take no offset and completions stay gap-free from 1.
 	TopologyEvents bool
+	// StrictPackages refuses commands on templates of packages never
+	// uploaded, as Canton does, instead of serving them by the generic
+	// contract model.
+	StrictPackages bool
+	// AllowDevPackages accepts DARs of Daml-LF 2.dev, as Canton does in dev
+	// mode only.
+	AllowDevPackages bool
 	// Now is the clock of the engine and of the re-execution check
 	// (time.Now when nil); for tests.
 	Now func() time.Time
@@ -174,6 +183,7 @@ type Node struct {
 	cfg      Config
 	log      *slog.Logger
 	parties  partyDirectory
+	packages packageState
 
 	flightMu sync.Mutex
 	inFlight map[ledger.ChangeID]bool
@@ -233,6 +243,9 @@ func Open(ctx context.Context, st Store, cfg Config) (*Node, error) {
 
 		userStreams: map[string]int{},
 	}
+	if err := n.loadPackages(ctx); err != nil {
+		return nil, fmt.Errorf("load packages: %w", err)
+	}
 	n.engine, err = engine.New(engine.Config{
 		SynchronizerID:      id.SynchronizerID,
 		NonconsumingChoices: cfg.NonconsumingChoices,
@@ -241,6 +254,9 @@ func Open(ctx context.Context, st Store, cfg Config) (*Node, error) {
 		MaxValueNodes:       cfg.MaxValueNodes,
 		MaxDeduplication:    cfg.MaxDeduplication,
 		Now:                 cfg.Now,
+		Packages:            n.Packages,
+		StrictPackages:      cfg.StrictPackages,
+		Logger:              cfg.Logger,
 	}, storeContracts{st}, &n.parties)
 	if err != nil {
 		return nil, fmt.Errorf("command engine: %w", err)

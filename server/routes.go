@@ -11,7 +11,7 @@ import (
 // with Server.Handle); the handler does its own rights check through
 // req.Caller.
 func (s *Server) routes() []Route {
-	base := []Route{
+	base := append([]Route{
 		{Method: http.MethodGet, Pattern: "/v2/version", Public: true, Handler: s.getVersion},
 		{Method: http.MethodGet, Pattern: "/v2/state/ledger-end", Handler: s.getLedgerEnd},
 		{Method: http.MethodGet, Pattern: "/v2/state/connected-synchronizers", Handler: s.getConnectedSynchronizers},
@@ -45,8 +45,8 @@ func (s *Server) routes() []Route {
 		{Method: http.MethodPost, Pattern: "/v2/commands/completions", Handler: s.listCompletions},
 		// Public: the websocket authenticates from its subprotocols itself.
 		{Method: http.MethodGet, Pattern: "/v2/commands/completions", Public: true, Handler: s.streamCompletions},
-	}
-	return append(base, s.readRoutes(base)...)
+	}, s.packageRoutes()...)
+	return append(base, s.readRoutes()...)
 }
 
 func (s *Server) getVersion(req *Request) (any, error) {

@@ -1,16 +1,11 @@
 package server
 
-import (
-	"net/http"
-
-	"github.com/ledger-cli/ledger/ledgerapi"
-)
+import "net/http"
 
 // readRoutes are the read side's routes (reads.go, idps.go,
-// admin_reads.go), and stubs for the package operations that base does not
-// serve yet, so that every operation of Canton's OpenAPI document answers.
-func (s *Server) readRoutes(base []Route) []Route {
-	rs := []Route{
+// admin_reads.go).
+func (s *Server) readRoutes() []Route {
+	return []Route{
 		{Method: http.MethodPost, Pattern: "/v2/state/active-contracts", Handler: s.listActiveContracts},
 		{Method: http.MethodGet, Pattern: "/v2/state/active-contracts", Public: true, Handler: s.streamActiveContracts},
 		{Method: http.MethodPost, Pattern: "/v2/state/active-contracts-page", Handler: s.activeContractsPage},
@@ -49,42 +44,6 @@ func (s *Server) readRoutes(base []Route) []Route {
 		{Method: http.MethodGet, Pattern: "/readyz", Public: true, Handler: s.readyz},
 		{Method: http.MethodPost, Pattern: PrunePath, Handler: s.prune},
 	}
-	have := map[string]bool{}
-	for _, rt := range base {
-		have[rt.Method+" "+rt.Pattern] = true
-	}
-	for _, rt := range packageOperations {
-		if !have[rt[0]+" "+rt[1]] {
-			rs = append(rs, Route{Method: rt[0], Pattern: rt[1], Handler: s.packageStub})
-		}
-	}
-	return rs
-}
-
-// packageOperations are the DAR, package and vetting operations of the
-// OpenAPI document; their own issue implements them. Until a route of base
-// serves one, it answers the stub's error.
-var packageOperations = [][2]string{
-	{http.MethodPost, "/v2/dars/validate"},
-	{http.MethodPost, "/v2/dars"},
-	{http.MethodGet, "/v2/packages"},
-	{http.MethodPost, "/v2/packages"},
-	{http.MethodGet, "/v2/packages/{packageID}"},
-	{http.MethodGet, "/v2/packages/{packageID}/status"},
-	{http.MethodGet, "/v2/package-vetting"},
-	{http.MethodPost, "/v2/package-vetting"},
-	{http.MethodPost, "/v2/package-vetting/list"},
-	{http.MethodPost, "/v2/package-vetting/update"},
-	{http.MethodGet, "/v2/interactive-submission/preferred-package-version"},
-	{http.MethodPost, "/v2/interactive-submission/preferred-packages"},
-}
-
-// packageStub answers a package operation this node does not implement yet
-// with Canton's error for an unsupported operation (category 14, redacted
-// like Canton redacts it: 501).
-func (s *Server) packageStub(req *Request) (any, error) {
-	return nil, ledgerapi.Errorf(ledgerapi.ErrorCode{ID: "UNSUPPORTED_OPERATION", Category: 14},
-		"%s %s is not supported by this node yet", req.Method, req.URL.Path)
 }
 
 // Operations lists every route as "METHOD pattern", for documentation and

@@ -115,6 +115,9 @@ type Route struct {
 	Public  bool
 	Upload  bool
 	Handler HandlerFunc
+	// MaxBodyBytes bounds this route's request body instead of
+	// Server.MaxRequestBytes (DAR uploads).
+	MaxBodyBytes int64
 }
 
 // HandlerFunc answers one request. It returns the value to send as the JSON
@@ -169,7 +172,11 @@ func (s *Server) wrap(rt Route) http.Handler {
 				"duration", time.Since(start), "correlationId", req.CorrelationID)
 		}()
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(rec, r.Body, s.MaxRequestBytes)
+			limit := s.MaxRequestBytes
+			if rt.MaxBodyBytes > 0 {
+				limit = rt.MaxBodyBytes
+			}
+			r.Body = http.MaxBytesReader(rec, r.Body, limit)
 			if r.Body != http.NoBody && s.BodyReadTimeout > 0 {
 				r.Body = withReadDeadline(rec, r.Body, s.BodyReadTimeout)
 			}

@@ -23,6 +23,7 @@ import { Exchanges, Runner } from './lib/harness.mjs';
 import { registerPart1 } from './steps/part1.mjs';
 import { registerPart2 } from './steps/part2.mjs';
 import { registerPart3 } from './steps/part3.mjs';
+import { registerPackages } from './steps/packages.mjs';
 
 function usage(msg) {
   process.stderr.write(`conformance: ${msg}\nset LEDGER_URL (and LEDGER_ADMIN_TOKEN for a node with auth); see README.md\n`);
@@ -63,10 +64,12 @@ const runner = new Runner({ exchanges });
 registerPart1(runner);
 registerPart2(runner);
 registerPart3(runner);
+registerPackages(runner);
 
 const ctx = {
   run,
   userId,
+  adminToken,
   client,
   userClient,
   baseUrl,

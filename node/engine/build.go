@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"google.golang.org/protobuf/proto"
@@ -29,6 +30,11 @@ type command struct {
 	contractID string // exercise
 	choice     string
 	choiceArg  *damlpb.Value
+	// createValue and choiceValue are the arguments of a typed command as
+	// Daml values (nil for the generic model, and in execute, which reads
+	// the transaction's protobuf).
+	createValue value.Value
+	choiceValue value.Value
 }
 
 // seedSource gives the 32-byte seed of a node.
@@ -50,6 +56,9 @@ type buildOptions struct {
 	visible func(c *ledger.Contract) bool
 	// inactive makes the error for an unknown or archived contract.
 	inactive func(contractID string) error
+	// packages are the uploaded packages, which type the arguments of their
+	// templates in events (nil: none).
+	packages *PackageSet
 }
 
 // errModel is a command that breaks the contract model; callers wrap it in
@@ -74,11 +83,11 @@ func (e *Engine) build(ctx context.Context, cmds []command, actAs []string, seed
 	for _, cmd := range cmds {
 		switch cmd.kind {
 		case cmdCreate:
-			if _, err := b.create(cmd.tmpl, cmd.createArg, actAs, seed, local); err != nil {
+			if _, err := b.create(cmd.tmpl, cmd.createArg, actAs, seed, local, opt.packages); err != nil {
 				return nil, err
 			}
 		case cmdCreateAndExercise:
-			cid, err := b.create(cmd.tmpl, cmd.createArg, actAs, seed, local)
+			cid, err := b.create(cmd.tmpl, cmd.createArg, actAs, seed, local, opt.packages)
 			if err != nil {
 				return nil, err
 			}
@@ -158,7 +167,7 @@ func (b *built) addNode(id int32, n *damlpb.Node, seed []byte) {
 }
 
 // create adds a create node and returns the new contract id.
-func (b *built) create(t template, arg *damlpb.Value, actAs []string, seed seedSource, local map[string]*ledger.Contract) (string, error) {
+func (b *built) create(t template, arg *damlpb.Value, actAs []string, seed seedSource, local map[string]*ledger.Contract, pkgs *PackageSet) (string, error) {
 	if _, ok := arg.GetSum().(*damlpb.Value_Record); !ok {
 		return "", modelErrorf("the create argument of %s must be a record (a JSON object)", t)
 	}
@@ -192,7 +201,7 @@ func (b *built) create(t template, arg *damlpb.Value, actAs []string, seed seedS
 	if err != nil {
 		return "", err
 	}
-	argJSON, err := ValueToJSON(arg)
+	argJSON, err := ArgumentJSON(pkgs, t.id, "", arg)
 	if err != nil {
 		return "", modelErrorf("create argument: %v", err)
 	}
@@ -250,7 +259,7 @@ func (e *Engine) exercise(ctx context.Context, b *built, c *ledger.Contract, tmp
 		ChoiceObservers: nil,
 	}}}
 	b.addNode(id, node, s)
-	argJSON, err := ValueToJSON(cmd.choiceArg)
+	argJSON, err := ArgumentJSON(opt.packages, tid, cmd.choice, cmd.choiceArg)
 	if err != nil {
 		return modelErrorf("choice argument: %v", err)
 	}

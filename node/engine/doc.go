@@ -8,10 +8,28 @@
 // store, which assigns offsets and record times, deduplicates and checks
 // that contracts are still active.
 //
+// # Typed commands
+//
+// A command whose template id names an uploaded package (Config.Packages)
+// is typed (typed.go): "pkg:M:E" when package pkg was uploaded, "#name:M:E"
+// by the preferred vetted package of that name (the packageIdSelectionPreference
+// entry of that name, else the highest version). Its create and choice
+// arguments are read by the package's Daml-LF types as Canton's JSON API
+// reads them (package daml/typed), written into the transaction as Canton's
+// engine writes values (record, variant and enum ids, field labels, trailing
+// None fields left out), and shown in events by their types (ArgumentJSON).
+// A template or choice the package lacks, and an argument that does not fit
+// its type, get Canton's errors with the field path. Signatories,
+// observers and choices still follow the generic model below, until the
+// interpreter serves typed templates. With Config.StrictPackages, templates
+// of packages never uploaded are refused (TEMPLATES_OR_INTERFACES_NOT_FOUND,
+// or JSON_API_PACKAGE_SELECTION_FAILED for a package name) instead.
+//
 // # The generic contract model
 //
 // The node runs no Daml code. It accepts any template id and applies one
-// fixed model to every template:
+// fixed model to every template (for typed templates, all but the
+// arguments):
 //
 //   - Commands. CreateCommand, ExerciseCommand and CreateAndExerciseCommand.
 //     ExerciseByKeyCommand is refused with COMMAND_PREPROCESSING_FAILED (the

@@ -6,6 +6,8 @@ import (
 	"crypto/rand"
 	"errors"
 	"io"
+	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
@@ -50,6 +52,16 @@ type Config struct {
 	// DisableVerboseHashing answers verboseHashing requests with a note
 	// instead of the trace, as Canton does when enable-verbose-hashing is off.
 	DisableVerboseHashing bool
+	// Packages returns the uploaded packages in force (nil: none). Commands
+	// on their templates are typed by their Daml-LF types.
+	Packages func() *PackageSet
+	// StrictPackages refuses templates of packages never uploaded
+	// (TEMPLATES_OR_INTERFACES_NOT_FOUND, as Canton) instead of serving
+	// them by the generic contract model.
+	StrictPackages bool
+	// Logger receives one line per template the first time a command uses
+	// it, saying which model serves it (nil: discarded).
+	Logger *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// Rand supplies node seeds, transaction UUIDs, update and submission ids
@@ -83,6 +95,7 @@ type Engine struct {
 	contracts    ContractReader
 	parties      PartyDirectory
 	nonconsuming map[string]bool
+	logged       sync.Map // template id → true once its model was logged
 }
 
 // New returns an engine for the node described by cfg.
@@ -113,6 +126,12 @@ func New(cfg Config, contracts ContractReader, parties PartyDirectory) (*Engine,
 	}
 	if cfg.Rand == nil {
 		cfg.Rand = rand.Reader
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Packages == nil {
+		cfg.Packages = func() *PackageSet { return nil }
 	}
 	nc := map[string]bool{}
 	for _, c := range cfg.NonconsumingChoices {

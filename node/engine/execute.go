@@ -277,7 +277,8 @@ func (e *Engine) conform(ctx context.Context, pt *damlpb.PreparedTransaction, ac
 	for _, s := range tx.GetNodeSeeds() {
 		seeds[s.GetNodeId()] = s.GetSeed()
 	}
-	cmds, err := e.rootCommands(tx.GetRoots(), nodes)
+	pkgs := e.cfg.Packages()
+	cmds, err := e.rootCommands(tx.GetRoots(), nodes, pkgs)
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +288,7 @@ func (e *Engine) conform(ctx context.Context, pt *damlpb.PreparedTransaction, ac
 			return nil, nonConforming("node %d has no 32-byte seed", id)
 		}
 		return s, nil
-	}, buildOptions{inactive: func(cid string) error { return ContractNotActive(cid) }})
+	}, buildOptions{inactive: func(cid string) error { return ContractNotActive(cid) }, packages: pkgs})
 	if err != nil {
 		var model *errModel
 		var wrong *errWrongTemplate
@@ -354,7 +355,7 @@ func (e *Engine) conform(ctx context.Context, pt *damlpb.PreparedTransaction, ac
 // rootCommands reads the commands behind the root nodes: a create, an
 // exercise, or a create followed by an exercise of the new contract (what a
 // CreateAndExerciseCommand makes).
-func (e *Engine) rootCommands(roots []string, nodes map[string]*damlpb.Node) ([]command, error) {
+func (e *Engine) rootCommands(roots []string, nodes map[string]*damlpb.Node, set *PackageSet) ([]command, error) {
 	var cmds []command
 	for i := 0; i < len(roots); i++ {
 		n := nodes[roots[i]]
@@ -364,7 +365,7 @@ func (e *Engine) rootCommands(roots []string, nodes map[string]*damlpb.Node) ([]
 		switch t := n.NodeType.(type) {
 		case *damlpb.Node_Create:
 			c := t.Create
-			if !e.packageNameFits(c.GetTemplateId().GetPackageId(), c.GetPackageName()) {
+			if !e.packageNameFits(set, c.GetTemplateId().GetPackageId(), c.GetPackageName()) {
 				return nil, nonConforming("node %s: package name %q does not belong to package id %q", roots[i], c.GetPackageName(), c.GetTemplateId().GetPackageId())
 			}
 			cmd := command{kind: cmdCreate, tmpl: template{id: c.GetTemplateId(), packageName: c.GetPackageName()}, createArg: c.GetArgument()}
@@ -391,17 +392,54 @@ func (e *Engine) rootCommands(roots []string, nodes map[string]*damlpb.Node) ([]
 	if len(cmds) == 0 {
 		return nil, nonConforming("the transaction has no root nodes")
 	}
-	for _, c := range cmds {
+	for i := range cmds {
+		c := &cmds[i]
 		if c.kind != cmdCreate && c.choiceArg == nil {
 			return nil, nonConforming("an exercise node has no chosen value")
+		}
+		if err := canonicalCommand(set, c); err != nil {
+			return nil, err
 		}
 	}
 	return cmds, nil
 }
 
+// canonicalCommand replaces the arguments of a command on a typed template
+// by the values prepare makes of them, refusing a value that is not of its
+// type; build then makes the transaction prepare would have made.
+func canonicalCommand(set *PackageSet, c *command) error {
+	if c.kind != cmdExercise {
+		arg, err := canonicalArgument(set, c.tmpl.id, "", c.createArg)
+		if err != nil {
+			return nonConforming("the create argument of %s is not of its type: %v", identifierString(c.tmpl.id), err)
+		}
+		c.createArg = arg
+	}
+	if c.kind == cmdCreate {
+		return nil
+	}
+	tmplID := c.tmpl.id
+	if c.kind == cmdExercise {
+		id, err := parseIdentifier(c.tmplRef)
+		if err != nil {
+			return nonConforming("exercise template: %v", err)
+		}
+		tmplID = id
+	}
+	arg, err := canonicalArgument(set, tmplID, c.choice, c.choiceArg)
+	if err != nil {
+		return nonConforming("the argument of choice %s is not of its type: %v", c.choice, err)
+	}
+	c.choiceArg = arg
+	return nil
+}
+
 // packageNameFits reports whether prepare could have paired this package
 // name with this package id.
-func (e *Engine) packageNameFits(pkgID, name string) bool {
+func (e *Engine) packageNameFits(set *PackageSet, pkgID, name string) bool {
+	if n, ok := set.Name(pkgID); ok {
+		return n == name
+	}
 	if n, ok := e.cfg.PackageNames[pkgID]; ok {
 		return n == name
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
@@ -23,6 +24,10 @@ const contractIDPrefix = "00"
 type template struct {
 	id          *damlpb.Identifier // package id form
 	packageName string
+	// con is the template's (or interface's) type constructor when its
+	// package was uploaded: the command is typed (typed.go). nil for the
+	// generic contract model.
+	con *lf.TypeConName
 }
 
 // String prints pkg:Module:Entity.

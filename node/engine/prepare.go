@@ -127,6 +127,7 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 	b, err := e.build(ctx, cmds, actAs, e.randomSeed, buildOptions{
 		visible:  visibleTo(actAs, readAs, disclosed),
 		inactive: func(cid string) error { return ContractNotFound(cid) },
+		packages: e.cfg.Packages(),
 	})
 	if err != nil {
 		return nil, commandError(err)

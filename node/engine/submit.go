@@ -132,6 +132,7 @@ func (e *Engine) Submit(ctx context.Context, cmds ledgerapi.Commands, userID str
 	b, err := e.build(ctx, parsed, actAs, e.randomSeed, buildOptions{
 		visible:  visibleTo(actAs, readAs, disclosed),
 		inactive: func(cid string) error { return ContractNotFound(cid) },
+		packages: e.cfg.Packages(),
 	})
 	if err != nil {
 		return nil, commandError(err)

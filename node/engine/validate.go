@@ -109,16 +109,17 @@ func (e *Engine) checkSynchronizer(field, s string) error {
 }
 
 // parseCommands checks the syntax of each command and turns its JSON
-// arguments into Daml values.
+// arguments into Daml values: by the Daml-LF types of the template's
+// package when it was uploaded (typed.go), else by the generic rule.
 func (e *Engine) parseCommands(ctx context.Context, cmds []ledgerapi.Command, preference []string) ([]command, error) {
 	if len(cmds) == 0 {
 		return nil, missingField("commands")
 	}
 	out := make([]command, 0, len(cmds))
-	check := e.partyCheck(ctx)
 	budget := e.cfg.MaxValueNodes
+	p := commandParser{e: e, preference: preference, check: e.partyCheck(ctx), budget: &budget, set: e.cfg.Packages()}
 	for i, c := range cmds {
-		cmd, err := e.parseCommand(c, preference, check, &budget, fmt.Sprintf("commands[%d]", i))
+		cmd, err := p.parse(c, fmt.Sprintf("commands[%d]", i))
 		if err != nil {
 			return nil, err
 		}
@@ -127,21 +128,31 @@ func (e *Engine) parseCommands(ctx context.Context, cmds []ledgerapi.Command, pr
 	return out, nil
 }
 
-func (e *Engine) parseCommand(c ledgerapi.Command, preference []string, check PartyCheck, budget *int, path string) (command, error) {
+// commandParser is what parsing the commands of one request shares.
+type commandParser struct {
+	e          *Engine
+	preference []string
+	check      PartyCheck
+	budget     *int
+	set        *PackageSet
+}
+
+func (p *commandParser) parse(c ledgerapi.Command, path string) (command, error) {
 	switch {
 	case c.Create != nil:
-		t, err := e.templateField(c.Create.TemplateID, preference)
+		t, err := p.template(c.Create.TemplateID, false)
 		if err != nil {
 			return command{}, err
 		}
-		arg, err := createArgument(c.Create.CreateArguments, path+".CreateCommand.createArguments", check, budget, t.id)
-		if err != nil {
+		cmd := command{kind: cmdCreate, tmpl: t}
+		if err := p.createArgument(&cmd, c.Create.CreateArguments, path+".CreateCommand.createArguments"); err != nil {
 			return command{}, err
 		}
-		return command{kind: cmdCreate, tmpl: t, createArg: arg}, nil
+		return cmd, nil
 	case c.Exercise != nil:
 		x := c.Exercise
-		if _, err := e.templateField(x.TemplateID, preference); err != nil {
+		t, err := p.template(x.TemplateID, true)
+		if err != nil {
 			return command{}, err
 		}
 		if x.ContractID == "" {
@@ -153,44 +164,84 @@ func (e *Engine) parseCommand(c ledgerapi.Command, preference []string, check Pa
 		if err := choiceField(x.Choice); err != nil {
 			return command{}, err
 		}
-		arg, err := choiceArgument(x.ChoiceArgument, path+".ExerciseCommand.choiceArgument", check, budget, nil, x.Choice)
-		if err != nil {
+		cmd := command{kind: cmdExercise, tmplRef: x.TemplateID, contractID: x.ContractID, choice: x.Choice}
+		if err := p.choiceArgument(&cmd, t, x.ChoiceArgument, path+".ExerciseCommand.choiceArgument", false); err != nil {
 			return command{}, err
 		}
-		return command{kind: cmdExercise, tmplRef: x.TemplateID, contractID: x.ContractID, choice: x.Choice, choiceArg: arg}, nil
+		return cmd, nil
 	case c.CreateAndExercise != nil:
 		x := c.CreateAndExercise
-		t, err := e.templateField(x.TemplateID, preference)
+		t, err := p.template(x.TemplateID, false)
 		if err != nil {
 			return command{}, err
 		}
-		arg, err := createArgument(x.CreateArguments, path+".CreateAndExerciseCommand.createArguments", check, budget, t.id)
-		if err != nil {
+		cmd := command{kind: cmdCreateAndExercise, tmpl: t, choice: x.Choice}
+		if err := p.createArgument(&cmd, x.CreateArguments, path+".CreateAndExerciseCommand.createArguments"); err != nil {
 			return command{}, err
 		}
 		if err := choiceField(x.Choice); err != nil {
 			return command{}, err
 		}
-		carg, err := choiceArgument(x.ChoiceArgument, path+".CreateAndExerciseCommand.choiceArgument", check, budget, t.id, x.Choice)
-		if err != nil {
+		if err := p.choiceArgument(&cmd, t, x.ChoiceArgument, path+".CreateAndExerciseCommand.choiceArgument", true); err != nil {
 			return command{}, err
 		}
-		return command{kind: cmdCreateAndExercise, tmpl: t, createArg: arg, choice: x.Choice, choiceArg: carg}, nil
+		return cmd, nil
 	case c.ExerciseByKey != nil:
 		return command{}, preprocessingFailed("ExerciseByKeyCommand is not supported by this node: it runs no Daml code and keeps no contract keys; exercise by contract id instead")
 	}
 	return command{}, missingField("command")
 }
 
-func (e *Engine) templateField(s string, preference []string) (template, error) {
+// template resolves a command's template id: typed when its package was
+// uploaded, refused when StrictPackages, else by the generic model. iface
+// admits an interface id (an exercise).
+func (p *commandParser) template(s string, iface bool) (template, error) {
 	if s == "" {
 		return template{}, missingField("template_id")
 	}
-	t, err := e.resolveTemplate(s, preference)
+	tid, err := ledgerapi.ParseTemplateID(s)
 	if err != nil {
 		return template{}, invalidField("template_id", "%s", reason(err))
 	}
+	t, typed, err := p.e.resolveTyped(tid, p.preference, p.set, iface)
+	if err != nil {
+		return template{}, err
+	}
+	if !typed {
+		if p.e.cfg.StrictPackages {
+			return template{}, strictRefusal(tid, p.preference)
+		}
+		if t, err = p.e.resolveTemplate(s, p.preference); err != nil {
+			return template{}, invalidField("template_id", "%s", reason(err))
+		}
+	}
+	p.e.logModel(t)
 	return t, nil
+}
+
+func (p *commandParser) createArgument(cmd *command, raw []byte, path string) error {
+	var err error
+	if cmd.tmpl.con != nil {
+		cmd.createValue, cmd.createArg, err = typedCreateArgument(p.set, cmd.tmpl, raw, path, p.budget)
+	} else {
+		cmd.createArg, err = createArgument(raw, path, p.check, p.budget, cmd.tmpl.id)
+	}
+	return err
+}
+
+// choiceArgument reads the choice argument of cmd on template t; local
+// tells that t is the template of the command itself (createAndExercise).
+func (p *commandParser) choiceArgument(cmd *command, t template, raw []byte, path string, local bool) error {
+	var err error
+	switch {
+	case t.con != nil:
+		cmd.choiceValue, cmd.choiceArg, err = typedChoiceArgument(p.set, t, cmd.choice, raw, path, p.budget)
+	case local:
+		cmd.choiceArg, err = choiceArgument(raw, path, p.check, p.budget, t.id, cmd.choice)
+	default:
+		cmd.choiceArg, err = choiceArgument(raw, path, p.check, p.budget, nil, cmd.choice)
+	}
+	return err
 }
 
 func choiceField(choice string) error {

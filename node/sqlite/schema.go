@@ -116,7 +116,9 @@ CREATE TABLE dedup (
 	record_time   INTEGER NOT NULL
 ) WITHOUT ROWID;
 `,
-	// 2: the read side. Contracts carry what the active contract set shows
+	// 2: uploaded Daml-LF packages and their vetting (packages.go).
+	packagesSchema,
+	// 3: the read side. Contracts carry what the active contract set shows
 	// (node id, JSON argument, workflow id) so that it is served from this
 	// table alone, also after their creating transaction is pruned; pruning
 	// finds archived contracts by archive offset and records how far it went.
@@ -140,7 +142,7 @@ CREATE TABLE identity_providers (
 	is_deactivated INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
 `,
-	// 3: topology changes (a party allocated), each at an offset of its own
+	// 4: topology changes (a party allocated), each at an offset of its own
 	// with no completion.
 	`
 CREATE TABLE topology_events (

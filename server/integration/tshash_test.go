@@ -23,14 +23,7 @@ import (
 // the node's preparedTransactionHash. Skipped without node and the installed
 // conformance/hashing project (CI installs it when node is present).
 func TestPreparedHashesMatchTypeScriptSDK(t *testing.T) {
-	nodeBin, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
-	dir, _ := filepath.Abs(filepath.Join("..", "..", "conformance", "hashing"))
-	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
-		t.Skip("conformance/hashing/node_modules is missing: run npm ci there")
-	}
+	nodeBin, dir := hashingPeers(t)
 	n := startCommandNode(t, auth.ModeNone, node.Config{})
 	bank := n.allocate("Bank").Party
 	alice := n.allocate("Alice").Party
@@ -70,9 +63,18 @@ func TestPreparedHashesMatchTypeScriptSDK(t *testing.T) {
 		cmds = append(cmds, exercise(cid, "Transfer"))
 	}
 
+	count := checkSDKHashes(t, nodeBin, dir, n, "sdk", user, bank, cmds)
+	t.Logf("%d prepared transactions: the wallet SDK reproduces every hash", count)
+}
+
+// checkSDKHashes prepares each command under V2 acting as party and has
+// the wallet SDK hash the prepared transactions: each hash must be the
+// node's. It returns how many were compared.
+func checkSDKHashes(t *testing.T, nodeBin, dir string, n *testNode, prefix, user, party string, cmds []map[string]any) int {
+	t.Helper()
 	var txs, nodeHashes []string
 	for i, cmd := range cmds {
-		body := prepareBody(fmt.Sprintf("sdk-%d", i), []string{bank}, cmd)
+		body := prepareBody(fmt.Sprintf("%s-%d", prefix, i), []string{party}, cmd)
 		body["userId"] = user
 		body["hashingSchemeVersion"] = "HASHING_SCHEME_VERSION_V2"
 		r := n.call("POST", "/v2/interactive-submission/prepare", "", body)
@@ -84,7 +86,19 @@ func TestPreparedHashesMatchTypeScriptSDK(t *testing.T) {
 		txs = append(txs, base64.StdEncoding.EncodeToString(resp.PreparedTransaction))
 		nodeHashes = append(nodeHashes, hex.EncodeToString(resp.PreparedTransactionHash))
 	}
+	sdk := sdkHashes(t, nodeBin, dir, txs)
+	for i := range txs {
+		if sdk[i] != nodeHashes[i] {
+			t.Errorf("transaction %d: node hash %s, wallet SDK %s", i, nodeHashes[i], sdk[i])
+		}
+	}
+	return len(txs)
+}
 
+// sdkHashes has the TypeScript wallet SDK hash each base64 prepared
+// transaction (conformance/hashing/hash.mjs) and returns the hex hashes.
+func sdkHashes(t *testing.T, nodeBin, dir string, txs []string) []string {
+	t.Helper()
 	cmd := exec.Command(nodeBin, "hash.mjs", "--impl", "sdk")
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(strings.Join(txs, "\n") + "\n")
@@ -98,10 +112,20 @@ func TestPreparedHashesMatchTypeScriptSDK(t *testing.T) {
 	if len(sdk) != len(txs) {
 		t.Fatalf("the SDK printed %d hashes for %d transactions:\n%s", len(sdk), len(txs), out)
 	}
-	for i := range txs {
-		if sdk[i] != nodeHashes[i] {
-			t.Errorf("transaction %d: node hash %s, wallet SDK %s", i, nodeHashes[i], sdk[i])
-		}
+	return sdk
+}
+
+// hashingPeers returns node and the installed conformance/hashing project,
+// or skips.
+func hashingPeers(t *testing.T) (nodeBin, dir string) {
+	t.Helper()
+	nodeBin, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
 	}
-	t.Logf("%d prepared transactions: the wallet SDK reproduces every hash", len(txs))
+	dir, _ = filepath.Abs(filepath.Join("..", "..", "conformance", "hashing"))
+	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
+		t.Skip("conformance/hashing/node_modules is missing: run npm ci there")
+	}
+	return nodeBin, dir
 }

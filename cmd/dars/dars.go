@@ -1,0 +1,298 @@
+// Package dars holds `ledger dars`: upload DARs to a node, have the node
+// validate one, and inspect the templates, choices and interfaces of a DAR
+// file (offline) or of a package the node has.
+package dars
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ledger-cli/ledger/client"
+	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/daml/archive"
+	"github.com/ledger-cli/ledger/display"
+)
+
+// NewCmdDars builds `ledger dars` and its subcommands.
+func NewCmdDars(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "dars",
+		Short: "Upload, validate and inspect DARs (Daml archives)",
+		Long: `A DAR is a zip of compiled Daml packages: the main package and its
+dependencies. Upload one to make its templates usable on a node, have the node
+validate one without storing it, or inspect what a DAR or an uploaded package
+defines.`,
+		Example: `  ledger dars upload my-app-1.0.0.dar
+  ledger dars validate my-app-1.1.0.dar
+  ledger dars inspect my-app-1.0.0.dar
+  ledger dars inspect de2cc2f90eb523414ff54e899951dadd8789a4c07e0f71f6d6c9eaf57d412a54 -o json`,
+	}
+	cmd.AddCommand(NewCmdUpload(f, nil), NewCmdValidate(f, nil), NewCmdInspect(f, nil))
+	return cmd
+}
+
+// Options are the inputs of the dars subcommands.
+type Options struct {
+	IO      *cmdutil.IOStreams
+	Connect func() (*cmdutil.Connection, error)
+	Format  string
+	Now     func() time.Time
+
+	Args  []string // DAR files; inspect: a file or a package id
+	NoVet bool     // upload
+	All   bool     // inspect: the dependencies too
+}
+
+func darsCommand(f *cmdutil.Factory, cmd *cobra.Command, opts *Options, conn bool, runF, run func(*Options) error) *cobra.Command {
+	var cf *cmdutil.ConnFlags
+	if conn {
+		cf = cmdutil.AddConnFlags(cmd)
+	}
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		var err error
+		if opts.Format, err = f.OutputFormat(); err != nil {
+			return err
+		}
+		opts.Args = args
+		if cf != nil {
+			opts.Connect = cf.Connect
+		}
+		if runF != nil {
+			return runF(opts)
+		}
+		return run(opts)
+	}
+	return cmd
+}
+
+// NewCmdUpload builds `ledger dars upload`.
+func NewCmdUpload(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := &Options{IO: f.IO, Now: f.Now}
+	cmd := &cobra.Command{
+		Use:   "upload FILE...",
+		Short: "Upload DARs to the node and vet their packages",
+		Long: `Upload each DAR to the node (POST /v2/dars), which stores its packages and,
+unless --no-vet, vets them: commands may then use their templates. The node
+refuses a DAR whose packages do not decode, that lacks a dependency, or whose
+package is not a valid upgrade of the vetted version of its name. Uploading a
+DAR the node has changes nothing. Needs a participant admin token. Progress
+goes to standard error on a terminal.`,
+		Example: `  ledger dars upload my-app-1.0.0.dar
+  ledger dars upload *.dar --no-vet`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmdutil.UsageError("give at least one DAR file")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&opts.NoVet, "no-vet", false, "store the packages without vetting them")
+	return darsCommand(f, cmd, opts, true, runF, uploadRun)
+}
+
+// darInfo is what upload and validate report of a DAR.
+type darInfo struct {
+	File        string `json:"file"`
+	MainPackage string `json:"mainPackageId"`
+	Name        string `json:"name"`
+	Version     string `json:"version"`
+	Packages    int    `json:"packages"`
+	Bytes       int    `json:"bytes"`
+}
+
+// readDar reads and decodes a DAR file, so that a broken file is named
+// before anything is sent.
+func readDar(path string) ([]byte, darInfo, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, darInfo{}, err
+	}
+	d, err := archive.DecodeDar(b, archive.Options{AllowDev: true})
+	if err != nil {
+		return nil, darInfo{}, fmt.Errorf("%s: %w", path, err)
+	}
+	m := d.MainPackage()
+	return b, darInfo{File: path, MainPackage: string(m.ID), Name: m.Name, Version: m.Version, Packages: len(d.Packages), Bytes: len(b)}, nil
+}
+
+// progress prints upload progress of big files on a terminal.
+func progress(opts *Options, name string, total int) func(int64) {
+	if !opts.IO.IsStdoutTTY() || total < 256<<10 {
+		return nil
+	}
+	last := time.Time{}
+	return func(sent int64) {
+		if now := opts.Now(); now.Sub(last) < 100*time.Millisecond && sent < int64(total) {
+			return
+		} else {
+			last = now
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "\r%s: %s of %s (%d%%)", name, size(sent), size(int64(total)), sent*100/int64(total))
+		if sent >= int64(total) {
+			fmt.Fprintln(opts.IO.ErrOut)
+		}
+	}
+}
+
+func size(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d KiB", (n+1023)/1024)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+func uploadRun(opts *Options) error {
+	conn, err := opts.Connect()
+	if err != nil {
+		return err
+	}
+	var done []darInfo
+	for _, path := range opts.Args {
+		b, info, err := readDar(path)
+		if err != nil {
+			return err
+		}
+		err = conn.Client.UploadDar(context.Background(), b, client.UploadOptions{DontVet: opts.NoVet, Progress: progress(opts, filepath.Base(path), len(b))})
+		if err != nil {
+			return fmt.Errorf("upload %s: %w", path, cmdutil.WithHint(err))
+		}
+		done = append(done, info)
+		if opts.Format == cmdutil.FormatTable {
+			vetted := "uploaded and vetted"
+			if opts.NoVet {
+				vetted = "uploaded (not vetted)"
+			}
+			fmt.Fprintf(opts.IO.Out, "%s: %s %s %s, main package %s, %d packages\n", path, vetted, info.Name, info.Version, info.MainPackage, info.Packages)
+		}
+	}
+	if opts.Format != cmdutil.FormatTable {
+		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, done)
+	}
+	return nil
+}
+
+// NewCmdValidate builds `ledger dars validate`.
+func NewCmdValidate(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := &Options{IO: f.IO, Now: f.Now}
+	cmd := &cobra.Command{
+		Use:   "validate FILE",
+		Short: "Have the node check a DAR without storing it",
+		Long: `Send a DAR to the node's validation (POST /v2/dars/validate): it is decoded,
+its dependencies checked, and its packages checked as upgrades of the vetted
+packages of the same names, exactly as an upload would, but nothing is stored
+or vetted. Needs a participant admin token.`,
+		Example: `  ledger dars validate my-app-1.1.0.dar`,
+		Args:    cmdutil.ExactArgs(1),
+	}
+	return darsCommand(f, cmd, opts, true, runF, validateRun)
+}
+
+func validateRun(opts *Options) error {
+	b, info, err := readDar(opts.Args[0])
+	if err != nil {
+		return err
+	}
+	conn, err := opts.Connect()
+	if err != nil {
+		return err
+	}
+	if err := conn.Client.ValidateDar(context.Background(), b); err != nil {
+		return fmt.Errorf("validate %s: %w", opts.Args[0], cmdutil.WithHint(err))
+	}
+	if opts.Format != cmdutil.FormatTable {
+		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, info)
+	}
+	fmt.Fprintf(opts.IO.Out, "%s: valid (%s %s, main package %s, %d packages)\n", info.File, info.Name, info.Version, info.MainPackage, info.Packages)
+	return nil
+}
+
+// NewCmdInspect builds `ledger dars inspect`.
+func NewCmdInspect(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := &Options{IO: f.IO, Now: f.Now}
+	cmd := &cobra.Command{
+		Use:   "inspect FILE|PACKAGE_ID",
+		Short: "Show the templates, choices and interfaces of a DAR or package",
+		Long: `Show what a Daml package defines, in Daml-like syntax: each template with its
+fields, key and interfaces, each choice with its argument and result types,
+each interface with its view, methods and choices. FILE is a DAR on disk,
+read offline (its main package; --all adds the dependencies); PACKAGE_ID is
+a package the node has (GET /v2/packages/{id}). -o json gives the same as
+data.`,
+		Example: `  ledger dars inspect canton-builtin-admin-workflow-ping.dar
+  ledger dars inspect my-app.dar --all -o json | jq '.[].modules[].templates[].name'
+  ledger dars inspect de2cc2f90eb523414ff54e899951dadd8789a4c07e0f71f6d6c9eaf57d412a54`,
+		Args: cmdutil.ExactArgs(1),
+	}
+	cmd.Flags().BoolVar(&opts.All, "all", false, "also show the DAR's dependencies")
+	return darsCommand(f, cmd, opts, true, runF, inspectRun)
+}
+
+// isPackageID reports whether s looks like a package id rather than a file.
+func isPackageID(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	_, err := os.Stat(s)
+	return err != nil
+}
+
+func inspectRun(opts *Options) error {
+	arg := opts.Args[0]
+	var sigs []display.PackageSignature
+	if isPackageID(arg) {
+		conn, err := opts.Connect()
+		if err != nil {
+			return err
+		}
+		payload, err := conn.Client.GetPackage(context.Background(), arg)
+		if err != nil {
+			return cmdutil.WithHint(err)
+		}
+		p, err := cmdutil.DecodePackagePayload(arg, payload)
+		if err != nil {
+			return fmt.Errorf("package %s: %w", arg, err)
+		}
+		sigs = append(sigs, display.NewPackageSignature(p, true))
+	} else {
+		d, err := archive.ReadDarFile(arg, archive.Options{AllowDev: true})
+		if err != nil {
+			if strings.HasSuffix(arg, ".dar") || !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			return cmdutil.UsageError("%s is neither a DAR file nor a package id (64 hex digits)", arg)
+		}
+		for _, p := range d.Packages {
+			if p.ID == d.Main || opts.All {
+				sigs = append(sigs, display.NewPackageSignature(p, p.ID == d.Main))
+			}
+		}
+	}
+	if opts.Format != cmdutil.FormatTable {
+		if len(sigs) == 1 && !opts.All {
+			return cmdutil.WriteStructured(opts.IO.Out, opts.Format, sigs[0])
+		}
+		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, sigs)
+	}
+	for i, s := range sigs {
+		if i > 0 {
+			fmt.Fprintln(opts.IO.Out)
+		}
+		if err := display.RenderPackageSignature(opts.IO.Out, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}

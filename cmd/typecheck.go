@@ -1,0 +1,139 @@
+package cmd
+
+// --dar and --check-types: prepare and submit check their commands against
+// Daml packages before sending, with the node's own rules and messages.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ledger-cli/ledger/client"
+	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/daml/archive"
+	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/engine"
+)
+
+func addTypeCheckFlags(fl *pflag.FlagSet, c *commandFlags) {
+	fl.StringArrayVar(&c.Dars, "dar", nil, "check the command's arguments against the Daml types of this DAR before sending (repeatable)")
+	fl.BoolVar(&c.CheckTypes, "check-types", false, "check the command's arguments against the Daml types of the node's packages before sending (fetches them)")
+}
+
+// readDars decodes DAR files into their packages.
+func readDars(paths []string) ([]*lf.Package, error) {
+	var pkgs []*lf.Package
+	for _, path := range paths {
+		d, err := archive.ReadDarFile(path, archive.Options{AllowDev: true})
+		if err != nil {
+			return nil, fmt.Errorf("--dar: %w", err)
+		}
+		pkgs = append(pkgs, d.Packages...)
+	}
+	return pkgs, nil
+}
+
+// checkTypes reads cmds as a node holding the packages of the --dar files,
+// or with --check-types the node's packages the commands use, would
+// (engine.CheckCommands), and refuses them with the node's error before
+// anything is sent. Commands on templates of other packages are read by the
+// node's generic rule. Without either flag nothing is checked.
+func (c *commandFlags) checkTypes(cl *client.Client, cmds []ledgerapi.Command, actAs, preference []string) error {
+	if len(c.Dars) == 0 && !c.CheckTypes {
+		return nil
+	}
+	pkgs, err := readDars(c.Dars)
+	if err != nil {
+		return err
+	}
+	from := "--dar"
+	if c.CheckTypes {
+		fetched, err := nodePackages(context.Background(), cl, cmds, actAs, preference)
+		if err != nil {
+			return fmt.Errorf("--check-types: %w", cmdutil.WithHint(err))
+		}
+		pkgs, from = append(pkgs, fetched...), "the node's packages"
+	}
+	if err := engine.CheckCommands(engine.PackageSetOf(pkgs...), cmds, preference); err != nil {
+		return cmdutil.WithExit(1, fmt.Errorf("the command does not fit the types of %s, nothing was sent: %w", from, err))
+	}
+	return nil
+}
+
+// nodePackages fetches from the node the packages the commands' templates
+// resolve to — a package id as written, a package name by the node's
+// preferred package for the first actAs party — and their dependencies. A
+// template the node has no package for is left to the generic rule.
+func nodePackages(ctx context.Context, cl *client.Client, cmds []ledgerapi.Command, actAs, preference []string) ([]*lf.Package, error) {
+	queue := append([]string(nil), preference...)
+	for _, cmd := range cmds {
+		t, err := ledgerapi.ParseTemplateID(commandTemplate(cmd))
+		if err != nil {
+			continue // the node's check reports it
+		}
+		if !t.ByName() {
+			queue = append(queue, t.PackageID)
+			continue
+		}
+		if len(actAs) == 0 {
+			continue
+		}
+		pref, err := cl.PreferredPackages(ctx, ledgerapi.GetPreferredPackagesRequest{PackageVettingRequirements: []ledgerapi.PackageVettingRequirement{
+			{PackageName: t.PackageName, Parties: actAs[:1]}}})
+		if err != nil {
+			var apiErr *client.APIError
+			if errors.As(err, &apiErr) && apiErr.StatusCode < 500 {
+				continue // no package of that name: the node's generic model
+			}
+			return nil, err
+		}
+		for _, r := range pref.PackageReferences {
+			queue = append(queue, r.PackageID)
+		}
+	}
+	seen := map[string]bool{}
+	var pkgs []*lf.Package
+	for len(queue) > 0 {
+		id := queue[0]
+		queue = queue[1:]
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		payload, err := cl.GetPackage(ctx, id)
+		if err != nil {
+			var apiErr *client.APIError
+			if errors.As(err, &apiErr) && apiErr.StatusCode == 404 {
+				continue // not uploaded: the node's generic model
+			}
+			return nil, err
+		}
+		p, err := cmdutil.DecodePackagePayload(id, payload)
+		if err != nil {
+			return nil, fmt.Errorf("package %s: %w", id, err)
+		}
+		pkgs = append(pkgs, p)
+		for _, dep := range p.DirectDeps {
+			queue = append(queue, string(dep))
+		}
+	}
+	return pkgs, nil
+}
+
+// commandTemplate is the template id a command names.
+func commandTemplate(c ledgerapi.Command) string {
+	switch {
+	case c.Create != nil:
+		return c.Create.TemplateID
+	case c.Exercise != nil:
+		return c.Exercise.TemplateID
+	case c.CreateAndExercise != nil:
+		return c.CreateAndExercise.TemplateID
+	case c.ExerciseByKey != nil:
+		return c.ExerciseByKey.TemplateID
+	}
+	return ""
+}

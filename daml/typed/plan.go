@@ -1,0 +1,315 @@
+package typed
+
+import (
+	"fmt"
+
+	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/daml/value"
+)
+
+// Kind is the sort of a serializable type a Plan encodes.
+type Kind uint8
+
+// The kinds of Plan, one per serializable Daml-LF type.
+const (
+	KindUnit Kind = iota + 1
+	KindBool
+	KindInt64
+	KindNumeric
+	KindText
+	KindParty
+	KindContractID
+	KindTimestamp
+	KindDate
+	KindOptional
+	KindList
+	KindTextMap
+	KindGenMap
+	KindRecord
+	KindVariant
+	KindEnum
+)
+
+// Plan is the compiled codec of one closed serializable type: everything
+// the JSON and protobuf codecs need, resolved once (synonyms expanded, type
+// parameters instantiated, data types looked up, field and constructor
+// indexes built). Plans of recursive types point at themselves.
+type Plan struct {
+	Kind Kind
+	// Type is the type the plan was compiled from, for messages.
+	Type lf.Type
+	// Scale is the scale of a Numeric.
+	Scale int
+	// Elem is the element of an Optional, List or TextMap and the value of
+	// a GenMap; Key is the key of a GenMap.
+	Elem, Key *Plan
+	// Nested is set on an Optional whose element is written Optional in
+	// the type: Canton's JSON writes such values as arrays ([] for None,
+	// [x] for Some x) down to the first element that is not written
+	// Optional. An element that is a type variable bound to an Optional
+	// does not count, as in Canton's codec.
+	Nested bool
+	// ID is the type constructor of a Record, Variant or Enum.
+	ID *value.Identifier
+	// Fields are a Record's fields or a Variant's constructors, in the
+	// data type's order; Cons are an Enum's constructors.
+	Fields []FieldPlan
+	Cons   []string
+
+	index map[string]int // field, variant or enum constructor → position
+	enums []value.Value  // an Enum's values, shared by every decoded value
+	ready bool           // fields compiled (false while a recursive type compiles)
+}
+
+// FieldPlan is a record field or a variant constructor and its plan.
+type FieldPlan struct {
+	Name string
+	Plan *Plan
+}
+
+// Index returns the position of a record field, variant constructor or
+// enum constructor.
+func (p *Plan) Index(name string) (int, bool) {
+	i, ok := p.index[name]
+	return i, ok
+}
+
+// optional reports whether a record field of this plan may be omitted.
+func (p *Plan) optional() bool { return p.Kind == KindOptional }
+
+var scalarPlans = map[lf.BuiltinType]*Plan{
+	lf.BuiltinUnit:      {Kind: KindUnit, Type: lf.TBuiltin{Builtin: lf.BuiltinUnit}, ready: true},
+	lf.BuiltinBool:      {Kind: KindBool, Type: lf.TBuiltin{Builtin: lf.BuiltinBool}, ready: true},
+	lf.BuiltinInt64:     {Kind: KindInt64, Type: lf.TBuiltin{Builtin: lf.BuiltinInt64}, ready: true},
+	lf.BuiltinText:      {Kind: KindText, Type: lf.TBuiltin{Builtin: lf.BuiltinText}, ready: true},
+	lf.BuiltinParty:     {Kind: KindParty, Type: lf.TBuiltin{Builtin: lf.BuiltinParty}, ready: true},
+	lf.BuiltinTimestamp: {Kind: KindTimestamp, Type: lf.TBuiltin{Builtin: lf.BuiltinTimestamp}, ready: true},
+	lf.BuiltinDate:      {Kind: KindDate, Type: lf.TBuiltin{Builtin: lf.BuiltinDate}, ready: true},
+}
+
+// compiler compiles types into plans under Env.mu.
+type compiler struct {
+	env   *Env
+	added []string // data-type keys added to env.cons by this compilation
+	depth int
+}
+
+// maxTypeDepth bounds the nesting of a type being compiled, so that a
+// malformed package (a synonym that expands into itself) fails instead of
+// recursing without end.
+const maxTypeDepth = 1000
+
+// compile compiles t, whose type variables are bound by vars to closed types.
+func (c *compiler) compile(t lf.Type, vars map[string]lf.Type) (*Plan, error) {
+	c.depth++
+	defer func() { c.depth-- }()
+	if c.depth > maxTypeDepth {
+		return nil, fmt.Errorf("type nests deeper than %d", maxTypeDepth)
+	}
+	switch tt := t.(type) {
+	case lf.TVar:
+		bound, ok := vars[tt.Name]
+		if !ok {
+			return nil, fmt.Errorf("type variable %s is not bound", tt.Name)
+		}
+		return c.compile(bound, nil)
+	case lf.TSyn:
+		return c.synonym(tt, vars)
+	case lf.TCon:
+		return c.dataType(tt.Con, nil, vars)
+	case lf.TBuiltin, lf.TApp:
+		head, args := lf.SplitApp(t)
+		switch h := head.(type) {
+		case lf.TCon:
+			return c.dataType(h.Con, args, vars)
+		case lf.TBuiltin:
+			return c.builtin(t, h.Builtin, args, vars)
+		case lf.TVar:
+			return nil, fmt.Errorf("type %s applies a type variable, which Daml does not serialize", t)
+		}
+	}
+	return nil, fmt.Errorf("type %s is not serializable", t)
+}
+
+func (c *compiler) builtin(t lf.Type, b lf.BuiltinType, args []lf.Type, vars map[string]lf.Type) (*Plan, error) {
+	arity := map[lf.BuiltinType]int{lf.BuiltinNumeric: 1, lf.BuiltinContractID: 1,
+		lf.BuiltinOptional: 1, lf.BuiltinList: 1, lf.BuiltinTextMap: 1, lf.BuiltinGenMap: 2}
+	if p, ok := scalarPlans[b]; ok {
+		if len(args) != 0 {
+			return nil, fmt.Errorf("type %s applies %s to arguments", t, b)
+		}
+		return p, nil
+	}
+	n, ok := arity[b]
+	if !ok {
+		return nil, fmt.Errorf("type %s is not serializable", t)
+	}
+	if len(args) != n {
+		return nil, fmt.Errorf("type %s applies %s to %d arguments, not %d", t, b, len(args), n)
+	}
+	closed := subst(t, vars)
+	switch b {
+	case lf.BuiltinNumeric:
+		nat, ok := subst(args[0], vars).(lf.TNat)
+		if !ok || nat.N < 0 || nat.N > value.MaxNumericScale {
+			return nil, fmt.Errorf("type %s has no scale 0 to %d", t, value.MaxNumericScale)
+		}
+		return &Plan{Kind: KindNumeric, Type: closed, Scale: nat.N, ready: true}, nil
+	case lf.BuiltinContractID:
+		// The template of a contract id does not change its encoding.
+		return &Plan{Kind: KindContractID, Type: closed, ready: true}, nil
+	case lf.BuiltinOptional:
+		elem, err := c.compile(args[0], vars)
+		if err != nil {
+			return nil, err
+		}
+		return &Plan{Kind: KindOptional, Type: closed, Elem: elem, Nested: isOptionalType(args[0]), ready: true}, nil
+	case lf.BuiltinList, lf.BuiltinTextMap:
+		elem, err := c.compile(args[0], vars)
+		if err != nil {
+			return nil, err
+		}
+		k := KindList
+		if b == lf.BuiltinTextMap {
+			k = KindTextMap
+		}
+		return &Plan{Kind: k, Type: closed, Elem: elem, ready: true}, nil
+	}
+	key, err := c.compile(args[0], vars)
+	if err != nil {
+		return nil, err
+	}
+	elem, err := c.compile(args[1], vars)
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{Kind: KindGenMap, Type: closed, Key: key, Elem: elem, ready: true}, nil
+}
+
+// isOptionalType reports whether t is written Optional x.
+func isOptionalType(t lf.Type) bool {
+	head, args := lf.SplitApp(t)
+	b, ok := head.(lf.TBuiltin)
+	return ok && b.Builtin == lf.BuiltinOptional && len(args) == 1
+}
+
+func (c *compiler) synonym(t lf.TSyn, vars map[string]lf.Type) (*Plan, error) {
+	m := c.env.module(t.Syn.Package, t.Syn.Module)
+	if m == nil {
+		return nil, fmt.Errorf("type synonym %s: package or module not found", t.Syn)
+	}
+	s := m.Synonym(t.Syn.Name.String())
+	if s == nil {
+		return nil, fmt.Errorf("type synonym %s not found", t.Syn)
+	}
+	if len(s.Params) != len(t.Args) {
+		return nil, fmt.Errorf("type synonym %s takes %d arguments, not %d", t.Syn, len(s.Params), len(t.Args))
+	}
+	inner := make(map[string]lf.Type, len(s.Params))
+	for i, p := range s.Params {
+		inner[p.Name] = subst(t.Args[i], vars)
+	}
+	return c.compile(s.Type, inner)
+}
+
+// dataType compiles a data type applied to args (written in the scope of
+// vars). The plan is registered before its fields compile, so that a
+// recursive type refers to itself.
+func (c *compiler) dataType(n lf.TypeConName, args []lf.Type, vars map[string]lf.Type) (*Plan, error) {
+	closedArgs := make([]lf.Type, len(args))
+	for i, a := range args {
+		closedArgs[i] = subst(a, vars)
+	}
+	closed := lf.App(lf.TCon{Con: n}, closedArgs...)
+	key := typeKey(closed)
+	if p, ok := c.env.cons[key]; ok {
+		return p, nil
+	}
+	d := c.env.DataType(n)
+	if d == nil {
+		if c.env.Package(n.Package) == nil {
+			return nil, fmt.Errorf("type %s: package %s is not known", n, n.Package)
+		}
+		return nil, fmt.Errorf("type %s is not defined in its package", n)
+	}
+	if len(d.Params) != len(args) {
+		return nil, fmt.Errorf("type %s takes %d type arguments, not %d", n, len(d.Params), len(args))
+	}
+	p := &Plan{Type: closed, ID: value.IdentifierOf(n)}
+	switch d.Kind {
+	case lf.DataRecord:
+		p.Kind = KindRecord
+	case lf.DataVariant:
+		p.Kind = KindVariant
+	case lf.DataEnum:
+		p.Kind = KindEnum
+	default:
+		return nil, fmt.Errorf("type %s is an interface, which is not serializable", n)
+	}
+	c.env.cons[key] = p
+	c.added = append(c.added, key)
+	inner := make(map[string]lf.Type, len(d.Params))
+	for i, tp := range d.Params {
+		inner[tp.Name] = closedArgs[i]
+	}
+	p.index = make(map[string]int, len(d.Fields)+len(d.EnumCons))
+	if p.Kind == KindEnum {
+		p.Cons = d.EnumCons
+		p.enums = make([]value.Value, len(d.EnumCons))
+		for i, con := range d.EnumCons {
+			p.index[con] = i
+			p.enums[i] = &value.Enum{TypeCon: p.ID, Constructor: con, Rank: i}
+		}
+		p.ready = true
+		return p, nil
+	}
+	p.Fields = make([]FieldPlan, len(d.Fields))
+	for i, f := range d.Fields {
+		fp, err := c.compile(f.Type, inner)
+		if err != nil {
+			return nil, fmt.Errorf("%s of %s: %w", f.Name, n, err)
+		}
+		p.Fields[i] = FieldPlan{Name: f.Name, Plan: fp}
+		p.index[f.Name] = i
+	}
+	p.ready = true
+	return p, nil
+}
+
+// subst replaces the type variables of t bound in vars, keeping the rest of
+// its syntax.
+func subst(t lf.Type, vars map[string]lf.Type) lf.Type {
+	if len(vars) == 0 {
+		return t
+	}
+	switch tt := t.(type) {
+	case lf.TVar:
+		if b, ok := vars[tt.Name]; ok {
+			return b
+		}
+		return t
+	case lf.TApp:
+		return lf.TApp{Fun: subst(tt.Fun, vars), Arg: subst(tt.Arg, vars)}
+	case lf.TSyn:
+		args := make([]lf.Type, len(tt.Args))
+		for i, a := range tt.Args {
+			args[i] = subst(a, vars)
+		}
+		return lf.TSyn{Syn: tt.Syn, Args: args}
+	case lf.TStruct:
+		fs := make([]lf.Field, len(tt.Fields))
+		for i, f := range tt.Fields {
+			fs[i] = lf.Field{Name: f.Name, Type: subst(f.Type, vars)}
+		}
+		return lf.TStruct{Fields: fs}
+	case lf.TForall:
+		inner := make(map[string]lf.Type, len(vars))
+		for k, v := range vars {
+			if k != tt.Var.Name {
+				inner[k] = v
+			}
+		}
+		return lf.TForall{Var: tt.Var, Body: subst(tt.Body, inner)}
+	}
+	return t
+}

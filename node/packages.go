@@ -1,0 +1,794 @@
+package node
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ledger-cli/ledger/daml/archive"
+	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/daml/typed"
+	"github.com/ledger-cli/ledger/daml/upgrade"
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/engine"
+	"github.com/ledger-cli/ledger/node/ledger"
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// PackageStore keeps uploaded packages and their vetting; node/sqlite
+// implements it.
+type PackageStore interface {
+	// AddPackages stores the packages not stored yet and applies the
+	// vetting changes, atomically; it returns the vetting serial after.
+	AddPackages(ctx context.Context, pkgs []ledger.Package, changes []ledger.VettingChange) (serial int, err error)
+	// UpdateVetting applies vetting changes (ledger.ErrConcurrentUpdate
+	// when expectedSerial is set and differs).
+	UpdateVetting(ctx context.Context, changes []ledger.VettingChange, expectedSerial *int) (serial int, err error)
+	// Packages lists every stored package and its vetting, in upload order.
+	Packages(ctx context.Context, withArchives bool) ([]ledger.Package, []ledger.Vetting, int, error)
+	// PackageArchive returns a package's dalf (ledger.ErrNotFound).
+	PackageArchive(ctx context.Context, id string) ([]byte, error)
+}
+
+// packageState is the node's uploaded packages, decoded, with their
+// vetting. Uploads and vetting changes hold write (one at a time, store
+// first, memory after); readers take the current snapshot.
+type packageState struct {
+	write sync.Mutex // serializes uploads and vetting changes
+
+	mu      sync.RWMutex
+	pkgs    map[string]*storedPackage // by id
+	order   []string                  // ids in upload order
+	serial  int
+	current *engine.PackageSet
+}
+
+type storedPackage struct {
+	pkg     *lf.Package
+	info    ledger.Package // without the archive
+	vetting ledger.Vetting
+}
+
+// loadPackages decodes every stored package; Open calls it.
+func (n *Node) loadPackages(ctx context.Context) error {
+	stored, vetting, serial, err := n.store.Packages(ctx, true)
+	if err != nil {
+		return err
+	}
+	st := &n.packages
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.pkgs = make(map[string]*storedPackage, len(stored))
+	for i, p := range stored {
+		pkg, err := archive.DecodeArchive(p.Archive, archive.Options{AllowDev: true})
+		if err != nil {
+			return fmt.Errorf("stored package %s: %w", p.ID, err)
+		}
+		p.Archive = nil
+		st.pkgs[p.ID] = &storedPackage{pkg: pkg, info: p, vetting: vetting[i]}
+		st.order = append(st.order, p.ID)
+	}
+	st.serial = serial
+	st.current = st.snapshotLocked()
+	return nil
+}
+
+// snapshotLocked builds the engine's view of the packages; mu is held.
+func (st *packageState) snapshotLocked() *engine.PackageSet {
+	pkgs := make([]*lf.Package, 0, len(st.pkgs))
+	names := make(map[string]string, len(st.pkgs))
+	var vetted []engine.VettedPackage
+	for _, id := range st.order {
+		sp := st.pkgs[id]
+		pkgs = append(pkgs, sp.pkg)
+		names[id] = sp.info.Name
+		if sp.vetting.Vetted {
+			vetted = append(vetted, engine.VettedPackage{ID: id, Name: sp.info.Name, Version: sp.info.Version,
+				ValidFrom: sp.vetting.ValidFrom, ValidUntil: sp.vetting.ValidUntil})
+		}
+	}
+	return engine.NewPackageSet(typed.NewEnv(pkgs...), names, vetted)
+}
+
+// Packages returns the uploaded packages now: their typed environment and
+// the vetted versions of each package name.
+func (n *Node) Packages() *engine.PackageSet {
+	n.packages.mu.RLock()
+	defer n.packages.mu.RUnlock()
+	return n.packages.current
+}
+
+// darError is DAR_PARSE_ERROR for a DAR or dalf that does not decode.
+func darError(err error) error {
+	return ledgerapi.NewError(ledgerapi.CodeDarParseError,
+		"Failed to parse the dar file content: "+err.Error(), map[string]string{"reason": err.Error()})
+}
+
+// decodedDar is an uploaded DAR, decoded: its main package first, then
+// the others in manifest order, each with its dalf.
+type decodedDar struct {
+	main  lf.PackageID
+	pkgs  []*lf.Package
+	dalfs map[lf.PackageID][]byte
+}
+
+// maxDarEntry bounds one uncompressed dalf or manifest of an uploaded DAR.
+const maxDarEntry = archive.DefaultMaxDalfSize
+
+// decodeDar reads a DAR as archive.DecodeDar does, keeping each dalf's
+// bytes for the store.
+func decodeDar(dar []byte, allowDev bool) (*decodedDar, error) {
+	zr, err := zip.NewReader(bytes.NewReader(dar), int64(len(dar)))
+	if err != nil {
+		return nil, darError(fmt.Errorf("the DAR is not a zip file: %w", err))
+	}
+	files := make(map[string]*zip.File, len(zr.File))
+	for _, f := range zr.File {
+		files[f.Name] = f
+	}
+	read := func(name string) ([]byte, error) {
+		f, ok := files[name]
+		if !ok {
+			return nil, fmt.Errorf("the DAR has no %s", name)
+		}
+		if f.UncompressedSize64 > maxDarEntry {
+			return nil, fmt.Errorf("%s: %d bytes uncompressed, more than the limit of %d", name, f.UncompressedSize64, maxDarEntry)
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		defer rc.Close()
+		b, err := io.ReadAll(io.LimitReader(rc, maxDarEntry+1))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return b, nil
+	}
+	text, err := read("META-INF/MANIFEST.MF")
+	if err != nil {
+		return nil, darError(err)
+	}
+	m, err := archive.ParseManifest(text)
+	if err != nil {
+		return nil, darError(fmt.Errorf("META-INF/MANIFEST.MF: %w", err))
+	}
+	d := &decodedDar{dalfs: map[lf.PackageID][]byte{}}
+	for _, name := range m.Dalfs {
+		b, err := read(name)
+		if err != nil {
+			return nil, darError(err)
+		}
+		p, err := archive.DecodeArchive(b, archive.Options{AllowDev: true})
+		if err != nil {
+			return nil, darError(fmt.Errorf("dalf %s: %w", name, err))
+		}
+		if p.LanguageVersion.IsDev() && !allowDev {
+			return nil, ledgerapi.NewError(ledgerapi.CodeAllowedLanguageVersions,
+				fmt.Sprintf("Disallowed language version in package %s: Expected version range is [2.1, 2.2, 2.3] but got %s (start the node with --allow-lf-dev to accept it)", p.ID, p.LanguageVersion),
+				map[string]string{"packageId": string(p.ID), "languageVersion": p.LanguageVersion.String()})
+		}
+		if name == m.MainDalf {
+			d.main = p.ID
+		}
+		if _, dup := d.dalfs[p.ID]; !dup {
+			d.dalfs[p.ID] = b
+			d.pkgs = append(d.pkgs, p)
+		}
+	}
+	return d, nil
+}
+
+// archivePayload returns the payload of a dalf (field 3 of Archive): the
+// bytes whose SHA-256 is the package id, which GET /v2/packages/{id} serves.
+func archivePayload(dalf []byte) ([]byte, error) {
+	var payload []byte
+	for len(dalf) > 0 {
+		num, typ, n := protowire.ConsumeTag(dalf)
+		if n < 0 {
+			return nil, protowire.ParseError(n)
+		}
+		dalf = dalf[n:]
+		if num == 3 && typ == protowire.BytesType {
+			v, m := protowire.ConsumeBytes(dalf)
+			if m < 0 {
+				return nil, protowire.ParseError(m)
+			}
+			payload = v
+			dalf = dalf[m:]
+			continue
+		}
+		m := protowire.ConsumeFieldValue(num, typ, dalf)
+		if m < 0 {
+			return nil, protowire.ParseError(m)
+		}
+		dalf = dalf[m:]
+	}
+	if payload == nil {
+		return nil, errors.New("the archive has no payload")
+	}
+	return payload, nil
+}
+
+// UploadDar stores the packages of a DAR (POST /v2/dars and
+// /v2/packages) and, when vet, vets them all. It refuses a DAR that does
+// not decode (DAR_PARSE_ERROR), holds Daml-LF 2.dev on a node without dev
+// packages (ALLOWED_LANGUAGE_VERSIONS), lacks a dependency of its main
+// package that the node does not have either (DAR_DEPENDENCIES_NOT_VALID),
+// or, when it vets, a package that is not a valid upgrade of the vetted
+// packages of its name (NOT_VALID_UPGRADE_PACKAGE, KNOWN_PACKAGE_VERSION).
+// Uploading packages the node has is not an error. Its result is the main
+// package id.
+func (n *Node) UploadDar(ctx context.Context, dar []byte, vet bool) (string, error) {
+	return n.uploadDar(ctx, dar, vet, false)
+}
+
+// ValidateDar checks a DAR as UploadDar does with vetting, and stores
+// nothing (POST /v2/dars/validate).
+func (n *Node) ValidateDar(ctx context.Context, dar []byte) (string, error) {
+	return n.uploadDar(ctx, dar, true, true)
+}
+
+func (n *Node) uploadDar(ctx context.Context, dar []byte, vet, dryRun bool) (string, error) {
+	d, err := decodeDar(dar, n.cfg.AllowDevPackages)
+	if err != nil {
+		return "", err
+	}
+	st := &n.packages
+	st.write.Lock()
+	defer st.write.Unlock()
+	st.mu.RLock()
+	known := func(id lf.PackageID) bool { _, ok := st.pkgs[string(id)]; return ok }
+	if err := checkDependencies(d, known); err != nil {
+		st.mu.RUnlock()
+		return "", err
+	}
+	all := make(map[string]*lf.Package, len(st.pkgs)+len(d.pkgs))
+	vetted := map[string]bool{}
+	for id, sp := range st.pkgs {
+		all[id] = sp.pkg
+		vetted[id] = sp.vetting.Vetted
+	}
+	st.mu.RUnlock()
+	var added []ledger.Package
+	for _, p := range d.pkgs {
+		if _, ok := all[string(p.ID)]; ok {
+			continue
+		}
+		all[string(p.ID)] = p
+		added = append(added, ledger.Package{ID: string(p.ID), Name: p.Name, Version: p.Version,
+			LanguageVersion: p.LanguageVersion.String(), Archive: d.dalfs[p.ID]})
+	}
+	var changes []ledger.VettingChange
+	if vet {
+		var names []string
+		for _, p := range d.pkgs {
+			names = append(names, p.Name)
+			if !vetted[string(p.ID)] {
+				vetted[string(p.ID)] = true
+				changes = append(changes, ledger.VettingChange{PackageID: string(p.ID), Vetting: ledger.Vetting{Vetted: true}})
+			}
+		}
+		if err := checkLineages(names, all, vetted); err != nil {
+			return "", err
+		}
+	}
+	if dryRun || len(added) == 0 && len(changes) == 0 {
+		return string(d.main), nil
+	}
+	serial, err := n.store.AddPackages(ctx, added, changes)
+	if err != nil {
+		return "", err
+	}
+	st.mu.Lock()
+	now := n.now().UTC()
+	for _, a := range added {
+		a.Archive, a.UploadedAt = nil, now
+		st.pkgs[a.ID] = &storedPackage{pkg: all[a.ID], info: a}
+		st.order = append(st.order, a.ID)
+	}
+	for _, c := range changes {
+		st.pkgs[c.PackageID].vetting = c.Vetting
+	}
+	st.serial = serial
+	st.current = st.snapshotLocked()
+	st.mu.Unlock()
+	n.log.Info("DAR uploaded", "mainPackage", d.main, "packages", len(d.pkgs), "new", len(added), "vetted", len(changes))
+	return string(d.main), nil
+}
+
+// checkDependencies requires every package the DAR's main package depends
+// on, directly or not, to be in the DAR or on the node. (Canton also
+// refuses packages of the DAR that the main package does not need; that
+// check needs the list of Daml's stable packages and is not made.)
+func checkDependencies(d *decodedDar, known func(lf.PackageID) bool) error {
+	inDar := make(map[lf.PackageID]*lf.Package, len(d.pkgs))
+	for _, p := range d.pkgs {
+		inDar[p.ID] = p
+	}
+	missing := map[lf.PackageID]bool{}
+	seen := map[lf.PackageID]bool{d.main: true}
+	queue := []lf.PackageID{d.main}
+	for len(queue) > 0 {
+		id := queue[0]
+		queue = queue[1:]
+		p := inDar[id]
+		if p == nil {
+			continue
+		}
+		for _, dep := range p.DirectDeps {
+			if seen[dep] {
+				continue
+			}
+			seen[dep] = true
+			if inDar[dep] == nil && !known(dep) {
+				missing[dep] = true
+				continue
+			}
+			queue = append(queue, dep)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(missing))
+	for id := range missing {
+		ids = append(ids, string(id))
+	}
+	sort.Strings(ids)
+	return ledgerapi.NewError(ledgerapi.CodeDarDependenciesNotValid,
+		"The set of packages in the dar is not self-consistent and is missing dependencies or has extra dependencies",
+		map[string]string{"mainPackageId": string(d.main), "missingDependencies": "Set(" + strings.Join(ids, ", ") + ")", "extraDependencies": "Set()"})
+}
+
+func pkgLabel(p *lf.Package) string { return fmt.Sprintf("%s (%s v%s)", p.ID, p.Name, p.Version) }
+
+// checkLineages checks, for each package name, that its vetted packages
+// ordered by version each upgrade the one before, as Canton does when
+// vetting: two packages of one name and version are KNOWN_PACKAGE_VERSION,
+// a package that is not a valid upgrade NOT_VALID_UPGRADE_PACKAGE.
+func checkLineages(names []string, all map[string]*lf.Package, vetted map[string]bool) error {
+	want := map[string]bool{}
+	for _, nm := range names {
+		want[nm] = true
+	}
+	lineages := map[string][]*lf.Package{}
+	for id, p := range all {
+		if vetted[id] && want[p.Name] && upgrade.SupportsUpgrades(p) {
+			lineages[p.Name] = append(lineages[p.Name], p)
+		}
+	}
+	nameOf := func(id lf.PackageID) string {
+		if p := all[string(id)]; p != nil {
+			return p.Name
+		}
+		return ""
+	}
+	sorted := make([]string, 0, len(lineages))
+	for nm := range lineages {
+		sorted = append(sorted, nm)
+	}
+	sort.Strings(sorted)
+	for _, nm := range sorted {
+		l := lineages[nm]
+		slices.SortFunc(l, func(a, b *lf.Package) int {
+			if c := upgrade.CompareVersions(a.Version, b.Version); c != 0 {
+				return c
+			}
+			return strings.Compare(string(a.ID), string(b.ID))
+		})
+		for i := 1; i < len(l); i++ {
+			past, present := l[i-1], l[i]
+			if upgrade.CompareVersions(past.Version, present.Version) == 0 {
+				return ledgerapi.Errorf(ledgerapi.CodeKnownPackageVersion,
+					"Tried to vet two packages with the same name and version: %s and %s.", pkgLabel(past), pkgLabel(present))
+			}
+			if err := upgrade.Check(past, present, nameOf); err != nil {
+				return ledgerapi.Errorf(ledgerapi.CodeNotValidUpgradePackage,
+					"Upgrade checks indicate that %s cannot be an upgrade of %s. Reason: %v", pkgLabel(present), pkgLabel(past), err)
+			}
+		}
+	}
+	return nil
+}
+
+// ListPackages returns the ids of every uploaded package, in upload order.
+func (n *Node) ListPackages() []string {
+	n.packages.mu.RLock()
+	defer n.packages.mu.RUnlock()
+	return slices.Clone(n.packages.order)
+}
+
+// PackagePayload returns the archive payload of an uploaded package, whose
+// SHA-256 is its id (PACKAGE_NOT_FOUND).
+func (n *Node) PackagePayload(ctx context.Context, id string) ([]byte, error) {
+	dalf, err := n.store.PackageArchive(ctx, id)
+	if errors.Is(err, ledger.ErrNotFound) {
+		return nil, ledgerapi.NewError(ledgerapi.CodePackageNotFound, "Could not find package.", nil).WithResource("PACKAGE", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return archivePayload(dalf)
+}
+
+// PackageStatus is PACKAGE_STATUS_REGISTERED for an uploaded package,
+// PACKAGE_STATUS_UNSPECIFIED otherwise.
+func (n *Node) PackageStatus(id string) string {
+	n.packages.mu.RLock()
+	defer n.packages.mu.RUnlock()
+	if _, ok := n.packages.pkgs[id]; ok {
+		return ledgerapi.PackageStatusRegistered
+	}
+	return ledgerapi.PackageStatusUnspecified
+}
+
+// vettedPackages renders the vetted packages matching keep as the node's
+// one VettedPackages entry; mu is held.
+func (n *Node) vettedPackagesLocked(keep func(sp *storedPackage) bool, vetting func(id string) ledger.Vetting, serial int) ledgerapi.VettedPackages {
+	st := &n.packages
+	out := ledgerapi.VettedPackages{
+		ParticipantID:  n.identity.ParticipantID,
+		SynchronizerID: n.identity.SynchronizerID,
+		TopologySerial: ledgerapi.Int32(serial),
+		Packages:       ledgerapi.List[ledgerapi.VettedPackage]{},
+	}
+	for _, id := range st.order {
+		sp := st.pkgs[id]
+		v := vetting(id)
+		if !v.Vetted || !keep(sp) {
+			continue
+		}
+		vp := ledgerapi.VettedPackage{PackageID: id, PackageName: sp.info.Name, PackageVersion: sp.info.Version}
+		if v.ValidFrom != nil {
+			vp.ValidFromInclusive = ledgerapi.TimestampPtr(*v.ValidFrom)
+		}
+		if v.ValidUntil != nil {
+			vp.ValidUntilExclusive = ledgerapi.TimestampPtr(*v.ValidUntil)
+		}
+		out.Packages = append(out.Packages, vp)
+	}
+	slices.SortFunc(out.Packages, func(a, b ledgerapi.VettedPackage) int {
+		if c := strings.Compare(a.PackageName, b.PackageName); c != 0 {
+			return c
+		}
+		if c := upgrade.CompareVersions(a.PackageVersion, b.PackageVersion); c != 0 {
+			return c
+		}
+		return strings.Compare(a.PackageID, b.PackageID)
+	})
+	return out
+}
+
+// ListVettedPackages answers POST /v2/package-vetting/list: the node's
+// vetted packages that match the filters, as one VettedPackages entry (or
+// none). Paging is not needed: there is one entry at most.
+func (n *Node) ListVettedPackages(req ledgerapi.ListVettedPackagesRequest) (ledgerapi.ListVettedPackagesResponse, error) {
+	resp := ledgerapi.ListVettedPackagesResponse{VettedPackages: ledgerapi.List[ledgerapi.VettedPackages]{}}
+	if req.PageSize < 0 {
+		return resp, ledgerapi.InvalidField("page_size", "Page size must be non-negative")
+	}
+	if f := req.TopologyStateFilter; f != nil {
+		if len(f.ParticipantIDs) > 0 && !slices.ContainsFunc(f.ParticipantIDs, n.IsParticipant) ||
+			len(f.SynchronizerIDs) > 0 && !slices.Contains(f.SynchronizerIDs, n.identity.SynchronizerID) {
+			return resp, nil
+		}
+	}
+	keep := func(sp *storedPackage) bool { return true }
+	if f := req.PackageMetadataFilter; f != nil && (len(f.PackageIDs) > 0 || len(f.PackageNamePrefixes) > 0) {
+		keep = func(sp *storedPackage) bool {
+			if slices.Contains(f.PackageIDs, sp.info.ID) {
+				return true
+			}
+			for _, p := range f.PackageNamePrefixes {
+				if strings.HasPrefix(sp.info.Name, p) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	n.packages.mu.RLock()
+	defer n.packages.mu.RUnlock()
+	vp := n.vettedPackagesLocked(keep, n.vettingLocked, n.packages.serial)
+	if len(vp.Packages) > 0 {
+		resp.VettedPackages = append(resp.VettedPackages, vp)
+	}
+	return resp, nil
+}
+
+func (n *Node) vettingLocked(id string) ledger.Vetting { return n.packages.pkgs[id].vetting }
+
+// matchRef lists the stored packages a vetting reference matches; mu is held.
+func (n *Node) matchRefLocked(r ledgerapi.VettedPackagesRef) []string {
+	var out []string
+	for _, id := range n.packages.order {
+		sp := n.packages.pkgs[id]
+		if (r.PackageID == "" || r.PackageID == id) && (r.PackageName == "" || r.PackageName == sp.info.Name) &&
+			(r.PackageVersion == "" || r.PackageVersion == sp.info.Version) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func refString(r ledgerapi.VettedPackagesRef) string {
+	return fmt.Sprintf("VettedPackagesRef(packageId = %q, packageName = %q, packageVersion = %q)", r.PackageID, r.PackageName, r.PackageVersion)
+}
+
+// UpdateVettedPackages applies vetting changes in order (POST
+// /v2/package-vetting/update): Vet sets the bounds of the one package each
+// reference matches, Unvet removes every package a reference matches. The
+// result must not leave a vetted package's dependency unvetted
+// (TOPOLOGY_DEPENDENCIES_NOT_VETTED) nor vet a package that does not
+// upgrade the vetted one before it (NOT_VALID_UPGRADE_PACKAGE), unless the
+// request's force flags allow it. dryRun computes the answer without
+// applying it.
+func (n *Node) UpdateVettedPackages(ctx context.Context, req ledgerapi.UpdateVettedPackagesRequest) (ledgerapi.UpdateVettedPackagesResponse, error) {
+	var resp ledgerapi.UpdateVettedPackagesResponse
+	if len(req.Changes) == 0 {
+		return resp, ledgerapi.MissingField("changes")
+	}
+	if s := req.SynchronizerID; s != "" && s != n.identity.SynchronizerID {
+		return resp, ledgerapi.InvalidField("synchronizer_id", fmt.Sprintf("this participant is connected to synchronizer %s only", n.identity.SynchronizerID))
+	}
+	force := map[string]bool{}
+	for _, f := range req.UpdateVettedPackagesForceFlags {
+		force[f] = true
+	}
+	st := &n.packages
+	st.write.Lock()
+	defer st.write.Unlock()
+	st.mu.RLock()
+	serial := st.serial
+	next := make(map[string]ledger.Vetting, len(st.pkgs))
+	for id, sp := range st.pkgs {
+		next[id] = sp.vetting
+	}
+	var errOut error
+	for _, c := range req.Changes {
+		switch {
+		case c.Vet != nil:
+			for _, r := range c.Vet.Packages {
+				ids := n.matchRefLocked(r)
+				switch {
+				case r.PackageID == "" && r.PackageName == "":
+					errOut = ledgerapi.InvalidArgument("a vetted package reference needs a package id or a package name")
+				case len(ids) == 0:
+					errOut = ledgerapi.Errorf(ledgerapi.CodeUnresolvedVettingReference,
+						"The vetted package reference %s does not match any package in the package store. Reason: no package matches", refString(r))
+				case len(ids) > 1:
+					errOut = ledgerapi.Errorf(ledgerapi.CodeAmbiguousVettingReference,
+						"The package reference %s matches multiple packages: %s", refString(r), strings.Join(ids, ", "))
+				default:
+					v := ledger.Vetting{Vetted: true}
+					if t := c.Vet.NewValidFromInclusive; t != nil {
+						tt := t.Time.UTC()
+						v.ValidFrom = &tt
+					}
+					if t := c.Vet.NewValidUntilExclusive; t != nil {
+						tt := t.Time.UTC()
+						v.ValidUntil = &tt
+					}
+					next[ids[0]] = v
+				}
+			}
+		case c.Unvet != nil:
+			for _, r := range c.Unvet.Packages {
+				ids := n.matchRefLocked(r)
+				if r.PackageID == "" && r.PackageName == "" {
+					errOut = ledgerapi.InvalidArgument("a vetted package reference needs a package id or a package name")
+				} else if len(ids) == 0 {
+					errOut = ledgerapi.Errorf(ledgerapi.CodeUnresolvedVettingReference,
+						"The vetted package reference %s does not match any package in the package store. Reason: no package matches", refString(r))
+				}
+				for _, id := range ids {
+					next[id] = ledger.Vetting{}
+				}
+			}
+		default:
+			errOut = ledgerapi.MissingField("operation")
+		}
+		if errOut != nil {
+			break
+		}
+	}
+	all := make(map[string]*lf.Package, len(st.pkgs))
+	for id, sp := range st.pkgs {
+		all[id] = sp.pkg
+	}
+	past := n.vettedPackagesLocked(func(*storedPackage) bool { return true }, n.vettingLocked, serial)
+	st.mu.RUnlock()
+	if errOut != nil {
+		return resp, errOut
+	}
+	if p := req.ExpectedTopologySerial; p != nil {
+		var want *int
+		if p.Prior != nil {
+			w := int(*p.Prior)
+			want = &w
+		} else if p.NoPrior {
+			w := 0
+			want = &w
+		}
+		if want != nil && *want != serial {
+			return resp, ledgerapi.Errorf(ledgerapi.CodeTopologySerialMismatch,
+				"The provided serial Some(%d) did not match the expected serial Some(%d).", *want, serial)
+		}
+	}
+	var changes []ledger.VettingChange
+	vettedNow := map[string]bool{}
+	var names []string
+	for id, v := range next {
+		vettedNow[id] = v.Vetted
+		old := st.pkgs[id].vetting
+		if !sameVetting(old, v) {
+			changes = append(changes, ledger.VettingChange{PackageID: id, Vetting: v})
+			names = append(names, all[id].Name)
+		}
+	}
+	sort.Slice(changes, func(i, j int) bool { return changes[i].PackageID < changes[j].PackageID })
+	if !force[ledgerapi.ForceAllowUnvettedDependencies] {
+		var unvetted []string
+		for id, v := range vettedNow {
+			if !v {
+				continue
+			}
+			for _, dep := range all[id].DirectDeps {
+				if _, stored := all[string(dep)]; stored && !vettedNow[string(dep)] && !slices.Contains(unvetted, string(dep)) {
+					unvetted = append(unvetted, string(dep))
+				}
+			}
+		}
+		if len(unvetted) > 0 {
+			sort.Strings(unvetted)
+			return resp, ledgerapi.NewError(ledgerapi.CodeTopologyDependenciesNotVetted,
+				"Package vetting failed due to dependencies not being vetted",
+				map[string]string{"unvetted": "Set(" + strings.Join(unvetted, ", ") + ")"})
+		}
+	}
+	if !force[ledgerapi.ForceAllowVetIncompatibleUpgrades] {
+		if err := checkLineages(names, all, vettedNow); err != nil {
+			return resp, err
+		}
+	}
+	newSerial := serial
+	if len(changes) > 0 {
+		newSerial = serial + 1
+	}
+	if !req.DryRun && len(changes) > 0 {
+		s, err := n.store.UpdateVetting(ctx, changes, &serial)
+		if errors.Is(err, ledger.ErrConcurrentUpdate) {
+			return resp, ledgerapi.Errorf(ledgerapi.CodeTopologySerialMismatch, "The vetting state changed concurrently; retry")
+		}
+		if err != nil {
+			return resp, err
+		}
+		newSerial = s
+		st.mu.Lock()
+		for _, c := range changes {
+			st.pkgs[c.PackageID].vetting = c.Vetting
+		}
+		st.serial = s
+		st.current = st.snapshotLocked()
+		st.mu.Unlock()
+	}
+	st.mu.RLock()
+	resp.NewVettedPackages = n.vettedPackagesLocked(func(*storedPackage) bool { return true },
+		func(id string) ledger.Vetting { return next[id] }, newSerial)
+	st.mu.RUnlock()
+	if serial > 0 {
+		resp.PastVettedPackages = &past
+	}
+	return resp, nil
+}
+
+func sameVetting(a, b ledger.Vetting) bool {
+	eq := func(x, y *time.Time) bool { return x == nil && y == nil || x != nil && y != nil && x.Equal(*y) }
+	return a.Vetted == b.Vetted && eq(a.ValidFrom, b.ValidFrom) && eq(a.ValidUntil, b.ValidUntil)
+}
+
+// PreferredPackages answers POST
+// /v2/interactive-submission/preferred-packages: for each requirement, the
+// highest version of the package name vetted at vettingValidAt (now when
+// unset) by this participant, which must host every party of it
+// (NO_PREFERRED_PACKAGES_FOUND otherwise).
+func (n *Node) PreferredPackages(ctx context.Context, req ledgerapi.GetPreferredPackagesRequest) (ledgerapi.GetPreferredPackagesResponse, error) {
+	resp := ledgerapi.GetPreferredPackagesResponse{SynchronizerID: n.identity.SynchronizerID, PackageReferences: ledgerapi.List[ledgerapi.PackageReference]{}}
+	if len(req.PackageVettingRequirements) == 0 {
+		return resp, ledgerapi.MissingField("package_vetting_requirements")
+	}
+	if err := n.checkPreferenceSynchronizer(req.SynchronizerID); err != nil {
+		return resp, err
+	}
+	at := n.now()
+	if req.VettingValidAt != nil {
+		at = req.VettingValidAt.Time
+	}
+	set := n.Packages()
+	for _, r := range req.PackageVettingRequirements {
+		if r.PackageName == "" {
+			return resp, ledgerapi.MissingField("package_name")
+		}
+		if len(r.Parties) == 0 {
+			return resp, ledgerapi.MissingField("parties")
+		}
+		unknown, err := n.unknownParty(ctx, r.Parties)
+		if err != nil {
+			return resp, err
+		}
+		if unknown != "" {
+			return resp, noPreference(n.identity.SynchronizerID, fmt.Sprintf("No package is consistently vetted by all hosting participants of %s.", unknown))
+		}
+		v, ok := set.Preferred(r.PackageName, at, nil)
+		if !ok {
+			return resp, noPreference(n.identity.SynchronizerID, fmt.Sprintf("No package with package-name '%s' is consistently vetted by all hosting participants of party %s.", r.PackageName, r.Parties[0]))
+		}
+		resp.PackageReferences = append(resp.PackageReferences, ledgerapi.PackageReference{PackageID: v.ID, PackageName: v.Name, PackageVersion: v.Version})
+	}
+	return resp, nil
+}
+
+// unknownParty checks the syntax of parties and returns the first one this
+// participant does not host ("" when it hosts them all).
+func (n *Node) unknownParty(ctx context.Context, parties []string) (string, error) {
+	for _, p := range parties {
+		if err := ledgerapi.ValidatePartyID("parties", p); err != nil {
+			return "", ledgerapi.InvalidArgument("%v", err)
+		}
+		known, err := n.parties.IsKnownParty(ctx, p)
+		if err != nil || !known {
+			return p, err
+		}
+	}
+	return "", nil
+}
+
+func noPreference(sync, reason string) error {
+	return ledgerapi.Errorf(ledgerapi.CodeNoPreferredPackagesFound,
+		"Failed to compute package preferences. Reason: No synchronizer satisfies the vetting requirements. Discarded synchronizers: %s: %s", sync, reason)
+}
+
+func (n *Node) checkPreferenceSynchronizer(s string) error {
+	if s == "" || s == n.identity.SynchronizerID {
+		return nil
+	}
+	return ledgerapi.InvalidField("synchronizer_id", fmt.Sprintf("this participant is connected to synchronizer %s only", n.identity.SynchronizerID))
+}
+
+// PreferredPackageVersion answers GET
+// /v2/interactive-submission/preferred-package-version: the preferred
+// package of a name for parties, or nil when there is none.
+func (n *Node) PreferredPackageVersion(ctx context.Context, packageName string, parties []string, validAt *time.Time, synchronizerID string) (ledgerapi.GetPreferredPackageVersionResponse, error) {
+	var resp ledgerapi.GetPreferredPackageVersionResponse
+	if packageName == "" {
+		return resp, ledgerapi.MissingField("package_name")
+	}
+	if err := n.checkPreferenceSynchronizer(synchronizerID); err != nil {
+		return resp, err
+	}
+	if unknown, err := n.unknownParty(ctx, parties); err != nil || unknown != "" {
+		return resp, err
+	}
+	at := n.now()
+	if validAt != nil {
+		at = *validAt
+	}
+	v, ok := n.Packages().Preferred(packageName, at, nil)
+	if !ok {
+		return resp, nil
+	}
+	resp.PackagePreference = &ledgerapi.PackagePreference{
+		PackageReference: ledgerapi.PackageReference{PackageID: v.ID, PackageName: v.Name, PackageVersion: v.Version},
+		SynchronizerID:   n.identity.SynchronizerID,
+	}
+	return resp, nil
+}
