@@ -201,7 +201,7 @@ The node stops cleanly on SIGINT or SIGTERM.`,
 	fl.BoolVar(&opts.StrictPackages, "strict-packages", false, "refuse templates of packages never uploaded (TEMPLATES_OR_INTERFACES_NOT_FOUND), as Canton does, instead of serving them by the generic contract model")
 	fl.BoolVar(&opts.AllowLFDev, "allow-lf-dev", false, "accept DARs of Daml-LF 2.dev, as Canton does in dev mode only")
 	fl.IntVar(&opts.MaxValueNodes, "max-value-nodes", node.DefaultMaxValueNodes, "most Daml values (list elements, fields, scalars) the arguments of one request may hold")
-	fl.BoolVar(&opts.TopologyEvents, "topology-events", false, "record party allocations as topology updates at offsets of their own, as Canton does")
+	fl.BoolVar(&opts.TopologyEvents, "topology-events", true, "record party allocations as topology updates at offsets of their own, as Canton does (false: allocations take no offset)")
 	fl.DurationVar(&opts.ReadHeaderTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "longest a client may take to send a request's headers")
 	fl.DurationVar(&opts.BodyReadTimeout, "body-read-timeout", server.DefaultBodyReadTimeout, "longest a client may take to send a request body (400 after it)")
 	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close keep-alive connections idle this long")

@@ -156,8 +156,9 @@ type Config struct {
 	MaxStreamsPerUser int
 	// TopologyEvents makes a party allocation a topology update at an
 	// offset of its own, as Canton's update stream shows it (a
-	// ParticipantAuthorizationAdded event, no completion). Off, allocations
-	// take no offset and completions stay gap-free from 1.
+	// ParticipantAuthorizationAdded event, no completion); `ledger serve`
+	// turns it on. Off (the zero Config, for tests that count completions
+	// from 1), allocations take no offset.
 	TopologyEvents bool
 	// StrictPackages refuses commands on templates of packages never
 	// uploaded, as Canton does, instead of serving them by the generic

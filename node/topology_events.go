@@ -16,9 +16,9 @@ import (
 // a ParticipantAuthorizationAdded event naming the party, this participant
 // and its permission; readers ask for them with
 // includeTopologyEvents.includeParticipantAuthorizationEvents. The node
-// records them when Config.TopologyEvents is on (`ledger serve
-// --topology-events`): it renumbers every later offset, which clients and
-// tests that count offsets from 1 must expect.
+// records them when Config.TopologyEvents is on (`ledger serve` turns it
+// on; --topology-events=false off): completions are then not gap-free from
+// 1, the allocations' offsets lie between them, as on Canton.
 
 // recordPartyTopology appends the topology event of a party just allocated
 // (when Config.TopologyEvents is on).

@@ -147,8 +147,8 @@ func updateFormat(c *Caller, uf *ledgerapi.UpdateFormat, legacy *ledgerapi.Trans
 	}
 	if uf != nil {
 		// Reassignments and topology events: the filters are checked like
-		// any other; a one-synchronizer node has no reassignments, and party
-		// allocations are not (yet) topology updates here.
+		// any other; a one-synchronizer node has no reassignments, and its
+		// topology updates are its party allocations (topology_events.go).
 		if uf.IncludeReassignments != nil {
 			if _, err := eventFilter(c, uf.IncludeReassignments, nil, false); err != nil {
 				return nil, err
