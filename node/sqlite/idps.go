@@ -68,19 +68,7 @@ func (s *Store) IdentityProvider(ctx context.Context, id string) (ledger.Identit
 // ListIdentityProviders returns every provider in id order.
 func (s *Store) ListIdentityProviders(ctx context.Context) ([]ledger.IdentityProvider, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT `+idpColumns+` FROM identity_providers ORDER BY id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []ledger.IdentityProvider{}
-	for rows.Next() {
-		p, err := scanIDP(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return scanAll(rows, err, 0, scanIDP)
 }
 
 // UpdateIdentityProvider applies upd to provider id and returns it

@@ -143,6 +143,11 @@ func (s *Store) ActiveContracts(ctx context.Context, q ledger.ACSQuery, withArgu
 // collect runs a prepared query and scans every row with scan.
 func collect[T any](ctx context.Context, st *sql.Stmt, args []any, capacity int, scan func(interface{ Scan(...any) error }) (T, error)) ([]T, error) {
 	rows, err := st.QueryContext(ctx, args...)
+	return scanAll(rows, err, capacity, scan)
+}
+
+// scanAll scans every row of a query's result with scan, and closes it.
+func scanAll[T any](rows *sql.Rows, err error, capacity int, scan func(interface{ Scan(...any) error }) (T, error)) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
