@@ -1,6 +1,10 @@
 package engine
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/ledger-cli/ledger/ledgerapi"
+)
 
 // Replaying the update stream decodes the stored events of every
 // transaction, and encoding/json takes about 9 µs for a one-node
@@ -237,7 +241,8 @@ func (d *evDecoder) strings(dst *[]string) bool {
 }
 
 // raw reads a JSON value whose strings are plain into a RawMessage,
-// checked by json.Valid as encoding/json checks a RawMessage.
+// checked as encoding/json checks a RawMessage (ledgerapi.QuickValid: what
+// it does not check quickly leaves the stored events to encoding/json).
 func (d *evDecoder) raw(dst *json.RawMessage) bool {
 	d.ws()
 	start := d.i
@@ -274,7 +279,7 @@ func (d *evDecoder) raw(dst *json.RawMessage) bool {
 		}
 	}
 	v := d.b[start:d.i]
-	if len(v) == 0 || !json.Valid(v) {
+	if len(v) == 0 || !ledgerapi.QuickValid(v) {
 		return false
 	}
 	*dst = append(json.RawMessage(nil), v...)
