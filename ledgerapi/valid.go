@@ -22,3 +22,14 @@ func QuickValid(b []byte) bool {
 	}
 	return true
 }
+
+// PlainPrefix is the length of b's leading run of bytes that stand for
+// themselves in a plain JSON string (printable ASCII but the quote and the
+// backslash): where a string's content ends if it is plain.
+func PlainPrefix(b []byte) int {
+	i := 0
+	for i < len(b) && plainByte[b[i]] {
+		i++
+	}
+	return i
+}

@@ -105,18 +105,12 @@ func (d *evDecoder) token() ([]byte, bool) {
 		return nil, false
 	}
 	start := d.i
-	for d.i < len(d.b) {
-		c := d.b[d.i]
-		switch {
-		case c == '"':
-			d.i++
-			return d.b[start : d.i-1], true
-		case c == '\\' || c < 0x20 || c >= 0x7f:
-			return nil, false
-		}
+	d.i += ledgerapi.PlainPrefix(d.b[d.i:])
+	if d.i < len(d.b) && d.b[d.i] == '"' {
 		d.i++
+		return d.b[start : d.i-1], true
 	}
-	return nil, false
+	return nil, false // not plain: the general decoder reads it
 }
 
 func (d *evDecoder) str(dst *string) bool {

@@ -55,3 +55,16 @@ func FuzzFastEventsDecoder(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte) { checkEventsDecoders(t, in) })
 }
+
+// BenchmarkFastEventsDecode decodes the stored events of one transaction,
+// as an update replay does for every transaction it serves.
+func BenchmarkFastEventsDecode(b *testing.B) {
+	in := []byte(eventsSamples[0])
+	strs := &Strings{}
+	for b.Loop() {
+		var rec recordedTx
+		if !fastUnmarshalEvents(in, &rec, strs) {
+			b.Fatal("the fast decoder refused the sample")
+		}
+	}
+}
