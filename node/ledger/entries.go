@@ -24,6 +24,17 @@ type Contract struct {
 	// and archive the contract; ArchivedOffset is 0 while it is active.
 	CreatedOffset  int64
 	ArchivedOffset int64
+	// NodeID is the create node's id in the creating transaction, and
+	// ArgumentJSON the create argument as events show it (Daml-LF JSON), so
+	// that the active contract set is served without reading transactions.
+	// Contracts stored before schema version 2 have neither.
+	NodeID       int32
+	ArgumentJSON []byte
+	// WorkflowID is the creating transaction's workflow id.
+	WorkflowID string
+	// Seq orders contracts by creation: the store's position of the contract,
+	// set when it is read back.
+	Seq int64
 }
 
 // Active reports whether the contract has not been archived.
@@ -63,6 +74,9 @@ type Entry struct {
 	TraceParent     string // W3C traceparent of the submission, if any
 	PaidTrafficCost int64
 	Transaction     *Transaction
+	// Topology, when set, makes the entry a topology change instead of a
+	// command outcome: it has no completion, and the other fields are unused.
+	Topology *TopologyEvent
 }
 
 // Committed is where an entry landed.
@@ -105,6 +119,10 @@ type Update struct {
 	ActAs        []string
 	EffectiveAt  time.Time
 	Events       []byte
+	// TraceParent and PaidTrafficCost are those of the transaction's
+	// completion (read by the range and offset reads; empty elsewhere).
+	TraceParent     string
+	PaidTrafficCost int64
 }
 
 // CompletionQuery selects completions in offset order.
