@@ -25,11 +25,13 @@ const (
 	ScenarioExecute     = "execute"
 	ScenarioCompletions = "completions"
 	ScenarioPing        = "ping"
+	ScenarioACS         = "acs"
+	ScenarioUpdates     = "updates"
 	ScenarioMixed       = "mixed"
 )
 
 // Scenarios lists the scenarios in help order.
-var Scenarios = []string{ScenarioPrepare, ScenarioSubmit, ScenarioExecute, ScenarioCompletions, ScenarioPing, ScenarioMixed}
+var Scenarios = []string{ScenarioPrepare, ScenarioSubmit, ScenarioExecute, ScenarioCompletions, ScenarioPing, ScenarioACS, ScenarioUpdates, ScenarioMixed}
 
 // PingTemplate is the template of the ping scenario: Canton's own Ping,
 // which every Canton participant has (the admin workflow package) and
@@ -149,13 +151,19 @@ type Summary struct {
 	WarmupSeconds float64 `json:"warmupSeconds"`
 	Stats
 	// ByKind splits the mixed scenario by kind of operation.
-	ByKind      map[string]Stats `json:"byKind,omitempty"`
-	UserID      string           `json:"userId"`
-	Parties     []string         `json:"parties"`
-	Template    string           `json:"template,omitempty"`
-	Seeded      int64            `json:"seeded,omitempty"`
-	Interrupted bool             `json:"interrupted,omitempty"`
-	StartedAt   time.Time        `json:"startedAt"`
+	ByKind map[string]Stats `json:"byKind,omitempty"`
+	// Contracts and Updates count what the acs and updates scenarios read
+	// (every element decoded), and their rates across all clients.
+	Contracts          int64     `json:"contracts,omitempty"`
+	ContractsPerSecond float64   `json:"contractsPerSecond,omitempty"`
+	Updates            int64     `json:"updates,omitempty"`
+	UpdatesPerSecond   float64   `json:"updatesPerSecond,omitempty"`
+	UserID             string    `json:"userId"`
+	Parties            []string  `json:"parties"`
+	Template           string    `json:"template,omitempty"`
+	Seeded             int64     `json:"seeded,omitempty"`
+	Interrupted        bool      `json:"interrupted,omitempty"`
+	StartedAt          time.Time `json:"startedAt"`
 }
 
 // opFunc runs one operation for worker w; seq is unique in the run. It
@@ -184,6 +192,8 @@ type runner struct {
 	// pings are the ping workers' Pings awaiting their Respond, one per
 	// worker ("" when the next operation creates one).
 	pings []string
+	// end is the offset the updates scenario replays up to.
+	end int64
 	// readsCompletions says the scenario reads completion pages; autoSeed
 	// is how many creates setup found it must seed for them to have
 	// something to read.
@@ -217,6 +227,11 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 			return nil, err
 		}
 		sum.Seeded = seed
+		if cfg.Scenario == ScenarioUpdates {
+			if r.end, err = r.readEnd(ctx); err != nil {
+				return nil, err
+			}
+		}
 		if r.readsCompletions {
 			// A node refuses a page larger than its maximum only once
 			// there is more to read: check again now there is.
@@ -247,6 +262,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 			sum.ByKind[k] = rec.stats(elapsed)
 		}
 	}
+	sum.readElements()
 	sum.Interrupted = ctx.Err() != nil
 	return sum, nil
 }

@@ -108,7 +108,18 @@ func (r *runner) setup(ctx context.Context) (*plan, error) {
 			p.ops[k] = r.completionsOp
 		case ScenarioPing:
 			p.ops[k] = r.pingOp
+		case ScenarioACS:
+			p.ops[k] = r.acsOp
+		case ScenarioUpdates:
+			p.ops[k] = r.updatesOp
 		}
+	}
+	if _, ok := kinds[ScenarioUpdates]; ok && r.cfg.Seed == 0 {
+		end, err := r.readEnd(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r.end = end
 	}
 	if _, ok := kinds[ScenarioCompletions]; ok {
 		r.readsCompletions = true

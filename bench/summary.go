@@ -28,6 +28,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		b.WriteString("             interrupted: the figures cover the operations that finished\n")
 	}
 	writeStats(&b, "", s.Stats, s.Scenario == ScenarioCompletions)
+	s.writeRead(&b)
 	if len(s.ByKind) > 0 {
 		kinds := make([]string, 0, len(s.ByKind))
 		for k := range s.ByKind {

@@ -307,17 +307,7 @@ type CompletionsOptions struct {
 // offset checkpoints) after req.BeginExclusive that arrive before the idle
 // timeout. Idempotent.
 func (c *Client) Completions(ctx context.Context, req ledgerapi.CompletionStreamRequest, o CompletionsOptions) ([]ledgerapi.CompletionStreamResponse, error) {
-	q := url.Values{}
-	if o.Limit > 0 {
-		q.Set("limit", strconv.Itoa(o.Limit))
-	}
-	if o.IdleTimeout > 0 {
-		q.Set("stream_idle_timeout_ms", strconv.FormatInt(o.IdleTimeout.Milliseconds(), 10))
-	}
-	idle := o.IdleTimeout
-	if idle <= 0 {
-		idle = time.Second
-	}
+	q, idle := o.query()
 	var out []ledgerapi.CompletionStreamResponse
 	// Completion pages are long: decode them in one pass (what the node
 	// writes always takes the fast way; anything else decodes as before).

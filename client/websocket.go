@@ -38,6 +38,18 @@ type CompletionStream struct {
 // sends req as its one request frame. The stream has no idle cutoff and no
 // element limit.
 func (c *Client) StreamCompletions(ctx context.Context, req ledgerapi.CompletionStreamRequest) (*CompletionStream, error) {
+	conn, err := c.dialStream(ctx, "/v2/commands/completions", req, ErrNoWebsocket)
+	if err != nil {
+		return nil, err
+	}
+	return &CompletionStream{conn: conn}, nil
+}
+
+// dialStream opens the websocket GET path with the token in the
+// subprotocols and sends req as its one request frame. A node answering the
+// upgrade with a plain HTTP status and no Canton error gets noWebsocket
+// wrapped, so callers can fall back to the list form.
+func (c *Client) dialStream(ctx context.Context, path string, req any, noWebsocket error) (*websocket.Conn, error) {
 	u := *c.base
 	switch u.Scheme {
 	case "https":
@@ -45,7 +57,7 @@ func (c *Client) StreamCompletions(ctx context.Context, req ledgerapi.Completion
 	default:
 		u.Scheme = "ws"
 	}
-	u.Path += "/v2/commands/completions"
+	u.Path += path
 	protos := []string{SubprotocolAuth}
 	if c.tokens != nil {
 		tok, err := c.tokens.Token(ctx)
@@ -69,16 +81,16 @@ func (c *Client) StreamCompletions(ctx context.Context, req ledgerapi.Completion
 			if resp.Body != nil {
 				body, _ = io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 			}
-			ae := newAPIError(http.MethodGet, "/v2/commands/completions", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+			ae := newAPIError(http.MethodGet, path, resp.StatusCode, resp.Header.Get("Content-Type"), body)
 			switch resp.StatusCode {
 			case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusBadRequest, http.StatusUpgradeRequired, http.StatusNotImplemented:
 				if ae.Canton == nil {
-					return nil, fmt.Errorf("%w: %w", ErrNoWebsocket, ae)
+					return nil, fmt.Errorf("%w: %w", noWebsocket, ae)
 				}
 			}
 			return nil, ae
 		}
-		return nil, &TransportError{Method: http.MethodGet, Path: "/v2/commands/completions", Err: err}
+		return nil, &TransportError{Method: http.MethodGet, Path: path, Err: err}
 	}
 	conn.SetReadLimit(maxFrame)
 	frame, err := json.Marshal(req)
@@ -88,9 +100,9 @@ func (c *Client) StreamCompletions(ctx context.Context, req ledgerapi.Completion
 	}
 	if err := conn.Write(ctx, websocket.MessageText, frame); err != nil {
 		conn.CloseNow()
-		return nil, &TransportError{Method: http.MethodGet, Path: "/v2/commands/completions", Err: err}
+		return nil, &TransportError{Method: http.MethodGet, Path: path, Err: err}
 	}
-	return &CompletionStream{conn: conn}, nil
+	return conn, nil
 }
 
 // Next returns the next element. A JsCantonError frame (after which the node

@@ -76,6 +76,10 @@ Scenarios, one operation each:
                (POST /v2/commands/submit-and-wait), and again; every command
                is one operation. ledger serve runs the Ping only once its DAR
                is uploaded: --dar uploads it at setup
+  acs          read a party's whole active contract set over the websocket,
+               decoding every contract; reports contracts/s across clients
+  updates      replay a party's update stream (to the ledger end at setup)
+               over the websocket, decoding every update; reports updates/s
   mixed        a weighted mix of prepare, submit, execute and completions
                (--mix), each also measured alone
 
@@ -108,7 +112,9 @@ else a line every 5 seconds. -o json writes the summary for the record:
 scenario, concurrency, duration (seconds measured), ops, succeeded, failed,
 errorRate, throughput (successful operations per second), latencyMs
 {p50, p90, p99, max, mean}, errors {id: count}, errorExamples, and for
-completions completions and completionsPerSecond; mixed adds byKind.
+completions completions and completionsPerSecond, for acs contracts and
+contractsPerSecond, for updates updates and updatesPerSecond; mixed adds
+byKind.
 
 Exit status: 0, or 1 when more than --max-error-rate of the operations
 failed (or none finished), 2 usage error.`,
@@ -121,6 +127,10 @@ failed (or none finished), 2 usage error.`,
 
   # read rate of 100,000 completions
   ledger bench completions --seed 100000 -c 8 --duration 20s
+
+  # two clients replaying 100,000 updates; one client reading the contracts
+  ledger bench updates --seed 100000 -c 2 --count 4
+  ledger bench acs --party "$ALICE" -c 1 --count 3
 
   # against Canton: a real template and its arguments
   ledger bench submit --template '#my-pkg:Main:Asset' --args '{"owner":"{{party}}","n":"{{seq}}"}'
@@ -213,8 +223,9 @@ func (opts *BenchOptions) config() (bench.Config, error) {
 		return cfg, cmdutil.UsageError("--max-error-rate must be between 0 and 1")
 	case opts.Scenario == bench.ScenarioExecute && len(opts.Parties) > 0:
 		return cfg, cmdutil.UsageError("--party cannot be used with execute: it onboards external parties whose keys it generates (--parties sets how many)")
-	case opts.Seed > 0 && opts.Scenario != bench.ScenarioCompletions && opts.Scenario != bench.ScenarioMixed:
-		return cfg, cmdutil.UsageError("--seed is for the completions and mixed scenarios")
+	case opts.Seed > 0 && opts.Scenario != bench.ScenarioCompletions && opts.Scenario != bench.ScenarioMixed &&
+		opts.Scenario != bench.ScenarioACS && opts.Scenario != bench.ScenarioUpdates:
+		return cfg, cmdutil.UsageError("--seed is for the completions, acs, updates and mixed scenarios")
 	}
 	if opts.Dar != "" {
 		dar, err := os.ReadFile(opts.Dar)
@@ -272,6 +283,7 @@ func parseMix(s string) (map[string]int, error) {
 }
 
 func benchRun(ctx context.Context, opts *BenchOptions) error {
+	throughputGC()
 	cfg, err := opts.config()
 	if err != nil {
 		return err

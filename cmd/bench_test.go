@@ -132,3 +132,20 @@ func TestParseMix(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchReadScenariosAgainstServe runs acs and updates against a node
+// seeded by the scenario itself: every operation reads every element.
+func TestBenchReadScenariosAgainstServe(t *testing.T) {
+	n := startLiveNode(t)
+	for _, c := range []struct{ scenario, count string }{{"acs", "contracts"}, {"updates", "updates"}} {
+		t.Run(c.scenario, func(t *testing.T) {
+			m, r := benchJSON(t, n, 0, c.scenario, "--seed", "150", "--count", "4", "-c", "2", "--parties", "1")
+			if num(t, m, "succeeded") != 4 || num(t, m, "failed") != 0 || num(t, m, c.count) != 4*150 || num(t, m, c.count+"PerSecond") <= 0 {
+				t.Errorf("summary %v\nstderr %s", m, r.err)
+			}
+			if _, ok := m["completions"]; ok {
+				t.Errorf("the read scenario reports completions: %v", m)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -19,6 +20,27 @@ import (
 	"github.com/ledger-cli/ledger/display"
 	"github.com/ledger-cli/ledger/ledgerapi"
 )
+
+// writeRecord writes one element of a stream: a JSON line (-o json), a
+// YAML document (-o yaml) or the text line.
+func writeRecord(w io.Writer, format string, v any, line func() string) error {
+	switch format {
+	case cmdutil.FormatJSON:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	case cmdutil.FormatYAML:
+		if _, err := fmt.Fprintln(w, "---"); err != nil {
+			return err
+		}
+		return cmdutil.WriteStructured(w, cmdutil.FormatYAML, v)
+	}
+	_, err := fmt.Fprintln(w, line())
+	return err
+}
 
 // CompletionsOptions are the inputs of `ledger completions`.
 type CompletionsOptions struct {
@@ -210,28 +232,14 @@ func completionsRun(opts *CompletionsOptions) error {
 	// restarts gets none.
 	header := opts.OutPath == ""
 	out := func(c *ledgerapi.Completion) error {
-		switch opts.Format {
-		case cmdutil.FormatJSON:
-			b, err := json.Marshal(c)
-			if err != nil {
-				return err
+		return writeRecord(w, opts.Format, c, func() string {
+			line := display.CompletionLine(c, text)
+			if header { // the text form's header, once
+				header = false
+				return display.CompletionHeader() + "\n" + line
 			}
-			_, err = w.Write(append(b, '\n'))
-			return err
-		case cmdutil.FormatYAML:
-			if _, err := fmt.Fprintln(w, "---"); err != nil {
-				return err
-			}
-			return cmdutil.WriteStructured(w, cmdutil.FormatYAML, c)
-		}
-		if header {
-			header = false
-			if _, err := fmt.Fprintln(w, display.CompletionHeader()); err != nil {
-				return err
-			}
-		}
-		_, err := fmt.Fprintln(w, display.CompletionLine(c, text))
-		return err
+			return line
+		})
 	}
 	res, err := completions.Tail(ctx, conn.Client, o, out)
 	switch {

@@ -25,7 +25,8 @@ func TestOnlineCommandsHaveHelpAndExamples(t *testing.T) {
 			walk(s)
 		}
 	}
-	for _, name := range []string{"config", "prepare", "execute", "submit", "completions", "parties", "users"} {
+	for _, name := range []string{"config", "prepare", "execute", "submit", "completions", "parties", "users",
+		"contracts", "updates", "update", "events", "prune"} {
 		c, _, err := root.Find([]string{name})
 		if err != nil || c.Name() != name {
 			t.Fatalf("%s not registered", name)

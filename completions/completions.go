@@ -117,21 +117,8 @@ func Tail(ctx context.Context, c *client.Client, o Options, out Output) (*Result
 	if len(o.Parties) == 0 {
 		return nil, ErrNoParty
 	}
-	if o.Limit <= 0 {
-		o.Limit = DefaultLimit
-	}
-	if o.MinBackoff <= 0 {
-		o.MinBackoff = DefaultMinBackoff
-	}
-	if o.MaxBackoff <= 0 {
-		o.MaxBackoff = DefaultMaxBackoff
-	}
-	switch o.Transport {
-	case "":
-		o.Transport = TransportAuto
-	case TransportAuto, TransportWebsocket, TransportList:
-	default:
-		return nil, fmt.Errorf("transport %q: use auto, websocket or list", o.Transport)
+	if err := o.defaults(); err != nil {
+		return nil, err
 	}
 	t := &tail{c: c, o: o, out: out, res: &Result{}}
 	follow := o.Follow || o.UntilCommandID != ""
@@ -296,21 +283,31 @@ func (t *tail) listUntil(ctx context.Context, end int64) error {
 // follow tails forever (until ctx ends or the until-command arrives),
 // reconnecting with backoff after retryable failures.
 func (t *tail) follow(ctx context.Context) error {
-	useWS := t.o.Transport != TransportList
+	return followLoop(ctx, t.o, &t.res.Transport, client.ErrNoWebsocket, "completions",
+		t.followWebsocket, t.followList, func() int64 { return t.res.Last }, t.logf)
+}
+
+// followLoop runs ws (or list, when the transport says so or the node
+// offers no websocket: noWS) until ctx ends, done arrives or a failure a
+// retry cannot cure, reconnecting with backoff after retryable ones; used
+// records the transport in use, last the offset a reconnect resumes after.
+func followLoop(ctx context.Context, o Options, used *string, noWS error, what string,
+	ws, list func(context.Context) error, last func() int64, logf func(string, ...any)) error {
+	useWS := o.Transport != TransportList
 	failures := 0
 	for {
 		var err error
 		if useWS {
-			t.res.Transport = TransportWebsocket
-			err = t.followWebsocket(ctx)
-			if errors.Is(err, client.ErrNoWebsocket) && t.o.Transport == TransportAuto {
-				t.logf("the node offers no completions websocket; polling the list endpoint")
+			*used = TransportWebsocket
+			err = ws(ctx)
+			if errors.Is(err, noWS) && o.Transport == TransportAuto {
+				logf("the node offers no %s websocket; polling the list endpoint", what)
 				useWS = false
 				continue
 			}
 		} else {
-			t.res.Transport = TransportList
-			err = t.followList(ctx)
+			*used = TransportList
+			err = list(ctx)
 		}
 		if errors.Is(err, errDone) {
 			return nil
@@ -322,8 +319,8 @@ func (t *tail) follow(ctx context.Context) error {
 			return err
 		}
 		failures++
-		d := client.Backoff{Base: t.o.MinBackoff, Max: t.o.MaxBackoff}.Delay(failures, err)
-		t.logf("reconnecting after offset %d in %s: %v", t.res.Last, d.Round(time.Millisecond), err)
+		d := client.Backoff{Base: o.MinBackoff, Max: o.MaxBackoff}.Delay(failures, err)
+		logf("reconnecting after offset %d in %s: %v", last(), d.Round(time.Millisecond), err)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -207,6 +207,9 @@ const (
 	memoUser = iota
 	memoSynchronizer
 	memoParty // the first act-as party; the others are not shared
+	memoTemplate
+	memoPackage
+	memoRepresentative
 	memoSlots
 )
 
@@ -881,33 +884,5 @@ func (s *scanner) offsetCheckpoint(cp *OffsetCheckpoint) bool {
 }
 
 func (s *scanner) synchronizerTimes(dst *List[SynchronizerTime]) bool {
-	if s.null() {
-		*dst = nil
-		return true
-	}
-	if !s.consume('[') {
-		return false
-	}
-	out := List[SynchronizerTime]{}
-	s.ws()
-	if s.consume(']') {
-		*dst = out
-		return true
-	}
-	for {
-		s.ws()
-		var st SynchronizerTime
-		if !s.synchronizerTime(&st) {
-			return false
-		}
-		out = append(out, st)
-		s.ws()
-		if s.consume(']') {
-			*dst = out
-			return true
-		}
-		if !s.consume(',') {
-			return false
-		}
-	}
+	return array(s, dst, (*scanner).synchronizerTime)
 }

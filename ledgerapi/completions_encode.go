@@ -59,15 +59,7 @@ func AppendCompletionResponse(b []byte, c *Completion) ([]byte, error) {
 		b = append(b, dj...)
 	}
 	b = append(b, `,"traceContext":`...)
-	if tc := c.TraceContext; tc == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, `{"traceparent":`...)
-		b = appendOptionalString(b, tc.Traceparent)
-		b = append(b, `,"tracestate":`...)
-		b = appendOptionalString(b, tc.Tracestate)
-		b = append(b, '}')
-	}
+	b = appendTraceContext(b, c.TraceContext)
 	b = append(b, `,"offset":`...)
 	b = strconv.AppendInt(b, int64(c.Offset), 10)
 	b = append(b, `,"synchronizerTime":{"synchronizerId":`...)
@@ -81,6 +73,17 @@ func AppendCompletionResponse(b []byte, c *Completion) ([]byte, error) {
 	b = append(b, `},"paidTrafficCost":`...)
 	b = strconv.AppendInt(b, int64(c.PaidTrafficCost), 10)
 	return append(b, "}}}}"...), nil
+}
+
+func appendTraceContext(b []byte, tc *TraceContext) []byte {
+	if tc == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, `{"traceparent":`...)
+	b = appendOptionalString(b, tc.Traceparent)
+	b = append(b, `,"tracestate":`...)
+	b = appendOptionalString(b, tc.Tracestate)
+	return append(b, '}')
 }
 
 func appendOptionalString(b []byte, s *string) []byte {

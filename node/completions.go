@@ -82,6 +82,10 @@ func (n *Node) FollowCompletions(userID string, parties []string, begin int64) (
 			fmt.Sprintf("Begin offset (%d) is after ledger end (%d)", begin, end),
 			map[string]string{"offset_value": strconv.FormatInt(begin, 10), "ledger_end": strconv.FormatInt(end, 10)})
 	}
+	if p := n.store.PrunedUpTo(); begin < p {
+		return nil, prunedError(fmt.Sprintf("Command completions request from %d to %d overlaps with pruned offset %d",
+			begin+1, n.store.LedgerEnd(), p), p)
+	}
 	f := &CompletionFollower{n: n, cursor: begin, parties: map[string]bool{},
 		query: ledger.CompletionQuery{UserID: userID, Parties: parties}}
 	for _, p := range parties {
@@ -158,7 +162,7 @@ func (f *CompletionFollower) Completion(c *ledger.Completion) *ledgerapi.Complet
 		actAs = make(ledgerapi.List[string], 0, len(c.ActAs))
 	}
 	for _, p := range c.ActAs {
-		if f.parties[p] {
+		if f.parties[p] || len(f.parties) == 0 { // no parties: every party (command-completions)
 			actAs = append(actAs, p)
 		}
 	}

@@ -85,6 +85,29 @@ type Store interface {
 	// created before position before (ledger.Contract.Seq; 0 for no bound).
 	ActiveContractsByKey(ctx context.Context, keyHash []byte, before int64, limit int) ([]ledger.Contract, error)
 
+	// The read side (reads.go).
+	ActiveContracts(ctx context.Context, q ledger.ACSQuery, withArgument bool) ([]ledger.Contract, error)
+	ContractByID(ctx context.Context, id string) (ledger.Contract, error)
+	UpdateRange(ctx context.Context, q ledger.UpdateQuery) ([]ledger.Update, error)
+	UpdateAt(ctx context.Context, offset int64) (ledger.Update, error)
+	UpdateWithID(ctx context.Context, updateID string) (ledger.Update, error)
+	TopologyRange(ctx context.Context, q ledger.UpdateQuery) ([]ledger.TopologyEvent, error)
+	TopologyEventAt(ctx context.Context, offset int64) (ledger.TopologyEvent, error)
+	TopologyEventWithID(ctx context.Context, updateID string) (ledger.TopologyEvent, error)
+	// PrunedUpTo is the offset the ledger is pruned up to (0: never).
+	PrunedUpTo() int64
+	// Prune removes what lies at or below upTo except active contracts, in
+	// batches of batch offsets (0: the store's default).
+	Prune(ctx context.Context, upTo int64, batch int, progress func(ledger.PruneProgress)) error
+	// OffsetBefore is the last offset recorded before t (0: none).
+	OffsetBefore(ctx context.Context, t time.Time) (int64, error)
+
+	// Identity providers (idps.go).
+	CreateIdentityProvider(ctx context.Context, p ledger.IdentityProvider) error
+	IdentityProvider(ctx context.Context, id string) (ledger.IdentityProvider, error)
+	ListIdentityProviders(ctx context.Context) ([]ledger.IdentityProvider, error)
+	UpdateIdentityProvider(ctx context.Context, id string, upd ledger.IdentityProviderUpdate) (ledger.IdentityProvider, error)
+	DeleteIdentityProvider(ctx context.Context, id string) error
 	// PackageStore keeps uploaded packages (packages.go).
 	PackageStore
 
@@ -135,6 +158,12 @@ type Config struct {
 	// MaxStreamsPerUser caps the concurrent streams of one authenticated
 	// user (DefaultMaxStreamsPerUser; at most MaxStreams).
 	MaxStreamsPerUser int
+	// TopologyEvents makes a party allocation a topology update at an
+	// offset of its own, as Canton's update stream shows it (a
+	// ParticipantAuthorizationAdded event, no completion); `ledger serve`
+	// turns it on. Off (the zero Config, for tests that count completions
+	// from 1), allocations take no offset.
+	TopologyEvents bool
 	// StrictPackages refuses commands on templates of packages never
 	// uploaded, as Canton does, instead of serving them by the generic
 	// contract model.

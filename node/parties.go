@@ -78,7 +78,10 @@ func (n *Node) AllocateParty(ctx context.Context, hint string, annotations map[s
 		Party:        ledger.Party{ID: id, IsLocal: true, Annotations: annotations, IdentityProviderID: idp},
 		GrantActAsTo: grantActAsTo,
 	})
-	return p, partyError(id, grantActAsTo, err)
+	if err != nil {
+		return p, partyError(id, grantActAsTo, err)
+	}
+	return p, n.recordPartyTopology(ctx, id, ledgerapi.ParticipantPermissionSubmission)
 }
 
 // UpdatePartyAnnotations merges change into the annotations of party, when
@@ -137,5 +140,5 @@ func (n *Node) AllocateExternalParty(ctx context.Context, ar topology.Allocation
 	if err != nil {
 		return "", partyError(ext.PartyID, grantActAsTo, err)
 	}
-	return ext.PartyID, nil
+	return ext.PartyID, n.recordPartyTopology(ctx, ext.PartyID, ledgerapi.ParticipantPermissionConfirmation)
 }

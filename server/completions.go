@@ -14,7 +14,6 @@ import (
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/node/ledger"
-	"github.com/ledger-cli/ledger/server/auth"
 )
 
 // Websocket subprotocols of the JSON API: the token travels as
@@ -75,113 +74,24 @@ func (s *Server) completionFilter(c *Caller, body ledgerapi.CompletionStreamRequ
 // Server.CompletionsMaxWait, as Canton caps limit, so that a list cannot
 // hold a stream slot for hours.
 func (s *Server) listCompletions(req *Request) (any, error) {
-	maxElems := s.CompletionsMax
-	take := maxElems + 1
-	if limit, ok, err := queryInt64(req.Request, "limit"); err != nil {
-		return nil, err
-	} else if ok && limit < int64(take) {
-		take = int(max(limit, 0))
-	}
-	idle := s.CompletionsWait
-	if ms, ok, err := queryInt64(req.Request, "stream_idle_timeout_ms"); err != nil {
-		return nil, err
-	} else if ok {
-		if ms < 0 {
-			return nil, &DecodeError{What: "query parameter stream_idle_timeout_ms", Detail: "must not be negative"}
-		}
-		idle = time.Duration(min(ms, int64(time.Duration(1<<62)/time.Millisecond))) * time.Millisecond
-	}
-	idle = min(idle, s.CompletionsMaxWait)
-	var body ledgerapi.CompletionStreamRequest
-	if err := decodeBody(req.Request, &body); err != nil {
-		return nil, err
-	}
-	fw, err := s.completionFilter(req.Caller, body)
-	if err != nil {
-		return nil, err
-	}
-	release, err := s.Node.AcquireStream(req.Caller.UserID)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
+	return s.listCompletionsWith(req, s.openCompletionStream)
+}
 
-	// The elements are encoded as they arrive; the body is written at the end
-	// (an error may still replace it).
-	buf := pageBuffers.Get().(*[]byte)
-	defer pageBuffers.Put(buf)
-	out := append((*buf)[:0], '[')
-	count := 0
-	timer := time.NewTimer(idle)
-	defer timer.Stop()
-	ctx := req.Context()
-	// A full batch means more are likely: the next one is read while this
-	// one is encoded (reading and encoding take about 4 and 1 µs a
-	// completion, on different cores when the machine has them).
-	var ahead chan batchRead
-	defer func() {
-		if ahead != nil {
-			<-ahead // the reader goroutine ends before fw does
-		}
-	}()
-collect:
-	for count < take {
-		var cs []ledger.Completion
-		var changed <-chan struct{}
-		var err error
-		if ahead != nil {
-			r := <-ahead
-			ahead, cs, changed, err = nil, r.cs, r.changed, r.err
-		} else {
-			cs, changed, err = fw.Next(ctx, take-count)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(cs) > 0 {
-			if rest := take - count - len(cs); rest > 0 && len(cs) == node.CompletionsPerRead {
-				ch := make(chan batchRead, 1)
-				ahead = ch
-				go func() {
-					cs, changed, err := fw.Next(ctx, rest)
-					ch <- batchRead{cs, changed, err}
-				}()
-			}
-			for i := range cs {
-				if count > 0 {
-					out = append(out, ',')
-				}
-				if out, err = ledgerapi.AppendCompletionResponse(out, fw.Completion(&cs[i])); err != nil {
-					return nil, err
-				}
-				count++
-			}
-			timer.Reset(idle)
-			continue
-		}
-		select {
-		case <-changed:
-		case <-timer.C:
-			break collect
-		case <-s.Node.Stopping():
-			break collect
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+// completionOpener validates a completions request, decoded by decode, for
+// caller and starts following what it selects: the request of
+// /v2/commands/completions or of /v2/commands/command-completions.
+type completionOpener func(c *Caller, decode func(v any) error) (*node.CompletionFollower, error)
+
+func (s *Server) openCompletionStream(c *Caller, decode func(v any) error) (*node.CompletionFollower, error) {
+	var body ledgerapi.CompletionStreamRequest
+	if err := decode(&body); err != nil {
+		return nil, err
 	}
-	if count > maxElems {
-		return nil, ledgerapi.Errorf(ledgerapi.CodeJSONAPIMaximumListElementsReached,
-			"Exceeded maximum number of elements in the list (%d); pass a limit of at most %d or use the websocket stream", maxElems, maxElems)
-	}
-	out = append(out, ']')
-	req.W.Header().Set("Content-Type", "application/json")
-	req.W.Header().Set("Content-Length", strconv.Itoa(len(out))) // lets a reader size its buffer
-	req.W.WriteHeader(http.StatusOK)
-	_, _ = req.W.Write(out)
-	if cap(out) <= maxPooledPage {
-		*buf = out
-	}
-	return nil, nil
+	return s.completionFilter(c, body)
+}
+
+func (s *Server) listCompletionsWith(req *Request, open completionOpener) (any, error) {
+	return s.serveList(req, s.completionStreamOpener(open))
 }
 
 // pageBuffers keeps the buffers completion lists are built in: a page of
@@ -220,94 +130,60 @@ func queryInt64(r *http.Request, name string) (int64, bool, error) {
 // JsCantonError frame, after which the stream closes; so is the expiry of
 // the token (ACCESS_TOKEN_EXPIRED).
 func (s *Server) streamCompletions(req *Request) (any, error) {
-	r := req.Request
-	if r.Header.Get("Authorization") == "" {
-		if tok := auth.SubprotocolToken(subprotocols(r)); tok != "" {
-			r.Header.Set("Authorization", "Bearer "+tok)
-		}
-	}
-	caller, err := s.authenticate(r)
-	if err != nil {
-		return nil, err
-	}
-	req.Caller = caller
-	release, err := s.Node.AcquireStream(caller.UserID)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	conn, err := websocket.Accept(req.W, r, s.websocketOptions())
-	if err != nil {
-		s.Log.Info("websocket upgrade failed", "path", r.URL.Path, "correlationId", req.CorrelationID, "error", err)
-		return nil, nil // Accept has answered
-	}
-	defer conn.CloseNow()
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
+	return s.streamCompletionsWith(req, s.openCompletionStream)
+}
 
-	_, frame, err := conn.Read(ctx)
-	if err != nil {
-		return nil, nil // the client went away
-	}
-	// Only the first frame counts; later ones are read and dropped so that
-	// a closing client is noticed.
-	go func() {
-		defer cancel()
-		for {
-			if _, _, err := conn.Read(ctx); err != nil {
-				return
-			}
-		}
-	}()
-	var body ledgerapi.CompletionStreamRequest
-	if err := ledgerapi.DecodeBody(loneSurrogates(bytes.TrimSpace(frame)), &body); err != nil {
-		s.closeWithError(conn, req, ledgerapi.InvalidArgument("the first frame is not a CompletionStreamRequest: %s", err.Error()))
-		return nil, nil
-	}
-	fw, err := s.completionFilter(caller, body)
-	if err != nil {
-		s.closeWithError(conn, req, err)
-		return nil, nil
-	}
-	var expired <-chan time.Time
-	if exp := caller.Claims.ExpiresAt; exp != nil {
-		t := time.NewTimer(time.Until(*exp))
-		defer t.Stop()
-		expired = t.C
-	}
-	for {
-		cs, changed, err := fw.Next(ctx, node.CompletionsPerRead)
+func (s *Server) streamCompletionsWith(req *Request, open completionOpener) (any, error) {
+	return s.serveWebsocket(req, s.completionStreamOpener(open))
+}
+
+// completionStreamOpener serves the completions open selects as a stream.
+func (s *Server) completionStreamOpener(open completionOpener) streamOpener {
+	return func(c *Caller, decode func(v any) error) (stream, error) {
+		fw, err := open(c, decode)
 		if err != nil {
-			if ctx.Err() == nil {
-				s.closeWithError(conn, req, err)
-			}
-			return nil, nil
+			return nil, err
 		}
-		for i := range cs {
-			if frame, err = ledgerapi.AppendCompletionResponse(frame[:0], fw.Completion(&cs[i])); err != nil {
-				s.closeWithError(conn, req, err)
-				return nil, nil
-			}
-			if err := conn.Write(ctx, websocket.MessageText, frame); err != nil {
-				return nil, nil
-			}
-		}
-		if len(cs) > 0 {
-			continue
-		}
-		select {
-		case <-changed:
-		case <-expired:
-			s.closeWithError(conn, req, ledgerapi.Errorf(ledgerapi.CodeAccessTokenExpired,
-				"The stream's access token has expired; reconnect with a fresh token"))
-			return nil, nil
-		case <-s.Node.Stopping():
-			_ = conn.Close(websocket.StatusGoingAway, "the node is shutting down")
-			return nil, nil
-		case <-ctx.Done():
-			return nil, nil
+		return &completionStream{fw: fw}, nil
+	}
+}
+
+// completionStream serves a completion follower as a stream (list or
+// websocket). A full batch means more are likely: the next one is read
+// while this one is encoded (reading and encoding take about 4 and 1 µs a
+// completion, on different cores when the machine has them).
+type completionStream struct {
+	fw    *node.CompletionFollower
+	buf   []byte
+	ahead readAhead[batchRead]
+}
+
+func (c *completionStream) close() { c.ahead.wait() }
+
+func (c *completionStream) next(ctx context.Context, max int, add func([]byte) error) (int, <-chan struct{}, bool, error) {
+	read := func(max int) func() (batchRead, error) {
+		return func() (batchRead, error) {
+			cs, changed, err := c.fw.Next(ctx, max)
+			return batchRead{cs, changed, err}, err
 		}
 	}
+	b, err := c.ahead.take(read(max))
+	cs, changed := b.cs, b.changed
+	if err != nil {
+		return 0, nil, false, err
+	}
+	if rest := max - len(cs); rest > 0 && len(cs) == node.CompletionsPerRead {
+		c.ahead.start(read(rest))
+	}
+	for i := range cs {
+		if c.buf, err = ledgerapi.AppendCompletionResponse(c.buf[:0], c.fw.Completion(&cs[i])); err != nil {
+			return 0, nil, false, err
+		}
+		if err := add(c.buf); err != nil {
+			return 0, nil, false, err
+		}
+	}
+	return len(cs), changed, false, nil
 }
 
 // websocketOptions are the upgrade options of every websocket: the auth

@@ -19,6 +19,17 @@ func apiParty(p ledger.Party) ledgerapi.PartyDetails {
 	}
 }
 
+// blindParty is p as a request scoped to identity provider idp sees it
+// (Canton's ApiPartyManagementService.blindAndConvertToProto): parties of
+// other providers are listed too, but without their metadata and provider,
+// and, unless idp is the default one, as not local.
+func blindParty(p ledger.Party, idp string) ledgerapi.PartyDetails {
+	if p.IdentityProviderID == idp {
+		return apiParty(p)
+	}
+	return ledgerapi.PartyDetails{Party: p.ID, IsLocal: p.IsLocal && idp == ""}
+}
+
 // checkSynchronizer accepts "" (the node's one synchronizer) or its id.
 func (s *Server) checkSynchronizer(field, id string) error {
 	own := s.Node.Identity().SynchronizerID
@@ -40,7 +51,7 @@ func (s *Server) allocateAuth(req *Request, idp string) (string, error) {
 	if err := c.RequireAdminOf(idp); err != nil {
 		return "", err
 	}
-	return idp, checkIDP(idp)
+	return idp, s.checkIDP(req.Context(), idp)
 }
 
 // grantUser checks the userId of an allocate request (it gets CanActAs).
@@ -97,7 +108,7 @@ func (s *Server) listParties(req *Request) (any, error) {
 	if err := c.RequireAdminOf(idp); err != nil {
 		return nil, err
 	}
-	if err := checkIDP(idp); err != nil {
+	if err := s.checkIDP(req.Context(), idp); err != nil {
 		return nil, err
 	}
 	size, err := pageSize(req, node.MaxPartiesPageSize)
@@ -108,17 +119,15 @@ func (s *Server) listParties(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Unlike users, every party is listed; other providers' ones blinded.
 	pq := ledger.PartyQuery{After: after, Limit: size, Prefix: q.Get("filter-party")}
-	if !c.IsParticipantAdmin() {
-		pq.IdentityProviderID = &idp
-	}
 	parties, next, err := s.Node.ListParties(req.Context(), pq)
 	if err != nil {
 		return nil, err
 	}
 	resp := ledgerapi.ListPartiesResponse{PartyDetails: make([]ledgerapi.PartyDetails, 0, len(parties)), NextPageToken: pageToken(next)}
 	for _, p := range parties {
-		resp.PartyDetails = append(resp.PartyDetails, apiParty(p))
+		resp.PartyDetails = append(resp.PartyDetails, blindParty(p, idp))
 	}
 	return resp, nil
 }
@@ -136,7 +145,12 @@ func (s *Server) getParties(req *Request) (any, error) {
 		}
 	}
 	c := req.Caller
-	if err := checkIDP(req.URL.Query().Get("identity-provider-id")); err != nil {
+	idp := c.impliedIDP(req.URL.Query().Get("identity-provider-id"))
+	if c.IdentityProviderID != "" && idp != c.IdentityProviderID {
+		// Canton's Authorizer: a claim of one provider is valid for it only.
+		return nil, permissionDenied("identity_provider_id %q does not match the caller's", idp)
+	}
+	if err := s.checkIDP(req.Context(), idp); err != nil {
 		return nil, err
 	}
 	if !c.IsAdminOf(c.IdentityProviderID) {
@@ -152,9 +166,7 @@ func (s *Server) getParties(req *Request) (any, error) {
 	}
 	resp := ledgerapi.GetPartiesResponse{PartyDetails: make([]ledgerapi.PartyDetails, 0, len(parties))}
 	for _, p := range parties {
-		if c.IsAdminOf(p.IdentityProviderID) || c.hasAnyPartyRight(p.ID) {
-			resp.PartyDetails = append(resp.PartyDetails, apiParty(p))
-		}
+		resp.PartyDetails = append(resp.PartyDetails, blindParty(p, idp))
 	}
 	return resp, nil
 }

@@ -91,7 +91,7 @@ func (s *Server) updatePartyDetails(req *Request) (any, error) {
 		return nil, ledgerapi.MissingField("update_mask")
 	}
 	// 4. The identity provider must exist.
-	if err := checkIDP(idp); err != nil {
+	if err := s.checkIDP(req.Context(), idp); err != nil {
 		return nil, err
 	}
 	// 5. The mask.

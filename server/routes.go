@@ -11,7 +11,7 @@ import (
 // with Server.Handle); the handler does its own rights check through
 // req.Caller.
 func (s *Server) routes() []Route {
-	return append([]Route{
+	base := append([]Route{
 		{Method: http.MethodGet, Pattern: "/v2/version", Public: true, Handler: s.getVersion},
 		{Method: http.MethodGet, Pattern: "/v2/state/ledger-end", Handler: s.getLedgerEnd},
 		{Method: http.MethodGet, Pattern: "/v2/state/connected-synchronizers", Handler: s.getConnectedSynchronizers},
@@ -46,6 +46,7 @@ func (s *Server) routes() []Route {
 		// Public: the websocket authenticates from its subprotocols itself.
 		{Method: http.MethodGet, Pattern: "/v2/commands/completions", Public: true, Handler: s.streamCompletions},
 	}, s.packageRoutes()...)
+	return append(base, s.readRoutes()...)
 }
 
 func (s *Server) getVersion(req *Request) (any, error) {

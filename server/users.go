@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"slices"
@@ -60,14 +61,17 @@ func pathUserID(req *Request) (string, error) {
 	return id, nil
 }
 
-// checkIDP checks an identity provider id: this node has only the default
-// one, "".
-func checkIDP(idp string) error {
+// checkIDP checks an identity provider id: "" (the default provider) or
+// one created through /v2/idps.
+func (s *Server) checkIDP(ctx context.Context, idp string) error {
 	if idp == "" {
 		return nil
 	}
 	if err := ledgerapi.ValidateLedgerString("identity_provider_id", idp); err != nil {
 		return ledgerapi.InvalidField("identity_provider_id", fieldReason(err))
+	}
+	if ok, err := s.Node.IdentityProviderExists(ctx, idp); err != nil || ok {
+		return err
 	}
 	return ledgerapi.InvalidArgument("Provided identity_provider_id %s has not been found.", idp)
 }
@@ -114,7 +118,7 @@ func (s *Server) getUserFor(req *Request, id string) (ledger.User, error) {
 	if !self && !c.IsParticipantAdmin() && !c.IsAdminOf(c.IdentityProviderID) {
 		return ledger.User{}, permissionDenied("user %q may not read user %q", c.UserID, id)
 	}
-	u, err := s.Node.User(req.Context(), id)
+	u, err := s.Node.UserOfIdentityProvider(req.Context(), id, c.impliedIDP(req.URL.Query().Get("identity-provider-id")))
 	if err != nil {
 		return ledger.User{}, err
 	}
@@ -125,7 +129,7 @@ func (s *Server) getUserFor(req *Request, id string) (ledger.User, error) {
 }
 
 func (s *Server) getAuthenticatedUser(req *Request) (any, error) {
-	if err := checkIDP(req.URL.Query().Get("identity-provider-id")); err != nil {
+	if err := s.checkIDP(req.Context(), req.URL.Query().Get("identity-provider-id")); err != nil {
 		return nil, err
 	}
 	id, err := req.Caller.UserIDFor("")
@@ -144,7 +148,7 @@ func (s *Server) getUser(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkIDP(req.URL.Query().Get("identity-provider-id")); err != nil {
+	if err := s.checkIDP(req.Context(), req.URL.Query().Get("identity-provider-id")); err != nil {
 		return nil, err
 	}
 	u, err := s.getUserFor(req, id)
@@ -160,7 +164,7 @@ func (s *Server) listUsers(req *Request) (any, error) {
 	if err := c.RequireAdminOf(idp); err != nil {
 		return nil, err
 	}
-	if err := checkIDP(idp); err != nil {
+	if err := s.checkIDP(req.Context(), idp); err != nil {
 		return nil, err
 	}
 	size, err := pageSize(req, node.MaxUsersPageSize)
@@ -171,10 +175,9 @@ func (s *Server) listUsers(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := ledger.UserQuery{After: after, Limit: size}
-	if !c.IsParticipantAdmin() {
-		q.IdentityProviderID = &idp
-	}
+	// Canton lists the users of one identity provider, the default one
+	// ("") when none is named, also for a participant admin.
+	q := ledger.UserQuery{After: after, Limit: size, IdentityProviderID: &idp}
 	users, next, err := s.Node.ListUsers(req.Context(), q)
 	if err != nil {
 		return nil, err
@@ -217,7 +220,7 @@ func (s *Server) createUser(req *Request) (any, error) {
 	if u.Metadata.ResourceVersion != "" {
 		return nil, ledgerapi.InvalidField("user.metadata.resource_version", "must be empty when creating a user")
 	}
-	if err := checkIDP(idp); err != nil {
+	if err := s.checkIDP(req.Context(), idp); err != nil {
 		return nil, err
 	}
 	rights, err := ledgerRights(body.Rights)
@@ -270,7 +273,8 @@ func (s *Server) deleteUser(req *Request) (any, error) {
 		return nil, err
 	}
 	c := req.Caller
-	if err := c.RequireAdminOf(c.impliedIDP(req.URL.Query().Get("identity-provider-id"))); err != nil {
+	idp := c.impliedIDP(req.URL.Query().Get("identity-provider-id"))
+	if err := c.RequireAdminOf(idp); err != nil {
 		return nil, err
 	}
 	// Canton (ApiUserManagementService.deleteUser) refuses only the caller
@@ -279,7 +283,7 @@ func (s *Server) deleteUser(req *Request) (any, error) {
 	if !c.Wildcard() && c.UserID == id {
 		return nil, ledgerapi.InvalidArgument("Requesting user cannot delete itself")
 	}
-	u, err := s.Node.User(req.Context(), id)
+	u, err := s.Node.UserOfIdentityProvider(req.Context(), id, idp)
 	if err != nil {
 		return nil, err
 	}
@@ -335,14 +339,14 @@ func (s *Server) updateUser(req *Request) (any, error) {
 	if body.UpdateMask == nil {
 		return nil, ledgerapi.MissingField("update_mask")
 	}
-	if err := checkIDP(idp); err != nil {
+	if err := s.checkIDP(req.Context(), idp); err != nil {
 		return nil, err
 	}
 	paths, err := checkMask(body.UpdateMask.Paths, userUpdatePaths, ledgerapi.CodeInvalidUserUpdateRequest, "user", id)
 	if err != nil {
 		return nil, err
 	}
-	stored, err := s.Node.User(req.Context(), id)
+	stored, err := s.Node.UserOfIdentityProvider(req.Context(), id, idp)
 	if err != nil {
 		return nil, err
 	}
@@ -420,7 +424,7 @@ func (s *Server) rightsRequest(req *Request, bodyUserID, bodyIDP string, rs []le
 	if err := c.RequireAdminOf(idp); err != nil {
 		return "", nil, err
 	}
-	if err := checkIDP(idp); err != nil {
+	if err := s.checkIDP(req.Context(), idp); err != nil {
 		return "", nil, err
 	}
 	rights, err := ledgerRights(rs)
@@ -430,7 +434,7 @@ func (s *Server) rightsRequest(req *Request, bodyUserID, bodyIDP string, rs []le
 	if err := c.requireGrantable(rights); err != nil {
 		return "", nil, err
 	}
-	u, err := s.Node.User(req.Context(), id)
+	u, err := s.Node.UserOfIdentityProvider(req.Context(), id, idp)
 	if err != nil {
 		return "", nil, err
 	}

@@ -22,6 +22,7 @@ import { pino } from 'pino';
 import { Exchanges, Runner } from './lib/harness.mjs';
 import { registerPart1 } from './steps/part1.mjs';
 import { registerPart2 } from './steps/part2.mjs';
+import { registerPart3 } from './steps/part3.mjs';
 import { registerPackages } from './steps/packages.mjs';
 
 function usage(msg) {
@@ -62,6 +63,7 @@ exchanges.install();
 const runner = new Runner({ exchanges });
 registerPart1(runner);
 registerPart2(runner);
+registerPart3(runner);
 registerPackages(runner);
 
 const ctx = {
@@ -70,6 +72,8 @@ const ctx = {
   adminToken,
   client,
   userClient,
+  baseUrl,
+  userToken: env.LEDGER_USER_TOKEN || adminToken,
   // userApi is the client part 2 submits with: the user's own when given.
   userApi: () => userClient ?? client,
 };

@@ -221,6 +221,8 @@ func (b *built) create(t template, arg *damlpb.Value, actAs []string, seed seedS
 		Argument:     argBytes,
 		Signatories:  signatories,
 		Stakeholders: stakeholders,
+		NodeID:       id,
+		ArgumentJSON: argJSON,
 	}
 	local[cid] = &c
 	b.created = append(b.created, c)

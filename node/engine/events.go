@@ -4,8 +4,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"sort"
-	"strconv"
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
@@ -77,9 +75,18 @@ func (e *Events) Marshal() []byte {
 
 // UnmarshalEvents decodes what Marshal wrote.
 func UnmarshalEvents(b []byte) (*Events, error) {
+	return UnmarshalEventsShared(b, nil)
+}
+
+// UnmarshalEventsShared is UnmarshalEvents sharing repeating strings with
+// the transactions decoded before through strs (nil: none).
+func UnmarshalEventsShared(b []byte, strs *Strings) (*Events, error) {
 	var rec recordedTx
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, fmt.Errorf("stored transaction events do not decode: %w", err)
+	if !fastUnmarshalEvents(b, &rec, strs) {
+		rec = recordedTx{}
+		if err := json.Unmarshal(b, &rec); err != nil {
+			return nil, fmt.Errorf("stored transaction events do not decode: %w", err)
+		}
 	}
 	if rec.Format != eventsFormat {
 		return nil, fmt.Errorf("stored transaction events have format %d; this build reads %d", rec.Format, eventsFormat)
@@ -110,25 +117,6 @@ func (n *eventNode) informees() []string {
 		set[p] = true
 	}
 	return sortedSet(set)
-}
-
-// witnesses intersects parties with the filter; an empty filter keeps all.
-func witnesses(parties, filter []string) []string {
-	if len(filter) == 0 {
-		return append([]string{}, parties...)
-	}
-	want := map[string]bool{}
-	for _, p := range filter {
-		want[p] = true
-	}
-	out := []string{}
-	for _, p := range parties {
-		if want[p] {
-			out = append(out, p)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 func packageIDOf(templateID string) string {
@@ -197,98 +185,17 @@ func (e *Events) exercisedEvent(n *eventNode, offset int64, w []string) *ledgera
 }
 
 // Tree is the transaction tree Canton 3.4+ shapes for
-// submit-and-wait-for-transaction-tree: eventsById keyed by node id, with
-// the witnesses among parties (every informee when parties is empty); events
-// no listed party sees are left out. CommandID is always filled; a server
-// answering a reader who did not submit the command blanks it. TraceContext
-// is left nil for the caller to fill.
+// submit-and-wait-for-transaction-tree: TreeMatching with the witnesses
+// among parties (every informee when parties is empty). TraceContext is
+// left nil for the caller to fill.
 func (e *Events) Tree(at ledger.Committed, parties []string) ledgerapi.TransactionTree {
-	byID := ledgerapi.Map[ledgerapi.TreeEvent]{}
-	for i := range e.rec.Nodes {
-		n := &e.rec.Nodes[i]
-		w := witnesses(n.informees(), parties)
-		if len(w) == 0 {
-			continue
-		}
-		var ev ledgerapi.TreeEvent
-		if n.Kind == kindCreate {
-			ev.Created = e.createdEvent(n, at.Offset, w)
-		} else {
-			ev.Exercised = e.exercisedEvent(n, at.Offset, w)
-		}
-		byID[strconv.Itoa(int(n.NodeID))] = ev
-	}
-	return ledgerapi.TransactionTree{
-		UpdateID:       e.rec.UpdateID,
-		CommandID:      e.rec.CommandID,
-		WorkflowID:     e.rec.WorkflowID,
-		EffectiveAt:    e.effectiveAt(),
-		Offset:         ledgerapi.Int64(at.Offset),
-		EventsByID:     byID,
-		SynchronizerID: e.rec.SynchronizerID,
-		RecordTime:     ledgerapi.NewTimestamp(at.RecordTime),
-	}
+	return e.TreeMatching(at, PartiesMatch(parties))
 }
 
-// Transaction is the transaction in the given shape. ACS delta (also for
-// UNSPECIFIED): a CreatedEvent per contract that outlives the transaction
-// and an ArchivedEvent per contract a consuming exercise archives, both
-// witnessed by the stakeholders among parties. Ledger effects: every create
-// and exercise as in Tree. Parties filter as in Tree.
+// Transaction is the transaction in the given shape (TransactionMatching)
+// as parties see it, every party when parties is empty.
 func (e *Events) Transaction(at ledger.Committed, shape ledgerapi.TransactionShape, parties []string) ledgerapi.Transaction {
-	events := ledgerapi.List[ledgerapi.Event]{}
-	for i := range e.rec.Nodes {
-		n := &e.rec.Nodes[i]
-		if shape == ledgerapi.TransactionShapeLedgerEffects {
-			w := witnesses(n.informees(), parties)
-			if len(w) == 0 {
-				continue
-			}
-			if n.Kind == kindCreate {
-				events = append(events, ledgerapi.Event{Created: e.createdEvent(n, at.Offset, w)})
-			} else {
-				events = append(events, ledgerapi.Event{Exercised: e.exercisedEvent(n, at.Offset, w)})
-			}
-			continue
-		}
-		if n.Transient {
-			continue
-		}
-		w := witnesses(n.Stakeholders, parties)
-		if len(w) == 0 {
-			continue
-		}
-		switch {
-		case n.Kind == kindCreate:
-			events = append(events, ledgerapi.Event{Created: e.createdEvent(n, at.Offset, w)})
-		case n.Consuming:
-			events = append(events, ledgerapi.Event{Archived: &ledgerapi.ArchivedEvent{
-				Offset:                ledgerapi.Int64(at.Offset),
-				NodeID:                ledgerapi.Int32(n.NodeID),
-				ContractID:            n.ContractID,
-				TemplateID:            n.TemplateID,
-				WitnessParties:        w,
-				PackageName:           n.PackageName,
-				ImplementedInterfaces: ledgerapi.List[string]{},
-			}})
-		}
-	}
-	var ext *string
-	if e.rec.ExternalHash != "" {
-		h := e.rec.ExternalHash
-		ext = &h
-	}
-	return ledgerapi.Transaction{
-		UpdateID:                e.rec.UpdateID,
-		CommandID:               e.rec.CommandID,
-		WorkflowID:              e.rec.WorkflowID,
-		EffectiveAt:             e.effectiveAt(),
-		Events:                  events,
-		Offset:                  ledgerapi.Int64(at.Offset),
-		SynchronizerID:          e.rec.SynchronizerID,
-		RecordTime:              ledgerapi.NewTimestamp(at.RecordTime),
-		ExternalTransactionHash: ext,
-	}
+	return e.TransactionMatching(at, shape, PartiesMatch(parties))
 }
 
 func newEvents(b *built, updateID, commandID, workflowID, synchronizerID string, effectiveAt time.Time, externalHash *[32]byte) *Events {

@@ -13,8 +13,8 @@
 //
 // The ledger is an append-only log of entries at gap-free offsets 1, 2, 3, …
 // (the ledger end is 0 while it is empty). Every entry is one command
-// outcome: an accepted transaction together with its completion, or a
-// rejected completion alone.
+// outcome (an accepted transaction together with its completion, or a
+// rejected completion alone) or a topology change (a party allocated).
 //
 // Errors a Store returns are the sentinel values below, to test with
 // errors.Is; DuplicateCommandError and ContractNotActiveError carry details

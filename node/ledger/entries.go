@@ -24,6 +24,14 @@ type Contract struct {
 	// and archive the contract; ArchivedOffset is 0 while it is active.
 	CreatedOffset  int64
 	ArchivedOffset int64
+	// NodeID is the create node's id in the creating transaction, and
+	// ArgumentJSON the create argument as events show it (Daml-LF JSON), so
+	// that the active contract set is served without reading transactions.
+	// Contracts stored before schema version 2 have neither.
+	NodeID       int32
+	ArgumentJSON []byte
+	// WorkflowID is the creating transaction's workflow id.
+	WorkflowID string
 	// KeyHash is the hash of the contract's key (32 bytes, Canton's key
 	// hash), by which the store finds active contracts by key; Key is the
 	// key with its maintainers, opaque to the store (the engine's
@@ -72,6 +80,9 @@ type Entry struct {
 	TraceParent     string // W3C traceparent of the submission, if any
 	PaidTrafficCost int64
 	Transaction     *Transaction
+	// Topology, when set, makes the entry a topology change instead of a
+	// command outcome: it has no completion, and the other fields are unused.
+	Topology *TopologyEvent
 }
 
 // Committed is where an entry landed.
@@ -114,6 +125,10 @@ type Update struct {
 	ActAs        []string
 	EffectiveAt  time.Time
 	Events       []byte
+	// TraceParent and PaidTrafficCost are those of the transaction's
+	// completion (read by the range and offset reads; empty elsewhere).
+	TraceParent     string
+	PaidTrafficCost int64
 }
 
 // CompletionQuery selects completions in offset order.

@@ -101,6 +101,12 @@ func (s *Store) Commit(ctx context.Context, e ledger.Entry) (ledger.Committed, e
 }
 
 func validateEntry(e *ledger.Entry) error {
+	if t := e.Topology; t != nil {
+		if t.UpdateID == "" || t.Party == "" || e.Transaction != nil {
+			return fmt.Errorf("%w: a topology entry needs an update id and a party, and no transaction", ledger.ErrInvalidArgument)
+		}
+		return nil
+	}
 	switch {
 	case e.UserID == "":
 		return fmt.Errorf("%w: empty user id", ledger.ErrInvalidArgument)
@@ -225,8 +231,8 @@ func prepareBatch(ctx context.Context, tx *sql.Tx) (*batchStmts, error) {
 			user_id, submission_id, act_as, record_time, effective_time, events)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&b.insContract, `INSERT INTO contracts (contract_id, template_id, package_name, create_argument,
-			signatories, stakeholders, created_at, created_offset, archived_offset, key_hash, contract_key)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			signatories, stakeholders, created_at, created_offset, archived_offset, node_id, argument_json,
+			workflow_id, key_hash, contract_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&b.archive, `UPDATE contracts SET archived_offset = ? WHERE contract_id = ? AND archived_offset IS NULL`},
 		{&b.dedupPut, `INSERT INTO dedup (change_id, ledger_offset, submission_id, record_time) VALUES (?, ?, ?, ?)
 			ON CONFLICT (change_id) DO UPDATE SET ledger_offset = excluded.ledger_offset,
@@ -308,6 +314,13 @@ func (s *Store) commitBatch(batch []*pending) {
 // come first, so a failing entry normally writes nothing; a savepoint undoes
 // the writes when a later statement fails anyway.
 func (s *Store) apply(ctx context.Context, tx *sql.Tx, st *batchStmts, e *ledger.Entry, offset, rt int64) error {
+	if te := e.Topology; te != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO topology_events (ledger_offset, update_id, record_time, party,
+			participant_id, permission) VALUES (?, ?, ?, ?, ?, ?)`, offset, te.UpdateID, rt, te.Party, te.ParticipantID, te.Permission); err != nil {
+			return &brokenBatchError{fmt.Errorf("write topology event: %w", err)}
+		}
+		return nil
+	}
 	dedup := e.Dedup.Resolve(time.Duration(s.maxDedup.Load()))
 	var change ledger.ChangeID
 	t := e.Transaction
@@ -390,7 +403,7 @@ func (s *Store) write(ctx context.Context, st *batchStmts, e *ledger.Entry, t *l
 		}
 		if _, err := st.insContract.ExecContext(ctx, c.ContractID, c.TemplateID, c.PackageName, c.Argument,
 			encodeList(c.Signatories), encodeList(c.Stakeholders), micros(c.CreatedAt), offset, archived,
-			nullBytes(c.KeyHash), nullBytes(c.Key)); err != nil {
+			c.NodeID, c.ArgumentJSON, t.WorkflowID, nullBytes(c.KeyHash), nullBytes(c.Key)); err != nil {
 			return fmt.Errorf("write contract %s: %w", c.ContractID, err)
 		}
 	}
@@ -584,94 +597,22 @@ func (s *Store) CompletionAt(ctx context.Context, offset int64) (ledger.Completi
 	return c, nil
 }
 
-const updateColumns = `ledger_offset, record_time, update_id, command_id, workflow_id, user_id,
-	submission_id, act_as, effective_time, events`
-
-func scanUpdate(row interface{ Scan(...any) error }) (ledger.Update, error) {
-	var u ledger.Update
-	var rt, et int64
-	var actAs string
-	if err := row.Scan(&u.Offset, &rt, &u.UpdateID, &u.CommandID, &u.WorkflowID, &u.UserID,
-		&u.SubmissionID, &actAs, &et, &u.Events); err != nil {
-		return ledger.Update{}, err
-	}
-	u.RecordTime, u.EffectiveAt = fromMicros(rt), fromMicros(et)
-	var err error
-	u.ActAs, err = decodeList(actAs)
-	return u, err
-}
-
-// UpdateByID returns the accepted transaction with this update id, or ErrNotFound.
+// UpdateByID returns the accepted transaction with this update id, or
+// ErrNotFound (see UpdateWithID).
 func (s *Store) UpdateByID(ctx context.Context, updateID string) (ledger.Update, error) {
-	u, err := scanUpdate(s.r.QueryRowContext(ctx,
-		`SELECT `+updateColumns+` FROM transactions WHERE update_id = ?`, updateID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return ledger.Update{}, fmt.Errorf("update %q: %w", updateID, ledger.ErrNotFound)
-	}
-	if err != nil {
-		return ledger.Update{}, fmt.Errorf("read update %q: %w", updateID, err)
-	}
-	return u, nil
+	return s.UpdateWithID(ctx, updateID)
 }
 
 // Updates returns accepted transactions after an offset, in offset order,
-// at most limit (default 1000) of them.
+// at most limit (default 1000) of them (see UpdateRange).
 func (s *Store) Updates(ctx context.Context, after int64, limit int) ([]ledger.Update, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+updateColumns+` FROM transactions
-		WHERE ledger_offset > ? ORDER BY ledger_offset LIMIT ?`, after, pageSize(limit))
-	if err != nil {
-		return nil, fmt.Errorf("read updates: %w", err)
-	}
-	defer rows.Close()
-	out := []ledger.Update{}
-	for rows.Next() {
-		u, err := scanUpdate(rows)
-		if err != nil {
-			return nil, fmt.Errorf("read updates: %w", err)
-		}
-		out = append(out, u)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read updates: %w", err)
-	}
-	return out, nil
+	return s.UpdateRange(ctx, ledger.UpdateQuery{After: after, Limit: limit})
 }
 
-// contractColumns are the columns scanContract reads.
-const contractColumns = `id, contract_id, template_id, package_name, create_argument, signatories, stakeholders,
-	created_at, created_offset, archived_offset, key_hash, contract_key`
-
-func scanContract(row interface{ Scan(...any) error }) (ledger.Contract, error) {
-	var c ledger.Contract
-	var sigs, stks string
-	var created int64
-	var archived sql.NullInt64
-	if err := row.Scan(&c.Seq, &c.ContractID, &c.TemplateID, &c.PackageName, &c.Argument, &sigs, &stks, &created,
-		&c.CreatedOffset, &archived, &c.KeyHash, &c.Key); err != nil {
-		return ledger.Contract{}, err
-	}
-	c.CreatedAt = fromMicros(created)
-	c.ArchivedOffset = archived.Int64
-	var err error
-	if c.Signatories, err = decodeList(sigs); err != nil {
-		return ledger.Contract{}, err
-	}
-	if c.Stakeholders, err = decodeList(stks); err != nil {
-		return ledger.Contract{}, err
-	}
-	return c, nil
-}
-
-// Contract returns a contract, active or archived, or ErrNotFound.
+// Contract returns a contract, active or archived, or ErrNotFound (see
+// ContractByID).
 func (s *Store) Contract(ctx context.Context, contractID string) (ledger.Contract, error) {
-	c, err := scanContract(s.r.QueryRowContext(ctx, `SELECT `+contractColumns+` FROM contracts WHERE contract_id = ?`, contractID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return ledger.Contract{}, fmt.Errorf("contract %s: %w", contractID, ledger.ErrNotFound)
-	}
-	if err != nil {
-		return ledger.Contract{}, fmt.Errorf("read contract %s: %w", contractID, err)
-	}
-	return c, nil
+	return s.ContractByID(ctx, contractID)
 }
 
 // ActiveContractsByKey returns up to limit active contracts whose key has
@@ -683,21 +624,14 @@ func (s *Store) ActiveContractsByKey(ctx context.Context, keyHash []byte, before
 	if before <= 0 {
 		before = math.MaxInt64
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+contractColumns+` FROM contracts
-		WHERE key_hash = ? AND archived_offset IS NULL AND id < ? ORDER BY id DESC LIMIT ?`, keyHash, before, pageSize(limit))
+	st, err := s.reads.get(ctx, s.r, `SELECT `+fmt.Sprintf(contractColumns, "create_argument")+` FROM contracts
+		WHERE key_hash = ? AND archived_offset IS NULL AND id < ? ORDER BY id DESC LIMIT ?`)
 	if err != nil {
 		return nil, fmt.Errorf("read contracts by key: %w", err)
 	}
-	defer rows.Close()
-	var out []ledger.Contract
-	for rows.Next() {
-		c, err := scanContract(rows)
-		if err != nil {
-			return nil, fmt.Errorf("read contracts by key: %w", err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
+	var sc contractScan
+	out, err := collect(ctx, st, []any{keyHash, before, pageSize(limit)}, min(pageSize(limit), 16), sc.scan)
+	if err != nil {
 		return nil, fmt.Errorf("read contracts by key: %w", err)
 	}
 	return out, nil

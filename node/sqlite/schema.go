@@ -118,7 +118,43 @@ CREATE TABLE dedup (
 `,
 	// 2: uploaded Daml-LF packages and their vetting (packages.go).
 	packagesSchema,
-	// 3: contract keys (Daml-LF 2.3, Canton 3.5). A keyed contract keeps its
+	// 3: the read side. Contracts carry what the active contract set shows
+	// (node id, JSON argument, workflow id) so that it is served from this
+	// table alone, also after their creating transaction is pruned; pruning
+	// finds archived contracts by archive offset and records how far it went.
+	// Identity providers (/v2/idps) get their table.
+	`
+ALTER TABLE contracts ADD COLUMN node_id       INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE contracts ADD COLUMN argument_json BLOB;
+ALTER TABLE contracts ADD COLUMN workflow_id   TEXT    NOT NULL DEFAULT '';
+CREATE INDEX contracts_archived ON contracts (archived_offset) WHERE archived_offset IS NOT NULL;
+
+CREATE TABLE pruning (
+	id           INTEGER PRIMARY KEY CHECK (id = 1),
+	pruned_up_to INTEGER NOT NULL
+);
+
+CREATE TABLE identity_providers (
+	id             TEXT    PRIMARY KEY,
+	issuer         TEXT    NOT NULL UNIQUE,
+	jwks_url       TEXT    NOT NULL,
+	audience       TEXT    NOT NULL DEFAULT '',
+	is_deactivated INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+`,
+	// 4: topology changes (a party allocated), each at an offset of its own
+	// with no completion.
+	`
+CREATE TABLE topology_events (
+	ledger_offset  INTEGER PRIMARY KEY,
+	update_id      TEXT    NOT NULL,
+	record_time    INTEGER NOT NULL,
+	party          TEXT    NOT NULL,
+	participant_id TEXT    NOT NULL,
+	permission     TEXT    NOT NULL
+);
+`,
+	// 5: contract keys (Daml-LF 2.3, Canton 3.5). A keyed contract keeps its
 	// key's hash, by which an index finds the active contracts with a key
 	// most recent first, and the key with its maintainers (the engine's
 	// encoding).

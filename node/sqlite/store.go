@@ -103,6 +103,10 @@ type Store struct {
 	completionStmts   [2]*sql.Stmt
 
 	users userCache // callers' users and rights, between writes
+
+	reads   readStmts    // the read side's prepared statements
+	pruned  atomic.Int64 // the offset the ledger is pruned up to (inclusive)
+	pruneMu sync.Mutex   // one prune at a time
 }
 
 // Open opens (creating if needed) the database at path, or a private
@@ -208,8 +212,18 @@ func (s *Store) load(ctx context.Context) error {
 		`SELECT max(ledger_offset), max(record_time) FROM completions`).Scan(&end, &last); err != nil {
 		return fmt.Errorf("read ledger end: %w", err)
 	}
-	s.end.Store(end.Int64)
-	s.lastRecord = last.Int64
+	var pruned, topoEnd, topoLast sql.NullInt64
+	if err := s.w.QueryRowContext(ctx, `SELECT max(pruned_up_to) FROM pruning`).Scan(&pruned); err != nil {
+		return fmt.Errorf("read pruning offset: %w", err)
+	}
+	if err := s.w.QueryRowContext(ctx, `SELECT max(ledger_offset), max(record_time) FROM topology_events`).Scan(&topoEnd, &topoLast); err != nil {
+		return fmt.Errorf("read topology events: %w", err)
+	}
+	s.pruned.Store(pruned.Int64)
+	// Topology events have offsets too; a prune of everything leaves no
+	// entry, and the ledger end stays.
+	s.end.Store(max(end.Int64, topoEnd.Int64, pruned.Int64))
+	s.lastRecord = max(last.Int64, topoLast.Int64)
 	var d int64
 	err := s.w.QueryRowContext(ctx, `SELECT max_dedup_ns FROM node WHERE id = 1`).Scan(&d)
 	switch {
@@ -246,6 +260,7 @@ func (s *Store) closeDBs() error {
 		}
 	}
 	s.completionStmtsMu.Unlock()
+	s.reads.close()
 	var errR error
 	if s.r != s.w {
 		errR = s.r.Close()

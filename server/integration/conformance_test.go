@@ -81,7 +81,11 @@ func runScript(t *testing.T, dir string, env ...string) (string, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), scriptTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "conformance.mjs")
+	args := []string{"conformance.mjs"}
+	if exec.Command("node", "--experimental-websocket", "-e", "").Run() == nil {
+		args = append([]string{"--experimental-websocket"}, args...) // Node 20 has WebSocket behind it
+	}
+	cmd := exec.CommandContext(ctx, "node", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
@@ -106,12 +110,15 @@ func TestLedgerClientConformance(t *testing.T) {
 	dir := conformanceDir(t)
 	p, secretFile := serveForScript(t)
 	const user = "conformance-user"
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
 	out, code := runScript(t, dir,
 		"LEDGER_URL="+p.url,
 		"LEDGER_ADMIN_TOKEN="+mintToken(t, secretFile, ledger.AdminUserID),
 		"LEDGER_USER_ID="+user,
 		"LEDGER_USER_TOKEN="+mintToken(t, secretFile, user),
+		"LEDGER_TRACE_FILE="+trace,
 	)
+	checkTraceOpenAPI(t, trace)
 	t.Logf("conformance script output:\n%s", out)
 	if code != 0 {
 		t.Fatalf("conformance script exited %d: the official client disagrees with ledger serve (FAIL lines above); ledger serve stderr:\n%s", code, p.stderr)

@@ -107,7 +107,8 @@ func runCrashDurability(t *testing.T, plan crashPlan) crashCounts {
 		patches[i] = &patchLog{party: allocateOverHTTP(t, client, p.url, admin, fmt.Sprintf("Patched%d", i)), ackedKeys: map[string]int{}}
 	}
 	if status, body := post(client, "POST", p.url+"/v2/users", admin, map[string]any{
-		"user": map[string]any{"id": "worker"}, "rights": []any{ledgerapi.CanActAs(alice), ledgerapi.CanActAs(ext)}}); status != 200 {
+		"user": map[string]any{"id": "worker"}, "rights": []any{ledgerapi.CanActAs(alice), ledgerapi.CanActAs(ext),
+			adminRight(ledgerapi.RightCanReadAsAnyParty)}}); status != 200 {
 		t.Fatalf("create user: %d %s", status, body)
 	}
 
@@ -312,8 +313,9 @@ func onboardOverHTTP(t *testing.T, client *http.Client, base, admin, hint string
 
 // verifyDurable checks, over the API of a restarted node, that every
 // acknowledged command is in the ledger exactly once at the offset it was
-// answered, that offsets are gap-free, and that no acknowledged party update
-// is lost. It returns the ledger end.
+// answered, that offsets are gap-free (completions and the topology updates
+// of party allocations together), and that no acknowledged party update is
+// lost. It returns the ledger end.
 func verifyDurable(t *testing.T, client *http.Client, base, admin, worker string, parties []string, acked map[string]int64, patches []*patchLog) int64 {
 	t.Helper()
 	var all []ledgerapi.Completion
@@ -336,12 +338,18 @@ func verifyDurable(t *testing.T, client *http.Client, base, admin, worker string
 			begin = el.Offset()
 		}
 	}
+	topology := topologyOffsets(t, client, base, worker)
 	seen := map[string]int{}
 	at := map[int64]string{}
+	next := int64(1) // the offset the next completion must have
 	for i, c := range all {
-		if int64(c.Offset) != int64(i+1) {
-			t.Fatalf("completion %d has offset %d: offsets are not gap-free from 1", i, c.Offset)
+		for topology[next] {
+			next++
 		}
+		if int64(c.Offset) != next {
+			t.Fatalf("completion %d has offset %d, want %d: offsets are not gap-free from 1", i, c.Offset, next)
+		}
+		next++
 		if !c.Succeeded() {
 			t.Errorf("completion at %d (%s) failed: %+v", c.Offset, c.CommandID, c.Status)
 		}
@@ -350,8 +358,8 @@ func verifyDurable(t *testing.T, client *http.Client, base, admin, worker string
 	}
 	var end ledgerapi.GetLedgerEndResponse
 	status, body := post(client, "GET", base+"/v2/state/ledger-end", worker, nil)
-	if status != 200 || json.Unmarshal(body, &end) != nil || int64(end.Offset) != int64(len(all)) {
-		t.Errorf("ledger end %s, %d completions", body, len(all))
+	if status != 200 || json.Unmarshal(body, &end) != nil || int64(end.Offset) != int64(len(all)+len(topology)) {
+		t.Errorf("ledger end %s, %d completions and %d topology updates", body, len(all), len(topology))
 	}
 	for id, off := range acked {
 		if seen[id] != 1 {
@@ -425,8 +433,13 @@ func verifyStore(t *testing.T, db string) {
 			updates++
 		}
 	}
-	if int64(updates) != st.LedgerEnd() {
-		t.Errorf("%d transactions up to ledger end %d: every entry here is an accepted transaction", updates, st.LedgerEnd())
+	topo, err := st.TopologyRange(t.Context(), ledger.UpdateQuery{Through: st.LedgerEnd(), Limit: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(updates+len(topo)) != st.LedgerEnd() {
+		t.Errorf("%d transactions and %d topology updates up to ledger end %d: every entry here is an accepted transaction or a party allocation",
+			updates, len(topo), st.LedgerEnd())
 	}
 }
 
@@ -457,4 +470,23 @@ func verifyIntegrity(t *testing.T, db string) {
 	if len(lines) != 1 || lines[0] != "ok" {
 		t.Errorf("PRAGMA integrity_check: %s", strings.Join(lines, "; "))
 	}
+}
+
+// topologyOffsets are the offsets of the topology updates (party
+// allocations, when `ledger serve` records them) up to the ledger end.
+func topologyOffsets(t *testing.T, client *http.Client, base, token string) map[int64]bool {
+	t.Helper()
+	status, body := post(client, "POST", base+"/v2/updates?stream_idle_timeout_ms=50", token, map[string]any{"beginExclusive": 0,
+		"updateFormat": map[string]any{"includeTopologyEvents": map[string]any{"includeParticipantAuthorizationEvents": map[string]any{}}}})
+	var els []ledgerapi.JsGetUpdatesResponse
+	if status != 200 || json.Unmarshal(body, &els) != nil {
+		t.Fatalf("topology updates: %d %s", status, body)
+	}
+	out := map[int64]bool{}
+	for _, el := range els {
+		if el.Update.TopologyTransaction != nil {
+			out[el.Update.Offset()] = true
+		}
+	}
+	return out
 }

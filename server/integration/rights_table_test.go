@@ -46,7 +46,10 @@ var rightColumns = []struct {
 // "victim" another user, "ghost" a user that does not exist; WS is the
 // completions websocket; a #fragment names a variant of the request (the
 // executeAndWaitForTransaction row above it asks for P's view, which needs
-// read rights too).
+// read rights too). Reads (json-api.md §4.4 and Canton's
+// *ServiceAuthorization classes): read-as every party of a filter,
+// CanReadAsAnyParty for filtersForAnyParty and for requests naming no
+// party; identity providers and pruning are the participant admin's.
 const rightsTable = `
                                                                           none read act exec padmin idpadmin readAny execAny
 GET    /v2/version                                                        Y    Y    Y   Y    Y      Y        Y       Y
@@ -85,6 +88,37 @@ POST   /v2/commands/async/submit                                          -    -
 POST   /v2/commands/completions                                           -    Y    Y   -    -      -        Y       -
 POST   /v2/commands/completions#other-user                                -    -    -   -    -      -        Y       -
 WS     /v2/commands/completions                                           -    Y    Y   -    -      -        Y       -
+POST   /v2/commands/command-completions                                   -    Y    Y   -    -      -        Y       -
+POST   /v2/commands/command-completions#all-parties                       -    -    -   -    -      -        Y       -
+POST   /v2/state/active-contracts                                         -    Y    Y   -    -      -        Y       -
+POST   /v2/state/active-contracts#any-party                               -    -    -   -    -      -        Y       -
+POST   /v2/state/active-contracts-page                                    -    Y    Y   -    -      -        Y       -
+GET    /v2/state/latest-pruned-offsets                                    Y    Y    Y   Y    Y      Y        Y       Y
+POST   /v2/updates                                                        -    Y    Y   -    -      -        Y       -
+POST   /v2/updates#topology-any-party                                     -    -    -   -    -      -        Y       -
+POST   /v2/updates/flats                                                  -    Y    Y   -    -      -        Y       -
+POST   /v2/updates/trees                                                  -    Y    Y   -    -      -        Y       -
+POST   /v2/updates/get-updates-page                                       -    Y    Y   -    -      -        Y       -
+POST   /v2/updates/update-by-offset                                       -    Y    Y   -    -      -        Y       -
+POST   /v2/updates/update-by-id                                           -    Y    Y   -    -      -        Y       -
+POST   /v2/updates/transaction-by-offset                                  -    Y    Y   -    -      -        Y       -
+POST   /v2/updates/transaction-by-id                                      -    Y    Y   -    -      -        Y       -
+GET    /v2/updates/transaction-tree-by-offset/1?parties=P                 -    Y    Y   -    -      -        Y       -
+GET    /v2/updates/transaction-tree-by-id/1220ab?parties=P                -    Y    Y   -    -      -        Y       -
+POST   /v2/events/events-by-contract-id                                   -    Y    Y   -    -      -        Y       -
+POST   /v2/contracts/contract-by-id                                       -    Y    Y   -    -      -        Y       -
+POST   /v2/contracts/contract-by-id#no-parties                            -    -    -   -    -      -        Y       -
+POST   /v2/commands/async/submit-reassignment                             -    -    Y   -    -      -        -       -
+POST   /v2/commands/submit-and-wait-for-reassignment                      -    -    Y   -    -      -        -       -
+GET    /v2/idps                                                           -    -    -   -    Y      -        -       -
+POST   /v2/idps                                                           -    -    -   -    Y      -        -       -
+GET    /v2/idps/ghost                                                     -    -    -   -    Y      -        -       -
+PATCH  /v2/idps/ghost                                                     -    -    -   -    Y      -        -       -
+DELETE /v2/idps/ghost                                                     -    -    -   -    Y      -        -       -
+PATCH  /v2/users/victim/identity-provider-id                              -    -    -   -    Y      -        -       -
+GET    /livez                                                             Y    Y    Y   Y    Y      Y        Y       Y
+GET    /readyz                                                            Y    Y    Y   Y    Y      Y        Y       Y
+POST   /admin/prune                                                       -    -    -   -    Y      -        -       -
 `
 
 // TestRightsTable runs every endpoint as every kind of caller against a
@@ -171,6 +205,9 @@ func TestRightsTable(t *testing.T) {
 			return map[string]any{"userId": "victim", "parties": []string{p}}
 		},
 	}
+	for k, v := range readBodies(p) {
+		bodies[k] = v
+	}
 
 	rows := strings.Split(strings.TrimSpace(rightsTable), "\n")[1:]
 	for _, row := range rows {
@@ -255,4 +292,51 @@ func checkWebsocketRight(t *testing.T, n *testNode, token, p string, want bool) 
 		}
 	}
 	_ = conn.Close(websocket.StatusNormalClosure, "")
+}
+
+// readBodies are the request bodies of the read rows of rightsTable.
+func readBodies(p string) map[string]func(user string) any {
+	format := map[string]any{"filtersByParty": map[string]any{p: map[string]any{}}}
+	anyParty := map[string]any{"filtersForAnyParty": map[string]any{}}
+	txs := map[string]any{"includeTransactions": map[string]any{"eventFormat": format, "transactionShape": "TRANSACTION_SHAPE_ACS_DELTA"}}
+	legacy := map[string]any{"beginExclusive": 0, "endInclusive": 1, "filter": format}
+	reassign := func(string) any {
+		return map[string]any{"reassignmentCommands": map[string]any{"commandId": "r", "submitter": p,
+			"commands": []any{map[string]any{"command": map[string]any{"UnassignCommand": map[string]any{"value": map[string]any{
+				"contractId": "00ab", "source": "a::1220", "target": "b::1220"}}}}}}}
+	}
+	idp := func(string) any {
+		return map[string]any{"identityProviderConfig": map[string]any{"identityProviderId": "ghost", "issuer": "i",
+			"jwksUrl": "https://i.example/jwks"}, "updateMask": map[string]any{"paths": []string{"issuer"}}}
+	}
+	return map[string]func(string) any{
+		"POST /v2/commands/command-completions":              func(string) any { return map[string]any{"parties": []string{p}} },
+		"POST /v2/commands/command-completions#all-parties":  func(string) any { return map[string]any{"parties": []string{}} },
+		"POST /v2/state/active-contracts":                    func(string) any { return map[string]any{"activeAtOffset": 0, "eventFormat": format} },
+		"POST /v2/state/active-contracts#any-party":          func(string) any { return map[string]any{"activeAtOffset": 0, "eventFormat": anyParty} },
+		"POST /v2/state/active-contracts-page":               func(string) any { return map[string]any{"eventFormat": format} },
+		"POST /v2/updates":                                   func(string) any { return map[string]any{"beginExclusive": 0, "endInclusive": 1, "updateFormat": txs} },
+		"POST /v2/updates/flats":                             func(string) any { return legacy },
+		"POST /v2/updates/trees":                             func(string) any { return legacy },
+		"POST /v2/updates/get-updates-page":                  func(string) any { return map[string]any{"updateFormat": txs} },
+		"POST /v2/updates/update-by-offset":                  func(string) any { return map[string]any{"offset": 1, "updateFormat": txs} },
+		"POST /v2/updates/update-by-id":                      func(string) any { return map[string]any{"updateId": "1220ab", "updateFormat": txs} },
+		"POST /v2/updates/transaction-by-offset":             func(string) any { return map[string]any{"offset": 1, "requestingParties": []string{p}} },
+		"POST /v2/updates/transaction-by-id":                 func(string) any { return map[string]any{"updateId": "1220ab", "requestingParties": []string{p}} },
+		"POST /v2/events/events-by-contract-id":              func(string) any { return map[string]any{"contractId": "00ab", "eventFormat": format} },
+		"POST /v2/contracts/contract-by-id":                  func(string) any { return map[string]any{"contractId": "00ab", "queryingParties": []string{p}} },
+		"POST /v2/contracts/contract-by-id#no-parties":       func(string) any { return map[string]any{"contractId": "00ab"} },
+		"POST /v2/commands/async/submit-reassignment":        reassign,
+		"POST /v2/commands/submit-and-wait-for-reassignment": reassign,
+		"POST /v2/idps":                                      idp,
+		"PATCH /v2/idps/ghost":                               idp,
+		"PATCH /v2/users/victim/identity-provider-id": func(string) any {
+			return map[string]any{"userId": "victim", "sourceIdentityProviderId": "", "targetIdentityProviderId": ""}
+		},
+		"POST /v2/updates#topology-any-party": func(string) any {
+			return map[string]any{"beginExclusive": 0, "endInclusive": 1, "updateFormat": map[string]any{
+				"includeTopologyEvents": map[string]any{"includeParticipantAuthorizationEvents": map[string]any{"parties": []string{}}}}}
+		},
+		"POST /admin/prune": func(string) any { return map[string]any{"pruneUpTo": 1} },
+	}
 }

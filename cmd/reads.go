@@ -1,0 +1,607 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/completions"
+	"github.com/ledger-cli/ledger/display"
+	"github.com/ledger-cli/ledger/ledgerapi"
+)
+
+// The read commands: contracts (the active contract set), updates (the
+// update stream, resumable), update get (one update as a tree), events (of
+// one contract) and prune.
+
+// eventFormat is the wildcard or template filter of parties.
+func eventFormat(parties, templates []string, blob bool) *ledgerapi.EventFormat {
+	filters := ledgerapi.Filters{}
+	if len(templates) == 0 && blob {
+		filters.Cumulative = append(filters.Cumulative, ledgerapi.CumulativeFilter{IdentifierFilter: ledgerapi.IdentifierFilter{
+			Wildcard: &ledgerapi.WildcardFilter{IncludeCreatedEventBlob: true}}})
+	}
+	for _, t := range templates {
+		filters.Cumulative = append(filters.Cumulative, ledgerapi.CumulativeFilter{IdentifierFilter: ledgerapi.IdentifierFilter{
+			Template: &ledgerapi.TemplateFilter{TemplateID: t, IncludeCreatedEventBlob: blob}}})
+	}
+	ef := &ledgerapi.EventFormat{FiltersByParty: ledgerapi.Map[ledgerapi.Filters]{}, Verbose: true}
+	if len(parties) == 0 {
+		ef.FiltersForAnyParty = &filters
+		return ef
+	}
+	for _, p := range parties {
+		ef.FiltersByParty[p] = filters
+	}
+	return ef
+}
+
+func checkTemplates(templates []string) error {
+	for _, t := range templates {
+		if _, err := ledgerapi.ParseTemplateID(t); err != nil {
+			return cmdutil.UsageError("--template %q: %s", t, err)
+		}
+	}
+	return nil
+}
+
+// signalContext is ctx, or one cancelled by SIGINT and SIGTERM.
+func signalContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx != nil {
+		return ctx, func() {}
+	}
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// ---- contracts ----
+
+// ContractsOptions are the inputs of `ledger contracts`.
+type ContractsOptions struct {
+	IO        *cmdutil.IOStreams
+	Connect   func() (*cmdutil.Connection, error)
+	Format    string
+	Parties   []string
+	Templates []string
+	At        int64
+	AtSet     bool
+	Blob      bool
+	JSONLines bool
+	PageSize  int
+	FullIDs   bool
+}
+
+// NewCmdContracts builds `ledger contracts`.
+func NewCmdContracts(f *cmdutil.Factory, runF func(*ContractsOptions) error) *cobra.Command {
+	opts := &ContractsOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "contracts [--party P]... [--template T]... [--at OFFSET]",
+		Short: "List the active contracts: template, contract id, signatories, argument",
+		Long: `List the contracts active at an offset (the ledger end unless --at) that the
+given parties see, as a table (template, contract id, signatories, the argument
+shortened) or with -o json (or -o yaml) as one array of the created events as the
+JSON API writes them. --jsonl prints one JSON object per line instead, for big
+sets. The set is read page by page (--page-size), never held whole.
+
+Without --party the contracts of every party are listed (the token's user
+needs CanReadAsAnyParty). --template keeps contracts of these templates
+(package id form pkg:Module:Entity or package name form #name:Module:Entity).
+--blob adds each contract's createdEventBlob, which disclosedContracts of a
+later command takes.`,
+		Example: `  # what does Alice have?
+  ledger contracts --party "$ALICE"
+
+  # the Ious as of offset 42, as JSON lines with their blobs
+  ledger contracts --party "$ALICE" --template '#iou:Iou:Iou' --at 42 --blob --jsonl`,
+		Args: cmdutil.ExactArgs(0),
+	}
+	conn := cmdutil.AddConnFlags(cmd)
+	fl := cmd.Flags()
+	fl.StringArrayVar(&opts.Parties, "party", nil, "party whose contracts to list (repeatable; none: every party)")
+	fl.StringArrayVar(&opts.Templates, "template", nil, "keep contracts of this template (repeatable)")
+	fl.Int64Var(&opts.At, "at", 0, "offset of the snapshot (default: the ledger end)")
+	fl.BoolVar(&opts.Blob, "blob", false, "include each contract's createdEventBlob")
+	fl.BoolVar(&opts.JSONLines, "jsonl", false, "print one JSON object per line")
+	fl.IntVar(&opts.PageSize, "page-size", 1000, "contracts per request")
+	fl.BoolVar(&opts.FullIDs, "full-ids", false, "print ids in full")
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		var err error
+		if opts.Format, err = f.OutputFormat(); err != nil {
+			return err
+		}
+		opts.AtSet = c.Flags().Changed("at")
+		if opts.At < 0 || opts.PageSize <= 0 {
+			return cmdutil.UsageError("--at must not be negative and --page-size must be positive")
+		}
+		if err := cmdutil.ValidateParties("--party", opts.Parties); err != nil {
+			return err
+		}
+		if err := checkTemplates(opts.Templates); err != nil {
+			return err
+		}
+		opts.Connect = conn.Connect
+		if runF != nil {
+			return runF(opts)
+		}
+		return contractsRun(opts)
+	}
+	return cmd
+}
+
+func contractsRun(opts *ContractsOptions) error {
+	conn, err := opts.Connect()
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	req := ledgerapi.GetActiveContractsPageRequest{EventFormat: eventFormat(opts.Parties, opts.Templates, opts.Blob)}
+	size := ledgerapi.Int32(opts.PageSize)
+	req.MaxPageSize = &size
+	if opts.AtSet {
+		at := ledgerapi.Int64(opts.At)
+		req.ActiveAtOffset = &at
+	}
+	w := opts.IO.Out
+	structured := opts.Format != cmdutil.FormatTable && !opts.JSONLines
+	var all []ledgerapi.CreatedEvent // only for -o json|yaml, which print one document
+	text := display.TextOptions{Color: opts.IO.ColorEnabled(), FullIDs: opts.FullIDs}
+	rows := 0
+	for {
+		page, err := conn.Client.ActiveContractsPage(ctx, req)
+		if err != nil {
+			return cmdutil.WithHint(err)
+		}
+		at := page.ActiveAtOffset
+		req.ActiveAtOffset = &at // every page of one snapshot
+		for _, el := range page.ActiveContracts {
+			ac := el.ContractEntry.ActiveContract
+			if ac == nil {
+				continue
+			}
+			switch {
+			case opts.JSONLines:
+				b, err := json.Marshal(ac.CreatedEvent)
+				if err != nil {
+					return err
+				}
+				if _, err := w.Write(append(b, '\n')); err != nil {
+					return err
+				}
+			case structured:
+				all = append(all, ac.CreatedEvent)
+			default:
+				if rows == 0 {
+					fmt.Fprintln(w, display.ContractHeader(text))
+				}
+				fmt.Fprintln(w, display.ContractLine(&ac.CreatedEvent, text))
+			}
+			rows++
+		}
+		if page.NextPageToken == "" {
+			break
+		}
+		req.PageToken = page.NextPageToken
+	}
+	if structured {
+		if all == nil {
+			all = []ledgerapi.CreatedEvent{}
+		}
+		return cmdutil.WriteStructured(w, opts.Format, all)
+	}
+	if rows == 0 && !opts.JSONLines {
+		fmt.Fprintln(opts.IO.ErrOut, "no active contracts")
+	}
+	return nil
+}
+
+// ---- updates ----
+
+// UpdatesOptions are the inputs of `ledger updates`.
+type UpdatesOptions struct {
+	IO      *cmdutil.IOStreams
+	Connect func() (*cmdutil.Connection, error)
+	Format  string
+	// Context is cancelled to stop a follower (nil: SIGINT/SIGTERM).
+	Context context.Context
+
+	Parties     []string
+	Templates   []string
+	From, To    int64
+	Follow      bool
+	Checkpoint  string
+	OutPath     string
+	Shape       string
+	Transport   string
+	Limit       int
+	IdleTimeout time.Duration
+	FullIDs     bool
+}
+
+// NewCmdUpdates builds `ledger updates`.
+func NewCmdUpdates(f *cmdutil.Factory, runF func(*UpdatesOptions) error) *cobra.Command {
+	opts := &UpdatesOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "updates --party P [--from OFFSET] [--to OFFSET] [--follow] [--checkpoint FILE] [--out FILE]",
+		Short: "Show the update stream: the transactions the parties see, one per line",
+		Long: `Read the node's update stream for the given parties: one line per transaction
+with its offset, record time, update id, command id and its events (created,
+archived, exercised). -o json prints one JSON object per line (NDJSON), the
+update as the JSON API writes it ({"Transaction":{"value":…}}).
+
+--shape acs-delta (the default) shows what changes the active contract set:
+created and archived events of the parties' contracts. --shape ledger-effects
+shows every create and exercise the parties witness, with exercised events'
+lastDescendantNodeId.
+
+Without --follow the updates after --from up to --to (default: the current
+ledger end) are printed, and the command exits. With --follow it keeps
+tailing, over the node's websocket when it offers one, else by polling.
+
+--checkpoint FILE makes it resumable as ledger completions is: the offset of
+the last update handled is written to FILE (atomically) after it was printed,
+and a new run starts after the offset in FILE instead of --from. With --out
+OUT the updates go to OUT, synced before each checkpoint, whose
+length the checkpoint records; a restart cuts OUT back to it, so a run killed
+at any moment (kill -9 included) and restarted writes every update to OUT
+exactly once.`,
+		Example: `  # what happened to Alice's contracts so far
+  ledger updates --party "$ALICE"
+
+  # a resumable, exactly-once export of everything, following new updates
+  ledger updates --party "$ALICE" --follow --checkpoint alice.offset -o json --out alice.ndjson
+
+  # the exercises too, between two offsets
+  ledger updates --party "$ALICE" --shape ledger-effects --from 10 --to 20`,
+		Args: cmdutil.ExactArgs(0),
+	}
+	conn := cmdutil.AddConnFlags(cmd)
+	fl := cmd.Flags()
+	fl.StringArrayVar(&opts.Parties, "party", nil, "party whose updates to read (repeatable; required)")
+	fl.StringArrayVar(&opts.Templates, "template", nil, "keep events of this template (repeatable)")
+	fl.Int64Var(&opts.From, "from", 0, "offset to start after (0: the beginning)")
+	fl.Int64Var(&opts.To, "to", 0, "last offset to read (default: the ledger end)")
+	fl.BoolVar(&opts.Follow, "follow", false, "keep tailing new updates")
+	fl.StringVar(&opts.Checkpoint, "checkpoint", "", "file holding the last offset handled: resume after it")
+	fl.StringVar(&opts.OutPath, "out", "", "append the updates to this file, kept in step with --checkpoint")
+	fl.StringVar(&opts.Shape, "shape", "acs-delta", "acs-delta or ledger-effects")
+	fl.StringVar(&opts.Transport, "transport", completions.TransportAuto, "auto, websocket or list")
+	fl.IntVar(&opts.Limit, "limit", completions.DefaultLimit, "elements per list request (the node's maximum is usually 200)")
+	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", 500*time.Millisecond, "how long one list request waits for more updates")
+	fl.BoolVar(&opts.FullIDs, "full-ids", false, "print ids in full")
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		var err error
+		if opts.Format, err = f.OutputFormat(); err != nil {
+			return err
+		}
+		if len(opts.Parties) == 0 {
+			return cmdutil.UsageError("--party is required: updates are read per party")
+		}
+		if err := cmdutil.ValidateParties("--party", opts.Parties); err != nil {
+			return err
+		}
+		if err := checkTemplates(opts.Templates); err != nil {
+			return err
+		}
+		if opts.From < 0 || opts.To < 0 || opts.To != 0 && opts.To < opts.From {
+			return cmdutil.UsageError("--from and --to must not be negative, --to not before --from")
+		}
+		if opts.Follow && opts.To != 0 {
+			return cmdutil.UsageError("--follow and --to exclude each other")
+		}
+		if _, err := shapeOf(opts.Shape); err != nil {
+			return err
+		}
+		if opts.Limit <= 0 || opts.IdleTimeout < 0 {
+			return cmdutil.UsageError("--limit must be positive, --idle-timeout not negative")
+		}
+		opts.Connect = conn.Connect
+		if runF != nil {
+			return runF(opts)
+		}
+		return updatesRun(opts)
+	}
+	return cmd
+}
+
+func shapeOf(s string) (ledgerapi.TransactionShape, error) {
+	switch s {
+	case "acs-delta", "":
+		return ledgerapi.TransactionShapeACSDelta, nil
+	case "ledger-effects":
+		return ledgerapi.TransactionShapeLedgerEffects, nil
+	}
+	return "", cmdutil.UsageError("--shape %q: use acs-delta or ledger-effects", s)
+}
+
+func updatesRun(opts *UpdatesOptions) error {
+	shape, _ := shapeOf(opts.Shape)
+	o := completions.UpdateOptions{Parties: opts.Parties, Templates: opts.Templates, Shape: shape,
+		Begin: opts.From, End: opts.To, Follow: opts.Follow, Checkpoint: opts.Checkpoint,
+		Transport: opts.Transport, Limit: opts.Limit, IdleTimeout: opts.IdleTimeout, Log: opts.IO.ErrOut}
+	conn, err := opts.Connect()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signalContext(opts.Context)
+	defer stop()
+	text := display.TextOptions{Color: opts.IO.ColorEnabled(), FullIDs: opts.FullIDs}
+	var w io.Writer = opts.IO.Out
+	if opts.OutPath != "" {
+		file, err := completions.OpenOutputFile(opts.OutPath, opts.Checkpoint)
+		if err != nil {
+			return err
+		}
+		defer file.Close()
+		w, o.Sync = file, file.Sync
+		text.Color = false
+	}
+	out := func(u *ledgerapi.JsUpdate) error {
+		return writeRecord(w, opts.Format, u, func() string { return display.UpdateLine(u, text) })
+	}
+	_, err = completions.TailUpdates(ctx, conn.Client, o, out)
+	if errors.Is(err, context.Canceled) {
+		return nil // stopped by a signal: the checkpoint is up to date
+	}
+	if err != nil {
+		return cmdutil.WithHint(err)
+	}
+	return nil
+}
+
+// ---- update get ----
+
+// UpdateGetOptions are the inputs of `ledger update get`.
+type UpdateGetOptions struct {
+	IO       *cmdutil.IOStreams
+	Connect  func() (*cmdutil.Connection, error)
+	Format   string
+	UpdateID string
+	Offset   int64
+	Parties  []string
+	FullIDs  bool
+}
+
+// NewCmdUpdate builds `ledger update` and its verb get.
+func NewCmdUpdate(f *cmdutil.Factory, runF func(*UpdateGetOptions) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "update",
+		Short: "Look up one update",
+		Long: `Look up one update of the ledger by its update id or its offset (ledger
+updates reads the stream of them).`,
+		Example: `  ledger update get 1220f0c1… --party "$ALICE"`,
+	}
+	opts := &UpdateGetOptions{IO: f.IO}
+	get := &cobra.Command{
+		Use:   "get (UPDATE_ID | --offset N) [--party P]...",
+		Short: "Show one update as a transaction tree",
+		Long: `Look up one update by its id or its offset and render it as a tree: each
+exercise with the events it caused below it (ledger effects, as the parties
+witness it), the way ledger submit shows the transaction it made. -o json
+prints the update as the JSON API writes it.
+
+Without --party the update is read as every party (the token's user needs
+CanReadAsAnyParty).`,
+		Example: `  ledger update get 1220f0c1… --party "$ALICE"
+  ledger update get --offset 42 -o json`,
+		Args: cmdutil.MaxArgs(1),
+	}
+	conn := cmdutil.AddConnFlags(get)
+	fl := get.Flags()
+	fl.Int64Var(&opts.Offset, "offset", 0, "look the update up by offset")
+	fl.StringArrayVar(&opts.Parties, "party", nil, "read as this party (repeatable; none: every party)")
+	fl.BoolVar(&opts.FullIDs, "full-ids", false, "print ids in full")
+	get.RunE = func(c *cobra.Command, args []string) error {
+		var err error
+		if opts.Format, err = f.OutputFormat(); err != nil {
+			return err
+		}
+		switch {
+		case len(args) == 1 && c.Flags().Changed("offset"):
+			return cmdutil.UsageError("give an update id or --offset, not both")
+		case len(args) == 1:
+			opts.UpdateID = args[0]
+		case opts.Offset <= 0:
+			return cmdutil.UsageError("give an update id or a positive --offset")
+		}
+		if err := cmdutil.ValidateParties("--party", opts.Parties); err != nil {
+			return err
+		}
+		opts.Connect = conn.Connect
+		if runF != nil {
+			return runF(opts)
+		}
+		return updateGetRun(opts)
+	}
+	cmd.AddCommand(get)
+	return cmd
+}
+
+func updateGetRun(opts *UpdateGetOptions) error {
+	conn, err := opts.Connect()
+	if err != nil {
+		return err
+	}
+	format := &ledgerapi.UpdateFormat{IncludeTransactions: &ledgerapi.TransactionFormat{
+		TransactionShape: ledgerapi.TransactionShapeLedgerEffects, EventFormat: *eventFormat(opts.Parties, nil, false)}}
+	ctx := context.Background()
+	var u *ledgerapi.JsUpdate
+	if opts.UpdateID != "" {
+		u, err = conn.Client.UpdateByID(ctx, ledgerapi.GetUpdateByIDRequest{UpdateID: opts.UpdateID, UpdateFormat: format})
+	} else {
+		u, err = conn.Client.UpdateByOffset(ctx, ledgerapi.GetUpdateByOffsetRequest{Offset: ledgerapi.Int64(opts.Offset), UpdateFormat: format})
+	}
+	if err != nil {
+		return cmdutil.WithHint(err)
+	}
+	if opts.Format != cmdutil.FormatTable {
+		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, ledgerapi.JsGetUpdateResponse{Update: *u})
+	}
+	if u.Transaction == nil {
+		return cmdutil.WriteStructured(opts.IO.Out, cmdutil.FormatJSON, u)
+	}
+	tree := display.TreeOf(u.Transaction)
+	return display.RenderTransactionTree(opts.IO.Out, &tree, display.TextOptions{Color: opts.IO.ColorEnabled(), FullIDs: opts.FullIDs})
+}
+
+// ---- events ----
+
+// EventsOptions are the inputs of `ledger events`.
+type EventsOptions struct {
+	IO         *cmdutil.IOStreams
+	Connect    func() (*cmdutil.Connection, error)
+	Format     string
+	ContractID string
+	Parties    []string
+	FullIDs    bool
+}
+
+// NewCmdEvents builds `ledger events`.
+func NewCmdEvents(f *cmdutil.Factory, runF func(*EventsOptions) error) *cobra.Command {
+	opts := &EventsOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "events CONTRACT_ID [--party P]...",
+		Short: "Show a contract's created and archived events",
+		Long: `Show the events of one contract as the parties see them: where it was created
+(offset, node, template, signatories, argument) and, once archived, where.
+-o json (or yaml) prints the JSON API's answer. Without --party the contract is
+read as every party (the token's user needs CanReadAsAnyParty).`,
+		Example: `  ledger events 00a1b2… --party "$ALICE"`,
+		Args:    cmdutil.ExactArgs(1),
+	}
+	conn := cmdutil.AddConnFlags(cmd)
+	cmd.Flags().StringArrayVar(&opts.Parties, "party", nil, "read as this party (repeatable; none: every party)")
+	cmd.Flags().BoolVar(&opts.FullIDs, "full-ids", false, "print ids in full")
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		var err error
+		if opts.Format, err = f.OutputFormat(); err != nil {
+			return err
+		}
+		opts.ContractID = args[0]
+		if err := cmdutil.ValidateParties("--party", opts.Parties); err != nil {
+			return err
+		}
+		opts.Connect = conn.Connect
+		if runF != nil {
+			return runF(opts)
+		}
+		return eventsRun(opts)
+	}
+	return cmd
+}
+
+func eventsRun(opts *EventsOptions) error {
+	conn, err := opts.Connect()
+	if err != nil {
+		return err
+	}
+	ev, err := conn.Client.EventsByContractID(context.Background(), ledgerapi.GetEventsByContractIDRequest{
+		ContractID: opts.ContractID, EventFormat: eventFormat(opts.Parties, nil, false)})
+	if err != nil {
+		return cmdutil.WithHint(err)
+	}
+	if opts.Format != cmdutil.FormatTable {
+		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, ev)
+	}
+	text := display.TextOptions{Color: opts.IO.ColorEnabled(), FullIDs: opts.FullIDs}
+	w := opts.IO.Out
+	if c := ev.Created; c != nil {
+		e := &c.CreatedEvent
+		fmt.Fprintf(w, "created   offset %d node %d at %s\n", e.Offset, e.NodeID, e.CreatedAt)
+		fmt.Fprintln(w, "  "+display.ContractLine(e, text))
+	}
+	if a := ev.Archived; a != nil {
+		fmt.Fprintf(w, "archived  offset %d node %d (witnesses %s)\n", a.ArchivedEvent.Offset, a.ArchivedEvent.NodeID,
+			display.PartyList(a.ArchivedEvent.WitnessParties, text))
+	} else {
+		fmt.Fprintln(w, "active")
+	}
+	return nil
+}
+
+// ---- prune ----
+
+// PruneOptions are the inputs of `ledger prune`.
+type PruneOptions struct {
+	IO      *cmdutil.IOStreams
+	Connect func() (*cmdutil.Connection, error)
+	Format  string
+	Offset  int64
+	Keep    time.Duration
+	Wait    time.Duration
+	Now     func() time.Time
+}
+
+// NewCmdPrune builds `ledger prune`.
+func NewCmdPrune(f *cmdutil.Factory, runF func(*PruneOptions) error) *cobra.Command {
+	opts := &PruneOptions{IO: f.IO, Now: f.Now}
+	cmd := &cobra.Command{
+		Use:   "prune (--offset N | --keep DURATION)",
+		Short: "Prune a ledger serve node's history up to an offset",
+		Long: `Remove a ledger serve node's history at and below an offset: completions,
+transactions and their events, and the contracts archived there. Active
+contracts stay, whenever they were created. Afterwards every read that starts
+below the offset (completions, updates, the active contract set at an earlier
+offset, lookups by offset) is refused with PARTICIPANT_PRUNED_DATA_ACCESSED, as
+Canton refuses it; GET /v2/state/latest-pruned-offsets tells the offset.
+
+--keep 24h prunes everything recorded more than 24 hours ago (the node finds
+the offset from the record times). The node prunes in short batches,
+so submissions go on meanwhile; the command waits until it is done (--wait).
+
+This talks to ledger serve's own endpoint (POST /admin/prune, participant
+admin right): Canton participants prune through their admin API instead.`,
+		Example: `  ledger prune --offset 1000
+  ledger prune --keep 168h`,
+		Args: cmdutil.ExactArgs(0),
+	}
+	conn := cmdutil.AddConnFlags(cmd)
+	cmd.Flags().Int64Var(&opts.Offset, "offset", 0, "prune up to and including this offset")
+	cmd.Flags().DurationVar(&opts.Keep, "keep", 0, "prune what was recorded longer ago than this")
+	cmd.Flags().DurationVar(&opts.Wait, "wait", 30*time.Minute, "how long the prune may take")
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		var err error
+		if opts.Format, err = f.OutputFormat(); err != nil {
+			return err
+		}
+		if (opts.Offset > 0) == (opts.Keep > 0) {
+			return cmdutil.UsageError("give a positive --offset or a positive --keep, one of them")
+		}
+		opts.Connect = conn.Connect
+		if runF != nil {
+			return runF(opts)
+		}
+		return pruneRun(opts)
+	}
+	return cmd
+}
+
+func pruneRun(opts *PruneOptions) error {
+	conn, err := opts.Connect()
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	req := ledgerapi.PruneRequest{PruneUpTo: ledgerapi.Int64(opts.Offset)}
+	if opts.Keep > 0 {
+		before := ledgerapi.NewTimestamp(opts.Now().Add(-opts.Keep))
+		req.PruneBefore = &before
+	}
+	res, err := conn.Client.Prune(ctx, req, opts.Wait)
+	if err != nil {
+		return cmdutil.WithHint(err)
+	}
+	if opts.Format != cmdutil.FormatTable {
+		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, res)
+	}
+	fmt.Fprintf(opts.IO.Out, "pruned up to offset %d: %d completions, %d archived contracts removed\n",
+		res.PrunedUpTo, res.CompletionsRemoved, res.ContractsRemoved)
+	return nil
+}

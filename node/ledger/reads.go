@@ -1,0 +1,62 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ACSQuery selects active contracts in creation order (Contract.Seq).
+type ACSQuery struct {
+	// At is the offset of the snapshot: contracts created at or before it
+	// and not archived at or before it.
+	At int64
+	// AfterSeq resumes after the contract with this Seq (0 = from the start).
+	AfterSeq int64
+	// TemplateIDs keeps contracts of these templates (package id form) only;
+	// empty keeps all.
+	TemplateIDs []string
+	// Limit caps the contracts returned (default 1000).
+	Limit int
+}
+
+// UpdateQuery selects accepted transactions in offset order.
+type UpdateQuery struct {
+	After   int64 // exclusive lower bound
+	Through int64 // inclusive upper bound; 0 = no bound
+	// Descending reads from Through down to After.
+	Descending bool
+	Limit      int // at most this many (default 1000)
+}
+
+// PrunedError: a read asked for offsets at or below the pruning offset.
+type PrunedError struct {
+	PrunedUpTo int64
+}
+
+func (e *PrunedError) Error() string {
+	return fmt.Sprintf("the ledger is pruned up to offset %d", e.PrunedUpTo)
+}
+
+// PruneProgress reports one batch of a prune.
+type PruneProgress struct {
+	UpTo      int64 // the offset the batch pruned through
+	Entries   int64 // completions removed so far (transactions included)
+	Contracts int64 // archived contracts removed so far
+}
+
+// ErrPruneInProgress: another prune is running.
+var ErrPruneInProgress = errors.New("a prune is already running")
+
+// TopologyEvent is a topology change the ledger records at an offset of
+// its own, as Canton's update stream shows it: a party's authorization on
+// this participant was added (the party was allocated).
+type TopologyEvent struct {
+	UpdateID      string
+	Party         string
+	ParticipantID string
+	Permission    string // PARTICIPANT_PERMISSION_…
+	// Offset and RecordTime are set when read back.
+	Offset     int64
+	RecordTime time.Time
+}

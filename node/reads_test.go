@@ -1,0 +1,344 @@
+package node_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node"
+	"github.com/ledger-cli/ledger/node/ledger"
+	"github.com/ledger-cli/ledger/node/local"
+)
+
+// readLedger is a small ledger for the read tests: Alice creates an Iou
+// (offset 1) and a Note with Bob as observer (2), then archives the Iou (3).
+type readLedger struct {
+	n          *node.Node
+	alice, bob string
+	iou, note  string
+	ids        []string // update ids by offset-1
+}
+
+func newReadLedger(t *testing.T) *readLedger {
+	t.Helper()
+	ctx := context.Background()
+	l := &readLedger{n: open(t, local.Config{})}
+	a, err := l.n.AllocateParty(ctx, "Alice", nil, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := l.n.AllocateParty(ctx, "Bob", nil, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.alice, l.bob = a.ID, b.ID
+	submit := func(cmds ledgerapi.Commands) *node.Receipt {
+		t.Helper()
+		r, err := l.n.Submit(ctx, cmds, "alice", "")
+		if err != nil || r.Rejection != nil {
+			t.Fatalf("submit %s: %v %v", cmds.CommandID, err, r)
+		}
+		l.ids = append(l.ids, r.UpdateID())
+		return r
+	}
+	first := submit(createIou("c-1", l.alice))
+	l.iou = first.Transaction(ledgerapi.TransactionShapeACSDelta, nil).Events[0].Created.ContractID
+	user := "alice"
+	note := submit(ledgerapi.Commands{CommandID: "c-2", ActAs: []string{l.alice}, UserID: &user,
+		Commands: []ledgerapi.Command{{Create: &ledgerapi.CreateCommand{TemplateID: "#iou:Iou:Note",
+			CreateArguments: []byte(`{"owner":"` + l.alice + `","reader":"` + l.bob + `"}`)}}}})
+	l.note = note.Transaction(ledgerapi.TransactionShapeACSDelta, nil).Events[0].Created.ContractID
+	submit(ledgerapi.Commands{CommandID: "c-3", ActAs: []string{l.alice}, UserID: &user,
+		Commands: []ledgerapi.Command{{Exercise: &ledgerapi.ExerciseCommand{TemplateID: "#iou:Iou:Iou",
+			ContractID: l.iou, Choice: "Archive", ChoiceArgument: []byte(`{}`)}}}})
+	return l
+}
+
+func (l *readLedger) acs(t *testing.T, f *node.EventFilter, at int64) []node.ActiveContract {
+	t.Helper()
+	r, err := l.n.ReadActiveContracts(f, at, 0)
+	if err != nil {
+		t.Fatalf("active contracts at %d: %v", at, err)
+	}
+	var out []node.ActiveContract
+	for {
+		cs, err := r.Next(context.Background(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cs) == 0 {
+			return out
+		}
+		out = append(out, cs...)
+	}
+}
+
+func ids(cs []node.ActiveContract) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Event.ContractID)
+	}
+	return out
+}
+
+func TestActiveContractsAtOffsets(t *testing.T) {
+	l := newReadLedger(t)
+	all := l.n.LedgerEnd()
+	for _, tc := range []struct {
+		name   string
+		filter *node.EventFilter
+		at     int64
+		want   []string
+	}{
+		{"alice at the end", node.WildcardFilter(l.alice), all, []string{l.note}},
+		{"alice before the archive", node.WildcardFilter(l.alice), 2, []string{l.iou, l.note}},
+		{"alice at 1", node.WildcardFilter(l.alice), 1, []string{l.iou}},
+		{"at 0 the set is empty", node.WildcardFilter(l.alice), 0, nil},
+		{"bob sees the note he observes", node.WildcardFilter(l.bob), 2, []string{l.note}},
+		{"any party", &node.EventFilter{AnyParty: &node.TemplateSet{Wildcard: true}}, 2, []string{l.iou, l.note}},
+		{"template by package name", &node.EventFilter{ByParty: map[string]*node.TemplateSet{
+			l.alice: {Templates: map[string]bool{"#iou:Iou:Note": false}}}}, 2, []string{l.note}},
+		{"another template", &node.EventFilter{ByParty: map[string]*node.TemplateSet{
+			l.alice: {Templates: map[string]bool{"#iou:Iou:Other": false}}}}, 2, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ids(l.acs(t, tc.filter, tc.at))
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Fatalf("got %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+	// The created event is the one the creating transaction carried.
+	cs := l.acs(t, node.WildcardFilter(l.bob), 2)
+	ev := cs[0].Event
+	if int64(ev.Offset) != 2 || ev.NodeID != 0 || len(ev.WitnessParties) != 1 || ev.WitnessParties[0] != l.bob ||
+		len(ev.Observers) != 1 || ev.Observers[0] != l.bob || !ev.ACSDelta || len(ev.CreatedEventBlob) != 0 {
+		t.Errorf("created event %+v", ev)
+	}
+	if _, err := l.n.ReadActiveContracts(node.WildcardFilter(l.alice), all+1, 0); code(err) != "PARTICIPANT_DATA_ACCESSED_AFTER_LEDGER_END" {
+		t.Errorf("after the end: %v", err)
+	}
+	blob := &node.EventFilter{ByParty: map[string]*node.TemplateSet{l.alice: {Wildcard: true, WildcardBlob: true}}}
+	if cs := l.acs(t, blob, all); len(cs) != 1 || len(cs[0].Event.CreatedEventBlob) == 0 {
+		t.Errorf("no blob: %+v", cs)
+	}
+}
+
+func readAll(t *testing.T, r *node.UpdateReader) []node.Update {
+	t.Helper()
+	var out []node.Update
+	for {
+		us, _, done, err := r.Next(context.Background(), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, us...)
+		if done || len(us) == 0 {
+			return out
+		}
+	}
+}
+
+func TestUpdatesShapesAndOrder(t *testing.T) {
+	l := newReadLedger(t)
+	delta := &node.UpdateFormat{Transactions: node.WildcardFilter(l.alice), Shape: ledgerapi.TransactionShapeACSDelta}
+	r, err := l.n.ReadUpdates(delta, 0, 3, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	us := readAll(t, r)
+	if len(us) != 3 || us[0].Offset != 1 || us[2].Offset != 3 {
+		t.Fatalf("updates %+v", us)
+	}
+	arch := us[2].Transaction.Events
+	if len(arch) != 1 || arch[0].Archived == nil || arch[0].Archived.ContractID != l.iou || us[2].Transaction.CommandID != "c-3" {
+		t.Errorf("archive in ACS delta: %+v", us[2].Transaction)
+	}
+	effects := &node.UpdateFormat{Transactions: node.WildcardFilter(l.alice), Shape: ledgerapi.TransactionShapeLedgerEffects}
+	r, _ = l.n.ReadUpdates(effects, 2, 3, true)
+	us = readAll(t, r)
+	if len(us) != 1 || us[0].Transaction.Events[0].Exercised == nil || us[0].Transaction.Events[0].Exercised.Choice != "Archive" {
+		t.Errorf("ledger effects, descending from 3 to 2: %+v", us)
+	}
+	r, _ = l.n.ReadUpdates(delta, 0, 3, true)
+	if us = readAll(t, r); len(us) != 3 || us[0].Offset != 3 || us[2].Offset != 1 {
+		t.Errorf("descending: %+v", us)
+	}
+	// Bob sees only the note, without its command id.
+	bob := &node.UpdateFormat{Transactions: node.WildcardFilter(l.bob), Shape: ledgerapi.TransactionShapeACSDelta}
+	r, _ = l.n.ReadUpdates(bob, 0, 0, false)
+	us = readAll(t, r)
+	if len(us) != 1 || us[0].Offset != 2 || us[0].Transaction.CommandID != "" {
+		t.Errorf("bob's updates %+v", us)
+	}
+	u, err := l.n.UpdateByID(context.Background(), l.ids[1], &node.UpdateFormat{Transactions: node.WildcardFilter(l.alice), Trees: true})
+	if err != nil || u.Tree == nil || len(u.Tree.EventsByID) != 1 || int64(u.Tree.Offset) != 2 {
+		t.Errorf("tree by id: %+v %v", u, err)
+	}
+	if _, err := l.n.UpdateByOffset(context.Background(), 1, bob); code(err) != "UPDATE_NOT_FOUND" {
+		t.Errorf("bob's view of offset 1: %v", err)
+	}
+	if _, err := l.n.ReadUpdates(delta, 4, 0, false); code(err) != "OFFSET_AFTER_LEDGER_END" {
+		t.Errorf("begin after the end: %v", err)
+	}
+}
+
+func TestEventsByContractIDAndContractByID(t *testing.T) {
+	l := newReadLedger(t)
+	ctx := context.Background()
+	ev, err := l.n.EventsByContractID(ctx, l.iou, node.WildcardFilter(l.alice))
+	if err != nil || ev.Created == nil || ev.Archived == nil || int64(ev.Archived.Offset) != 3 || ev.Archived.NodeID != 0 {
+		t.Fatalf("events of the iou: %+v %v", ev, err)
+	}
+	if _, err := l.n.EventsByContractID(ctx, l.iou, node.WildcardFilter(l.bob)); code(err) != "CONTRACT_EVENTS_NOT_FOUND" {
+		t.Errorf("bob's view of the iou: %v", err)
+	}
+	c, err := l.n.ContractByID(ctx, l.note, []string{l.bob})
+	if err != nil || c.ContractID != l.note || len(c.WitnessParties) != 1 || c.Offset != 1 || len(c.CreatedEventBlob) == 0 {
+		t.Errorf("contract by id: %+v %v", c, err)
+	}
+}
+
+func TestPruneKeepsActiveContracts(t *testing.T) {
+	l := newReadLedger(t)
+	ctx := context.Background()
+	var batches []ledger.PruneProgress
+	if err := l.n.Prune(ctx, 3, func(p ledger.PruneProgress) { batches = append(batches, p) }); err != nil {
+		t.Fatal(err)
+	}
+	if l.n.PrunedUpTo() != 3 || len(batches) == 0 || batches[len(batches)-1].Contracts != 1 {
+		t.Errorf("pruned up to %d, batches %+v", l.n.PrunedUpTo(), batches)
+	}
+	if got := ids(l.acs(t, node.WildcardFilter(l.alice), 3)); len(got) != 1 || got[0] != l.note {
+		t.Errorf("after pruning the active set is %v", got)
+	}
+	if _, err := l.n.ReadActiveContracts(node.WildcardFilter(l.alice), 2, 0); code(err) != "PARTICIPANT_PRUNED_DATA_ACCESSED" {
+		t.Errorf("ACS below the pruning offset: %v", err)
+	}
+	delta := &node.UpdateFormat{Transactions: node.WildcardFilter(l.alice), Shape: ledgerapi.TransactionShapeACSDelta}
+	if _, err := l.n.ReadUpdates(delta, 1, 0, false); code(err) != "PARTICIPANT_PRUNED_DATA_ACCESSED" {
+		t.Errorf("updates from below: %v", err)
+	}
+	if _, err := l.n.ReadUpdates(delta, 3, 0, false); err != nil {
+		t.Errorf("updates from the pruning offset: %v", err)
+	}
+	if _, err := l.n.UpdateByOffset(ctx, 2, delta); code(err) != "PARTICIPANT_PRUNED_DATA_ACCESSED" {
+		t.Errorf("update at a pruned offset: %v", err)
+	}
+	if _, err := l.n.FollowCompletions("alice", []string{l.alice}, 0); code(err) != "PARTICIPANT_PRUNED_DATA_ACCESSED" {
+		t.Errorf("completions from 0: %v", err)
+	}
+	if _, err := l.n.EventsByContractID(ctx, l.iou, node.WildcardFilter(l.alice)); code(err) != "CONTRACT_EVENTS_NOT_FOUND" {
+		t.Errorf("events of a pruned contract: %v", err)
+	}
+	ev, err := l.n.EventsByContractID(ctx, l.note, node.WildcardFilter(l.alice))
+	if err != nil || ev.Created == nil || int64(ev.Created.Offset) != 2 {
+		t.Errorf("events of an active contract created before the pruning offset: %+v %v", ev, err)
+	}
+	// A new commit after pruning everything continues the offsets.
+	if r, err := l.n.Submit(ctx, createIou("c-4", l.alice), "alice", ""); err != nil || r.At.Offset != 4 {
+		t.Errorf("commit after pruning: %+v %v", r, err)
+	}
+	if err := l.n.Prune(ctx, 9, nil); code(err) != "OFFSET_AFTER_LEDGER_END" {
+		t.Errorf("prune after the end: %v", err)
+	}
+}
+
+func TestContractByIDNotVisible(t *testing.T) {
+	l := newReadLedger(t)
+	if _, err := l.n.ContractByID(context.Background(), l.iou, []string{l.bob}); code(err) != "CONTRACT_PAYLOAD_NOT_FOUND" {
+		t.Errorf("bob's view of the iou: %v", err)
+	}
+}
+
+func TestTopologyEventsOfPartyAllocations(t *testing.T) {
+	ctx := context.Background()
+	n := open(t, local.Config{Node: node.Config{TopologyEvents: true}})
+	alice, err := n.AllocateParty(ctx, "Alice", nil, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.AllocateParty(ctx, "Bob", nil, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	r, err := n.Submit(ctx, createIou("c-1", alice.ID), "alice", "")
+	if err != nil || r.Rejection != nil || r.At.Offset != 3 {
+		t.Fatalf("the create after two allocations: %+v %v", r, err)
+	}
+	read := func(f *node.UpdateFormat, desc bool) []int64 {
+		t.Helper()
+		ur, err := n.ReadUpdates(f, 0, 3, desc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var offs []int64
+		for {
+			us, _, done, err := ur.Next(ctx, 1) // one at a time: the window is cut after each
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, u := range us {
+				if u.Topology != nil && (len(u.Topology.Events) != 1 || !strings.Contains(string(u.Topology.Events[0].Event), "ParticipantAuthorizationAdded")) {
+					t.Errorf("topology update %+v", u.Topology)
+				}
+				offs = append(offs, u.Offset)
+			}
+			if done || len(us) == 0 {
+				return offs
+			}
+		}
+	}
+	tx := node.WildcardFilter(alice.ID)
+	for _, c := range []struct {
+		name string
+		f    *node.UpdateFormat
+		desc bool
+		want []int64
+	}{
+		{"every party's topology", &node.UpdateFormat{Transactions: tx, TopologyParties: map[string]bool{}}, false, []int64{1, 2, 3}},
+		{"descending", &node.UpdateFormat{Transactions: tx, TopologyParties: map[string]bool{}}, true, []int64{3, 2, 1}},
+		{"alice's topology", &node.UpdateFormat{Transactions: tx, TopologyParties: map[string]bool{alice.ID: true}}, false, []int64{1, 3}},
+		{"no topology", &node.UpdateFormat{Transactions: tx}, false, []int64{3}},
+		{"topology only", &node.UpdateFormat{TopologyParties: map[string]bool{}}, false, []int64{1, 2}},
+	} {
+		if got := read(c.f, c.desc); fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: offsets %v, want %v", c.name, got, c.want)
+		}
+	}
+	u, err := n.UpdateByOffset(ctx, 1, &node.UpdateFormat{TopologyParties: map[string]bool{}})
+	if err != nil || u.Topology == nil || int64(u.Topology.Offset) != 1 {
+		t.Errorf("update at offset 1: %+v %v", u, err)
+	}
+	if _, err := n.UpdateByOffset(ctx, 1, &node.UpdateFormat{Transactions: tx}); code(err) != "UPDATE_NOT_FOUND" {
+		t.Errorf("offset 1 without topology: %v", err)
+	}
+	if u, err := n.UpdateByID(ctx, u.Topology.UpdateID, &node.UpdateFormat{TopologyParties: map[string]bool{alice.ID: true}}); err != nil || u.Offset != 1 {
+		t.Errorf("topology update by id: %+v %v", u, err)
+	}
+	// Completions skip the topology offsets.
+	f, err := n.FollowCompletions("alice", []string{alice.ID}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, _, err := f.Next(ctx, 10)
+	if err != nil || len(cs) != 1 || cs[0].Offset != 3 {
+		t.Errorf("completions %+v %v", cs, err)
+	}
+	// Pruning removes them with the rest; the ledger end stays.
+	if err := n.Prune(ctx, 2, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.UpdateByOffset(ctx, 1, &node.UpdateFormat{TopologyParties: map[string]bool{}}); code(err) != "PARTICIPANT_PRUNED_DATA_ACCESSED" {
+		t.Errorf("a pruned topology update: %v", err)
+	}
+	if n.LedgerEnd() != 3 {
+		t.Errorf("ledger end %d after pruning", n.LedgerEnd())
+	}
+}
