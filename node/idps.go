@@ -99,24 +99,33 @@ func (n *Node) MoveUserToIdentityProvider(ctx context.Context, id, source, targe
 		return err
 	}
 	if u.IdentityProviderID != source {
-		return userError(id, fmt.Errorf("user %q belongs to identity provider %q: %w", id, u.IdentityProviderID, ledger.ErrNotFound))
+		return ofAnotherProvider(id)
 	}
 	_, err = n.UpdateUser(ctx, id, ledger.UserUpdate{IdentityProviderID: &target})
 	return err
 }
 
 // UserOfIdentityProvider returns user id if it belongs to identity provider
-// idp; a user of another provider is USER_NOT_FOUND, as Canton's user store
-// scopes every lookup by provider.
+// idp. Canton's user store scopes every lookup by provider and answers a
+// user of another provider with PermissionDenied, which its user management
+// service reports as PERMISSION_DENIED ("User … belongs to another
+// Identity Provider"; PersistentUserManagementStore.withUser,
+// services/admin/Utils.handleResult); an unknown user is USER_NOT_FOUND.
 func (n *Node) UserOfIdentityProvider(ctx context.Context, id, idp string) (ledger.User, error) {
 	u, err := n.User(ctx, id)
 	if err != nil {
 		return u, err
 	}
 	if u.IdentityProviderID != idp {
-		return ledger.User{}, userError(id, fmt.Errorf("user %q belongs to identity provider %q: %w", id, u.IdentityProviderID, ledger.ErrNotFound))
+		return ledger.User{}, ofAnotherProvider(id)
 	}
 	return u, nil
+}
+
+// ofAnotherProvider is Canton's answer to an operation on user id through
+// an identity provider the user does not belong to.
+func ofAnotherProvider(id string) error {
+	return ledgerapi.Errorf(ledgerapi.CodePermissionDenied, "User %s belongs to another Identity Provider", id)
 }
 
 // IdentityProviderOfIssuer returns the identity provider whose issuer is

@@ -313,10 +313,12 @@ func TestIdentityProviderAdminOfItsProvider(t *testing.T) {
 	n.fail("POST", "/v2/parties", admin, map[string]any{"partyIdHint": "YParty", "identityProviderId": "idp-y"}, 403, ledgerapi.RedactedCode)
 	n.fail("GET", "/v2/users/yuser/rights?identity-provider-id=idp-y", admin, nil, 403, ledgerapi.RedactedCode)
 	// Nor of the default provider: what it names without a provider is
-	// X's, where the default provider's users are not.
-	n.fail("DELETE", "/v2/users/duser", admin, nil, 404, "USER_NOT_FOUND")
+	// X's, and Canton refuses users of another provider there.
+	n.fail("DELETE", "/v2/users/duser", admin, nil, 403, ledgerapi.RedactedCode)
+	n.fail("GET", "/v2/users/duser", admin, nil, 403, ledgerapi.RedactedCode)
 	n.fail("POST", "/v2/users/duser/rights", admin, map[string]any{"userId": "duser",
-		"rights": []any{ledgerapi.CanActAs(party.PartyDetails.Party)}}, 404, "USER_NOT_FOUND")
+		"rights": []any{ledgerapi.CanActAs(party.PartyDetails.Party)}}, 403, ledgerapi.RedactedCode)
+	n.fail("GET", "/v2/users/ghost", admin, nil, 404, "USER_NOT_FOUND")
 	n.ok("GET", "/v2/users/duser", n.admin, nil, nil)
 	// Nor identity providers, which are the participant admin's.
 	n.fail("GET", "/v2/idps", admin, nil, 403, ledgerapi.RedactedCode)
