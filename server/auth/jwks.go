@@ -137,7 +137,9 @@ func missingKey(kid string) error {
 // by kid. Keys that do not parse, or of other types, are left out: a set
 // may hold keys for other uses.
 func (c *jwksCache) fetch(ctx context.Context, url string) (map[string]any, error) {
-	ctx, cancel := context.WithTimeout(ctx, jwksHTTPTimeout)
+	// The fetch serves every request waiting for this set, so the first
+	// one's client going away does not end it (nor fail the others).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), jwksHTTPTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
