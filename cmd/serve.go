@@ -108,6 +108,16 @@ daml_ledger_api; --auth-audience / --auth-scope replace those rules. The
 participant id is the one GET /v2/parties/participant-id answers
 (name::fingerprint, as Canton requires) or its name alone.
 
+Identity providers (POST /v2/idps: id, issuer, jwksUrl, audience): as in
+Canton, a token the node's own mode does not verify is verified by the
+active provider whose issuer is the token's iss, with the key its kid names
+in the JWK set at the provider's jwksUrl (RS256, ES256 or ES512 by the key;
+the set is cached 5 minutes) and, when set, the provider's audience. Its
+user must belong to that provider, and an IdentityProviderAdmin signed in
+this way administers that provider's users and parties only. Deactivated
+providers verify nothing; changes to /v2/idps apply to the next request.
+With --auth none every request is allowed and no token is verified.
+
 Packages: DARs uploaded with "ledger dars upload" (POST /v2/dars) persist
 in the database; commands on their templates are typed by their Daml-LF types,
 as Canton reads them, and run by the node's Daml interpreter (ensure,

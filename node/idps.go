@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/ledger"
@@ -33,6 +35,7 @@ func idpError(operation string, p ledger.IdentityProvider, err error) error {
 // CreateIdentityProvider records p (IDP_CONFIG_ALREADY_EXISTS,
 // IDP_CONFIG_ISSUER_ALREADY_EXISTS).
 func (n *Node) CreateIdentityProvider(ctx context.Context, p ledger.IdentityProvider) (ledger.IdentityProvider, error) {
+	defer n.issuers.invalidate()
 	return p, idpError("creating identity provider config", p, n.store.CreateIdentityProvider(ctx, p))
 }
 
@@ -63,6 +66,7 @@ func (n *Node) ListIdentityProviders(ctx context.Context) ([]ledger.IdentityProv
 // UpdateIdentityProvider applies upd to provider id (IDP_CONFIG_NOT_FOUND,
 // IDP_CONFIG_ISSUER_ALREADY_EXISTS).
 func (n *Node) UpdateIdentityProvider(ctx context.Context, id string, upd ledger.IdentityProviderUpdate) (ledger.IdentityProvider, error) {
+	defer n.issuers.invalidate()
 	p, err := n.store.UpdateIdentityProvider(ctx, id, upd)
 	q := ledger.IdentityProvider{ID: id}
 	if upd.Issuer != nil {
@@ -73,6 +77,7 @@ func (n *Node) UpdateIdentityProvider(ctx context.Context, id string, upd ledger
 
 // DeleteIdentityProvider removes provider id (IDP_CONFIG_NOT_FOUND).
 func (n *Node) DeleteIdentityProvider(ctx context.Context, id string) error {
+	defer n.issuers.invalidate()
 	return idpError("deleting identity provider config", ledger.IdentityProvider{ID: id}, n.store.DeleteIdentityProvider(ctx, id))
 }
 
@@ -94,22 +99,80 @@ func (n *Node) MoveUserToIdentityProvider(ctx context.Context, id, source, targe
 		return err
 	}
 	if u.IdentityProviderID != source {
-		return userError(id, fmt.Errorf("user %q belongs to identity provider %q: %w", id, u.IdentityProviderID, ledger.ErrNotFound))
+		return ofAnotherProvider(id)
 	}
 	_, err = n.UpdateUser(ctx, id, ledger.UserUpdate{IdentityProviderID: &target})
 	return err
 }
 
 // UserOfIdentityProvider returns user id if it belongs to identity provider
-// idp; a user of another provider is USER_NOT_FOUND, as Canton's user store
-// scopes every lookup by provider.
+// idp. Canton's user store scopes every lookup by provider and answers a
+// user of another provider with PermissionDenied, which its user management
+// service reports as PERMISSION_DENIED ("User … belongs to another
+// Identity Provider"; PersistentUserManagementStore.withUser,
+// services/admin/Utils.handleResult); an unknown user is USER_NOT_FOUND.
 func (n *Node) UserOfIdentityProvider(ctx context.Context, id, idp string) (ledger.User, error) {
 	u, err := n.User(ctx, id)
 	if err != nil {
 		return u, err
 	}
 	if u.IdentityProviderID != idp {
-		return ledger.User{}, userError(id, fmt.Errorf("user %q belongs to identity provider %q: %w", id, u.IdentityProviderID, ledger.ErrNotFound))
+		return ledger.User{}, ofAnotherProvider(id)
 	}
 	return u, nil
+}
+
+// ofAnotherProvider is Canton's answer to an operation on user id through
+// an identity provider the user does not belong to.
+func ofAnotherProvider(id string) error {
+	return ledgerapi.Errorf(ledgerapi.CodePermissionDenied, "User %s belongs to another Identity Provider", id)
+}
+
+// IdentityProviderOfIssuer returns the identity provider whose issuer is
+// issuer, deactivated or not; found is false when there is none. Canton's
+// IdentityProviderAwareAuthService picks a token's provider this way, by
+// the token's iss, before it verifies the token. The providers are read
+// from the store once and again after each change made through the node,
+// so a change takes effect for the next request.
+func (n *Node) IdentityProviderOfIssuer(ctx context.Context, issuer string) (p ledger.IdentityProvider, found bool, err error) {
+	if byIssuer, ok := n.issuers.get(); ok {
+		p, found = byIssuer[issuer]
+		return p, found, nil
+	}
+	gen := n.issuers.gen.Load()
+	all, err := n.store.ListIdentityProviders(ctx)
+	if err != nil {
+		return ledger.IdentityProvider{}, false, fmt.Errorf("list identity providers: %w", err)
+	}
+	byIssuer := make(map[string]ledger.IdentityProvider, len(all))
+	for _, q := range all {
+		byIssuer[q.Issuer] = q
+	}
+	n.issuers.put(gen, byIssuer)
+	p, found = byIssuer[issuer]
+	return p, found, nil
+}
+
+// issuerCache holds the identity providers by issuer. Every change bumps
+// gen once it is written (or has failed); a map read under an older
+// generation is not used, so a list read around a change is read again.
+type issuerCache struct {
+	gen      atomic.Int64
+	mu       sync.Mutex
+	byIssuer map[string]ledger.IdentityProvider
+	readAt   int64 // the generation byIssuer was read under
+}
+
+func (c *issuerCache) invalidate() { c.gen.Add(1) }
+
+func (c *issuerCache) get() (map[string]ledger.IdentityProvider, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.byIssuer, c.byIssuer != nil && c.readAt == c.gen.Load()
+}
+
+func (c *issuerCache) put(gen int64, byIssuer map[string]ledger.IdentityProvider) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.byIssuer, c.readAt = byIssuer, gen
 }

@@ -189,6 +189,7 @@ type Node struct {
 	log      *slog.Logger
 	parties  partyDirectory
 	packages packageState
+	issuers  issuerCache
 
 	flightMu sync.Mutex
 	inFlight map[ledger.ChangeID]bool

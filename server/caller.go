@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -18,7 +19,8 @@ type Caller struct {
 	Claims auth.Claims
 	// UserID is the token's user; "" for a wildcard caller.
 	UserID string
-	// IdentityProviderID is the user's identity provider ("" = default).
+	// IdentityProviderID is the identity provider of the token and its
+	// user ("" = default): what an IdentityProviderAdmin administers.
 	IdentityProviderID string
 	Rights             []ledger.Right
 
@@ -30,12 +32,22 @@ type Caller struct {
 func (c *Caller) Wildcard() bool { return c.Claims.Wildcard }
 
 // authenticate verifies the request's token and loads its user: a missing or
-// invalid token is 401, a token for an unknown or deactivated user 403.
+// invalid token is 401, a token for an unknown or deactivated user, or for
+// a user of another identity provider than the token's, 403.
+//
+// As in Canton (AuthInterceptor over the configured auth services, then
+// IdentityProviderAwareAuthService), the node's own verifier is tried
+// first; a token it does not verify is tried with the active identity
+// provider whose issuer is the token's iss. Its user is then looked up in
+// that provider (UserBasedClaimResolver).
 func (s *Server) authenticate(r *http.Request) (*Caller, error) {
 	header := r.Header.Get("Authorization")
 	claims, err := s.Verifier.Authenticate(header)
+	var ae *auth.Error
+	if errors.As(err, &ae) && ae.Kind == auth.Unauthenticated && header != "" {
+		claims, err = s.authenticateWithProvider(r.Context(), header, ae)
+	}
 	if err != nil {
-		var ae *auth.Error
 		if errors.As(err, &ae) && ae.Kind == auth.Unauthenticated {
 			return nil, &authFailure{code: ledgerapi.CodeUnauthenticated, reason: ae.Reason,
 				tokenResolution: header != ""}
@@ -49,9 +61,15 @@ func (s *Server) authenticate(r *http.Request) (*Caller, error) {
 		return nil, invalidSubject(claims.UserID)
 	}
 	u, rights, err := s.Node.UserAndRights(r.Context(), claims.UserID)
+	if err == nil && u.IdentityProviderID != claims.IdentityProviderID {
+		// Canton's user store answers a lookup in another provider like
+		// one of an unknown user; both are PERMISSION_DENIED here.
+		err = fmt.Errorf("the user belongs to identity provider %q, the token to %q: %w",
+			u.IdentityProviderID, claims.IdentityProviderID, ledger.ErrNotFound)
+	}
 	if errors.Is(err, ledger.ErrNotFound) {
 		return nil, &authFailure{code: ledgerapi.CodePermissionDenied,
-			reason: fmt.Sprintf("the token's user %q does not exist", claims.UserID), tokenResolution: true}
+			reason: fmt.Sprintf("the token's user %q does not exist: %v", claims.UserID, err), tokenResolution: true}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load user %q of the token and its rights: %w", claims.UserID, err)
@@ -61,6 +79,40 @@ func (s *Server) authenticate(r *http.Request) (*Caller, error) {
 			reason: fmt.Sprintf("the token's user %q is deactivated", claims.UserID), tokenResolution: true}
 	}
 	return newCaller(claims, u, rights), nil
+}
+
+// authenticateWithProvider verifies a token that the node's own verifier
+// refused (because of refused) with the identity provider of its issuer.
+// Like Canton, it refuses the token (401) when no provider has that
+// issuer, when the provider is deactivated, when its JWK set cannot be
+// fetched, and when the token does not verify; the reasons of both
+// verifiers go to the log.
+func (s *Server) authenticateWithProvider(ctx context.Context, header string, refused *auth.Error) (auth.Claims, error) {
+	fail := func(reason string) (auth.Claims, error) {
+		return auth.Claims{}, &auth.Error{Kind: auth.Unauthenticated,
+			Reason: "the node's verifier: " + refused.Reason + "; " + reason}
+	}
+	token := auth.BearerToken(header)
+	iss := auth.UnverifiedIssuer(token)
+	if iss == "" {
+		return auth.Claims{}, refused
+	}
+	p, found, err := s.Node.IdentityProviderOfIssuer(ctx, iss)
+	switch {
+	case err != nil:
+		return auth.Claims{}, fmt.Errorf("look up the identity provider of a token's issuer: %w", err)
+	case !found:
+		return auth.Claims{}, refused
+	case p.IsDeactivated:
+		return fail(fmt.Sprintf("identity provider %q of the token's issuer is deactivated", p.ID))
+	}
+	claims, err := s.Providers.Authenticate(ctx, token, auth.IdentityProvider{ID: p.ID, Issuer: p.Issuer,
+		JwksURL: p.JwksURL, Audience: p.Audience})
+	var ae *auth.Error
+	if errors.As(err, &ae) && ae.Kind == auth.Unauthenticated {
+		return fail(ae.Reason)
+	}
+	return claims, err
 }
 
 // userIDRegex is how Canton's Daml-LF Ref.UserId words the rule a user id
@@ -79,7 +131,7 @@ func invalidSubject(sub string) error {
 }
 
 func newCaller(claims auth.Claims, u ledger.User, rights []ledger.Right) *Caller {
-	c := &Caller{Claims: claims, UserID: u.ID, IdentityProviderID: u.IdentityProviderID, Rights: rights,
+	c := &Caller{Claims: claims, UserID: u.ID, IdentityProviderID: claims.IdentityProviderID, Rights: rights,
 		actAs: map[string]bool{}, readAs: map[string]bool{}, executeAs: map[string]bool{}}
 	for _, rt := range rights {
 		switch rt.Kind {

@@ -11,7 +11,9 @@ import (
 
 // Identity providers (/v2/idps) are the participant admin's, as in
 // Canton's IdentityProviderConfigServiceAuthorization; so is moving a user
-// between providers.
+// between providers. A change takes effect for the next request: the node
+// reads the providers again, and the cached JWK sets are dropped (Canton
+// invalidates its provider-by-issuer cache the same way).
 
 func apiIDP(p ledger.IdentityProvider) ledgerapi.IdentityProviderConfig {
 	return ledgerapi.IdentityProviderConfig{IdentityProviderID: p.ID, IsDeactivated: p.IsDeactivated,
@@ -63,6 +65,7 @@ func (s *Server) createIDP(req *Request) (any, error) {
 	}
 	p, err := s.Node.CreateIdentityProvider(req.Context(), ledger.IdentityProvider{ID: cfg.IdentityProviderID,
 		Issuer: cfg.Issuer, JwksURL: cfg.JwksURL, Audience: cfg.Audience, IsDeactivated: cfg.IsDeactivated})
+	s.Providers.ForgetKeys()
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +110,9 @@ func (s *Server) deleteIDP(req *Request) (any, error) {
 	if err := checkIDPID(id); err != nil {
 		return nil, err
 	}
-	return struct{}{}, s.Node.DeleteIdentityProvider(req.Context(), id)
+	err := s.Node.DeleteIdentityProvider(req.Context(), id)
+	s.Providers.ForgetKeys()
+	return struct{}{}, err
 }
 
 // idpUpdatePaths are the update mask paths of an identity provider.
@@ -166,6 +171,7 @@ func (s *Server) updateIDP(req *Request) (any, error) {
 		}
 	}
 	p, err := s.Node.UpdateIdentityProvider(req.Context(), id, upd)
+	s.Providers.ForgetKeys()
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,9 @@ const DefaultMaxRequestBytes = 4 << 20
 type Server struct {
 	Node     *node.Node
 	Verifier *auth.Verifier
-	Log      *slog.Logger
+	// Providers verifies tokens of the node's identity providers (/v2/idps).
+	Providers *auth.Providers
+	Log       *slog.Logger
 	// MaxRequestBytes bounds request bodies (413 above it).
 	MaxRequestBytes int64
 	// BodyReadTimeout bounds how long reading a request body may take
@@ -80,7 +82,7 @@ func New(n *node.Node, v *auth.Verifier, cfg Config) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{Node: n, Verifier: v, Log: log,
+	s := &Server{Node: n, Verifier: v, Providers: auth.NewProviders(cfg.Auth), Log: log,
 		MaxRequestBytes:    cfg.MaxRequestBytes,
 		BodyReadTimeout:    orDefault(cfg.BodyReadTimeout, DefaultBodyReadTimeout),
 		CompletionsMax:     cfg.CompletionsMax,

@@ -141,6 +141,7 @@ func Start(ctx context.Context, n *node.Node, cfg Config) (*Running, error) {
 		authCfg.Mode = auth.ModeNone
 	}
 	authCfg.ParticipantID = id.ParticipantID
+	cfg.Auth = authCfg
 	v, err := auth.New(authCfg)
 	if err != nil {
 		return fail(fmt.Errorf("auth: %w", err))

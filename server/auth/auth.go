@@ -99,6 +99,10 @@ type Claims struct {
 	Scopes []string
 	// Format says by which rule the token was accepted.
 	Format Format
+	// IdentityProviderID is the identity provider whose JWK set verified
+	// the token; "" for the node's own verifier (the default provider).
+	// The token's user must belong to this provider.
+	IdentityProviderID string
 }
 
 // UserIDFor resolves the user id of a command, submission or completion

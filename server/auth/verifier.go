@@ -102,7 +102,7 @@ func New(cfg Config) (*Verifier, error) {
 		if err != nil {
 			return nil, fmt.Errorf("auth: mode jwks: %w", err)
 		}
-		v.methods, v.jwks, v.cancel = []string{"RS256", "ES256", "ES512"}, kf, cancel
+		v.methods, v.jwks, v.cancel = jwksMethods, kf, cancel
 	default:
 		return nil, fmt.Errorf("auth: unknown mode %q: use one of %s", cfg.Mode, strings.Join(Modes, ", "))
 	}

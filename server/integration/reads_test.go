@@ -368,11 +368,15 @@ func TestIdentityProvidersOverHTTP(t *testing.T) {
 	if len(users.Users) != 1 || users.Users[0].ID != "bob" {
 		t.Errorf("users of idp1 %+v", users)
 	}
-	// Lookups are scoped by provider: bob is not found in the default one.
-	n.fail("GET", "/v2/users/bob", n.admin, nil, 404, "USER_NOT_FOUND")
-	n.fail("GET", "/v2/users/bob/rights", n.admin, nil, 404, "USER_NOT_FOUND")
+	// Lookups are scoped by provider: bob, of idp1, is refused through the
+	// default one as Canton's user store refuses a user of another
+	// provider (PERMISSION_DENIED "User bob belongs to another Identity
+	// Provider", redacted); a user of no provider is not found.
+	n.fail("GET", "/v2/users/bob", n.admin, nil, 403, ledgerapi.RedactedCode)
+	n.fail("GET", "/v2/users/bob/rights", n.admin, nil, 403, ledgerapi.RedactedCode)
 	n.fail("PATCH", "/v2/users/bob", n.admin, map[string]any{"user": map[string]any{"id": "bob", "isDeactivated": true},
-		"updateMask": map[string]any{"paths": []string{"is_deactivated"}}}, 404, "USER_NOT_FOUND")
+		"updateMask": map[string]any{"paths": []string{"is_deactivated"}}}, 403, ledgerapi.RedactedCode)
+	n.fail("GET", "/v2/users/nobody", n.admin, nil, 404, "USER_NOT_FOUND")
 	n.ok("PATCH", "/v2/users/bob", n.admin, map[string]any{"user": map[string]any{"id": "bob", "identityProviderId": "idp1",
 		"metadata": map[string]any{"annotations": map[string]string{"example.com/k": "v"}}},
 		"updateMask": map[string]any{"paths": []string{"metadata.annotations"}}}, nil)
@@ -380,6 +384,8 @@ func TestIdentityProvidersOverHTTP(t *testing.T) {
 	n.ok("GET", "/v2/users/bob/rights?identity-provider-id=idp1", n.admin, nil, &rights)
 	n.fail("PATCH", "/v2/users/bob/identity-provider-id", n.admin, map[string]any{"userId": "bob",
 		"sourceIdentityProviderId": "", "targetIdentityProviderId": "nope"}, 400, "INVALID_ARGUMENT")
+	n.fail("PATCH", "/v2/users/bob/identity-provider-id", n.admin, map[string]any{"userId": "bob",
+		"sourceIdentityProviderId": "", "targetIdentityProviderId": "idp1"}, 403, ledgerapi.RedactedCode)
 	n.ok("GET", "/v2/idps/idp1", n.admin, nil, &got)
 	n.ok("PATCH", "/v2/users/bob/identity-provider-id", n.admin, map[string]any{"userId": "bob",
 		"sourceIdentityProviderId": "idp1", "targetIdentityProviderId": ""}, nil)

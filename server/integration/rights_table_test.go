@@ -34,12 +34,22 @@ var rightColumns = []struct {
 	{"execAny", func(string) []ledgerapi.Right {
 		return []ledgerapi.Right{adminRight(ledgerapi.RightCanExecuteAsAnyParty)}
 	}},
+	{"xadmin", func(string) []ledgerapi.Right {
+		return []ledgerapi.Right{adminRight(ledgerapi.RightIdentityProviderAdmin)}
+	}},
 }
+
+// ofX is the column whose user is of identity provider X, signed in with
+// X's token; every other user is of the default provider.
+const ofX = "xadmin"
 
 // rightsTable is json-api.md §4.4 as a matrix. Columns: the caller's one
 // right — none; CanReadAs(P); CanActAs(P); CanExecuteAs(P);
 // ParticipantAdmin; IdentityProviderAdmin (of the default provider, where
-// every user and party here lives); CanReadAsAnyParty; CanExecuteAsAnyParty.
+// every user and party here lives); CanReadAsAnyParty; CanExecuteAsAnyParty;
+// IdentityProviderAdmin of provider X, signed in with X's token (xadmin),
+// which administers X alone: victim and P are not X's, and a request naming
+// no provider means X.
 // Y: the request passes authorization (the answer is neither 401 nor 403;
 // it may still fail validation). -: 403 with Canton's redacted body.
 // P is the party the request is about, "self" the caller's own user,
@@ -51,74 +61,74 @@ var rightColumns = []struct {
 // CanReadAsAnyParty for filtersForAnyParty and for requests naming no
 // party; identity providers and pruning are the participant admin's.
 const rightsTable = `
-                                                                          none read act exec padmin idpadmin readAny execAny
-GET    /v2/version                                                        Y    Y    Y   Y    Y      Y        Y       Y
-GET    /v2/state/ledger-end                                               Y    Y    Y   Y    Y      Y        Y       Y
-GET    /v2/state/connected-synchronizers                                  Y    Y    Y   Y    Y      Y        Y       Y
-GET    /v2/state/connected-synchronizers?party=P                          -    Y    Y   -    Y      Y        Y       -
-GET    /v2/authenticated-user                                             Y    Y    Y   Y    Y      Y        Y       Y
-GET    /v2/users                                                          -    -    -   -    Y      Y        -       -
-POST   /v2/users                                                          -    -    -   -    Y      Y        -       -
-GET    /v2/users/self                                                     Y    Y    Y   Y    Y      Y        Y       Y
-GET    /v2/users/victim                                                   -    -    -   -    Y      Y        -       -
-PATCH  /v2/users/victim                                                   -    -    -   -    Y      Y        -       -
-DELETE /v2/users/ghost                                                    -    -    -   -    Y      Y        -       -
-GET    /v2/users/self/rights                                              Y    Y    Y   Y    Y      Y        Y       Y
-GET    /v2/users/victim/rights                                            -    -    -   -    Y      Y        -       -
-POST   /v2/users/victim/rights                                            -    -    -   -    Y      Y        -       -
-POST   /v2/users/victim/rights#read-any                                   -    -    -   -    Y      -        -       -
-POST   /v2/users/victim/rights#idp-admin                                  -    -    -   -    Y      Y        -       -
-PATCH  /v2/users/victim/rights                                            -    -    -   -    Y      Y        -       -
-POST   /v2/parties                                                        -    -    -   -    Y      Y        -       -
-GET    /v2/parties                                                        -    -    -   -    Y      Y        -       -
-GET    /v2/parties/participant-id                                         Y    Y    Y   Y    Y      Y        Y       Y
-GET    /v2/parties/P                                                      -    Y    Y   Y    Y      Y        Y       Y
-PATCH  /v2/parties/P                                                      -    -    -   -    Y      Y        -       -
-POST   /v2/parties/external/generate-topology                             Y    Y    Y   Y    Y      Y        Y       Y
-POST   /v2/parties/external/allocate                                      -    -    -   -    Y      Y        -       -
-POST   /v2/interactive-submission/prepare                                 -    Y    Y   -    -      -        Y       -
-POST   /v2/interactive-submission/execute                                 -    -    Y   Y    -      -        -       Y
-POST   /v2/interactive-submission/executeAndWait                          -    -    Y   Y    -      -        -       Y
-POST   /v2/interactive-submission/executeAndWaitForTransaction            -    -    Y   -    -      -        -       -
-POST   /v2/interactive-submission/executeAndWaitForTransaction#no-format  -    -    Y   Y    -      -        -       Y
-POST   /v2/commands/submit-and-wait                                       -    -    Y   -    -      -        -       -
-POST   /v2/commands/submit-and-wait-for-transaction                       -    -    Y   -    -      -        -       -
-POST   /v2/commands/submit-and-wait-for-transaction-tree                  -    -    Y   -    -      -        -       -
-POST   /v2/commands/async/submit                                          -    -    Y   -    -      -        -       -
-POST   /v2/commands/completions                                           -    Y    Y   -    -      -        Y       -
-POST   /v2/commands/completions#other-user                                -    -    -   -    -      -        Y       -
-WS     /v2/commands/completions                                           -    Y    Y   -    -      -        Y       -
-POST   /v2/commands/command-completions                                   -    Y    Y   -    -      -        Y       -
-POST   /v2/commands/command-completions#all-parties                       -    -    -   -    -      -        Y       -
-POST   /v2/state/active-contracts                                         -    Y    Y   -    -      -        Y       -
-POST   /v2/state/active-contracts#any-party                               -    -    -   -    -      -        Y       -
-POST   /v2/state/active-contracts-page                                    -    Y    Y   -    -      -        Y       -
-GET    /v2/state/latest-pruned-offsets                                    Y    Y    Y   Y    Y      Y        Y       Y
-POST   /v2/updates                                                        -    Y    Y   -    -      -        Y       -
-POST   /v2/updates#topology-any-party                                     -    -    -   -    -      -        Y       -
-POST   /v2/updates/flats                                                  -    Y    Y   -    -      -        Y       -
-POST   /v2/updates/trees                                                  -    Y    Y   -    -      -        Y       -
-POST   /v2/updates/get-updates-page                                       -    Y    Y   -    -      -        Y       -
-POST   /v2/updates/update-by-offset                                       -    Y    Y   -    -      -        Y       -
-POST   /v2/updates/update-by-id                                           -    Y    Y   -    -      -        Y       -
-POST   /v2/updates/transaction-by-offset                                  -    Y    Y   -    -      -        Y       -
-POST   /v2/updates/transaction-by-id                                      -    Y    Y   -    -      -        Y       -
-GET    /v2/updates/transaction-tree-by-offset/1?parties=P                 -    Y    Y   -    -      -        Y       -
-GET    /v2/updates/transaction-tree-by-id/1220ab?parties=P                -    Y    Y   -    -      -        Y       -
-POST   /v2/events/events-by-contract-id                                   -    Y    Y   -    -      -        Y       -
-POST   /v2/contracts/contract-by-id                                       -    Y    Y   -    -      -        Y       -
-POST   /v2/contracts/contract-by-id#no-parties                            -    -    -   -    -      -        Y       -
-POST   /v2/commands/async/submit-reassignment                             -    -    Y   -    -      -        -       -
-POST   /v2/commands/submit-and-wait-for-reassignment                      -    -    Y   -    -      -        -       -
-GET    /v2/idps                                                           -    -    -   -    Y      -        -       -
-POST   /v2/idps                                                           -    -    -   -    Y      -        -       -
-GET    /v2/idps/ghost                                                     -    -    -   -    Y      -        -       -
-PATCH  /v2/idps/ghost                                                     -    -    -   -    Y      -        -       -
-DELETE /v2/idps/ghost                                                     -    -    -   -    Y      -        -       -
-PATCH  /v2/users/victim/identity-provider-id                              -    -    -   -    Y      -        -       -
-GET    /livez                                                             Y    Y    Y   Y    Y      Y        Y       Y
-GET    /readyz                                                            Y    Y    Y   Y    Y      Y        Y       Y
-POST   /admin/prune                                                       -    -    -   -    Y      -        -       -
+                                                                          none read act exec padmin idpadmin readAny execAny xadmin
+GET    /v2/version                                                        Y    Y    Y   Y    Y      Y        Y       Y      Y
+GET    /v2/state/ledger-end                                               Y    Y    Y   Y    Y      Y        Y       Y      Y
+GET    /v2/state/connected-synchronizers                                  Y    Y    Y   Y    Y      Y        Y       Y      Y
+GET    /v2/state/connected-synchronizers?party=P                          -    Y    Y   -    Y      Y        Y       -      Y
+GET    /v2/authenticated-user                                             Y    Y    Y   Y    Y      Y        Y       Y      Y
+GET    /v2/users                                                          -    -    -   -    Y      Y        -       -      Y
+POST   /v2/users                                                          -    -    -   -    Y      Y        -       -      Y
+GET    /v2/users/self                                                     Y    Y    Y   Y    Y      Y        Y       Y      Y
+GET    /v2/users/victim                                                   -    -    -   -    Y      Y        -       -      -
+PATCH  /v2/users/victim                                                   -    -    -   -    Y      Y        -       -      -
+DELETE /v2/users/ghost                                                    -    -    -   -    Y      Y        -       -      Y
+GET    /v2/users/self/rights                                              Y    Y    Y   Y    Y      Y        Y       Y      Y
+GET    /v2/users/victim/rights                                            -    -    -   -    Y      Y        -       -      -
+POST   /v2/users/victim/rights                                            -    -    -   -    Y      Y        -       -      -
+POST   /v2/users/victim/rights#read-any                                   -    -    -   -    Y      -        -       -      -
+POST   /v2/users/victim/rights#idp-admin                                  -    -    -   -    Y      Y        -       -      -
+PATCH  /v2/users/victim/rights                                            -    -    -   -    Y      Y        -       -      -
+POST   /v2/parties                                                        -    -    -   -    Y      Y        -       -      Y
+GET    /v2/parties                                                        -    -    -   -    Y      Y        -       -      Y
+GET    /v2/parties/participant-id                                         Y    Y    Y   Y    Y      Y        Y       Y      Y
+GET    /v2/parties/P                                                      -    Y    Y   Y    Y      Y        Y       Y      Y
+PATCH  /v2/parties/P                                                      -    -    -   -    Y      Y        -       -      -
+POST   /v2/parties/external/generate-topology                             Y    Y    Y   Y    Y      Y        Y       Y      Y
+POST   /v2/parties/external/allocate                                      -    -    -   -    Y      Y        -       -      Y
+POST   /v2/interactive-submission/prepare                                 -    Y    Y   -    -      -        Y       -      -
+POST   /v2/interactive-submission/execute                                 -    -    Y   Y    -      -        -       Y      -
+POST   /v2/interactive-submission/executeAndWait                          -    -    Y   Y    -      -        -       Y      -
+POST   /v2/interactive-submission/executeAndWaitForTransaction            -    -    Y   -    -      -        -       -      -
+POST   /v2/interactive-submission/executeAndWaitForTransaction#no-format  -    -    Y   Y    -      -        -       Y      -
+POST   /v2/commands/submit-and-wait                                       -    -    Y   -    -      -        -       -      -
+POST   /v2/commands/submit-and-wait-for-transaction                       -    -    Y   -    -      -        -       -      -
+POST   /v2/commands/submit-and-wait-for-transaction-tree                  -    -    Y   -    -      -        -       -      -
+POST   /v2/commands/async/submit                                          -    -    Y   -    -      -        -       -      -
+POST   /v2/commands/completions                                           -    Y    Y   -    -      -        Y       -      -
+POST   /v2/commands/completions#other-user                                -    -    -   -    -      -        Y       -      -
+WS     /v2/commands/completions                                           -    Y    Y   -    -      -        Y       -      -
+POST   /v2/commands/command-completions                                   -    Y    Y   -    -      -        Y       -      -
+POST   /v2/commands/command-completions#all-parties                       -    -    -   -    -      -        Y       -      -
+POST   /v2/state/active-contracts                                         -    Y    Y   -    -      -        Y       -      -
+POST   /v2/state/active-contracts#any-party                               -    -    -   -    -      -        Y       -      -
+POST   /v2/state/active-contracts-page                                    -    Y    Y   -    -      -        Y       -      -
+GET    /v2/state/latest-pruned-offsets                                    Y    Y    Y   Y    Y      Y        Y       Y      Y
+POST   /v2/updates                                                        -    Y    Y   -    -      -        Y       -      -
+POST   /v2/updates#topology-any-party                                     -    -    -   -    -      -        Y       -      -
+POST   /v2/updates/flats                                                  -    Y    Y   -    -      -        Y       -      -
+POST   /v2/updates/trees                                                  -    Y    Y   -    -      -        Y       -      -
+POST   /v2/updates/get-updates-page                                       -    Y    Y   -    -      -        Y       -      -
+POST   /v2/updates/update-by-offset                                       -    Y    Y   -    -      -        Y       -      -
+POST   /v2/updates/update-by-id                                           -    Y    Y   -    -      -        Y       -      -
+POST   /v2/updates/transaction-by-offset                                  -    Y    Y   -    -      -        Y       -      -
+POST   /v2/updates/transaction-by-id                                      -    Y    Y   -    -      -        Y       -      -
+GET    /v2/updates/transaction-tree-by-offset/1?parties=P                 -    Y    Y   -    -      -        Y       -      -
+GET    /v2/updates/transaction-tree-by-id/1220ab?parties=P                -    Y    Y   -    -      -        Y       -      -
+POST   /v2/events/events-by-contract-id                                   -    Y    Y   -    -      -        Y       -      -
+POST   /v2/contracts/contract-by-id                                       -    Y    Y   -    -      -        Y       -      -
+POST   /v2/contracts/contract-by-id#no-parties                            -    -    -   -    -      -        Y       -      -
+POST   /v2/commands/async/submit-reassignment                             -    -    Y   -    -      -        -       -      -
+POST   /v2/commands/submit-and-wait-for-reassignment                      -    -    Y   -    -      -        -       -      -
+GET    /v2/idps                                                           -    -    -   -    Y      -        -       -      -
+POST   /v2/idps                                                           -    -    -   -    Y      -        -       -      -
+GET    /v2/idps/ghost                                                     -    -    -   -    Y      -        -       -      -
+PATCH  /v2/idps/ghost                                                     -    -    -   -    Y      -        -       -      -
+DELETE /v2/idps/ghost                                                     -    -    -   -    Y      -        -       -      -
+PATCH  /v2/users/victim/identity-provider-id                              -    -    -   -    Y      -        -       -      -
+GET    /livez                                                             Y    Y    Y   Y    Y      Y        Y       Y      Y
+GET    /readyz                                                            Y    Y    Y   Y    Y      Y        Y       Y      Y
+POST   /admin/prune                                                       -    -    -   -    Y      -        -       -      -
 `
 
 // TestRightsTable runs every endpoint as every kind of caller against a
@@ -128,7 +138,13 @@ func TestRightsTable(t *testing.T) {
 	p, key := n.onboard("P", "owner")
 	owner := n.token("owner")
 	n.createUser("victim")
+	x := newTestIDP(t, "idp-x", 0)
+	n.ok("POST", "/v2/idps", n.admin, x.config(), nil)
 	for _, col := range rightColumns {
+		if col.name == ofX {
+			n.createUserIn("idp-x", "u-"+col.name, col.right(p)...)
+			continue
+		}
 		n.createUser("u-"+col.name, col.right(p)...)
 	}
 	sync := n.identity().SynchronizerID
@@ -221,6 +237,9 @@ func TestRightsTable(t *testing.T) {
 		for i, col := range rightColumns {
 			user := "u-" + col.name
 			token := n.token(user)
+			if col.name == ofX {
+				token = x.token(user, "ec")
+			}
 			want := marks[i] == "Y"
 			t.Run(endpoint+"/"+col.name, func(t *testing.T) {
 				if ws {
