@@ -50,8 +50,18 @@ func (n *Node) ListUsers(ctx context.Context, q ledger.UserQuery) ([]ledger.User
 
 // CreateUser creates user u with rights (USER_ALREADY_EXISTS,
 // MAX_USER_ANNOTATIONS_SIZE_EXCEEDED, TOO_MANY_USER_RIGHTS).
+//
+// A user id taken by a user of another identity provider is
+// PERMISSION_DENIED rather than USER_ALREADY_EXISTS, as Canton's user store
+// answers (PersistentUserManagementStore.withoutUser), so that an
+// identity-provider admin learns nothing of other providers' users.
 func (n *Node) CreateUser(ctx context.Context, u ledger.User, rights []ledger.Right) (ledger.User, error) {
 	created, err := n.store.CreateUser(ctx, u, rights)
+	if errors.Is(err, ledger.ErrAlreadyExists) {
+		if existing, lerr := n.store.User(ctx, u.ID); lerr == nil && existing.IdentityProviderID != u.IdentityProviderID {
+			return ledger.User{}, ofAnotherProvider(u.ID)
+		}
+	}
 	return created, userError(u.ID, err)
 }
 

@@ -377,6 +377,11 @@ func TestIdentityProvidersOverHTTP(t *testing.T) {
 	n.fail("PATCH", "/v2/users/bob", n.admin, map[string]any{"user": map[string]any{"id": "bob", "isDeactivated": true},
 		"updateMask": map[string]any{"paths": []string{"is_deactivated"}}}, 403, ledgerapi.RedactedCode)
 	n.fail("GET", "/v2/users/nobody", n.admin, nil, 404, "USER_NOT_FOUND")
+	// Creating bob again: through idp1 he exists; through the default
+	// provider he is another provider's (Canton's withoutUser).
+	n.fail("POST", "/v2/users", n.admin, map[string]any{"user": map[string]any{"id": "bob", "identityProviderId": "idp1"}},
+		409, "USER_ALREADY_EXISTS")
+	n.fail("POST", "/v2/users", n.admin, map[string]any{"user": map[string]any{"id": "bob"}}, 403, ledgerapi.RedactedCode)
 	n.ok("PATCH", "/v2/users/bob", n.admin, map[string]any{"user": map[string]any{"id": "bob", "identityProviderId": "idp1",
 		"metadata": map[string]any{"annotations": map[string]string{"example.com/k": "v"}}},
 		"updateMask": map[string]any{"paths": []string{"metadata.annotations"}}}, nil)
