@@ -53,6 +53,9 @@ type jwksEntry struct {
 	fetched   time.Time      // of keys; zero before the first success
 	attempted time.Time      // of the last fetch, successful or not
 	err       error          // of the last fetch
+	// kidFetched is when an unknown kid last made the set be fetched
+	// again; the first unknown kid after a fetch may do so at once.
+	kidFetched time.Time
 }
 
 func newJWKSCache(client *http.Client, now func() time.Time) *jwksCache {
@@ -92,31 +95,55 @@ func (c *jwksCache) key(ctx context.Context, url, kid string) (any, error) {
 			return k, nil
 		}
 		// An unknown kid may be a rotated key: fetch again, but not often.
-		if now.Sub(e.attempted) < jwksUnknownKIDEvery {
+		if !e.kidFetched.IsZero() && now.Sub(e.kidFetched) < jwksUnknownKIDEvery {
 			return nil, missingKey(kid)
 		}
+		e.kidFetched = now
 	} else if e.err != nil && now.Sub(e.attempted) < jwksFailureBackoff {
 		return nil, e.err
 	}
+	if err := c.refresh(ctx, e, url, now); err != nil {
+		return nil, err
+	}
+	if k := e.lookup(kid); k != nil {
+		return k, nil
+	}
+	return nil, missingKey(kid)
+}
+
+// load fetches the set at url now, so that a URL that does not serve a JWK
+// set is found before the first token.
+func (c *jwksCache) load(ctx context.Context, url string) error {
+	e := c.entry(url)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return c.refresh(ctx, e, url, c.now())
+}
+
+// refresh fetches e's set; e.mu is held.
+func (c *jwksCache) refresh(ctx context.Context, e *jwksEntry, url string, now time.Time) error {
 	e.attempted = now
 	keys, err := c.fetch(ctx, url)
 	if err != nil {
 		// The set expired or could not be had: no stale keys are used, as
 		// in Canton, whose cache evicts them.
 		e.keys, e.only, e.fetched, e.err = nil, nil, time.Time{}, err
-		return nil, err
+		return err
 	}
 	e.keys, e.fetched, e.err = keys, now, nil
-	e.only = nil
-	if len(keys) == 1 {
-		for _, k := range keys {
-			e.only = k
-		}
+	e.only = onlyKey(keys)
+	return nil
+}
+
+// onlyKey is the key of a set of exactly one key, else nil.
+func onlyKey(keys map[string]any) any {
+	if len(keys) != 1 {
+		return nil
 	}
-	if k := e.lookup(kid); k != nil {
-		return k, nil
+	for _, k := range keys {
+		return k
 	}
-	return nil, missingKey(kid)
+	return nil
 }
 
 func (e *jwksEntry) lookup(kid string) any {
@@ -161,23 +188,49 @@ func (c *jwksCache) fetch(ctx context.Context, url string) (map[string]any, erro
 	if len(raw) > jwksMaxBytes {
 		return nil, fmt.Errorf("the JWK set at %s is larger than %d bytes", url, jwksMaxBytes)
 	}
+	keys, err := parseJWKSet(raw)
+	if err != nil {
+		return nil, fmt.Errorf("the JWK set at %s: %w", url, err)
+	}
+	return keys, nil
+}
+
+// parseJWKSet reads a JWK set's RSA and ECDSA public keys by kid. Keys that
+// do not parse, or of other types, are left out: a set may hold keys for
+// other uses. A set with none is an error.
+func parseJWKSet(raw []byte) (map[string]any, error) {
 	var set jwkset.JWKSMarshal
 	if err := json.Unmarshal(raw, &set); err != nil {
-		return nil, fmt.Errorf("the JWK set at %s is not a JSON JWK set", url)
+		return nil, errors.New("not a JSON JWK set")
 	}
 	keys := map[string]any{}
 	for _, m := range set.Keys {
-		jwk, err := jwkset.NewJWKFromMarshal(m, jwkset.JWKMarshalOptions{}, jwkset.JWKValidateOptions{})
-		if err != nil {
-			continue
-		}
-		switch k := jwk.Key().(type) {
+		switch k := parseJWK(m).(type) {
 		case *rsa.PublicKey, *ecdsa.PublicKey:
 			keys[m.KID] = k
 		}
 	}
 	if len(keys) == 0 {
-		return nil, fmt.Errorf("the JWK set at %s holds no RSA or ECDSA public key", url)
+		return nil, errors.New("holds no usable RSA or ECDSA public key")
 	}
 	return keys, nil
+}
+
+// parseJWK returns the public key of one JWK, nil when it is not a valid
+// key. The JWK library panics on some malformed keys (an EC coordinate
+// longer than its curve's size fails in math/big's FillBytes: the corpus of
+// FuzzProviderAuthenticate keeps the set that found it), and a JWK set
+// comes from outside the node, so such a key is left out like any other
+// bad key.
+func parseJWK(m jwkset.JWKMarshal) (key any) {
+	defer func() {
+		if recover() != nil {
+			key = nil
+		}
+	}()
+	jwk, err := jwkset.NewJWKFromMarshal(m, jwkset.JWKMarshalOptions{}, jwkset.JWKValidateOptions{})
+	if err != nil {
+		return nil
+	}
+	return jwk.Key()
 }

@@ -8,14 +8,9 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"strings"
-
-	"github.com/MicahParks/jwkset"
-	"github.com/MicahParks/keyfunc/v3"
-	"golang.org/x/time/rate"
 )
 
 // parsePublicKey reads a public key from PEM (CERTIFICATE, PUBLIC KEY or
@@ -66,64 +61,56 @@ func isURL(s string) bool {
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
-// loadJWKS builds the key lookup of mode jwks. The returned cancel ends the
-// background refresh of a URL.
-func loadJWKS(cfg Config) (keyfunc.Keyfunc, context.CancelFunc, error) {
+// jwksSource finds the key a token's kid names in mode jwks.
+type jwksSource interface {
+	key(ctx context.Context, kid string) (any, error)
+}
+
+// staticJWKS is a JWK set read from a file once.
+type staticJWKS map[string]any
+
+func (s staticJWKS) key(_ context.Context, kid string) (any, error) {
+	if k, ok := s[kid]; ok {
+		return k, nil
+	}
+	return nil, missingKey(kid)
+}
+
+// remoteJWKS is a JWK set at a URL, cached as identity providers' sets are
+// (jwks.go): fetched again when older than five minutes, or for an unknown
+// kid at most every 30 seconds.
+type remoteJWKS struct {
+	cache *jwksCache
+	url   string
+}
+
+func (r remoteJWKS) key(ctx context.Context, kid string) (any, error) {
+	return r.cache.key(ctx, r.url, kid)
+}
+
+// loadJWKS builds the key lookup of mode jwks: a file is read now, a URL
+// fetched now (so that a URL serving no JWK set is an error at start).
+func loadJWKS(cfg Config) (jwksSource, error) {
 	if cfg.JWKS == "" {
-		return nil, nil, errors.New("no JWKS URL or file given")
+		return nil, errors.New("no JWKS URL or file given")
 	}
 	if !isURL(cfg.JWKS) {
 		raw, err := os.ReadFile(cfg.JWKS)
 		if err != nil {
-			return nil, nil, fmt.Errorf("read JWK set file: %w", err)
+			return nil, fmt.Errorf("read JWK set file: %w", err)
 		}
 		if !json.Valid(raw) {
-			return nil, nil, fmt.Errorf("JWK set file %s is not JSON", cfg.JWKS)
+			return nil, fmt.Errorf("JWK set file %s is not JSON", cfg.JWKS)
 		}
-		kf, err := keyfunc.NewJWKSetJSON(raw)
+		keys, err := parseJWKSet(raw)
 		if err != nil {
-			return nil, nil, fmt.Errorf("JWK set file %s: %w", cfg.JWKS, err)
+			return nil, fmt.Errorf("JWK set file %s holds no usable keys: %w", cfg.JWKS, err)
 		}
-		keys, err := kf.Storage().KeyReadAll(context.Background())
-		if err != nil || len(keys) == 0 {
-			return nil, nil, fmt.Errorf("JWK set file %s holds no usable keys", cfg.JWKS)
-		}
-		return kf, func() {}, nil
+		return staticJWKS(keys), nil
 	}
-
-	client := cfg.HTTPClient
-	if client == nil {
-		client = &http.Client{Timeout: jwksHTTPTimeout}
+	c := newJWKSCache(cfg.HTTPClient, cfg.Now)
+	if err := c.load(context.Background(), cfg.JWKS); err != nil {
+		return nil, fmt.Errorf("fetch JWK set from %s: %w", cfg.JWKS, err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	remote, err := jwkset.NewStorageFromHTTP(cfg.JWKS, jwkset.HTTPClientStorageOptions{
-		Client:          client,
-		Ctx:             ctx,
-		HTTPTimeout:     jwksHTTPTimeout,
-		RefreshInterval: jwksRefreshInterval,
-		// A failed background refresh keeps the keys already known.
-		RefreshErrorHandler: func(context.Context, error) {},
-	})
-	if err != nil {
-		cancel()
-		return nil, nil, fmt.Errorf("fetch JWK set from %s: %w", cfg.JWKS, err)
-	}
-	storage, err := jwkset.NewHTTPClient(jwkset.HTTPClientOptions{
-		HTTPURLs: map[string]jwkset.Storage{cfg.JWKS: remote},
-		// An unknown kid refetches the set at most this often (key
-		// rotation); a request waits at most RateLimitWaitMax for its turn
-		// and fails at once when the turn lies further out.
-		RefreshUnknownKID: rate.NewLimiter(rate.Every(jwksUnknownKIDEvery), 1),
-		RateLimitWaitMax:  jwksHTTPTimeout,
-	})
-	if err != nil {
-		cancel()
-		return nil, nil, err
-	}
-	kf, err := keyfunc.New(keyfunc.Options{Ctx: ctx, Storage: storage})
-	if err != nil {
-		cancel()
-		return nil, nil, err
-	}
-	return kf, cancel, nil
+	return remoteJWKS{cache: c, url: cfg.JWKS}, nil
 }

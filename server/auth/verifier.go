@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/MicahParks/keyfunc/v3"
 	"github.com/golang-jwt/jwt/v5"
 )
 
@@ -51,10 +50,9 @@ type Config struct {
 type Verifier struct {
 	cfg     Config
 	methods []string
-	key     any             // HMAC secret or public key; nil in modes none and jwks
-	jwks    keyfunc.Keyfunc // mode jwks only
+	key     any        // HMAC secret or public key; nil in modes none and jwks
+	jwks    jwksSource // mode jwks only
 	parser  *jwt.Parser
-	cancel  context.CancelFunc
 }
 
 // JWKS refresh policy for a URL: Canton caches a JWK set for about five minutes.
@@ -65,8 +63,8 @@ const (
 )
 
 // New checks cfg and loads its key. In mode jwks with a URL the set is fetched
-// once now (an unreachable URL is an error) and refreshed in the background
-// until Close.
+// once now (an unreachable URL is an error) and again when a token comes
+// after it is five minutes old, or names a kid the set lacks.
 func New(cfg Config) (*Verifier, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -78,7 +76,7 @@ func New(cfg Config) (*Verifier, error) {
 	if cfg.Audience != "" && cfg.Scope != "" {
 		return nil, errors.New("auth: set a target audience or a target scope, not both")
 	}
-	v := &Verifier{cfg: cfg, cancel: func() {}}
+	v := &Verifier{cfg: cfg}
 	switch cfg.Mode {
 	case ModeNone:
 		return v, nil
@@ -98,11 +96,11 @@ func New(cfg Config) (*Verifier, error) {
 		}
 		v.methods, v.key = []string{alg}, key
 	case ModeJWKS:
-		kf, cancel, err := loadJWKS(cfg)
+		src, err := loadJWKS(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("auth: mode jwks: %w", err)
 		}
-		v.methods, v.jwks, v.cancel = jwksMethods, kf, cancel
+		v.methods, v.jwks = jwksMethods, src
 	default:
 		return nil, fmt.Errorf("auth: unknown mode %q: use one of %s", cfg.Mode, strings.Join(Modes, ", "))
 	}
@@ -116,9 +114,10 @@ func New(cfg Config) (*Verifier, error) {
 	return v, nil
 }
 
-// Close stops the background refresh of a JWKS URL. It is safe to call more
-// than once and on every mode.
-func (v *Verifier) Close() { v.cancel() }
+// Close releases the verifier. Nothing runs in the background any more (a
+// JWKS URL is fetched when a token needs it); it is kept for callers and
+// is safe to call more than once and on every mode.
+func (v *Verifier) Close() {}
 
 // Mode returns the configured mode.
 func (v *Verifier) Mode() string { return v.cfg.Mode }
@@ -175,7 +174,7 @@ func (v *Verifier) keyFor(t *jwt.Token) (any, error) {
 	if !ok || kid == "" {
 		return nil, unauthenticated("token header has no kid naming a key of the JWK set")
 	}
-	key, err := v.jwks.Keyfunc(t)
+	key, err := v.jwks.key(context.Background(), kid)
 	if err != nil {
 		return nil, unauthenticated("no usable key for the token's kid in the JWK set")
 	}
