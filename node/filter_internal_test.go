@@ -192,4 +192,3 @@ func sorted(xs []string) []string {
 	slices.Sort(out)
 	return out
 }
-
