@@ -18,6 +18,9 @@ import (
 
 // addViews fills ev's interface views.
 func (n *Node) addViews(ctx context.Context, f *EventFilter, ev *ledgerapi.CreatedEvent) error {
+	if f.packages == nil { // no interface filter
+		return nil
+	}
 	ids := f.interfaces(ev.WitnessParties, ev.TemplateID)
 	if len(ids) == 0 {
 		return nil
@@ -46,6 +49,9 @@ func implemented(f *EventFilter, witnesses []string, templateID string) ledgerap
 // projectEvents adds what the filter's interface filters ask for to the
 // events of a transaction.
 func (n *Node) projectEvents(ctx context.Context, f *EventFilter, events []ledgerapi.Event) error {
+	if f.packages == nil { // no interface filter: nothing to add
+		return nil
+	}
 	for i := range events {
 		switch e := &events[i]; {
 		case e.Created != nil:
@@ -63,6 +69,9 @@ func (n *Node) projectEvents(ctx context.Context, f *EventFilter, events []ledge
 
 // projectTree is projectEvents for a transaction tree.
 func (n *Node) projectTree(ctx context.Context, f *EventFilter, t *ledgerapi.TransactionTree) error {
+	if f.packages == nil {
+		return nil
+	}
 	for _, e := range t.EventsByID {
 		switch {
 		case e.Created != nil:
