@@ -84,6 +84,9 @@ type EventFilter struct {
 	// packages is the package set the interface filters were resolved
 	// with (nil: not yet, or there are none).
 	packages *engine.PackageSet
+	// viewPackages are the implementation packages chosen for views during
+	// the read.
+	viewPackages engine.ViewPackages
 }
 
 // WildcardFilter reads every template of parties.

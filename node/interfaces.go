@@ -27,7 +27,7 @@ func (n *Node) addViews(ctx context.Context, f *EventFilter, ev *ledgerapi.Creat
 	}
 	views := make(ledgerapi.List[ledgerapi.InterfaceView], 0, len(ids))
 	for _, id := range ids {
-		v, err := f.packages.InterfaceView(ctx, ev.TemplateID, ev.CreateArgument, id, n.identity.SynchronizerID)
+		v, err := f.packages.InterfaceView(ctx, ev.TemplateID, ev.CreateArgument, id, n.identity.SynchronizerID, &f.viewPackages)
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/daml/lf"
@@ -140,9 +141,12 @@ func (s *PackageSet) Implementors(iface string) []string {
 // an unhandled exception is DAML_FAILURE, a user abort
 // INTERPRETATION_USER_ERROR, an argument that is not a value of the
 // template COMMAND_PREPROCESSING_FAILED). synchronizerID names the
-// synchronizer in the vetting failure's text. The error result is for
-// internal failures only.
-func (s *PackageSet) InterfaceView(ctx context.Context, templateID string, argument json.RawMessage, iface, synchronizerID string) (ledgerapi.InterfaceView, error) {
+// synchronizer in the vetting failure's text. memo, when not nil, keeps the
+// implementation package chosen per interface and package name, failures
+// included, for the read it belongs to: Canton memoizes the choice for the
+// lifetime of a stream or query, so vetting changes while it runs do not
+// change it. The error result is for internal failures only.
+func (s *PackageSet) InterfaceView(ctx context.Context, templateID string, argument json.RawMessage, iface, synchronizerID string, memo *ViewPackages) (ledgerapi.InterfaceView, error) {
 	out := ledgerapi.InterfaceView{InterfaceID: iface}
 	if s == nil {
 		return out, fmt.Errorf("interface view of %s through %s: no packages", templateID, iface)
@@ -159,7 +163,7 @@ func (s *PackageSet) InterfaceView(ctx context.Context, templateID string, argum
 	if err != nil {
 		return out, fmt.Errorf("interface of an interface view: %w", err)
 	}
-	impl, verr := s.viewPackage(tmpl, icon, synchronizerID)
+	impl, verr := memo.choose(s, tmpl, icon, synchronizerID)
 	if verr != nil {
 		return fail(verr)
 	}
@@ -209,6 +213,41 @@ func (s *PackageSet) InterfaceView(ctx context.Context, templateID string, argum
 	out.ViewStatus = *ledgerapi.StatusOK()
 	out.ViewValue = js
 	return out, nil
+}
+
+// ViewPackages remembers the implementation packages chosen for the
+// interface views of one read. The zero value is ready to use; it is safe
+// for concurrent use.
+type ViewPackages struct {
+	mu     sync.Mutex
+	chosen map[string]viewChoice // by interface id and package name
+}
+
+type viewChoice struct {
+	pkg string
+	err *ledgerapi.JsCantonError
+}
+
+func (m *ViewPackages) choose(s *PackageSet, tmpl, iface lf.TypeConName, synchronizerID string) (string, *ledgerapi.JsCantonError) {
+	if m == nil {
+		return s.viewPackage(tmpl, iface, synchronizerID)
+	}
+	name, ok := s.Name(string(tmpl.Package))
+	if !ok {
+		name = string(tmpl.Package)
+	}
+	key := iface.String() + " " + name + " " + qualified(tmpl)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c, ok := m.chosen[key]; ok {
+		return c.pkg, c.err
+	}
+	pkg, err := s.viewPackage(tmpl, iface, synchronizerID)
+	if m.chosen == nil {
+		m.chosen = map[string]viewChoice{}
+	}
+	m.chosen[key] = viewChoice{pkg, err}
+	return pkg, err
 }
 
 // viewPackage chooses the package whose implementation computes the view

@@ -137,7 +137,7 @@ func TestInterfaceViews(t *testing.T) {
 	v1Asset := string(assetsV1) + ":Assets:Asset"
 	view := func(set *PackageSet, tmpl, arg string) ledgerapi.InterfaceView {
 		t.Helper()
-		v, err := set.InterfaceView(ctx, tmpl, []byte(arg), shownIface, "sync::1220")
+		v, err := set.InterfaceView(ctx, tmpl, []byte(arg), shownIface, "sync::1220", nil)
 		if err != nil {
 			t.Fatalf("%s: %v", tmpl, err)
 		}
@@ -167,6 +167,17 @@ func TestInterfaceViews(t *testing.T) {
 	v = view(all, v1Asset, `{"owner":"`+alice+`"}`)
 	if e := ledgerapi.ErrorFromStatus(&v.ViewStatus); v.ViewValue != nil || e == nil || e.Code != "COMMAND_PREPROCESSING_FAILED" {
 		t.Errorf("bad argument: %+v", v)
+	}
+
+	// One read keeps its choice when the vetting changes while it runs,
+	// as Canton memoizes it for a stream.
+	var memo ViewPackages
+	if v, err := all.InterfaceView(ctx, v1Asset, []byte(`{"owner":"`+alice+`","n":"1"}`), shownIface, "", &memo); err != nil || v.ViewStatus.Code != 0 {
+		t.Fatalf("memoized read: %+v %v", v, err)
+	}
+	if v, err := viewPackages(shownPkg, assetsV1).InterfaceView(ctx, v1Asset, []byte(`{"owner":"`+alice+`","n":"2"}`), shownIface, "", &memo); err != nil ||
+		v.ViewStatus.Code != 0 || string(v.ViewValue) != `{"n":"2"}` || *v.ImplementationPackageID != string(assetsV2) {
+		t.Errorf("memoized read after unvetting: %+v %v", v, err)
 	}
 
 	// Version 2 not vetted: no vetted package implements Shown.
