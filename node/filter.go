@@ -303,10 +303,18 @@ func (f *EventFilter) wantsViews() bool {
 	return want
 }
 
-// resolve resolves the interface filters of the format's transactions.
+// resolve resolves the interface filters of the format's transactions and
+// reassignments.
 func (f *UpdateFormat) resolve(set *engine.PackageSet) error {
-	if f == nil || f.Transactions == nil {
+	if f == nil {
 		return nil
 	}
-	return f.Transactions.resolve(set)
+	for _, ef := range []*EventFilter{f.Transactions, f.Reassignments} {
+		if ef != nil {
+			if err := ef.resolve(set); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -299,6 +299,10 @@ type UpdateFormat struct {
 	// TopologyParties asks for the topology events of these parties (an
 	// empty map: of every party; nil: none).
 	TopologyParties map[string]bool
+	// Reassignments is the filter of reassignments (nil: none). A node of
+	// one synchronizer has none; its interface filters are checked as
+	// Canton checks them.
+	Reassignments *EventFilter
 }
 
 // Update is one element of an update read: a transaction or a tree.

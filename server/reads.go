@@ -152,9 +152,11 @@ func updateFormat(c *Caller, uf *ledgerapi.UpdateFormat, legacy *ledgerapi.Trans
 		// any other; a one-synchronizer node has no reassignments, and its
 		// topology updates are its party allocations (topology_events.go).
 		if uf.IncludeReassignments != nil {
-			if _, err := eventFilter(c, uf.IncludeReassignments, nil, false); err != nil {
+			ef, err := eventFilter(c, uf.IncludeReassignments, nil, false)
+			if err != nil {
 				return nil, err
 			}
+			f.Reassignments = ef
 		}
 		if t := uf.IncludeTopologyEvents; t != nil && t.IncludeParticipantAuthorizationEvents != nil && !trees {
 			ps := t.IncludeParticipantAuthorizationEvents.Parties
