@@ -23,16 +23,21 @@ import (
 // update stream, resumable), update get (one update as a tree), events (of
 // one contract) and prune.
 
-// eventFormat is the wildcard or template filter of parties.
-func eventFormat(parties, templates []string, blob bool) *ledgerapi.EventFormat {
+// eventFormat is the wildcard filter of parties, or their filter of
+// templates and of interfaces, whose views created events then carry.
+func eventFormat(parties, templates, interfaces []string, blob bool) *ledgerapi.EventFormat {
 	filters := ledgerapi.Filters{}
-	if len(templates) == 0 && blob {
+	if len(templates) == 0 && len(interfaces) == 0 && blob {
 		filters.Cumulative = append(filters.Cumulative, ledgerapi.CumulativeFilter{IdentifierFilter: ledgerapi.IdentifierFilter{
 			Wildcard: &ledgerapi.WildcardFilter{IncludeCreatedEventBlob: true}}})
 	}
 	for _, t := range templates {
 		filters.Cumulative = append(filters.Cumulative, ledgerapi.CumulativeFilter{IdentifierFilter: ledgerapi.IdentifierFilter{
 			Template: &ledgerapi.TemplateFilter{TemplateID: t, IncludeCreatedEventBlob: blob}}})
+	}
+	for _, i := range interfaces {
+		filters.Cumulative = append(filters.Cumulative, ledgerapi.CumulativeFilter{IdentifierFilter: ledgerapi.IdentifierFilter{
+			Interface: &ledgerapi.InterfaceFilter{InterfaceID: i, IncludeInterfaceView: true, IncludeCreatedEventBlob: blob}}})
 	}
 	ef := &ledgerapi.EventFormat{FiltersByParty: ledgerapi.Map[ledgerapi.Filters]{}, Verbose: true}
 	if len(parties) == 0 {
@@ -45,10 +50,11 @@ func eventFormat(parties, templates []string, blob bool) *ledgerapi.EventFormat 
 	return ef
 }
 
-func checkTemplates(templates []string) error {
-	for _, t := range templates {
+// checkIDs checks the template or interface ids of flag.
+func checkIDs(flag string, ids []string) error {
+	for _, t := range ids {
 		if _, err := ledgerapi.ParseTemplateID(t); err != nil {
-			return cmdutil.UsageError("--template %q: %s", t, err)
+			return cmdutil.UsageError("%s %q: %s", flag, t, err)
 		}
 	}
 	return nil
@@ -66,24 +72,25 @@ func signalContext(ctx context.Context) (context.Context, context.CancelFunc) {
 
 // ContractsOptions are the inputs of `ledger contracts`.
 type ContractsOptions struct {
-	IO        *cmdutil.IOStreams
-	Connect   func() (*cmdutil.Connection, error)
-	Format    string
-	Parties   []string
-	Templates []string
-	At        int64
-	AtSet     bool
-	Blob      bool
-	JSONLines bool
-	PageSize  int
-	FullIDs   bool
+	IO         *cmdutil.IOStreams
+	Connect    func() (*cmdutil.Connection, error)
+	Format     string
+	Parties    []string
+	Templates  []string
+	Interfaces []string
+	At         int64
+	AtSet      bool
+	Blob       bool
+	JSONLines  bool
+	PageSize   int
+	FullIDs    bool
 }
 
 // NewCmdContracts builds `ledger contracts`.
 func NewCmdContracts(f *cmdutil.Factory, runF func(*ContractsOptions) error) *cobra.Command {
 	opts := &ContractsOptions{IO: f.IO}
 	cmd := &cobra.Command{
-		Use:   "contracts [--party P]... [--template T]... [--at OFFSET]",
+		Use:   "contracts [--party P]... [--template T]... [--interface I]... [--at OFFSET]",
 		Short: "List the active contracts: template, contract id, signatories, argument",
 		Long: `List the contracts active at an offset (the ledger end unless --at) that the
 given parties see, as a table (template, contract id, signatories, the argument
@@ -94,10 +101,16 @@ sets. The set is read page by page (--page-size), never held whole.
 Without --party the contracts of every party are listed (the token's user
 needs CanReadAsAnyParty). --template keeps contracts of these templates
 (package id form pkg:Module:Entity or package name form #name:Module:Entity).
---blob adds each contract's createdEventBlob, which disclosedContracts of a
-later command takes.`,
+--interface keeps contracts of every template implementing the interface (same
+forms) and shows each one's interface view: in the table instead of the
+argument, with -o json in the created event's interfaceViews (a view that
+fails has the error in its viewStatus). --blob adds each contract's
+createdEventBlob, which disclosedContracts of a later command takes.`,
 		Example: `  # what does Alice have?
   ledger contracts --party "$ALICE"
+
+  # Alice's token-standard holdings of any registry, as their Holding views
+  ledger contracts --party "$ALICE" --interface '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding' -o json
 
   # the Ious as of offset 42, as JSON lines with their blobs
   ledger contracts --party "$ALICE" --template '#iou:Iou:Iou' --at 42 --blob --jsonl`,
@@ -107,6 +120,7 @@ later command takes.`,
 	fl := cmd.Flags()
 	fl.StringArrayVar(&opts.Parties, "party", nil, "party whose contracts to list (repeatable; none: every party)")
 	fl.StringArrayVar(&opts.Templates, "template", nil, "keep contracts of this template (repeatable)")
+	fl.StringArrayVar(&opts.Interfaces, "interface", nil, "keep contracts implementing this interface, with their views (repeatable)")
 	fl.Int64Var(&opts.At, "at", 0, "offset of the snapshot (default: the ledger end)")
 	fl.BoolVar(&opts.Blob, "blob", false, "include each contract's createdEventBlob")
 	fl.BoolVar(&opts.JSONLines, "jsonl", false, "print one JSON object per line")
@@ -124,7 +138,10 @@ later command takes.`,
 		if err := cmdutil.ValidateParties("--party", opts.Parties); err != nil {
 			return err
 		}
-		if err := checkTemplates(opts.Templates); err != nil {
+		if err := checkIDs("--template", opts.Templates); err != nil {
+			return err
+		}
+		if err := checkIDs("--interface", opts.Interfaces); err != nil {
 			return err
 		}
 		opts.Connect = conn.Connect
@@ -142,7 +159,7 @@ func contractsRun(opts *ContractsOptions) error {
 		return err
 	}
 	ctx := context.Background()
-	req := ledgerapi.GetActiveContractsPageRequest{EventFormat: eventFormat(opts.Parties, opts.Templates, opts.Blob)}
+	req := ledgerapi.GetActiveContractsPageRequest{EventFormat: eventFormat(opts.Parties, opts.Templates, opts.Interfaces, opts.Blob)}
 	size := ledgerapi.Int32(opts.PageSize)
 	req.MaxPageSize = &size
 	if opts.AtSet {
@@ -179,7 +196,7 @@ func contractsRun(opts *ContractsOptions) error {
 				all = append(all, ac.CreatedEvent)
 			default:
 				if rows == 0 {
-					fmt.Fprintln(w, display.ContractHeader(text))
+					fmt.Fprintln(w, display.ContractHeader(text, len(opts.Interfaces) > 0))
 				}
 				fmt.Fprintln(w, display.ContractLine(&ac.CreatedEvent, text))
 			}
@@ -214,6 +231,7 @@ type UpdatesOptions struct {
 
 	Parties     []string
 	Templates   []string
+	Interfaces  []string
 	From, To    int64
 	Follow      bool
 	Checkpoint  string
@@ -229,12 +247,17 @@ type UpdatesOptions struct {
 func NewCmdUpdates(f *cmdutil.Factory, runF func(*UpdatesOptions) error) *cobra.Command {
 	opts := &UpdatesOptions{IO: f.IO}
 	cmd := &cobra.Command{
-		Use:   "updates --party P [--from OFFSET] [--to OFFSET] [--follow] [--checkpoint FILE] [--out FILE]",
+		Use:   "updates --party P [--template T]... [--interface I]... [--from OFFSET] [--to OFFSET] [--follow] [--checkpoint FILE] [--out FILE]",
 		Short: "Show the update stream: the transactions the parties see, one per line",
 		Long: `Read the node's update stream for the given parties: one line per transaction
 with its offset, record time, update id, command id and its events (created,
 archived, exercised). -o json prints one JSON object per line (NDJSON), the
 update as the JSON API writes it ({"Transaction":{"value":…}}).
+
+--template keeps the events of these templates; --interface those of every
+template implementing the interface, whose created events then carry its view
+(interfaceViews) and whose archived and consuming exercised events list it
+(implementedInterfaces), with -o json.
 
 --shape acs-delta (the default) shows what changes the active contract set:
 created and archived events of the parties' contracts. --shape ledger-effects
@@ -259,13 +282,17 @@ exactly once.`,
   ledger updates --party "$ALICE" --follow --checkpoint alice.offset -o json --out alice.ndjson
 
   # the exercises too, between two offsets
-  ledger updates --party "$ALICE" --shape ledger-effects --from 10 --to 20`,
+  ledger updates --party "$ALICE" --shape ledger-effects --from 10 --to 20
+
+  # Alice's token-standard holdings coming and going, with their Holding views
+  ledger updates --party "$ALICE" --interface '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding' -o json`,
 		Args: cmdutil.ExactArgs(0),
 	}
 	conn := cmdutil.AddConnFlags(cmd)
 	fl := cmd.Flags()
 	fl.StringArrayVar(&opts.Parties, "party", nil, "party whose updates to read (repeatable; required)")
 	fl.StringArrayVar(&opts.Templates, "template", nil, "keep events of this template (repeatable)")
+	fl.StringArrayVar(&opts.Interfaces, "interface", nil, "keep events of templates implementing this interface, with their views (repeatable)")
 	fl.Int64Var(&opts.From, "from", 0, "offset to start after (0: the beginning)")
 	fl.Int64Var(&opts.To, "to", 0, "last offset to read (default: the ledger end)")
 	fl.BoolVar(&opts.Follow, "follow", false, "keep tailing new updates")
@@ -287,7 +314,10 @@ exactly once.`,
 		if err := cmdutil.ValidateParties("--party", opts.Parties); err != nil {
 			return err
 		}
-		if err := checkTemplates(opts.Templates); err != nil {
+		if err := checkIDs("--template", opts.Templates); err != nil {
+			return err
+		}
+		if err := checkIDs("--interface", opts.Interfaces); err != nil {
 			return err
 		}
 		if opts.From < 0 || opts.To < 0 || opts.To != 0 && opts.To < opts.From {
@@ -323,7 +353,7 @@ func shapeOf(s string) (ledgerapi.TransactionShape, error) {
 
 func updatesRun(opts *UpdatesOptions) error {
 	shape, _ := shapeOf(opts.Shape)
-	o := completions.UpdateOptions{Parties: opts.Parties, Templates: opts.Templates, Shape: shape,
+	o := completions.UpdateOptions{Parties: opts.Parties, Templates: opts.Templates, Interfaces: opts.Interfaces, Shape: shape,
 		Begin: opts.From, End: opts.To, Follow: opts.Follow, Checkpoint: opts.Checkpoint,
 		Transport: opts.Transport, Limit: opts.Limit, IdleTimeout: opts.IdleTimeout, Log: opts.IO.ErrOut}
 	conn, err := opts.Connect()
@@ -430,7 +460,7 @@ func updateGetRun(opts *UpdateGetOptions) error {
 		return err
 	}
 	format := &ledgerapi.UpdateFormat{IncludeTransactions: &ledgerapi.TransactionFormat{
-		TransactionShape: ledgerapi.TransactionShapeLedgerEffects, EventFormat: *eventFormat(opts.Parties, nil, false)}}
+		TransactionShape: ledgerapi.TransactionShapeLedgerEffects, EventFormat: *eventFormat(opts.Parties, nil, nil, false)}}
 	ctx := context.Background()
 	var u *ledgerapi.JsUpdate
 	if opts.UpdateID != "" {
@@ -503,7 +533,7 @@ func eventsRun(opts *EventsOptions) error {
 		return err
 	}
 	ev, err := conn.Client.EventsByContractID(context.Background(), ledgerapi.GetEventsByContractIDRequest{
-		ContractID: opts.ContractID, EventFormat: eventFormat(opts.Parties, nil, false)})
+		ContractID: opts.ContractID, EventFormat: eventFormat(opts.Parties, nil, nil, false)})
 	if err != nil {
 		return cmdutil.WithHint(err)
 	}

@@ -225,3 +225,50 @@ func TestUpdateGetAndEventsAgainstCantonShapedFake(t *testing.T) {
 		t.Errorf("asked %v", asked)
 	}
 }
+
+// TestInterfaceReadsAgainstServe lists token holdings through the token
+// standard's Holding interface: contracts and updates with --interface keep
+// the holdings (not the factory the party also sees) and show their views.
+func TestInterfaceReadsAgainstServe(t *testing.T) {
+	dar := filepath.Join("..", "..", "shared", "dars", "my-exercise-app.dar")
+	if _, err := os.Stat(dar); err != nil {
+		t.Skipf("real DAR %s not found (the shared folder beside the repository); skipping", dar)
+	}
+	const holding = "#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding"
+	n := startLiveNode(t)
+	conn := []string{"--url", n.url, "--token", n.admin}
+	runCLI(t, "", append([]string{"dars", "upload", dar}, conn...)...).must(t, 0)
+	admin := strings.TrimSpace(runCLI(t, "", append([]string{"parties", "allocate", "admin"}, conn...)...).must(t, 0).out)
+	alice := strings.TrimSpace(runCLI(t, "", append([]string{"parties", "allocate", "alice"}, conn...)...).must(t, 0).out)
+	runCLI(t, "", append([]string{"users", "create", "issuer", "--act-as", admin, "--read-as", alice}, conn...)...).must(t, 0)
+	as := []string{"--url", n.url, "--token", n.token("issuer")}
+	runCLI(t, "", append([]string{"submit", "--create", "#exercise-app:TokenTransfer:TokenTransferFactory", "--act-as", admin, "--command-id", "factory",
+		"--args", `{"admin":"` + admin + `","meta":{"values":{}},"observers":["` + alice + `"]}`}, as...)...).must(t, 0)
+	runCLI(t, "", append([]string{"submit", "--create", "#exercise-app:TokenHolding:TokenHolding", "--act-as", admin, "--command-id", "mint",
+		"--args", `{"owner":"` + alice + `","dso":"` + admin + `","instrumentId":{"admin":"` + admin + `","id":"TOK"},"amount":"12.5","meta":{"values":{}}}`}, as...)...).must(t, 0)
+
+	r := runCLI(t, "", append([]string{"contracts", "--party", alice, "--interface", holding, "-o", "json"}, as...)...).must(t, 0)
+	var evs []ledgerapi.CreatedEvent
+	if err := json.Unmarshal([]byte(r.out), &evs); err != nil || len(evs) != 1 || len(evs[0].InterfaceViews) != 1 {
+		t.Fatalf("contracts --interface -o json: %v\n%s", err, r.out)
+	}
+	var view struct {
+		Owner  string `json:"owner"`
+		Amount string `json:"amount"`
+	}
+	if err := json.Unmarshal(evs[0].InterfaceViews[0].ViewValue, &view); err != nil || view.Owner != alice || view.Amount != "12.5000000000" {
+		t.Errorf("view %s: %v", evs[0].InterfaceViews[0].ViewValue, err)
+	}
+	r = runCLI(t, "", append([]string{"contracts", "--party", alice, "--interface", holding}, as...)...).must(t, 0)
+	if strings.Count(r.out, "TokenHolding:TokenHolding") != 1 || strings.Contains(r.out, "TokenTransferFactory") || !strings.Contains(r.out, "VIEW") {
+		t.Errorf("contracts --interface table (the view, not the argument):\n%s", r.out)
+	}
+	r = runCLI(t, "", append([]string{"updates", "--party", alice, "--interface", holding, "-o", "json"}, as...)...).must(t, 0)
+	if lines := strings.Split(strings.TrimSpace(r.out), "\n"); len(lines) != 1 || !strings.Contains(lines[0], `"interfaceViews":[{"interfaceId":"`) {
+		t.Errorf("updates --interface -o json:\n%s", r.out)
+	}
+	r = runCLI(t, "", append([]string{"contracts", "--party", alice, "--interface", "Holding"}, as...)...).must(t, 2)
+	if !strings.Contains(r.err, "--interface") {
+		t.Errorf("bad --interface: %s", r.err)
+	}
+}

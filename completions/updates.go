@@ -19,10 +19,12 @@ import (
 
 // UpdateOptions say which updates to tail and how.
 type UpdateOptions struct {
-	// Parties read the updates (their events); Templates, when given, keep
-	// only events of these templates.
-	Parties   []string
-	Templates []string
+	// Parties read the updates (their events); Templates and Interfaces,
+	// when given, keep only events of these templates and of the templates
+	// implementing these interfaces, whose views created events then carry.
+	Parties    []string
+	Templates  []string
+	Interfaces []string
 	// Shape is ledgerapi.TransactionShapeACSDelta (default) or
 	// TransactionShapeLedgerEffects.
 	Shape ledgerapi.TransactionShape
@@ -133,6 +135,10 @@ func (t *updateTail) request(end int64) ledgerapi.GetUpdatesRequest {
 	for _, tmpl := range t.o.Templates {
 		filters.Cumulative = append(filters.Cumulative, ledgerapi.CumulativeFilter{IdentifierFilter: ledgerapi.IdentifierFilter{
 			Template: &ledgerapi.TemplateFilter{TemplateID: tmpl}}})
+	}
+	for _, i := range t.o.Interfaces {
+		filters.Cumulative = append(filters.Cumulative, ledgerapi.CumulativeFilter{IdentifierFilter: ledgerapi.IdentifierFilter{
+			Interface: &ledgerapi.InterfaceFilter{InterfaceID: i, IncludeInterfaceView: true}}})
 	}
 	byParty := ledgerapi.Map[ledgerapi.Filters]{}
 	for _, p := range t.o.Parties {

@@ -13,10 +13,15 @@ import (
 // shows.
 const contractArgumentWidth = 60
 
-// ContractHeader is the header row of ContractLine's table.
-func ContractHeader(opts TextOptions) string {
+// ContractHeader is the header row of ContractLine's table; views names
+// the last column VIEW, for contracts read through interfaces.
+func ContractHeader(opts TextOptions, views bool) string {
 	st := newStyles(opts.Color)
-	return st.faint.Render(fmt.Sprintf("%-24s %-16s %-30s %s", "TEMPLATE", "CONTRACT", "SIGNATORIES", "ARGUMENT"))
+	last := "ARGUMENT"
+	if views {
+		last = "VIEW"
+	}
+	return st.faint.Render(fmt.Sprintf("%-24s %-16s %-30s %s", "TEMPLATE", "CONTRACT", "SIGNATORIES", last))
 }
 
 // ContractLine is one active contract in a table row, what `ledger
@@ -25,7 +30,19 @@ func ContractHeader(opts TextOptions) string {
 //	Iou:Iou                  00e7a1b2…21c5    alice::1220a1a2…bebf           {"amount":"10.0","owner":…
 func ContractLine(c *ledgerapi.CreatedEvent, opts TextOptions) string {
 	return fmt.Sprintf("%-24s %-16s %-30s %s", review.Escape(templateName(c.TemplateID, opts.FullIDs)), ShortID(c.ContractID, opts),
-		PartyList(c.Signatories, opts), inlineJSON(c.CreateArgument, contractArgumentWidth))
+		PartyList(c.Signatories, opts), inlineJSON(contractShown(c), contractArgumentWidth))
+}
+
+// contractShown is what a contract line shows of the contract: its first
+// interface view that was computed when the read asked for views (an
+// interface filter), else its argument.
+func contractShown(c *ledgerapi.CreatedEvent) []byte {
+	for _, v := range c.InterfaceViews {
+		if v.ViewStatus.Code == 0 && len(v.ViewValue) > 0 && string(v.ViewValue) != "null" {
+			return v.ViewValue
+		}
+	}
+	return c.CreateArgument
 }
 
 // UpdateLine is one update in words, what `ledger updates` prints per line:

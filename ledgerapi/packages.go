@@ -28,6 +28,17 @@ var (
 	// CodeTemplatesOrInterfacesNotFound: a command names a template or
 	// interface that no uploaded package defines.
 	CodeTemplatesOrInterfacesNotFound = ErrorCode{"TEMPLATES_OR_INTERFACES_NOT_FOUND", 11}
+	// CodePackageNamesNotFound: a read filter names a package name no
+	// uploaded package has.
+	CodePackageNamesNotFound = ErrorCode{"PACKAGE_NAMES_NOT_FOUND", 11}
+	// CodeNoInterfaceForPackageNameAndQualifiedName: a read filter's
+	// interface "#name:Module:Entity" names a known package name none of
+	// whose packages defines that interface.
+	CodeNoInterfaceForPackageNameAndQualifiedName = ErrorCode{"NO_INTERFACE_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME", 11}
+	// CodeNoVettedInterfaceImplementationPackage: an interface view cannot
+	// be computed because no vetted package of the contract's package name
+	// implements the interface (reported in the view's status).
+	CodeNoVettedInterfaceImplementationPackage = ErrorCode{"NO_VETTED_INTERFACE_IMPLEMENTATION_PACKAGE", 9}
 	// CodeNoPreferredPackagesFound: no vetted package satisfies the
 	// requirements of a preferred-packages request.
 	CodeNoPreferredPackagesFound = ErrorCode{"NO_PREFERRED_PACKAGES_FOUND", 9}

@@ -1,14 +1,17 @@
 package node
 
 import (
+	"slices"
 	"strings"
 
+	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/engine"
 )
 
 // TemplateSet is the template part of one party's filter (a Filters of an
-// eventFormat): every template (wildcard) or the listed ones, and whether
-// created events carry their blob.
+// eventFormat): every template (wildcard), the listed templates and the
+// templates implementing the listed interfaces, and whether created events
+// carry their blob and interface views.
 type TemplateSet struct {
 	Wildcard     bool
 	WildcardBlob bool
@@ -16,6 +19,32 @@ type TemplateSet struct {
 	// form "pkg:Module:Entity" or package name form "#name:Module:Entity";
 	// the value says whether to include the created event blob.
 	Templates map[string]bool
+	// Interfaces are the interface filters, as the request gave them.
+	Interfaces []InterfaceFilter
+
+	// implementors maps the template ids (package id form) the interface
+	// filters select to what their events show; EventFilter.resolve sets it.
+	implementors map[string]projection
+}
+
+// InterfaceFilter selects the contracts of every template implementing an
+// interface.
+type InterfaceFilter struct {
+	// InterfaceID is "#name:Module:Entity" (every uploaded package of that
+	// name defining the interface) or "pkg:Module:Entity".
+	InterfaceID string
+	// View asks for the interface view in created events (and for the
+	// interface in implementedInterfaces of archived and consuming
+	// exercised events); Blob for the created event blob.
+	View, Blob bool
+}
+
+// projection is what the events of a template an interface filter selects
+// show beyond the template's own fields (Canton's
+// EventProjectionProperties.Projection).
+type projection struct {
+	views []string // interface ids (package id form) whose view is asked, sorted
+	blob  bool
 }
 
 // matches reports whether the set holds the template; blob whether its
@@ -26,6 +55,9 @@ func (t *TemplateSet) matches(templateID, packageName string) (ok, blob bool) {
 	}
 	if t.Wildcard {
 		ok, blob = true, t.WildcardBlob
+	}
+	if p, hit := t.implementors[templateID]; hit {
+		ok, blob = true, blob || p.blob
 	}
 	if len(t.Templates) == 0 {
 		return ok, blob
@@ -48,6 +80,13 @@ type EventFilter struct {
 	ByParty  map[string]*TemplateSet
 	AnyParty *TemplateSet // nil unless filtersForAnyParty was given
 	Verbose  bool
+
+	// packages is the package set the interface filters were resolved
+	// with (nil: not yet, or there are none).
+	packages *engine.PackageSet
+	// viewPackages are the implementation packages chosen for views during
+	// the read.
+	viewPackages engine.ViewPackages
 }
 
 // WildcardFilter reads every template of parties.
@@ -96,21 +135,26 @@ func (f *EventFilter) sees(parties []string) bool {
 }
 
 // templatePushdown returns the template ids a store query may be limited to:
-// every id in package id form when no filter is a wildcard and none names a
-// package by name; otherwise nil (read all, match here).
+// every id in package id form, those of the interface filters' templates
+// included, when no filter is a wildcard and none names a template by
+// package name; otherwise nil (read all, match here). The interface
+// filters must be resolved.
 func (f *EventFilter) templatePushdown() []string {
 	set := map[string]bool{}
 	add := func(t *TemplateSet) bool {
 		if t == nil {
 			return true
 		}
-		if t.Wildcard || len(t.Templates) == 0 {
+		if t.Wildcard || len(t.Templates) == 0 && len(t.Interfaces) == 0 {
 			return false
 		}
 		for id := range t.Templates {
 			if strings.HasPrefix(id, "#") {
 				return false
 			}
+			set[id] = true
+		}
+		for id := range t.implementors {
 			set[id] = true
 		}
 		return true
@@ -123,9 +167,154 @@ func (f *EventFilter) templatePushdown() []string {
 			return nil
 		}
 	}
+	if len(set) == 0 { // the filters select no template: an empty list would read all
+		return nil
+	}
 	out := make([]string, 0, len(set))
 	for id := range set {
 		out = append(out, id)
 	}
 	return out
+}
+
+// sets calls fn with every template set of the filter.
+func (f *EventFilter) sets(fn func(t *TemplateSet)) {
+	if f.AnyParty != nil {
+		fn(f.AnyParty)
+	}
+	for _, t := range f.ByParty {
+		fn(t)
+	}
+}
+
+// hasInterfaces reports whether any filter names an interface.
+func (f *EventFilter) hasInterfaces() bool {
+	has := false
+	f.sets(func(t *TemplateSet) { has = has || len(t.Interfaces) > 0 })
+	return has
+}
+
+// resolve finds the templates of the interface filters in the package set
+// set, once per set: a stream resolves again when packages are uploaded
+// meanwhile, as Canton recomputes its filter when the package metadata
+// changes. An interface no uploaded package defines is, as Canton's
+// IndexServiceImpl.checkUnknownIdentifiers answers it, PACKAGE_NAMES_NOT_FOUND
+// when no package has the name, NO_INTERFACE_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME
+// when none of the name's packages defines it, and for the package id form
+// (which Canton 3.5 refuses with INVALID_FIELD, while this node accepts it
+// as it does for template filters) TEMPLATES_OR_INTERFACES_NOT_FOUND, as
+// Canton 3.3 answered it. On an error the filter is left as it was.
+func (f *EventFilter) resolve(set *engine.PackageSet) error {
+	if f.packages == set && set != nil || !f.hasInterfaces() {
+		return nil
+	}
+	var unknownNames, noInterface, unknownIDs []string
+	resolved := map[*TemplateSet]map[string]projection{}
+	f.sets(func(t *TemplateSet) {
+		if len(t.Interfaces) == 0 {
+			return
+		}
+		impl := map[string]projection{}
+		for _, i := range t.Interfaces {
+			id, err := ledgerapi.ParseTemplateID(i.InterfaceID)
+			if err != nil {
+				unknownIDs = append(unknownIDs, i.InterfaceID)
+				continue
+			}
+			ifaces, knownName := set.ResolveInterface(id)
+			switch {
+			case len(ifaces) > 0:
+			case id.PackageName == "":
+				unknownIDs = append(unknownIDs, i.InterfaceID)
+			case !knownName:
+				unknownNames = append(unknownNames, id.PackageName)
+			default:
+				noInterface = append(noInterface, "("+id.PackageName+","+id.Module+":"+id.Entity+")")
+			}
+			for _, iface := range ifaces {
+				for _, tmpl := range set.Implementors(iface) {
+					p := impl[tmpl]
+					if i.View && !slices.Contains(p.views, iface) {
+						p.views = append(p.views, iface)
+						slices.Sort(p.views)
+					}
+					p.blob = p.blob || i.Blob
+					impl[tmpl] = p
+				}
+			}
+		}
+		resolved[t] = impl
+	})
+	list := func(xs []string) string {
+		slices.Sort(xs)
+		return "[" + strings.Join(slices.Compact(xs), ", ") + "]"
+	}
+	switch {
+	case len(unknownNames) > 0:
+		return ledgerapi.Errorf(ledgerapi.CodePackageNamesNotFound,
+			"The following package names do not match upgradable packages uploaded on this participant: %s.", list(unknownNames))
+	case len(noInterface) > 0:
+		return ledgerapi.Errorf(ledgerapi.CodeNoInterfaceForPackageNameAndQualifiedName,
+			"The following package-name/interface qualified-name pairs do not reference any interface-id uploaded on this participant: %s.", list(noInterface))
+	case len(unknownIDs) > 0:
+		return ledgerapi.Errorf(ledgerapi.CodeTemplatesOrInterfacesNotFound, "Interfaces do not exist: %s.", list(unknownIDs))
+	}
+	for t, impl := range resolved {
+		t.implementors = impl
+	}
+	f.packages = set
+	return nil
+}
+
+// interfaces returns the interfaces whose views a created event of
+// templateID witnessed by witnesses shows, and which an archived or
+// consuming exercised event lists as implementedInterfaces: those of the
+// interface filters with includeInterfaceView of the witnesses and of
+// filtersForAnyParty that select the template (Canton's
+// EventProjectionProperties.render), sorted. Nil when there are none.
+func (f *EventFilter) interfaces(witnesses []string, templateID string) []string {
+	var out []string
+	add := func(t *TemplateSet) {
+		if t == nil {
+			return
+		}
+		for _, id := range t.implementors[templateID].views {
+			if !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	add(f.AnyParty)
+	for _, w := range witnesses {
+		add(f.ByParty[w])
+	}
+	slices.Sort(out)
+	return out
+}
+
+// wantsViews reports whether any interface filter asks for views.
+func (f *EventFilter) wantsViews() bool {
+	want := false
+	f.sets(func(t *TemplateSet) {
+		for _, i := range t.Interfaces {
+			want = want || i.View
+		}
+	})
+	return want
+}
+
+// resolve resolves the interface filters of the format's transactions and
+// reassignments.
+func (f *UpdateFormat) resolve(set *engine.PackageSet) error {
+	if f == nil {
+		return nil
+	}
+	for _, ef := range []*EventFilter{f.Transactions, f.Reassignments} {
+		if ef != nil {
+			if err := ef.resolve(set); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

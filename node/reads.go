@@ -65,6 +65,7 @@ type ACSReader struct {
 	filter *EventFilter
 	q      ledger.ACSQuery
 	blobs  bool
+	views  bool
 	obs    observerCache
 }
 
@@ -74,6 +75,9 @@ type ACSReader struct {
 // the set is empty.
 func (n *Node) ReadActiveContracts(filter *EventFilter, at, afterSeq int64) (*ACSReader, error) {
 	if err := n.checkOffset("", "active_at_offset", at); err != nil && at < 0 {
+		return nil, err
+	}
+	if err := filter.resolve(n.Packages()); err != nil {
 		return nil, err
 	}
 	if end := n.store.LedgerEnd(); at > end {
@@ -87,7 +91,7 @@ func (n *Node) ReadActiveContracts(filter *EventFilter, at, afterSeq int64) (*AC
 		return nil, prunedError(fmt.Sprintf("Active contracts request at offset %d precedes pruned offset %d", at, p), p)
 	}
 	r := &ACSReader{n: n, filter: filter, q: ledger.ACSQuery{At: at, AfterSeq: afterSeq, TemplateIDs: filter.templatePushdown()}}
-	r.blobs = filter.wantsBlobs()
+	r.blobs, r.views = filter.wantsBlobs(), filter.wantsViews()
 	return r, nil
 }
 
@@ -101,6 +105,7 @@ func (r *ACSReader) Next(ctx context.Context, max int) ([]ActiveContract, error)
 	if r.q.At == 0 {
 		return nil, nil
 	}
+	r.refresh()
 	out := make([]ActiveContract, 0, min(max, ReadsPerBatch))
 	for len(out) == 0 {
 		q := r.q
@@ -123,6 +128,11 @@ func (r *ACSReader) Next(ctx context.Context, max int) ([]ActiveContract, error)
 			if err != nil {
 				return nil, err
 			}
+			if r.views {
+				if err := r.n.addViews(ctx, r.filter, &ev); err != nil {
+					return nil, err
+				}
+			}
 			out = append(out, ActiveContract{Seq: c.Seq, WorkflowID: c.WorkflowID, Event: ev})
 		}
 		if len(cs) < q.Limit {
@@ -130,6 +140,14 @@ func (r *ACSReader) Next(ctx context.Context, max int) ([]ActiveContract, error)
 		}
 	}
 	return out, nil
+}
+
+// refresh resolves the interface filters again when packages were uploaded
+// since the last read.
+func (r *ACSReader) refresh() {
+	if set := r.n.Packages(); r.filter.packages != set && r.filter.hasInterfaces() && r.filter.resolve(set) == nil {
+		r.q.TemplateIDs = r.filter.templatePushdown()
+	}
 }
 
 // witnesses are the stakeholders of c the filter reads c for, and whether
@@ -155,6 +173,11 @@ func (f *EventFilter) wantsBlobs() bool {
 		}
 		for _, b := range t.Templates {
 			if b {
+				return true
+			}
+		}
+		for _, i := range t.Interfaces {
+			if i.Blob {
 				return true
 			}
 		}
@@ -276,6 +299,10 @@ type UpdateFormat struct {
 	// TopologyParties asks for the topology events of these parties (an
 	// empty map: of every party; nil: none).
 	TopologyParties map[string]bool
+	// Reassignments is the filter of reassignments (nil: none). A node of
+	// one synchronizer has none; its interface filters are checked as
+	// Canton checks them.
+	Reassignments *EventFilter
 }
 
 // Update is one element of an update read: a transaction or a tree.
@@ -287,7 +314,7 @@ type Update struct {
 }
 
 // view renders u in format, or reports that the reader sees none of it.
-func (n *Node) view(u *ledger.Update, f *UpdateFormat, strs *engine.Strings) (Update, bool, error) {
+func (n *Node) view(ctx context.Context, u *ledger.Update, f *UpdateFormat, strs *engine.Strings) (Update, bool, error) {
 	if f.Transactions == nil {
 		return Update{}, false, nil
 	}
@@ -308,6 +335,9 @@ func (n *Node) view(u *ledger.Update, f *UpdateFormat, strs *engine.Strings) (Up
 			t.CommandID = ""
 		}
 		t.TraceContext = trace
+		if err := n.projectTree(ctx, f.Transactions, &t); err != nil {
+			return Update{}, false, err
+		}
 		return Update{Offset: u.Offset, Tree: &t}, true, nil
 	}
 	t := ev.TransactionMatching(at, f.Shape, m)
@@ -320,6 +350,9 @@ func (n *Node) view(u *ledger.Update, f *UpdateFormat, strs *engine.Strings) (Up
 		t.CommandID = ""
 	}
 	t.TraceContext = trace
+	if err := n.projectEvents(ctx, f.Transactions, t.Events); err != nil {
+		return Update{}, false, err
+	}
 	return Update{Offset: u.Offset, Transaction: &t}, true, nil
 }
 
@@ -356,6 +389,9 @@ func (n *Node) ReadUpdates(format *UpdateFormat, begin, end int64, desc bool) (*
 	if err := n.checkRange(begin, end); err != nil {
 		return nil, err
 	}
+	if err := format.resolve(n.Packages()); err != nil {
+		return nil, err
+	}
 	r := &UpdateReader{n: n, format: format, cursor: begin, through: end, begin: begin, desc: desc}
 	if desc {
 		r.cursor = end + 1
@@ -385,6 +421,7 @@ func (r *UpdateReader) Next(ctx context.Context, max int) (us []Update, changed 
 	st := r.n.store
 	changed = st.Changed()
 	end := st.LedgerEnd()
+	_ = r.format.resolve(r.n.Packages()) // packages uploaded since: checked at the start, cannot fail now
 	for len(us) == 0 {
 		q := ledger.UpdateQuery{After: r.cursor, Through: r.through, Limit: min(max-len(us), ReadsPerBatch)}
 		if r.desc {
@@ -466,7 +503,7 @@ func (r *UpdateReader) window(ctx context.Context, q ledger.UpdateQuery, room in
 			if !inWindow(off) {
 				break
 			}
-			if u, ok, err = r.n.view(&rows[i], r.format, &r.strs); err != nil {
+			if u, ok, err = r.n.view(ctx, &rows[i], r.format, &r.strs); err != nil {
 				return updateWindow{}, false, err
 			}
 			i++
@@ -504,27 +541,33 @@ func (n *Node) UpdateByOffset(ctx context.Context, offset int64, f *UpdateFormat
 	if p := n.store.PrunedUpTo(); offset <= p {
 		return Update{}, prunedError(fmt.Sprintf("Transactions request from %d to %d precedes pruned offset %d", offset, offset, p), p)
 	}
+	if err := f.resolve(n.Packages()); err != nil {
+		return Update{}, err
+	}
 	u, err := n.store.UpdateAt(ctx, offset)
 	if errors.Is(err, ledger.ErrNotFound) && f.TopologyParties != nil {
 		if te, terr := n.store.TopologyEventAt(ctx, offset); terr == nil && f.seesTopology(&te) {
 			return n.topologyUpdate(&te), nil
 		}
 	}
-	return n.oneUpdate(u, err, f, "OFFSET", offsetField(offset))
+	return n.oneUpdate(ctx, u, err, f, "OFFSET", offsetField(offset))
 }
 
 // UpdateByID is the update with this id in format.
 func (n *Node) UpdateByID(ctx context.Context, updateID string, f *UpdateFormat) (Update, error) {
+	if err := f.resolve(n.Packages()); err != nil {
+		return Update{}, err
+	}
 	u, err := n.store.UpdateWithID(ctx, updateID)
 	if errors.Is(err, ledger.ErrNotFound) && f.TopologyParties != nil {
 		if te, terr := n.store.TopologyEventWithID(ctx, updateID); terr == nil && f.seesTopology(&te) {
 			return n.topologyUpdate(&te), nil
 		}
 	}
-	return n.oneUpdate(u, err, f, "UPDATE_ID", updateID)
+	return n.oneUpdate(ctx, u, err, f, "UPDATE_ID", updateID)
 }
 
-func (n *Node) oneUpdate(u ledger.Update, err error, f *UpdateFormat, resource, value string) (Update, error) {
+func (n *Node) oneUpdate(ctx context.Context, u ledger.Update, err error, f *UpdateFormat, resource, value string) (Update, error) {
 	notFound := func() error {
 		return ledgerapi.Errorf(CodeUpdateNotFound, "Update not found, or not visible.").WithResource(resource, value)
 	}
@@ -534,7 +577,7 @@ func (n *Node) oneUpdate(u ledger.Update, err error, f *UpdateFormat, resource, 
 	if err != nil {
 		return Update{}, err
 	}
-	v, ok, err := n.view(&u, f, nil)
+	v, ok, err := n.view(ctx, &u, f, nil)
 	if err != nil {
 		return Update{}, err
 	}
@@ -584,6 +627,9 @@ type ContractEvents struct {
 func (n *Node) EventsByContractID(ctx context.Context, contractID string, filter *EventFilter) (ContractEvents, error) {
 	notFound := ledgerapi.Errorf(CodeContractEventsNotFound, "Contract events not found, or not visible.").
 		WithResource("CONTRACT_ID", contractID)
+	if err := filter.resolve(n.Packages()); err != nil {
+		return ContractEvents{}, err
+	}
 	c, err := n.store.ContractByID(ctx, contractID)
 	if errors.Is(err, ledger.ErrNotFound) {
 		return ContractEvents{}, notFound
@@ -601,6 +647,9 @@ func (n *Node) EventsByContractID(ctx context.Context, contractID string, filter
 	if err != nil {
 		return ContractEvents{}, err
 	}
+	if err := n.addViews(ctx, filter, &created); err != nil {
+		return ContractEvents{}, err
+	}
 	out := ContractEvents{Created: &created}
 	if c.ArchivedOffset != 0 {
 		u, err := n.store.UpdateAt(ctx, c.ArchivedOffset)
@@ -612,6 +661,7 @@ func (n *Node) EventsByContractID(ctx context.Context, contractID string, filter
 			return ContractEvents{}, err
 		}
 		if a, ok := ev.Archival(ledger.Committed{Offset: u.Offset, RecordTime: u.RecordTime}, contractID, filter.Match()); ok {
+			a.ImplementedInterfaces = implemented(filter, a.WitnessParties, a.TemplateID)
 			out.Archived = a
 		}
 	}

@@ -73,8 +73,8 @@ func eventFilter(c *Caller, ef *ledgerapi.EventFormat, legacy *ledgerapi.Transac
 }
 
 // templateSet reads one Filters: no cumulative filter (or an empty one) is
-// the wildcard; interface filters select nothing here, as no template of
-// the generic model implements an interface.
+// the wildcard; an interface filter selects the templates implementing the
+// interface, which the node resolves against its packages.
 func templateSet(fs *ledgerapi.Filters) (*node.TemplateSet, error) {
 	t := &node.TemplateSet{Templates: map[string]bool{}}
 	if len(fs.Cumulative) == 0 {
@@ -95,6 +95,8 @@ func templateSet(fs *ledgerapi.Filters) (*node.TemplateSet, error) {
 			if _, err := ledgerapi.ParseTemplateID(idf.Interface.InterfaceID); err != nil {
 				return nil, ledgerapi.InvalidField("interface_id", fieldReason(err))
 			}
+			t.Interfaces = append(t.Interfaces, node.InterfaceFilter{InterfaceID: idf.Interface.InterfaceID,
+				View: idf.Interface.IncludeInterfaceView, Blob: idf.Interface.IncludeCreatedEventBlob})
 		default:
 			t.Wildcard = true
 		}
@@ -150,9 +152,11 @@ func updateFormat(c *Caller, uf *ledgerapi.UpdateFormat, legacy *ledgerapi.Trans
 		// any other; a one-synchronizer node has no reassignments, and its
 		// topology updates are its party allocations (topology_events.go).
 		if uf.IncludeReassignments != nil {
-			if _, err := eventFilter(c, uf.IncludeReassignments, nil, false); err != nil {
+			ef, err := eventFilter(c, uf.IncludeReassignments, nil, false)
+			if err != nil {
 				return nil, err
 			}
+			f.Reassignments = ef
 		}
 		if t := uf.IncludeTopologyEvents; t != nil && t.IncludeParticipantAuthorizationEvents != nil && !trees {
 			ps := t.IncludeParticipantAuthorizationEvents.Parties

@@ -426,7 +426,11 @@ func (e *Engine) isInterface(id *value.Identifier) bool {
 // InterfaceView computes the view of a contract — its template and
 // argument — through an interface, as Canton's Engine.computeInterfaceView
 // does for the Ledger API's interface filters (includeInterfaceView): by
-// pure evaluation of the template's interface instance. A template that
+// pure evaluation of the template's interface instance. The argument may
+// be a record of another version of the template (the contract was created
+// with another package of the same name): it is converted first, a value
+// that does not convert being INTERPRETATION_UPGRADE_ERROR_TRANSLATION_FAILED.
+// A template that
 // does not implement the interface is COMMAND_PREPROCESSING_FAILED; a view
 // that fails is the interpretation error (an unhandled exception is
 // DAML_FAILURE). Errors are *Error.
@@ -445,6 +449,16 @@ func (e *Engine) InterfaceView(ctx context.Context, template *value.Identifier, 
 	}
 	if err := e.checkArgument(m, "the contract argument", argument, template); err != nil {
 		return nil, err
+	}
+	if src := argument.(*value.Record).TypeCon; src.PackageID != template.PackageID {
+		// A contract of another version of the template: its argument is
+		// converted to this version's type first, as Canton's engine
+		// translates the contract argument for computeInterfaceView.
+		v, ok := m.importArg("", src, t, argument)
+		if !ok {
+			return nil, m.err
+		}
+		argument = v
 	}
 	lam := &resolve.Lambda{Def: "view", Arity: 1, Slots: 1, Body: &resolve.Call{Op: &viewOp{ii: ii}, Args: []resolve.Expr{&resolve.Local{Slot: 0}}}}
 	return m.run(lam, nil, []value.Value{argument})

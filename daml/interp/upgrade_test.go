@@ -155,3 +155,21 @@ func TestUpgrades(t *testing.T) {
 		Argument: record(upgID(upgV2, "Asset"))}))
 	wantError(t, err, "PACKAGE_NOT_FOUND", "no package named nope")
 }
+
+// TestInterfaceViewAcrossVersions: the read side computes a view with the
+// implementation of another version of the contract's template: a version
+// 1 argument gains None for version 2; a version 2 argument with the new
+// field set does not convert to version 1.
+func TestInterfaceViewAcrossVersions(t *testing.T) {
+	ctx := context.Background()
+	counted := &value.Identifier{PackageID: string(count), ModuleName: "Count", EntityName: "Counted"}
+	v1 := record(upgID(upgV1, "Asset"), "owner", value.Party(alice), "n", value.Int64(7))
+	v, err := upgEngine.InterfaceView(ctx, upgID(upgV2, "Asset"), v1, counted, Limits{})
+	if err != nil || v.String() != "Count:CountView@00000000{ n = 7 }" {
+		t.Errorf("version 1 contract, version 2 view: %v %v", v, err)
+	}
+	set := record(upgID(upgV2, "Asset"), "owner", value.Party(alice), "n", value.Int64(3), "note", value.Some(value.Text("hi")))
+	_, err = upgEngine.InterfaceView(ctx, upgID(upgV1, "Asset"), set, counted, Limits{})
+	wantError(t, err, "INTERPRETATION_UPGRADE_ERROR_TRANSLATION_FAILED", "Translation of a contract to a value of type Upg:Asset@00000000 fails.\n"+
+		"Reason: Type-checking fails Found an optional contract field with a value of Some at index 2, may not be dropped during downgrading.")
+}

@@ -191,4 +191,14 @@
 // lastDescendantNodeId, witnesses, acsDelta, createdAt = ledger effective
 // time, empty interface views and key fields) and Events.Transaction the
 // flat or ledger-effects transaction.
+//
+// # Interfaces on the read side
+//
+// A PackageSet resolves the interfaces of read filters (ResolveInterface:
+// by package name, every uploaded package of that name defining it) and the
+// templates they select (Implementors: the direct implementors with every
+// version of them), and computes interface views (InterfaceView) with the
+// highest vetted package implementing the interface, a failure becoming
+// the view's status; see interfaces.go. The node fills the events' views
+// and implementedInterfaces from them.
 package engine

@@ -25,6 +25,9 @@ type PackageSet struct {
 
 	interpOnce sync.Once
 	interp     *interp.Engine
+
+	ifaceOnce sync.Once
+	ifaces    *interfaceIndex
 }
 
 // VettedPackage is a vetted package with its name, version and validity.

@@ -1,0 +1,32 @@
+package display
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ledger-cli/ledger/ledgerapi"
+)
+
+// TestContractLineShowsTheView: a contract read through an interface shows
+// its computed view instead of its argument; a failed view leaves the
+// argument.
+func TestContractLineShowsTheView(t *testing.T) {
+	ev := ledgerapi.CreatedEvent{TemplateID: "pkg:M:T", ContractID: "00ab", CreateArgument: []byte(`{"arg":"1"}`)}
+	if got := ContractLine(&ev, TextOptions{}); !strings.HasSuffix(got, `{"arg":"1"}`) {
+		t.Errorf("no view: %s", got)
+	}
+	ev.InterfaceViews = ledgerapi.List[ledgerapi.InterfaceView]{
+		{InterfaceID: "pkg:I:Failing", ViewStatus: ledgerapi.JsStatus{Code: 9, Message: "boom"}, ViewValue: []byte("null")},
+		{InterfaceID: "pkg:I:View", ViewStatus: *ledgerapi.StatusOK(), ViewValue: []byte(`{"view":"2"}`)},
+	}
+	if got := ContractLine(&ev, TextOptions{}); !strings.HasSuffix(got, `{"view":"2"}`) {
+		t.Errorf("with a view: %s", got)
+	}
+	ev.InterfaceViews = ev.InterfaceViews[:1]
+	if got := ContractLine(&ev, TextOptions{}); !strings.HasSuffix(got, `{"arg":"1"}`) {
+		t.Errorf("failed view: %s", got)
+	}
+	if h := ContractHeader(TextOptions{}, true); !strings.HasSuffix(h, "VIEW") {
+		t.Errorf("header %q", h)
+	}
+}
