@@ -141,3 +141,25 @@ func TestNoYAMLEnvelopes(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupUsageShowsOnlyVerbs: a noun's help gives the verb line only
+// ("ledger users [command]"), its verbs their own usage line.
+func TestGroupUsageShowsOnlyVerbs(t *testing.T) {
+	ios, _, _, _ := cmdutil.Test()
+	root := NewCmdRoot(&cmdutil.Factory{IO: ios, Config: viper.New()})
+	for _, name := range []string{"users", "keys", "parties", "config"} {
+		c, _, err := root.Find([]string{name})
+		if err != nil || c.Name() != name {
+			t.Fatalf("%s not registered", name)
+		}
+		usage := c.UsageString()
+		if strings.Contains(usage, "ledger "+name+" [flags]") || !strings.Contains(usage, "ledger "+name+" [command]") {
+			t.Errorf("%s usage:\n%s", name, usage)
+		}
+		for _, verb := range c.Commands() {
+			if verb.Runnable() && !strings.Contains(verb.UsageString(), verb.UseLine()) {
+				t.Errorf("%s usage lacks its use line %q:\n%s", verb.CommandPath(), verb.UseLine(), verb.UsageString())
+			}
+		}
+	}
+}

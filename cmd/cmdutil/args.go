@@ -86,6 +86,11 @@ func Group(cmd *cobra.Command) *cobra.Command {
 		return UsageError("%s\nRun '%s --help' for usage.", msg, c.CommandPath())
 	}
 	cmd.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
+	// The RunE above makes the noun runnable, and cobra would print
+	// "ledger users [flags]" above "ledger users [command]": a noun's help
+	// shows only the verbs' line. Its verbs inherit the template, where
+	// the condition keeps their own line.
+	cmd.SetUsageTemplate(strings.Replace(cmd.UsageTemplate(), "{{if .Runnable}}", "{{if and .Runnable (not .HasAvailableSubCommands)}}", 1))
 	// "ledger users lst --url U": report the verb, not the verb's flag.
 	cmd.FParseErrWhitelist.UnknownFlags = true
 	return cmd
