@@ -198,7 +198,7 @@ func (q *quickstart) tokenDemo(dars []string) error {
 		return fmt.Errorf("quickstart: reading the pending instruction: want 1, got %d (%v)", len(pending), err)
 	}
 	sum.Instruction = pending[0].ContractID
-	q.say("(%d contract; shown here by its id)", len(pending))
+	q.say("(the command prints the contract in full; here its id) Alice → Bob, %s TOK, until the admin acts", demoSend)
 	q.assign("INSTRUCTION", sum.Instruction)
 
 	if err := q.writeJSON("update.json", map[string]any{"extraActors": []string{admin},
