@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/client"
+	"github.com/ledger-cli/ledger/internal/splice"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/node/local"
@@ -283,5 +284,39 @@ func TestPingScenarioAgainstServe(t *testing.T) {
 	cfg.NewParties = 1
 	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "two parties") {
 		t.Errorf("ping with one party: %v", err)
+	}
+}
+
+// TestTokenScenarioAgainstServe uploads my-exercise-app's DARs at setup
+// and runs token transfers: every one succeeds and spends a fresh holding
+// (a spent one would fail its settlement); without the DARs, setup says
+// what is missing.
+func TestTokenScenarioAgainstServe(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "dars")
+	var dars [][]byte
+	for _, f := range splice.TokenAppDars {
+		dar, err := os.ReadFile(filepath.Join(dir, f))
+		if os.IsNotExist(err) {
+			t.Skipf("%s not found in %s (the shared folder beside the repository); skipping", f, dir)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		dars = append(dars, dar)
+	}
+	c := node(t)
+	cfg := Config{Client: c, UserID: ledger.AdminUserID, Scenario: ScenarioToken, Concurrency: 4, Count: 24, NewParties: 2}
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "--dars") {
+		t.Errorf("token without the DARs: %v", err)
+	}
+	cfg.Dars = dars
+	s := run(t, cfg)
+	checkConsistent(t, ScenarioToken, s.Stats, 24)
+	if s.TransfersPerSecond != s.Throughput || s.CommandsPerSecond != 2*s.Throughput {
+		t.Errorf("transfers/s %g, commands/s %g, throughput %g", s.TransfersPerSecond, s.CommandsPerSecond, s.Throughput)
+	}
+	var text strings.Builder
+	if err := s.WriteText(&text); err != nil || !strings.Contains(text.String(), "transfers/s") {
+		t.Errorf("summary: %v\n%s", err, text.String())
 	}
 }

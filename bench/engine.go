@@ -28,10 +28,11 @@ const (
 	ScenarioACS         = "acs"
 	ScenarioUpdates     = "updates"
 	ScenarioMixed       = "mixed"
+	ScenarioToken       = "token"
 )
 
 // Scenarios lists the scenarios in help order.
-var Scenarios = []string{ScenarioPrepare, ScenarioSubmit, ScenarioExecute, ScenarioCompletions, ScenarioPing, ScenarioACS, ScenarioUpdates, ScenarioMixed}
+var Scenarios = []string{ScenarioPrepare, ScenarioSubmit, ScenarioExecute, ScenarioCompletions, ScenarioPing, ScenarioToken, ScenarioACS, ScenarioUpdates, ScenarioMixed}
 
 // PingTemplate is the template of the ping scenario: Canton's own Ping,
 // which every Canton participant has (the admin workflow package) and
@@ -114,6 +115,9 @@ type Config struct {
 	// Dar, when set, is uploaded at setup (the ping scenario: the DAR of
 	// Canton's Ping, which ledger serve does not have until uploaded).
 	Dar []byte
+	// Dars are uploaded at setup in order (the token scenario: the DARs of
+	// splice.TokenAppDars).
+	Dars [][]byte
 
 	// Progress, when set, is called every ProgressEvery during each phase and
 	// once at its end (Done set).
@@ -154,10 +158,14 @@ type Summary struct {
 	ByKind map[string]Stats `json:"byKind,omitempty"`
 	// Contracts and Updates count what the acs and updates scenarios read
 	// (every element decoded), and their rates across all clients.
-	Contracts          int64     `json:"contracts,omitempty"`
-	ContractsPerSecond float64   `json:"contractsPerSecond,omitempty"`
-	Updates            int64     `json:"updates,omitempty"`
-	UpdatesPerSecond   float64   `json:"updatesPerSecond,omitempty"`
+	Contracts          int64   `json:"contracts,omitempty"`
+	ContractsPerSecond float64 `json:"contractsPerSecond,omitempty"`
+	Updates            int64   `json:"updates,omitempty"`
+	UpdatesPerSecond   float64 `json:"updatesPerSecond,omitempty"`
+	// TransfersPerSecond and CommandsPerSecond are the token scenario's
+	// throughput: each operation is one transfer of two commands.
+	TransfersPerSecond float64   `json:"transfersPerSecond,omitempty"`
+	CommandsPerSecond  float64   `json:"commandsPerSecond,omitempty"`
 	UserID             string    `json:"userId"`
 	Parties            []string  `json:"parties"`
 	Template           string    `json:"template,omitempty"`
@@ -194,6 +202,8 @@ type runner struct {
 	pings []string
 	// end is the offset the updates scenario replays up to.
 	end int64
+	// token is the token scenario's admin, factory and holdings.
+	token *tokenState
 	// readsCompletions says the scenario reads completion pages; autoSeed
 	// is how many creates setup found it must seed for them to have
 	// something to read.
@@ -263,6 +273,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		}
 	}
 	sum.readElements()
+	if cfg.Scenario == ScenarioToken {
+		sum.TransfersPerSecond, sum.CommandsPerSecond = sum.Throughput, 2*sum.Throughput
+	}
 	sum.Interrupted = ctx.Err() != nil
 	return sum, nil
 }
@@ -280,6 +293,9 @@ func (cfg *Config) normalize() error {
 	}
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = DefaultConcurrency
+		if cfg.Scenario == ScenarioToken {
+			cfg.Concurrency = TokenConcurrency
+		}
 	}
 	if cfg.Count < 0 || cfg.Duration < 0 || cfg.Rate < 0 || cfg.Warmup < 0 || cfg.Seed < 0 || cfg.NewParties < 0 || cfg.PageSize < 0 {
 		return errors.New("bench: count, duration, rate, warmup, seed, parties and page size must not be negative")

@@ -65,6 +65,11 @@ func (r *runner) setup(ctx context.Context) (*plan, error) {
 			return nil, err
 		}
 	}
+	if _, ok := kinds[ScenarioToken]; ok {
+		if err := r.setupToken(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if needExternal {
 		if err := r.externalParties(ctx); err != nil {
 			return nil, err
@@ -108,6 +113,8 @@ func (r *runner) setup(ctx context.Context) (*plan, error) {
 			p.ops[k] = r.completionsOp
 		case ScenarioPing:
 			p.ops[k] = r.pingOp
+		case ScenarioToken:
+			p.ops[k] = r.tokenOp
 		case ScenarioACS:
 			p.ops[k] = r.acsOp
 		case ScenarioUpdates:

@@ -29,6 +29,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	writeStats(&b, "", s.Stats, s.Scenario == ScenarioCompletions)
 	s.writeRead(&b)
+	if s.TransfersPerSecond > 0 {
+		fmt.Fprintf(&b, "transfers    %.1f transfers/s (%.1f commands/s: a transfer and its settlement each)\n", s.TransfersPerSecond, s.CommandsPerSecond)
+	}
 	if len(s.ByKind) > 0 {
 		kinds := make([]string, 0, len(s.ByKind))
 		for k := range s.ByKind {

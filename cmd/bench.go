@@ -47,6 +47,7 @@ type BenchOptions struct {
 	Mix             string
 	MaxErrorRate    float64
 	Dar             string
+	Dars            string
 }
 
 // NewCmdBench builds `ledger bench`.
@@ -76,6 +77,18 @@ Scenarios, one operation each:
                (POST /v2/commands/submit-and-wait), and again; every command
                is one operation. ledger serve runs the Ping only once its DAR
                is uploaded: --dar uploads it at setup
+  token        token-standard transfers of my-exercise-app's token: each
+               client's sender exercises TransferFactory_Transfer through the
+               interface on its own fresh holding
+               (POST /v2/commands/submit-and-wait-for-transaction), then the
+               token's admin settles the instruction with
+               TransferInstruction_Update, which archives the holding and
+               creates the receiver's and the change the next transfer
+               spends; one operation is one transfer of these two commands.
+               Setup uploads the DARs (--dars DIR, as quickstart --token finds
+               them), allocates the admin, creates the factory, mints a
+               holding per client and checks one transfer. 64 clients unless
+               -c says otherwise
   acs          read a party's whole active contract set over the websocket,
                decoding every contract; reports contracts/s across clients
   updates      replay a party's update stream (to the ledger end at setup)
@@ -137,6 +150,9 @@ failed (or none finished), 2 usage error.`,
 
   ledger bench mixed --mix prepare=2,submit=2,execute=1,completions=0
 
+  # token-standard transfers at 64 clients, the DARs uploaded first
+  ledger bench token --duration 20s --dars ../shared/dars
+
   # Daml: 64 clients creating and responding to Pings, the DAR uploaded first
   ledger bench ping -c 64 --duration 20s --dar daml/archive/testdata/canton-builtin-admin-workflow-ping.dar`,
 		Args: cmdutil.ExactArgs(1),
@@ -161,6 +177,7 @@ failed (or none finished), 2 usage error.`,
 	fl.StringVar(&opts.Mix, "mix", "prepare=1,submit=1,execute=1,completions=1", "weights of the mixed scenario: KIND=N,…")
 	fl.Float64Var(&opts.MaxErrorRate, "max-error-rate", 0.01, "exit 1 when more than this fraction of operations failed")
 	fl.StringVar(&opts.Dar, "dar", "", "DAR to upload at setup (ping: the DAR of Canton's Ping package)")
+	fl.StringVar(&opts.Dars, "dars", "", "token: folder of my-exercise-app.dar and the splice-api-token-* DARs (default: $"+darsEnv+", else ./dars or ../shared/dars)")
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		var err error
 		if opts.Format, err = f.OutputFormat(); err != nil {
@@ -172,6 +189,9 @@ failed (or none finished), 2 usage error.`,
 		}
 		if c.Flags().Changed("count") {
 			opts.Duration = 0
+		}
+		if opts.Scenario == bench.ScenarioToken && !c.Flags().Changed("concurrency") {
+			opts.Concurrency = bench.TokenConcurrency
 		}
 		opts.Connect = conn.Connect
 		opts.ProgressTTY = isTerminal(opts.IO.ErrOut)
@@ -226,6 +246,22 @@ func (opts *BenchOptions) config() (bench.Config, error) {
 	case opts.Seed > 0 && opts.Scenario != bench.ScenarioCompletions && opts.Scenario != bench.ScenarioMixed &&
 		opts.Scenario != bench.ScenarioACS && opts.Scenario != bench.ScenarioUpdates:
 		return cfg, cmdutil.UsageError("--seed is for the completions, acs, updates and mixed scenarios")
+	}
+	if opts.Dars != "" && opts.Scenario != bench.ScenarioToken {
+		return cfg, cmdutil.UsageError("--dars is for the token scenario")
+	}
+	if opts.Scenario == bench.ScenarioToken {
+		files, err := findTokenDars(opts.Dars)
+		if err != nil {
+			return cfg, err
+		}
+		for _, f := range files {
+			dar, err := os.ReadFile(f)
+			if err != nil {
+				return cfg, err
+			}
+			cfg.Dars = append(cfg.Dars, dar)
+		}
 	}
 	if opts.Dar != "" {
 		dar, err := os.ReadFile(opts.Dar)

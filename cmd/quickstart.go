@@ -31,6 +31,14 @@ type QuickstartOptions struct {
 	// Dir keeps the node's database, the key and the envelopes; "" means a
 	// temporary directory removed at the end.
 	Dir string
+
+	// Token runs the token demo instead: the DARs of my-exercise-app (from
+	// Dars, see findTokenDars), a token moved between two external parties.
+	Token bool
+	Dars  string
+	// Format "json" writes the token demo's outcome to Out as one object,
+	// and the walk-through to ErrOut.
+	Format string
 }
 
 // NewCmdQuickstart builds `ledger quickstart`.
@@ -50,11 +58,35 @@ through what ledger does, one step at a time:
 Before each step it prints the standalone command that does the same, so
 you can repeat any step by hand (against this node while it runs, or
 against a real Canton node). Nothing leaves this machine: the node listens
-on 127.0.0.1 only.`,
+on 127.0.0.1 only.
+
+With --token it walks through a token of the token standard instead: it
+uploads my-exercise-app's DARs (a small token implementing the Holding,
+TransferFactory and TransferInstruction interfaces; not part of this
+repository: --dars DIR, else $LEDGER_DARS, else ./dars or ../shared/dars
+beside the working directory or the binary), creates the token's factory
+and a holding, and moves part of it between two external parties: prepared
+through TransferFactory, signed offline by the sender, executed, then
+settled by the token's admin through TransferInstruction, with the holdings
+shown before and after. -o json writes the parties, contract ids, the
+signed hash and the holdings as one object for scripts; the walk-through
+then goes to standard error.`,
 		Example: `  ledger quickstart
-  ledger quickstart --dir ./demo    # keep the database, key and envelopes`,
+  ledger quickstart --dir ./demo    # keep the database, key and envelopes
+  ledger quickstart --token --dars ../shared/dars
+  ledger quickstart --token -o json > token-demo.json`,
 		Args: cmdutil.ExactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if opts.Format, err = f.OutputFormat(); err != nil {
+				return err
+			}
+			if opts.Format != cmdutil.FormatTable && !opts.Token {
+				return cmdutil.UsageError("-o %s is for the token demo (--token); the walk-through itself is text", opts.Format)
+			}
+			if cmd.Flags().Changed("dars") && !opts.Token {
+				return cmdutil.UsageError("--dars is for the token demo: add --token")
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -62,7 +94,14 @@ on 127.0.0.1 only.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "keep the node's database, the key and the envelopes in this directory (created if missing; a rerun starts over)")
+	cmd.Flags().BoolVar(&opts.Token, "token", false, "walk through a token-standard transfer between two external parties instead")
+	cmd.Flags().StringVar(&opts.Dars, "dars", "", "folder of my-exercise-app.dar and the splice-api-token-* DARs (default: $"+darsEnv+", else ./dars or ../shared/dars)")
 	return cmd
+}
+
+// structured says whether -o asks for a structure rather than text.
+func (opts *QuickstartOptions) structured() bool {
+	return opts.Format != "" && opts.Format != cmdutil.FormatTable
 }
 
 // quickstart holds the state of one walk-through.
@@ -86,6 +125,17 @@ func quickstartRun(ctx context.Context, opts *QuickstartOptions) (err error) {
 		ctx = context.Background()
 	}
 	q := &quickstart{opts: opts, out: opts.IO.Out, start: time.Now(), vars: map[string]string{}}
+	var dars []string
+	if opts.Token {
+		// Found before anything starts, and before the walk-through changes
+		// into its directory.
+		if dars, err = findTokenDars(opts.Dars); err != nil {
+			return err
+		}
+		if opts.structured() {
+			q.out = opts.IO.ErrOut
+		}
+	}
 	dir := opts.Dir
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "ledger-quickstart-"); err != nil {
@@ -116,6 +166,10 @@ func quickstartRun(ctx context.Context, opts *QuickstartOptions) (err error) {
 	os.Setenv("LEDGER_URL", node.URL())
 	os.Setenv("LEDGER_USER", "participant_admin")
 	os.Setenv("LEDGER_CONFIG", filepath.Join(dir, "config.yaml"))
+
+	if opts.Token {
+		return q.tokenDemo(dars)
+	}
 
 	passphrase := make([]byte, 16)
 	if _, err := rand.Read(passphrase); err != nil {
@@ -187,6 +241,13 @@ func quickstartRun(ctx context.Context, opts *QuickstartOptions) (err error) {
 		return err
 	}
 
+	q.done()
+	return nil
+}
+
+// done closes a walk-through: how long it took and where its files are.
+func (q *quickstart) done() {
+	opts := q.opts
 	fmt.Fprintf(q.out, "\nDone: %d steps in %s.\n", q.step, time.Since(q.start).Round(10*time.Millisecond))
 	if opts.Dir != "" {
 		fmt.Fprintf(q.out, "The database, key and envelopes are in %s; \"ledger serve --db %s\" reopens the node.\n",
@@ -195,7 +256,6 @@ func quickstartRun(ctx context.Context, opts *QuickstartOptions) (err error) {
 		fmt.Fprintln(q.out, "The node and its files are gone; run with --dir DIR to keep them.")
 	}
 	fmt.Fprintln(q.out, "Against a real Canton node, set LEDGER_URL and a token (ledger config set --help), and run the same commands.")
-	return nil
 }
 
 // quickstartMarker marks a directory quickstart keeps its files in, so
@@ -204,7 +264,8 @@ const quickstartMarker = ".ledger-quickstart"
 
 // quickstartFiles are the files a walk-through writes, besides the
 // database and its companions (ledger.db*).
-var quickstartFiles = []string{"passphrase.txt", "alice.key", "iou.json", "tx.json", "tx.signed.json", "bank-iou.json", "config.yaml"}
+var quickstartFiles = []string{"passphrase.txt", "alice.key", "iou.json", "tx.json", "tx.signed.json", "bank-iou.json", "config.yaml",
+	"bob.key", "factory.json", "mint.json", "transfer.json", "transfer-tx.json", "transfer-tx.signed.json", "update.json"}
 
 // keepDir makes dir ready for a walk-through whose files stay: created if
 // missing, made absolute (the walk-through changes into it), and, when an
@@ -247,11 +308,21 @@ func (q *quickstart) keepDir(dir string) (string, error) {
 // run prints the command for args, then runs it in this process.
 func (q *quickstart) run(title string, args ...string) (string, error) {
 	q.heading(title)
+	return q.exec(true, args...)
+}
+
+// exec prints the command for args and runs it in this process; its
+// standard output is shown when show is set, and returned.
+func (q *quickstart) exec(show bool, args ...string) (string, error) {
 	q.command(args...)
 	var captured bytes.Buffer
+	var out io.Writer = &captured
+	if show {
+		out = io.MultiWriter(&indenter{w: q.out}, &captured)
+	}
 	ios := &cmdutil.IOStreams{
 		In:     strings.NewReader(""),
-		Out:    io.MultiWriter(&indenter{w: q.out}, &captured),
+		Out:    out,
 		ErrOut: &indenter{w: q.out},
 	}
 	ios.SetColorEnabled(q.opts.IO.ColorEnabled())
@@ -271,10 +342,18 @@ func (q *quickstart) heading(title string) {
 
 func (q *quickstart) command(args ...string) {
 	quoted := make([]string, len(args))
+next:
 	for i, a := range args {
 		if name, ok := q.vars[a]; ok {
 			quoted[i] = `"$` + name + `"`
 			continue
+		}
+		for value, name := range q.vars {
+			// A path in an assigned folder: "$DARS"/my-exercise-app.dar.
+			if rest, ok := strings.CutPrefix(a, value+string(filepath.Separator)); ok && value != "" {
+				quoted[i] = `"$` + name + `"/` + shellQuote(rest)
+				continue next
+			}
 		}
 		quoted[i] = shellQuote(a)
 	}

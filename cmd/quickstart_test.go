@@ -2,11 +2,14 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/viper"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 )
@@ -80,5 +83,110 @@ func TestQuickstartKeepsItsDirectory(t *testing.T) {
 	}
 	if b, _ := os.ReadFile("notes.txt"); string(b) != "mine" {
 		t.Error("notes.txt changed")
+	}
+}
+
+// tokenDars returns the folder of the token demo's DARs beside the
+// repository, or skips.
+func tokenDars(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "shared", "dars"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "my-exercise-app.dar")); err != nil {
+		t.Skipf("the token DARs are not at %s (the shared folder beside the repository); skipping", dir)
+	}
+	return dir
+}
+
+// TestQuickstartToken runs the token demo end to end (issue 16, item 6):
+// my-exercise-app's token moved between two external parties through the
+// token-standard interfaces, the holdings before and after, and -o json's
+// summary of it.
+func TestQuickstartToken(t *testing.T) {
+	dars := tokenDars(t)
+	ios, _, out, errOut := cmdutil.Test()
+	err := quickstartRun(context.Background(), &QuickstartOptions{IO: ios, Now: time.Now, Token: true, Dars: dars, Format: cmdutil.FormatJSON})
+	text := errOut.String()
+	if err != nil {
+		t.Fatalf("quickstart --token: %v\n%s", err, text)
+	}
+	for _, want := range []string{
+		`$ ledger dars upload "$DARS"/splice-api-token-metadata-v1-1.0.0.dar`,
+		"$ ADMIN=Admin::1220",
+		"$ BOB=Bob::1220",
+		"$ ledger prepare --act-as \"$ALICE\" --exercise '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferFactory' --contract-id \"$FACTORY\"",
+		"What will be signed: the HASHING_SCHEME_VERSION_V3 hash",
+		"OK: the node's hash matches the local recomputation (HASHING_SCHEME_VERSION_V3)",
+		"interface    Splice.Api.Token.TransferInstructionV1:TransferFactory",
+		"signed as Alice::1220",
+		"Committed command token-transfer-1",
+		"$ INSTRUCTION=00",
+		"--choice TransferInstruction_Update",
+		"$ALICE  60.0    TOK",
+		"$BOB    40.0    TOK",
+		"Done: 18 steps",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if strings.Contains(text, "prepare request differs") {
+		t.Errorf("a warning that the transfer is not what was asked for")
+	}
+	var sum TokenDemo
+	if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
+		t.Fatalf("-o json: %v\n%s", err, out)
+	}
+	owned := func(hs []DemoHolding) map[string]string {
+		m := map[string]string{}
+		for _, h := range hs {
+			m[h.Owner] += h.Amount
+		}
+		return m
+	}
+	if got := owned(sum.HoldingsBefore); len(got) != 1 || got[sum.Sender] != "100.0000000000" {
+		t.Errorf("holdings before: %+v", sum.HoldingsBefore)
+	}
+	if got := owned(sum.HoldingsAfter); len(got) != 2 || got[sum.Sender] != "60.0000000000" || got[sum.Receiver] != "40.0000000000" {
+		t.Errorf("holdings after: %+v", sum.HoldingsAfter)
+	}
+	if len(sum.Transfer.Hash) != 64 || sum.Transfer.SignedBy != sum.Sender || sum.Transfer.UpdateID == "" || sum.Instruction == "" {
+		t.Errorf("transfer: %+v", sum)
+	}
+	if t.Failed() {
+		t.Log(text)
+	}
+}
+
+// TestQuickstartTokenWithoutDars: without the DARs the demo says where it
+// looked and where to get them, before it starts anything.
+func TestQuickstartTokenWithoutDars(t *testing.T) {
+	empty := t.TempDir()
+	ios, _, out, _ := cmdutil.Test()
+	err := quickstartRun(context.Background(), &QuickstartOptions{IO: ios, Now: time.Now, Token: true, Dars: empty})
+	if err == nil {
+		t.Fatal("no error without the DARs")
+	}
+	for _, want := range []string{empty + " (lacks splice-api-token-metadata-v1-1.0.0.dar", "my-exercise-app.dar is in github.com/hyperledger-labs/splice-wallet-kernel", "--dars DIR"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+	if out.Len() != 0 {
+		t.Errorf("the walk-through started: %s", out)
+	}
+}
+
+// TestQuickstartTokenFlags: -o and --dars belong to the token demo.
+func TestQuickstartTokenFlags(t *testing.T) {
+	for _, args := range [][]string{{"quickstart", "-o", "json"}, {"quickstart", "--dars", "x"}} {
+		ios, _, _, _ := cmdutil.Test()
+		root := NewCmdRoot(&cmdutil.Factory{IO: ios, Config: viper.New(), Now: time.Now})
+		root.SetArgs(args)
+		if err := root.Execute(); cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--token") {
+			t.Errorf("%v: %v", args, err)
+		}
 	}
 }

@@ -85,7 +85,7 @@ func compareNode(what string, n *review.Node, kind, templateID, contractID, choi
 		w = append(w, fmt.Sprintf("the envelope's prepare request differs from the transaction in %s's %s: requested %s, prepared %s",
 			what, field, review.Escape(requested), review.Escape(prepared)))
 	}
-	if !templateMatches(templateID, n.Template, n.PackageName) && (n.Interface == nil || !templateMatches(templateID, n.Interface, n.PackageName)) {
+	if !templateMatches(templateID, n.Template, n.PackageName) && !interfaceMatches(templateID, n.Interface) {
 		differs("template", templateID, nodeTemplate(n))
 	}
 	if contractID != "" && contractID != n.ContractID {
@@ -100,6 +100,22 @@ func compareNode(what string, n *review.Node, kind, templateID, contractID, choi
 		}
 	}
 	return w
+}
+
+// interfaceMatches says whether a requested template id names the interface
+// an exercise or fetch goes through. The transaction names the interface by
+// package id only (package_name is the template's), so a package-name
+// reference ("#splice-api-token-holding-v1:…:Holding") is matched by its
+// module and entity, a package-id reference by all three.
+func interfaceMatches(templateID string, iface *review.Identifier) bool {
+	if iface == nil {
+		return false
+	}
+	if strings.HasPrefix(templateID, "#") {
+		_, rest, ok := strings.Cut(templateID, ":")
+		return ok && rest == qualified(iface)
+	}
+	return templateMatches(templateID, iface, "")
 }
 
 func nodeTemplate(n *review.Node) string {

@@ -83,6 +83,22 @@ func TestRequestWarnings(t *testing.T) {
 			t.Errorf("warnings lack %q:\n%s", want, w)
 		}
 	}
+	// An exercise through an interface may name the interface, by package
+	// name (the transaction does not carry the interface's) or by id.
+	node.Interface = &review.Identifier{Name: "Api.Token:Holding", PackageID: "api1", ModuleName: "Api.Token", EntityName: "Holding"}
+	for _, tmpl := range []string{"#token-api:Api.Token:Holding", "api1:Api.Token:Holding", "#iou:Iou:Iou"} {
+		req := strings.Replace(same, "#iou:Iou:Iou", tmpl, 1)
+		if w := requestWarnings(env(req), r); len(w) != 0 {
+			t.Errorf("warnings for an exercise requested as %s: %q", tmpl, w)
+		}
+	}
+	for _, tmpl := range []string{"#token-api:Api.Token:Other", "api2:Api.Token:Holding"} {
+		req := strings.Replace(same, "#iou:Iou:Iou", tmpl, 1)
+		if w := requestWarnings(env(req), r); len(w) != 1 || !strings.Contains(w[0], "the exercise's template: requested "+tmpl) {
+			t.Errorf("an exercise requested as %s: %q", tmpl, w)
+		}
+	}
+	node.Interface = nil
 	created := `{"actAs":["alice::1220aa"],"commands":[{"CreateCommand":{"templateId":"#iou:Iou:Iou","createArguments":{}}}]}`
 	if w := requestWarnings(env(created), r); len(w) != 1 || !strings.Contains(w[0], "asks for the create of #iou:Iou:Iou, but the transaction has an exercise node there") {
 		t.Errorf("a create request on an exercise: %q", w)

@@ -21,9 +21,27 @@ const (
 
 // Templates of my-exercise-app (my-exercise-app.dar, package exercise-app).
 const (
-	TokenTransferFactory = "#exercise-app:TokenTransfer:TokenTransferFactory"
-	TokenHolding         = "#exercise-app:TokenHolding:TokenHolding"
+	TokenTransferFactory     = "#exercise-app:TokenTransfer:TokenTransferFactory"
+	TokenTransferInstruction = "#exercise-app:TokenTransfer:TokenTransferInstruction"
+	TokenHolding             = "#exercise-app:TokenHolding:TokenHolding"
 )
+
+// TokenAppDars are the DARs of my-exercise-app's token, in upload order:
+// the token standard's interfaces it implements (Metadata, Holding,
+// TransferFactory and TransferInstruction), then the app. The app's DAR
+// carries the three interface packages too; uploading them first shows
+// what it builds on. The files are those of ../shared/dars (see its
+// README.md for where each is published).
+var TokenAppDars = []string{
+	"splice-api-token-metadata-v1-1.0.0.dar",
+	"splice-api-token-holding-v1-1.0.0.dar",
+	"splice-api-token-transfer-instruction-v1-1.0.0.dar",
+	"my-exercise-app.dar",
+}
+
+// TokenAppDarsSource says where TokenAppDars are published.
+const TokenAppDarsSource = "my-exercise-app.dar is in github.com/hyperledger-labs/splice-wallet-kernel (canton/, commit 50309572); " +
+	"the splice-api-token-*-v1-1.0.0.dar files are in github.com/digital-asset/cn-quickstart (quickstart/daml/dars/)"
 
 // Templates of Canton Coin (splice-amulet-0.1.14.dar).
 const (

@@ -50,6 +50,8 @@ type damlRun struct {
 	// preference is the package the commands use for each package name
 	// (interp.Submission.PackagePreference).
 	preference []lf.PackageID
+	// noInputContracts: built.inputs stays empty (see runRequest).
+	noInputContracts bool
 }
 
 // damlCommands returns the interpreter's commands when every command names
@@ -144,7 +146,7 @@ func (e *Engine) interpret(ctx context.Context, cmds []interp.Command, run damlR
 		}
 		return nil, err
 	}
-	return builtOf(res, view.read, run.set)
+	return builtOf(res, view.read, run.set, !run.noInputContracts)
 }
 
 // contractView is the interpreter's ledger (an interp.KeyLedger): the
@@ -234,7 +236,10 @@ func (v *contractView) typedContract(c *ledger.Contract) (*tx.Contract, error) {
 // holds the stored contracts the interpretation read. The nodes under a
 // rollback node are in the transaction but have no effect: they create and
 // archive nothing and make no event, as Canton's indexer skips them.
-func builtOf(res *interp.Result, read map[value.ContractID]*ledger.Contract, set *PackageSet) (*built, error) {
+// withInputs adds the input contracts' metadata (a prepared transaction's);
+// rebuilding their create nodes and blobs was a seventh of a submit's
+// engine time.
+func builtOf(res *interp.Result, read map[value.ContractID]*ledger.Contract, set *PackageSet, withInputs bool) (*built, error) {
 	t := res.Transaction
 	b := &built{tx: &damlpb.DamlTransaction{Version: t.Version}, interpreted: true}
 	if res.DependsOnTime {
@@ -332,11 +337,13 @@ func builtOf(res *interp.Result, read map[value.ContractID]*ledger.Contract, set
 		if stored == nil {
 			return nil, fmt.Errorf("the interpreter read contract %s, which the node did not give it", c.ID)
 		}
-		ic, err := inputContract(stored)
-		if err != nil {
-			return nil, err
+		if withInputs {
+			ic, err := inputContract(stored)
+			if err != nil {
+				return nil, err
+			}
+			b.inputs = append(b.inputs, ic)
 		}
-		b.inputs = append(b.inputs, ic)
 		if !consumed[c.ID] {
 			b.used = append(b.used, string(c.ID))
 		}

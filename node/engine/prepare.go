@@ -225,6 +225,10 @@ type runRequest struct {
 	// preference is the request's packageIdSelectionPreference.
 	preference      []string
 	now, ledgerTime time.Time
+	// noInputContracts leaves out the metadata of the input contracts
+	// (their create nodes and blobs), which only a prepared transaction
+	// carries: submit commits without them.
+	noInputContracts bool
 }
 
 // run makes the transaction of validated commands: by the interpreter when
@@ -255,7 +259,7 @@ func (e *Engine) run(ctx context.Context, cmds []command, r runRequest) (*built,
 	b, err := e.interpret(ctx, dcmds, damlRun{
 		set: set, actAs: r.actAs, visible: visible, disclosed: r.disclosed,
 		submissionSeed: seed, preparationTime: r.now, ledgerTime: r.ledgerTime,
-		preference: set.preference(r.now, r.preference, nil),
+		preference: set.preference(r.now, r.preference, nil), noInputContracts: r.noInputContracts,
 	})
 	if err != nil {
 		return nil, damlError(err)

@@ -130,7 +130,7 @@ func (e *Engine) Submit(ctx context.Context, cmds ledgerapi.Commands, userID str
 		return out, nil
 	}
 	b, err := e.run(ctx, parsed, runRequest{actAs: actAs, readAs: readAs, disclosed: disclosed,
-		preference: cmds.PackageIDSelectionPreference, now: now, ledgerTime: effectiveAt})
+		preference: cmds.PackageIDSelectionPreference, now: now, ledgerTime: effectiveAt, noInputContracts: true})
 	if err != nil {
 		return nil, err
 	}

@@ -167,16 +167,22 @@ func scanAll[T any](rows *sql.Rows, err error, capacity int, scan func(interface
 // argument, or ErrNotFound.
 func (s *Store) ContractByID(ctx context.Context, contractID string) (ledger.Contract, error) {
 	var sc contractScan
-	return queryOne(ctx, s.r, `SELECT `+fmt.Sprintf(contractColumns, "create_argument")+
+	return queryOne(ctx, s, `SELECT `+fmt.Sprintf(contractColumns, "create_argument")+
 		` FROM contracts WHERE contract_id = ?`, []any{contractID}, sc.scan, "contract "+contractID)
 }
 
 // queryOne reads the one row of a query with scan: ErrNotFound when there
 // is none. It reads through Rows, not Row, because the scans read raw
-// bytes, which only Rows allows.
-func queryOne[T any](ctx context.Context, db *sql.DB, query string, args []any, scan func(interface{ Scan(...any) error }) (T, error), what string) (T, error) {
+// bytes, which only Rows allows. The query is prepared once per store: the
+// interpreter reads every input contract through it, and parsing the SQL
+// each time cost more than the read.
+func queryOne[T any](ctx context.Context, s *Store, query string, args []any, scan func(interface{ Scan(...any) error }) (T, error), what string) (T, error) {
 	var zero T
-	rows, err := db.QueryContext(ctx, query, args...)
+	st, err := s.reads.get(ctx, s.r, query)
+	if err != nil {
+		return zero, fmt.Errorf("read %s: %w", what, err)
+	}
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return zero, fmt.Errorf("read %s: %w", what, err)
 	}
@@ -276,7 +282,7 @@ func (s *Store) UpdateWithID(ctx context.Context, updateID string) (ledger.Updat
 
 func (s *Store) oneUpdate(ctx context.Context, where string, arg any, what string) (ledger.Update, error) {
 	var sc updateScan
-	return queryOne(ctx, s.r, `SELECT `+updateRangeColumns+` FROM transactions t
+	return queryOne(ctx, s, `SELECT `+updateRangeColumns+` FROM transactions t
 		JOIN completions c ON c.ledger_offset = t.ledger_offset WHERE `+where, []any{arg}, sc.scan, what)
 }
 
@@ -325,5 +331,5 @@ func (s *Store) TopologyEventWithID(ctx context.Context, updateID string) (ledge
 }
 
 func (s *Store) oneTopology(ctx context.Context, where string, arg any, what string) (ledger.TopologyEvent, error) {
-	return queryOne(ctx, s.r, `SELECT `+topologyColumns+` FROM topology_events WHERE `+where, []any{arg}, scanTopology, what)
+	return queryOne(ctx, s, `SELECT `+topologyColumns+` FROM topology_events WHERE `+where, []any{arg}, scanTopology, what)
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // sharedDar reads a DAR of ../shared/dars, or skips.
-func sharedDar(t *testing.T, name string) []byte {
+func sharedDar(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "dars", name))
 	if os.IsNotExist(err) {

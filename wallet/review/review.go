@@ -583,7 +583,10 @@ func warnings(r *Review, b *builder, res *Recomputed) []string {
 		w = append(w, "max_record_time has passed: the synchronizer will reject this transaction")
 	}
 	if mlet := r.Times.MaxLedgerEffectiveTime; mlet != nil && mlet.Expired {
-		w = append(w, "max_ledger_effective_time has passed: the transaction can no longer be executed")
+		// Canton clamps the ledger time into the bounds and accepts the
+		// transaction while the record time is within the synchronizer's
+		// ledgerTimeRecordTimeTolerance of it: passed is not yet too late.
+		w = append(w, "max_ledger_effective_time has passed: Canton accepts the transaction only while its record time is within the ledger-time tolerance of it (60 s by default)")
 	}
 	unsigned := res != nil && !res.SignsMaxRecordTime
 	if r.Times.MaxRecordTime != nil && unsigned {
