@@ -221,26 +221,28 @@ func (q *quickstart) tokenDemo(dars []string) error {
 	return nil
 }
 
-// holdingsQuery and holdingOf are the one place the demo says how it reads
-// holdings.
-//
-// INTERFACE FILTER: the read side does not take interface filters yet
-// (branch iface-filters adds InterfaceFilter with includeInterfaceView).
-// Once it does, read through the token standard's Holding interface with
-// its view — splice.Holding as `ledger contracts` spells an interface
-// filter — and take each holding from ev.InterfaceViews[0].ViewValue, a
-// HoldingView (owner, instrumentId, amount, lock, meta), instead of
-// TokenHolding's create argument; the demo then reads any token-standard
-// token's holdings, not only this app's template.
+// holdingsQuery and holdingOf are how the demo reads holdings: through the
+// token standard's Holding interface with its view (an InterfaceFilter
+// with includeInterfaceView, as `ledger contracts --interface` asks), so
+// that the demo reads any token-standard token's holdings, not only this
+// app's template. Each holding is its HoldingView (owner, instrumentId,
+// amount, lock, meta), computed by the node's interpreter.
 func holdingsQuery(parties ...string) []string {
 	args := []string{"contracts"}
 	for _, p := range parties {
 		args = append(args, "--party", p)
 	}
-	return append(args, "--template", splice.TokenHolding, "-o", "json")
+	return append(args, "--interface", splice.Holding, "-o", "json")
 }
 
 func holdingOf(ev ledgerapi.CreatedEvent) (DemoHolding, error) {
+	if len(ev.InterfaceViews) != 1 {
+		return DemoHolding{}, fmt.Errorf("holding %s: %d interface views, want the Holding view", ev.ContractID, len(ev.InterfaceViews))
+	}
+	view := ev.InterfaceViews[0]
+	if view.ViewStatus.Code != 0 {
+		return DemoHolding{}, fmt.Errorf("holding %s: its Holding view failed: %s", ev.ContractID, view.ViewStatus.Message)
+	}
 	var h struct {
 		Owner        string `json:"owner"`
 		Amount       string `json:"amount"`
@@ -249,7 +251,7 @@ func holdingOf(ev ledgerapi.CreatedEvent) (DemoHolding, error) {
 			ID    string `json:"id"`
 		} `json:"instrumentId"`
 	}
-	if err := json.Unmarshal(ev.CreateArgument, &h); err != nil {
+	if err := json.Unmarshal(view.ViewValue, &h); err != nil {
 		return DemoHolding{}, fmt.Errorf("holding %s: %w", ev.ContractID, err)
 	}
 	return DemoHolding{Owner: h.Owner, Amount: h.Amount, Instrument: h.InstrumentID.ID, ContractID: ev.ContractID}, nil
