@@ -134,6 +134,9 @@ func (f *CompletionFollower) Next(ctx context.Context, max int) (cs []ledger.Com
 	return cs, changed, nil
 }
 
+// Cursor is the offset up to which the follower has read.
+func (f *CompletionFollower) Cursor() int64 { return f.cursor }
+
 func max64(a, b int64) int64 {
 	if a > b {
 		return a

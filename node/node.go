@@ -74,6 +74,8 @@ type Store interface {
 	Commit(ctx context.Context, e ledger.Entry) (ledger.Committed, error)
 	// LedgerEnd is the offset of the last durable entry.
 	LedgerEnd() int64
+	// Head is the ledger end with the record time of its entry.
+	Head() ledger.Committed
 	// Changed returns a channel closed when the ledger end next moves; take
 	// it before reading LedgerEnd.
 	Changed() <-chan struct{}
@@ -301,6 +303,10 @@ func (n *Node) CommitStats() ledger.CommitStats { return n.store.Stats() }
 
 // LedgerEnd is the offset of the last committed entry (0 on an empty ledger).
 func (n *Node) LedgerEnd() int64 { return n.store.LedgerEnd() }
+
+// Head is the ledger end with the record time of its entry: what an offset
+// checkpoint reports.
+func (n *Node) Head() ledger.Committed { return n.store.Head() }
 
 // IsParticipant reports whether id names this participant, with or without
 // the "PAR::" prefix of a participant's unique identifier.

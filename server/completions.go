@@ -144,7 +144,7 @@ func (s *Server) completionStreamOpener(open completionOpener) streamOpener {
 		if err != nil {
 			return nil, err
 		}
-		return &completionStream{fw: fw}, nil
+		return s.withCheckpoints(&completionStream{fw: fw}, fw.Cursor(), fw.Cursor, completionCheckpoint), nil
 	}
 }
 

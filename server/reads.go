@@ -407,7 +407,12 @@ func (s *Server) updatesOpener(kind updatesKind) streamOpener {
 		if err != nil {
 			return nil, err
 		}
-		return &updateStream{r: r}, nil
+		if end != 0 || body.DescendingOrder {
+			return &updateStream{r: r}, nil
+		}
+		// Following the ledger: with offset checkpoints, as Canton's
+		// tailing streams (checkpoints.go).
+		return s.withCheckpoints(&updateStream{r: r}, int64(body.BeginExclusive), r.Cursor, updateCheckpoint), nil
 	}
 }
 

@@ -65,6 +65,9 @@ type Server struct {
 	CompletionsMax     int
 	CompletionsWait    time.Duration
 	CompletionsMaxWait time.Duration
+	// CheckpointDelay is how long a stream that follows the ledger is idle
+	// before it sends an offset checkpoint (checkpoints.go).
+	CheckpointDelay time.Duration
 
 	mux     *http.ServeMux
 	handler http.Handler // mux behind the guard
@@ -88,6 +91,7 @@ func New(n *node.Node, v *auth.Verifier, cfg Config) *Server {
 		CompletionsMax:     cfg.CompletionsMax,
 		CompletionsWait:    orDefault(cfg.CompletionsWait, DefaultCompletionsWait),
 		CompletionsMaxWait: orDefault(cfg.CompletionsMaxWait, DefaultCompletionsMaxWait),
+		CheckpointDelay:    orDefault(cfg.CheckpointDelay, DefaultCheckpointDelay),
 		mux:                http.NewServeMux(),
 		corsOrigins:        cfg.CORSOrigins,
 		allowedHosts:       cfg.AllowedHosts,

@@ -42,6 +42,10 @@ type Config struct {
 	// for in stream_idle_timeout_ms (DefaultCompletionsMaxWait); larger
 	// values are taken as this.
 	CompletionsMaxWait time.Duration
+	// CheckpointDelay is how long a stream that follows the ledger waits,
+	// caught up and idle, before it sends an offset checkpoint
+	// (DefaultCheckpointDelay).
+	CheckpointDelay time.Duration
 	// ShutdownTimeout bounds how long Close waits for requests in progress
 	// (default 10 s).
 	ShutdownTimeout time.Duration

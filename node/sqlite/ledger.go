@@ -20,6 +20,15 @@ func (s *Store) Stats() ledger.CommitStats {
 // LedgerEnd is the offset of the last durable entry (0 when empty).
 func (s *Store) LedgerEnd() int64 { return s.end.Load() }
 
+// Head is the ledger end with the record time of the last entry, published
+// together (both zero on an empty ledger).
+func (s *Store) Head() ledger.Committed {
+	if h := s.head.Load(); h != nil {
+		return *h
+	}
+	return ledger.Committed{}
+}
+
 // Changed returns a channel that is closed when the ledger end next moves.
 // Take the channel before reading LedgerEnd so no commit slips between them.
 // Close does not close it; WaitPast also returns when the store closes.
@@ -48,6 +57,7 @@ func (s *Store) WaitPast(ctx context.Context, offset int64) (int64, error) {
 }
 
 func (s *Store) publish(end int64) {
+	s.head.Store(&ledger.Committed{Offset: end, RecordTime: fromMicros(s.lastRecord)})
 	s.end.Store(end)
 	s.mu.Lock()
 	close(s.changed)

@@ -83,6 +83,7 @@ type Store struct {
 	r    *sql.DB // readers (the same pool as w for :memory:)
 
 	end     atomic.Int64 // ledger end, published after each durable batch
+	head    atomic.Pointer[ledger.Committed] // the ledger end and its record time, likewise
 	mu      sync.Mutex   // guards changed
 	changed chan struct{}
 
@@ -224,6 +225,11 @@ func (s *Store) load(ctx context.Context) error {
 	// entry, and the ledger end stays.
 	s.end.Store(max(end.Int64, topoEnd.Int64, pruned.Int64))
 	s.lastRecord = max(last.Int64, topoLast.Int64)
+	var rt time.Time
+	if s.lastRecord > 0 {
+		rt = fromMicros(s.lastRecord)
+	}
+	s.head.Store(&ledger.Committed{Offset: s.end.Load(), RecordTime: rt})
 	var d int64
 	err := s.w.QueryRowContext(ctx, `SELECT max_dedup_ns FROM node WHERE id = 1`).Scan(&d)
 	switch {
