@@ -158,6 +158,15 @@ func (d *decoder) decodeTypeTable(entries [][]byte) error {
 // typ decodes a Type outside the interning table, which Daml-LF 2 requires
 // to be a reference to an interned type.
 func (d *decoder) typ(b []byte) (lf.Type, error) {
+	// Nearly every reference is its index alone, in two or three bytes.
+	if i, ok := fastIndex(b, 0x40); ok && i < len(d.types) {
+		return d.types[i], nil
+	}
+	return d.typGeneral(b)
+}
+
+// typGeneral decodes any encoding of a reference to an interned type.
+func (d *decoder) typGeneral(b []byte) (lf.Type, error) {
 	var (
 		t   lf.Type
 		err error

@@ -69,14 +69,25 @@ slow:
 
 func (f field) wantType(t protowire.Type) error {
 	if f.typ != t {
-		return fmt.Errorf("field %d has wire type %d, want %d", f.num, f.typ, t)
+		return f.typeError(t)
 	}
 	return nil
 }
 
+// typeError is kept out of line so that the checks above inline into their
+// callers: they run for nearly every field of a package.
+//
+//go:noinline
+func (f field) typeError(t protowire.Type) error {
+	return fmt.Errorf("field %d has wire type %d, want %d", f.num, f.typ, t)
+}
+
 // bytes returns a length-delimited value (message, bytes or string).
 func (f field) bytes() ([]byte, error) {
-	return f.b, f.wantType(protowire.BytesType)
+	if f.typ != protowire.BytesType {
+		return nil, f.typeError(protowire.BytesType)
+	}
+	return f.b, nil
 }
 
 // str returns a string value, which protobuf requires to be UTF-8.
@@ -92,19 +103,31 @@ func (f field) str() (string, error) {
 
 // int32 returns an int32 or enum value, truncated as protobuf does.
 func (f field) int32() (int32, error) {
-	return int32(f.u), f.wantType(protowire.VarintType)
+	if f.typ != protowire.VarintType {
+		return 0, f.typeError(protowire.VarintType)
+	}
+	return int32(f.u), nil
 }
 
 func (f field) bool() (bool, error) {
-	return f.u != 0, f.wantType(protowire.VarintType)
+	if f.typ != protowire.VarintType {
+		return false, f.typeError(protowire.VarintType)
+	}
+	return f.u != 0, nil
 }
 
 func (f field) sint64() (int64, error) {
-	return protowire.DecodeZigZag(f.u), f.wantType(protowire.VarintType)
+	if f.typ != protowire.VarintType {
+		return 0, f.typeError(protowire.VarintType)
+	}
+	return protowire.DecodeZigZag(f.u), nil
 }
 
 func (f field) sfixed64() (int64, error) {
-	return int64(f.u), f.wantType(protowire.Fixed64Type)
+	if f.typ != protowire.Fixed64Type {
+		return 0, f.typeError(protowire.Fixed64Type)
+	}
+	return int64(f.u), nil
 }
 
 // int32s appends the values of a repeated int32 field, packed or not.

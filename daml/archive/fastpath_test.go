@@ -1,0 +1,153 @@
+package archive
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/ledger-cli/ledger/daml/lf"
+)
+
+// The fast paths of references (qualifiedNameFast, and typ's) must agree
+// with the general decoding on every input they accept: same result, same
+// dependencies recorded, and only on inputs the general path accepts.
+
+const (
+	testOtherID  = "5aee9b21b8e9a4c4975b5f4c4198e6e6e8469df49e2010820e792f393db870f4"
+	testImportID = "e7e0adfa881e7dbbb07da065ae54444da7c4bccebcb8872ab0cb5dcf9f3761ce"
+)
+
+// referenceDecoder returns a decoder with small tables: strings 0 "Mod", 1
+// a package id, 2 a string that is not one, 3 "A"; dotted names 0 Mod, 1
+// Mod.A, and 200 more so that two-byte indices are in range; two types;
+// one import.
+func referenceDecoder(v lf.LanguageVersion) *decoder {
+	d := &decoder{pkgID: "self", version: v}
+	d.strings = []string{"Mod", testOtherID, "not a package id!", "A"}
+	d.nameOK = make([]uint8, len(d.strings))
+	d.depsByString = make([]bool, len(d.strings))
+	d.dottedNames = []lf.DottedName{{"Mod"}, {"Mod", "A"}}
+	for len(d.dottedNames) < 202 {
+		d.dottedNames = append(d.dottedNames, lf.DottedName{"A"})
+	}
+	d.types = []lf.Type{lf.TBuiltin{Builtin: lf.BuiltinBool}, lf.TBuiltin{Builtin: lf.BuiltinText}}
+	if v.AtLeast(2, 2) {
+		d.imports, d.importsDeclared = []lf.PackageID{testImportID}, true
+		d.depsByImport = make([]bool, 1)
+	}
+	return d
+}
+
+// referenceEncodings are TypeConIds: the forms compilers write and others
+// that only the general path decodes, or that are errors.
+func referenceEncodings() [][]byte {
+	self := pb(nil).msg(1, nil)
+	byString := func(i uint64) pb { return pb(nil).varint(3, i) }
+	byImport := func(i uint64) pb { return pb(nil).varint(4, i) }
+	module := func(pkg pb, name uint64) pb { return pb(nil).msg(1, pkg).varint(2, name) }
+	ref := func(mod pb, name uint64) pb { return pb(nil).msg(1, mod).varint(2, name) }
+	var out [][]byte
+	for _, pkg := range []pb{self, byString(1), byString(2), byString(0), byString(9), byImport(0), byImport(1), byImport(300),
+		pb(nil).msg(1, []byte{0x08, 0x01}), // self with content
+		byString(1).varint(3, 1),           // the field twice
+		byString(1).msg(1, nil),            // two kinds: the last wins
+		nil,                                // no package
+		{0x18},                             // truncated
+		{0x18, 0x81, 0x00},                 // a two-byte index written long
+	} {
+		for _, names := range [][2]uint64{{0, 1}, {1, 0}, {0, 2}, {0, 201}, {0, 202}, {200, 1}, {1 << 20, 1}} {
+			m := module(pkg, names[0])
+			out = append(out, ref(m, names[1]))
+			out = append(out, pb(nil).varint(2, names[1]).msg(1, m))                                       // name first
+			out = append(out, pb(nil).msg(1, pb(nil).varint(2, names[0]).msg(1, pkg)).varint(2, names[1])) // module name first
+		}
+	}
+	out = append(out,
+		nil,
+		pb(nil).varint(2, 0),                       // no module
+		ref(module(self, 0), 1).varint(2, 0),       // name twice
+		ref(module(self, 0), 1).varint(5, 0),       // unknown field
+		ref(pb(nil).msg(1, self), 1),               // module without a name
+		[]byte{0x0a, 0x04, 0x0a, 0x00, 0x10, 0x00}, // cut short
+		[]byte{0x0a, 0x80, 0x01},                   // length too long for the input
+	)
+	return out
+}
+
+func TestQualifiedNameFastPathAgrees(t *testing.T) {
+	for _, v := range []lf.LanguageVersion{{Major: 2, Minor: 1}, {Major: 2, Minor: 2}} {
+		fastTaken := 0
+		for _, b := range referenceEncodings() {
+			// Twice each: the first use of an interned string as a package
+			// id is checked by the general path, later ones may be fast.
+			general, both := referenceDecoder(v), referenceDecoder(v)
+			for range 2 {
+				if _, ok := both.qualifiedNameFast(b); ok {
+					fastTaken++
+				}
+				want, wantErr := general.qualifiedNameGeneral(b)
+				got, gotErr := both.qualifiedName(b)
+				if (wantErr == nil) != (gotErr == nil) || wantErr != nil && wantErr.Error() != gotErr.Error() {
+					t.Fatalf("%s %x: error %v, general path %v", v, b, gotErr, wantErr)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s %x: %v, general path %v", v, b, got, want)
+				}
+				if !reflect.DeepEqual(general.depsByString, both.depsByString) || !reflect.DeepEqual(general.depsByImport, both.depsByImport) {
+					t.Fatalf("%s %x: dependencies %v %v, general path %v %v", v, b, both.depsByString, both.depsByImport, general.depsByString, general.depsByImport)
+				}
+			}
+		}
+		if fastTaken == 0 {
+			t.Fatalf("%s: the fast path took no encoding", v)
+		}
+	}
+}
+
+func TestTypeReferenceFastPathAgrees(t *testing.T) {
+	d := referenceDecoder(lf.LanguageVersion{Major: 2, Minor: 1})
+	for len(d.types) < 300 {
+		d.types = append(d.types, lf.TVar{Name: "a"})
+	}
+	for _, b := range [][]byte{
+		pb(nil).varint(8, 0), pb(nil).varint(8, 1), pb(nil).varint(8, 299), pb(nil).varint(8, 300),
+		pb(nil).varint(8, 1<<20), pb(nil).varint(8, 0).varint(8, 1), pb(nil).varint(1, 0), {0x40}, {0x40, 0x80}, nil,
+		{0x40, 0x81, 0x00},
+	} {
+		want, wantErr := d.typGeneral(b)
+		got, gotErr := d.typ(b)
+		if (wantErr == nil) != (gotErr == nil) || wantErr != nil && wantErr.Error() != gotErr.Error() {
+			t.Fatalf("%x: error %v, general path %v", b, gotErr, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%x: %v, general path %v", b, got, want)
+		}
+	}
+}
+
+// FuzzReferenceFastPath checks that whatever the fast path of references
+// accepts, the general path decodes to the same name and dependencies.
+func FuzzReferenceFastPath(f *testing.F) {
+	for _, b := range referenceEncodings() {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, v := range []lf.LanguageVersion{{Major: 2, Minor: 1}, {Major: 2, Minor: 2}} {
+			fast, general := referenceDecoder(v), referenceDecoder(v)
+			fast.depsByString[1], general.depsByString[1] = true, true
+			got, ok := fast.qualifiedNameFast(b)
+			if !ok {
+				continue
+			}
+			want, err := general.qualifiedNameGeneral(b)
+			if err != nil {
+				t.Fatalf("%s %x: fast path gave %v, general path %v", v, b, got, err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s %x: fast path gave %v, general path %v", v, b, got, want)
+			}
+			if !reflect.DeepEqual(fast.depsByImport, general.depsByImport) {
+				t.Fatalf("%s %x: fast path recorded imports %v, general path %v", v, b, fast.depsByImport, general.depsByImport)
+			}
+		}
+	})
+}
