@@ -445,7 +445,9 @@ func (d *decoder) exprStructCon(b []byte) (lf.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &lf.EStructCon{Fields: fields}, nil
+	s := d.slabs.structCons.one()
+	s.Fields = fields
+	return s, nil
 }
 
 // exprStructProj decodes Expr.StructProj.
@@ -581,7 +583,7 @@ func (d *decoder) exprTyAbs(b []byte) (lf.Expr, error) {
 	if err := d.checkArity("type parameters", len(reps)); err != nil {
 		return nil, fmt.Errorf("Expr.TyAbs: %w", err)
 	}
-	params := make([]lf.TypeVar, len(reps))
+	params := d.slabs.typeVars.many(len(reps))
 	for i, p := range reps {
 		if params[i], err = d.typeVarWithKind(p); err != nil {
 			return nil, fmt.Errorf("Expr.TyAbs: parameter %d: %w", i, err)
@@ -591,7 +593,9 @@ func (d *decoder) exprTyAbs(b []byte) (lf.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &lf.ETyAbs{Params: params, Body: body}, nil
+	abs := d.slabs.tyAbss.one()
+	abs.Params, abs.Body = params, body
+	return abs, nil
 }
 
 // exprLet decodes Expr.Let.
@@ -603,7 +607,9 @@ func (d *decoder) exprLet(b []byte) (lf.Expr, error) {
 	if len(bindings) == 0 {
 		return nil, in("Expr.Let", errors.New("no bindings"))
 	}
-	return &lf.ELet{Bindings: bindings, Body: body}, nil
+	let := d.slabs.lets.one()
+	let.Bindings, let.Body = bindings, body
+	return let, nil
 }
 
 // exprNil decodes Expr.Nil.
@@ -926,7 +932,12 @@ func (d *decoder) block(b []byte, name string) ([]lf.Binding, lf.Expr, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	bindings := make([]lf.Binding, len(reps))
+	var bindings []lf.Binding
+	if len(reps) > 0 {
+		bindings = d.slabs.bindings.many(len(reps))
+	} else {
+		bindings = make([]lf.Binding, 0)
+	}
 	for i, raw := range reps {
 		var bm msg
 		if err := split(raw, "Binding", &bm); err != nil {
@@ -1093,13 +1104,20 @@ func (d *decoder) caseExpr(b []byte) (lf.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	alts := make([]lf.CaseAlt, len(reps))
+	var alts []lf.CaseAlt
+	if len(reps) > 0 {
+		alts = d.slabs.alts.many(len(reps))
+	} else {
+		alts = make([]lf.CaseAlt, 0)
+	}
 	for i, raw := range reps {
 		if alts[i], err = d.caseAlt(raw); err != nil {
 			return nil, err
 		}
 	}
-	return &lf.ECase{Scrut: scrut, Alts: alts}, nil
+	c := d.slabs.cases.one()
+	c.Scrut, c.Alts = scrut, alts
+	return c, nil
 }
 
 func (d *decoder) caseAlt(b []byte) (lf.CaseAlt, error) {

@@ -105,7 +105,7 @@ func (d *decoder) decodeDottedNames(entries [][]byte) error {
 		if len(segs) == 0 {
 			return fmt.Errorf("interned dotted name %d has no segments", i)
 		}
-		name := make(lf.DottedName, len(segs))
+		name := lf.DottedName(d.slabs.segments.many(len(segs)))
 		for j, s := range segs {
 			seg, err := d.name(s)
 			if err != nil {
@@ -280,7 +280,9 @@ func (d *decoder) location(b []byte) (*lf.Location, error) {
 	if !ok || err != nil {
 		return nil, err
 	}
-	return &loc, nil
+	p := d.slabs.locations.one()
+	*p = loc
+	return p, nil
 }
 
 // locationValue decodes a Location; ok is false when it has no range.

@@ -75,6 +75,17 @@ type decoder struct {
 		types      slab[lf.Type]
 		binders    slab[lf.Binder]
 		fieldExprs slab[lf.FieldExpr]
+		fields     slab[lf.Field]
+		typeVars   slab[lf.TypeVar]
+		tyAbss     slab[lf.ETyAbs]
+		lets       slab[lf.ELet]
+		bindings   slab[lf.Binding]
+		cases      slab[lf.ECase]
+		alts       slab[lf.CaseAlt]
+		structCons slab[lf.EStructCon]
+		values     slab[lf.Value]
+		locations  slab[lf.Location]
+		segments   slab[string]
 	}
 }
 

@@ -88,7 +88,8 @@ func (d *decoder) kindLevel(b []byte, tableEntry bool) (lf.Kind, error) {
 
 func (d *decoder) kindArrow(b []byte) (lf.Kind, error) {
 	var (
-		params []lf.Kind
+		buf    [4]lf.Kind
+		params = buf[:0]
 		result lf.Kind
 		err    error
 	)
@@ -386,7 +387,8 @@ func (d *decoder) typeSyn(b []byte) (lf.Type, error) {
 	var (
 		syn    []byte
 		hasSyn bool
-		args   []lf.Type
+		buf    [8]lf.Type
+		args   = buf[:0]
 		err    error
 	)
 	for len(b) > 0 {
@@ -420,7 +422,12 @@ func (d *decoder) typeSyn(b []byte) (lf.Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	return lf.TSyn{Syn: name, Args: args}, nil
+	t := lf.TSyn{Syn: name}
+	if len(args) > 0 {
+		t.Args = d.slabs.types.many(len(args))
+		copy(t.Args, args)
+	}
+	return t, nil
 }
 
 // builtinTypes maps the BuiltinType enum of daml_lf2.proto to lf, with the
@@ -497,7 +504,8 @@ var (
 // foralls.
 func (d *decoder) typeForall(b []byte) (lf.Type, error) {
 	var (
-		vars []lf.TypeVar
+		buf  [4]lf.TypeVar
+		vars = buf[:0]
 		body lf.Type
 		err  error
 	)
@@ -543,7 +551,7 @@ func (d *decoder) typeStruct(b []byte) (lf.Type, error) {
 		err error
 	)
 	countFields(b, n[:])
-	fields := make([]lf.Field, 0, n[1])
+	fields := d.slabs.fields.many(n[1])[:0]
 	for len(b) > 0 {
 		var f field
 		if f, b, err = nextField(b); err != nil {
