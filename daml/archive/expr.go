@@ -93,6 +93,18 @@ func (d *decoder) exprLevel(b []byte, tableEntry bool) (lf.Expr, error) {
 		hasSum bool
 	)
 	for len(b) > 0 {
+		// An Expr has few fields: look at each without building a field
+		// where it can.
+		if num, typ, v, n := fieldHeader(b); n > 0 && typ == protowire.BytesType && uint64(len(b)-n) >= v {
+			end := n + int(v)
+			if num == 1 {
+				loc, hasLoc = b[n:end], true
+			} else {
+				sum, hasSum = field{num: num, typ: typ, b: b[n:end]}, true
+			}
+			b = b[end:]
+			continue
+		}
 		f, rest, err := nextField(b)
 		if err != nil {
 			return nil, in("Expr", err)

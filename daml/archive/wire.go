@@ -16,6 +16,24 @@ type field struct {
 	b   []byte
 }
 
+// fieldHeader decodes the start of a field with a one-byte tag (a field
+// number from 1 to 15) and a varint of one or two bytes: its number, wire
+// type, the varint (the value or the length) and the bytes read. n is 0 for
+// any other field, which nextField decodes.
+func fieldHeader(b []byte) (num protowire.Number, typ protowire.Type, v uint64, n int) {
+	if len(b) < 2 || b[0] >= 0x80 || b[0] < 8 {
+		return 0, 0, 0, 0
+	}
+	v, n = uint64(b[1]), 2
+	if v >= 0x80 {
+		if len(b) < 3 || b[2] >= 0x80 {
+			return 0, 0, 0, 0
+		}
+		v, n = v&0x7f|uint64(b[2])<<7, 3
+	}
+	return protowire.Number(b[0] >> 3), protowire.Type(b[0] & 7), v, n
+}
+
 // nextField decodes the field at the start of b and returns it with the
 // rest of b. Groups are refused: no Daml-LF message uses them.
 func nextField(b []byte) (field, []byte, error) {
@@ -160,6 +178,20 @@ func unknownField(msg string, f field) error {
 // pass reports.
 func countFields(b []byte, counts []int) {
 	for len(b) > 0 {
+		if num, typ, v, n := fieldHeader(b); n > 0 {
+			switch {
+			case typ == protowire.VarintType:
+				b = b[n:]
+			case typ == protowire.BytesType && uint64(len(b)-n) >= v:
+				b = b[n+int(v):]
+			default:
+				return // nextField below would refuse it too
+			}
+			if int(num) < len(counts) {
+				counts[num]++
+			}
+			continue
+		}
 		f, rest, err := nextField(b)
 		if err != nil {
 			return
@@ -195,6 +227,27 @@ func split(b []byte, name string, m *msg) error {
 func splitRep(b []byte, name string, repeated protowire.Number, m *msg, reps [][]byte) ([][]byte, error) {
 	m.name = name
 	for len(b) > 0 {
+		// The common case without building a field: a one-byte tag and a
+		// value or length of one or two bytes.
+		if num, typ, v, n := fieldHeader(b); n > 0 {
+			switch {
+			case typ == protowire.VarintType && num < 8 && num != repeated:
+				m.f[num] = field{num: num, typ: typ, u: v}
+				m.has[num] = true
+				b = b[n:]
+				continue
+			case typ == protowire.BytesType && uint64(len(b)-n) >= v && (num < 8 || num == repeated):
+				end := n + int(v)
+				if num == repeated {
+					reps = append(reps, b[n:end])
+				} else {
+					m.f[num] = field{num: num, typ: typ, b: b[n:end]}
+					m.has[num] = true
+				}
+				b = b[end:]
+				continue
+			}
+		}
 		f, rest, err := nextField(b)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
