@@ -1,8 +1,12 @@
 package archive
 
 import (
+	"bytes"
+	"fmt"
 	"reflect"
 	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/ledger-cli/ledger/daml/lf"
 )
@@ -150,4 +154,113 @@ func FuzzReferenceFastPath(f *testing.F) {
 			}
 		}
 	})
+}
+
+// splitRepPlain is splitRep without its fast path: every field through
+// nextField.
+func splitRepPlain(b []byte, name string, repeated protowire.Number, m *msg) ([][]byte, error) {
+	m.name = name
+	var reps [][]byte
+	for len(b) > 0 {
+		f, rest, err := nextField(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		b = rest
+		switch {
+		case f.num == repeated:
+			v, err := f.bytes()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			reps = append(reps, v)
+		case f.num >= 1 && f.num < 8:
+			m.f[f.num], m.has[f.num] = f, true
+		default:
+			return nil, unknownField(name, f)
+		}
+	}
+	return reps, nil
+}
+
+// countFieldsPlain is countFields without its fast path.
+func countFieldsPlain(b []byte, counts []int) {
+	for len(b) > 0 {
+		f, rest, err := nextField(b)
+		if err != nil {
+			return
+		}
+		b = rest
+		if int(f.num) < len(counts) {
+			counts[f.num]++
+		}
+	}
+}
+
+// wireSamples are messages whose fields take every path of fieldHeader:
+// one- and two-byte values and lengths, lengths past the end, long tags,
+// fixed-width fields, field numbers past 7, a zero tag.
+func wireSamples() [][]byte {
+	long := make([]byte, 200)
+	out := [][]byte{
+		nil, {0x08}, {0x0a}, {0x0a, 0x05, 1}, {0x0a, 0x80}, {0x0a, 0x80, 0x01}, {0x00, 0x01},
+		{0x80, 0x01, 0x00}, {0x08, 0x80, 0x80, 0x01}, {0x0b, 0x00}, {0x0c, 0x00},
+		pb(nil).varint(1, 5).msg(2, []byte("ab")).varint(3, 300).msg(2, long).msg(4, nil),
+		pb(nil).msg(1, long).msg(1, []byte{1}).varint(7, 1<<14).varint(7, 1<<13),
+		pb(nil).varint(8, 1).varint(2, 1), pb(nil).msg(9, nil), pb(nil).varint(2, 1).msg(2, nil),
+		pb(nil).varint(20, 1), pb(nil).msg(16, nil).varint(1, 1),
+		protowire.AppendFixed64(protowire.AppendTag(nil, 3, protowire.Fixed64Type), 7),
+		protowire.AppendFixed32(protowire.AppendTag(nil, 3, protowire.Fixed32Type), 7),
+		append(pb(nil).msg(2, long[:150]), 0x10),
+	}
+	return out
+}
+
+func checkWireAgrees(t *testing.T, b []byte) {
+	t.Helper()
+	for _, repeated := range []protowire.Number{0, 1, 2, 9} {
+		var m1, m2 msg
+		got, gotErr := splitRep(b, "M", repeated, &m1, nil)
+		want, wantErr := splitRepPlain(b, "M", repeated, &m2)
+		if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+			t.Fatalf("splitRep %x (repeated %d): error %v, plain %v", b, repeated, gotErr, wantErr)
+		}
+		if gotErr == nil && (!reflect.DeepEqual(m1, m2) || len(got) != len(want)) {
+			t.Fatalf("splitRep %x (repeated %d): %+v %q, plain %+v %q", b, repeated, m1, got, m2, want)
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("splitRep %x (repeated %d): %q, plain %q", b, repeated, got, want)
+			}
+		}
+	}
+	var c1, c2 [10]int
+	countFields(b, c1[:])
+	countFieldsPlain(b, c2[:])
+	if c1 != c2 {
+		t.Fatalf("countFields %x: %v, plain %v", b, c1, c2)
+	}
+	if num, typ, v, n := fieldHeader(b); n > 0 {
+		f, _, err := nextField(b)
+		if typ == protowire.VarintType || typ == protowire.BytesType && uint64(len(b)-n) >= v {
+			if err != nil || f.num != num || f.typ != typ || typ == protowire.VarintType && f.u != v || typ == protowire.BytesType && len(f.b) != int(v) {
+				t.Fatalf("fieldHeader %x: %d %d %d, nextField %+v %v", b, num, typ, v, f, err)
+			}
+		}
+	}
+}
+
+func TestWireFastPathsAgree(t *testing.T) {
+	for _, b := range wireSamples() {
+		checkWireAgrees(t, b)
+	}
+}
+
+// FuzzWireFastPaths checks splitRep, countFields and fieldHeader against
+// their plain versions on any bytes.
+func FuzzWireFastPaths(f *testing.F) {
+	for _, b := range wireSamples() {
+		f.Add(b)
+	}
+	f.Fuzz(checkWireAgrees)
 }

@@ -179,18 +179,20 @@ func unknownField(msg string, f field) error {
 func countFields(b []byte, counts []int) {
 	for len(b) > 0 {
 		if num, typ, v, n := fieldHeader(b); n > 0 {
+			skip := -1
 			switch {
 			case typ == protowire.VarintType:
-				b = b[n:]
+				skip = n
 			case typ == protowire.BytesType && uint64(len(b)-n) >= v:
-				b = b[n+int(v):]
-			default:
-				return // nextField below would refuse it too
+				skip = n + int(v)
 			}
-			if int(num) < len(counts) {
-				counts[num]++
+			if skip > 0 {
+				b = b[skip:]
+				if int(num) < len(counts) {
+					counts[num]++
+				}
+				continue
 			}
-			continue
 		}
 		f, rest, err := nextField(b)
 		if err != nil {
