@@ -128,6 +128,34 @@ func TestTypeReferenceFastPathAgrees(t *testing.T) {
 	}
 }
 
+func TestNestedTypeFastPathAgrees(t *testing.T) {
+	d := referenceDecoder(lf.LanguageVersion{Major: 2, Minor: 1})
+	for len(d.types) < 300 {
+		d.types = append(d.types, lf.TVar{Name: "a"})
+	}
+	for _, depth := range [][2]int{{0, 1000}, {1, 2}, {1, 1}, {2, 1}} {
+		d.depth, d.maxDepth = depth[0], depth[1]
+		for _, b := range [][]byte{
+			pb(nil).varint(8, 0), pb(nil).varint(8, 299), pb(nil).varint(8, 300), pb(nil).varint(8, 0).varint(8, 1),
+			{0x40, 0x81, 0x00}, builtinType(1), nil,
+		} {
+			d.depth = depth[0]
+			want, wantErr := d.typeEntry(b, false)
+			d.depth = depth[0]
+			got, gotErr := d.nestedType(b)
+			if (wantErr == nil) != (gotErr == nil) || wantErr != nil && wantErr.Error() != gotErr.Error() {
+				t.Fatalf("depth %v %x: error %v, general path %v", depth, b, gotErr, wantErr)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("depth %v %x: %v, general path %v", depth, b, got, want)
+			}
+			if gotErr == nil && d.depth != depth[0] {
+				t.Fatalf("depth %v %x: depth left at %d", depth, b, d.depth)
+			}
+		}
+	}
+}
+
 // FuzzReferenceFastPath checks that whatever the fast path of references
 // accepts, the general path decodes to the same name and dependencies.
 func FuzzReferenceFastPath(f *testing.F) {

@@ -195,6 +195,16 @@ func (d *decoder) typGeneral(b []byte) (lf.Type, error) {
 	return t, nil
 }
 
+// nestedType decodes a type within an entry of the interned type table.
+// Compilers write every one as a reference to an earlier entry, which is
+// read here directly; typeEntry decodes any other.
+func (d *decoder) nestedType(b []byte) (lf.Type, error) {
+	if i, ok := fastIndex(b, 0x40); ok && i < len(d.types) && d.depth < d.maxDepth {
+		return d.types[i], nil
+	}
+	return d.typeEntry(b, false)
+}
+
 // typeEntry decodes a Type of the interned type table.
 func (d *decoder) typeEntry(b []byte, tableEntry bool) (lf.Type, error) {
 	if err := d.enter(); err != nil {
@@ -279,7 +289,7 @@ func (d *decoder) typeArgs(head lf.Type, args [][]byte) (lf.Type, error) {
 		return nil, fmt.Errorf("type %s applied to %d arguments in place, which Daml-LF %s forbids (it uses type applications)", head, len(args), d.version)
 	}
 	for _, a := range args {
-		t, err := d.typeEntry(a, false)
+		t, err := d.nestedType(a)
 		if err != nil {
 			return nil, err
 		}
@@ -322,15 +332,13 @@ func (d *decoder) typeVar(b []byte) (lf.Type, error) {
 }
 
 // typeConParts decodes a Type.Con message: a TypeConId and arguments.
-func (d *decoder) typeConParts(b []byte) (con lf.TypeConName, args [][]byte, err error) {
+// The arguments are appended to args, which the caller passes with room
+// for a few on its stack.
+func (d *decoder) typeConParts(b []byte, args [][]byte) (con lf.TypeConName, _ [][]byte, err error) {
 	var (
 		tycon    []byte
 		hasTycon bool
-		n        [3]int
 	)
-	if countFields(b, n[:]); n[2] > 0 {
-		args = make([][]byte, 0, n[2])
-	}
 	for len(b) > 0 {
 		var f field
 		if f, b, err = nextField(b); err != nil {
@@ -357,7 +365,8 @@ func (d *decoder) typeConParts(b []byte) (con lf.TypeConName, args [][]byte, err
 }
 
 func (d *decoder) typeCon(b []byte) (lf.Type, error) {
-	con, args, err := d.typeConParts(b)
+	var buf [8][]byte
+	con, args, err := d.typeConParts(b, buf[:0])
 	if err != nil {
 		return nil, err
 	}
@@ -367,7 +376,8 @@ func (d *decoder) typeCon(b []byte) (lf.Type, error) {
 // typeConApp decodes a Type.Con of an expression: its arguments are
 // references to interned types.
 func (d *decoder) typeConApp(b []byte) (lf.TypeConApp, error) {
-	con, args, err := d.typeConParts(b)
+	var buf [8][]byte
+	con, args, err := d.typeConParts(b, buf[:0])
 	if err != nil {
 		return lf.TypeConApp{}, err
 	}
@@ -405,7 +415,7 @@ func (d *decoder) typeSyn(b []byte) (lf.Type, error) {
 			syn, hasSyn = m, true
 		case 2:
 			var t lf.Type
-			if t, err = d.typeEntry(m, false); err == nil {
+			if t, err = d.nestedType(m); err == nil {
 				args = append(args, t)
 			}
 		default:
@@ -525,7 +535,7 @@ func (d *decoder) typeForall(b []byte) (lf.Type, error) {
 				vars = append(vars, v)
 			}
 		case 2:
-			body, err = d.typeEntry(m, false)
+			body, err = d.nestedType(m)
 		default:
 			err = unknownField("Type.Forall", f)
 		}
@@ -601,9 +611,9 @@ func (d *decoder) typeApp(b []byte) (lf.Type, error) {
 		}
 		switch f.num {
 		case 1:
-			fun, err = d.typeEntry(m, false)
+			fun, err = d.nestedType(m)
 		case 2:
-			arg, err = d.typeEntry(m, false)
+			arg, err = d.nestedType(m)
 		default:
 			err = unknownField("Type.TApp", f)
 		}
@@ -676,7 +686,7 @@ func (d *decoder) fieldWithType(b []byte, inTable bool) (lf.Field, error) {
 				break
 			}
 			if inTable {
-				t, err = d.typeEntry(m, false)
+				t, err = d.nestedType(m)
 			} else {
 				t, err = d.typ(m)
 			}
