@@ -94,8 +94,13 @@ func (d *decoder) exprLevel(b []byte, tableEntry bool) (lf.Expr, error) {
 	)
 	for len(b) > 0 {
 		// An Expr has few fields: look at each without building a field
-		// where it can.
-		if num, typ, v, n := fieldHeader(b); n > 0 && typ == protowire.BytesType && uint64(len(b)-n) >= v {
+		// where it can. The sorts from field 16 on have two-byte tags.
+		num, typ, v, n := fieldHeader(b)
+		if n == 0 {
+			num, typ, v, n = fieldHeaderAny(b)
+		}
+		switch {
+		case n > 0 && typ == protowire.BytesType && uint64(len(b)-n) >= v:
 			end := n + int(v)
 			if num == 1 {
 				loc, hasLoc = b[n:end], true
@@ -103,6 +108,10 @@ func (d *decoder) exprLevel(b []byte, tableEntry bool) (lf.Expr, error) {
 				sum, hasSum = field{num: num, typ: typ, b: b[n:end]}, true
 			}
 			b = b[end:]
+			continue
+		case n > 0 && typ == protowire.VarintType && num != 1:
+			sum, hasSum = field{num: num, typ: typ, u: v}, true
+			b = b[n:]
 			continue
 		}
 		f, rest, err := nextField(b)

@@ -34,6 +34,21 @@ func fieldHeader(b []byte) (num protowire.Number, typ protowire.Type, v uint64, 
 	return protowire.Number(b[0] >> 3), protowire.Type(b[0] & 7), v, n
 }
 
+// fieldHeaderAny is fieldHeader for any valid tag and varint, not inlined:
+// Expr's sorts from field 16 on have two-byte tags. n is 0 for a field of
+// another wire type or a malformed one, which nextField decodes or refuses.
+func fieldHeaderAny(b []byte) (num protowire.Number, typ protowire.Type, v uint64, n int) {
+	num, typ, n = protowire.ConsumeTag(b)
+	if n < 0 || typ != protowire.VarintType && typ != protowire.BytesType {
+		return 0, 0, 0, 0
+	}
+	v, m := protowire.ConsumeVarint(b[n:])
+	if m < 0 {
+		return 0, 0, 0, 0
+	}
+	return num, typ, v, n + m
+}
+
 // nextField decodes the field at the start of b and returns it with the
 // rest of b. Groups are refused: no Daml-LF message uses them.
 func nextField(b []byte) (field, []byte, error) {
