@@ -512,7 +512,7 @@ func (d *decoder) exprStructUpd(b []byte) (lf.Expr, error) {
 // exprApp decodes Expr.App.
 func (d *decoder) exprApp(b []byte) (lf.Expr, error) {
 	var m msg
-	var buf [4][]byte
+	var buf [16][]byte
 	reps, err := splitRep(b, "Expr.App", 2, &m, buf[:0])
 	if err != nil {
 		return nil, err
@@ -538,7 +538,7 @@ func (d *decoder) exprApp(b []byte) (lf.Expr, error) {
 // exprTyApp decodes Expr.TyApp.
 func (d *decoder) exprTyApp(b []byte) (lf.Expr, error) {
 	var m msg
-	var buf [4][]byte
+	var buf [16][]byte
 	reps, err := splitRep(b, "Expr.TyApp", 2, &m, buf[:0])
 	if err != nil {
 		return nil, err
@@ -567,7 +567,7 @@ func (d *decoder) exprAbs(b []byte) (lf.Expr, error) {
 		m   msg
 		err error
 	)
-	var buf [4][]byte
+	var buf [16][]byte
 	reps, err := splitRep(b, "Expr.Abs", 1, &m, buf[:0])
 	if err != nil {
 		return nil, err
@@ -596,7 +596,7 @@ func (d *decoder) exprTyAbs(b []byte) (lf.Expr, error) {
 		m   msg
 		err error
 	)
-	var buf [4][]byte
+	var buf [16][]byte
 	reps, err := splitRep(b, "Expr.TyAbs", 1, &m, buf[:0])
 	if err != nil {
 		return nil, err
@@ -948,7 +948,7 @@ func (d *decoder) binder(b []byte) (lf.Binder, error) {
 // block decodes a Block: bindings (field 1) and a body (field 2).
 func (d *decoder) block(b []byte, name string) ([]lf.Binding, lf.Expr, error) {
 	var m msg
-	var buf [4][]byte
+	var buf [16][]byte
 	reps, err := splitRep(b, name, 1, &m, buf[:0])
 	if err != nil {
 		return nil, nil, err

@@ -58,6 +58,8 @@ type decoder struct {
 	definition, defName, choiceName string
 
 	// lastLocModule is the module reference of the last location decoded.
+	rawModule rawModule // of the module being decoded
+
 	lastLocModule struct {
 		raw    []byte
 		pkg    lf.PackageID
@@ -387,14 +389,17 @@ type rawModule struct {
 
 func (d *decoder) decodeModule(b []byte) (*lf.Module, error) {
 	d.module = nil
-	var (
-		r   rawModule
-		err error
-		n   [9]int
-	)
+	// The lists of the previous module are reused: they are needed only
+	// while the module is decoded.
+	var n [9]int
 	countFields(b, n[:])
-	r.synonyms, r.dataTypes, r.values = make([][]byte, 0, n[3]), make([][]byte, 0, n[4]), make([][]byte, 0, n[5])
-	r.templates, r.exceptions, r.interfaces = make([][]byte, 0, n[6]), make([][]byte, 0, n[7]), make([][]byte, 0, n[8])
+	r := &d.rawModule
+	*r = rawModule{
+		synonyms: slices.Grow(r.synonyms[:0], n[3]), dataTypes: slices.Grow(r.dataTypes[:0], n[4]),
+		values: slices.Grow(r.values[:0], n[5]), templates: slices.Grow(r.templates[:0], n[6]),
+		exceptions: slices.Grow(r.exceptions[:0], n[7]), interfaces: slices.Grow(r.interfaces[:0], n[8]),
+	}
+	var err error
 	for len(b) > 0 {
 		var f field
 		if f, b, err = nextField(b); err != nil {
