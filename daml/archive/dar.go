@@ -3,11 +3,16 @@ package archive
 import (
 	"archive/zip"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ledger-cli/ledger/daml/lf"
 )
@@ -72,6 +77,14 @@ func DecodeDar(dar []byte, opts Options) (*Dar, error) {
 }
 
 func decodeDar(dar []byte, opts Options) (*Dar, error) {
+	return decodeDarWorkers(dar, opts, runtime.GOMAXPROCS(0))
+}
+
+// decodeDarWorkers decodes a DAR with up to workers dalfs decoded at once.
+// The outcome does not depend on workers: the packages are in manifest
+// order and the error is that of the first dalf in manifest order that
+// fails, as when they are decoded one after the other.
+func decodeDarWorkers(dar []byte, opts Options, workers int) (*Dar, error) {
 	zr, err := zip.NewReader(bytes.NewReader(dar), int64(len(dar)))
 	if err != nil {
 		return nil, fmt.Errorf("DAR is not a zip file: %w", err)
@@ -96,26 +109,51 @@ func decodeDar(dar []byte, opts Options) (*Dar, error) {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxDalfSize
 	}
-	d := &Dar{Manifest: m}
-	seen := make(map[lf.PackageID]bool, len(m.Dalfs))
-	// One buffer serves every dalf in turn: a decoded package holds no
-	// reference to the bytes it was decoded from.
-	var buf []byte
-	for _, name := range m.Dalfs {
+	packages := make([]*lf.Package, len(m.Dalfs))
+	errs := make([]error, len(m.Dalfs))
+	// decode decodes dalf i into packages[i] or errs[i], reading it into
+	// buf when buf is large enough, and returns the buffer it used and
+	// whether it failed. A decoded package holds no reference to the bytes
+	// it was decoded from, so one buffer serves every dalf a goroutine
+	// decodes.
+	decode := func(i int, buf []byte) ([]byte, bool) {
+		name := m.Dalfs[i]
 		f, ok := files[name]
 		if !ok {
-			return nil, fmt.Errorf("manifest names dalf %q, which the DAR does not contain", name)
+			errs[i] = fmt.Errorf("manifest names dalf %q, which the DAR does not contain", name)
+			return buf, true
 		}
 		b, err := readZipFile(f, maxSize, buf)
 		if err != nil {
-			return nil, fmt.Errorf("dalf %q: %w", name, err)
+			errs[i] = fmt.Errorf("dalf %q: %w", name, err)
+			return buf, true
 		}
-		buf = b
-		p, err := decodeArchive(b, opts)
-		if err != nil {
-			return nil, fmt.Errorf("dalf %q: %w", name, err)
+		if packages[i], err = decodeArchive(b, opts); err != nil {
+			errs[i] = fmt.Errorf("dalf %q: %w", name, err)
+			return b, true
 		}
-		if name == m.MainDalf {
+		return b, false
+	}
+	if workers = min(workers, len(m.Dalfs)); workers <= 1 {
+		var buf []byte
+		for i := range m.Dalfs {
+			var failed bool
+			if buf, failed = decode(i, buf); failed {
+				return nil, errs[i]
+			}
+		}
+	} else {
+		decodeParallel(m.Dalfs, files, workers, decode)
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	d := &Dar{Manifest: m}
+	seen := make(map[lf.PackageID]bool, len(m.Dalfs))
+	for i, p := range packages {
+		if m.Dalfs[i] == m.MainDalf {
 			d.Main = p.ID
 		}
 		if !seen[p.ID] {
@@ -124,6 +162,57 @@ func decodeDar(dar []byte, opts Options) (*Dar, error) {
 		}
 	}
 	return d, nil
+}
+
+// decodeParallel calls decode for each dalf on workers goroutines, the
+// largest dalfs first so that the last to finish are small. Once a dalf
+// has failed, those after it in manifest order are skipped: the first
+// failure in manifest order is the one reported.
+func decodeParallel(dalfs []string, files map[string]*zip.File, workers int, decode func(i int, buf []byte) ([]byte, bool)) {
+	order := make([]int, len(dalfs))
+	size := make([]uint64, len(dalfs))
+	for i, name := range dalfs {
+		order[i] = i
+		if f, ok := files[name]; ok {
+			size[i] = f.UncompressedSize64
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(size[b], size[a]) })
+	var (
+		next      atomic.Int64
+		firstFail atomic.Int64 // the lowest index of a failed dalf, or len(dalfs)
+		wg        sync.WaitGroup
+	)
+	firstFail.Store(int64(len(dalfs)))
+	for range workers {
+		wg.Go(func() {
+			var buf []byte
+			for {
+				j := int(next.Add(1) - 1)
+				if j >= len(order) {
+					return
+				}
+				i := order[j]
+				if int64(i) > firstFail.Load() {
+					continue
+				}
+				var failed bool
+				if buf, failed = decode(i, buf); failed {
+					lower(&firstFail, int64(i))
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// lower sets a to v if v is lower.
+func lower(a *atomic.Int64, v int64) {
+	for old := a.Load(); v < old; old = a.Load() {
+		if a.CompareAndSwap(old, v) {
+			return
+		}
+	}
 }
 
 // readZipFile reads a zip entry of at most max bytes uncompressed, into buf
