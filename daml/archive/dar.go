@@ -112,11 +112,11 @@ func decodeDarWorkers(dar []byte, opts Options, workers int) (*Dar, error) {
 	packages := make([]*lf.Package, len(m.Dalfs))
 	errs := make([]error, len(m.Dalfs))
 	// decode decodes dalf i into packages[i] or errs[i], reading it into
-	// buf when buf is large enough, and returns the buffer it used and
-	// whether it failed. A decoded package holds no reference to the bytes
-	// it was decoded from, so one buffer serves every dalf a goroutine
-	// decodes.
-	decode := func(i int, buf []byte) ([]byte, bool) {
+	// buf when buf is large enough and using sc's tables, and returns the
+	// buffer it used and whether it failed. A decoded package holds no
+	// reference to the bytes it was decoded from nor to the tables, so one
+	// buffer and one scratch serve every dalf a goroutine decodes.
+	decode := func(i int, buf []byte, sc *scratch) ([]byte, bool) {
 		name := m.Dalfs[i]
 		f, ok := files[name]
 		if !ok {
@@ -128,17 +128,20 @@ func decodeDarWorkers(dar []byte, opts Options, workers int) (*Dar, error) {
 			errs[i] = fmt.Errorf("dalf %q: %w", name, err)
 			return buf, true
 		}
-		if packages[i], err = decodeArchive(b, opts); err != nil {
+		if packages[i], err = decodeArchive(b, opts, sc); err != nil {
 			errs[i] = fmt.Errorf("dalf %q: %w", name, err)
 			return b, true
 		}
 		return b, false
 	}
 	if workers = min(workers, len(m.Dalfs)); workers <= 1 {
-		var buf []byte
+		var (
+			buf []byte
+			sc  scratch
+		)
 		for i := range m.Dalfs {
 			var failed bool
-			if buf, failed = decode(i, buf); failed {
+			if buf, failed = decode(i, buf, &sc); failed {
 				return nil, errs[i]
 			}
 		}
@@ -168,7 +171,7 @@ func decodeDarWorkers(dar []byte, opts Options, workers int) (*Dar, error) {
 // largest dalfs first so that the last to finish are small. Once a dalf
 // has failed, those after it in manifest order are skipped: the first
 // failure in manifest order is the one reported.
-func decodeParallel(dalfs []string, files map[string]*zip.File, workers int, decode func(i int, buf []byte) ([]byte, bool)) {
+func decodeParallel(dalfs []string, files map[string]*zip.File, workers int, decode func(i int, buf []byte, sc *scratch) ([]byte, bool)) {
 	order := make([]int, len(dalfs))
 	size := make([]uint64, len(dalfs))
 	for i, name := range dalfs {
@@ -186,7 +189,10 @@ func decodeParallel(dalfs []string, files map[string]*zip.File, workers int, dec
 	firstFail.Store(int64(len(dalfs)))
 	for range workers {
 		wg.Go(func() {
-			var buf []byte
+			var (
+				buf []byte
+				sc  scratch
+			)
 			for {
 				j := int(next.Add(1) - 1)
 				if j >= len(order) {
@@ -197,7 +203,7 @@ func decodeParallel(dalfs []string, files map[string]*zip.File, workers int, dec
 					continue
 				}
 				var failed bool
-				if buf, failed = decode(i, buf); failed {
+				if buf, failed = decode(i, buf, &sc); failed {
 					lower(&firstFail, int64(i))
 				}
 			}

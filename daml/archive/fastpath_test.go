@@ -3,7 +3,10 @@ package archive
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -291,4 +294,44 @@ func FuzzWireFastPaths(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(checkWireAgrees)
+}
+
+// TestScratchReuse decodes every test vector and every dalf of the Ping DAR
+// (LF 2.2, interned expressions) with fresh tables and with tables left
+// over from decoding all the others, failures included: the same package
+// or the same error.
+func TestScratchReuse(t *testing.T) {
+	var dalfs [][]byte
+	files, _ := filepath.Glob("testdata/dalfs/*.dalf")
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dalfs = append(dalfs, b)
+	}
+	dar, err := os.ReadFile("testdata/canton-builtin-admin-workflow-ping.dar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range zipEntries(t, dar) {
+		if strings.HasSuffix(name, ".dalf") {
+			dalfs = append(dalfs, b)
+		}
+	}
+	var used scratch
+	for _, opts := range []Options{{}, {AllowDev: true}} {
+		for range 2 { // the second round after every dalf has used the tables
+			for _, b := range dalfs {
+				want, wantErr := decodeArchive(b, opts, new(scratch))
+				got, gotErr := decodeArchive(b, opts, &used)
+				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+					t.Fatalf("reused tables: error %v, fresh tables %v", gotErr, wantErr)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("reused tables: package %s differs from the one decoded with fresh tables", want.ID)
+				}
+			}
+		}
+	}
 }

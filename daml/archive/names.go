@@ -3,6 +3,7 @@ package archive
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/ledger-cli/ledger/daml/lf"
 )
@@ -85,7 +86,8 @@ func (d *decoder) dotted(i int32) (lf.DottedName, error) {
 // decodeDottedNames decodes the InternedDottedName table: each entry a
 // list of interned identifiers.
 func (d *decoder) decodeDottedNames(entries [][]byte) error {
-	d.dottedNames = make([]lf.DottedName, len(entries))
+	d.dottedNames = slices.Grow(d.sc.dotted[:0], len(entries))[:len(entries)]
+	d.sc.dotted = d.dottedNames
 	var segs []int32
 	for i, b := range entries {
 		segs = segs[:0]

@@ -58,7 +58,7 @@ type decoder struct {
 	definition, defName, choiceName string
 
 	// lastLocModule is the module reference of the last location decoded.
-	rawModule rawModule // of the module being decoded
+	sc *scratch // the tables above and the split messages are in it
 
 	lastLocModule struct {
 		raw    []byte
@@ -114,23 +114,26 @@ type rawPackage struct {
 	hasImports                                         bool
 }
 
-func splitPackage(b []byte) (*rawPackage, error) {
+// splitPackage splits b into p, reusing p's lists.
+func splitPackage(b []byte, p *rawPackage) error {
 	var (
-		p   rawPackage
 		err error
 		n   [8]int
 	)
 	countFields(b, n[:])
-	p.modules, p.strings, p.dottedNames = make([][]byte, 0, n[1]), make([][]byte, 0, n[2]), make([][]byte, 0, n[3])
-	p.types, p.kinds, p.exprs = make([][]byte, 0, n[5]), make([][]byte, 0, n[6]), make([][]byte, 0, n[7])
+	*p = rawPackage{
+		modules: slices.Grow(p.modules[:0], n[1]), strings: slices.Grow(p.strings[:0], n[2]),
+		dottedNames: slices.Grow(p.dottedNames[:0], n[3]), types: slices.Grow(p.types[:0], n[5]),
+		kinds: slices.Grow(p.kinds[:0], n[6]), exprs: slices.Grow(p.exprs[:0], n[7]),
+	}
 	for len(b) > 0 {
 		var f field
 		if f, b, err = nextField(b); err != nil {
-			return nil, err
+			return err
 		}
 		var m []byte
 		if m, err = f.bytes(); err != nil {
-			return nil, err
+			return err
 		}
 		switch f.num {
 		case 1:
@@ -149,26 +152,56 @@ func splitPackage(b []byte) (*rawPackage, error) {
 			p.exprs = append(p.exprs, m)
 		case 8:
 			if p.noImportsReason, err = f.str(); err != nil {
-				return nil, err
+				return err
 			}
 			p.hasNoImportsReason, p.hasImports = true, false
 		case 9:
 			p.imports, p.hasImports = m, true
 			p.hasNoImportsReason = false
 		default:
-			return nil, unknownField("Package", f)
+			return unknownField("Package", f)
 		}
 	}
-	return &p, nil
+	return nil
 }
 
-func decodePackage(id lf.PackageID, v lf.LanguageVersion, b []byte, opts Options) (*lf.Package, error) {
-	raw, err := splitPackage(b)
-	if err != nil {
+// scratch holds what a decoder needs only while it decodes a package: the
+// split Package message and the interning tables (the strings, names and
+// types in them belong to the package; the tables do not). DecodeDar hands
+// one to each goroutine for all the dalfs it decodes, so that the tables
+// are allocated once per DAR rather than once per package.
+type scratch struct {
+	raw       rawPackage
+	module    rawModule
+	strings   []string
+	nameOK    []uint8
+	vars      []*lf.EVar
+	deps      []bool
+	dotted    []lf.DottedName
+	kinds     []lf.Kind
+	types     []lf.Type
+	exprCache []lf.Expr
+	exprGen   []uint32
+}
+
+// zeroed returns s resized to n zero elements, in s's array when it is
+// large enough.
+func zeroed[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+func decodePackage(id lf.PackageID, v lf.LanguageVersion, b []byte, opts Options, sc *scratch) (*lf.Package, error) {
+	raw := &sc.raw
+	if err := splitPackage(b, raw); err != nil {
 		return nil, err
 	}
 	// Real packages decode to at most 0.1 expressions per byte.
-	d := &decoder{pkgID: id, version: v, maxDepth: opts.MaxDepth, size: len(b), exprBudget: 4*len(b) + 1<<16}
+	d := &decoder{pkgID: id, version: v, maxDepth: opts.MaxDepth, size: len(b), exprBudget: 4*len(b) + 1<<16, sc: sc}
 	if d.maxDepth <= 0 {
 		d.maxDepth = DefaultMaxDepth
 	}
@@ -188,14 +221,15 @@ func decodePackage(id lf.PackageID, v lf.LanguageVersion, b []byte, opts Options
 	for _, s := range raw.strings {
 		all.Write(s)
 	}
-	d.strings = make([]string, len(raw.strings))
+	d.strings = slices.Grow(sc.strings[:0], len(raw.strings))[:len(raw.strings)]
 	for i, off := 0, 0; i < len(raw.strings); i++ {
 		d.strings[i] = all.String()[off : off+len(raw.strings[i])]
 		off += len(raw.strings[i])
 	}
-	d.nameOK = make([]uint8, len(d.strings))
-	d.vars = make([]*lf.EVar, len(d.strings))
-	d.depsByString = make([]bool, len(d.strings))
+	d.nameOK = zeroed(sc.nameOK, len(d.strings))
+	d.vars = zeroed(sc.vars, len(d.strings))
+	d.depsByString = zeroed(sc.deps, len(d.strings))
+	sc.strings, sc.nameOK, sc.vars, sc.deps = d.strings, d.nameOK, d.vars, d.depsByString
 	if err := d.decodeDottedNames(raw.dottedNames); err != nil {
 		return nil, err
 	}
@@ -219,8 +253,9 @@ func decodePackage(id lf.PackageID, v lf.LanguageVersion, b []byte, opts Options
 		return nil, fmt.Errorf("interned expressions are not supported by Daml-LF %s", v)
 	}
 	d.exprs = raw.exprs
-	d.exprCache = make([]lf.Expr, len(raw.exprs))
-	d.exprGen = make([]uint32, len(raw.exprs))
+	d.exprCache = zeroed(sc.exprCache, len(raw.exprs))
+	d.exprGen = zeroed(sc.exprGen, len(raw.exprs))
+	sc.exprCache, sc.exprGen = d.exprCache, d.exprGen
 	d.exprLimit = len(raw.exprs)
 
 	p.Modules = make([]*lf.Module, len(raw.modules))
@@ -393,7 +428,7 @@ func (d *decoder) decodeModule(b []byte) (*lf.Module, error) {
 	// while the module is decoded.
 	var n [9]int
 	countFields(b, n[:])
-	r := &d.rawModule
+	r := &d.sc.module
 	*r = rawModule{
 		synonyms: slices.Grow(r.synonyms[:0], n[3]), dataTypes: slices.Grow(r.dataTypes[:0], n[4]),
 		values: slices.Grow(r.values[:0], n[5]), templates: slices.Grow(r.templates[:0], n[6]),

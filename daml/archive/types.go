@@ -2,6 +2,7 @@ package archive
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ledger-cli/ledger/daml/lf"
 )
@@ -14,7 +15,7 @@ func (d *decoder) decodeKindTable(entries [][]byte) error {
 	if len(entries) > 0 && !d.version.AtLeast(2, 2) {
 		return fmt.Errorf("interned kinds are not supported by Daml-LF %s", d.version)
 	}
-	d.kinds = make([]lf.Kind, 0, len(entries))
+	d.kinds = slices.Grow(d.sc.kinds[:0], len(entries))
 	for i, b := range entries {
 		k, err := d.kind(b, true)
 		if err != nil {
@@ -22,6 +23,7 @@ func (d *decoder) decodeKindTable(entries [][]byte) error {
 		}
 		d.kinds = append(d.kinds, k)
 	}
+	d.sc.kinds = d.kinds
 	return nil
 }
 
@@ -145,7 +147,7 @@ func (d *decoder) checkArity(what string, n int) error {
 // parts may refer to entries before it; the entry itself may not be a
 // reference.
 func (d *decoder) decodeTypeTable(entries [][]byte) error {
-	d.types = make([]lf.Type, 0, len(entries))
+	d.types = slices.Grow(d.sc.types[:0], len(entries))
 	for i, b := range entries {
 		t, err := d.typeEntry(b, true)
 		if err != nil {
@@ -153,6 +155,7 @@ func (d *decoder) decodeTypeTable(entries [][]byte) error {
 		}
 		d.types = append(d.types, t)
 	}
+	d.sc.types = d.types
 	return nil
 }
 
