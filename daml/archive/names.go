@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"github.com/ledger-cli/ledger/daml/lf"
 )
 
@@ -335,6 +337,11 @@ func (d *decoder) locationValue(b []byte) (loc lf.Location, ok bool, err error) 
 	}
 	var pos [4]int32
 	for len(rng) > 0 {
+		if num, typ, v, n := fieldHeader(rng); n > 0 && typ == protowire.VarintType && num <= 4 {
+			pos[num-1] = int32(v)
+			rng = rng[n:]
+			continue
+		}
 		var (
 			f    field
 			rest []byte

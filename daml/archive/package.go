@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"github.com/ledger-cli/ledger/daml/lf"
 )
 
@@ -128,7 +130,10 @@ func splitPackage(b []byte, p *rawPackage) error {
 	}
 	for len(b) > 0 {
 		var f field
-		if f, b, err = nextField(b); err != nil {
+		if num, typ, v, n := fieldHeader(b); n > 0 && typ == protowire.BytesType && uint64(len(b)-n) >= v {
+			end := n + int(v)
+			f, b = field{num: num, typ: typ, b: b[n:end]}, b[end:]
+		} else if f, b, err = nextField(b); err != nil {
 			return err
 		}
 		var m []byte
