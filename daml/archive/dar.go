@@ -135,13 +135,11 @@ func decodeDarWorkers(dar []byte, opts Options, workers int) (*Dar, error) {
 		return b, false
 	}
 	if workers = min(workers, len(m.Dalfs)); workers <= 1 {
-		var (
-			buf []byte
-			sc  scratch
-		)
+		st := getState()
+		defer putState(st)
 		for i := range m.Dalfs {
 			var failed bool
-			if buf, failed = decode(i, buf, &sc); failed {
+			if st.buf, failed = decode(i, st.buf, &st.sc); failed {
 				return nil, errs[i]
 			}
 		}
@@ -189,10 +187,8 @@ func decodeParallel(dalfs []string, files map[string]*zip.File, workers int, dec
 	firstFail.Store(int64(len(dalfs)))
 	for range workers {
 		wg.Go(func() {
-			var (
-				buf []byte
-				sc  scratch
-			)
+			st := getState()
+			defer putState(st)
 			for {
 				j := int(next.Add(1) - 1)
 				if j >= len(order) {
@@ -203,13 +199,39 @@ func decodeParallel(dalfs []string, files map[string]*zip.File, workers int, dec
 					continue
 				}
 				var failed bool
-				if buf, failed = decode(i, buf, &sc); failed {
+				if st.buf, failed = decode(i, st.buf, &st.sc); failed {
 					lower(&firstFail, int64(i))
 				}
 			}
 		})
 	}
 	wg.Wait()
+}
+
+// decodeState is what a goroutine of DecodeDar reuses from dalf to dalf:
+// the buffer a dalf is read into and the decoding tables. Between calls
+// they wait in statePool, emptied of references to decoded packages, so
+// that DARs decoded one after another (an upload of several) do not
+// allocate them again; the pool lets the garbage collector have them when
+// they go unused.
+type decodeState struct {
+	buf []byte
+	sc  scratch
+}
+
+var statePool = sync.Pool{New: func() any { return new(decodeState) }}
+
+// maxPooledBuffer bounds the buffer kept for the next DAR.
+const maxPooledBuffer = 16 << 20
+
+func getState() *decodeState { return statePool.Get().(*decodeState) }
+
+func putState(st *decodeState) {
+	if cap(st.buf) > maxPooledBuffer {
+		st.buf = nil
+	}
+	st.sc.release()
+	statePool.Put(st)
 }
 
 // lower sets a to v if v is lower.

@@ -335,3 +335,48 @@ func TestScratchReuse(t *testing.T) {
 		}
 	}
 }
+
+// TestScratchRelease checks that tables waiting for the next DAR hold no
+// reference to the packages decoded with them.
+func TestScratchRelease(t *testing.T) {
+	dar, err := os.ReadFile("testdata/canton-builtin-admin-workflow-ping.dar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc scratch
+	for name, b := range zipEntries(t, dar) {
+		if strings.HasSuffix(name, ".dalf") {
+			if _, err := decodeArchive(b, Options{}, &sc); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	sc.release()
+	var check func(path string, v reflect.Value)
+	check = func(path string, v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Struct:
+			for i := range v.NumField() {
+				check(path+"."+v.Type().Field(i).Name, v.Field(i))
+			}
+		case reflect.Slice:
+			switch {
+			case strings.HasSuffix(path, ".nameOK"), strings.HasSuffix(path, ".deps"), strings.HasSuffix(path, ".exprGen"):
+				return // flags, not references; zeroed when next used
+			case v.Type().Elem().Kind() == reflect.Uint8:
+				if !v.IsNil() {
+					t.Errorf("scratch%s still refers to %d bytes", path, v.Len())
+				}
+				return
+			}
+			all := v.Slice(0, v.Cap())
+			for i := range all.Len() {
+				if !all.Index(i).IsZero() {
+					t.Errorf("scratch%s[%d] still holds %v", path, i, all.Index(i))
+					return
+				}
+			}
+		}
+	}
+	check("", reflect.ValueOf(sc))
+}

@@ -189,6 +189,31 @@ type scratch struct {
 	exprGen   []uint32
 }
 
+// release drops every reference the tables hold to the last package
+// decoded (and to the dalf it was decoded from), keeping their arrays.
+func (sc *scratch) release() {
+	clearAll := func(s [][]byte) { clear(s[:cap(s)]) }
+	clearAll(sc.raw.modules)
+	clearAll(sc.raw.strings)
+	clearAll(sc.raw.dottedNames)
+	clearAll(sc.raw.types)
+	clearAll(sc.raw.kinds)
+	clearAll(sc.raw.exprs)
+	sc.raw = rawPackage{modules: sc.raw.modules[:0], strings: sc.raw.strings[:0], dottedNames: sc.raw.dottedNames[:0],
+		types: sc.raw.types[:0], kinds: sc.raw.kinds[:0], exprs: sc.raw.exprs[:0]}
+	m := &sc.module
+	for _, s := range [][][]byte{m.synonyms, m.dataTypes, m.values, m.templates, m.exceptions, m.interfaces} {
+		clearAll(s)
+	}
+	m.flags = nil
+	clear(sc.strings[:cap(sc.strings)])
+	clear(sc.vars[:cap(sc.vars)])
+	clear(sc.dotted[:cap(sc.dotted)])
+	clear(sc.kinds[:cap(sc.kinds)])
+	clear(sc.types[:cap(sc.types)])
+	clear(sc.exprCache[:cap(sc.exprCache)])
+}
+
 // zeroed returns s resized to n zero elements, in s's array when it is
 // large enough.
 func zeroed[T any](s []T, n int) []T {
