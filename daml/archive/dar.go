@@ -168,7 +168,9 @@ func decodeDarWorkers(dar []byte, opts Options, workers int) (*Dar, error) {
 // decodeParallel calls decode for each dalf on workers goroutines, the
 // largest dalfs first so that the last to finish are small. Once a dalf
 // has failed, those after it in manifest order are skipped: the first
-// failure in manifest order is the one reported.
+// failure in manifest order is the one reported. A panic in decode is
+// raised again in the caller's goroutine, where it would have happened
+// without the workers (and where a server's handler can recover it).
 func decodeParallel(dalfs []string, files map[string]*zip.File, workers int, decode func(i int, buf []byte, sc *scratch) ([]byte, bool)) {
 	order := make([]int, len(dalfs))
 	size := make([]uint64, len(dalfs))
@@ -183,10 +185,17 @@ func decodeParallel(dalfs []string, files map[string]*zip.File, workers int, dec
 		next      atomic.Int64
 		firstFail atomic.Int64 // the lowest index of a failed dalf, or len(dalfs)
 		wg        sync.WaitGroup
+		panicked  atomic.Pointer[any]
 	)
 	firstFail.Store(int64(len(dalfs)))
 	for range workers {
 		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					panicked.CompareAndSwap(nil, &r)
+					firstFail.Store(-1) // stop the others
+				}
+			}()
 			st := getState()
 			defer putState(st)
 			for {
@@ -206,6 +215,9 @@ func decodeParallel(dalfs []string, files map[string]*zip.File, workers int, dec
 		})
 	}
 	wg.Wait()
+	if r := panicked.Load(); r != nil {
+		panic(*r)
+	}
 }
 
 // decodeState is what a goroutine of DecodeDar reuses from dalf to dalf:

@@ -297,3 +297,21 @@ func TestDecodeDarWorkersFirstError(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeParallelPanics checks that a panic while decoding a dalf on a
+// worker is raised again in the caller's goroutine.
+func TestDecodeParallelPanics(t *testing.T) {
+	dalfs := []string{"a", "b", "c", "d", "e"}
+	defer func() {
+		if r := recover(); r != "dalf 2" {
+			t.Fatalf("recovered %v, want the panic of dalf 2", r)
+		}
+	}()
+	decodeParallel(dalfs, nil, 3, func(i int, buf []byte, sc *scratch) ([]byte, bool) {
+		if i == 2 {
+			panic("dalf 2")
+		}
+		return buf, false
+	})
+	t.Fatal("decodeParallel returned")
+}
