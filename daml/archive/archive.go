@@ -50,14 +50,14 @@ var (
 // of the payload, and must equal the archive's hash field. The package
 // holds no reference to dalf, which the caller may reuse.
 func DecodeArchive(dalf []byte, opts Options) (*lf.Package, error) {
-	p, err := decodeArchive(dalf, opts)
+	p, err := decodeArchive(dalf, opts, new(scratch))
 	if err != nil {
 		return nil, fmt.Errorf("archive: %w", err)
 	}
 	return p, nil
 }
 
-func decodeArchive(b []byte, opts Options) (*lf.Package, error) {
+func decodeArchive(b []byte, opts Options, sc *scratch) (*lf.Package, error) {
 	var (
 		hashFunction int32
 		payload      []byte
@@ -91,7 +91,7 @@ func decodeArchive(b []byte, opts Options) (*lf.Package, error) {
 	if hash != id {
 		return nil, in("Archive", fmt.Errorf("%w: hash field is %q, SHA-256 of the payload is %s", ErrHashMismatch, hash, id))
 	}
-	p, err := decodePayload(lf.PackageID(id), payload, opts)
+	p, err := decodePayload(lf.PackageID(id), payload, opts, sc)
 	if err != nil {
 		return nil, in("ArchivePayload", err)
 	}
@@ -100,7 +100,7 @@ func decodeArchive(b []byte, opts Options) (*lf.Package, error) {
 
 // decodePayload decodes an ArchivePayload: the minor version, the patch
 // version and the LF 1 or LF 2 package bytes.
-func decodePayload(id lf.PackageID, b []byte, opts Options) (*lf.Package, error) {
+func decodePayload(id lf.PackageID, b []byte, opts Options, sc *scratch) (*lf.Package, error) {
 	var (
 		minor string
 		patch int32
@@ -144,7 +144,7 @@ func decodePayload(id lf.PackageID, b []byte, opts Options) (*lf.Package, error)
 	if patch != 0 {
 		return nil, fmt.Errorf("unknown patch version %d of Daml-LF %s", patch, v)
 	}
-	p, err := decodePackage(id, v, lf2, opts)
+	p, err := decodePackage(id, v, lf2, opts, sc)
 	if err != nil {
 		return nil, fmt.Errorf("package: %w", err)
 	}

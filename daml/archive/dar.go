@@ -3,11 +3,16 @@ package archive
 import (
 	"archive/zip"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ledger-cli/ledger/daml/lf"
 )
@@ -72,6 +77,14 @@ func DecodeDar(dar []byte, opts Options) (*Dar, error) {
 }
 
 func decodeDar(dar []byte, opts Options) (*Dar, error) {
+	return decodeDarWorkers(dar, opts, runtime.GOMAXPROCS(0))
+}
+
+// decodeDarWorkers decodes a DAR with up to workers dalfs decoded at once.
+// The outcome does not depend on workers: the packages are in manifest
+// order and the error is that of the first dalf in manifest order that
+// fails, as when they are decoded one after the other.
+func decodeDarWorkers(dar []byte, opts Options, workers int) (*Dar, error) {
 	zr, err := zip.NewReader(bytes.NewReader(dar), int64(len(dar)))
 	if err != nil {
 		return nil, fmt.Errorf("DAR is not a zip file: %w", err)
@@ -96,26 +109,52 @@ func decodeDar(dar []byte, opts Options) (*Dar, error) {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxDalfSize
 	}
-	d := &Dar{Manifest: m}
-	seen := make(map[lf.PackageID]bool, len(m.Dalfs))
-	// One buffer serves every dalf in turn: a decoded package holds no
-	// reference to the bytes it was decoded from.
-	var buf []byte
-	for _, name := range m.Dalfs {
+	packages := make([]*lf.Package, len(m.Dalfs))
+	errs := make([]error, len(m.Dalfs))
+	// decode decodes dalf i into packages[i] or errs[i], reading it into
+	// buf when buf is large enough and using sc's tables, and returns the
+	// buffer it used and whether it failed. A decoded package holds no
+	// reference to the bytes it was decoded from nor to the tables, so one
+	// buffer and one scratch serve every dalf a goroutine decodes.
+	decode := func(i int, buf []byte, sc *scratch) ([]byte, bool) {
+		name := m.Dalfs[i]
 		f, ok := files[name]
 		if !ok {
-			return nil, fmt.Errorf("manifest names dalf %q, which the DAR does not contain", name)
+			errs[i] = fmt.Errorf("manifest names dalf %q, which the DAR does not contain", name)
+			return buf, true
 		}
 		b, err := readZipFile(f, maxSize, buf)
 		if err != nil {
-			return nil, fmt.Errorf("dalf %q: %w", name, err)
+			errs[i] = fmt.Errorf("dalf %q: %w", name, err)
+			return buf, true
 		}
-		buf = b
-		p, err := decodeArchive(b, opts)
-		if err != nil {
-			return nil, fmt.Errorf("dalf %q: %w", name, err)
+		if packages[i], err = decodeArchive(b, opts, sc); err != nil {
+			errs[i] = fmt.Errorf("dalf %q: %w", name, err)
+			return b, true
 		}
-		if name == m.MainDalf {
+		return b, false
+	}
+	if workers = min(workers, len(m.Dalfs)); workers <= 1 {
+		st := getState()
+		defer putState(st)
+		for i := range m.Dalfs {
+			var failed bool
+			if st.buf, failed = decode(i, st.buf, &st.sc); failed {
+				return nil, errs[i]
+			}
+		}
+	} else {
+		decodeParallel(m.Dalfs, files, workers, decode)
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	d := &Dar{Manifest: m}
+	seen := make(map[lf.PackageID]bool, len(m.Dalfs))
+	for i, p := range packages {
+		if m.Dalfs[i] == m.MainDalf {
 			d.Main = p.ID
 		}
 		if !seen[p.ID] {
@@ -124,6 +163,96 @@ func decodeDar(dar []byte, opts Options) (*Dar, error) {
 		}
 	}
 	return d, nil
+}
+
+// decodeParallel calls decode for each dalf on workers goroutines, the
+// largest dalfs first so that the last to finish are small. Once a dalf
+// has failed, those after it in manifest order are skipped: the first
+// failure in manifest order is the one reported. A panic in decode is
+// raised again in the caller's goroutine, where it would have happened
+// without the workers (and where a server's handler can recover it).
+func decodeParallel(dalfs []string, files map[string]*zip.File, workers int, decode func(i int, buf []byte, sc *scratch) ([]byte, bool)) {
+	order := make([]int, len(dalfs))
+	size := make([]uint64, len(dalfs))
+	for i, name := range dalfs {
+		order[i] = i
+		if f, ok := files[name]; ok {
+			size[i] = f.UncompressedSize64
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(size[b], size[a]) })
+	var (
+		next      atomic.Int64
+		firstFail atomic.Int64 // the lowest index of a failed dalf, or len(dalfs)
+		wg        sync.WaitGroup
+		panicked  atomic.Pointer[any]
+	)
+	firstFail.Store(int64(len(dalfs)))
+	for range workers {
+		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					panicked.CompareAndSwap(nil, &r)
+					firstFail.Store(-1) // stop the others
+				}
+			}()
+			st := getState()
+			defer putState(st)
+			for {
+				j := int(next.Add(1) - 1)
+				if j >= len(order) {
+					return
+				}
+				i := order[j]
+				if int64(i) > firstFail.Load() {
+					continue
+				}
+				var failed bool
+				if st.buf, failed = decode(i, st.buf, &st.sc); failed {
+					lower(&firstFail, int64(i))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if r := panicked.Load(); r != nil {
+		panic(*r)
+	}
+}
+
+// decodeState is what a goroutine of DecodeDar reuses from dalf to dalf:
+// the buffer a dalf is read into and the decoding tables. Between calls
+// they wait in statePool, emptied of references to decoded packages, so
+// that DARs decoded one after another (an upload of several) do not
+// allocate them again; the pool lets the garbage collector have them when
+// they go unused.
+type decodeState struct {
+	buf []byte
+	sc  scratch
+}
+
+var statePool = sync.Pool{New: func() any { return new(decodeState) }}
+
+// maxPooledBuffer bounds the buffer kept for the next DAR.
+const maxPooledBuffer = 16 << 20
+
+func getState() *decodeState { return statePool.Get().(*decodeState) }
+
+func putState(st *decodeState) {
+	if cap(st.buf) > maxPooledBuffer {
+		st.buf = nil
+	}
+	st.sc.release()
+	statePool.Put(st)
+}
+
+// lower sets a to v if v is lower.
+func lower(a *atomic.Int64, v int64) {
+	for old := a.Load(); v < old; old = a.Load() {
+		if a.CompareAndSwap(old, v) {
+			return
+		}
+	}
 }
 
 // readZipFile reads a zip entry of at most max bytes uncompressed, into buf

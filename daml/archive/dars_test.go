@@ -6,9 +6,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime"
 	"strings"
@@ -21,10 +23,23 @@ import (
 // (../shared/dars from the module root), or skips the test.
 func sharedDars(t testing.TB) string {
 	t.Helper()
+	dir := sharedDarsIfPresent()
+	if dir == "" {
+		t.Skipf("real DARs not found at %s (the shared folder beside the repository); skipping", sharedDarsDir())
+	}
+	return dir
+}
+
+func sharedDarsDir() string {
 	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "dars")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "dars")
+}
+
+// sharedDarsIfPresent returns the folder of the real DARs, or "".
+func sharedDarsIfPresent() string {
+	dir := sharedDarsDir()
 	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("real DARs not found at %s (the shared folder beside the repository); skipping", dir)
+		return ""
 	}
 	return dir
 }
@@ -216,4 +231,87 @@ func TestDarErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", tt.name, err, tt.err)
 		}
 	}
+}
+
+// TestDecodeDarWorkersAgree decodes every DAR one dalf at a time and with
+// several goroutines: the same packages in the same order, or the same
+// error.
+func TestDecodeDarWorkersAgree(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.dar")
+	if dir := sharedDarsIfPresent(); dir != "" {
+		shared, _ := filepath.Glob(filepath.Join(dir, "*.dar"))
+		files = append(files, shared...)
+	}
+	for _, file := range files {
+		dar, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, opts := range []Options{{}, {AllowDev: true}} {
+			want, wantErr := decodeDarWorkers(dar, opts, 1)
+			for _, workers := range []int{2, 64} {
+				got, gotErr := decodeDarWorkers(dar, opts, workers)
+				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+					t.Fatalf("%s, %d workers: error %v, one at a time %v", file, workers, gotErr, wantErr)
+				}
+				if wantErr != nil {
+					continue
+				}
+				// Each package is decoded alone either way; what the
+				// goroutines could change is which, in what order.
+				if !reflect.DeepEqual(got.Manifest, want.Manifest) || got.Main != want.Main || len(got.Packages) != len(want.Packages) {
+					t.Fatalf("%s, %d workers: main %s, %d packages; one at a time %s, %d", file, workers, got.Main, len(got.Packages), want.Main, len(want.Packages))
+				}
+				for i, p := range got.Packages {
+					if q := want.Packages[i]; p.ID != q.ID || !reflect.DeepEqual(p.ModuleNames(), q.ModuleNames()) {
+						t.Fatalf("%s, %d workers: package %d is %s, one at a time %s", file, workers, i, p.ID, q.ID)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDecodeDarWorkersFirstError checks that with several goroutines the
+// error reported is still that of the first failing dalf in manifest order.
+func TestDecodeDarWorkersFirstError(t *testing.T) {
+	good := testPackage{values: []pb{value(0, exprTrue)}}.dalf()
+	big := testPackage{values: []pb{value(0, exprTrue), value(0, exprTrue)}}.dalf()
+	manifest := "Main-Dalf: a.dalf\nDalfs: a.dalf, b.dalf, c.dalf, d.dalf\nFormat: daml-lf\n"
+	tests := []struct {
+		name  string
+		files map[string][]byte
+		err   string
+	}{
+		{"broken, then missing", map[string][]byte{"a.dalf": good, "b.dalf": good[:10], "d.dalf": big}, `dalf "b.dalf": `},
+		{"missing, then broken", map[string][]byte{"a.dalf": good, "c.dalf": good[:10], "d.dalf": big}, `manifest names dalf "b.dalf"`},
+		{"two broken", map[string][]byte{"a.dalf": good, "b.dalf": good, "c.dalf": good[:12], "d.dalf": big[:10]}, `dalf "c.dalf": `},
+	}
+	for _, tt := range tests {
+		dar := buildDar(t, manifest, tt.files)
+		for _, workers := range []int{1, 2, 4} {
+			_, err := decodeDarWorkers(dar, Options{}, workers)
+			if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
+				t.Errorf("%s, %d workers: error %v, want one starting %q", tt.name, workers, err, tt.err)
+			}
+		}
+	}
+}
+
+// TestDecodeParallelPanics checks that a panic while decoding a dalf on a
+// worker is raised again in the caller's goroutine.
+func TestDecodeParallelPanics(t *testing.T) {
+	dalfs := []string{"a", "b", "c", "d", "e"}
+	defer func() {
+		if r := recover(); r != "dalf 2" {
+			t.Fatalf("recovered %v, want the panic of dalf 2", r)
+		}
+	}()
+	decodeParallel(dalfs, nil, 3, func(i int, buf []byte, sc *scratch) ([]byte, bool) {
+		if i == 2 {
+			panic("dalf 2")
+		}
+		return buf, false
+	})
+	t.Fatal("decodeParallel returned")
 }

@@ -263,7 +263,9 @@ func (d *decoder) value(b []byte) (*lf.Value, error) {
 	if t, ok := lf.LiteralType(v.Body); ok && !lf.HasSynonym(v.Type) && !lf.TypeEqual(t, v.Type) {
 		return nil, fmt.Errorf("declared type %s does not match its body, a literal of type %s", v.Type, t)
 	}
-	return &v, nil
+	p := d.slabs.values.one()
+	*p = v
+	return p, nil
 }
 
 func (d *decoder) exception(b []byte) (*lf.Exception, error) {

@@ -93,6 +93,27 @@ func (d *decoder) exprLevel(b []byte, tableEntry bool) (lf.Expr, error) {
 		hasSum bool
 	)
 	for len(b) > 0 {
+		// An Expr has few fields: look at each without building a field
+		// where it can. The sorts from field 16 on have two-byte tags.
+		num, typ, v, n := fieldHeader(b)
+		if n == 0 {
+			num, typ, v, n = fieldHeaderAny(b)
+		}
+		switch {
+		case n > 0 && typ == protowire.BytesType && uint64(len(b)-n) >= v:
+			end := n + int(v)
+			if num == 1 {
+				loc, hasLoc = b[n:end], true
+			} else {
+				sum, hasSum = field{num: num, typ: typ, b: b[n:end]}, true
+			}
+			b = b[end:]
+			continue
+		case n > 0 && typ == protowire.VarintType && num != 1:
+			sum, hasSum = field{num: num, typ: typ, u: v}, true
+			b = b[n:]
+			continue
+		}
 		f, rest, err := nextField(b)
 		if err != nil {
 			return nil, in("Expr", err)
@@ -445,7 +466,9 @@ func (d *decoder) exprStructCon(b []byte) (lf.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &lf.EStructCon{Fields: fields}, nil
+	s := d.slabs.structCons.one()
+	s.Fields = fields
+	return s, nil
 }
 
 // exprStructProj decodes Expr.StructProj.
@@ -489,7 +512,7 @@ func (d *decoder) exprStructUpd(b []byte) (lf.Expr, error) {
 // exprApp decodes Expr.App.
 func (d *decoder) exprApp(b []byte) (lf.Expr, error) {
 	var m msg
-	var buf [4][]byte
+	var buf [16][]byte
 	reps, err := splitRep(b, "Expr.App", 2, &m, buf[:0])
 	if err != nil {
 		return nil, err
@@ -515,7 +538,7 @@ func (d *decoder) exprApp(b []byte) (lf.Expr, error) {
 // exprTyApp decodes Expr.TyApp.
 func (d *decoder) exprTyApp(b []byte) (lf.Expr, error) {
 	var m msg
-	var buf [4][]byte
+	var buf [16][]byte
 	reps, err := splitRep(b, "Expr.TyApp", 2, &m, buf[:0])
 	if err != nil {
 		return nil, err
@@ -544,7 +567,7 @@ func (d *decoder) exprAbs(b []byte) (lf.Expr, error) {
 		m   msg
 		err error
 	)
-	var buf [4][]byte
+	var buf [16][]byte
 	reps, err := splitRep(b, "Expr.Abs", 1, &m, buf[:0])
 	if err != nil {
 		return nil, err
@@ -573,7 +596,7 @@ func (d *decoder) exprTyAbs(b []byte) (lf.Expr, error) {
 		m   msg
 		err error
 	)
-	var buf [4][]byte
+	var buf [16][]byte
 	reps, err := splitRep(b, "Expr.TyAbs", 1, &m, buf[:0])
 	if err != nil {
 		return nil, err
@@ -581,7 +604,7 @@ func (d *decoder) exprTyAbs(b []byte) (lf.Expr, error) {
 	if err := d.checkArity("type parameters", len(reps)); err != nil {
 		return nil, fmt.Errorf("Expr.TyAbs: %w", err)
 	}
-	params := make([]lf.TypeVar, len(reps))
+	params := d.slabs.typeVars.many(len(reps))
 	for i, p := range reps {
 		if params[i], err = d.typeVarWithKind(p); err != nil {
 			return nil, fmt.Errorf("Expr.TyAbs: parameter %d: %w", i, err)
@@ -591,7 +614,9 @@ func (d *decoder) exprTyAbs(b []byte) (lf.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &lf.ETyAbs{Params: params, Body: body}, nil
+	abs := d.slabs.tyAbss.one()
+	abs.Params, abs.Body = params, body
+	return abs, nil
 }
 
 // exprLet decodes Expr.Let.
@@ -603,7 +628,9 @@ func (d *decoder) exprLet(b []byte) (lf.Expr, error) {
 	if len(bindings) == 0 {
 		return nil, in("Expr.Let", errors.New("no bindings"))
 	}
-	return &lf.ELet{Bindings: bindings, Body: body}, nil
+	let := d.slabs.lets.one()
+	let.Bindings, let.Body = bindings, body
+	return let, nil
 }
 
 // exprNil decodes Expr.Nil.
@@ -921,12 +948,17 @@ func (d *decoder) binder(b []byte) (lf.Binder, error) {
 // block decodes a Block: bindings (field 1) and a body (field 2).
 func (d *decoder) block(b []byte, name string) ([]lf.Binding, lf.Expr, error) {
 	var m msg
-	var buf [4][]byte
+	var buf [16][]byte
 	reps, err := splitRep(b, name, 1, &m, buf[:0])
 	if err != nil {
 		return nil, nil, err
 	}
-	bindings := make([]lf.Binding, len(reps))
+	var bindings []lf.Binding
+	if len(reps) > 0 {
+		bindings = d.slabs.bindings.many(len(reps))
+	} else {
+		bindings = make([]lf.Binding, 0)
+	}
 	for i, raw := range reps {
 		var bm msg
 		if err := split(raw, "Binding", &bm); err != nil {
@@ -1093,13 +1125,20 @@ func (d *decoder) caseExpr(b []byte) (lf.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	alts := make([]lf.CaseAlt, len(reps))
+	var alts []lf.CaseAlt
+	if len(reps) > 0 {
+		alts = d.slabs.alts.many(len(reps))
+	} else {
+		alts = make([]lf.CaseAlt, 0)
+	}
 	for i, raw := range reps {
 		if alts[i], err = d.caseAlt(raw); err != nil {
 			return nil, err
 		}
 	}
-	return &lf.ECase{Scrut: scrut, Alts: alts}, nil
+	c := d.slabs.cases.one()
+	c.Scrut, c.Alts = scrut, alts
+	return c, nil
 }
 
 func (d *decoder) caseAlt(b []byte) (lf.CaseAlt, error) {

@@ -3,6 +3,9 @@ package archive
 import (
 	"bytes"
 	"fmt"
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/ledger-cli/ledger/daml/lf"
 )
@@ -85,7 +88,8 @@ func (d *decoder) dotted(i int32) (lf.DottedName, error) {
 // decodeDottedNames decodes the InternedDottedName table: each entry a
 // list of interned identifiers.
 func (d *decoder) decodeDottedNames(entries [][]byte) error {
-	d.dottedNames = make([]lf.DottedName, len(entries))
+	d.dottedNames = slices.Grow(d.sc.dotted[:0], len(entries))[:len(entries)]
+	d.sc.dotted = d.dottedNames
 	var segs []int32
 	for i, b := range entries {
 		segs = segs[:0]
@@ -105,7 +109,7 @@ func (d *decoder) decodeDottedNames(entries [][]byte) error {
 		if len(segs) == 0 {
 			return fmt.Errorf("interned dotted name %d has no segments", i)
 		}
-		name := make(lf.DottedName, len(segs))
+		name := lf.DottedName(d.slabs.segments.many(len(segs)))
 		for j, s := range segs {
 			seg, err := d.name(s)
 			if err != nil {
@@ -227,6 +231,14 @@ func (d *decoder) moduleRef(b []byte) (lf.PackageID, lf.ModuleName, error) {
 // qualifiedName decodes a TypeConId, TypeSynId or ValueId: a ModuleId
 // (field 1) and an interned dotted name (field 2).
 func (d *decoder) qualifiedName(b []byte) (lf.QualifiedName, error) {
+	if q, ok := d.qualifiedNameFast(b); ok {
+		return q, nil
+	}
+	return d.qualifiedNameGeneral(b)
+}
+
+// qualifiedNameGeneral decodes any encoding of a reference.
+func (d *decoder) qualifiedNameGeneral(b []byte) (lf.QualifiedName, error) {
 	var (
 		mod    []byte
 		hasMod bool
@@ -272,7 +284,9 @@ func (d *decoder) location(b []byte) (*lf.Location, error) {
 	if !ok || err != nil {
 		return nil, err
 	}
-	return &loc, nil
+	p := d.slabs.locations.one()
+	*p = loc
+	return p, nil
 }
 
 // locationValue decodes a Location; ok is false when it has no range.
@@ -323,6 +337,11 @@ func (d *decoder) locationValue(b []byte) (loc lf.Location, ok bool, err error) 
 	}
 	var pos [4]int32
 	for len(rng) > 0 {
+		if num, typ, v, n := fieldHeader(rng); n > 0 && typ == protowire.VarintType && num <= 4 {
+			pos[num-1] = int32(v)
+			rng = rng[n:]
+			continue
+		}
 		var (
 			f    field
 			rest []byte
@@ -341,4 +360,73 @@ func (d *decoder) locationValue(b []byte) (loc lf.Location, ok bool, err error) 
 	loc.Start = lf.Position{Line: pos[0], Col: pos[1]}
 	loc.End = lf.Position{Line: pos[2], Col: pos[3]}
 	return loc, true, nil
+}
+
+// qualifiedNameFast decodes the encoding of a reference that compilers
+// write for nearly every one: the module id (a package reference, then the
+// module's dotted name) and then the dotted name, each field once and in
+// that order, indices of one or two bytes, a package named by an interned
+// string already checked, by the import table or as the package itself. It
+// reports false for anything else, having changed nothing, and
+// qualifiedName's general path decodes it (and reports any error).
+func (d *decoder) qualifiedNameFast(b []byte) (lf.QualifiedName, bool) {
+	mod, rest, ok := fastMessage(b, 0x0a) // ModuleId, field 1
+	if !ok {
+		return lf.QualifiedName{}, false
+	}
+	name, ok := fastIndex(rest, 0x10) // name, field 2
+	if !ok || name >= len(d.dottedNames) {
+		return lf.QualifiedName{}, false
+	}
+	pkg, rest, ok := fastMessage(mod, 0x0a) // SelfOrImportedPackageId, field 1
+	if !ok {
+		return lf.QualifiedName{}, false
+	}
+	module, ok := fastIndex(rest, 0x10) // module name, field 2
+	if !ok || module >= len(d.dottedNames) {
+		return lf.QualifiedName{}, false
+	}
+	var id lf.PackageID
+	switch {
+	case len(pkg) == 2 && pkg[0] == 0x0a && pkg[1] == 0: // self, an empty message
+		id = d.pkgID
+	case len(pkg) > 0 && pkg[0] == 0x18: // interned string, field 3
+		i, ok := fastIndex(pkg, 0x18)
+		if !ok || i >= len(d.strings) || !d.depsByString[i] {
+			return lf.QualifiedName{}, false
+		}
+		id = lf.PackageID(d.strings[i])
+	case len(pkg) > 0 && pkg[0] == 0x20: // import, field 4
+		i, ok := fastIndex(pkg, 0x20)
+		if !ok || i >= len(d.imports) || !d.importsDeclared {
+			return lf.QualifiedName{}, false
+		}
+		id = d.imports[i]
+		d.depsByImport[i] = true
+	default:
+		return lf.QualifiedName{}, false
+	}
+	return lf.QualifiedName{Package: id, Module: d.dottedNames[module], Name: d.dottedNames[name]}, true
+}
+
+// fastMessage splits b into the length-delimited field with the one-byte
+// tag and a length below 128 at its start, and the rest.
+func fastMessage(b []byte, tag byte) (m, rest []byte, ok bool) {
+	if len(b) < 2 || b[0] != tag || b[1] >= 0x80 || len(b)-2 < int(b[1]) {
+		return nil, nil, false
+	}
+	end := 2 + int(b[1])
+	return b[2:end], b[end:], true
+}
+
+// fastIndex decodes b when it is exactly one varint field with the
+// one-byte tag and a value of one or two bytes.
+func fastIndex(b []byte, tag byte) (int, bool) {
+	switch {
+	case len(b) == 2 && b[0] == tag && b[1] < 0x80:
+		return int(b[1]), true
+	case len(b) == 3 && b[0] == tag && b[1] >= 0x80 && b[2] < 0x80:
+		return int(b[1]&0x7f) | int(b[2])<<7, true
+	}
+	return 0, false
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"github.com/ledger-cli/ledger/daml/lf"
 )
 
@@ -58,6 +60,8 @@ type decoder struct {
 	definition, defName, choiceName string
 
 	// lastLocModule is the module reference of the last location decoded.
+	sc *scratch // the tables above and the split messages are in it
+
 	lastLocModule struct {
 		raw    []byte
 		pkg    lf.PackageID
@@ -75,6 +79,17 @@ type decoder struct {
 		types      slab[lf.Type]
 		binders    slab[lf.Binder]
 		fieldExprs slab[lf.FieldExpr]
+		fields     slab[lf.Field]
+		typeVars   slab[lf.TypeVar]
+		tyAbss     slab[lf.ETyAbs]
+		lets       slab[lf.ELet]
+		bindings   slab[lf.Binding]
+		cases      slab[lf.ECase]
+		alts       slab[lf.CaseAlt]
+		structCons slab[lf.EStructCon]
+		values     slab[lf.Value]
+		locations  slab[lf.Location]
+		segments   slab[string]
 	}
 }
 
@@ -101,23 +116,29 @@ type rawPackage struct {
 	hasImports                                         bool
 }
 
-func splitPackage(b []byte) (*rawPackage, error) {
+// splitPackage splits b into p, reusing p's lists.
+func splitPackage(b []byte, p *rawPackage) error {
 	var (
-		p   rawPackage
 		err error
 		n   [8]int
 	)
 	countFields(b, n[:])
-	p.modules, p.strings, p.dottedNames = make([][]byte, 0, n[1]), make([][]byte, 0, n[2]), make([][]byte, 0, n[3])
-	p.types, p.kinds, p.exprs = make([][]byte, 0, n[5]), make([][]byte, 0, n[6]), make([][]byte, 0, n[7])
+	*p = rawPackage{
+		modules: slices.Grow(p.modules[:0], n[1]), strings: slices.Grow(p.strings[:0], n[2]),
+		dottedNames: slices.Grow(p.dottedNames[:0], n[3]), types: slices.Grow(p.types[:0], n[5]),
+		kinds: slices.Grow(p.kinds[:0], n[6]), exprs: slices.Grow(p.exprs[:0], n[7]),
+	}
 	for len(b) > 0 {
 		var f field
-		if f, b, err = nextField(b); err != nil {
-			return nil, err
+		if num, typ, v, n := fieldHeader(b); n > 0 && typ == protowire.BytesType && uint64(len(b)-n) >= v {
+			end := n + int(v)
+			f, b = field{num: num, typ: typ, b: b[n:end]}, b[end:]
+		} else if f, b, err = nextField(b); err != nil {
+			return err
 		}
 		var m []byte
 		if m, err = f.bytes(); err != nil {
-			return nil, err
+			return err
 		}
 		switch f.num {
 		case 1:
@@ -136,26 +157,81 @@ func splitPackage(b []byte) (*rawPackage, error) {
 			p.exprs = append(p.exprs, m)
 		case 8:
 			if p.noImportsReason, err = f.str(); err != nil {
-				return nil, err
+				return err
 			}
 			p.hasNoImportsReason, p.hasImports = true, false
 		case 9:
 			p.imports, p.hasImports = m, true
 			p.hasNoImportsReason = false
 		default:
-			return nil, unknownField("Package", f)
+			return unknownField("Package", f)
 		}
 	}
-	return &p, nil
+	return nil
 }
 
-func decodePackage(id lf.PackageID, v lf.LanguageVersion, b []byte, opts Options) (*lf.Package, error) {
-	raw, err := splitPackage(b)
-	if err != nil {
+// scratch holds what a decoder needs only while it decodes a package: the
+// split Package message and the interning tables (the strings, names and
+// types in them belong to the package; the tables do not). DecodeDar hands
+// one to each goroutine for all the dalfs it decodes, so that the tables
+// are allocated once per DAR rather than once per package.
+type scratch struct {
+	raw       rawPackage
+	module    rawModule
+	strings   []string
+	nameOK    []uint8
+	vars      []*lf.EVar
+	deps      []bool
+	dotted    []lf.DottedName
+	kinds     []lf.Kind
+	types     []lf.Type
+	exprCache []lf.Expr
+	exprGen   []uint32
+}
+
+// release drops every reference the tables hold to the last package
+// decoded (and to the dalf it was decoded from), keeping their arrays.
+func (sc *scratch) release() {
+	clearAll := func(s [][]byte) { clear(s[:cap(s)]) }
+	clearAll(sc.raw.modules)
+	clearAll(sc.raw.strings)
+	clearAll(sc.raw.dottedNames)
+	clearAll(sc.raw.types)
+	clearAll(sc.raw.kinds)
+	clearAll(sc.raw.exprs)
+	sc.raw = rawPackage{modules: sc.raw.modules[:0], strings: sc.raw.strings[:0], dottedNames: sc.raw.dottedNames[:0],
+		types: sc.raw.types[:0], kinds: sc.raw.kinds[:0], exprs: sc.raw.exprs[:0]}
+	m := &sc.module
+	for _, s := range [][][]byte{m.synonyms, m.dataTypes, m.values, m.templates, m.exceptions, m.interfaces} {
+		clearAll(s)
+	}
+	m.flags = nil
+	clear(sc.strings[:cap(sc.strings)])
+	clear(sc.vars[:cap(sc.vars)])
+	clear(sc.dotted[:cap(sc.dotted)])
+	clear(sc.kinds[:cap(sc.kinds)])
+	clear(sc.types[:cap(sc.types)])
+	clear(sc.exprCache[:cap(sc.exprCache)])
+}
+
+// zeroed returns s resized to n zero elements, in s's array when it is
+// large enough.
+func zeroed[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+func decodePackage(id lf.PackageID, v lf.LanguageVersion, b []byte, opts Options, sc *scratch) (*lf.Package, error) {
+	raw := &sc.raw
+	if err := splitPackage(b, raw); err != nil {
 		return nil, err
 	}
 	// Real packages decode to at most 0.1 expressions per byte.
-	d := &decoder{pkgID: id, version: v, maxDepth: opts.MaxDepth, size: len(b), exprBudget: 4*len(b) + 1<<16}
+	d := &decoder{pkgID: id, version: v, maxDepth: opts.MaxDepth, size: len(b), exprBudget: 4*len(b) + 1<<16, sc: sc}
 	if d.maxDepth <= 0 {
 		d.maxDepth = DefaultMaxDepth
 	}
@@ -175,14 +251,15 @@ func decodePackage(id lf.PackageID, v lf.LanguageVersion, b []byte, opts Options
 	for _, s := range raw.strings {
 		all.Write(s)
 	}
-	d.strings = make([]string, len(raw.strings))
+	d.strings = slices.Grow(sc.strings[:0], len(raw.strings))[:len(raw.strings)]
 	for i, off := 0, 0; i < len(raw.strings); i++ {
 		d.strings[i] = all.String()[off : off+len(raw.strings[i])]
 		off += len(raw.strings[i])
 	}
-	d.nameOK = make([]uint8, len(d.strings))
-	d.vars = make([]*lf.EVar, len(d.strings))
-	d.depsByString = make([]bool, len(d.strings))
+	d.nameOK = zeroed(sc.nameOK, len(d.strings))
+	d.vars = zeroed(sc.vars, len(d.strings))
+	d.depsByString = zeroed(sc.deps, len(d.strings))
+	sc.strings, sc.nameOK, sc.vars, sc.deps = d.strings, d.nameOK, d.vars, d.depsByString
 	if err := d.decodeDottedNames(raw.dottedNames); err != nil {
 		return nil, err
 	}
@@ -206,8 +283,9 @@ func decodePackage(id lf.PackageID, v lf.LanguageVersion, b []byte, opts Options
 		return nil, fmt.Errorf("interned expressions are not supported by Daml-LF %s", v)
 	}
 	d.exprs = raw.exprs
-	d.exprCache = make([]lf.Expr, len(raw.exprs))
-	d.exprGen = make([]uint32, len(raw.exprs))
+	d.exprCache = zeroed(sc.exprCache, len(raw.exprs))
+	d.exprGen = zeroed(sc.exprGen, len(raw.exprs))
+	sc.exprCache, sc.exprGen = d.exprCache, d.exprGen
 	d.exprLimit = len(raw.exprs)
 
 	p.Modules = make([]*lf.Module, len(raw.modules))
@@ -376,14 +454,17 @@ type rawModule struct {
 
 func (d *decoder) decodeModule(b []byte) (*lf.Module, error) {
 	d.module = nil
-	var (
-		r   rawModule
-		err error
-		n   [9]int
-	)
+	// The lists of the previous module are reused: they are needed only
+	// while the module is decoded.
+	var n [9]int
 	countFields(b, n[:])
-	r.synonyms, r.dataTypes, r.values = make([][]byte, 0, n[3]), make([][]byte, 0, n[4]), make([][]byte, 0, n[5])
-	r.templates, r.exceptions, r.interfaces = make([][]byte, 0, n[6]), make([][]byte, 0, n[7]), make([][]byte, 0, n[8])
+	r := &d.sc.module
+	*r = rawModule{
+		synonyms: slices.Grow(r.synonyms[:0], n[3]), dataTypes: slices.Grow(r.dataTypes[:0], n[4]),
+		values: slices.Grow(r.values[:0], n[5]), templates: slices.Grow(r.templates[:0], n[6]),
+		exceptions: slices.Grow(r.exceptions[:0], n[7]), interfaces: slices.Grow(r.interfaces[:0], n[8]),
+	}
+	var err error
 	for len(b) > 0 {
 		var f field
 		if f, b, err = nextField(b); err != nil {

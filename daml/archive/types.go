@@ -2,6 +2,7 @@ package archive
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ledger-cli/ledger/daml/lf"
 )
@@ -14,7 +15,7 @@ func (d *decoder) decodeKindTable(entries [][]byte) error {
 	if len(entries) > 0 && !d.version.AtLeast(2, 2) {
 		return fmt.Errorf("interned kinds are not supported by Daml-LF %s", d.version)
 	}
-	d.kinds = make([]lf.Kind, 0, len(entries))
+	d.kinds = slices.Grow(d.sc.kinds[:0], len(entries))
 	for i, b := range entries {
 		k, err := d.kind(b, true)
 		if err != nil {
@@ -22,6 +23,7 @@ func (d *decoder) decodeKindTable(entries [][]byte) error {
 		}
 		d.kinds = append(d.kinds, k)
 	}
+	d.sc.kinds = d.kinds
 	return nil
 }
 
@@ -88,7 +90,8 @@ func (d *decoder) kindLevel(b []byte, tableEntry bool) (lf.Kind, error) {
 
 func (d *decoder) kindArrow(b []byte) (lf.Kind, error) {
 	var (
-		params []lf.Kind
+		buf    [4]lf.Kind
+		params = buf[:0]
 		result lf.Kind
 		err    error
 	)
@@ -144,7 +147,7 @@ func (d *decoder) checkArity(what string, n int) error {
 // parts may refer to entries before it; the entry itself may not be a
 // reference.
 func (d *decoder) decodeTypeTable(entries [][]byte) error {
-	d.types = make([]lf.Type, 0, len(entries))
+	d.types = slices.Grow(d.sc.types[:0], len(entries))
 	for i, b := range entries {
 		t, err := d.typeEntry(b, true)
 		if err != nil {
@@ -152,12 +155,22 @@ func (d *decoder) decodeTypeTable(entries [][]byte) error {
 		}
 		d.types = append(d.types, t)
 	}
+	d.sc.types = d.types
 	return nil
 }
 
 // typ decodes a Type outside the interning table, which Daml-LF 2 requires
 // to be a reference to an interned type.
 func (d *decoder) typ(b []byte) (lf.Type, error) {
+	// Nearly every reference is its index alone, in two or three bytes.
+	if i, ok := fastIndex(b, 0x40); ok && i < len(d.types) {
+		return d.types[i], nil
+	}
+	return d.typGeneral(b)
+}
+
+// typGeneral decodes any encoding of a reference to an interned type.
+func (d *decoder) typGeneral(b []byte) (lf.Type, error) {
 	var (
 		t   lf.Type
 		err error
@@ -183,6 +196,16 @@ func (d *decoder) typ(b []byte) (lf.Type, error) {
 		return nil, fmt.Errorf("type has no sort")
 	}
 	return t, nil
+}
+
+// nestedType decodes a type within an entry of the interned type table.
+// Compilers write every one as a reference to an earlier entry, which is
+// read here directly; typeEntry decodes any other.
+func (d *decoder) nestedType(b []byte) (lf.Type, error) {
+	if i, ok := fastIndex(b, 0x40); ok && i < len(d.types) && d.depth < d.maxDepth {
+		return d.types[i], nil
+	}
+	return d.typeEntry(b, false)
 }
 
 // typeEntry decodes a Type of the interned type table.
@@ -269,7 +292,7 @@ func (d *decoder) typeArgs(head lf.Type, args [][]byte) (lf.Type, error) {
 		return nil, fmt.Errorf("type %s applied to %d arguments in place, which Daml-LF %s forbids (it uses type applications)", head, len(args), d.version)
 	}
 	for _, a := range args {
-		t, err := d.typeEntry(a, false)
+		t, err := d.nestedType(a)
 		if err != nil {
 			return nil, err
 		}
@@ -312,15 +335,13 @@ func (d *decoder) typeVar(b []byte) (lf.Type, error) {
 }
 
 // typeConParts decodes a Type.Con message: a TypeConId and arguments.
-func (d *decoder) typeConParts(b []byte) (con lf.TypeConName, args [][]byte, err error) {
+// The arguments are appended to args, which the caller passes with room
+// for a few on its stack.
+func (d *decoder) typeConParts(b []byte, args [][]byte) (con lf.TypeConName, _ [][]byte, err error) {
 	var (
 		tycon    []byte
 		hasTycon bool
-		n        [3]int
 	)
-	if countFields(b, n[:]); n[2] > 0 {
-		args = make([][]byte, 0, n[2])
-	}
 	for len(b) > 0 {
 		var f field
 		if f, b, err = nextField(b); err != nil {
@@ -347,7 +368,8 @@ func (d *decoder) typeConParts(b []byte) (con lf.TypeConName, args [][]byte, err
 }
 
 func (d *decoder) typeCon(b []byte) (lf.Type, error) {
-	con, args, err := d.typeConParts(b)
+	var buf [8][]byte
+	con, args, err := d.typeConParts(b, buf[:0])
 	if err != nil {
 		return nil, err
 	}
@@ -357,7 +379,8 @@ func (d *decoder) typeCon(b []byte) (lf.Type, error) {
 // typeConApp decodes a Type.Con of an expression: its arguments are
 // references to interned types.
 func (d *decoder) typeConApp(b []byte) (lf.TypeConApp, error) {
-	con, args, err := d.typeConParts(b)
+	var buf [8][]byte
+	con, args, err := d.typeConParts(b, buf[:0])
 	if err != nil {
 		return lf.TypeConApp{}, err
 	}
@@ -377,7 +400,8 @@ func (d *decoder) typeSyn(b []byte) (lf.Type, error) {
 	var (
 		syn    []byte
 		hasSyn bool
-		args   []lf.Type
+		buf    [8]lf.Type
+		args   = buf[:0]
 		err    error
 	)
 	for len(b) > 0 {
@@ -394,7 +418,7 @@ func (d *decoder) typeSyn(b []byte) (lf.Type, error) {
 			syn, hasSyn = m, true
 		case 2:
 			var t lf.Type
-			if t, err = d.typeEntry(m, false); err == nil {
+			if t, err = d.nestedType(m); err == nil {
 				args = append(args, t)
 			}
 		default:
@@ -411,7 +435,12 @@ func (d *decoder) typeSyn(b []byte) (lf.Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	return lf.TSyn{Syn: name, Args: args}, nil
+	t := lf.TSyn{Syn: name}
+	if len(args) > 0 {
+		t.Args = d.slabs.types.many(len(args))
+		copy(t.Args, args)
+	}
+	return t, nil
 }
 
 // builtinTypes maps the BuiltinType enum of daml_lf2.proto to lf, with the
@@ -488,7 +517,8 @@ var (
 // foralls.
 func (d *decoder) typeForall(b []byte) (lf.Type, error) {
 	var (
-		vars []lf.TypeVar
+		buf  [4]lf.TypeVar
+		vars = buf[:0]
 		body lf.Type
 		err  error
 	)
@@ -508,7 +538,7 @@ func (d *decoder) typeForall(b []byte) (lf.Type, error) {
 				vars = append(vars, v)
 			}
 		case 2:
-			body, err = d.typeEntry(m, false)
+			body, err = d.nestedType(m)
 		default:
 			err = unknownField("Type.Forall", f)
 		}
@@ -534,7 +564,7 @@ func (d *decoder) typeStruct(b []byte) (lf.Type, error) {
 		err error
 	)
 	countFields(b, n[:])
-	fields := make([]lf.Field, 0, n[1])
+	fields := d.slabs.fields.many(n[1])[:0]
 	for len(b) > 0 {
 		var f field
 		if f, b, err = nextField(b); err != nil {
@@ -584,9 +614,9 @@ func (d *decoder) typeApp(b []byte) (lf.Type, error) {
 		}
 		switch f.num {
 		case 1:
-			fun, err = d.typeEntry(m, false)
+			fun, err = d.nestedType(m)
 		case 2:
-			arg, err = d.typeEntry(m, false)
+			arg, err = d.nestedType(m)
 		default:
 			err = unknownField("Type.TApp", f)
 		}
@@ -659,7 +689,7 @@ func (d *decoder) fieldWithType(b []byte, inTable bool) (lf.Field, error) {
 				break
 			}
 			if inTable {
-				t, err = d.typeEntry(m, false)
+				t, err = d.nestedType(m)
 			} else {
 				t, err = d.typ(m)
 			}

@@ -16,6 +16,39 @@ type field struct {
 	b   []byte
 }
 
+// fieldHeader decodes the start of a field with a one-byte tag (a field
+// number from 1 to 15) and a varint of one or two bytes: its number, wire
+// type, the varint (the value or the length) and the bytes read. n is 0 for
+// any other field, which nextField decodes.
+func fieldHeader(b []byte) (num protowire.Number, typ protowire.Type, v uint64, n int) {
+	if len(b) < 2 || b[0] >= 0x80 || b[0] < 8 {
+		return 0, 0, 0, 0
+	}
+	v, n = uint64(b[1]), 2
+	if v >= 0x80 {
+		if len(b) < 3 || b[2] >= 0x80 {
+			return 0, 0, 0, 0
+		}
+		v, n = v&0x7f|uint64(b[2])<<7, 3
+	}
+	return protowire.Number(b[0] >> 3), protowire.Type(b[0] & 7), v, n
+}
+
+// fieldHeaderAny is fieldHeader for any valid tag and varint, not inlined:
+// Expr's sorts from field 16 on have two-byte tags. n is 0 for a field of
+// another wire type or a malformed one, which nextField decodes or refuses.
+func fieldHeaderAny(b []byte) (num protowire.Number, typ protowire.Type, v uint64, n int) {
+	num, typ, n = protowire.ConsumeTag(b)
+	if n < 0 || typ != protowire.VarintType && typ != protowire.BytesType {
+		return 0, 0, 0, 0
+	}
+	v, m := protowire.ConsumeVarint(b[n:])
+	if m < 0 {
+		return 0, 0, 0, 0
+	}
+	return num, typ, v, n + m
+}
+
 // nextField decodes the field at the start of b and returns it with the
 // rest of b. Groups are refused: no Daml-LF message uses them.
 func nextField(b []byte) (field, []byte, error) {
@@ -69,14 +102,25 @@ slow:
 
 func (f field) wantType(t protowire.Type) error {
 	if f.typ != t {
-		return fmt.Errorf("field %d has wire type %d, want %d", f.num, f.typ, t)
+		return f.typeError(t)
 	}
 	return nil
 }
 
+// typeError is kept out of line so that the checks above inline into their
+// callers: they run for nearly every field of a package.
+//
+//go:noinline
+func (f field) typeError(t protowire.Type) error {
+	return fmt.Errorf("field %d has wire type %d, want %d", f.num, f.typ, t)
+}
+
 // bytes returns a length-delimited value (message, bytes or string).
 func (f field) bytes() ([]byte, error) {
-	return f.b, f.wantType(protowire.BytesType)
+	if f.typ != protowire.BytesType {
+		return nil, f.typeError(protowire.BytesType)
+	}
+	return f.b, nil
 }
 
 // str returns a string value, which protobuf requires to be UTF-8.
@@ -92,19 +136,31 @@ func (f field) str() (string, error) {
 
 // int32 returns an int32 or enum value, truncated as protobuf does.
 func (f field) int32() (int32, error) {
-	return int32(f.u), f.wantType(protowire.VarintType)
+	if f.typ != protowire.VarintType {
+		return 0, f.typeError(protowire.VarintType)
+	}
+	return int32(f.u), nil
 }
 
 func (f field) bool() (bool, error) {
-	return f.u != 0, f.wantType(protowire.VarintType)
+	if f.typ != protowire.VarintType {
+		return false, f.typeError(protowire.VarintType)
+	}
+	return f.u != 0, nil
 }
 
 func (f field) sint64() (int64, error) {
-	return protowire.DecodeZigZag(f.u), f.wantType(protowire.VarintType)
+	if f.typ != protowire.VarintType {
+		return 0, f.typeError(protowire.VarintType)
+	}
+	return protowire.DecodeZigZag(f.u), nil
 }
 
 func (f field) sfixed64() (int64, error) {
-	return int64(f.u), f.wantType(protowire.Fixed64Type)
+	if f.typ != protowire.Fixed64Type {
+		return 0, f.typeError(protowire.Fixed64Type)
+	}
+	return int64(f.u), nil
 }
 
 // int32s appends the values of a repeated int32 field, packed or not.
@@ -137,6 +193,22 @@ func unknownField(msg string, f field) error {
 // pass reports.
 func countFields(b []byte, counts []int) {
 	for len(b) > 0 {
+		if num, typ, v, n := fieldHeader(b); n > 0 {
+			skip := -1
+			switch {
+			case typ == protowire.VarintType:
+				skip = n
+			case typ == protowire.BytesType && uint64(len(b)-n) >= v:
+				skip = n + int(v)
+			}
+			if skip > 0 {
+				b = b[skip:]
+				if int(num) < len(counts) {
+					counts[num]++
+				}
+				continue
+			}
+		}
 		f, rest, err := nextField(b)
 		if err != nil {
 			return
@@ -172,6 +244,27 @@ func split(b []byte, name string, m *msg) error {
 func splitRep(b []byte, name string, repeated protowire.Number, m *msg, reps [][]byte) ([][]byte, error) {
 	m.name = name
 	for len(b) > 0 {
+		// The common case without building a field: a one-byte tag and a
+		// value or length of one or two bytes.
+		if num, typ, v, n := fieldHeader(b); n > 0 {
+			switch {
+			case typ == protowire.VarintType && num < 8 && num != repeated:
+				m.f[num] = field{num: num, typ: typ, u: v}
+				m.has[num] = true
+				b = b[n:]
+				continue
+			case typ == protowire.BytesType && uint64(len(b)-n) >= v && (num < 8 || num == repeated):
+				end := n + int(v)
+				if num == repeated {
+					reps = append(reps, b[n:end])
+				} else {
+					m.f[num] = field{num: num, typ: typ, b: b[n:end]}
+					m.has[num] = true
+				}
+				b = b[end:]
+				continue
+			}
+		}
 		f, rest, err := nextField(b)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
