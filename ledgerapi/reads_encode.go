@@ -90,24 +90,67 @@ func appendRaw(b []byte, raw json.RawMessage) ([]byte, error) {
 }
 
 // writtenAsIs reports whether raw has no whitespace outside strings and no
-// character encoding/json would escape (so it is written as it is).
+// character encoding/json would escape (so it is written as it is). It
+// skips the bytes that need no look by table, a string's body in one run:
+// the create arguments of the active contract set pass through it.
 func writtenAsIs(raw []byte) bool {
-	inString := false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		switch {
-		case inString && c == '\\':
+	i, n := 0, len(raw)
+	for {
+		// outside strings: whitespace and the HTML characters say no
+		for i < n && rawOutside[raw[i]] == rawPlain {
 			i++
-		case c == '"':
-			inString = !inString
-		case c == '<' || c == '>' || c == '&' || c >= 0x80:
-			return false
-		case !inString && (c == ' ' || c == '\n' || c == '\t' || c == '\r'):
+		}
+		if i >= n {
+			return true
+		}
+		if rawOutside[raw[i]] == rawNo {
 			return false
 		}
+		// a string: up to its closing quote, escapes skipped
+		i++
+	str:
+		for {
+			for i < n && rawInside[raw[i]] == rawPlain {
+				i++
+			}
+			if i >= n {
+				return true
+			}
+			switch rawInside[raw[i]] {
+			case rawNo:
+				return false
+			case rawEscape:
+				i += 2
+			default: // the closing quote
+				i++
+				break str
+			}
+		}
 	}
-	return true
 }
+
+// The classes of a byte for writtenAsIs, outside and inside strings.
+const (
+	rawPlain  = iota // nothing to look at
+	rawNo            // encoding/json would write it otherwise
+	rawQuote         // a string starts or ends
+	rawEscape        // a backslash: the next byte is not looked at
+)
+
+var rawOutside, rawInside = func() (out, in [256]byte) {
+	for c := 0x80; c < 0x100; c++ {
+		out[c], in[c] = rawNo, rawNo
+	}
+	for _, c := range []byte("<>&") {
+		out[c], in[c] = rawNo, rawNo
+	}
+	for _, c := range []byte(" \n\t\r") {
+		out[c] = rawNo
+	}
+	out['"'], in['"'] = rawQuote, rawQuote
+	in['\\'] = rawEscape // outside strings a backslash is plain
+	return out, in
+}()
 
 func appendBase64(b []byte, v []byte) []byte {
 	b = append(b, '"')

@@ -38,3 +38,65 @@ func TestAppendActiveContractMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// writtenAsIsPlain is writtenAsIs as it was first written, one byte at a
+// time: the table-driven one must agree with it on every input.
+func writtenAsIsPlain(raw []byte) bool {
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case c == '<' || c == '>' || c == '&' || c >= 0x80:
+			return false
+		case !inString && (c == ' ' || c == '\n' || c == '\t' || c == '\r'):
+			return false
+		}
+	}
+	return true
+}
+
+var writtenAsIsCases = []string{
+	``, `{}`, `null`, `"`, `"\`, `\`, `\"`, `"\"`, `"a\"b"`, `"a\\"`, `"a\\" `, `"a b"`, `a b`, "\"a\tb\"", "a\tb", "a\nb", "a\rb",
+	`{"amount":"1000.25","currency":"USD","issuer":"Bench::1220ac","note":"a bench contract"}`,
+	`{"a":[1,2,{"b":null}]}`, `{"a": 1}`, `{"a":"<"}`, `{"a":">"}`, `{"a":"&"}`, `<`, `"é"`, "\"\x80\"", "\x80", `"\<"`,
+	`"\u00e9"`, `x"y"z`, `"a"b"c"`, `"""`, `"\` + "\x80", `\<`, "\"\x01\"", `{"k":"v"} `,
+}
+
+func TestWrittenAsIsAgrees(t *testing.T) {
+	for _, c := range writtenAsIsCases {
+		if got, want := writtenAsIs([]byte(c)), writtenAsIsPlain([]byte(c)); got != want {
+			t.Errorf("writtenAsIs(%q) = %v, want %v", c, got, want)
+		}
+	}
+}
+
+func FuzzWrittenAsIs(f *testing.F) {
+	for _, c := range writtenAsIsCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if got, want := writtenAsIs(raw), writtenAsIsPlain(raw); got != want {
+			t.Errorf("writtenAsIs(%q) = %v, want %v", raw, got, want)
+		}
+	})
+}
+
+func BenchmarkWrittenAsIs(b *testing.B) {
+	raw := []byte(`{"amount":"1000.25","currency":"USD","issuer":"Bench::1220acb93f55ac5861621c222d37895ed98162bb9b0804a7b46172b2f5abf5c8b70e","note":"a bench contract","owner":"Bench::1220acb93f55ac5861621c222d37895ed98162bb9b0804a7b46172b2f5abf5c8b70e"}`)
+	b.Run("table", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		for b.Loop() {
+			writtenAsIs(raw)
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		for b.Loop() {
+			writtenAsIsPlain(raw)
+		}
+	})
+}
