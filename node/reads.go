@@ -386,9 +386,9 @@ func (r *UpdateReader) Next(ctx context.Context, max int) (us []Update, changed 
 	changed = st.Changed()
 	end := st.LedgerEnd()
 	for len(us) == 0 {
-		q := ledger.UpdateQuery{After: r.cursor, Through: r.through, Limit: min(max-len(us), ReadsPerBatch)}
+		q := ledger.UpdateQuery{After: r.cursor, Through: r.through, Limit: min(max-len(us), ReadsPerBatch), ForView: true}
 		if r.desc {
-			q = ledger.UpdateQuery{After: r.begin, Through: r.cursor - 1, Descending: true, Limit: q.Limit}
+			q = ledger.UpdateQuery{After: r.begin, Through: r.cursor - 1, Descending: true, Limit: q.Limit, ForView: true}
 		}
 		if q.Through == 0 || q.Through > end {
 			q.Through = end

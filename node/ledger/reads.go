@@ -27,6 +27,11 @@ type UpdateQuery struct {
 	// Descending reads from Through down to After.
 	Descending bool
 	Limit      int // at most this many (default 1000)
+	// ForView reads only what a reader's view of a transaction needs:
+	// Offset, RecordTime, ActAs, Events, TraceParent and PaidTrafficCost
+	// (the events repeat the ids and the effective time). Every column
+	// read costs, and the update stream reads a million rows.
+	ForView bool
 }
 
 // PrunedError: a read asked for offsets at or below the pruning offset.

@@ -197,6 +197,9 @@ func queryOne[T any](ctx context.Context, db *sql.DB, query string, args []any, 
 const updateRangeColumns = `t.ledger_offset, t.record_time, t.update_id, t.command_id, t.workflow_id,
 	t.user_id, t.submission_id, t.act_as, t.effective_time, t.events, c.trace_parent, c.paid_traffic_cost`
 
+// updateViewColumns are those of UpdateQuery.ForView.
+const updateViewColumns = `t.ledger_offset, t.record_time, t.act_as, t.events, c.trace_parent, c.paid_traffic_cost`
+
 // updateScan holds the scan targets of an update row. The events are read
 // as raw bytes and copied into arena, one buffer for a whole page of rows,
 // instead of one allocation (and database/sql's second copy) per row.
@@ -207,6 +210,7 @@ type updateScan struct {
 	events sql.RawBytes
 	arena  []byte
 	dest   []any
+	view   bool // updateViewColumns
 }
 
 // arenaSize is the buffer a page of events is copied into.
@@ -214,7 +218,11 @@ const arenaSize = 256 << 10
 
 func (sc *updateScan) scan(row interface{ Scan(...any) error }) (ledger.Update, error) {
 	u := &sc.u
-	if sc.dest == nil {
+	switch {
+	case sc.dest != nil:
+	case sc.view:
+		sc.dest = []any{&u.Offset, &sc.rt, &sc.actAs, &sc.events, &u.TraceParent, &u.PaidTrafficCost}
+	default:
 		sc.dest = []any{&u.Offset, &sc.rt, &u.UpdateID, &u.CommandID, &u.WorkflowID, &u.UserID,
 			&u.SubmissionID, &sc.actAs, &sc.et, &sc.events, &u.TraceParent, &u.PaidTrafficCost}
 	}
@@ -230,7 +238,10 @@ func (sc *updateScan) scan(row interface{ Scan(...any) error }) (ledger.Update, 
 		sc.arena = append(sc.arena, sc.events...)
 		u.Events = sc.arena[start:len(sc.arena):len(sc.arena)]
 	}
-	u.RecordTime, u.EffectiveAt = fromMicros(sc.rt), fromMicros(sc.et)
+	u.RecordTime = fromMicros(sc.rt)
+	if !sc.view {
+		u.EffectiveAt = fromMicros(sc.et)
+	}
 	var err error
 	u.ActAs, err = decodeList(sc.actAs)
 	return *u, err
@@ -238,7 +249,8 @@ func (sc *updateScan) scan(row interface{ Scan(...any) error }) (ledger.Update, 
 
 // UpdateRange returns the accepted transactions in (q.After, q.Through] in
 // offset order (descending when asked), at most q.Limit of them, with the
-// trace parent and traffic cost of their completions.
+// trace parent and traffic cost of their completions (only some fields
+// with q.ForView).
 func (s *Store) UpdateRange(ctx context.Context, q ledger.UpdateQuery) ([]ledger.Update, error) {
 	through := q.Through
 	if through <= 0 {
@@ -248,13 +260,17 @@ func (s *Store) UpdateRange(ctx context.Context, q ledger.UpdateQuery) ([]ledger
 	if q.Descending {
 		order = "DESC"
 	}
-	st, err := s.reads.get(ctx, s.r, `SELECT `+updateRangeColumns+` FROM transactions t
+	columns := updateRangeColumns
+	if q.ForView {
+		columns = updateViewColumns
+	}
+	st, err := s.reads.get(ctx, s.r, `SELECT `+columns+` FROM transactions t
 		JOIN completions c ON c.ledger_offset = t.ledger_offset
 		WHERE t.ledger_offset > ? AND t.ledger_offset <= ? ORDER BY t.ledger_offset `+order+` LIMIT ?`)
 	if err != nil {
 		return nil, fmt.Errorf("read updates: %w", err)
 	}
-	var sc updateScan
+	sc := updateScan{view: q.ForView}
 	out, err := collect(ctx, st, []any{q.After, through, pageSize(q.Limit)}, min(pageSize(q.Limit), 1000), sc.scan)
 	if err != nil {
 		return nil, fmt.Errorf("read updates: %w", err)
