@@ -273,10 +273,8 @@ func (s *scanner) stringToken() (tok []byte, plain, ok bool) {
 	if !s.consume('"') {
 		return nil, false, false
 	}
-	b, start, i := s.b, s.i-1, s.i
-	for i < len(b) && plainByte[b[i]] {
-		i++
-	}
+	b, start := s.b, s.i-1
+	i := plainFrom(b, s.i)
 	plain = true
 	for i < len(b) {
 		switch c := b[i]; {
