@@ -858,6 +858,14 @@ func (s *scanner) timestamp(t *Timestamp) bool {
 	if s.peek() != '"' {
 		return false
 	}
+	start := s.i
+	if tok, plain, ok := s.stringToken(); ok && plain {
+		if p, ok := parseInstant(tok[1 : len(tok)-1]); ok {
+			*t = p
+			return true
+		}
+	}
+	s.i = start
 	v, ok := s.str()
 	if !ok {
 		return false
