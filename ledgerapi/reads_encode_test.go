@@ -100,3 +100,46 @@ func BenchmarkWrittenAsIs(b *testing.B) {
 		}
 	})
 }
+
+// TestActiveContractPartsMatch: an element spliced from a created event
+// encoded ahead is byte for byte the element AppendActiveContract writes
+// (and so encoding/json's).
+func TestActiveContractPartsMatch(t *testing.T) {
+	at := NewTimestamp(time.Date(2026, 7, 24, 11, 59, 2, 123456000, time.UTC))
+	for i, ev := range []CreatedEvent{
+		{},
+		{NodeID: 3, ContractID: "00ab", TemplateID: "pkg:Iou:Iou", CreateArgument: json.RawMessage(`{"owner":"Alice::1220","note":"x"}`),
+			Signatories: List[string]{"Alice::1220"}, Observers: List[string]{"Bob::1220"}, CreatedAt: at,
+			PackageName: "iou", RepresentativePackageID: "pkg"},
+		{NodeID: 1 << 30, ContractID: "00cd", TemplateID: "p:M:T", ContractKey: json.RawMessage(`{"k":"v"}`), ContractKeyHash: Bytes{1, 2, 3},
+			CreateArgument: json.RawMessage("{ \"spaced\" : [1, 2], \"html\": \"<&>\", \"zero\": \"\\u0000\" }"),
+			Signatories:    List[string]{"a\"b", "c\\d", "é"}, Observers: List[string]{}, CreatedAt: at, PackageName: "p\x00q", RepresentativePackageID: "r"},
+		{ContractID: "00ef", CreateArgument: json.RawMessage(`{"acsDelta":false},"createdEventBlob":"","interfaceViews":[],"witnessParties":[],"signatories":[]`)},
+	} {
+		parts, err := EncodeActiveContractParts("wf<1>", &ev)
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		for _, w := range []List[string]{nil, {"Alice::1220"}, {"Alice::1220", "B<o>b"}} {
+			full := ev
+			full.Offset, full.WitnessParties, full.ACSDelta = 7, w, true
+			full.ContractKeyHash, full.CreatedEventBlob, full.InterfaceViews = ev.ContractKeyHash, Bytes{}, List[InterfaceView]{}
+			want, err := AppendActiveContract([]byte("prefix"), "wf<1>", &full, "sync::1220", "tok")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := AppendActiveContractParts([]byte("prefix"), 7, parts, w, "sync::1220", "tok")
+			if !ok || string(got) != string(want) {
+				t.Errorf("case %d, witnesses %q:\n got %s\nwant %s", i, w, got, want)
+			}
+		}
+	}
+	if _, err := EncodeActiveContractParts("", &CreatedEvent{WitnessParties: List[string]{"A"}}); err == nil {
+		t.Error("an event with witnesses was encoded ahead")
+	}
+	for _, parts := range []string{`"nodeId":0`, "\"\"\x00\"nodeId\":0"} {
+		if _, ok := AppendActiveContractParts(nil, 1, []byte(parts), nil, "", ""); ok {
+			t.Errorf("parts %q without their cuts were spliced", parts)
+		}
+	}
+}

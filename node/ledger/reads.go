@@ -18,6 +18,11 @@ type ACSQuery struct {
 	TemplateIDs []string
 	// Limit caps the contracts returned (default 1000).
 	Limit int
+	// Encoded reads only Seq, Stakeholders, CreatedOffset and CreatedJSON
+	// (and TemplateID and PackageName with ByTemplate): what serving a
+	// contract encoded ahead needs. A contract without CreatedJSON then
+	// needs a full read.
+	Encoded, ByTemplate bool
 }
 
 // UpdateQuery selects accepted transactions in offset order.

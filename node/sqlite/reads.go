@@ -47,7 +47,15 @@ func (r *readStmts) close() {
 // contractColumns are the columns scanContract reads; create_argument is
 // replaced by NULL where the caller does not need it.
 const contractColumns = `id, contract_id, template_id, package_name, %s, argument_json, signatories,
-	stakeholders, created_at, created_offset, archived_offset, node_id, workflow_id, key_hash, contract_key`
+	stakeholders, created_at, created_offset, archived_offset, node_id, workflow_id, key_hash, contract_key,
+	created_json`
+
+// encodedColumns are those of ACSQuery.Encoded, with and without
+// ByTemplate.
+const (
+	encodedColumns           = `id, stakeholders, created_offset, created_json`
+	encodedByTemplateColumns = `id, stakeholders, created_offset, created_json, template_id, package_name`
+)
 
 // contractScan holds the scan targets of a contract row, set up once per
 // query. Columns that repeat from row to row in a big set (template,
@@ -64,6 +72,7 @@ type contractScan struct {
 	lastSigs, lastStks string
 	sigsList, stksList []string
 	dest               []any
+	encoded, templates bool // encodedColumns, encodedByTemplateColumns
 }
 
 // shared returns raw as a string, the previous one when the bytes are equal.
@@ -76,9 +85,17 @@ func shared(raw sql.RawBytes, last *string) string {
 
 func (sc *contractScan) scan(row interface{ Scan(...any) error }) (ledger.Contract, error) {
 	c := &sc.c
-	if sc.dest == nil {
+	switch {
+	case sc.dest != nil:
+	case sc.encoded:
+		sc.dest = []any{&c.Seq, &sc.stks, &c.CreatedOffset, &c.CreatedJSON}
+		if sc.templates {
+			sc.dest = append(sc.dest, &sc.tmpl, &sc.pkg)
+		}
+	default:
 		sc.dest = []any{&c.Seq, &c.ContractID, &sc.tmpl, &sc.pkg, &c.Argument, &c.ArgumentJSON,
-			&sc.sigs, &sc.stks, &sc.created, &c.CreatedOffset, &sc.archived, &sc.nodeID, &sc.wf, &c.KeyHash, &c.Key}
+			&sc.sigs, &sc.stks, &sc.created, &c.CreatedOffset, &sc.archived, &sc.nodeID, &sc.wf, &c.KeyHash, &c.Key,
+			&c.CreatedJSON}
 	}
 	*c = ledger.Contract{}
 	if err := row.Scan(sc.dest...); err != nil {
@@ -87,6 +104,17 @@ func (sc *contractScan) scan(row interface{ Scan(...any) error }) (ledger.Contra
 	c.TemplateID = shared(sc.tmpl, &sc.last[0])
 	c.PackageName = shared(sc.pkg, &sc.last[1])
 	c.WorkflowID = shared(sc.wf, &sc.last[2])
+	if sc.encoded {
+		var err error
+		if sc.stksList == nil || string(sc.stks) != sc.lastStks {
+			sc.lastStks = string(sc.stks)
+			if sc.stksList, err = decodeList(sc.lastStks); err != nil {
+				return ledger.Contract{}, err
+			}
+		}
+		c.Stakeholders = sc.stksList
+		return *c, nil
+	}
 	c.CreatedAt = fromMicros(sc.created)
 	c.ArchivedOffset = sc.archived.Int64
 	c.NodeID = int32(sc.nodeID)
@@ -117,7 +145,14 @@ func (s *Store) ActiveContracts(ctx context.Context, q ledger.ACSQuery, withArgu
 	if withArgument {
 		arg = "create_argument"
 	}
-	query := `SELECT ` + fmt.Sprintf(contractColumns, arg) + ` FROM contracts
+	columns := fmt.Sprintf(contractColumns, arg)
+	switch {
+	case q.Encoded && q.ByTemplate:
+		columns = encodedByTemplateColumns
+	case q.Encoded:
+		columns = encodedColumns
+	}
+	query := `SELECT ` + columns + ` FROM contracts
 		WHERE id > ? AND created_offset <= ? AND (archived_offset IS NULL OR archived_offset > ?)`
 	args := []any{q.AfterSeq, q.At, q.At}
 	if len(q.TemplateIDs) > 0 {
@@ -132,7 +167,7 @@ func (s *Store) ActiveContracts(ctx context.Context, q ledger.ACSQuery, withArgu
 	if err != nil {
 		return nil, fmt.Errorf("read active contracts: %w", err)
 	}
-	var sc contractScan
+	sc := contractScan{encoded: q.Encoded, templates: q.ByTemplate}
 	out, err := collect(ctx, st, args, min(pageSize(q.Limit), 1000), sc.scan)
 	if err != nil {
 		return nil, fmt.Errorf("read active contracts: %w", err)
