@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
@@ -130,17 +131,20 @@ func (e *Events) effectiveAt() ledgerapi.Timestamp {
 	return ledgerapi.NewTimestamp(time.UnixMicro(e.rec.EffectiveAt))
 }
 
-func (e *Events) createdEvent(n *eventNode, offset int64, w []string) *ledgerapi.CreatedEvent {
-	sig := map[string]bool{}
-	for _, p := range n.Signatories {
-		sig[p] = true
-	}
+// observersOf are the stakeholders that are not signatories. The lists
+// are a few parties long: a scan costs less than a set.
+func observersOf(signatories, stakeholders []string) []string {
 	observers := []string{}
-	for _, p := range n.Stakeholders {
-		if !sig[p] {
+	for _, p := range stakeholders {
+		if !slices.Contains(signatories, p) {
 			observers = append(observers, p)
 		}
 	}
+	return observers
+}
+
+func (e *Events) createdEvent(n *eventNode, offset int64, w []string) *ledgerapi.CreatedEvent {
+	observers := observersOf(n.Signatories, n.Stakeholders)
 	return &ledgerapi.CreatedEvent{
 		Offset:                  ledgerapi.Int64(offset),
 		NodeID:                  ledgerapi.Int32(n.NodeID),
