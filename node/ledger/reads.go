@@ -35,7 +35,9 @@ type UpdateQuery struct {
 	// ForView reads only what a reader's view of a transaction needs:
 	// Offset, RecordTime, ActAs, Events, TraceParent and PaidTrafficCost
 	// (the events repeat the ids and the effective time). Every column
-	// read costs, and the update stream reads a million rows.
+	// read costs, and the update stream reads a million rows. Updates in
+	// a row with the same act-as parties share the slice: callers must
+	// not modify it.
 	ForView bool
 }
 

@@ -246,6 +246,11 @@ type updateScan struct {
 	arena  []byte
 	dest   []any
 	view   bool // updateViewColumns
+	// rawActAs and the last list decoded: in view reads, updates in a row
+	// from the same submitters share their act-as list.
+	rawActAs   sql.RawBytes
+	lastActAs  string
+	lastParsed []string
 }
 
 // arenaSize is the buffer a page of events is copied into.
@@ -256,7 +261,7 @@ func (sc *updateScan) scan(row interface{ Scan(...any) error }) (ledger.Update, 
 	switch {
 	case sc.dest != nil:
 	case sc.view:
-		sc.dest = []any{&u.Offset, &sc.rt, &sc.actAs, &sc.events, &u.TraceParent, &u.PaidTrafficCost}
+		sc.dest = []any{&u.Offset, &sc.rt, &sc.rawActAs, &sc.events, &u.TraceParent, &u.PaidTrafficCost}
 	default:
 		sc.dest = []any{&u.Offset, &sc.rt, &u.UpdateID, &u.CommandID, &u.WorkflowID, &u.UserID,
 			&u.SubmissionID, &sc.actAs, &sc.et, &sc.events, &u.TraceParent, &u.PaidTrafficCost}
@@ -274,10 +279,18 @@ func (sc *updateScan) scan(row interface{ Scan(...any) error }) (ledger.Update, 
 		u.Events = sc.arena[start:len(sc.arena):len(sc.arena)]
 	}
 	u.RecordTime = fromMicros(sc.rt)
-	if !sc.view {
-		u.EffectiveAt = fromMicros(sc.et)
-	}
 	var err error
+	if sc.view {
+		if sc.lastParsed == nil || string(sc.rawActAs) != sc.lastActAs {
+			sc.lastActAs = string(sc.rawActAs)
+			if sc.lastParsed, err = decodeList(sc.lastActAs); err != nil {
+				return ledger.Update{}, err
+			}
+		}
+		u.ActAs = sc.lastParsed
+		return *u, nil
+	}
+	u.EffectiveAt = fromMicros(sc.et)
 	u.ActAs, err = decodeList(sc.actAs)
 	return *u, err
 }
