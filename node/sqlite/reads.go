@@ -73,6 +73,10 @@ type contractScan struct {
 	sigsList, stksList []string
 	dest               []any
 	encoded, templates bool // encodedColumns, encodedByTemplateColumns
+	// In encoded reads, created_json is read raw and copied into arena,
+	// one buffer for a page of rows (as updateScan's events).
+	createdRaw sql.RawBytes
+	arena      []byte
 }
 
 // shared returns raw as a string, the previous one when the bytes are equal.
@@ -88,7 +92,7 @@ func (sc *contractScan) scan(row interface{ Scan(...any) error }) (ledger.Contra
 	switch {
 	case sc.dest != nil:
 	case sc.encoded:
-		sc.dest = []any{&c.Seq, &sc.stks, &c.CreatedOffset, &c.CreatedJSON}
+		sc.dest = []any{&c.Seq, &sc.stks, &c.CreatedOffset, &sc.createdRaw}
 		if sc.templates {
 			sc.dest = append(sc.dest, &sc.tmpl, &sc.pkg)
 		}
@@ -105,6 +109,9 @@ func (sc *contractScan) scan(row interface{ Scan(...any) error }) (ledger.Contra
 	c.PackageName = shared(sc.pkg, &sc.last[1])
 	c.WorkflowID = shared(sc.wf, &sc.last[2])
 	if sc.encoded {
+		if sc.createdRaw != nil {
+			c.CreatedJSON, sc.arena = arenaCopy(sc.arena, sc.createdRaw)
+		}
 		var err error
 		if sc.stksList == nil || string(sc.stks) != sc.lastStks {
 			sc.lastStks = string(sc.stks)
@@ -256,6 +263,17 @@ type updateScan struct {
 // arenaSize is the buffer a page of events is copied into.
 const arenaSize = 256 << 10
 
+// arenaCopy copies raw to the end of arena (a new one when it is full) and
+// returns the copy, capped, and the arena.
+func arenaCopy(arena, raw []byte) ([]byte, []byte) {
+	if len(arena)+len(raw) > cap(arena) {
+		arena = make([]byte, 0, max(arenaSize, len(raw)))
+	}
+	start := len(arena)
+	arena = append(arena, raw...)
+	return arena[start:len(arena):len(arena)], arena
+}
+
 func (sc *updateScan) scan(row interface{ Scan(...any) error }) (ledger.Update, error) {
 	u := &sc.u
 	switch {
@@ -271,12 +289,7 @@ func (sc *updateScan) scan(row interface{ Scan(...any) error }) (ledger.Update, 
 		return ledger.Update{}, err
 	}
 	if sc.events != nil {
-		if len(sc.arena)+len(sc.events) > cap(sc.arena) {
-			sc.arena = make([]byte, 0, max(arenaSize, len(sc.events)))
-		}
-		start := len(sc.arena)
-		sc.arena = append(sc.arena, sc.events...)
-		u.Events = sc.arena[start:len(sc.arena):len(sc.arena)]
+		u.Events, sc.arena = arenaCopy(sc.arena, sc.events)
 	}
 	u.RecordTime = fromMicros(sc.rt)
 	var err error
