@@ -65,7 +65,8 @@ type recordedTx struct {
 // transactions are made once the offset and record time are known. The
 // store keeps them as the opaque bytes of Marshal.
 type Events struct {
-	rec recordedTx
+	rec  recordedTx
+	strs *Strings // of UnmarshalEventsShared, for the package ids
 }
 
 // Marshal encodes the events for storage (JSON, versioned).
@@ -92,7 +93,7 @@ func UnmarshalEventsShared(b []byte, strs *Strings) (*Events, error) {
 	if rec.Format != eventsFormat {
 		return nil, fmt.Errorf("stored transaction events have format %d; this build reads %d", rec.Format, eventsFormat)
 	}
-	return &Events{rec: rec}, nil
+	return &Events{rec: rec, strs: strs}, nil
 }
 
 // UpdateID returns the transaction's update id.
@@ -159,7 +160,7 @@ func (e *Events) createdEvent(n *eventNode, offset int64, w []string) *ledgerapi
 		Observers:               observers,
 		CreatedAt:               e.effectiveAt(),
 		PackageName:             n.PackageName,
-		RepresentativePackageID: packageIDOf(n.TemplateID),
+		RepresentativePackageID: e.strs.packageID(n.TemplateID),
 		ACSDelta:                !n.Transient,
 	}
 }
