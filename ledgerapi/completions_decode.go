@@ -273,10 +273,8 @@ func (s *scanner) stringToken() (tok []byte, plain, ok bool) {
 	if !s.consume('"') {
 		return nil, false, false
 	}
-	b, start, i := s.b, s.i-1, s.i
-	for i < len(b) && plainByte[b[i]] {
-		i++
-	}
+	b, start := s.b, s.i-1
+	i := plainFrom(b, s.i)
 	plain = true
 	for i < len(b) {
 		switch c := b[i]; {
@@ -860,6 +858,14 @@ func (s *scanner) timestamp(t *Timestamp) bool {
 	if s.peek() != '"' {
 		return false
 	}
+	start := s.i
+	if tok, plain, ok := s.stringToken(); ok && plain {
+		if p, ok := parseInstant(tok[1 : len(tok)-1]); ok {
+			*t = p
+			return true
+		}
+	}
+	s.i = start
 	v, ok := s.str()
 	if !ok {
 		return false

@@ -244,6 +244,64 @@ func ParseTimestamp(s string) (Timestamp, error) {
 	return NewTimestamp(p), nil
 }
 
+// parseInstant reads the form Timestamp.String writes, in UTC
+// ("2026-07-24T11:59:01.123456Z", a fraction of 1 to 9 digits or none),
+// as ParseTimestamp does, without time.Parse: clients decode two or three
+// per update. It reports false for any other form, valid or not, which
+// ParseTimestamp then reads.
+func parseInstant(b []byte) (Timestamp, bool) {
+	if len(b) < 20 || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' || b[len(b)-1] != 'Z' {
+		return Timestamp{}, false
+	}
+	num := func(from, to int) (int, bool) {
+		n := 0
+		for _, c := range b[from:to] {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	year, ok1 := num(0, 4)
+	month, ok2 := num(5, 7)
+	day, ok3 := num(8, 10)
+	hour, ok4 := num(11, 13)
+	minute, ok5 := num(14, 16)
+	sec, ok6 := num(17, 19)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || year < 1 || month < 1 || month > 12 || day < 1 ||
+		day > daysIn(time.Month(month), year) || hour > 23 || minute > 59 || sec > 59 {
+		return Timestamp{}, false
+	}
+	nanos := 0
+	switch frac := b[19 : len(b)-1]; {
+	case len(frac) == 0:
+	case frac[0] != '.' || len(frac) < 2 || len(frac) > 10:
+		return Timestamp{}, false
+	default:
+		n, ok := num(20, len(b)-1)
+		if !ok {
+			return Timestamp{}, false
+		}
+		for range 10 - len(frac) {
+			n *= 10
+		}
+		nanos = n
+	}
+	return NewTimestamp(time.Date(year, time.Month(month), day, hour, minute, sec, nanos, time.UTC)), true
+}
+
+// daysIn is the number of days of month in year (Gregorian).
+func daysIn(month time.Month, year int) int {
+	if month == time.February {
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	}
+	return 30 + int((month+month/8)%2)
+}
+
 // unknownFields is how Canton prints a protobuf message's (always empty) set
 // of unknown fields.
 var unknownFields = json.RawMessage(`{"fields":{}}`)

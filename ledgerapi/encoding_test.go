@@ -282,3 +282,55 @@ func TestTimestampString(t *testing.T) {
 		}
 	}
 }
+
+var instantSamples = []string{
+	"2026-07-24T11:59:01.123456Z", "2026-07-24T11:59:01Z", "2026-07-24T11:59:01.1Z", "2026-07-24T11:59:01.123456789Z",
+	"2026-07-24T11:59:01.1234567891Z", "0001-01-01T00:00:00Z", "0000-12-31T23:59:59Z", "9999-12-31T23:59:59.999999Z",
+	"2024-02-29T00:00:00Z", "2023-02-29T00:00:00Z", "1900-02-29T00:00:00Z", "2000-02-29T00:00:00Z", "2026-04-31T00:00:00Z",
+	"2026-13-01T00:00:00Z", "2026-00-01T00:00:00Z", "2026-01-00T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T23:60:00Z",
+	"2026-01-01T23:59:60Z", "2026-01-01T23:59:59.Z", "2026-01-01T23:59:59,5Z", "2026-01-01t23:59:59Z", "2026-01-01T23:59:59z",
+	"2026-01-01T23:59:59+00:00", "2026-1-01T23:59:59Z", "+2026-01-01T23:59:59Z", "2026-01-01T23:59:5aZ", "2026-01-01 23:59:59Z",
+	"2026-12-31T23:59:59.000000001Z", "2026-07-24T11:59:01.12x456Z", "",
+}
+
+// checkInstant: parseInstant reads what it accepts as ParseTimestamp does.
+func checkInstant(t *testing.T, s string) {
+	t.Helper()
+	got, ok := parseInstant([]byte(s))
+	if !ok {
+		return
+	}
+	want, err := ParseTimestamp(s)
+	if err != nil || !got.Equal(want.Time) || got.Location() != want.Location() {
+		t.Fatalf("parseInstant(%q) = %v, ParseTimestamp %v, %v", s, got, want, err)
+	}
+}
+
+func TestParseInstantAgrees(t *testing.T) {
+	accepted := 0
+	for _, s := range instantSamples {
+		checkInstant(t, s)
+		if _, ok := parseInstant([]byte(s)); ok {
+			accepted++
+		}
+	}
+	// Every day of four years, the leap days included, at two times.
+	for d := time.Date(1999, 12, 25, 0, 0, 0, 0, time.UTC); d.Year() < 2005; d = d.Add(24 * time.Hour) {
+		for _, s := range []string{NewTimestamp(d).String(), NewTimestamp(d.Add(23*time.Hour + 59*time.Minute + 59*time.Second + 999999*time.Microsecond)).String()} {
+			if _, ok := parseInstant([]byte(s)); !ok {
+				t.Fatalf("parseInstant refuses %q", s)
+			}
+			checkInstant(t, s)
+		}
+	}
+	if accepted < 8 {
+		t.Errorf("parseInstant accepts only %d of the samples", accepted)
+	}
+}
+
+func FuzzParseInstant(f *testing.F) {
+	for _, s := range instantSamples {
+		f.Add(s)
+	}
+	f.Fuzz(checkInstant)
+}

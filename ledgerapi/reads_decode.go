@@ -2,6 +2,7 @@ package ledgerapi
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 )
 
@@ -123,7 +124,13 @@ func (s *scanner) raw(dst *json.RawMessage) bool {
 }
 
 func ascii(b []byte) bool {
-	for _, c := range b {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:])&highBits != 0 {
+			return false
+		}
+	}
+	for _, c := range b[i:] {
 		if c >= 0x80 {
 			return false
 		}

@@ -113,3 +113,50 @@ func FuzzFastReadDecoders(f *testing.F) {
 		}
 	})
 }
+
+// benchContract is the created event of the read benchmarks' contract (an
+// Iou with five fields, one party).
+func benchContract() CreatedEvent {
+	party := "Bench::1220acb93f55ac5861621c222d37895ed98162bb9b0804a7b46172b2f5abf5c8b70e"
+	return CreatedEvent{Offset: 5000, ContractID: "000000000000000000000000000000000000000000000000000000000000001387",
+		TemplateID: "8925260c8cb280b26321501c75eec6ffadccc51f05f1c0c54fd1a4f2a4e46861:Iou:Iou", ContractKeyHash: Bytes{},
+		CreateArgument:   json.RawMessage(`{"amount":"1000.25","currency":"USD","issuer":"` + party + `","note":"a bench contract","owner":"` + party + `"}`),
+		CreatedEventBlob: Bytes{}, InterfaceViews: List[InterfaceView]{}, WitnessParties: List[string]{party},
+		Signatories: List[string]{party}, Observers: List[string]{}, CreatedAt: NewTimestamp(time.Date(2026, 11, 25, 10, 15, 21, 817713000, time.UTC)),
+		PackageName: "iou", RepresentativePackageID: "8925260c8cb280b26321501c75eec6ffadccc51f05f1c0c54fd1a4f2a4e46861", ACSDelta: true}
+}
+
+// BenchmarkDecodeReads decodes the read benchmarks' elements as their
+// clients do (one StreamDecoder per stream).
+func BenchmarkDecodeReads(b *testing.B) {
+	ev := benchContract()
+	acs, err := AppendActiveContract(nil, "", &ev, "local::1220acb93f55ac5861621c222d37895ed98162bb9b0804a7b46172b2f5abf5c8b70e", "tok-5000")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tx := Transaction{UpdateID: "1220000000000000000000000000000000000000000000000000000000001387", CommandID: "cmd-5000",
+		EffectiveAt: ev.CreatedAt, Events: List[Event]{{Created: &ev}}, Offset: 5000, SynchronizerID: "local::1220acb93f55ac5861621c222d37895ed98162bb9b0804a7b46172b2f5abf5c8b70e",
+		RecordTime: ev.CreatedAt, PaidTrafficCost: 2048}
+	upd, err := AppendUpdateResponse(nil, &JsUpdate{Transaction: &tx})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("active-contract", func(b *testing.B) {
+		var d StreamDecoder
+		b.SetBytes(int64(len(acs)))
+		for b.Loop() {
+			if _, err := d.ActiveContract(acs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("update", func(b *testing.B) {
+		var d StreamDecoder
+		b.SetBytes(int64(len(upd)))
+		for b.Loop() {
+			if _, err := d.Update(upd); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,8 +1,10 @@
 package ledgerapi
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strconv"
 )
 
@@ -76,6 +78,69 @@ func AppendCreatedEvent(b []byte, ev *CreatedEvent) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// An element of the active contract set encoded ahead
+// (EncodeActiveContractParts) is the JSON of its workflow id and created
+// event less what depends on the reader and the read: the offset, the
+// created event blob, the witnesses and acsDelta (interface views are
+// always empty). It is the workflow id's JSON string, a zero byte, the
+// event's part before the blob (from "nodeId" through "createArgument"), a
+// zero byte, and its part after the witnesses (from "signatories" through
+// "representativePackageId"). A node encodes a contract's element once,
+// when it commits the contract, and serves the active contract set by
+// splicing the reader's fields in.
+
+// EncodeActiveContractParts encodes an element ahead, as
+// AppendActiveContract writes it less the event's offset, blob, witnesses
+// and acsDelta (which must be empty or zero, and interface views empty).
+func EncodeActiveContractParts(workflowID string, ev *CreatedEvent) ([]byte, error) {
+	if ev.Offset != 0 || len(ev.CreatedEventBlob) != 0 || len(ev.WitnessParties) != 0 || ev.ACSDelta || len(ev.InterfaceViews) != 0 {
+		return nil, fmt.Errorf("encode created event ahead: it has a reader's fields")
+	}
+	b, err := AppendCreatedEvent(make([]byte, 0, 1024), ev)
+	if err != nil {
+		return nil, err
+	}
+	// AppendCreatedEvent's fixed fields mark where the parts start and end.
+	start := bytes.Index(b, []byte(`,"nodeId":`))
+	blob := bytes.LastIndex(b, []byte(`,"createdEventBlob":"","interfaceViews":[],"witnessParties":[],"signatories":`))
+	end := bytes.LastIndex(b, []byte(`,"acsDelta":false}`))
+	if start < 0 || blob < start || end < blob {
+		return nil, fmt.Errorf("encode created event ahead: unexpected encoding %.80s", b)
+	}
+	tail := b[blob+len(`,"createdEventBlob":"","interfaceViews":[],"witnessParties":[],`) : end]
+	parts := append(appendJSONString(make([]byte, 0, len(b)+len(workflowID)), workflowID), 0)
+	parts = append(append(parts, b[start+1:blob]...), 0)
+	return append(parts, tail...), nil
+}
+
+// AppendActiveContractParts appends an element of the active contract set
+// as AppendActiveContract writes it, for one encoded ahead (parts) created
+// at offset, read by witnesses, with no blob. It reports false when parts
+// is not such an encoding.
+func AppendActiveContractParts(b []byte, offset int64, parts []byte, witnesses []string, synchronizerID, token string) ([]byte, bool) {
+	// The workflow id and the tail have no zero byte: their strings are
+	// escaped. The head may, inside its raw values.
+	first, cut := bytes.IndexByte(parts, 0), bytes.LastIndexByte(parts, 0)
+	if first < 0 || cut == first {
+		return b, false
+	}
+	b = append(b, `{"workflowId":`...)
+	b = append(b, parts[:first]...)
+	b = append(b, `,"contractEntry":{"JsActiveContract":{"createdEvent":{"offset":`...)
+	b = strconv.AppendInt(b, offset, 10)
+	b = append(b, ',')
+	b = append(b, parts[first+1:cut]...)
+	b = append(b, `,"createdEventBlob":"","interfaceViews":[],"witnessParties":`...)
+	b = appendStrings(b, witnesses)
+	b = append(b, ',')
+	b = append(b, parts[cut+1:]...)
+	b = append(b, `,"acsDelta":true},"synchronizerId":`...)
+	b = appendJSONString(b, synchronizerID)
+	b = append(b, `,"reassignmentCounter":0}},"streamContinuationToken":`...)
+	b = appendJSONString(b, token)
+	return append(b, '}'), true
+}
+
 // appendRaw appends a raw JSON value as encoding/json does: null when
 // empty, compacted otherwise.
 func appendRaw(b []byte, raw json.RawMessage) ([]byte, error) {
@@ -90,24 +155,67 @@ func appendRaw(b []byte, raw json.RawMessage) ([]byte, error) {
 }
 
 // writtenAsIs reports whether raw has no whitespace outside strings and no
-// character encoding/json would escape (so it is written as it is).
+// character encoding/json would escape (so it is written as it is). It
+// skips the bytes that need no look by table, a string's body in one run:
+// the create arguments of the active contract set pass through it.
 func writtenAsIs(raw []byte) bool {
-	inString := false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		switch {
-		case inString && c == '\\':
+	i, n := 0, len(raw)
+	for {
+		// outside strings: whitespace and the HTML characters say no
+		for i < n && rawOutside[raw[i]] == rawPlain {
 			i++
-		case c == '"':
-			inString = !inString
-		case c == '<' || c == '>' || c == '&' || c >= 0x80:
-			return false
-		case !inString && (c == ' ' || c == '\n' || c == '\t' || c == '\r'):
+		}
+		if i >= n {
+			return true
+		}
+		if rawOutside[raw[i]] == rawNo {
 			return false
 		}
+		// a string: up to its closing quote, escapes skipped
+		i++
+	str:
+		for {
+			for i < n && rawInside[raw[i]] == rawPlain {
+				i++
+			}
+			if i >= n {
+				return true
+			}
+			switch rawInside[raw[i]] {
+			case rawNo:
+				return false
+			case rawEscape:
+				i += 2
+			default: // the closing quote
+				i++
+				break str
+			}
+		}
 	}
-	return true
 }
+
+// The classes of a byte for writtenAsIs, outside and inside strings.
+const (
+	rawPlain  = iota // nothing to look at
+	rawNo            // encoding/json would write it otherwise
+	rawQuote         // a string starts or ends
+	rawEscape        // a backslash: the next byte is not looked at
+)
+
+var rawOutside, rawInside = func() (out, in [256]byte) {
+	for c := 0x80; c < 0x100; c++ {
+		out[c], in[c] = rawNo, rawNo
+	}
+	for _, c := range []byte("<>&") {
+		out[c], in[c] = rawNo, rawNo
+	}
+	for _, c := range []byte(" \n\t\r") {
+		out[c] = rawNo
+	}
+	out['"'], in['"'] = rawQuote, rawQuote
+	in['\\'] = rawEscape // outside strings a backslash is plain
+	return out, in
+}()
 
 func appendBase64(b []byte, v []byte) []byte {
 	b = append(b, '"')

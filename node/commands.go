@@ -231,6 +231,9 @@ func (n *Node) commit(ctx context.Context, out *engine.Outcome, traffic trafficB
 		traffic.size = len(tx.Events)
 	}
 	entry.PaidTrafficCost = int64(engine.EstimateCost(traffic.size, traffic.signatures, time.Now()).TotalTrafficCostEstimation)
+	for i := range tx.Created {
+		tx.Created[i].CreatedJSON = encodeCreated(&tx.Created[i], tx.WorkflowID)
+	}
 	entry.Transaction = tx
 	at, err := n.store.Commit(ctx, entry)
 	var dup *ledger.DuplicateCommandError

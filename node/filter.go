@@ -117,6 +117,21 @@ func (f *EventFilter) matches(party, templateID, packageName string) (ok, blob b
 	return ok, blob
 }
 
+// byTemplate reports whether what the filter reads depends on the
+// template: some party's set is not a plain wildcard.
+func (f *EventFilter) byTemplate() bool {
+	plain := func(t *TemplateSet) bool { return t == nil || t.Wildcard && len(t.Templates) == 0 && len(t.Interfaces) == 0 }
+	if !plain(f.AnyParty) {
+		return true
+	}
+	for _, t := range f.ByParty {
+		if !plain(t) {
+			return true
+		}
+	}
+	return false
+}
+
 // readsAny reports whether the filter reads as any party.
 func (f *EventFilter) readsAny() bool { return f.AnyParty != nil }
 

@@ -57,6 +57,12 @@ type ActiveContract struct {
 	Seq        int64 // position in the snapshot, for continuation tokens
 	WorkflowID string
 	Event      ledgerapi.CreatedEvent
+	// Encoded, for a reader that prefers it, is the element encoded ahead
+	// (ledgerapi.EncodeActiveContractParts) in place of WorkflowID and
+	// Event: created at Offset, read by Witnesses, without a blob.
+	Encoded   []byte
+	Offset    int64
+	Witnesses []string
 }
 
 // ACSReader reads the active contract set at one offset, page by page.
@@ -67,6 +73,10 @@ type ACSReader struct {
 	blobs  bool
 	views  bool
 	obs    observerCache
+	// encoded: Next returns contracts encoded ahead where it can; full:
+	// the last page had contracts without, so read the next one whole.
+	encoded, full bool
+	byTemplate    bool // the filter needs each contract's template
 }
 
 // ReadActiveContracts starts reading the contracts active at offset at
@@ -91,12 +101,32 @@ func (n *Node) ReadActiveContracts(filter *EventFilter, at, afterSeq int64) (*AC
 		return nil, prunedError(fmt.Sprintf("Active contracts request at offset %d precedes pruned offset %d", at, p), p)
 	}
 	r := &ACSReader{n: n, filter: filter, q: ledger.ACSQuery{At: at, AfterSeq: afterSeq, TemplateIDs: filter.templatePushdown()}}
-	r.blobs, r.views = filter.wantsBlobs(), filter.wantsViews()
+	r.blobs, r.views, r.byTemplate = filter.wantsBlobs(), filter.wantsViews(), filter.byTemplate()
 	return r, nil
 }
 
 // At is the snapshot's offset.
 func (r *ACSReader) At() int64 { return r.q.At }
+
+// PreferEncoded lets Next return contracts whose created event the node
+// encoded when it committed them as ActiveContract.Encoded (no Event): a
+// reader that writes the elements as JSON splices them in, and the store
+// reads a few columns of them instead of every one.
+func (r *ACSReader) PreferEncoded() { r.encoded = true }
+
+// encodedOf is c's created event encoded ahead, if it has one of the
+// current format and the reader may use it.
+func (r *ACSReader) encodedOf(c *ledger.Contract, blob bool) []byte {
+	if !r.useEncoded() || blob || len(c.CreatedJSON) == 0 || c.CreatedJSON[0] != createdJSONFormat {
+		return nil
+	}
+	return c.CreatedJSON[1:]
+}
+
+// useEncoded reports whether the reader takes contracts encoded ahead:
+// when it prefers them and nothing reader-dependent beyond the witnesses
+// is asked for (blobs, interface views).
+func (r *ACSReader) useEncoded() bool { return r.encoded && !r.blobs && !r.views }
 
 // Next returns the next active contracts: at most max, and at most one
 // read of ReadsPerBatch (more reads only while the filter leaves a read
@@ -110,9 +140,23 @@ func (r *ACSReader) Next(ctx context.Context, max int) ([]ActiveContract, error)
 	for len(out) == 0 {
 		q := r.q
 		q.Limit = min(max-len(out), ReadsPerBatch)
+		q.Encoded, q.ByTemplate = r.useEncoded() && !r.full, r.byTemplate
 		cs, err := r.n.store.ActiveContracts(ctx, q, r.blobs)
 		if err != nil {
 			return nil, err
+		}
+		if r.useEncoded() {
+			// Contracts committed before the node encoded them need the
+			// full read; a full page with none of them ends it.
+			all := true
+			for i := range cs {
+				all = all && r.encodedOf(&cs[i], false) != nil
+			}
+			if q.Encoded && !all {
+				r.full = true
+				continue
+			}
+			r.full = !all
 		}
 		if p := r.n.store.PrunedUpTo(); r.q.At < p {
 			return nil, prunedError(fmt.Sprintf("Active contracts request at offset %d precedes pruned offset %d", r.q.At, p), p)
@@ -122,6 +166,10 @@ func (r *ACSReader) Next(ctx context.Context, max int) ([]ActiveContract, error)
 			r.q.AfterSeq = c.Seq
 			w, blob := r.witnesses(c)
 			if w == nil {
+				continue
+			}
+			if enc := r.encodedOf(c, blob); enc != nil {
+				out = append(out, ActiveContract{Seq: c.Seq, Encoded: enc, Offset: c.CreatedOffset, Witnesses: w})
 				continue
 			}
 			ev, err := r.n.createdEvent(c, w, blob, &r.obs)
@@ -232,7 +280,46 @@ func (n *Node) createdEvent(c *ledger.Contract, w []string, blob bool, obs *obse
 			return ledgerapi.CreatedEvent{}, err
 		}
 	}
-	ev := ledgerapi.CreatedEvent{
+	ev := createdEventOf(c, arg, nodeID, w, obs)
+	if blob {
+		b, err := engine.CreatedEventBlob(c)
+		if err != nil {
+			return ledgerapi.CreatedEvent{}, fmt.Errorf("created event blob of %s: %w", c.ContractID, err)
+		}
+		ev.CreatedEventBlob = b
+	}
+	return ev, nil
+}
+
+// createdJSONFormat is the first byte of a Contract.CreatedJSON the node
+// writes: the version of createdEventOf it encodes, so that contracts
+// encoded by an earlier one are read whole and shown as it shows them now.
+const createdJSONFormat = '1'
+
+// encodeCreated is c's element of the active contract set encoded ahead,
+// with the created event createdEvent shows less the reader's fields, for
+// the store to keep with the contract (Contract.CreatedJSON); nil when c
+// has no JSON argument or it does not encode (then reads take the
+// contract whole, and fail as they would). workflowID is the creating
+// transaction's.
+func encodeCreated(c *ledger.Contract, workflowID string) []byte {
+	if c.ArgumentJSON == nil {
+		return nil
+	}
+	var obs observerCache
+	ev := createdEventOf(c, c.ArgumentJSON, c.NodeID, nil, &obs)
+	ev.Offset, ev.ACSDelta = 0, false
+	parts, err := ledgerapi.EncodeActiveContractParts(workflowID, &ev)
+	if err != nil {
+		return nil
+	}
+	return append([]byte{createdJSONFormat}, parts...)
+}
+
+// createdEventOf is createdEvent without the blob, for a contract whose
+// JSON argument and create node id are known.
+func createdEventOf(c *ledger.Contract, arg []byte, nodeID int32, w []string, obs *observerCache) ledgerapi.CreatedEvent {
+	return ledgerapi.CreatedEvent{
 		Offset:                  ledgerapi.Int64(c.CreatedOffset),
 		NodeID:                  ledgerapi.Int32(nodeID),
 		ContractID:              c.ContractID,
@@ -249,14 +336,6 @@ func (n *Node) createdEvent(c *ledger.Contract, w []string, blob bool, obs *obse
 		RepresentativePackageID: packageIDOf(c.TemplateID),
 		ACSDelta:                true,
 	}
-	if blob {
-		b, err := engine.CreatedEventBlob(c)
-		if err != nil {
-			return ledgerapi.CreatedEvent{}, fmt.Errorf("created event blob of %s: %w", c.ContractID, err)
-		}
-		ev.CreatedEventBlob = b
-	}
-	return ev, nil
 }
 
 // createdNodeOf finds a contract's create node in its creating transaction,
@@ -423,9 +502,9 @@ func (r *UpdateReader) Next(ctx context.Context, max int) (us []Update, changed 
 	end := st.LedgerEnd()
 	_ = r.format.resolve(r.n.Packages()) // packages uploaded since: checked at the start, cannot fail now
 	for len(us) == 0 {
-		q := ledger.UpdateQuery{After: r.cursor, Through: r.through, Limit: min(max-len(us), ReadsPerBatch)}
+		q := ledger.UpdateQuery{After: r.cursor, Through: r.through, Limit: min(max-len(us), ReadsPerBatch), ForView: true}
 		if r.desc {
-			q = ledger.UpdateQuery{After: r.begin, Through: r.cursor - 1, Descending: true, Limit: q.Limit}
+			q = ledger.UpdateQuery{After: r.begin, Through: r.cursor - 1, Descending: true, Limit: q.Limit, ForView: true}
 		}
 		if q.Through == 0 || q.Through > end {
 			q.Through = end

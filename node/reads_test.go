@@ -2,7 +2,9 @@ package node_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -340,5 +342,104 @@ func TestTopologyEventsOfPartyAllocations(t *testing.T) {
 	}
 	if n.LedgerEnd() != 3 {
 		t.Errorf("ledger end %d after pruning", n.LedgerEnd())
+	}
+}
+
+// TestActiveContractsEncodedAhead: a reader that prefers contracts encoded
+// ahead gets, spliced, exactly the bytes of the created events it would
+// get whole, also from a database where some contracts were stored without
+// their encoding (before schema version 6) or with an older one.
+func TestActiveContractsEncodedAhead(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "ledger.db")
+	n := open(t, local.Config{DBPath: db})
+	alice, err := n.AllocateParty(ctx, "Alice", nil, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob, err := n.AllocateParty(ctx, "Bob", nil, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, wf := "alice", "wf #1"
+	for i := range 9 {
+		cmd := createIou(fmt.Sprintf("c-%d", i), alice.ID)
+		if i%2 == 1 {
+			cmd = ledgerapi.Commands{CommandID: fmt.Sprintf("c-%d", i), ActAs: []string{alice.ID}, UserID: &user,
+				WorkflowID: &wf, Commands: []ledgerapi.Command{{Create: &ledgerapi.CreateCommand{TemplateID: "#iou:Iou:Note",
+					CreateArguments: []byte(`{"owner":"` + alice.ID + `","reader":"` + bob.ID + `"}`)}}}}
+		}
+		if r, err := n.Submit(ctx, cmd, "alice", ""); err != nil || r.Rejection != nil {
+			t.Fatalf("submit %d: %v %v", i, err, r)
+		}
+	}
+	end := n.LedgerEnd()
+	// Contracts 2, 3 and 7 lose their encoding, 5 has one of another format.
+	raw, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`UPDATE contracts SET created_json = NULL WHERE id IN (2, 3, 7)`,
+		`UPDATE contracts SET created_json = X'30' || substr(created_json, 2) WHERE id = 5`} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+
+	read := func(f *node.EventFilter, encoded bool, page int) (out []string, spliced int) {
+		r, err := n.ReadActiveContracts(f, end, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if encoded {
+			r.PreferEncoded()
+		}
+		for {
+			cs, err := r.Next(ctx, page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cs) == 0 {
+				return out, spliced
+			}
+			for _, c := range cs {
+				var b []byte
+				if c.Encoded != nil {
+					var ok bool
+					if b, ok = ledgerapi.AppendActiveContractParts(nil, c.Offset, c.Encoded, c.Witnesses, "sync", "tok"); !ok {
+						t.Fatalf("contract %d: malformed encoding", c.Seq)
+					}
+					spliced++
+				} else if b, err = ledgerapi.AppendActiveContract(nil, c.WorkflowID, &c.Event, "sync", "tok"); err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, string(b))
+			}
+		}
+	}
+	for _, f := range []*node.EventFilter{
+		node.WildcardFilter(alice.ID), node.WildcardFilter(bob.ID), node.WildcardFilter(alice.ID, bob.ID),
+		{AnyParty: &node.TemplateSet{Wildcard: true}},
+		{ByParty: map[string]*node.TemplateSet{alice.ID: {Templates: map[string]bool{"#iou:Iou:Note": false}}}},
+	} {
+		want, _ := read(f, false, 500)
+		if len(want) == 0 {
+			t.Fatalf("filter %+v reads nothing", f)
+		}
+		for _, page := range []int{1, 2, 3, 500} {
+			got, spliced := read(f, true, page)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("filter %+v, page %d: spliced\n%s\nwant\n%s", f, page, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if spliced == 0 || spliced == len(got) {
+				t.Errorf("filter %+v, page %d: %d of %d spliced, want some", f, page, spliced, len(got))
+			}
+		}
+	}
+	// A filter asking for blobs reads contracts whole.
+	blob := &node.EventFilter{ByParty: map[string]*node.TemplateSet{alice.ID: {Wildcard: true, WildcardBlob: true}}}
+	if _, spliced := read(blob, true, 500); spliced != 0 {
+		t.Errorf("%d contracts spliced for a reader of blobs", spliced)
 	}
 }

@@ -230,6 +230,7 @@ func (s *Server) openActiveContracts(c *Caller, decode func(v any) error) (strea
 	if err != nil {
 		return nil, err
 	}
+	r.PreferEncoded()
 	return &acsStream{r: r, sync: s.Node.Identity().SynchronizerID, token: s.tokenPrefix(tokenACSStream, sum)}, nil
 }
 
@@ -269,6 +270,13 @@ func (a *acsStream) next(ctx context.Context, max int, add func([]byte) error) (
 }
 
 func appendActiveContract(b []byte, c *node.ActiveContract, sync, token string) ([]byte, error) {
+	if c.Encoded != nil {
+		out, ok := ledgerapi.AppendActiveContractParts(b, c.Offset, c.Encoded, c.Witnesses, sync, token)
+		if !ok {
+			return nil, fmt.Errorf("contract at position %d: its stored created event is malformed", c.Seq)
+		}
+		return out, nil
+	}
 	return ledgerapi.AppendActiveContract(b, c.WorkflowID, &c.Event, sync, token)
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
@@ -64,7 +65,8 @@ type recordedTx struct {
 // transactions are made once the offset and record time are known. The
 // store keeps them as the opaque bytes of Marshal.
 type Events struct {
-	rec recordedTx
+	rec  recordedTx
+	strs *Strings // of UnmarshalEventsShared, for the package ids
 }
 
 // Marshal encodes the events for storage (JSON, versioned).
@@ -91,7 +93,7 @@ func UnmarshalEventsShared(b []byte, strs *Strings) (*Events, error) {
 	if rec.Format != eventsFormat {
 		return nil, fmt.Errorf("stored transaction events have format %d; this build reads %d", rec.Format, eventsFormat)
 	}
-	return &Events{rec: rec}, nil
+	return &Events{rec: rec, strs: strs}, nil
 }
 
 // UpdateID returns the transaction's update id.
@@ -130,17 +132,20 @@ func (e *Events) effectiveAt() ledgerapi.Timestamp {
 	return ledgerapi.NewTimestamp(time.UnixMicro(e.rec.EffectiveAt))
 }
 
-func (e *Events) createdEvent(n *eventNode, offset int64, w []string) *ledgerapi.CreatedEvent {
-	sig := map[string]bool{}
-	for _, p := range n.Signatories {
-		sig[p] = true
-	}
+// observersOf are the stakeholders that are not signatories. The lists
+// are a few parties long: a scan costs less than a set.
+func observersOf(signatories, stakeholders []string) []string {
 	observers := []string{}
-	for _, p := range n.Stakeholders {
-		if !sig[p] {
+	for _, p := range stakeholders {
+		if !slices.Contains(signatories, p) {
 			observers = append(observers, p)
 		}
 	}
+	return observers
+}
+
+func (e *Events) createdEvent(n *eventNode, offset int64, w []string) *ledgerapi.CreatedEvent {
+	observers := observersOf(n.Signatories, n.Stakeholders)
 	return &ledgerapi.CreatedEvent{
 		Offset:                  ledgerapi.Int64(offset),
 		NodeID:                  ledgerapi.Int32(n.NodeID),
@@ -155,7 +160,7 @@ func (e *Events) createdEvent(n *eventNode, offset int64, w []string) *ledgerapi
 		Observers:               observers,
 		CreatedAt:               e.effectiveAt(),
 		PackageName:             n.PackageName,
-		RepresentativePackageID: packageIDOf(n.TemplateID),
+		RepresentativePackageID: e.strs.packageID(n.TemplateID),
 		ACSDelta:                !n.Transient,
 	}
 }

@@ -22,6 +22,26 @@ import (
 // safe for concurrent use.
 type Strings struct {
 	m map[string]string
+	// packageIDs memoizes packageIDOf (its parse allocates) per template.
+	packageIDs map[string]string
+}
+
+// packageID is packageIDOf(templateID), remembered.
+func (s *Strings) packageID(templateID string) string {
+	if s == nil {
+		return packageIDOf(templateID)
+	}
+	if id, ok := s.packageIDs[templateID]; ok {
+		return id
+	}
+	id := packageIDOf(templateID)
+	if s.packageIDs == nil {
+		s.packageIDs = map[string]string{}
+	}
+	if len(s.packageIDs) < maxInterned {
+		s.packageIDs[templateID] = id
+	}
+	return id
 }
 
 // maxInterned bounds a Strings.

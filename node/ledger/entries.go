@@ -38,6 +38,11 @@ type Contract struct {
 	// encoding). Both are nil when the template has no key.
 	KeyHash []byte
 	Key     []byte
+	// CreatedJSON is the contract's created event encoded ahead by the
+	// node that commits it, so that the active contract set is served by
+	// splicing rather than encoding (opaque to the store; nil for contracts
+	// stored before schema version 6).
+	CreatedJSON []byte
 	// Seq orders contracts by creation: the store's position of the contract,
 	// set when it is read back.
 	Seq int64

@@ -18,6 +18,11 @@ type ACSQuery struct {
 	TemplateIDs []string
 	// Limit caps the contracts returned (default 1000).
 	Limit int
+	// Encoded reads only Seq, Stakeholders, CreatedOffset and CreatedJSON
+	// (and TemplateID and PackageName with ByTemplate): what serving a
+	// contract encoded ahead needs. A contract without CreatedJSON then
+	// needs a full read.
+	Encoded, ByTemplate bool
 }
 
 // UpdateQuery selects accepted transactions in offset order.
@@ -27,6 +32,13 @@ type UpdateQuery struct {
 	// Descending reads from Through down to After.
 	Descending bool
 	Limit      int // at most this many (default 1000)
+	// ForView reads only what a reader's view of a transaction needs:
+	// Offset, RecordTime, ActAs, Events, TraceParent and PaidTrafficCost
+	// (the events repeat the ids and the effective time). Every column
+	// read costs, and the update stream reads a million rows. Updates in
+	// a row with the same act-as parties share the slice: callers must
+	// not modify it.
+	ForView bool
 }
 
 // PrunedError: a read asked for offsets at or below the pruning offset.

@@ -603,3 +603,42 @@ func TestWaitPastAndChanged(t *testing.T) {
 		t.Errorf("Commit after close: %v", err)
 	}
 }
+
+// TestUpdateRangeForView: the narrow read of the update stream gives the
+// fields a view needs exactly as the full read does, in both orders.
+func TestUpdateRangeForView(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	for i := range 5 {
+		e := accepted("u", fmt.Sprintf("c%d", i), "A", "B")
+		e.TraceParent, e.PaidTrafficCost = fmt.Sprintf("00-%032x-%016x-01", i+1, i+1), int64(100*i)
+		if _, err := s.Commit(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Commit(ctx, rejected("u", fmt.Sprintf("r%d", i), "A")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, desc := range []bool{false, true} {
+		q := ledger.UpdateQuery{After: 1, Through: 9, Descending: desc, Limit: 3}
+		full, err := s.UpdateRange(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.ForView = true
+		view, err := s.UpdateRange(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(full) != 3 || len(view) != len(full) {
+			t.Fatalf("descending %v: %d and %d updates, want 3", desc, len(full), len(view))
+		}
+		for i, f := range full {
+			want := ledger.Update{Offset: f.Offset, RecordTime: f.RecordTime, ActAs: f.ActAs, Events: f.Events,
+				TraceParent: f.TraceParent, PaidTrafficCost: f.PaidTrafficCost}
+			if !reflect.DeepEqual(view[i], want) || f.UpdateID == "" || f.TraceParent == "" {
+				t.Errorf("descending %v, update %d: view read %+v\nwant %+v (full %+v)", desc, i, view[i], want, f)
+			}
+		}
+	}
+}

@@ -47,7 +47,15 @@ func (r *readStmts) close() {
 // contractColumns are the columns scanContract reads; create_argument is
 // replaced by NULL where the caller does not need it.
 const contractColumns = `id, contract_id, template_id, package_name, %s, argument_json, signatories,
-	stakeholders, created_at, created_offset, archived_offset, node_id, workflow_id, key_hash, contract_key`
+	stakeholders, created_at, created_offset, archived_offset, node_id, workflow_id, key_hash, contract_key,
+	created_json`
+
+// encodedColumns are those of ACSQuery.Encoded, with and without
+// ByTemplate.
+const (
+	encodedColumns           = `id, stakeholders, created_offset, created_json`
+	encodedByTemplateColumns = `id, stakeholders, created_offset, created_json, template_id, package_name`
+)
 
 // contractScan holds the scan targets of a contract row, set up once per
 // query. Columns that repeat from row to row in a big set (template,
@@ -64,6 +72,11 @@ type contractScan struct {
 	lastSigs, lastStks string
 	sigsList, stksList []string
 	dest               []any
+	encoded, templates bool // encodedColumns, encodedByTemplateColumns
+	// In encoded reads, created_json is read raw and copied into arena,
+	// one buffer for a page of rows (as updateScan's events).
+	createdRaw sql.RawBytes
+	arena      []byte
 }
 
 // shared returns raw as a string, the previous one when the bytes are equal.
@@ -76,9 +89,17 @@ func shared(raw sql.RawBytes, last *string) string {
 
 func (sc *contractScan) scan(row interface{ Scan(...any) error }) (ledger.Contract, error) {
 	c := &sc.c
-	if sc.dest == nil {
+	switch {
+	case sc.dest != nil:
+	case sc.encoded:
+		sc.dest = []any{&c.Seq, &sc.stks, &c.CreatedOffset, &sc.createdRaw}
+		if sc.templates {
+			sc.dest = append(sc.dest, &sc.tmpl, &sc.pkg)
+		}
+	default:
 		sc.dest = []any{&c.Seq, &c.ContractID, &sc.tmpl, &sc.pkg, &c.Argument, &c.ArgumentJSON,
-			&sc.sigs, &sc.stks, &sc.created, &c.CreatedOffset, &sc.archived, &sc.nodeID, &sc.wf, &c.KeyHash, &c.Key}
+			&sc.sigs, &sc.stks, &sc.created, &c.CreatedOffset, &sc.archived, &sc.nodeID, &sc.wf, &c.KeyHash, &c.Key,
+			&c.CreatedJSON}
 	}
 	*c = ledger.Contract{}
 	if err := row.Scan(sc.dest...); err != nil {
@@ -87,6 +108,20 @@ func (sc *contractScan) scan(row interface{ Scan(...any) error }) (ledger.Contra
 	c.TemplateID = shared(sc.tmpl, &sc.last[0])
 	c.PackageName = shared(sc.pkg, &sc.last[1])
 	c.WorkflowID = shared(sc.wf, &sc.last[2])
+	if sc.encoded {
+		if sc.createdRaw != nil {
+			c.CreatedJSON, sc.arena = arenaCopy(sc.arena, sc.createdRaw)
+		}
+		var err error
+		if sc.stksList == nil || string(sc.stks) != sc.lastStks {
+			sc.lastStks = string(sc.stks)
+			if sc.stksList, err = decodeList(sc.lastStks); err != nil {
+				return ledger.Contract{}, err
+			}
+		}
+		c.Stakeholders = sc.stksList
+		return *c, nil
+	}
 	c.CreatedAt = fromMicros(sc.created)
 	c.ArchivedOffset = sc.archived.Int64
 	c.NodeID = int32(sc.nodeID)
@@ -117,7 +152,14 @@ func (s *Store) ActiveContracts(ctx context.Context, q ledger.ACSQuery, withArgu
 	if withArgument {
 		arg = "create_argument"
 	}
-	query := `SELECT ` + fmt.Sprintf(contractColumns, arg) + ` FROM contracts
+	columns := fmt.Sprintf(contractColumns, arg)
+	switch {
+	case q.Encoded && q.ByTemplate:
+		columns = encodedByTemplateColumns
+	case q.Encoded:
+		columns = encodedColumns
+	}
+	query := `SELECT ` + columns + ` FROM contracts
 		WHERE id > ? AND created_offset <= ? AND (archived_offset IS NULL OR archived_offset > ?)`
 	args := []any{q.AfterSeq, q.At, q.At}
 	if len(q.TemplateIDs) > 0 {
@@ -132,7 +174,7 @@ func (s *Store) ActiveContracts(ctx context.Context, q ledger.ACSQuery, withArgu
 	if err != nil {
 		return nil, fmt.Errorf("read active contracts: %w", err)
 	}
-	var sc contractScan
+	sc := contractScan{encoded: q.Encoded, templates: q.ByTemplate}
 	out, err := collect(ctx, st, args, min(pageSize(q.Limit), 1000), sc.scan)
 	if err != nil {
 		return nil, fmt.Errorf("read active contracts: %w", err)
@@ -203,6 +245,9 @@ func queryOne[T any](ctx context.Context, s *Store, query string, args []any, sc
 const updateRangeColumns = `t.ledger_offset, t.record_time, t.update_id, t.command_id, t.workflow_id,
 	t.user_id, t.submission_id, t.act_as, t.effective_time, t.events, c.trace_parent, c.paid_traffic_cost`
 
+// updateViewColumns are those of UpdateQuery.ForView.
+const updateViewColumns = `t.ledger_offset, t.record_time, t.act_as, t.events, c.trace_parent, c.paid_traffic_cost`
+
 // updateScan holds the scan targets of an update row. The events are read
 // as raw bytes and copied into arena, one buffer for a whole page of rows,
 // instead of one allocation (and database/sql's second copy) per row.
@@ -213,14 +258,35 @@ type updateScan struct {
 	events sql.RawBytes
 	arena  []byte
 	dest   []any
+	view   bool // updateViewColumns
+	// rawActAs and the last list decoded: in view reads, updates in a row
+	// from the same submitters share their act-as list.
+	rawActAs   sql.RawBytes
+	lastActAs  string
+	lastParsed []string
 }
 
 // arenaSize is the buffer a page of events is copied into.
 const arenaSize = 256 << 10
 
+// arenaCopy copies raw to the end of arena (a new one when it is full) and
+// returns the copy, capped, and the arena.
+func arenaCopy(arena, raw []byte) ([]byte, []byte) {
+	if len(arena)+len(raw) > cap(arena) {
+		arena = make([]byte, 0, max(arenaSize, len(raw)))
+	}
+	start := len(arena)
+	arena = append(arena, raw...)
+	return arena[start:len(arena):len(arena)], arena
+}
+
 func (sc *updateScan) scan(row interface{ Scan(...any) error }) (ledger.Update, error) {
 	u := &sc.u
-	if sc.dest == nil {
+	switch {
+	case sc.dest != nil:
+	case sc.view:
+		sc.dest = []any{&u.Offset, &sc.rt, &sc.rawActAs, &sc.events, &u.TraceParent, &u.PaidTrafficCost}
+	default:
 		sc.dest = []any{&u.Offset, &sc.rt, &u.UpdateID, &u.CommandID, &u.WorkflowID, &u.UserID,
 			&u.SubmissionID, &sc.actAs, &sc.et, &sc.events, &u.TraceParent, &u.PaidTrafficCost}
 	}
@@ -229,22 +295,29 @@ func (sc *updateScan) scan(row interface{ Scan(...any) error }) (ledger.Update, 
 		return ledger.Update{}, err
 	}
 	if sc.events != nil {
-		if len(sc.arena)+len(sc.events) > cap(sc.arena) {
-			sc.arena = make([]byte, 0, max(arenaSize, len(sc.events)))
-		}
-		start := len(sc.arena)
-		sc.arena = append(sc.arena, sc.events...)
-		u.Events = sc.arena[start:len(sc.arena):len(sc.arena)]
+		u.Events, sc.arena = arenaCopy(sc.arena, sc.events)
 	}
-	u.RecordTime, u.EffectiveAt = fromMicros(sc.rt), fromMicros(sc.et)
+	u.RecordTime = fromMicros(sc.rt)
 	var err error
+	if sc.view {
+		if sc.lastParsed == nil || string(sc.rawActAs) != sc.lastActAs {
+			sc.lastActAs = string(sc.rawActAs)
+			if sc.lastParsed, err = decodeList(sc.lastActAs); err != nil {
+				return ledger.Update{}, err
+			}
+		}
+		u.ActAs = sc.lastParsed
+		return *u, nil
+	}
+	u.EffectiveAt = fromMicros(sc.et)
 	u.ActAs, err = decodeList(sc.actAs)
 	return *u, err
 }
 
 // UpdateRange returns the accepted transactions in (q.After, q.Through] in
 // offset order (descending when asked), at most q.Limit of them, with the
-// trace parent and traffic cost of their completions.
+// trace parent and traffic cost of their completions (only some fields
+// with q.ForView).
 func (s *Store) UpdateRange(ctx context.Context, q ledger.UpdateQuery) ([]ledger.Update, error) {
 	through := q.Through
 	if through <= 0 {
@@ -254,13 +327,17 @@ func (s *Store) UpdateRange(ctx context.Context, q ledger.UpdateQuery) ([]ledger
 	if q.Descending {
 		order = "DESC"
 	}
-	st, err := s.reads.get(ctx, s.r, `SELECT `+updateRangeColumns+` FROM transactions t
+	columns := updateRangeColumns
+	if q.ForView {
+		columns = updateViewColumns
+	}
+	st, err := s.reads.get(ctx, s.r, `SELECT `+columns+` FROM transactions t
 		JOIN completions c ON c.ledger_offset = t.ledger_offset
 		WHERE t.ledger_offset > ? AND t.ledger_offset <= ? ORDER BY t.ledger_offset `+order+` LIMIT ?`)
 	if err != nil {
 		return nil, fmt.Errorf("read updates: %w", err)
 	}
-	var sc updateScan
+	sc := updateScan{view: q.ForView}
 	out, err := collect(ctx, st, []any{q.After, through, pageSize(q.Limit)}, min(pageSize(q.Limit), 1000), sc.scan)
 	if err != nil {
 		return nil, fmt.Errorf("read updates: %w", err)

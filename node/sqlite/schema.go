@@ -164,6 +164,12 @@ ALTER TABLE contracts ADD COLUMN contract_key BLOB;
 CREATE INDEX contracts_active_key ON contracts (key_hash, id)
 	WHERE key_hash IS NOT NULL AND archived_offset IS NULL;
 `,
+	// 6: a contract's created event encoded ahead by the node
+	// (ledger.Contract.CreatedJSON), from which the active contract set is
+	// served reading few columns.
+	`
+ALTER TABLE contracts ADD COLUMN created_json BLOB;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

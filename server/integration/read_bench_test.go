@@ -3,6 +3,7 @@ package integration
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -109,7 +110,8 @@ func (te *templateEntry) entry(i int64, archive bool) ledger.Entry {
 	uid := fmt.Sprintf("1220%060x", i)
 	events := bytes.ReplaceAll(bytes.ReplaceAll(te.events, []byte(te.cid), []byte(cid)), []byte(te.uid), []byte(uid))
 	c := te.contract
-	c.ContractID, c.CreatedAt, c.Seq = cid, time.Now(), 0
+	c.ContractID, c.Seq = cid, 0
+	c.CreatedJSON = bytes.ReplaceAll(c.CreatedJSON, []byte(te.cid), []byte(cid))
 	tx := &ledger.Transaction{UpdateID: uid, EffectiveAt: c.CreatedAt, Events: events, Created: []ledger.Contract{c}}
 	if archive {
 		tx.Archived = []string{cid}
@@ -159,7 +161,7 @@ func seedRead(b *testing.B) (db, party string) {
 			}
 			db = filepath.Join(dir, "ledger.db")
 		} else if _, err := os.Stat(db); err == nil {
-			readDB = db
+			readDB, readErr = db, checkSchema(db)
 			return
 		}
 		readDB = db
@@ -191,6 +193,25 @@ func seedRead(b *testing.B) (db, party string) {
 		b.Fatalf("read benchmark database: %v", err)
 	}
 	return readDB, cs[0].Signatories[0]
+}
+
+// checkSchema refuses a kept database of an older schema, which opening
+// would migrate (and so close to the builds that wrote it): the benchmarks
+// need one seeded by this build.
+func checkSchema(db string) error {
+	raw, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
+	if err != nil {
+		return err
+	}
+	defer raw.Close()
+	var v int
+	if err := raw.QueryRow(`SELECT version FROM schema_version`).Scan(&v); err != nil {
+		return fmt.Errorf("%s: %w", db, err)
+	}
+	if v != sqlite.SchemaVersion() {
+		return fmt.Errorf("%s has schema version %d, this build's is %d: name a new file, which the benchmark seeds", db, v, sqlite.SchemaVersion())
+	}
+	return nil
 }
 
 // readStream opens the websocket at path with req and decodes every frame
