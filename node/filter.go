@@ -120,7 +120,9 @@ func (f *EventFilter) matches(party, templateID, packageName string) (ok, blob b
 // byTemplate reports whether what the filter reads depends on the
 // template: some party's set is not a plain wildcard.
 func (f *EventFilter) byTemplate() bool {
-	plain := func(t *TemplateSet) bool { return t == nil || t.Wildcard && len(t.Templates) == 0 && len(t.Interfaces) == 0 }
+	plain := func(t *TemplateSet) bool {
+		return t == nil || t.Wildcard && len(t.Templates) == 0 && len(t.Interfaces) == 0
+	}
 	if !plain(f.AnyParty) {
 		return true
 	}

@@ -273,14 +273,18 @@ func (o *observerCache) of(sigs, stks []string) []string {
 // and node, witnessed by w, with its blob when asked.
 func (n *Node) createdEvent(c *ledger.Contract, w []string, blob bool, obs *observerCache) (ledgerapi.CreatedEvent, error) {
 	arg := c.ArgumentJSON
-	nodeID := c.NodeID
-	if arg == nil { // stored before schema version 2
-		var err error
-		if arg, nodeID, err = n.createdNodeOf(c); err != nil {
+	nodeID, key := c.NodeID, c.KeyJSON
+	if arg == nil || len(c.KeyHash) > 0 && key == nil { // stored before schema version 2, or 7 for a key
+		cn, err := n.createdNodeOf(c)
+		if err != nil {
 			return ledgerapi.CreatedEvent{}, err
 		}
+		arg, nodeID, key = cn.Argument, cn.NodeID, cn.Key
 	}
 	ev := createdEventOf(c, arg, nodeID, w, obs)
+	if len(c.KeyHash) > 0 {
+		ev.ContractKey, ev.ContractKeyHash = key, c.KeyHash
+	}
 	if blob {
 		b, err := engine.CreatedEventBlob(c)
 		if err != nil {
@@ -303,11 +307,14 @@ const createdJSONFormat = '1'
 // contract whole, and fail as they would). workflowID is the creating
 // transaction's.
 func encodeCreated(c *ledger.Contract, workflowID string) []byte {
-	if c.ArgumentJSON == nil {
+	if c.ArgumentJSON == nil || len(c.KeyHash) > 0 && c.KeyJSON == nil {
 		return nil
 	}
 	var obs observerCache
 	ev := createdEventOf(c, c.ArgumentJSON, c.NodeID, nil, &obs)
+	if len(c.KeyHash) > 0 {
+		ev.ContractKey, ev.ContractKeyHash = c.KeyJSON, c.KeyHash
+	}
 	ev.Offset, ev.ACSDelta = 0, false
 	parts, err := ledgerapi.EncodeActiveContractParts(workflowID, &ev)
 	if err != nil {
@@ -340,23 +347,23 @@ func createdEventOf(c *ledger.Contract, arg []byte, nodeID int32, w []string, ob
 
 // createdNodeOf finds a contract's create node in its creating transaction,
 // for contracts stored before the contracts table kept it.
-func (n *Node) createdNodeOf(c *ledger.Contract) ([]byte, int32, error) {
+func (n *Node) createdNodeOf(c *ledger.Contract) (engine.CreatedNode, error) {
 	u, err := n.store.UpdateAt(context.Background(), c.CreatedOffset)
 	if err == nil {
 		ev, err := engine.UnmarshalEvents(u.Events)
 		if err != nil {
-			return nil, 0, err
+			return engine.CreatedNode{}, err
 		}
 		if cn, ok := ev.CreatedNodes()[c.ContractID]; ok {
-			return cn.Argument, cn.NodeID, nil
+			return cn, nil
 		}
 	}
 	v, err := engine.UnmarshalValue(c.Argument)
 	if err != nil {
-		return nil, 0, err
+		return engine.CreatedNode{}, err
 	}
 	arg, err := engine.ValueToJSON(v)
-	return arg, 0, err
+	return engine.CreatedNode{Argument: arg}, err
 }
 
 func packageIDOf(templateID string) string {

@@ -311,6 +311,9 @@ func builtOf(res *interp.Result, read map[value.ContractID]*ledger.Contract, set
 				Stakeholders: x.Stakeholders,
 				KeyHash:      keyHash,
 				Key:          key,
+				NodeID:       ev.NodeID,
+				ArgumentJSON: ev.Argument,
+				KeyJSON:      ev.ContractKey,
 			})
 		case *tx.Exercise:
 			if x.Consuming {

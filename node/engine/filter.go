@@ -166,6 +166,7 @@ func (e *Events) Archival(at ledger.Committed, contractID string, m Match) (ev *
 type CreatedNode struct {
 	NodeID   int32
 	Argument []byte
+	Key      []byte // Daml-LF JSON; nil without a key
 }
 
 // CreatedNodes maps the id of every contract the transaction creates to its
@@ -175,7 +176,7 @@ func (e *Events) CreatedNodes() map[string]CreatedNode {
 	for i := range e.rec.Nodes {
 		n := &e.rec.Nodes[i]
 		if n.Kind == kindCreate {
-			out[n.ContractID] = CreatedNode{NodeID: n.NodeID, Argument: n.Argument}
+			out[n.ContractID] = CreatedNode{NodeID: n.NodeID, Argument: n.Argument, Key: n.ContractKey}
 		}
 	}
 	return out

@@ -38,6 +38,10 @@ type Contract struct {
 	// encoding). Both are nil when the template has no key.
 	KeyHash []byte
 	Key     []byte
+	// KeyJSON is the key as events show it (Daml-LF JSON, by the key
+	// type), so that the active contract set shows contractKey; nil without
+	// a key and for keyed contracts stored before schema version 7.
+	KeyJSON []byte
 	// CreatedJSON is the contract's created event encoded ahead by the
 	// node that commits it, so that the active contract set is served by
 	// splicing rather than encoding (opaque to the store; nil for contracts

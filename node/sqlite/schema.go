@@ -170,6 +170,10 @@ CREATE INDEX contracts_active_key ON contracts (key_hash, id)
 	`
 ALTER TABLE contracts ADD COLUMN created_json BLOB;
 `,
+	// 7: a keyed contract's key as events show it (ledger.Contract.KeyJSON).
+	`
+ALTER TABLE contracts ADD COLUMN key_json BLOB;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -82,9 +82,9 @@ type Store struct {
 	w    *sql.DB // the one writer connection
 	r    *sql.DB // readers (the same pool as w for :memory:)
 
-	end     atomic.Int64 // ledger end, published after each durable batch
+	end     atomic.Int64                     // ledger end, published after each durable batch
 	head    atomic.Pointer[ledger.Committed] // the ledger end and its record time, likewise
-	mu      sync.Mutex   // guards changed
+	mu      sync.Mutex                       // guards changed
 	changed chan struct{}
 
 	maxDedup atomic.Int64 // nanoseconds; the node's maximum deduplication duration

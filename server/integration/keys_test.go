@@ -80,6 +80,23 @@ func TestContractKeysOnNode(t *testing.T) {
 		t.Errorf("created event key %s, hash %x; want hash %x", first.ContractKey, first.ContractKeyHash, wantHash)
 	}
 	second := submit("foo-2", fooCreate(alice)).EventsByID["0"].Created
+	// The active contract set shows the key and its hash as the created
+	// event did: read encoded ahead (list) and whole (with blobs).
+	for _, blob := range []bool{false, true} {
+		var acs []ledgerapi.JsGetActiveContractsResponse
+		n.ok("POST", "/v2/state/active-contracts", tok, map[string]any{"activeAtOffset": n.ledgerEnd(), "eventFormat": map[string]any{
+			"filtersByParty": map[string]any{alice: map[string]any{"cumulative": []any{map[string]any{"identifierFilter": map[string]any{
+				"WildcardFilter": map[string]any{"value": map[string]any{"includeCreatedEventBlob": blob}}}}}}}}}, &acs)
+		if len(acs) != 2 {
+			t.Fatalf("active contracts (blob %v): %+v", blob, acs)
+		}
+		for _, a := range acs {
+			ev := a.ContractEntry.ActiveContract.CreatedEvent
+			if string(ev.ContractKey) != `"`+alice+`"` || string(ev.ContractKeyHash) != string(wantHash[:]) {
+				t.Errorf("active contract %s (blob %v): key %s, hash %x", ev.ContractID, blob, ev.ContractKey, ev.ContractKeyHash)
+			}
+		}
+	}
 	for i, want := range []string{second.ContractID, first.ContractID} {
 		x := submit(fmt.Sprintf("by-key-%d", i), fooByKey(alice)).EventsByID["0"].Exercised
 		if x == nil || x.ContractID != want || !x.Consuming || x.Choice != fooChoice {
