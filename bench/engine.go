@@ -16,6 +16,7 @@ import (
 
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/hashing"
+	"github.com/ledger-cli/ledger/internal/splice"
 )
 
 // Scenario names.
@@ -303,8 +304,12 @@ func (cfg *Config) normalize() error {
 	if cfg.Count == 0 && cfg.Duration == 0 {
 		cfg.Duration = DefaultDuration
 	}
-	if cfg.Scenario == ScenarioPing {
+	switch cfg.Scenario {
+	case ScenarioPing:
 		cfg.Template = PingTemplate
+	case ScenarioToken:
+		// What each operation exercises first; the summary names it.
+		cfg.Template = splice.TransferFactory
 	}
 	if cfg.Template == "" {
 		cfg.Template = DefaultTemplate
