@@ -309,6 +309,23 @@ func (f *EventFilter) interfaces(witnesses []string, templateID string) []string
 	return out
 }
 
+// blobFor reports whether a created event of the template witnessed by
+// witnesses carries its blob: a filter of filtersForAnyParty or of one of
+// the witnesses selects the template and asks for it.
+func (f *EventFilter) blobFor(witnesses []string, templateID, packageName string) bool {
+	if f.AnyParty != nil {
+		if _, b := f.AnyParty.matches(templateID, packageName); b {
+			return true
+		}
+	}
+	for _, w := range witnesses {
+		if _, b := f.ByParty[w].matches(templateID, packageName); b {
+			return true
+		}
+	}
+	return false
+}
+
 // wantsViews reports whether any interface filter asks for views.
 func (f *EventFilter) wantsViews() bool {
 	want := false

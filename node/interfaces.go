@@ -2,8 +2,10 @@ package node
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/engine"
 )
 
 // What interface filters add to the events a read returns, as Canton's
@@ -46,16 +48,17 @@ func implemented(f *EventFilter, witnesses []string, templateID string) ledgerap
 	return ledgerapi.List[string]{}
 }
 
-// projectEvents adds what the filter's interface filters ask for to the
-// events of a transaction.
+// projectEvents adds what the filter asks for beyond the template's own
+// fields to the events of a transaction: interface views and
+// implementedInterfaces, and created event blobs.
 func (n *Node) projectEvents(ctx context.Context, f *EventFilter, events []ledgerapi.Event) error {
-	if f.packages == nil { // no interface filter: nothing to add
+	if f.packages == nil && !f.wantsBlobs() { // nothing to add
 		return nil
 	}
 	for i := range events {
 		switch e := &events[i]; {
 		case e.Created != nil:
-			if err := n.addViews(ctx, f, e.Created); err != nil {
+			if err := n.projectCreated(ctx, f, e.Created); err != nil {
 				return err
 			}
 		case e.Archived != nil:
@@ -69,18 +72,44 @@ func (n *Node) projectEvents(ctx context.Context, f *EventFilter, events []ledge
 
 // projectTree is projectEvents for a transaction tree.
 func (n *Node) projectTree(ctx context.Context, f *EventFilter, t *ledgerapi.TransactionTree) error {
-	if f.packages == nil {
+	if f.packages == nil && !f.wantsBlobs() {
 		return nil
 	}
 	for _, e := range t.EventsByID {
 		switch {
 		case e.Created != nil:
-			if err := n.addViews(ctx, f, e.Created); err != nil {
+			if err := n.projectCreated(ctx, f, e.Created); err != nil {
 				return err
 			}
 		case e.Exercised != nil && e.Exercised.Consuming:
 			e.Exercised.ImplementedInterfaces = implemented(f, e.Exercised.WitnessParties, e.Exercised.TemplateID)
 		}
 	}
+	return nil
+}
+
+// projectCreated adds a created event's interface views and, when a
+// filter of one of its witnesses (or filtersForAnyParty) selecting its
+// template asks for it, its blob: the same createdEventBlob the active
+// contract set gives the contract, whatever transaction shape shows it
+// (Canton's EventProjectionProperties apply to every created event).
+func (n *Node) projectCreated(ctx context.Context, f *EventFilter, ev *ledgerapi.CreatedEvent) error {
+	if err := n.addViews(ctx, f, ev); err != nil {
+		return err
+	}
+	if !f.blobFor(ev.WitnessParties, ev.TemplateID, ev.PackageName) {
+		return nil
+	}
+	// The store keeps every contract a transaction creates, transient ones
+	// too, until pruning removes the transaction that created it.
+	c, err := n.store.ContractByID(ctx, ev.ContractID)
+	if err != nil {
+		return fmt.Errorf("created event blob of %s: %w", ev.ContractID, err)
+	}
+	b, err := engine.CreatedEventBlob(&c)
+	if err != nil {
+		return fmt.Errorf("created event blob of %s: %w", ev.ContractID, err)
+	}
+	ev.CreatedEventBlob = b
 	return nil
 }

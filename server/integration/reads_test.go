@@ -236,6 +236,42 @@ func TestUpdatesOverHTTP(t *testing.T) {
 		t.Errorf("tree by offset %+v", tree)
 	}
 	n.ok("GET", "/v2/updates/transaction-tree-by-id/"+n.updateIDs[3]+"?parties="+url.QueryEscape(n.alice), n.tok, nil, &tree)
+
+	// created events carry their blob where the filter asks for it, in both
+	// shapes, and it is the blob the active contract set gives
+	var acs []ledgerapi.JsGetActiveContractsResponse
+	n.ok("POST", "/v2/state/active-contracts", n.tok, map[string]any{"activeAtOffset": 4, "eventFormat": blobFilter(n.alice)}, &acs)
+	if len(acs) != 2 || len(acs[0].ContractEntry.ActiveContract.CreatedEvent.CreatedEventBlob) == 0 {
+		t.Fatalf("active contracts with blobs: %+v", acs)
+	}
+	acsBlob := acs[0].ContractEntry.ActiveContract.CreatedEvent.CreatedEventBlob
+	for _, shape := range []string{"TRANSACTION_SHAPE_ACS_DELTA", "TRANSACTION_SHAPE_LEDGER_EFFECTS"} {
+		f := map[string]any{"includeTransactions": map[string]any{"eventFormat": blobFilter(n.alice), "transactionShape": shape}}
+		n.ok("POST", "/v2/updates", n.tok, map[string]any{"beginExclusive": 1, "endInclusive": 2, "updateFormat": f}, &ups)
+		if len(ups) != 1 || ups[0].Update.Transaction == nil {
+			t.Fatalf("%s with blobs: %+v", shape, ups)
+		}
+		if got := ups[0].Update.Transaction.Events[0].Created.CreatedEventBlob; string(got) != string(acsBlob) {
+			t.Errorf("%s: the created event's blob is %d bytes, not the active contract set's (%d)", shape, len(got), len(acsBlob))
+		}
+	}
+	n.ok("POST", "/v2/updates/update-by-offset", n.tok, map[string]any{"offset": 2,
+		"updateFormat": txFormat(n.alice, "TRANSACTION_SHAPE_ACS_DELTA")}, &one)
+	if b := one.Update.Transaction.Events[0].Created.CreatedEventBlob; len(b) != 0 {
+		t.Errorf("a filter without includeCreatedEventBlob gave a %d-byte blob", len(b))
+	}
+	n.ok("POST", "/v2/updates/trees", n.tok, map[string]any{"beginExclusive": 1, "endInclusive": 2,
+		"filter": blobFilter(n.alice), "verbose": true}, &ups)
+	if len(ups) != 1 || string(ups[0].Update.TransactionTree.EventsByID["0"].Created.CreatedEventBlob) != string(acsBlob) {
+		t.Errorf("trees with blobs: %+v", ups)
+	}
+}
+
+// blobFilter reads p's Ious with their created event blobs.
+func blobFilter(p string) map[string]any {
+	return map[string]any{"filtersByParty": map[string]any{p: map[string]any{"cumulative": []any{
+		map[string]any{"identifierFilter": map[string]any{"TemplateFilter": map[string]any{"value": map[string]any{
+			"templateId": iouTemplate, "includeCreatedEventBlob": true}}}}}}}}
 }
 
 func TestEventsContractsAndCommandCompletionsOverHTTP(t *testing.T) {
