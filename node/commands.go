@@ -97,6 +97,34 @@ func (r *Receipt) Transaction(shape ledgerapi.TransactionShape, parties []string
 	return t
 }
 
+// ResolveFilter checks a filter's interface filters against the uploaded
+// packages, with the errors a read answers for an unknown interface.
+func (n *Node) ResolveFilter(f *EventFilter) error { return f.resolve(n.Packages()) }
+
+// TransactionFor is the accepted transaction as an update lookup with the
+// transaction format (f, shape) shows it, which is how Canton's command
+// service answers the ...ForTransaction endpoints: the events the filter
+// keeps, with the views and blobs it asks for, the command id only for a
+// reader among the submitters. When the filter keeps no event, it is the
+// transaction without events, command id and traffic cost shown (Canton's
+// fallback lookup for any party). f has been resolved (ResolveFilter).
+func (n *Node) TransactionFor(ctx context.Context, r *Receipt, f *EventFilter, shape ledgerapi.TransactionShape) (ledgerapi.Transaction, error) {
+	if err := f.resolve(n.Packages()); err != nil {
+		return ledgerapi.Transaction{}, err
+	}
+	t := r.out.Events.TransactionMatching(r.At, shape, f.Match())
+	t.TraceContext = traceContext(r.traceParent)
+	if len(t.Events) == 0 || f.sees(r.out.ActAs) {
+		t.PaidTrafficCost = ledgerapi.Int64(r.cost)
+	} else {
+		t.CommandID = ""
+	}
+	if err := n.projectEvents(ctx, f, t.Events); err != nil {
+		return ledgerapi.Transaction{}, err
+	}
+	return t, nil
+}
+
 func traceContext(traceparent string) *ledgerapi.TraceContext {
 	if traceparent == "" {
 		return nil

@@ -99,7 +99,7 @@ func (s *Server) execute(req *Request, body ledgerapi.ExecuteSubmissionRequest, 
 	if err != nil {
 		return nil, err
 	}
-	return answer(r, view, mode)
+	return s.answer(req, r, view, mode)
 }
 
 // preparedActAs reads metadata.submitter_info.act_as out of a prepared
@@ -230,7 +230,7 @@ func (s *Server) submit(req *Request, cmds ledgerapi.Commands, format *ledgerapi
 	if err != nil {
 		return nil, err
 	}
-	return answer(r, view, mode)
+	return s.answer(req, r, view, mode)
 }
 
 func union(a, b []string) []string {
@@ -249,15 +249,19 @@ func union(a, b []string) []string {
 
 // transactionView is how a ...ForTransaction answer shows the transaction.
 type transactionView struct {
-	shape    ledgerapi.TransactionShape
-	parties  []string // the parties whose view it is
-	anyParty bool     // every party's view
+	shape ledgerapi.TransactionShape
+	// filter is the transaction format's event filter; nil without a
+	// format, when the view is the ACS delta of parties.
+	filter  *node.EventFilter
+	parties []string
 }
 
-// transactionView reads a transaction format: filtersByParty names the
-// parties (read rights needed), filtersForAnyParty asks for all (needs
-// CanReadAsAnyParty). Without a format the view is the ACS delta of
-// defaults (nil: the submitting parties).
+// transactionView reads a transaction format, checking it as the update
+// service checks one (read rights for filtersByParty's parties,
+// CanReadAsAnyParty for filtersForAnyParty, interface filters against the
+// uploaded packages) before anything is submitted. Without a format the
+// view is the ACS delta of defaults (nil: the submitting parties), Canton's
+// default of wildcard filters for act_as and read_as.
 func (s *Server) transactionView(req *Request, f *ledgerapi.TransactionFormat, defaults []string) (transactionView, error) {
 	if f == nil {
 		return transactionView{shape: ledgerapi.TransactionShapeACSDelta, parties: defaults}, nil
@@ -270,30 +274,14 @@ func (s *Server) transactionView(req *Request, f *ledgerapi.TransactionFormat, d
 	default:
 		return v, ledgerapi.InvalidField("transaction_shape", fmt.Sprintf("%q is not a transaction shape", v.shape))
 	}
-	ef := f.EventFormat
-	if len(ef.FiltersByParty) == 0 && ef.FiltersForAnyParty == nil {
-		return v, ledgerapi.InvalidArgument("filtersByParty and filtersForAnyParty cannot be empty simultaneously")
-	}
-	if ef.FiltersForAnyParty != nil {
-		if !req.Caller.CanReadAsAnyParty() {
-			return v, permissionDenied("user %q may not read as any party", req.Caller.UserID)
-		}
-		v.anyParty = true
-		return v, nil
-	}
-	if err := checkPartyCount("filters_by_party", len(ef.FiltersByParty)); err != nil {
+	filter, err := eventFilter(req.Caller, &f.EventFormat, nil, false)
+	if err != nil {
 		return v, err
 	}
-	v.parties = []string{}
-	for p := range ef.FiltersByParty {
-		if err := ledgerapi.ValidatePartyID("filters_by_party", p); err != nil {
-			return v, ledgerapi.InvalidArgument("%s", fieldReason(err))
-		}
-		if !req.Caller.CanReadAs(p) {
-			return v, permissionDenied("user %q may not read as party %q", req.Caller.UserID, p)
-		}
-		v.parties = append(v.parties, p)
+	if err := s.Node.ResolveFilter(filter); err != nil {
+		return v, err
 	}
+	v.filter = filter
 	return v, nil
 }
 
@@ -302,7 +290,7 @@ func (s *Server) transactionView(req *Request, f *ledgerapi.TransactionFormat, d
 // answer is what an endpoint answers once its entry is committed. A
 // rejection is a failed completion; the ...AndWait endpoints answer it as
 // their error, the others with {}.
-func answer(r *node.Receipt, view transactionView, mode waitMode) (any, error) {
+func (s *Server) answer(req *Request, r *node.Receipt, view transactionView, mode waitMode) (any, error) {
 	if mode == answerEmpty {
 		return struct{}{}, nil
 	}
@@ -315,12 +303,16 @@ func answer(r *node.Receipt, view transactionView, mode waitMode) (any, error) {
 	case answerTree:
 		return ledgerapi.SubmitAndWaitForTransactionTreeResponse{TransactionTree: r.Tree()}, nil
 	}
-	var parties []string
-	if !view.anyParty {
-		parties = view.parties
-		if len(parties) == 0 {
-			parties = r.ActAs()
+	if view.filter != nil {
+		t, err := s.Node.TransactionFor(req.Context(), r, view.filter, view.shape)
+		if err != nil {
+			return nil, err
 		}
+		return ledgerapi.SubmitAndWaitForTransactionResponse{Transaction: t}, nil
+	}
+	parties := view.parties
+	if len(parties) == 0 {
+		parties = r.ActAs()
 	}
 	return ledgerapi.SubmitAndWaitForTransactionResponse{Transaction: r.Transaction(view.shape, parties)}, nil
 }

@@ -191,6 +191,37 @@ func TestSubmitAndWaitForTransactionTree(t *testing.T) {
 		"commands": commands("swt-4", []string{alice}, []map[string]any{create(alice, "4")}, nil),
 		"transactionFormat": map[string]any{"transactionShape": "TRANSACTION_SHAPE_ACS_DELTA",
 			"eventFormat": map[string]any{"filtersByParty": map[string]any{bob: map[string]any{}}}}}, 403, ledgerapi.RedactedCode)
+	// the format's template filters select the events and ask for blobs,
+	// as an update lookup with that format would
+	tmplFormat := func(tmpl string, blob bool) map[string]any {
+		return map[string]any{"transactionShape": "TRANSACTION_SHAPE_ACS_DELTA",
+			"eventFormat": map[string]any{"filtersByParty": map[string]any{alice: map[string]any{"cumulative": []any{
+				map[string]any{"identifierFilter": map[string]any{"TemplateFilter": map[string]any{"value": map[string]any{
+					"templateId": tmpl, "includeCreatedEventBlob": blob}}}}}}}}}
+	}
+	n.ok("POST", "/v2/commands/submit-and-wait-for-transaction", tok, map[string]any{
+		"commands":          commands("swt-5", []string{alice}, []map[string]any{create(alice, "5")}, nil),
+		"transactionFormat": tmplFormat(iouTemplate, true)}, &flat)
+	if len(flat.Transaction.Events) != 1 || len(flat.Transaction.Events[0].Created.CreatedEventBlob) == 0 || flat.Transaction.CommandID != "swt-5" {
+		t.Errorf("a template filter with the blob: %+v", flat.Transaction)
+	}
+	n.ok("POST", "/v2/commands/submit-and-wait-for-transaction", tok, map[string]any{
+		"commands":          commands("swt-6", []string{alice}, []map[string]any{create(alice, "6")}, nil),
+		"transactionFormat": tmplFormat("#iou-pkg:Iou:SomethingElse", false)}, &flat)
+	if len(flat.Transaction.Events) != 0 || flat.Transaction.UpdateID == "" || flat.Transaction.CommandID != "swt-6" {
+		t.Errorf("a filter keeping no event gives the transaction without events: %+v", flat.Transaction)
+	}
+	// an interface filter no package defines is refused before anything is submitted
+	before := n.completions(tok, "alice-user", []string{alice}, 0, "")
+	n.fail("POST", "/v2/commands/submit-and-wait-for-transaction", tok, map[string]any{
+		"commands": commands("swt-7", []string{alice}, []map[string]any{create(alice, "7")}, nil),
+		"transactionFormat": map[string]any{"transactionShape": "TRANSACTION_SHAPE_ACS_DELTA",
+			"eventFormat": map[string]any{"filtersByParty": map[string]any{alice: map[string]any{"cumulative": []any{
+				map[string]any{"identifierFilter": map[string]any{"InterfaceFilter": map[string]any{"value": map[string]any{
+					"interfaceId": "#no-such-package:M:I", "includeInterfaceView": true}}}}}}}}}}, 404, "PACKAGE_NAMES_NOT_FOUND")
+	if after := n.completions(tok, "alice-user", []string{alice}, 0, ""); len(after) != len(before) {
+		t.Errorf("a refused format still submitted: %d completions, then %d", len(before), len(after))
+	}
 
 	// async submit answers {} and the completion follows
 	r := n.call("POST", "/v2/commands/async/submit", tok, commands("async-1", []string{alice}, []map[string]any{create(alice, "5")}, nil))

@@ -138,7 +138,24 @@ func TestSpliceTestTokenOnNode(t *testing.T) {
 	if !strings.Contains(e.Cause, "V1.TransferInstruction_Update: not supported by TokenTransferOffer") {
 		t.Errorf("the admin's update: %+v", e)
 	}
-	n.tree("reject", []string{bob}, splice.InstructionChoice(offer, "TransferInstruction_Reject", nil))
+	// Bob rejects, and the answer shows the transaction as an update read
+	// with Alice's Holding filter would: the offer's archive and the token
+	// returned to her, with its view.
+	var rejected ledgerapi.SubmitAndWaitForTransactionResponse
+	n.ok("POST", "/v2/commands/submit-and-wait-for-transaction", "", map[string]any{
+		"commands": commands("reject", []string{bob}, []map[string]any{splice.InstructionChoice(offer, "TransferInstruction_Reject", nil)},
+			map[string]any{"userId": damlUser}),
+		"transactionFormat": map[string]any{"transactionShape": "TRANSACTION_SHAPE_ACS_DELTA", "eventFormat": interfaceFormat(alice, splice.Holding, true)}}, &rejected)
+	if evs := rejected.Transaction.Events; len(evs) != 2 || evs[0].Archived == nil || len(evs[0].Archived.ImplementedInterfaces) != 1 ||
+		evs[1].Created == nil || len(evs[1].Created.InterfaceViews) != 1 {
+		t.Fatalf("the reject through Alice's Holding filter: %+v", evs)
+	} else {
+		var hv holdingView
+		mustUnmarshal(t, evs[1].Created.InterfaceViews[0].ViewValue, &hv)
+		if hv.Owner != alice || hv.Amount != "50.0000000000" || rejected.Transaction.CommandID != "" {
+			t.Errorf("the returned token's view %+v (command id %q: Alice did not submit)", hv, rejected.Transaction.CommandID)
+		}
+	}
 	if got := holdings(); got != "alice 20.0000000000, alice 50.0000000000, bob 30.0000000000" {
 		t.Errorf("holdings at the end: %s", got)
 	}
