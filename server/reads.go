@@ -523,10 +523,18 @@ func (s *Server) updatesPage(req *Request) (any, error) {
 	resp := ledgerapi.JsGetUpdatesPageResponse{Updates: ledgerapi.List[ledgerapi.JsGetUpdateResponse]{},
 		LowestPageOffsetExclusive: ledgerapi.Int64(begin), HighestPageOffsetInclusive: ledgerapi.Int64(end)}
 	if end <= begin {
+		// Nothing to read, but the filter is still checked: an unknown
+		// interface fails the same request whatever range it names.
+		if err := s.checkPageBounds(begin, end); err != nil {
+			return nil, err
+		}
+		if err := s.Node.ResolveUpdateFormat(f); err != nil {
+			return nil, err
+		}
 		if openEnded && !body.DescendingOrder {
 			resp.NextPageToken = updatesToken(begin, 0)
 		}
-		return resp, s.checkPageBounds(begin, end)
+		return resp, nil
 	}
 	r, err := s.Node.ReadUpdates(f, begin, end, body.DescendingOrder)
 	if err != nil {

@@ -206,6 +206,10 @@ func TestInterfaceFiltersOnNode(t *testing.T) {
 		404, "PACKAGE_NAMES_NOT_FOUND")
 	n.fail("POST", "/v2/updates/get-updates-page", issuer, map[string]any{"updateFormat": map[string]any{
 		"includeReassignments": interfaceFormat(alice, "#no-such-package:M:I", false)}}, 404, "PACKAGE_NAMES_NOT_FOUND")
+	// also for a page whose range holds nothing
+	n.fail("POST", "/v2/updates/get-updates-page", issuer, map[string]any{"beginOffsetExclusive": n.ledgerEnd(), "updateFormat": map[string]any{
+		"includeTransactions": map[string]any{"eventFormat": interfaceFormat(alice, "#no-such-package:M:I", true), "transactionShape": "TRANSACTION_SHAPE_ACS_DELTA"}}},
+		404, "PACKAGE_NAMES_NOT_FOUND")
 
 	// The token's package unvetted: the holding is still selected, its view
 	// fails as Canton reports it.
