@@ -68,6 +68,9 @@ type Server struct {
 	// CheckpointDelay is how long a stream that follows the ledger is idle
 	// before it sends an offset checkpoint (checkpoints.go).
 	CheckpointDelay time.Duration
+	// UserRightsCheckInterval is how often a websocket stream opened with
+	// a user's token checks that user again (stale.go).
+	UserRightsCheckInterval time.Duration
 
 	mux     *http.ServeMux
 	handler http.Handler // mux behind the guard
@@ -86,17 +89,18 @@ func New(n *node.Node, v *auth.Verifier, cfg Config) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{Node: n, Verifier: v, Providers: auth.NewProviders(cfg.Auth), Log: log,
-		MaxRequestBytes:    cfg.MaxRequestBytes,
-		BodyReadTimeout:    orDefault(cfg.BodyReadTimeout, DefaultBodyReadTimeout),
-		CompletionsMax:     cfg.CompletionsMax,
-		CompletionsWait:    orDefault(cfg.CompletionsWait, DefaultCompletionsWait),
-		CompletionsMaxWait: orDefault(cfg.CompletionsMaxWait, DefaultCompletionsMaxWait),
-		CheckpointDelay:    orDefault(cfg.CheckpointDelay, DefaultCheckpointDelay),
-		mux:                http.NewServeMux(),
-		corsOrigins:        cfg.CORSOrigins,
-		allowedHosts:       cfg.AllowedHosts,
-		wsOrigins:          websocketOrigins(cfg.CORSOrigins),
-		checkHost:          cfg.loopbackOnly}
+		MaxRequestBytes:         cfg.MaxRequestBytes,
+		BodyReadTimeout:         orDefault(cfg.BodyReadTimeout, DefaultBodyReadTimeout),
+		CompletionsMax:          cfg.CompletionsMax,
+		CompletionsWait:         orDefault(cfg.CompletionsWait, DefaultCompletionsWait),
+		CompletionsMaxWait:      orDefault(cfg.CompletionsMaxWait, DefaultCompletionsMaxWait),
+		CheckpointDelay:         orDefault(cfg.CheckpointDelay, DefaultCheckpointDelay),
+		UserRightsCheckInterval: orDefault(cfg.UserRightsCheckInterval, DefaultUserRightsCheckInterval),
+		mux:                     http.NewServeMux(),
+		corsOrigins:             cfg.CORSOrigins,
+		allowedHosts:            cfg.AllowedHosts,
+		wsOrigins:               websocketOrigins(cfg.CORSOrigins),
+		checkHost:               cfg.loopbackOnly}
 	s.handler = s.guard(s.mux)
 	if s.MaxRequestBytes <= 0 {
 		s.MaxRequestBytes = DefaultMaxRequestBytes

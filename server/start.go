@@ -46,6 +46,11 @@ type Config struct {
 	// caught up and idle, before it sends an offset checkpoint
 	// (DefaultCheckpointDelay).
 	CheckpointDelay time.Duration
+	// UserRightsCheckInterval is how often a websocket stream opened with
+	// a user's token checks that the user, its rights and its identity
+	// provider are as they were, ending with STALE_STREAM_AUTHORIZATION
+	// otherwise (DefaultUserRightsCheckInterval, Canton's).
+	UserRightsCheckInterval time.Duration
 	// ShutdownTimeout bounds how long Close waits for requests in progress
 	// (default 10 s).
 	ShutdownTimeout time.Duration

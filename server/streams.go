@@ -229,6 +229,8 @@ func (s *Server) serveWebsocket(req *Request, open streamOpener) (any, error) {
 		return nil, nil
 	}
 	defer st.close()
+	watch := s.watchRights(caller)
+	defer watch.stop()
 	var expired <-chan time.Time
 	if exp := caller.Claims.ExpiresAt; exp != nil {
 		t := time.NewTimer(time.Until(*exp))
@@ -260,10 +262,23 @@ func (s *Server) serveWebsocket(req *Request, open streamOpener) (any, error) {
 			return nil, nil
 		}
 		if n > 0 {
+			if err := watch.due(ctx); err != nil {
+				if ctx.Err() == nil {
+					s.closeWithError(conn, req, err)
+				}
+				return nil, nil
+			}
 			continue
 		}
 		select {
 		case <-changed:
+		case <-watch.C():
+			if err := watch.check(ctx); err != nil {
+				if ctx.Err() == nil {
+					s.closeWithError(conn, req, err)
+				}
+				return nil, nil
+			}
 		case <-expired:
 			s.closeWithError(conn, req, ledgerapi.Errorf(ledgerapi.CodeAccessTokenExpired,
 				"The stream's access token has expired; reconnect with a fresh token"))
