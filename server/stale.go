@@ -25,9 +25,13 @@ import (
 const DefaultUserRightsCheckInterval = 5 * time.Second
 
 // staleStreamAuthorization is Canton's error for a stream whose user's
-// authorization changed.
+// authorization changed. Its retry delay is zero (Canton overrides its
+// category's second), written as Scala writes 0.seconds.
 func staleStreamAuthorization() error {
-	return ledgerapi.Errorf(ledgerapi.CodeStaleStreamAuthorization, "Stale stream authorization. Retry quickly.")
+	e := ledgerapi.Errorf(ledgerapi.CodeStaleStreamAuthorization, "Stale stream authorization. Retry quickly.")
+	now := "0 seconds"
+	e.RetryInfo = &now
+	return e
 }
 
 // rightsWatch re-checks the user of a stream's caller; a nil watch (a

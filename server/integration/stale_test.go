@@ -54,7 +54,8 @@ func TestStaleStreamAuthorization(t *testing.T) {
 	}
 	stale := func(what string, c *websocket.Conn) {
 		t.Helper()
-		if _, e := readFrame(t, c); e == nil || e.Code != "STALE_STREAM_AUTHORIZATION" || e.Cause != "Stale stream authorization. Retry quickly." {
+		if _, e := readFrame(t, c); e == nil || e.Code != "STALE_STREAM_AUTHORIZATION" || e.Cause != "Stale stream authorization. Retry quickly." ||
+			e.RetryInfo == nil || *e.RetryInfo != "0 seconds" {
 			t.Fatalf("%s: frame %+v, want STALE_STREAM_AUTHORIZATION", what, e)
 		}
 		if _, _, err := c.Read(t.Context()); websocket.CloseStatus(err) != websocket.StatusNormalClosure {
