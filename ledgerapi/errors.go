@@ -157,6 +157,7 @@ var (
 	CodeMaximumNumberOfStreams            = ErrorCode{"MAXIMUM_NUMBER_OF_STREAMS", 2}
 	CodeRequestTimeOut                    = ErrorCode{"REQUEST_TIME_OUT", 3}
 	CodeServiceNotRunning                 = ErrorCode{"SERVICE_NOT_RUNNING", 1}
+	CodeUnknownResource                   = ErrorCode{"UNKNOWN_RESOURCE", 11}
 )
 
 // ErrorCodes lists every code above, for lookups and documentation.
@@ -173,7 +174,7 @@ var ErrorCodes = []ErrorCode{
 	CodeDamlAuthorizationError, CodeInvalidExternalSignature, CodeInvalidExternalTransaction,
 	CodeLocalVerdictMaxRecordTimeExceeded, CodeNotSequencedTimeout, CodeJSONAPIMaximumListElementsReached,
 	CodeJSONAPIPackageSelectionFailed, CodeLedgerAPIInternalError, CodeParticipantBackpressure,
-	CodeMaximumNumberOfStreams, CodeRequestTimeOut, CodeServiceNotRunning,
+	CodeMaximumNumberOfStreams, CodeRequestTimeOut, CodeServiceNotRunning, CodeUnknownResource,
 }
 
 // LookupErrorCode finds a code by id.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
@@ -230,6 +231,9 @@ func (s *Server) createUser(req *Request) (any, error) {
 	if err := c.requireGrantable(rights); err != nil {
 		return nil, err
 	}
+	if err := s.requirePartiesInIDP(req.Context(), c, rights, idp); err != nil {
+		return nil, err
+	}
 	created, err := s.Node.CreateUser(req.Context(), ledger.User{
 		ID: u.ID, PrimaryParty: u.PrimaryParty, IsDeactivated: u.IsDeactivated,
 		Annotations: u.Metadata.Annotations, IdentityProviderID: idp,
@@ -238,6 +242,54 @@ func (s *Server) createUser(req *Request) (any, error) {
 		return nil, err
 	}
 	return ledgerapi.CreateUserResponse{User: apiUser(created)}, nil
+}
+
+// requirePartiesInIDP: a caller that is not a participant admin (an
+// identity provider's admin) may only grant or revoke rights over parties
+// of the identity provider idp, so that it cannot hand its users the
+// parties of another provider. Canton's
+// ApiUserManagementService.verifyPartiesExistInIdp answers the others as
+// UNKNOWN_RESOURCE, listing them.
+func (s *Server) requirePartiesInIDP(ctx context.Context, c *Caller, rights []ledger.Right, idp string) error {
+	if c.IsParticipantAdmin() {
+		return nil
+	}
+	var parties []string
+	for _, r := range rights {
+		if r.Kind.HasParty() && !slices.Contains(parties, r.Party) {
+			parties = append(parties, r.Party)
+		}
+	}
+	if len(parties) == 0 {
+		return nil
+	}
+	known, err := s.Node.Parties(ctx, parties)
+	if err != nil {
+		return err
+	}
+	inIDP := map[string]bool{}
+	for _, p := range known {
+		if p.IdentityProviderID == idp {
+			inIDP[p.ID] = true
+		}
+	}
+	var missing []string
+	for _, p := range parties {
+		if !inIDP[p] {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	slices.Sort(missing)
+	e := ledgerapi.Errorf(ledgerapi.CodeUnknownResource,
+		"The submitted request refers to a non-existing PARTIES: Provided parties have not been found in identity_provider_id=`%s`: [%s].",
+		idp, strings.Join(missing, ","))
+	for _, p := range missing {
+		e = e.WithResource("PARTIES", p)
+	}
+	return e
 }
 
 // requireGrantable: only participant admins create users with, grant or
@@ -432,6 +484,9 @@ func (s *Server) rightsRequest(req *Request, bodyUserID, bodyIDP string, rs []le
 		return "", nil, err
 	}
 	if err := c.requireGrantable(rights); err != nil {
+		return "", nil, err
+	}
+	if err := s.requirePartiesInIDP(req.Context(), c, rights, idp); err != nil {
 		return "", nil, err
 	}
 	u, err := s.Node.UserOfIdentityProvider(req.Context(), id, idp)

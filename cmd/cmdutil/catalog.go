@@ -80,6 +80,7 @@ var Catalog = sortedCatalog([]CatalogEntry{
 	{"REQUEST_ALREADY_IN_FLIGHT", 2, "the same request (same id) is still being processed", "wait for the first one's answer"},
 	{"SERVICE_NOT_RUNNING", 1, "the service is starting or shutting down", "retry when the node is up (GET /readyz)"},
 	{"PARTICIPANT_BACKPRESSURE", 2, "the participant has more work in flight than it accepts", "the node is overloaded: run the command again in a moment (a fresh submission id is used)"},
+	{"UNKNOWN_RESOURCE", 11, "the request names a resource that does not exist where it looks, e.g. a party that is not in the identity provider whose users get rights over it", "check the ids the resources list; an identity provider's admin may only grant rights over that provider's parties"},
 	{"LEDGER_API_INTERNAL_ERROR", 4, "the node failed in a way it did not expect", "report it with the correlation id; the node's log has the details"},
 
 	// Authentication and rights.

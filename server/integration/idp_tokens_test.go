@@ -144,6 +144,14 @@ func hs256Token(t *testing.T, user string, edit func(jwt.MapClaims)) string {
 	return s
 }
 
+// allocateIn allocates a party of identity provider idp and returns its id.
+func (n *testNode) allocateIn(idp, hint string) string {
+	n.t.Helper()
+	var r ledgerapi.AllocatePartyResponse
+	n.ok("POST", "/v2/parties", n.admin, map[string]any{"partyIdHint": hint, "identityProviderId": idp}, &r)
+	return r.PartyDetails.Party
+}
+
 func (n *testNode) createUserIn(idp, id string, rights ...ledgerapi.Right) {
 	n.t.Helper()
 	n.ok("POST", "/v2/users", n.admin, ledgerapi.CreateUserRequest{User: &ledgerapi.User{ID: id, IdentityProviderID: idp}, Rights: rights}, nil)
@@ -320,6 +328,32 @@ func TestIdentityProviderAdminOfItsProvider(t *testing.T) {
 		"rights": []any{ledgerapi.CanActAs(party.PartyDetails.Party)}}, 403, ledgerapi.RedactedCode)
 	n.fail("GET", "/v2/users/ghost", admin, nil, 404, "USER_NOT_FOUND")
 	n.ok("GET", "/v2/users/duser", n.admin, nil, nil)
+	// Nor parties of another provider, even to its own users: a right over
+	// a party that is not X's is UNKNOWN_RESOURCE (Canton's
+	// verifyPartiesExistInIdp), whether granted, revoked or given at
+	// creation, and nothing changes.
+	yParty := n.allocateIn("idp-y", "YOwned")
+	dParty := n.allocate("DefaultOwned").Party
+	for _, p := range []string{yParty, dParty} {
+		e := n.fail("POST", "/v2/users/xnew/rights", admin, map[string]any{"userId": "xnew",
+			"rights": []any{ledgerapi.CanActAs(party.PartyDetails.Party), ledgerapi.CanActAs(p)}}, 404, "UNKNOWN_RESOURCE")
+		if !strings.Contains(e.Cause, "Provided parties have not been found in identity_provider_id=`idp-x`: ["+p+"]") ||
+			len(e.Resources) != 1 || e.Resources[0] != [2]string{"PARTIES", p} {
+			t.Errorf("granting a right over %s: %+v", p, e)
+		}
+		n.fail("PATCH", "/v2/users/xnew/rights", admin, map[string]any{"userId": "xnew", "rights": []any{ledgerapi.CanReadAs(p)}}, 404, "UNKNOWN_RESOURCE")
+		n.fail("POST", "/v2/users", admin, map[string]any{"user": map[string]any{"id": "xsneaky"}, "rights": []any{ledgerapi.CanReadAs(p)}}, 404, "UNKNOWN_RESOURCE")
+	}
+	var rights ledgerapi.ListUserRightsResponse
+	n.ok("GET", "/v2/users/xnew/rights", admin, nil, &rights)
+	if len(rights.Rights) != 1 {
+		t.Errorf("xnew's rights after the refused grants: %+v", rights.Rights)
+	}
+	n.fail("GET", "/v2/users/xsneaky?identity-provider-id=idp-x", n.admin, nil, 404, "USER_NOT_FOUND")
+	// The participant admin may.
+	n.ok("POST", "/v2/users/xnew/rights", n.admin, map[string]any{"userId": "xnew", "identityProviderId": "idp-x",
+		"rights": []any{ledgerapi.CanReadAs(dParty)}}, nil)
+
 	// Nor identity providers, which are the participant admin's.
 	n.fail("GET", "/v2/idps", admin, nil, 403, ledgerapi.RedactedCode)
 

@@ -49,7 +49,11 @@ const ofX = "xadmin"
 // every user and party here lives); CanReadAsAnyParty; CanExecuteAsAnyParty;
 // IdentityProviderAdmin of provider X, signed in with X's token (xadmin),
 // which administers X alone: victim and P are not X's, and a request naming
-// no provider means X.
+// no provider means X. (X's admin granting or revoking a right over P is
+// authorized, then refused as UNKNOWN_RESOURCE 404 because P is not X's —
+// Canton's verifyPartiesExistInIdp, which comes before the user lookup;
+// the #idp-admin row, naming no party, shows that victim stays out of
+// its reach.)
 // Y: the request passes authorization (the answer is neither 401 nor 403;
 // it may still fail validation). -: 403 with Canton's redacted body.
 // P is the party the request is about, "self" the caller's own user,
@@ -75,10 +79,10 @@ PATCH  /v2/users/victim                                                   -    -
 DELETE /v2/users/ghost                                                    -    -    -   -    Y      Y        -       -      Y
 GET    /v2/users/self/rights                                              Y    Y    Y   Y    Y      Y        Y       Y      Y
 GET    /v2/users/victim/rights                                            -    -    -   -    Y      Y        -       -      -
-POST   /v2/users/victim/rights                                            -    -    -   -    Y      Y        -       -      -
+POST   /v2/users/victim/rights                                            -    -    -   -    Y      Y        -       -      Y
 POST   /v2/users/victim/rights#read-any                                   -    -    -   -    Y      -        -       -      -
 POST   /v2/users/victim/rights#idp-admin                                  -    -    -   -    Y      Y        -       -      -
-PATCH  /v2/users/victim/rights                                            -    -    -   -    Y      Y        -       -      -
+PATCH  /v2/users/victim/rights                                            -    -    -   -    Y      Y        -       -      Y
 POST   /v2/parties                                                        -    -    -   -    Y      Y        -       -      Y
 GET    /v2/parties                                                        -    -    -   -    Y      Y        -       -      Y
 GET    /v2/parties/participant-id                                         Y    Y    Y   Y    Y      Y        Y       Y      Y
