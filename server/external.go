@@ -98,8 +98,10 @@ func (s *Server) allocateExternalParty(req *Request) (any, error) {
 	if len(body.OnboardingTransactions) == 0 {
 		return nil, ledgerapi.MissingField("onboarding_transactions")
 	}
-	if err := grantUser(body.UserID); err != nil {
-		return nil, err
+	if body.UserID != "" {
+		if err := ledgerapi.ValidateUserID("user_id", body.UserID); err != nil {
+			return nil, ledgerapi.InvalidField("user_id", fieldReason(err))
+		}
 	}
 	var ar topology.AllocationRequest
 	for i, tx := range body.OnboardingTransactions {
@@ -113,6 +115,9 @@ func (s *Server) allocateExternalParty(req *Request) (any, error) {
 		ar.Transactions = append(ar.Transactions, topology.SignedTransaction{Transaction: tx.Transaction, Signatures: sigs})
 	}
 	if ar.MultiHashSignatures, err = signatures("multi_hash_signatures", body.MultiHashSignatures); err != nil {
+		return nil, err
+	}
+	if err := s.grantUser(req.Context(), body.UserID, idp); err != nil {
 		return nil, err
 	}
 	party, err := s.Node.AllocateExternalParty(req.Context(), ar, idp, body.UserID)

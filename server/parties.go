@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -54,15 +55,22 @@ func (s *Server) allocateAuth(req *Request, idp string) (string, error) {
 	return idp, s.checkIDP(req.Context(), idp)
 }
 
-// grantUser checks the userId of an allocate request (it gets CanActAs).
-func grantUser(userID string) error {
+// grantUser checks the userId of an allocate request, which gets CanActAs
+// over the new party: a valid id of a user of the party's identity
+// provider idp. As Canton's getUserIfUserSpecified looks the user up in
+// that provider, an unknown user is USER_NOT_FOUND and a user of another
+// provider PERMISSION_DENIED, before anything is allocated — so that an
+// identity provider's admin cannot hand its parties to another provider's
+// users.
+func (s *Server) grantUser(ctx context.Context, userID, idp string) error {
 	if userID == "" {
 		return nil
 	}
 	if err := ledgerapi.ValidateUserID("user_id", userID); err != nil {
 		return ledgerapi.InvalidField("user_id", fieldReason(err))
 	}
-	return nil
+	_, err := s.Node.UserOfIdentityProvider(ctx, userID, idp)
+	return err
 }
 
 func (s *Server) allocateParty(req *Request) (any, error) {
@@ -91,7 +99,7 @@ func (s *Server) allocateParty(req *Request) (any, error) {
 	if err := s.checkSynchronizer("synchronizer_id", body.SynchronizerID); err != nil {
 		return nil, err
 	}
-	if err := grantUser(body.UserID); err != nil {
+	if err := s.grantUser(req.Context(), body.UserID, idp); err != nil {
 		return nil, err
 	}
 	p, err := s.Node.AllocateParty(req.Context(), hint, ann, idp, body.UserID)

@@ -354,6 +354,19 @@ func TestIdentityProviderAdminOfItsProvider(t *testing.T) {
 	n.ok("POST", "/v2/users/xnew/rights", n.admin, map[string]any{"userId": "xnew", "identityProviderId": "idp-x",
 		"rights": []any{ledgerapi.CanReadAs(dParty)}}, nil)
 
+	// Nor hand a new party to another provider's user: the allocation is
+	// refused before anything is allocated.
+	n.fail("POST", "/v2/parties", admin, map[string]any{"partyIdHint": "Gift", "userId": "duser"}, 403, ledgerapi.RedactedCode)
+	var parties ledgerapi.ListPartiesResponse
+	n.ok("GET", "/v2/parties", n.admin, nil, &parties)
+	for _, p := range parties.PartyDetails {
+		if strings.HasPrefix(p.Party, "Gift::") {
+			t.Errorf("the refused allocation allocated %s", p.Party)
+		}
+	}
+	n.fail("POST", "/v2/parties", admin, map[string]any{"partyIdHint": "Gift", "userId": "nobody"}, 404, "USER_NOT_FOUND")
+	n.ok("POST", "/v2/parties", admin, map[string]any{"partyIdHint": "Gift", "userId": "xnew"}, nil)
+
 	// Nor identity providers, which are the participant admin's.
 	n.fail("GET", "/v2/idps", admin, nil, 403, ledgerapi.RedactedCode)
 
