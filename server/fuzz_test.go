@@ -238,6 +238,10 @@ func FuzzSubmitForTransactionRequest(f *testing.F) {
 	for _, s := range commandsSeeds {
 		seeds = append(seeds, `{"commands":`+s+`,"transactionFormat":{"transactionShape":"TRANSACTION_SHAPE_ACS_DELTA","eventFormat":{"filtersByParty":{},"filtersForAnyParty":{"cumulative":[{"identifierFilter":{"WildcardFilter":{"value":{"includeCreatedEventBlob":true}}}}]},"verbose":false}}}`)
 	}
+	// the format's template and interface filters (views, blobs) apply to the answer
+	seeds = append(seeds,
+		`{"commands":`+commandsSeeds[0]+`,"transactionFormat":{"transactionShape":"TRANSACTION_SHAPE_LEDGER_EFFECTS","eventFormat":{"filtersByParty":{"{P}":{"cumulative":[{"identifierFilter":{"TemplateFilter":{"value":{"templateId":"#iou-pkg:Iou:Iou","includeCreatedEventBlob":true}}}}]}}}}}`,
+		`{"commands":`+commandsSeeds[0]+`,"transactionFormat":{"transactionShape":"TRANSACTION_SHAPE_ACS_DELTA","eventFormat":{"filtersByParty":{"{P}":{"cumulative":[{"identifierFilter":{"InterfaceFilter":{"value":{"interfaceId":"#p:M:I","includeInterfaceView":true,"includeCreatedEventBlob":true}}}}]}}}}}`)
 	fuzzBody(f, "POST", "/v2/commands/submit-and-wait-for-transaction", seeds...)
 }
 
