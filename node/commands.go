@@ -97,13 +97,6 @@ func (r *Receipt) Transaction(shape ledgerapi.TransactionShape, parties []string
 	return t
 }
 
-// ResolveFilter checks a filter's interface filters against the uploaded
-// packages, with the errors a read answers for an unknown interface.
-func (n *Node) ResolveFilter(f *EventFilter) error { return f.resolve(n.Packages()) }
-
-// ResolveUpdateFormat is ResolveFilter for the filters of an update format.
-func (n *Node) ResolveUpdateFormat(f *UpdateFormat) error { return f.resolve(n.Packages()) }
-
 // TransactionFor is the accepted transaction as an update lookup with the
 // transaction format (f, shape) shows it, which is how Canton's command
 // service answers the ...ForTransaction endpoints: the events the filter

@@ -211,6 +211,13 @@ func (f *EventFilter) hasInterfaces() bool {
 	return has
 }
 
+// ResolveFilter checks a filter's interface filters against the uploaded
+// packages, with the errors a read answers for an unknown interface.
+func (n *Node) ResolveFilter(f *EventFilter) error { return f.resolve(n.Packages()) }
+
+// ResolveUpdateFormat is ResolveFilter for the filters of an update format.
+func (n *Node) ResolveUpdateFormat(f *UpdateFormat) error { return f.resolve(n.Packages()) }
+
 // resolve finds the templates of the interface filters in the package set
 // set, once per set: a stream resolves again when packages are uploaded
 // meanwhile, as Canton recomputes its filter when the package metadata
