@@ -30,14 +30,6 @@ func create(cid string, arg *damlpb.Value) *damlpb.Node {
 	}}}
 }
 
-func exercise(cid, choice string, consuming bool, children ...string) *damlpb.Node {
-	return &damlpb.Node{NodeType: &damlpb.Node_Exercise{Exercise: &damlpb.Exercise{
-		LfVersion: "2.1", ContractId: cid, PackageName: "iou", TemplateId: tmpl("Iou", "Iou"),
-		Signatories: []string{alice}, Stakeholders: []string{alice, bob}, ActingParties: []string{alice},
-		ChoiceId: choice, ChosenValue: text("x"), Consuming: consuming, Children: children,
-	}}}
-}
-
 func transfer(roots []string, nodes ...*damlpb.DamlTransaction_Node) *damlpb.PreparedTransaction {
 	mrt := uint64(time.Date(2025, 8, 7, 3, 0, 0, 0, time.UTC).UnixMicro())
 	return &damlpb.PreparedTransaction{
@@ -52,11 +44,7 @@ func transfer(roots []string, nodes ...*damlpb.DamlTransaction_Node) *damlpb.Pre
 	}
 }
 
-var (
-	cidA = "00abcd" + strings.Repeat("0", 56) + "0012"
-	cidB = "00abcd" + strings.Repeat("9", 56) + "0012"
-	cidC = "0077" + strings.Repeat("7", 60) + "34"
-)
+var cidA = "00abcd" + strings.Repeat("0", 56) + "0012"
 
 func containsWarning(r *review.Review, part string) bool {
 	for _, w := range r.Warnings {
