@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/display"
-	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
 // ErrorsOptions are the inputs of `ledger errors`.
@@ -73,36 +71,6 @@ explained by the category its body carries.`,
 	return cmd
 }
 
-// errorExplanation is one explained error: the -o json|yaml form, and what
-// the text form prints.
-type errorExplanation struct {
-	ID       string          `json:"id"`
-	Known    bool            `json:"known"`
-	Category *errorCategory  `json:"category"`
-	Meaning  string          `json:"meaning,omitempty"`
-	Fix      string          `json:"fix,omitempty"`
-	Received *receivedDetail `json:"received,omitempty"`
-}
-
-type errorCategory struct {
-	ID         int    `json:"id"`
-	Name       string `json:"name"`
-	HTTPStatus int    `json:"httpStatus"`
-	GRPCCode   string `json:"grpcCode,omitempty"`
-	Retryable  bool   `json:"retryable"`
-	Redacted   bool   `json:"redacted"`
-	Advice     string `json:"advice"`
-}
-
-// receivedDetail is what an error read from standard input said beyond its id.
-type receivedDetail struct {
-	Cause         string            `json:"cause,omitempty"`
-	CorrelationID string            `json:"correlationId,omitempty"`
-	RetryInfo     string            `json:"retryInfo,omitempty"`
-	Context       map[string]string `json:"context,omitempty"`
-	Hint          string            `json:"hint,omitempty"`
-}
-
 func errorsRun(opts *ErrorsOptions) error {
 	q := strings.TrimSpace(opts.Query)
 	switch {
@@ -113,122 +81,27 @@ func errorsRun(opts *ErrorsOptions) error {
 		if err != nil {
 			return fmt.Errorf("read the error from standard input: %w", err)
 		}
-		x, err := explainReceived(in)
+		x, err := cmdutil.ExplainReceived(in)
 		if err != nil {
 			return err
 		}
 		return writeExplanation(opts, x)
 	}
 	if e, ok := cmdutil.LookupError(q); ok {
-		return writeExplanation(opts, explainEntry(e, e.Category))
+		return writeExplanation(opts, cmdutil.ExplainEntry(e, e.Category))
 	}
 	if found := cmdutil.SearchErrors(q); len(found) > 0 {
 		return writeErrorList(opts, found)
 	}
 	return cmdutil.UsageError("%q is not an error id the catalogue knows%s\nRun 'ledger errors' for the list, or pipe the whole error body to 'ledger errors -' to explain it by its category.",
-		q, nearErrorIDs(q))
-}
-
-// explainEntry explains a catalogue entry; category is the one to show
-// (the entry's, or for DAML_FAILURE the one the received body carries).
-func explainEntry(e cmdutil.CatalogEntry, category int) errorExplanation {
-	return errorExplanation{ID: e.ID, Known: true, Category: categoryOf(category), Meaning: e.Meaning, Fix: e.Fix}
-}
-
-func categoryOf(id int) *errorCategory {
-	c, ok := ledgerapi.LookupCategory(id)
-	if !ok {
-		return nil
-	}
-	return &errorCategory{ID: c.ID, Name: c.Name, HTTPStatus: c.HTTPStatus, GRPCCode: cmdutil.GRPCCodeName(c.GRPCCode),
-		Retryable: c.Retryable, Redacted: c.Redacted, Advice: cmdutil.CategoryAdvice[c.ID]}
-}
-
-// explainReceived explains an error as a client received it: a JSON error
-// body, or text that starts with an error id.
-func explainReceived(in []byte) (errorExplanation, error) {
-	in = bytes.TrimSpace(in)
-	if len(in) == 0 {
-		return errorExplanation{}, cmdutil.UsageError("standard input is empty: pipe an error body or a line starting with an error id into 'ledger errors -'")
-	}
-	if in[0] != '{' {
-		id := cmdutil.ErrorIDOf(string(in))
-		e, ok := cmdutil.LookupError(id)
-		if !ok {
-			return errorExplanation{}, cmdutil.UsageError("%q is not an error id the catalogue knows%s", id, nearErrorIDs(id))
-		}
-		return explainEntry(e, e.Category), nil
-	}
-	ce, err := ledgerapi.DecodeError(in)
-	if err != nil {
-		return errorExplanation{}, fmt.Errorf("standard input is not a JSON API error body: %w", err)
-	}
-	x := errorExplanation{ID: ce.Code, Category: categoryOf(ce.ErrorCategory)}
-	if e, ok := cmdutil.LookupError(ce.Code); ok {
-		category := e.Category
-		if category == 0 || ce.ErrorCategory != 0 && ce.ErrorCategory != category {
-			category = ce.ErrorCategory // DAML_FAILURE's, chosen by the Daml code; or the body's own
-		}
-		x = explainEntry(e, category)
-	}
-	if ce.IsRedacted() {
-		// A redacted body carries no category (-1); its gRPC code says
-		// which of the two redacted refusals of a request it is.
-		switch {
-		case ce.GRPCCodeValue != nil && *ce.GRPCCodeValue == ledgerapi.GRPCUnauthenticated:
-			x.Category = categoryOf(ledgerapi.CodeUnauthenticated.Category)
-		case ce.GRPCCodeValue != nil && *ce.GRPCCodeValue == ledgerapi.GRPCPermissionDenied:
-			x.Category = categoryOf(ledgerapi.CodePermissionDenied.Category)
-		}
-		x.Meaning = "the node withheld the error's details (a security-sensitive refusal: a bad token, a missing right, an unknown user)"
-		x.Fix = "check the token and the user's rights; the node's operator finds the reason in its log under the correlation id"
-	}
-	r := &receivedDetail{Cause: ce.Cause, Hint: cmdutil.HintFor(ce)}
-	if ce.CorrelationID != nil {
-		r.CorrelationID = *ce.CorrelationID
-	}
-	if ce.RetryInfo != nil {
-		r.RetryInfo = *ce.RetryInfo
-	}
-	if len(ce.Context) > 0 {
-		r.Context = map[string]string{}
-		for k, v := range ce.Context {
-			if k != "category" && k != "tid" { // the category is shown, the trace id is the correlation's
-				r.Context[k] = v
-			}
-		}
-	}
-	if r.Hint == x.Fix {
-		r.Hint = ""
-	}
-	x.Received = r
-	return x, nil
-}
-
-// nearErrorIDs suggests catalogue ids sharing the query's first word.
-func nearErrorIDs(q string) string {
-	head, _, _ := strings.Cut(cmdutil.ErrorIDOf(q), "_")
-	if len(head) < 3 {
-		return ""
-	}
-	var near []string
-	for _, e := range cmdutil.SearchErrors(head) {
-		near = append(near, e.ID)
-		if len(near) == 5 {
-			break
-		}
-	}
-	if len(near) == 0 {
-		return ""
-	}
-	return "; did you mean " + strings.Join(near, ", ") + "?"
+		q, cmdutil.NearErrorIDs(q))
 }
 
 func writeErrorList(opts *ErrorsOptions, es []cmdutil.CatalogEntry) error {
 	if opts.Format != cmdutil.FormatTable {
-		out := make([]errorExplanation, len(es))
+		out := make([]cmdutil.ErrorExplanation, len(es))
 		for i, e := range es {
-			out[i] = explainEntry(e, e.Category)
+			out[i] = cmdutil.ExplainEntry(e, e.Category)
 		}
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, out)
 	}
@@ -247,7 +120,7 @@ func writeErrorList(opts *ErrorsOptions, es []cmdutil.CatalogEntry) error {
 	return display.Table(opts.IO.Out, []string{"ID", "CATEGORY", "RETRY", "MEANING"}, rows)
 }
 
-func writeExplanation(opts *ErrorsOptions, x errorExplanation) error {
+func writeExplanation(opts *ErrorsOptions, x cmdutil.ErrorExplanation) error {
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, x)
 	}

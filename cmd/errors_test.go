@@ -47,7 +47,7 @@ func TestErrorsListsAndSearches(t *testing.T) {
 	}
 	// -o json: every entry with its category
 	out, _, _ = runCmd(t, "", false, "errors", "-o", "json")
-	var list []errorExplanation
+	var list []cmdutil.ErrorExplanation
 	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != len(cmdutil.Catalog) {
 		t.Fatalf("-o json: %v, %d entries", err, len(list))
 	}
@@ -92,7 +92,7 @@ func TestErrorsExplainsABodyFromANode(t *testing.T) {
 	// a redacted refusal: no token on a node that needs one
 	redacted := post(n.url, "", "/v2/commands/submit-and-wait", `{}`)
 	out, _, _ = runCmd(t, redacted, false, "errors", "-", "-o", "json")
-	var x errorExplanation
+	var x cmdutil.ErrorExplanation
 	if err := json.Unmarshal([]byte(out), &x); err != nil {
 		t.Fatal(err)
 	}
@@ -144,31 +144,4 @@ func TestCatalogMatchesTheCodesWeAnswer(t *testing.T) {
 	if seen < 70 {
 		t.Errorf("found only %d error code declarations: is the pattern still right?", seen)
 	}
-}
-
-// FuzzExplainReceived: whatever arrives on standard input, `ledger errors -`
-// answers with an explanation or an error, never a panic; an explanation
-// names an id and, for a known one, its meaning.
-func FuzzExplainReceived(f *testing.F) {
-	for _, s := range []string{
-		`{"code":"UNKNOWN_SUBMITTERS","cause":"c","correlationId":"x","context":{"unknownSubmitters":"a,b","tid":"t"},"errorCategory":11,"grpcCodeValue":5,"retryInfo":null}`,
-		`{"code":"NA","cause":"A security-sensitive error has been received","errorCategory":-1,"grpcCodeValue":7}`,
-		`{"code":"DAML_FAILURE","errorCategory":9,"context":{"error_id":"UNHANDLED_EXCEPTION/X"}}`,
-		`{"code":"FAILED_TO_EXECUTE_TRANSACTION","cause":"did not provide an external signature","errorCategory":8}`,
-		"LOCAL_VERDICT_TIMEOUT(2,abc): late", "duplicate_command", "{", "", "(", "{\"code\":null}",
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		x, err := explainReceived(in)
-		if err != nil {
-			return
-		}
-		if x.ID == "" && x.Received == nil {
-			t.Fatalf("an explanation of nothing for %q: %+v", in, x)
-		}
-		if x.Known && x.Meaning == "" {
-			t.Fatalf("a known id without its meaning: %+v", x)
-		}
-	})
 }

@@ -1,7 +1,9 @@
 package cmdutil
 
 import (
+	"bytes"
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -230,4 +232,130 @@ func SearchErrors(prefix string) []CatalogEntry {
 // DAML_FAILURE's category 0, chosen by the Daml code).
 func (e CatalogEntry) ErrorCategory() (ledgerapi.ErrorCategory, bool) {
 	return ledgerapi.LookupCategory(e.Category)
+}
+
+// ErrorExplanation is one explained error: the -o json|yaml form, and what
+// the text form prints.
+type ErrorExplanation struct {
+	ID       string             `json:"id"`
+	Known    bool               `json:"known"`
+	Category *ExplainedCategory `json:"category"`
+	Meaning  string             `json:"meaning,omitempty"`
+	Fix      string             `json:"fix,omitempty"`
+	Received *ReceivedError     `json:"received,omitempty"`
+}
+
+// ExplainedCategory is a Canton error category as `ledger errors` shows it.
+type ExplainedCategory struct {
+	ID         int    `json:"id"`
+	Name       string `json:"name"`
+	HTTPStatus int    `json:"httpStatus"`
+	GRPCCode   string `json:"grpcCode,omitempty"`
+	Retryable  bool   `json:"retryable"`
+	Redacted   bool   `json:"redacted"`
+	Advice     string `json:"advice"`
+}
+
+// ReceivedError is what an error read from standard input said beyond its id.
+type ReceivedError struct {
+	Cause         string            `json:"cause,omitempty"`
+	CorrelationID string            `json:"correlationId,omitempty"`
+	RetryInfo     string            `json:"retryInfo,omitempty"`
+	Context       map[string]string `json:"context,omitempty"`
+	Hint          string            `json:"hint,omitempty"`
+}
+
+// ExplainEntry explains a catalogue entry; category is the one to show
+// (the entry's, or for DAML_FAILURE the one the received body carries).
+func ExplainEntry(e CatalogEntry, category int) ErrorExplanation {
+	return ErrorExplanation{ID: e.ID, Known: true, Category: explainedCategory(category), Meaning: e.Meaning, Fix: e.Fix}
+}
+
+func explainedCategory(id int) *ExplainedCategory {
+	c, ok := ledgerapi.LookupCategory(id)
+	if !ok {
+		return nil
+	}
+	return &ExplainedCategory{ID: c.ID, Name: c.Name, HTTPStatus: c.HTTPStatus, GRPCCode: GRPCCodeName(c.GRPCCode),
+		Retryable: c.Retryable, Redacted: c.Redacted, Advice: CategoryAdvice[c.ID]}
+}
+
+// ExplainReceived explains an error as a client received it: a JSON error
+// body, or text that starts with an error id.
+func ExplainReceived(in []byte) (ErrorExplanation, error) {
+	in = bytes.TrimSpace(in)
+	if len(in) == 0 {
+		return ErrorExplanation{}, UsageError("standard input is empty: pipe an error body or a line starting with an error id into 'ledger errors -'")
+	}
+	if in[0] != '{' {
+		id := ErrorIDOf(string(in))
+		e, ok := LookupError(id)
+		if !ok {
+			return ErrorExplanation{}, UsageError("%q is not an error id the catalogue knows%s", id, NearErrorIDs(id))
+		}
+		return ExplainEntry(e, e.Category), nil
+	}
+	ce, err := ledgerapi.DecodeError(in)
+	if err != nil {
+		return ErrorExplanation{}, fmt.Errorf("standard input is not a JSON API error body: %w", err)
+	}
+	x := ErrorExplanation{ID: ce.Code, Category: explainedCategory(ce.ErrorCategory)}
+	if e, ok := LookupError(ce.Code); ok {
+		category := e.Category
+		if category == 0 || ce.ErrorCategory != 0 && ce.ErrorCategory != category {
+			category = ce.ErrorCategory // DAML_FAILURE's, chosen by the Daml code; or the body's own
+		}
+		x = ExplainEntry(e, category)
+	}
+	if ce.IsRedacted() {
+		// A redacted body carries no category (-1); its gRPC code says
+		// which of the two redacted refusals of a request it is.
+		switch {
+		case ce.GRPCCodeValue != nil && *ce.GRPCCodeValue == ledgerapi.GRPCUnauthenticated:
+			x.Category = explainedCategory(ledgerapi.CodeUnauthenticated.Category)
+		case ce.GRPCCodeValue != nil && *ce.GRPCCodeValue == ledgerapi.GRPCPermissionDenied:
+			x.Category = explainedCategory(ledgerapi.CodePermissionDenied.Category)
+		}
+		x.Meaning = "the node withheld the error's details (a security-sensitive refusal: a bad token, a missing right, an unknown user)"
+		x.Fix = "check the token and the user's rights; the node's operator finds the reason in its log under the correlation id"
+	}
+	r := &ReceivedError{Cause: ce.Cause, Hint: HintFor(ce)}
+	if ce.CorrelationID != nil {
+		r.CorrelationID = *ce.CorrelationID
+	}
+	if ce.RetryInfo != nil {
+		r.RetryInfo = *ce.RetryInfo
+	}
+	if len(ce.Context) > 0 {
+		r.Context = map[string]string{}
+		for k, v := range ce.Context {
+			if k != "category" && k != "tid" { // the category is shown, the trace id is the correlation's
+				r.Context[k] = v
+			}
+		}
+	}
+	if r.Hint == x.Fix {
+		r.Hint = ""
+	}
+	x.Received = r
+	return x, nil
+}
+
+// NearErrorIDs suggests catalogue ids sharing the query's first word.
+func NearErrorIDs(q string) string {
+	head, _, _ := strings.Cut(ErrorIDOf(q), "_")
+	if len(head) < 3 {
+		return ""
+	}
+	var near []string
+	for _, e := range SearchErrors(head) {
+		near = append(near, e.ID)
+		if len(near) == 5 {
+			break
+		}
+	}
+	if len(near) == 0 {
+		return ""
+	}
+	return "; did you mean " + strings.Join(near, ", ") + "?"
 }
