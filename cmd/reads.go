@@ -23,31 +23,10 @@ import (
 // update stream, resumable), update get (one update as a tree), events (of
 // one contract) and prune.
 
-// eventFormat is the wildcard filter of parties, or their filter of
-// templates and of interfaces, whose views created events then carry.
+// eventFormat is ledgerapi.EventFormatOf, as requests take it.
 func eventFormat(parties, templates, interfaces []string, blob bool) *ledgerapi.EventFormat {
-	filters := ledgerapi.Filters{}
-	if len(templates) == 0 && len(interfaces) == 0 && blob {
-		filters.Cumulative = append(filters.Cumulative, ledgerapi.CumulativeFilter{IdentifierFilter: ledgerapi.IdentifierFilter{
-			Wildcard: &ledgerapi.WildcardFilter{IncludeCreatedEventBlob: true}}})
-	}
-	for _, t := range templates {
-		filters.Cumulative = append(filters.Cumulative, ledgerapi.CumulativeFilter{IdentifierFilter: ledgerapi.IdentifierFilter{
-			Template: &ledgerapi.TemplateFilter{TemplateID: t, IncludeCreatedEventBlob: blob}}})
-	}
-	for _, i := range interfaces {
-		filters.Cumulative = append(filters.Cumulative, ledgerapi.CumulativeFilter{IdentifierFilter: ledgerapi.IdentifierFilter{
-			Interface: &ledgerapi.InterfaceFilter{InterfaceID: i, IncludeInterfaceView: true, IncludeCreatedEventBlob: blob}}})
-	}
-	ef := &ledgerapi.EventFormat{FiltersByParty: ledgerapi.Map[ledgerapi.Filters]{}, Verbose: true}
-	if len(parties) == 0 {
-		ef.FiltersForAnyParty = &filters
-		return ef
-	}
-	for _, p := range parties {
-		ef.FiltersByParty[p] = filters
-	}
-	return ef
+	ef := ledgerapi.EventFormatOf(parties, templates, interfaces, blob)
+	return &ef
 }
 
 // checkIDs checks the template or interface ids of flag.
@@ -232,6 +211,7 @@ type UpdatesOptions struct {
 	Parties     []string
 	Templates   []string
 	Interfaces  []string
+	Blob        bool
 	From, To    int64
 	Follow      bool
 	Checkpoint  string
@@ -257,7 +237,9 @@ update as the JSON API writes it ({"Transaction":{"value":…}}).
 --template keeps the events of these templates; --interface those of every
 template implementing the interface, whose created events then carry its view
 (interfaceViews) and whose archived and consuming exercised events list it
-(implementedInterfaces), with -o json.
+(implementedInterfaces), with -o json. --blob adds each created event's
+createdEventBlob (with -o json), which disclosedContracts of a later command
+takes: a registry can publish its contracts as they are created.
 
 --shape acs-delta (the default) shows what changes the active contract set:
 created and archived events of the parties' contracts. --shape ledger-effects
@@ -293,6 +275,7 @@ exactly once.`,
 	fl.StringArrayVar(&opts.Parties, "party", nil, "party whose updates to read (repeatable; required)")
 	fl.StringArrayVar(&opts.Templates, "template", nil, "keep events of this template (repeatable)")
 	fl.StringArrayVar(&opts.Interfaces, "interface", nil, "keep events of templates implementing this interface, with their views (repeatable)")
+	fl.BoolVar(&opts.Blob, "blob", false, "include each created event's createdEventBlob (with -o json)")
 	fl.Int64Var(&opts.From, "from", 0, "offset to start after (0: the beginning)")
 	fl.Int64Var(&opts.To, "to", 0, "last offset to read (default: the ledger end)")
 	fl.BoolVar(&opts.Follow, "follow", false, "keep tailing new updates")
@@ -353,7 +336,7 @@ func shapeOf(s string) (ledgerapi.TransactionShape, error) {
 
 func updatesRun(opts *UpdatesOptions) error {
 	shape, _ := shapeOf(opts.Shape)
-	o := completions.UpdateOptions{Parties: opts.Parties, Templates: opts.Templates, Interfaces: opts.Interfaces, Shape: shape,
+	o := completions.UpdateOptions{Parties: opts.Parties, Templates: opts.Templates, Interfaces: opts.Interfaces, Blob: opts.Blob, Shape: shape,
 		Begin: opts.From, End: opts.To, Follow: opts.Follow, Checkpoint: opts.Checkpoint,
 		Transport: opts.Transport, Limit: opts.Limit, IdleTimeout: opts.IdleTimeout, Log: opts.IO.ErrOut}
 	conn, err := opts.Connect()

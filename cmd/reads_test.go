@@ -59,6 +59,16 @@ func TestReadCommandsAgainstServe(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[3]), &u); err != nil || u.Transaction == nil {
 		t.Fatalf("update line %s: %v", lines[3], err)
 	}
+	if strings.Contains(lines[1], `"createdEventBlob":"`) && !strings.Contains(lines[1], `"createdEventBlob":""`) {
+		t.Errorf("updates without --blob gave a blob:\n%s", lines[1])
+	}
+	// --blob: the created events carry the blob the active contract set gives
+	r = runCLI(t, "", append([]string{"updates", "--party", bank, "--blob", "--template", "#iou:Iou:Iou", "--from", "1", "--to", "2", "-o", "json"}, as...)...).must(t, 0)
+	var withBlob ledgerapi.JsUpdate
+	if err := json.Unmarshal([]byte(strings.TrimSpace(r.out)), &withBlob); err != nil || withBlob.Transaction == nil ||
+		len(withBlob.Transaction.Events) != 1 || len(withBlob.Transaction.Events[0].Created.CreatedEventBlob) == 0 {
+		t.Errorf("updates --blob: %v\n%s", err, r.out)
+	}
 	r = runCLI(t, "", append([]string{"updates", "--party", bank, "--shape", "ledger-effects", "--from", "3", "--to", "4"}, as...)...).must(t, 0)
 	if strings.Count(strings.TrimSpace(r.out), "\n") != 0 || !strings.Contains(r.out, "exercised 1") {
 		t.Errorf("updates --shape ledger-effects --from 3 --to 4:\n%s", r.out)

@@ -25,6 +25,8 @@ type UpdateOptions struct {
 	Parties    []string
 	Templates  []string
 	Interfaces []string
+	// Blob asks for each created event's createdEventBlob.
+	Blob bool
 	// Shape is ledgerapi.TransactionShapeACSDelta (default) or
 	// TransactionShapeLedgerEffects.
 	Shape ledgerapi.TransactionShape
@@ -131,22 +133,9 @@ type updateTail struct {
 // request asks for the updates after the last one handled, up to end (0:
 // without end).
 func (t *updateTail) request(end int64) ledgerapi.GetUpdatesRequest {
-	filters := ledgerapi.Filters{}
-	for _, tmpl := range t.o.Templates {
-		filters.Cumulative = append(filters.Cumulative, ledgerapi.CumulativeFilter{IdentifierFilter: ledgerapi.IdentifierFilter{
-			Template: &ledgerapi.TemplateFilter{TemplateID: tmpl}}})
-	}
-	for _, i := range t.o.Interfaces {
-		filters.Cumulative = append(filters.Cumulative, ledgerapi.CumulativeFilter{IdentifierFilter: ledgerapi.IdentifierFilter{
-			Interface: &ledgerapi.InterfaceFilter{InterfaceID: i, IncludeInterfaceView: true}}})
-	}
-	byParty := ledgerapi.Map[ledgerapi.Filters]{}
-	for _, p := range t.o.Parties {
-		byParty[p] = filters
-	}
 	req := ledgerapi.GetUpdatesRequest{BeginExclusive: ledgerapi.Int64(t.res.Last), UpdateFormat: &ledgerapi.UpdateFormat{
 		IncludeTransactions: &ledgerapi.TransactionFormat{TransactionShape: t.o.Shape,
-			EventFormat: ledgerapi.EventFormat{FiltersByParty: byParty, Verbose: true}}}}
+			EventFormat: ledgerapi.EventFormatOf(t.o.Parties, t.o.Templates, t.o.Interfaces, t.o.Blob)}}}
 	if end > 0 {
 		e := ledgerapi.Int64(end)
 		req.EndInclusive = &e

@@ -335,6 +335,36 @@ type EventFormat struct {
 	Verbose            bool         `json:"verbose"`
 }
 
+// EventFormatOf is the event format a reader of parties (none: any party)
+// asks for: every template, or the given templates and the templates
+// implementing the given interfaces (with the interfaces' views); with
+// blob, created events carry their createdEventBlob. Verbose, as the JSON
+// API writes values with field names anyway.
+func EventFormatOf(parties, templates, interfaces []string, blob bool) EventFormat {
+	filters := Filters{}
+	if len(templates) == 0 && len(interfaces) == 0 && blob {
+		filters.Cumulative = append(filters.Cumulative, CumulativeFilter{IdentifierFilter: IdentifierFilter{
+			Wildcard: &WildcardFilter{IncludeCreatedEventBlob: true}}})
+	}
+	for _, t := range templates {
+		filters.Cumulative = append(filters.Cumulative, CumulativeFilter{IdentifierFilter: IdentifierFilter{
+			Template: &TemplateFilter{TemplateID: t, IncludeCreatedEventBlob: blob}}})
+	}
+	for _, i := range interfaces {
+		filters.Cumulative = append(filters.Cumulative, CumulativeFilter{IdentifierFilter: IdentifierFilter{
+			Interface: &InterfaceFilter{InterfaceID: i, IncludeInterfaceView: true, IncludeCreatedEventBlob: blob}}})
+	}
+	ef := EventFormat{FiltersByParty: Map[Filters]{}, Verbose: true}
+	if len(parties) == 0 {
+		ef.FiltersForAnyParty = &filters
+		return ef
+	}
+	for _, p := range parties {
+		ef.FiltersByParty[p] = filters
+	}
+	return ef
+}
+
 // Filters is a union of cumulative filters; an empty list means wildcard.
 type Filters struct {
 	Cumulative List[CumulativeFilter] `json:"cumulative"`
