@@ -64,3 +64,22 @@ func TestFitsEightyColumns(t *testing.T) {
 		}
 	}
 }
+
+// The TIMES section shows each Canton Coin mining round the transaction
+// uses, with the time left until it is due to close, and the round's
+// warning.
+func TestMiningRoundInTimes(t *testing.T) {
+	pt := transfer([]string{"0"}, node("0", create(cidA, text("x"))))
+	r, err := review.Summarize(pt, nil, time.Date(2025, 8, 7, 2, 30, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Times.MiningRounds = []review.MiningRound{{ContractID: cidA, Round: "42", TargetClosesAt: "2025-08-07T02:37:00Z", TimeLeft: "7m00s left", SecondsLeft: 420}}
+	var out bytes.Buffer
+	if err := RenderText(&out, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "mining round 42 closes 2025-08-07T02:37:00Z  7m00s left") {
+		t.Errorf("TIMES without the mining round:\n%s", out.String())
+	}
+}

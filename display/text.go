@@ -233,6 +233,13 @@ func (p *printer) times(r *review.Review) {
 	} else {
 		p.kv("record until", p.st.faint.Render("not set (max_record_time)"))
 	}
+	for _, m := range t.MiningRounds {
+		left := p.st.ok.Render(m.TimeLeft)
+		if m.Closing {
+			left = p.st.warn.Render(m.TimeLeft)
+		}
+		p.kv("mining round", review.Escape(m.Round)+" closes "+m.TargetClosesAt+"  "+left)
+	}
 }
 
 func (p *printer) deadline(d *review.Deadline) string {

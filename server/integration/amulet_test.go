@@ -12,6 +12,7 @@ import (
 	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/server/auth"
 	"github.com/ledger-cli/ledger/signer"
+	"github.com/ledger-cli/ledger/wallet/review"
 )
 
 // TestCantonCoinOnNode is issue 16's Canton Coin acceptance on a started
@@ -86,8 +87,17 @@ func TestCantonCoinOnNode(t *testing.T) {
 		return out
 	}
 
-	// Alice taps 1000 on the DevNet faucet.
+	// Alice taps 1000 on the DevNet faucet. Her wallet's review of the
+	// prepared tap shows the mining round it uses and when it closes.
 	coins := created(offline("tap", alice, "alice-wallet", aliceKey, splice.Tap(rules, alice, "1000.0", round)), "Splice.Amulet:Amulet")
+	rv, err := review.Summarize(preparedOf(t, prepared[len(prepared)-1]), nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms := rv.Times.MiningRounds; len(ms) != 1 || ms[0].ContractID != round || ms[0].Round != "0" ||
+		ms[0].TargetClosesAt == "" || ms[0].Closing || ms[0].SecondsLeft <= 0 {
+		t.Errorf("the tap's mining rounds in the review: %+v", ms)
+	}
 	if len(coins) != 1 || fieldOf(t, coins[0].CreateArgument, "owner") != alice {
 		t.Fatalf("tapped coins %+v", coins)
 	}

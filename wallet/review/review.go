@@ -109,6 +109,9 @@ type Times struct {
 	// SignWithin is the earlier of the two deadlines: the time left to sign
 	// and execute. Nil when neither is set.
 	SignWithin *Deadline `json:"signWithin,omitempty"`
+	// MiningRounds are the Canton Coin mining rounds the transaction uses,
+	// whose closing is a deadline too (rounds.go).
+	MiningRounds []MiningRound `json:"miningRounds,omitempty"`
 }
 
 // Deadline is a time after which the transaction can no longer be executed.
@@ -351,6 +354,7 @@ func Summarize(pt *damlpb.PreparedTransaction, res *Recomputed, now time.Time) (
 		}
 	}
 	r.Times = times(meta, res != nil && res.SignsMaxRecordTime, now)
+	r.Times.MiningRounds = miningRounds(r.InputContracts, now)
 	r.Parties = collectParties(r)
 	r.Warnings = warnings(r, b, res)
 	r.Summary = SummaryLine(r, NewNames(r, false))
@@ -588,6 +592,7 @@ func warnings(r *Review, b *builder, res *Recomputed) []string {
 		// ledgerTimeRecordTimeTolerance of it: passed is not yet too late.
 		w = append(w, "max_ledger_effective_time has passed: Canton accepts the transaction only while its record time is within the ledger-time tolerance of it (60 s by default)")
 	}
+	w = append(w, roundWarnings(r.Times)...)
 	unsigned := res != nil && !res.SignsMaxRecordTime
 	if r.Times.MaxRecordTime != nil && unsigned {
 		w = append(w, "max_record_time is NOT covered by the signature under V2: whoever submits can change it; use V3 to sign it")
