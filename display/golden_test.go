@@ -44,7 +44,7 @@ var goldenCases = []struct {
 // loadVector returns the raw PreparedTransaction bytes and scheme of a
 // vector: a derived/*.json file, or a wallet .b64 file with its
 // .derived_details.json beside it.
-func loadVector(t *testing.T, rel string) ([]byte, hashing.Scheme) {
+func loadVector(t testing.TB, rel string) ([]byte, hashing.Scheme) {
 	t.Helper()
 	path := filepath.Join(vectorDir, rel)
 	var b64, scheme string
