@@ -74,6 +74,9 @@ func (n *Node) HostingPermission(ctx context.Context, party string) (ledgerapi.P
 // An existing party is INVALID_ARGUMENT, as Canton answers it.
 func (n *Node) AllocateParty(ctx context.Context, hint string, annotations map[string]string, idp, grantActAsTo string) (ledger.Party, error) {
 	id := ledgerapi.JoinParty(hint, n.identity.NamespaceFingerprint)
+	if err := n.partyNotInOtherProvider(ctx, id, idp); err != nil {
+		return ledger.Party{}, err
+	}
 	p, err := n.store.AllocateParty(ctx, ledger.PartyAllocation{
 		Party:        ledger.Party{ID: id, IsLocal: true, Annotations: annotations, IdentityProviderID: idp},
 		GrantActAsTo: grantActAsTo,
@@ -108,6 +111,25 @@ func (n *Node) GenerateExternalParty(req topology.OnboardingRequest) (*topology.
 	return ob, nil
 }
 
+// partyNotInOtherProvider refuses to allocate a party that exists in
+// another identity provider than idp with PERMISSION_DENIED, as Canton's
+// verifyPartyIsNonExistentOrInIdp does, so that an identity provider's
+// admin learns nothing of other providers' parties; one of idp itself is
+// left to the allocation, which answers that it exists.
+func (n *Node) partyNotInOtherProvider(ctx context.Context, id, idp string) error {
+	p, err := n.store.Party(ctx, id)
+	switch {
+	case errors.Is(err, ledger.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	case p.IdentityProviderID != idp:
+		return ledgerapi.Errorf(ledgerapi.CodePermissionDenied,
+			"Party %s belongs to an identity provider that differs from the one specified in the request", id)
+	}
+	return nil
+}
+
 // AllocateExternalParty verifies the signed onboarding transactions of an
 // external party to be hosted on this node (topology.VerifyAllocation;
 // INVALID_ARGUMENT when they do not verify) and records the party with its
@@ -129,6 +151,9 @@ func (n *Node) AllocateExternalParty(ctx context.Context, ar topology.Allocation
 	txs := make([][]byte, 0, len(ar.Transactions))
 	for _, tx := range ar.Transactions {
 		txs = append(txs, tx.Transaction)
+	}
+	if err := n.partyNotInOtherProvider(ctx, ext.PartyID, idp); err != nil {
+		return "", err
 	}
 	_, err = n.store.AllocateParty(ctx, ledger.PartyAllocation{
 		Party: ledger.Party{ID: ext.PartyID, IsLocal: true, IdentityProviderID: idp,

@@ -366,6 +366,10 @@ func TestIdentityProviderAdminOfItsProvider(t *testing.T) {
 	}
 	n.fail("POST", "/v2/parties", admin, map[string]any{"partyIdHint": "Gift", "userId": "nobody"}, 404, "USER_NOT_FOUND")
 	n.ok("POST", "/v2/parties", admin, map[string]any{"partyIdHint": "Gift", "userId": "xnew"}, nil)
+	// Nor learn whether a party of another provider exists: allocating its
+	// id is refused (403), where one of its own provider is "already exists".
+	n.fail("POST", "/v2/parties", admin, map[string]any{"partyIdHint": "DefaultOwned"}, 403, ledgerapi.RedactedCode)
+	n.fail("POST", "/v2/parties", admin, map[string]any{"partyIdHint": "Gift"}, 400, "INVALID_ARGUMENT")
 
 	// Nor identity providers, which are the participant admin's.
 	n.fail("GET", "/v2/idps", admin, nil, 403, ledgerapi.RedactedCode)
