@@ -83,3 +83,22 @@ func TestMiningRoundInTimes(t *testing.T) {
 		t.Errorf("TIMES without the mining round:\n%s", out.String())
 	}
 }
+
+// Past max_ledger_effective_time but within Canton's default 60 s
+// ledger-time tolerance, the time left is what remains of the tolerance.
+func TestTimeLeftInTheLedgerTimeTolerance(t *testing.T) {
+	pt := transfer([]string{"0"}, node("0", create(cidA, text("x"))))
+	mlet := uint64(time.Date(2025, 8, 7, 2, 10, 0, 0, time.UTC).UnixMicro())
+	pt.Metadata.MaxLedgerEffectiveTime = &mlet
+	r, err := review.Summarize(pt, nil, time.Date(2025, 8, 7, 2, 10, 20, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := RenderText(&out, r, TextOptions{Width: 80}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "  time left    40s, in the 60 s tolerance after max_ledger_effective_time\n") {
+		t.Errorf("TIMES:\n%s", out.String())
+	}
+}

@@ -213,12 +213,18 @@ func (p *printer) times(r *review.Review) {
 	switch sw := t.SignWithin; {
 	case sw == nil:
 		p.kv("time left", p.st.caution.Render("no deadline in the transaction"))
+	case sw.Expired && sw.GraceLeft != "":
+		p.kv("time left", p.st.caution.Render(sw.GraceLeft+", in the 60 s tolerance after "+sw.Field))
 	case sw.Expired:
 		p.kv("time left", p.st.warn.Render("none: "+sw.Field+" "+sw.TimeLeft))
 	default:
 		p.kv("time left", p.st.ok.Render(strings.TrimSuffix(sw.TimeLeft, " left"))+", until "+sw.Field)
 	}
 	p.kv("prepared", t.PreparationTime)
+	if t.Prepared != nil {
+		// Canton's default preparation-time tolerance: 24 h after it.
+		p.kv("execute by", p.deadline(t.Prepared))
+	}
 	if t.MinLedgerEffectiveTime != "" {
 		p.kv("ledger from", t.MinLedgerEffectiveTime)
 	}

@@ -106,9 +106,14 @@ type Times struct {
 	MinLedgerEffectiveTime string    `json:"minLedgerEffectiveTime,omitempty"`
 	MaxLedgerEffectiveTime *Deadline `json:"maxLedgerEffectiveTime,omitempty"`
 	MaxRecordTime          *Deadline `json:"maxRecordTime,omitempty"`
-	// SignWithin is the earlier of the two deadlines: the time left to sign
-	// and execute. Nil when neither is set.
-	SignWithin *Deadline `json:"signWithin,omitempty"`
+	// Prepared is the deadline the preparation time sets: Canton refuses a
+	// transaction recorded more than preparationTimeRecordTimeTolerance
+	// after it was prepared (LOCAL_VERDICT_PREPARATION_TIME_OUT_OF_BOUND),
+	// 24 hours by default.
+	Prepared *Deadline `json:"prepared"`
+	// SignWithin is the earliest deadline: the time left to sign and
+	// execute.
+	SignWithin *Deadline `json:"signWithin"`
 	// MiningRounds are the Canton Coin mining rounds the transaction uses,
 	// whose closing is a deadline too (rounds.go).
 	MiningRounds []MiningRound `json:"miningRounds,omitempty"`
@@ -126,7 +131,22 @@ type Deadline struct {
 	Expired     bool   `json:"expired"`
 	// Signed says whether the hash covers this time under the scheme used.
 	Signed bool `json:"signed"`
+	// GraceLeft, for a max_ledger_effective_time that passed less than the
+	// ledger-time tolerance (LedgerTimeTolerance) ago, is the time left
+	// within it ("40s"): Canton clamps the ledger time to the bound and
+	// accepts a record time up to the tolerance after it.
+	GraceLeft string `json:"graceLeft,omitempty"`
 }
+
+// Canton's default synchronizer parameters that bound when a prepared
+// transaction can still be recorded. A synchronizer may set others; the
+// review says "by default" wherever it relies on them.
+const (
+	// PreparationTimeTolerance is preparationTimeRecordTimeTolerance.
+	PreparationTimeTolerance = 24 * time.Hour
+	// LedgerTimeTolerance is ledgerTimeRecordTimeTolerance.
+	LedgerTimeTolerance = 60 * time.Second
+)
 
 // Effects lists what the transaction changes on the ledger. Nodes under a
 // rollback change nothing and are only counted in RolledBack.
@@ -532,17 +552,37 @@ func times(meta *damlpb.Metadata, signsMRT bool, now time.Time) Times {
 	if meta.MinLedgerEffectiveTime != nil {
 		t.MinLedgerEffectiveTime = formatMicros(meta.GetMinLedgerEffectiveTime())
 	}
+	// The earliest deadline signs within; on a tie the metadata's own
+	// bounds come first.
+	earliest := uint64(math.MaxUint64)
+	consider := func(d *Deadline, us uint64) {
+		if us < earliest {
+			earliest, t.SignWithin = us, d
+		}
+	}
 	if meta.MaxLedgerEffectiveTime != nil {
-		t.MaxLedgerEffectiveTime = deadline("max_ledger_effective_time", meta.GetMaxLedgerEffectiveTime(), now, true)
-		t.SignWithin = t.MaxLedgerEffectiveTime
+		mlet := meta.GetMaxLedgerEffectiveTime()
+		t.MaxLedgerEffectiveTime = deadline("max_ledger_effective_time", mlet, now, true)
+		if d := t.MaxLedgerEffectiveTime; d.Expired && mlet <= math.MaxInt64 {
+			if past := now.Sub(time.UnixMicro(int64(mlet))); past < LedgerTimeTolerance {
+				d.GraceLeft = humanDuration(LedgerTimeTolerance - past)
+			}
+		}
+		consider(t.MaxLedgerEffectiveTime, mlet)
 	}
 	if meta.MaxRecordTime != nil {
 		// Only V3 signs max_record_time; under V2 the node may change it.
 		t.MaxRecordTime = deadline("max_record_time", meta.GetMaxRecordTime(), now, signsMRT)
-		if t.SignWithin == nil || meta.GetMaxRecordTime() < meta.GetMaxLedgerEffectiveTime() {
-			t.SignWithin = t.MaxRecordTime
-		}
+		consider(t.MaxRecordTime, meta.GetMaxRecordTime())
 	}
+	prep := meta.GetPreparationTime()
+	limit := uint64(math.MaxUint64)
+	if tol := uint64(PreparationTimeTolerance / time.Microsecond); prep <= math.MaxUint64-tol {
+		limit = prep + tol
+	}
+	// Both schemes hash the preparation time.
+	t.Prepared = deadline("preparation_time + 24 h", limit, now, true)
+	consider(t.Prepared, limit)
 	return t
 }
 
@@ -591,6 +631,9 @@ func warnings(r *Review, b *builder, res *Recomputed) []string {
 		// transaction while the record time is within the synchronizer's
 		// ledgerTimeRecordTimeTolerance of it: passed is not yet too late.
 		w = append(w, "max_ledger_effective_time has passed: Canton accepts the transaction only while its record time is within the ledger-time tolerance of it (60 s by default)")
+	}
+	if p := r.Times.Prepared; p != nil && p.Expired {
+		w = append(w, "the transaction was prepared more than 24 hours ago: Canton refuses it (LOCAL_VERDICT_PREPARATION_TIME_OUT_OF_BOUND) unless the synchronizer's preparation-time tolerance is longer than its default; prepare again")
 	}
 	w = append(w, roundWarnings(r.Times)...)
 	unsigned := res != nil && !res.SignsMaxRecordTime

@@ -171,3 +171,56 @@ func TestShortFormsAreUnique(t *testing.T) {
 		t.Errorf("full ids: %s", got)
 	}
 }
+
+// TestToleranceDeadlines: besides the metadata's bounds, Canton's default
+// tolerances set deadlines — a transaction recorded more than 24 h after
+// its preparation time is refused, and one past max_ledger_effective_time
+// is still accepted for the 60 s ledger-time tolerance.
+func TestToleranceDeadlines(t *testing.T) {
+	prepared := time.Date(2025, 8, 7, 2, 0, 0, 0, time.UTC)
+	bare := func() *damlpb.PreparedTransaction {
+		pt := transfer([]string{"0"}, node("0", create(cidA, text("x"))))
+		pt.Metadata.MaxRecordTime = nil
+		return pt
+	}
+
+	// No bounds in the metadata: the preparation time's 24 h are the deadline.
+	r, err := Summarize(bare(), nil, prepared.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sw := r.Times.SignWithin; sw == nil || sw != r.Times.Prepared || sw.Field != "preparation_time + 24 h" ||
+		sw.Time != "2025-08-08T02:00:00Z" || sw.TimeLeft != "23h00m left" || !sw.Signed {
+		t.Errorf("sign within %+v", sw)
+	}
+
+	// Prepared 25 h ago: refused by default, and said so.
+	r, err = Summarize(bare(), nil, prepared.Add(25*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Times.Prepared.Expired || !containsWarning(r, "LOCAL_VERDICT_PREPARATION_TIME_OUT_OF_BOUND") {
+		t.Errorf("prepared 25 h ago: %+v, warnings %q", r.Times.Prepared, r.Warnings)
+	}
+
+	// max_ledger_effective_time passed 20 s ago: 40 s of tolerance left;
+	// 90 s ago: none.
+	pt := bare()
+	mlet := uint64(prepared.Add(10 * time.Minute).UnixMicro())
+	pt.Metadata.MaxLedgerEffectiveTime = &mlet
+	r, err = Summarize(pt, nil, prepared.Add(10*time.Minute+20*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sw := r.Times.SignWithin; sw.Field != "max_ledger_effective_time" || !sw.Expired ||
+		sw.GraceLeft != "40s" {
+		t.Errorf("20 s past max_ledger_effective_time: %+v", sw)
+	}
+	r, err = Summarize(pt, nil, prepared.Add(10*time.Minute+90*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sw := r.Times.SignWithin; !sw.Expired || sw.GraceLeft != "" {
+		t.Errorf("90 s past max_ledger_effective_time: %+v", sw)
+	}
+}

@@ -108,6 +108,8 @@ func roundWarnings(t Times) []string {
 		case m.Closing:
 			w = append(w, fmt.Sprintf("%s was due to close at %s: the DSO may archive it at any moment, and the transaction then fails (LOCAL_VERDICT_INACTIVE_CONTRACTS); prepare again with the current round", name, m.TargetClosesAt))
 		case t.SignWithin == nil || !t.SignWithin.Expired && m.SecondsLeft < t.SignWithin.SecondsLeft:
+			// The transaction's own deadline comes later (or there is none
+			// left to compare with): the round is the one to meet.
 			w = append(w, fmt.Sprintf("%s is due to close at %s (%s): sign and execute before then, or the transaction fails once the round is archived", name, m.TargetClosesAt, m.TimeLeft))
 		}
 	}
