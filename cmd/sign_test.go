@@ -244,6 +244,8 @@ func TestSignRefusals(t *testing.T) {
 	out := filepath.Join(fx.dir, "out.json")
 	policyFile := filepath.Join(fx.dir, "policy.json")
 	os.WriteFile(policyFile, []byte(`{"templates":["Other:Thing"]}`), 0o600)
+	hurried := filepath.Join(fx.dir, "hurried.yaml")
+	os.WriteFile(hurried, []byte("minTimeLeft: 2h\n"), 0o600) // rich_v2's earliest deadline is 49 s away
 	bare := filepath.Join(fx.dir, "bare.b64")
 	os.WriteFile(bare, []byte(readEnvelope(t, fx.txFile).PreparedTransaction), 0o600)
 	cases := []struct {
@@ -257,6 +259,7 @@ func TestSignRefusals(t *testing.T) {
 		{"no terminal, no --yes", "", false, []string{"sign", fx.txFile, "--key", fx.keyFile, "--out", out}, 1, "not a terminal"},
 		{"declined at the prompt", "n\n", true, []string{"sign", fx.txFile, "--key", fx.keyFile, "--out", out}, 1, "declined"},
 		{"outside the policy", "", false, []string{"sign", fx.txFile, "--key", fx.keyFile, "--yes", "--policy", policyFile, "--out", out}, 1, "outside the policy"},
+		{"too little time left for the policy", "", false, []string{"sign", fx.txFile, "--key", fx.keyFile, "--yes", "--policy", hurried, "--out", out}, 1, "less than the policy's minTimeLeft 2h"},
 		{"party not in act_as", "", false, []string{"sign", fx.txFile, "--key", fx.keyFile, "--yes", "--party", "bob::1220", "--out", out}, 2, "not among the act_as parties"},
 		{"bare base64", "", false, []string{"sign", bare, "--key", fx.keyFile, "--yes", "--out", out}, 1, "bare prepared transaction"},
 		{"no key", "", false, []string{"sign", fx.txFile, "--yes"}, 2, "--key KEYFILE is required"},

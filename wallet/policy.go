@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -13,14 +15,26 @@ import (
 )
 
 // Policy restricts what a signer will sign: the templates a
-// transaction may touch, the choices it may exercise and the parties it may
-// name. A policy file is JSON (or YAML):
+// transaction may touch, the choices it may exercise, the parties it may
+// name, the synchronizers it may go to, the hashing schemes its signature
+// may be computed with, and how little time may be left to execute it. A
+// policy file is JSON (or YAML):
 //
 //	{
 //	  "templates": ["Iou:Iou", "#iou-pkg:Iou:IouTransfer", "9f1c…:Iou:Iou"],
 //	  "choices":   ["Iou_Transfer", "Iou:Iou:Iou_Split"],
-//	  "parties":   ["Alice::1220…", "Bob::1220…"]
+//	  "parties":   ["Alice::1220…", "Bob::1220…"],
+//	  "synchronizers": ["global-domain::1220…"],
+//	  "hashingSchemes": ["V3"],
+//	  "minTimeLeft": "10m"
 //	}
+//
+// minTimeLeft (a Go duration) refuses a transaction whose earliest deadline
+// (review.Times.SignWithin) or whose Canton Coin mining round's closing
+// comes sooner: time for the signed transaction to travel back from the
+// offline machine and be executed. hashingSchemes takes V2, V3 or the enum
+// names (HASHING_SCHEME_VERSION_V3); it checks the scheme the hash was
+// recomputed with.
 //
 // A template entry "Module:Entity" matches that entity in any package,
 // "#name:Module:Entity" only in the package of that name, and
@@ -31,9 +45,12 @@ import (
 // does not restrict. Input contracts are checked too: a transaction that
 // fetches or exercises a contract of a template outside the policy is refused.
 type Policy struct {
-	Templates []string `json:"templates" yaml:"templates"`
-	Choices   []string `json:"choices" yaml:"choices"`
-	Parties   []string `json:"parties" yaml:"parties"`
+	Templates      []string `json:"templates" yaml:"templates"`
+	Choices        []string `json:"choices" yaml:"choices"`
+	Parties        []string `json:"parties" yaml:"parties"`
+	Synchronizers  []string `json:"synchronizers" yaml:"synchronizers"`
+	HashingSchemes []string `json:"hashingSchemes" yaml:"hashingSchemes"`
+	MinTimeLeft    string   `json:"minTimeLeft" yaml:"minTimeLeft"`
 }
 
 // LoadPolicy reads a policy file; unknown keys are refused so that a misspelt
@@ -55,7 +72,17 @@ func LoadPolicy(path string) (*Policy, error) {
 		err = dec.Decode(&p)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w (want keys templates, choices, parties)", path, err)
+		return nil, fmt.Errorf("policy %s: %w (want keys templates, choices, parties, synchronizers, hashingSchemes, minTimeLeft)", path, err)
+	}
+	if p.MinTimeLeft != "" {
+		if d, err := time.ParseDuration(p.MinTimeLeft); err != nil || d < 0 {
+			return nil, fmt.Errorf("policy %s: minTimeLeft %q: want a duration such as 10m or 1h30m", path, p.MinTimeLeft)
+		}
+	}
+	for _, h := range p.HashingSchemes {
+		if schemeName(h) == "" {
+			return nil, fmt.Errorf("policy %s: hashingSchemes: %q is not a scheme (want V2 or V3)", path, h)
+		}
 	}
 	for _, t := range p.Templates {
 		if strings.Count(strings.TrimPrefix(t, "#"), ":") < 1 {
@@ -85,8 +112,61 @@ func (p *Policy) Check(r *review.Review) []string {
 	}
 	walk(r.Nodes)
 	walk(r.Unreachable)
+	c.submission(r)
 	sort.Strings(c.violations)
 	return c.violations
+}
+
+// schemeName is the enum name of a hashing scheme as a policy may write it
+// ("V3", "v3", "HASHING_SCHEME_VERSION_V3"); "" for none.
+func schemeName(s string) string {
+	v := strings.ToUpper(strings.TrimPrefix(strings.ToUpper(s), "HASHING_SCHEME_VERSION_"))
+	switch v {
+	case "V2", "V3":
+		return "HASHING_SCHEME_VERSION_" + v
+	}
+	return ""
+}
+
+// submission checks where and how the transaction is submitted: its
+// synchronizer, the scheme of its hash, the time left to execute it.
+func (c *checker) submission(r *review.Review) {
+	if len(c.p.Synchronizers) > 0 && !slices.Contains(c.p.Synchronizers, r.SynchronizerID) {
+		c.add(fmt.Sprintf("the transaction goes to synchronizer %s, which the policy does not list", r.SynchronizerID))
+	}
+	if len(c.p.HashingSchemes) > 0 {
+		scheme := ""
+		if r.Hash != nil {
+			scheme = r.Hash.Scheme
+		}
+		if !slices.ContainsFunc(c.p.HashingSchemes, func(h string) bool { return schemeName(h) == scheme }) {
+			c.add(fmt.Sprintf("the hash is computed with %s, which the policy does not allow", orNone(scheme)))
+		}
+	}
+	if c.p.MinTimeLeft == "" {
+		return
+	}
+	minLeft, err := time.ParseDuration(c.p.MinTimeLeft)
+	if err != nil { // LoadPolicy refuses it; a Policy built in code fails closed
+		c.add(fmt.Sprintf("the policy's minTimeLeft %q is not a duration", c.p.MinTimeLeft))
+		return
+	}
+	want := int64(minLeft / time.Second)
+	if sw := r.Times.SignWithin; sw != nil && sw.SecondsLeft < want {
+		c.add(fmt.Sprintf("%s leaves %s to execute, less than the policy's minTimeLeft %s", sw.Field, orNone(strings.TrimSuffix(sw.TimeLeft, " left")), c.p.MinTimeLeft))
+	}
+	for _, m := range r.Times.MiningRounds {
+		if m.TargetClosesAt != "" && m.SecondsLeft < want {
+			c.add(fmt.Sprintf("mining round %s closes at %s, sooner than the policy's minTimeLeft %s", m.Round, m.TargetClosesAt, c.p.MinTimeLeft))
+		}
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 type checker struct {

@@ -88,3 +88,73 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("bad template: %v", err)
 	}
 }
+
+// TestCheckSubmission: the synchronizer, the hashing scheme and the time
+// left to execute, against a transaction prepared for sync::1 at 00:00
+// whose max_record_time is 00:30, reviewed at 00:20 and hashed under V3.
+func TestCheckSubmission(t *testing.T) {
+	prepared := time.Date(2025, 8, 7, 0, 0, 0, 0, time.UTC)
+	mrt := uint64(prepared.Add(30 * time.Minute).UnixMicro())
+	pt := &damlpb.PreparedTransaction{
+		Transaction: &damlpb.DamlTransaction{},
+		Metadata: &damlpb.Metadata{SubmitterInfo: &damlpb.Metadata_SubmitterInfo{ActAs: []string{"alice::1"}},
+			SynchronizerId: "sync::1", PreparationTime: uint64(prepared.UnixMicro()), MaxRecordTime: &mrt},
+	}
+	r, err := review.Summarize(pt, &review.Recomputed{Scheme: "HASHING_SCHEME_VERSION_V3", SignsMaxRecordTime: true}, prepared.Add(20*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		p    Policy
+		want string // a part of the one violation; "" = complies
+	}{
+		{"listed synchronizer", Policy{Synchronizers: []string{"other::2", "sync::1"}}, ""},
+		{"other synchronizer", Policy{Synchronizers: []string{"other::2"}}, "goes to synchronizer sync::1"},
+		{"V3 allowed, short form", Policy{HashingSchemes: []string{"v3"}}, ""},
+		{"V3 allowed, enum name", Policy{HashingSchemes: []string{"HASHING_SCHEME_VERSION_V3"}}, ""},
+		{"only V2", Policy{HashingSchemes: []string{"V2"}}, "computed with HASHING_SCHEME_VERSION_V3"},
+		{"enough time left", Policy{MinTimeLeft: "5m"}, ""},
+		{"too little time left", Policy{MinTimeLeft: "15m"}, "max_record_time leaves 10m00s to execute, less than the policy's minTimeLeft 15m"},
+		{"a bad duration fails closed", Policy{MinTimeLeft: "soon"}, "not a duration"},
+	} {
+		got := tc.p.Check(r)
+		switch {
+		case tc.want == "" && len(got) > 0:
+			t.Errorf("%s: violations %q", tc.name, got)
+		case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], tc.want)):
+			t.Errorf("%s: violations %q, want one with %q", tc.name, got, tc.want)
+		}
+	}
+	// Without a recomputed hash no scheme is allowed.
+	r.Hash = nil
+	if got := (&Policy{HashingSchemes: []string{"V3"}}).Check(r); len(got) != 1 || !strings.Contains(got[0], "computed with none") {
+		t.Errorf("no hash: %q", got)
+	}
+	// A mining round closing sooner than minTimeLeft.
+	r.Times.MiningRounds = []review.MiningRound{{Round: "7", TargetClosesAt: "2025-08-07T00:24:00Z", SecondsLeft: 240}}
+	if got := (&Policy{MinTimeLeft: "5m"}).Check(r); len(got) != 1 || !strings.Contains(got[0], "mining round 7 closes at 2025-08-07T00:24:00Z") {
+		t.Errorf("mining round: %q", got)
+	}
+}
+
+func TestLoadSubmissionRules(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p, err := LoadPolicy(write("ok.yaml", "synchronizers: [sync::1]\nhashingSchemes: [V3]\nminTimeLeft: 10m\n"))
+	if err != nil || p.MinTimeLeft != "10m" || p.HashingSchemes[0] != "V3" || p.Synchronizers[0] != "sync::1" {
+		t.Fatalf("yaml: %+v %v", p, err)
+	}
+	if _, err := LoadPolicy(write("bad-duration.json", `{"minTimeLeft":"ten minutes"}`)); err == nil || !strings.Contains(err.Error(), "minTimeLeft") {
+		t.Errorf("bad duration: %v", err)
+	}
+	if _, err := LoadPolicy(write("bad-scheme.json", `{"hashingSchemes":["V4"]}`)); err == nil || !strings.Contains(err.Error(), "V2 or V3") {
+		t.Errorf("bad scheme: %v", err)
+	}
+}
