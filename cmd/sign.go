@@ -105,7 +105,7 @@ against the recomputed hash and the keys given with --pubkey or --key.`,
 	cmd.Flags().StringVar(&opts.Party, "party", "", "party to sign for (default: the single act_as party)")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "sign without asking for confirmation")
 	cmd.Flags().StringVar(&opts.Out, "out", "", "write the signed envelope to this file (default: standard output)")
-	cmd.Flags().StringVar(&opts.PolicyFile, "policy", "", "refuse anything outside this policy (templates, choices, parties, synchronizers, hashing schemes, minimum time left)")
+	cmd.Flags().StringVar(&opts.PolicyFile, "policy", "", "refuse anything outside this policy (templates, choices, parties, synchronizers, hashing schemes, minimum time left, maximum transfer amounts)")
 	cmd.Flags().BoolVar(&opts.VerifyOnly, "verify-only", false, "check the signatures in FILE instead of signing")
 	cmd.Flags().BoolVar(&opts.AllowForeignKey, "allow-foreign-key", false, "sign with a key that is not the party's namespace key (one registered for the party)")
 	cmd.Flags().StringArrayVar(&opts.PubKeys, "pubkey", nil, "public key to check signatures against (base64, hex or SPKI PEM file); repeatable")

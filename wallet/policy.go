@@ -3,6 +3,7 @@ package wallet
 import (
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"os"
 	"slices"
 	"sort"
@@ -26,7 +27,8 @@ import (
 //	  "parties":   ["Alice::1220…", "Bob::1220…"],
 //	  "synchronizers": ["global-domain::1220…"],
 //	  "hashingSchemes": ["V3"],
-//	  "minTimeLeft": "10m"
+//	  "minTimeLeft": "10m",
+//	  "maxAmounts": {"Amulet": "1000.0", "USDx@registry::1220…": "250"}
 //	}
 //
 // minTimeLeft (a Go duration) refuses a transaction whose earliest deadline
@@ -34,7 +36,11 @@ import (
 // comes sooner: time for the signed transaction to travel back from the
 // offline machine and be executed. hashingSchemes takes V2, V3 or the enum
 // names (HASHING_SCHEME_VERSION_V3); it checks the scheme the hash was
-// recomputed with.
+// recomputed with. maxAmounts bounds the amount of each token-standard
+// transfer (an exercise of TransferFactory_Transfer, the amount and
+// instrument of its transfer argument) per instrument id, "ID" for any
+// admin or "ID@ADMIN" for one; a transfer of an instrument it does not list
+// is refused too.
 //
 // A template entry "Module:Entity" matches that entity in any package,
 // "#name:Module:Entity" only in the package of that name, and
@@ -45,12 +51,13 @@ import (
 // does not restrict. Input contracts are checked too: a transaction that
 // fetches or exercises a contract of a template outside the policy is refused.
 type Policy struct {
-	Templates      []string `json:"templates" yaml:"templates"`
-	Choices        []string `json:"choices" yaml:"choices"`
-	Parties        []string `json:"parties" yaml:"parties"`
-	Synchronizers  []string `json:"synchronizers" yaml:"synchronizers"`
-	HashingSchemes []string `json:"hashingSchemes" yaml:"hashingSchemes"`
-	MinTimeLeft    string   `json:"minTimeLeft" yaml:"minTimeLeft"`
+	Templates      []string          `json:"templates" yaml:"templates"`
+	Choices        []string          `json:"choices" yaml:"choices"`
+	Parties        []string          `json:"parties" yaml:"parties"`
+	Synchronizers  []string          `json:"synchronizers" yaml:"synchronizers"`
+	HashingSchemes []string          `json:"hashingSchemes" yaml:"hashingSchemes"`
+	MinTimeLeft    string            `json:"minTimeLeft" yaml:"minTimeLeft"`
+	MaxAmounts     map[string]string `json:"maxAmounts" yaml:"maxAmounts"`
 }
 
 // LoadPolicy reads a policy file; unknown keys are refused so that a misspelt
@@ -72,11 +79,16 @@ func LoadPolicy(path string) (*Policy, error) {
 		err = dec.Decode(&p)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w (want keys templates, choices, parties, synchronizers, hashingSchemes, minTimeLeft)", path, err)
+		return nil, fmt.Errorf("policy %s: %w (want keys templates, choices, parties, synchronizers, hashingSchemes, minTimeLeft, maxAmounts)", path, err)
 	}
 	if p.MinTimeLeft != "" {
 		if d, err := time.ParseDuration(p.MinTimeLeft); err != nil || d < 0 {
 			return nil, fmt.Errorf("policy %s: minTimeLeft %q: want a duration such as 10m or 1h30m", path, p.MinTimeLeft)
+		}
+	}
+	for id, a := range p.MaxAmounts {
+		if _, ok := new(big.Rat).SetString(a); !ok || strings.ContainsAny(a, "/eE") {
+			return nil, fmt.Errorf("policy %s: maxAmounts[%q]: %q is not a decimal amount", path, id, a)
 		}
 	}
 	for _, h := range p.HashingSchemes {
@@ -162,6 +174,36 @@ func (c *checker) submission(r *review.Review) {
 	}
 }
 
+// transferAmount checks a token-standard transfer against maxAmounts: the
+// transfer argument's amount and instrumentId (by label, or by position in
+// Splice's TransferFactory_Transfer and Transfer records).
+func (c *checker) transferAmount(n *review.Node, where string) {
+	if len(c.p.MaxAmounts) == 0 {
+		return
+	}
+	transfer := n.Argument.Field("transfer", 1)
+	amount := transfer.Field("amount", 2).Scalar()
+	instrument := transfer.Field("instrumentId", 3)
+	admin, id := instrument.Field("admin", 0).Scalar(), instrument.Field("id", 1).Scalar()
+	got, ok := new(big.Rat).SetString(amount)
+	if !ok || id == "" {
+		c.add(fmt.Sprintf("%s is a transfer whose amount and instrument cannot be read, which maxAmounts cannot vouch for", where))
+		return
+	}
+	limit, listed := c.p.MaxAmounts[id+"@"+admin]
+	if !listed {
+		limit, listed = c.p.MaxAmounts[id]
+	}
+	if !listed {
+		c.add(fmt.Sprintf("%s transfers %s of instrument %s (admin %s), which the policy's maxAmounts does not list", where, amount, id, admin))
+		return
+	}
+	max, _ := new(big.Rat).SetString(limit)
+	if max == nil || got.Cmp(max) > 0 {
+		c.add(fmt.Sprintf("%s transfers %s %s, more than the policy's maximum of %s", where, amount, id, limit))
+	}
+}
+
 func orNone(s string) string {
 	if s == "" {
 		return "none"
@@ -194,6 +236,9 @@ func (c *checker) node(n *review.Node) {
 	case review.KindExercise:
 		c.template(n.Template, n.PackageName, where)
 		c.choice(n.Template, n.Choice, where)
+		if n.Choice == "TransferFactory_Transfer" {
+			c.transferAmount(n, where)
+		}
 	}
 	c.parties(where, n.Signatories, n.Stakeholders, n.ActingParties, n.ChoiceObservers, maintainers)
 }

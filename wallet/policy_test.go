@@ -158,3 +158,73 @@ func TestLoadSubmissionRules(t *testing.T) {
 		t.Errorf("bad scheme: %v", err)
 	}
 }
+
+// transferTx is a token-standard TransferFactory_Transfer of amount of
+// instrument (admin, id), its records with or without labels.
+func transferTx(t *testing.T, amount, admin, id string, labels bool) *review.Review {
+	t.Helper()
+	f := func(label string, v *damlpb.Value) *damlpb.RecordField {
+		if !labels {
+			label = ""
+		}
+		return &damlpb.RecordField{Label: label, Value: v}
+	}
+	rec := func(fs ...*damlpb.RecordField) *damlpb.Value {
+		return &damlpb.Value{Sum: &damlpb.Value_Record{Record: &damlpb.Record{Fields: fs}}}
+	}
+	party := func(p string) *damlpb.Value { return &damlpb.Value{Sum: &damlpb.Value_Party{Party: p}} }
+	arg := rec(f("expectedAdmin", party(admin)), f("transfer", rec(
+		f("sender", party("alice::1")), f("receiver", party("bob::1")),
+		f("amount", &damlpb.Value{Sum: &damlpb.Value_Numeric{Numeric: amount}}),
+		f("instrumentId", rec(f("admin", party(admin)), f("id", &damlpb.Value{Sum: &damlpb.Value_Text{Text: id}}))))))
+	pt := &damlpb.PreparedTransaction{
+		Transaction: &damlpb.DamlTransaction{Roots: []string{"0"}, Nodes: []*damlpb.DamlTransaction_Node{
+			{NodeId: "0", VersionedNode: &damlpb.DamlTransaction_Node_V1{V1: &damlpb.Node{NodeType: &damlpb.Node_Exercise{Exercise: &damlpb.Exercise{
+				TemplateId: &damlpb.Identifier{PackageId: "abc", ModuleName: "Registry", EntityName: "Factory"}, PackageName: "registry",
+				ChoiceId: "TransferFactory_Transfer", ActingParties: []string{"alice::1"}, Signatories: []string{admin}, ChosenValue: arg}}}}},
+		}},
+		Metadata: &damlpb.Metadata{SubmitterInfo: &damlpb.Metadata_SubmitterInfo{ActAs: []string{"alice::1"}}},
+	}
+	r, err := review.Summarize(pt, nil, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestCheckMaxAmounts(t *testing.T) {
+	for _, labels := range []bool{true, false} {
+		for _, tc := range []struct {
+			name   string
+			amount string
+			max    map[string]string
+			want   string
+		}{
+			{"within", "10.5000000000", map[string]string{"TOK": "10.5"}, ""},
+			{"above by a digit", "10.5000000001", map[string]string{"TOK": "10.5"}, "more than the policy's maximum of 10.5"},
+			{"admin-specific limit wins", "20.0", map[string]string{"TOK": "100", "TOK@reg::1": "10"}, "maximum of 10"},
+			{"other admin: the general limit", "20.0", map[string]string{"TOK": "100", "TOK@other::1": "10"}, ""},
+			{"unlisted instrument", "1.0", map[string]string{"USDx": "100"}, "instrument TOK (admin reg::1), which the policy's maxAmounts does not list"},
+			{"no maxAmounts: no limit", "1000000.0", nil, ""},
+		} {
+			got := (&Policy{MaxAmounts: tc.max}).Check(transferTx(t, tc.amount, "reg::1", "TOK", labels))
+			if tc.want == "" && len(got) > 0 || tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], tc.want)) {
+				t.Errorf("%s (labels %v): violations %q, want %q", tc.name, labels, got, tc.want)
+			}
+		}
+	}
+	// A transfer whose argument does not have the token standard's shape
+	// cannot be vouched for.
+	r := testTx("0")
+	r.Nodes[0].Choice = "TransferFactory_Transfer"
+	if got := (&Policy{MaxAmounts: map[string]string{"TOK": "1"}}).Check(r); len(got) != 1 || !strings.Contains(got[0], "cannot be read") {
+		t.Errorf("an unreadable transfer: %q", got)
+	}
+
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"maxAmounts":{"TOK":"1e9"}}`), 0o600)
+	if _, err := LoadPolicy(bad); err == nil || !strings.Contains(err.Error(), "not a decimal amount") {
+		t.Errorf("an exponent amount: %v", err)
+	}
+}

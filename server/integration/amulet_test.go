@@ -12,6 +12,7 @@ import (
 	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/server/auth"
 	"github.com/ledger-cli/ledger/signer"
+	"github.com/ledger-cli/ledger/wallet"
 	"github.com/ledger-cli/ledger/wallet/review"
 )
 
@@ -106,6 +107,26 @@ func TestCantonCoinOnNode(t *testing.T) {
 	transfer := offline("transfer", alice, "alice-wallet", aliceKey, splice.TransferCommand(external, splice.Transfer{
 		Admin: dso, InstrumentID: "Amulet", Sender: alice, Receiver: bob, Amount: "100.0", Holdings: []string{coins[0].ContractID},
 		RequestedAt: time.Now().Add(-time.Second), ExecuteWithin: time.Hour, Context: splice.AmuletContext(rules, round)}))
+	// A custodian's policy bounds such transfers per instrument: the real
+	// TransferFactory_Transfer of 100 Amulet, as the wallet reviews it.
+	transferReview, err := review.Summarize(preparedOf(t, prepared[len(prepared)-1]), nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pc := range []struct {
+		max  map[string]string
+		want string // a part of the one violation; "" = complies
+	}{
+		{map[string]string{"Amulet": "100.0"}, ""},
+		{map[string]string{"Amulet@" + dso: "1000"}, ""},
+		{map[string]string{"Amulet": "99.99"}, "transfers 100.0000000000 Amulet, more than the policy's maximum of 99.99"},
+		{map[string]string{"USDx": "5"}, "instrument Amulet (admin " + dso + "), which the policy's maxAmounts does not list"},
+	} {
+		got := (&wallet.Policy{MaxAmounts: pc.max}).Check(transferReview)
+		if pc.want == "" && len(got) > 0 || pc.want != "" && (len(got) != 1 || !strings.Contains(got[0], pc.want)) {
+			t.Errorf("maxAmounts %v: violations %q, want %q", pc.max, got, pc.want)
+		}
+	}
 	instr := created(transfer, "Splice.AmuletTransferInstruction:AmuletTransferInstruction")
 	if len(instr) != 1 || len(created(transfer, "Splice.Amulet:LockedAmulet")) != 1 {
 		t.Fatalf("transfer: %+v", transfer.Events)

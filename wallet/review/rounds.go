@@ -48,11 +48,11 @@ func miningRounds(inputs []InputContract, now time.Time) []MiningRound {
 			continue
 		}
 		m := MiningRound{ContractID: c.ContractID}
-		if r := recordField(c.Argument, "round", roundField); r != nil {
-			m.Round = recordField(r, "number", 0).Scalar()
+		if r := c.Argument.Field("round", roundField); r != nil {
+			m.Round = r.Field("number", 0).Scalar()
 		}
-		m.OpensAt = timestampText(recordField(c.Argument, "opensAt", opensAtField))
-		if closes := recordField(c.Argument, "targetClosesAt", targetClosesAtField); closes != nil && closes.Kind == ValueTimestamp {
+		m.OpensAt = timestampText(c.Argument.Field("opensAt", opensAtField))
+		if closes := c.Argument.Field("targetClosesAt", targetClosesAtField); closes != nil && closes.Kind == ValueTimestamp {
 			m.TargetClosesAt = closes.Scalar()
 			if at, err := time.Parse(time.RFC3339Nano, m.TargetClosesAt); err == nil {
 				left := at.Sub(now)
@@ -68,23 +68,6 @@ func miningRounds(inputs []InputContract, now time.Time) []MiningRound {
 		out = append(out, m)
 	}
 	return out
-}
-
-// recordField is the field of record v with label, or, when v's fields have
-// no labels, the field at position i; nil when there is none.
-func recordField(v *Value, label string, i int) *Value {
-	if v == nil || v.Kind != ValueRecord {
-		return nil
-	}
-	for _, f := range v.Fields {
-		if f.Label == label {
-			return f.Value
-		}
-	}
-	if i < len(v.Fields) && v.Fields[i].Label == "" {
-		return v.Fields[i].Value
-	}
-	return nil
 }
 
 func timestampText(v *Value) string {

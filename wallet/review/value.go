@@ -68,6 +68,24 @@ type Entry struct {
 	Value *Value `json:"value"`
 }
 
+// Field is record v's field with label or, when v's fields carry no labels
+// (a node may leave them out), the field at position i; nil when there is
+// none or v is not a record.
+func (v *Value) Field(label string, i int) *Value {
+	if v == nil || v.Kind != ValueRecord {
+		return nil
+	}
+	for _, f := range v.Fields {
+		if f.Label == label {
+			return f.Value
+		}
+	}
+	if i < len(v.Fields) && v.Fields[i].Label == "" {
+		return v.Fields[i].Value
+	}
+	return nil
+}
+
 // Scalar is the text of a scalar value ("" for the others).
 func (v *Value) Scalar() string {
 	if v == nil || v.Text == nil {
