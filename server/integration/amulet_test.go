@@ -113,6 +113,10 @@ func TestCantonCoinOnNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if want := "transfer 100.0000000000 Amulet from Alice::"; !strings.HasPrefix(transferReview.Summary, want) ||
+		!strings.Contains(transferReview.Summary, " to Bob::") {
+		t.Errorf("the transfer's summary %q, want it to start %q", transferReview.Summary, want)
+	}
 	for _, pc := range []struct {
 		max  map[string]string
 		want string // a part of the one violation; "" = complies

@@ -224,3 +224,39 @@ func TestToleranceDeadlines(t *testing.T) {
 		t.Errorf("90 s past max_ledger_effective_time: %+v", sw)
 	}
 }
+
+// TestTransferSummary: a token-standard transfer is summed up by what it
+// moves, with labels or without; another shape keeps the generic phrase.
+func TestTransferSummary(t *testing.T) {
+	party := func(p string) *damlpb.Value { return &damlpb.Value{Sum: &damlpb.Value_Party{Party: p}} }
+	for _, labels := range []bool{true, false} {
+		f := func(label string, v *damlpb.Value) *damlpb.RecordField {
+			if !labels {
+				label = ""
+			}
+			return &damlpb.RecordField{Label: label, Value: v}
+		}
+		rec := func(fs ...*damlpb.RecordField) *damlpb.Value {
+			return &damlpb.Value{Sum: &damlpb.Value_Record{Record: &damlpb.Record{Fields: fs}}}
+		}
+		ex := exercise(cidA, "TransferFactory_Transfer", false)
+		ex.GetExercise().ChosenValue = rec(f("expectedAdmin", party(bob)), f("transfer", rec(
+			f("sender", party(alice)), f("receiver", party(bob)),
+			f("amount", &damlpb.Value{Sum: &damlpb.Value_Numeric{Numeric: "100.0000000000"}}),
+			f("instrumentId", rec(f("admin", party(bob)), f("id", text("Amulet")))))))
+		r, err := Summarize(transfer([]string{"0"}, node("0", ex)), nil, time.Date(2025, 8, 7, 2, 30, 0, 0, time.UTC))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "transfer 100.0000000000 Amulet from alice::1220a1a2…bebf to bob::1220c0c1…dedf (TransferFactory_Transfer on Iou 00abcd…0012); creates and archives nothing"
+		if r.Summary != want {
+			t.Errorf("labels %v:\n got: %s\nwant: %s", labels, r.Summary, want)
+		}
+	}
+	// A TransferFactory_Transfer of another shape: the generic phrase.
+	ex := exercise(cidA, "TransferFactory_Transfer", false)
+	r, err := Summarize(transfer([]string{"0"}, node("0", ex)), nil, time.Date(2025, 8, 7, 2, 30, 0, 0, time.UTC))
+	if err != nil || !strings.HasPrefix(r.Summary, "exercise TransferFactory_Transfer on Iou") {
+		t.Errorf("another shape: %v %s", err, r.Summary)
+	}
+}

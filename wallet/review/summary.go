@@ -22,6 +22,9 @@ func SummaryLine(r *Review, nm *Names) string {
 func describeRoot(n *Node, nm *Names) string {
 	switch n.Kind {
 	case KindExercise:
+		if s, ok := describeTransfer(n, nm); ok {
+			return s
+		}
 		s := "exercise " + Escape(n.Choice) + " on " + entity(n.Template) + " " + nm.Contract(n.ContractID)
 		if n.ByKey {
 			s += " (by key)"
@@ -40,6 +43,28 @@ func describeRoot(n *Node, nm *Names) string {
 		return "a rolled-back step"
 	}
 	return n.Kind
+}
+
+// describeTransfer says what a token-standard transfer moves, clear-sign
+// style: "transfer 100.0 Amulet from alice::1220…1cd7 to bob::1220…dedf
+// (TransferFactory_Transfer on AmuletRules 00ab…)". The amount is written
+// as the transaction carries it. ok is false for any other exercise, and
+// for an argument without the token standard's Transfer record (by label,
+// or by position: TransferFactory_Transfer's transfer is its second field;
+// Transfer's sender, receiver, amount and instrumentId its first four).
+func describeTransfer(n *Node, nm *Names) (string, bool) {
+	if n.Choice != "TransferFactory_Transfer" {
+		return "", false
+	}
+	t := n.Argument.Field("transfer", 1)
+	sender, receiver := t.Field("sender", 0), t.Field("receiver", 1)
+	amount, id := t.Field("amount", 2), t.Field("instrumentId", 3).Field("id", 1)
+	if sender == nil || sender.Kind != ValueParty || receiver == nil || receiver.Kind != ValueParty ||
+		amount == nil || amount.Kind != ValueNumeric || id == nil || id.Kind != ValueText {
+		return "", false
+	}
+	return fmt.Sprintf("transfer %s %s from %s to %s (%s on %s %s)", Escape(amount.Scalar()), Escape(id.Scalar()),
+		nm.Party(sender.Scalar()), nm.Party(receiver.Scalar()), Escape(n.Choice), entity(n.Template), nm.Contract(n.ContractID)), true
 }
 
 func effectsPhrase(e Effects) string {
