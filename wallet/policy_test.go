@@ -66,15 +66,20 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-func TestLoad(t *testing.T) {
+// policyWriter writes policy files into a fresh directory.
+func policyWriter(t *testing.T) func(name, body string) string {
 	dir := t.TempDir()
-	write := func(name, body string) string {
+	return func(name, body string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
+}
+
+func TestLoad(t *testing.T) {
+	write := policyWriter(t)
 	if p, err := LoadPolicy(write("ok.json", `{"templates":["Iou:Iou"],"parties":["a::1"]}`)); err != nil || p.Templates[0] != "Iou:Iou" {
 		t.Fatalf("json: %v %v", p, err)
 	}
@@ -139,14 +144,7 @@ func TestCheckSubmission(t *testing.T) {
 }
 
 func TestLoadSubmissionRules(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := policyWriter(t)
 	p, err := LoadPolicy(write("ok.yaml", "synchronizers: [sync::1]\nhashingSchemes: [V3]\nminTimeLeft: 10m\n"))
 	if err != nil || p.MinTimeLeft != "10m" || p.HashingSchemes[0] != "V3" || p.Synchronizers[0] != "sync::1" {
 		t.Fatalf("yaml: %+v %v", p, err)
@@ -221,9 +219,7 @@ func TestCheckMaxAmounts(t *testing.T) {
 		t.Errorf("an unreadable transfer: %q", got)
 	}
 
-	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(bad, []byte(`{"maxAmounts":{"TOK":"1e9"}}`), 0o600)
+	bad := policyWriter(t)("bad.json", `{"maxAmounts":{"TOK":"1e9"}}`)
 	if _, err := LoadPolicy(bad); err == nil || !strings.Contains(err.Error(), "not a decimal amount") {
 		t.Errorf("an exponent amount: %v", err)
 	}

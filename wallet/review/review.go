@@ -592,15 +592,18 @@ func deadline(field string, us uint64, now time.Time, signed bool) *Deadline {
 		d.TimeLeft, d.SecondsLeft = "beyond any representable time", math.MaxInt64
 		return d
 	}
-	left := time.UnixMicro(int64(us)).Sub(now)
-	d.SecondsLeft = int64(left / time.Second)
-	if left <= 0 {
-		d.Expired = true
-		d.TimeLeft = "expired " + humanDuration(-left) + " ago"
-	} else {
-		d.TimeLeft = humanDuration(left) + " left"
-	}
+	d.TimeLeft, d.SecondsLeft, d.Expired = timeLeft(time.UnixMicro(int64(us)), now, "expired")
 	return d
+}
+
+// timeLeft measures from now to at: "4m09s left", or, once at has passed,
+// "<passed> 3m10s ago", with the seconds left (negative once passed).
+func timeLeft(at, now time.Time, passed string) (text string, seconds int64, past bool) {
+	left := at.Sub(now)
+	if left <= 0 {
+		return passed + " " + humanDuration(-left) + " ago", int64(left / time.Second), true
+	}
+	return humanDuration(left) + " left", int64(left / time.Second), false
 }
 
 // humanDuration writes d in its two largest units: "2d03h", "1h05m",

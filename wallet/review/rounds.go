@@ -55,14 +55,7 @@ func miningRounds(inputs []InputContract, now time.Time) []MiningRound {
 		if closes := c.Argument.Field("targetClosesAt", targetClosesAtField); closes != nil && closes.Kind == ValueTimestamp {
 			m.TargetClosesAt = closes.Scalar()
 			if at, err := time.Parse(time.RFC3339Nano, m.TargetClosesAt); err == nil {
-				left := at.Sub(now)
-				m.SecondsLeft = int64(left / time.Second)
-				if left <= 0 {
-					m.Closing = true
-					m.TimeLeft = "due to close " + humanDuration(-left) + " ago"
-				} else {
-					m.TimeLeft = humanDuration(left) + " left"
-				}
+				m.TimeLeft, m.SecondsLeft, m.Closing = timeLeft(at, now, "due to close")
 			}
 		}
 		out = append(out, m)
