@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/wallet/review"
 )
 
@@ -35,8 +36,8 @@ import (
 // (review.Times.SignWithin) or whose Canton Coin mining round's closing
 // comes sooner: time for the signed transaction to travel back from the
 // offline machine and be executed. hashingSchemes takes V2, V3 or the enum
-// names (HASHING_SCHEME_VERSION_V3); it checks the scheme the hash was
-// recomputed with. maxAmounts bounds the amount of each token-standard
+// names (HASHING_SCHEME_VERSION_V3), as hashing.ParseScheme reads them; it
+// checks the scheme the hash was recomputed with. maxAmounts bounds the amount of each token-standard
 // transfer (an exercise of TransferFactory_Transfer, the amount and
 // instrument of its transfer argument) per instrument id, "ID" for any
 // admin or "ID@ADMIN" for one; a transfer of an instrument it does not list
@@ -92,8 +93,8 @@ func LoadPolicy(path string) (*Policy, error) {
 		}
 	}
 	for _, h := range p.HashingSchemes {
-		if schemeName(h) == "" {
-			return nil, fmt.Errorf("policy %s: hashingSchemes: %q is not a scheme (want V2 or V3)", path, h)
+		if _, err := hashing.ParseScheme(h); err != nil {
+			return nil, fmt.Errorf("policy %s: hashingSchemes: %q is not a scheme (want V2 or V3): %w", path, h, err)
 		}
 	}
 	for _, t := range p.Templates {
@@ -129,17 +130,6 @@ func (p *Policy) Check(r *review.Review) []string {
 	return c.violations
 }
 
-// schemeName is the enum name of a hashing scheme as a policy may write it
-// ("V3", "v3", "HASHING_SCHEME_VERSION_V3"); "" for none.
-func schemeName(s string) string {
-	v := strings.ToUpper(strings.TrimPrefix(strings.ToUpper(s), "HASHING_SCHEME_VERSION_"))
-	switch v {
-	case "V2", "V3":
-		return "HASHING_SCHEME_VERSION_" + v
-	}
-	return ""
-}
-
 // submission checks where and how the transaction is submitted: its
 // synchronizer, the scheme of its hash, the time left to execute it.
 func (c *checker) submission(r *review.Review) {
@@ -151,7 +141,11 @@ func (c *checker) submission(r *review.Review) {
 		if r.Hash != nil {
 			scheme = r.Hash.Scheme
 		}
-		if !slices.ContainsFunc(c.p.HashingSchemes, func(h string) bool { return schemeName(h) == scheme }) {
+		allowed := func(h string) bool {
+			v, err := hashing.ParseScheme(h)
+			return err == nil && v.String() == scheme
+		}
+		if !slices.ContainsFunc(c.p.HashingSchemes, allowed) {
 			c.add(fmt.Sprintf("the hash is computed with %s, which the policy does not allow", orNone(scheme)))
 		}
 	}
