@@ -168,17 +168,13 @@ func (c *checker) submission(r *review.Review) {
 	}
 }
 
-// transferAmount checks a token-standard transfer against maxAmounts: the
-// transfer argument's amount and instrumentId (by label, or by position in
-// Splice's TransferFactory_Transfer and Transfer records).
-func (c *checker) transferAmount(n *review.Node, where string) {
+// transferAmount checks a token-standard transfer against maxAmounts: its
+// amount and instrument (review.Node.TokenTransfer).
+func (c *checker) transferAmount(t review.TokenTransfer, where string) {
 	if len(c.p.MaxAmounts) == 0 {
 		return
 	}
-	transfer := n.Argument.Field("transfer", 1)
-	amount := transfer.Field("amount", 2).Scalar()
-	instrument := transfer.Field("instrumentId", 3)
-	admin, id := instrument.Field("admin", 0).Scalar(), instrument.Field("id", 1).Scalar()
+	amount, admin, id := t.Amount.Scalar(), t.Admin.Scalar(), t.InstrumentID.Scalar()
 	got, ok := new(big.Rat).SetString(amount)
 	if !ok || id == "" {
 		c.add(fmt.Sprintf("%s is a transfer whose amount and instrument cannot be read, which maxAmounts cannot vouch for", where))
@@ -230,8 +226,8 @@ func (c *checker) node(n *review.Node) {
 	case review.KindExercise:
 		c.template(n.Template, n.PackageName, where)
 		c.choice(n.Template, n.Choice, where)
-		if n.Choice == "TransferFactory_Transfer" {
-			c.transferAmount(n, where)
+		if t, ok := n.TokenTransfer(); ok {
+			c.transferAmount(t, where)
 		}
 	}
 	c.parties(where, n.Signatories, n.Stakeholders, n.ActingParties, n.ChoiceObservers, maintainers)

@@ -45,26 +45,41 @@ func describeRoot(n *Node, nm *Names) string {
 	return n.Kind
 }
 
+// TokenTransfer is what a token-standard transfer (an exercise of
+// TransferFactory_Transfer) moves, read from its argument's transfer
+// record by label or, without labels, by position (TransferFactory_Transfer's
+// transfer is its second field; Transfer's sender, receiver, amount and
+// instrumentId its first four; InstrumentId's admin and id its two). A
+// field the argument does not have is nil.
+type TokenTransfer struct {
+	Sender, Receiver, Amount, Admin, InstrumentID *Value
+}
+
+// TokenTransfer reads n as a token-standard transfer; ok is false for any
+// other node.
+func (n *Node) TokenTransfer() (t TokenTransfer, ok bool) {
+	if n.Kind != KindExercise || n.Choice != "TransferFactory_Transfer" {
+		return t, false
+	}
+	tr := n.Argument.Field("transfer", 1)
+	instrument := tr.Field("instrumentId", 3)
+	return TokenTransfer{Sender: tr.Field("sender", 0), Receiver: tr.Field("receiver", 1), Amount: tr.Field("amount", 2),
+		Admin: instrument.Field("admin", 0), InstrumentID: instrument.Field("id", 1)}, true
+}
+
 // describeTransfer says what a token-standard transfer moves, clear-sign
 // style: "transfer 100.0 Amulet from alice::1220…1cd7 to bob::1220…dedf
 // (TransferFactory_Transfer on AmuletRules 00ab…)". The amount is written
 // as the transaction carries it. ok is false for any other exercise, and
-// for an argument without the token standard's Transfer record (by label,
-// or by position: TransferFactory_Transfer's transfer is its second field;
-// Transfer's sender, receiver, amount and instrumentId its first four).
+// for an argument without the token standard's Transfer record.
 func describeTransfer(n *Node, nm *Names) (string, bool) {
-	if n.Choice != "TransferFactory_Transfer" {
+	t, ok := n.TokenTransfer()
+	if !ok || t.Sender == nil || t.Sender.Kind != ValueParty || t.Receiver == nil || t.Receiver.Kind != ValueParty ||
+		t.Amount == nil || t.Amount.Kind != ValueNumeric || t.InstrumentID == nil || t.InstrumentID.Kind != ValueText {
 		return "", false
 	}
-	t := n.Argument.Field("transfer", 1)
-	sender, receiver := t.Field("sender", 0), t.Field("receiver", 1)
-	amount, id := t.Field("amount", 2), t.Field("instrumentId", 3).Field("id", 1)
-	if sender == nil || sender.Kind != ValueParty || receiver == nil || receiver.Kind != ValueParty ||
-		amount == nil || amount.Kind != ValueNumeric || id == nil || id.Kind != ValueText {
-		return "", false
-	}
-	return fmt.Sprintf("transfer %s %s from %s to %s (%s on %s %s)", Escape(amount.Scalar()), Escape(id.Scalar()),
-		nm.Party(sender.Scalar()), nm.Party(receiver.Scalar()), Escape(n.Choice), entity(n.Template), nm.Contract(n.ContractID)), true
+	return fmt.Sprintf("transfer %s %s from %s to %s (%s on %s %s)", Escape(t.Amount.Scalar()), Escape(t.InstrumentID.Scalar()),
+		nm.Party(t.Sender.Scalar()), nm.Party(t.Receiver.Scalar()), Escape(n.Choice), entity(n.Template), nm.Contract(n.ContractID)), true
 }
 
 func effectsPhrase(e Effects) string {
