@@ -98,10 +98,8 @@ func (s *Server) allocateExternalParty(req *Request) (any, error) {
 	if len(body.OnboardingTransactions) == 0 {
 		return nil, ledgerapi.MissingField("onboarding_transactions")
 	}
-	if body.UserID != "" {
-		if err := ledgerapi.ValidateUserID("user_id", body.UserID); err != nil {
-			return nil, ledgerapi.InvalidField("user_id", fieldReason(err))
-		}
+	if err := validGrantUser(body.UserID); err != nil {
+		return nil, err
 	}
 	var ar topology.AllocationRequest
 	for i, tx := range body.OnboardingTransactions {

@@ -66,11 +66,23 @@ func (s *Server) grantUser(ctx context.Context, userID, idp string) error {
 	if userID == "" {
 		return nil
 	}
-	if err := ledgerapi.ValidateUserID("user_id", userID); err != nil {
-		return ledgerapi.InvalidField("user_id", fieldReason(err))
+	if err := validGrantUser(userID); err != nil {
+		return err
 	}
 	_, err := s.Node.UserOfIdentityProvider(ctx, userID, idp)
 	return err
+}
+
+// validGrantUser checks the form of an allocate request's userId ("" for
+// none), for requests that validate their fields before any lookup.
+func validGrantUser(userID string) error {
+	if userID == "" {
+		return nil
+	}
+	if err := ledgerapi.ValidateUserID("user_id", userID); err != nil {
+		return ledgerapi.InvalidField("user_id", fieldReason(err))
+	}
+	return nil
 }
 
 func (s *Server) allocateParty(req *Request) (any, error) {
