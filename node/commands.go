@@ -103,7 +103,8 @@ func (r *Receipt) Transaction(shape ledgerapi.TransactionShape, parties []string
 // keeps, with the views and blobs it asks for, the command id only for a
 // reader among the submitters. When the filter keeps no event, it is the
 // transaction without events, command id and traffic cost shown (Canton's
-// fallback lookup for any party). f has been resolved (ResolveFilter).
+// fallback lookup for any party). Resolving f is a no-op when ResolveFilter
+// did it against the same packages, and picks up packages uploaded since.
 func (n *Node) TransactionFor(ctx context.Context, r *Receipt, f *EventFilter, shape ledgerapi.TransactionShape) (ledgerapi.Transaction, error) {
 	if err := f.resolve(n.Packages()); err != nil {
 		return ledgerapi.Transaction{}, err

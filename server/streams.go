@@ -245,6 +245,13 @@ func (s *Server) serveWebsocket(req *Request, open streamOpener) (any, error) {
 	defer stop()
 	writeCtx := context.WithoutCancel(ctx)
 	add := func(elem []byte) error { return conn.Write(writeCtx, websocket.MessageText, elem) }
+	// end closes the stream with err's frame, unless the request is over.
+	end := func(err error) (any, error) {
+		if ctx.Err() == nil {
+			s.closeWithError(conn, req, err)
+		}
+		return nil, nil
+	}
 	for {
 		batch.gather(true)
 		n, changed, done, err := st.next(ctx, 1000, add)
@@ -252,10 +259,7 @@ func (s *Server) serveWebsocket(req *Request, open streamOpener) (any, error) {
 			return nil, nil // the client went away
 		}
 		if err != nil {
-			if ctx.Err() == nil {
-				s.closeWithError(conn, req, err)
-			}
-			return nil, nil
+			return end(err)
 		}
 		if done {
 			_ = conn.Close(websocket.StatusNormalClosure, "")
@@ -263,10 +267,7 @@ func (s *Server) serveWebsocket(req *Request, open streamOpener) (any, error) {
 		}
 		if n > 0 {
 			if err := watch.due(ctx); err != nil {
-				if ctx.Err() == nil {
-					s.closeWithError(conn, req, err)
-				}
-				return nil, nil
+				return end(err)
 			}
 			continue
 		}
@@ -274,10 +275,7 @@ func (s *Server) serveWebsocket(req *Request, open streamOpener) (any, error) {
 		case <-changed:
 		case <-watch.C():
 			if err := watch.check(ctx); err != nil {
-				if ctx.Err() == nil {
-					s.closeWithError(conn, req, err)
-				}
-				return nil, nil
+				return end(err)
 			}
 		case <-expired:
 			s.closeWithError(conn, req, ledgerapi.Errorf(ledgerapi.CodeAccessTokenExpired,
