@@ -140,7 +140,7 @@ func TestAmulet(t *testing.T) {
 	if got := describe(res.Transaction); got != want {
 		t.Errorf("transfer:\n%s", got)
 	}
-	t.Logf("transfer: %d nodes, %d machine steps", len(res.Transaction.Nodes), res.Steps)
+	t.Logf("transfer: %d nodes, %d machine steps, %d bytes of values built", len(res.Transaction.Nodes), res.Steps, res.Memory)
 	if !res.DependsOnTime || res.TimeBounds.Min == nil || res.TimeBounds.Max == nil {
 		t.Errorf("the transfer's deadlines bound the ledger time: %+v", res.TimeBounds)
 	}

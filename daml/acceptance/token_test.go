@@ -199,7 +199,7 @@ func TestSpliceTestToken(t *testing.T) {
 			Choice: "TransferFactory_Transfer", Argument: a.value(t, transferArgID, arg)})
 	}
 	res, ids := transfer("30.0", token)
-	t.Logf("transfer: %d nodes, %d machine steps", len(res.Transaction.Nodes), res.Steps)
+	t.Logf("transfer: %d nodes, %d machine steps, %d bytes of values built", len(res.Transaction.Nodes), res.Steps, res.Memory)
 	want := "exercise TokenRules via TransferFactory TransferFactory_Transfer\n" +
 		"  fetch Token via Holding\n  exercise Token via Holding Archive (consuming)\n  create Token\n  create TokenTransferOffer\n"
 	if got := describe(res.Transaction); got != want {

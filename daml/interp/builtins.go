@@ -160,6 +160,9 @@ func (m *Machine) builtin(f lf.BuiltinFunction, args []value.Value) {
 		i, ok := textToInt64(string(args[0].(value.Text)))
 		m.val = optional(value.Int64(i), ok)
 	case lf.BuiltinCodePointsToText:
+		if !m.charge(textCost(utf8.UTFMax * args[0].(*value.List).Len())) {
+			return
+		}
 		s, bad, ok := codePointsToText(args[0].(*value.List))
 		if !ok {
 			// Canton's Speedy crashes here (an internal error).
@@ -169,16 +172,28 @@ func (m *Machine) builtin(f lf.BuiltinFunction, args []value.Value) {
 		m.val = value.Text(s)
 	case lf.BuiltinTextToCodePoints:
 		s := string(args[0].(value.Text))
-		out := make([]value.Value, 0, utf8.RuneCountInString(s))
+		n := utf8.RuneCountInString(s)
+		if !m.charge(costObject + n*costSlot) {
+			return
+		}
+		out := make([]value.Value, 0, n)
 		for _, r := range s {
 			out = append(out, value.Int64(r))
 		}
 		m.val = value.NewList(out...)
 	case lf.BuiltinAppendText:
-		m.val = args[0].(value.Text) + args[1].(value.Text)
+		a, b := args[0].(value.Text), args[1].(value.Text)
+		if !m.charge(textCost(len(a) + len(b))) {
+			return
+		}
+		m.val = a + b
 	case lf.BuiltinExplodeText:
 		s := string(args[0].(value.Text))
-		out := make([]value.Value, 0, utf8.RuneCountInString(s))
+		n := utf8.RuneCountInString(s)
+		if !m.charge(costObject + n*textCost(0) + len(s)) {
+			return
+		}
+		out := make([]value.Value, 0, n)
 		for i := 0; i < len(s); {
 			_, n := utf8.DecodeRuneInString(s[i:])
 			out = append(out, value.Text(s[i:i+n]))
@@ -186,7 +201,15 @@ func (m *Machine) builtin(f lf.BuiltinFunction, args []value.Value) {
 		}
 		m.val = value.NewList(out...)
 	case lf.BuiltinImplodeText:
+		n := 0
+		for v := range args[0].(*value.List).All() {
+			n += len(v.(value.Text))
+		}
+		if !m.charge(textCost(n)) {
+			return
+		}
 		var b strings.Builder
+		b.Grow(n)
 		for v := range args[0].(*value.List).All() {
 			b.WriteString(string(v.(value.Text)))
 		}
@@ -230,9 +253,17 @@ func (m *Machine) builtin(f lf.BuiltinFunction, args []value.Value) {
 			m.fail(m.newError(errCryptoEncoding, interpretationError+"Invalid byte encoding format for "+s+" :\ncan not parse hex string argument"))
 			return
 		}
+		// Each invalid byte may become U+FFFD, three bytes.
+		if !m.charge(textCost(3 * len(b))) {
+			return
+		}
 		m.val = value.Text(decodeUTF8Lossy(b))
 	case lf.BuiltinTextToHex:
-		m.val = value.Text(hex.EncodeToString([]byte(args[0].(value.Text))))
+		s := args[0].(value.Text)
+		if !m.charge(textCost(2 * len(s))) {
+			return
+		}
+		m.val = value.Text(hex.EncodeToString([]byte(s)))
 
 	case lf.BuiltinDateToUnixDays:
 		m.val = value.Int64(args[0].(value.Date))
@@ -258,18 +289,32 @@ func (m *Machine) builtin(f lf.BuiltinFunction, args []value.Value) {
 	case lf.BuiltinFoldl:
 		(&kFoldl{f: args[0], list: args[2].(*value.List)}).resume(m, args[1])
 	case lf.BuiltinFoldr:
-		elems := args[2].(*value.List).Slice()
+		l := args[2].(*value.List)
+		if !m.charge(l.Len() * costSlot) {
+			return
+		}
+		elems := l.Slice()
 		(&kFoldr{f: args[0], elems: elems, i: len(elems)}).resume(m, args[1])
 
 	case lf.BuiltinTextMapInsert:
+		// Maps are sorted slices: an insert copies the entries.
+		if !m.charge(costObject + (args[2].(*value.TextMap).Len()+1)*costField) {
+			return
+		}
 		m.val = args[2].(*value.TextMap).Insert(string(args[0].(value.Text)), args[1])
 	case lf.BuiltinTextMapLookup:
 		v, ok := args[1].(*value.TextMap).Lookup(string(args[0].(value.Text)))
 		m.val = optional(v, ok)
 	case lf.BuiltinTextMapDelete:
+		if !m.charge(costObject + args[1].(*value.TextMap).Len()*costField) {
+			return
+		}
 		m.val = args[1].(*value.TextMap).Delete(string(args[0].(value.Text)))
 	case lf.BuiltinTextMapToList:
 		es := args[0].(*value.TextMap).Entries()
+		if !m.charge(costObject + len(es)*(costSlot+costObject+2*costField)) {
+			return
+		}
 		out := make([]value.Value, len(es))
 		for i, e := range es {
 			out[i] = &value.Struct{Fields: []value.Field{{Label: "key", Value: value.Text(e.Key)}, {Label: "value", Value: e.Value}}}
@@ -279,6 +324,9 @@ func (m *Machine) builtin(f lf.BuiltinFunction, args []value.Value) {
 		m.val = value.Int64(args[0].(*value.TextMap).Len())
 
 	case lf.BuiltinGenMapInsert:
+		if !m.charge(costObject + (args[2].(*value.GenMap).Len()+1)*costField) {
+			return
+		}
 		g, err := args[2].(*value.GenMap).Insert(args[0], args[1])
 		if m.compareError(err) {
 			m.val = g
@@ -289,12 +337,18 @@ func (m *Machine) builtin(f lf.BuiltinFunction, args []value.Value) {
 			m.val = optional(v, ok)
 		}
 	case lf.BuiltinGenMapDelete:
+		if !m.charge(costObject + args[1].(*value.GenMap).Len()*costField) {
+			return
+		}
 		g, err := args[1].(*value.GenMap).Delete(args[0])
 		if m.compareError(err) {
 			m.val = g
 		}
 	case lf.BuiltinGenMapKeys:
 		es := args[0].(*value.GenMap).Entries()
+		if !m.charge(costObject + len(es)*costSlot) {
+			return
+		}
 		out := make([]value.Value, len(es))
 		for i, e := range es {
 			out[i] = e.Key
@@ -302,6 +356,9 @@ func (m *Machine) builtin(f lf.BuiltinFunction, args []value.Value) {
 		m.val = value.NewList(out...)
 	case lf.BuiltinGenMapValues:
 		es := args[0].(*value.GenMap).Entries()
+		if !m.charge(costObject + len(es)*costSlot) {
+			return
+		}
 		out := make([]value.Value, len(es))
 		for i, e := range es {
 			out[i] = e.Value
@@ -644,6 +701,9 @@ func (m *Machine) call(op resolve.Op, args []value.Value) {
 	case *resolve.Builtin:
 		m.builtin(o.Fn, args)
 	case *resolve.RecCon:
+		if !m.charge(costObject + len(args)*costField) {
+			return
+		}
 		fields := make([]value.Field, len(args))
 		for i, a := range args {
 			fields[i] = value.Field{Label: o.Labels[i], Value: a}
@@ -653,12 +713,21 @@ func (m *Machine) call(op resolve.Op, args []value.Value) {
 		m.val = args[0].(*value.Record).Fields[o.Index].Value
 	case *resolve.RecUpd:
 		r := args[0].(*value.Record)
+		if !m.charge(costObject + len(r.Fields)*costField) {
+			return
+		}
 		fields := append([]value.Field(nil), r.Fields...)
 		fields[o.Index].Value = args[1]
 		m.val = &value.Record{TypeCon: r.TypeCon, Fields: fields}
 	case *resolve.VariantCon:
+		if !m.charge(costObject) {
+			return
+		}
 		m.val = &value.Variant{TypeCon: o.TypeCon, Constructor: o.Constructor, Rank: o.Rank, Value: args[0]}
 	case *resolve.StructCon:
+		if !m.charge(costObject + len(args)*costField) {
+			return
+		}
 		fields := make([]value.Field, len(args))
 		for i, l := range o.Labels {
 			fields[i] = value.Field{Label: l, Value: args[o.Order[i]]}
@@ -679,14 +748,23 @@ func (m *Machine) call(op resolve.Op, args []value.Value) {
 			m.fail(m.newError(errInternal, "struct has no field "+o.Field))
 			return
 		}
+		if !m.charge(costObject + len(st.Fields)*costField) {
+			return
+		}
 		fields := append([]value.Field(nil), st.Fields...)
 		fields[i].Value = args[1]
 		m.val = &value.Struct{Fields: fields}
 	case *resolve.ConsN:
+		if !m.charge(costObject + o.N*costSlot) {
+			return
+		}
 		m.val = args[o.N].(*value.List).Prepend(args[:o.N:o.N])
 	case *resolve.Some:
 		m.val = value.Some(args[0])
 	case *resolve.ToAny:
+		if !m.charge(costObject) {
+			return
+		}
 		m.val = &value.Any{Type: o.Type, Value: args[0]}
 	case *resolve.FromAny:
 		a := args[0].(*value.Any)

@@ -173,6 +173,8 @@ type Result struct {
 	TimeBounds    tx.TimeBounds
 	// Steps is the number of machine steps taken.
 	Steps int64
+	// Memory is the bytes of values built (see Limits.Memory).
+	Memory int64
 }
 
 func (e *Engine) limitsFor(l Limits) Limits {
@@ -182,6 +184,12 @@ func (e *Engine) limitsFor(l Limits) Limits {
 	if l.Depth == 0 {
 		l.Depth = e.limits.Depth
 	}
+	if l.Memory == 0 {
+		l.Memory = e.limits.Memory
+	}
+	if l.Lane == nil {
+		l.Lane = e.limits.Lane
+	}
 	l.plain = l.plain || e.limits.plain
 	return l
 }
@@ -190,6 +198,7 @@ func (e *Engine) limitsFor(l Limits) Limits {
 // and returns the transaction they make. Errors are *Error.
 func (e *Engine) Submit(ctx context.Context, s *Submission, ledger Ledger) (*Result, error) {
 	m := newMachine(ctx, e.pkgs, e.limitsFor(s.Limits))
+	defer m.leaveLane()
 	u := &updateState{
 		ledger:          ledger,
 		ctx:             ctx,
@@ -237,6 +246,7 @@ func (e *Engine) Submit(ctx context.Context, s *Submission, ledger Ledger) (*Res
 		Inputs:        u.inputs,
 		DependsOnTime: u.dependsOnTime,
 		Steps:         m.steps,
+		Memory:        m.mem,
 	}
 	// As Canton's LedgerTimeBoundaries: a bound at the end of the time
 	// range is no constraint.
@@ -436,6 +446,7 @@ func (e *Engine) isInterface(id *value.Identifier) bool {
 // DAML_FAILURE). Errors are *Error.
 func (e *Engine) InterfaceView(ctx context.Context, template *value.Identifier, argument value.Value, iface *value.Identifier, limits Limits) (value.Value, error) {
 	m := newMachine(ctx, e.pkgs, e.limitsFor(limits))
+	defer m.leaveLane()
 	t, err := e.pkgs.TemplateByID(template)
 	if err != nil {
 		return nil, m.newError(errCommand, fmt.Sprintf("unknown template %s: %v", template, err))
@@ -477,6 +488,7 @@ func splitName(s string) lf.DottedName { return strings.Split(s, ".") }
 // in Daml Script (CONTRACT_ID_TO_TEXT gives the id). Errors are *Error.
 func (e *Engine) Eval(ctx context.Context, name lf.ValueName, args []value.Value, limits Limits) (value.Value, int64, error) {
 	m := newMachine(ctx, e.pkgs, e.limitsFor(limits))
+	defer m.leaveLane()
 	d, err := e.pkgs.Value(name)
 	if err != nil {
 		return nil, 0, m.newError(errCommand, err.Error())
@@ -498,6 +510,7 @@ func (e *Engine) Eval(ctx context.Context, name lf.ValueName, args []value.Value
 // EvalLambda evaluates a resolved closed expression (tests, fuzzing).
 func (e *Engine) EvalLambda(ctx context.Context, lam *resolve.Lambda, limits Limits) (value.Value, int64, error) {
 	m := newMachine(ctx, e.pkgs, e.limitsFor(limits))
+	defer m.leaveLane()
 	v, err := m.run(lam, nil, nil)
 	return v, m.steps, err
 }

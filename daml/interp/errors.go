@@ -88,6 +88,7 @@ const (
 	errSteps
 	errCanceled
 	errDepth
+	errMemory
 	errUnsupported
 	errUser
 	errFailureStatus
@@ -136,6 +137,7 @@ var errIDs = map[errKind]struct {
 	errSteps:             {"INTERPRETATION_TIME_EXCEEDED", categoryContention},
 	errCanceled:          {"INTERPRETATION_TIME_EXCEEDED", categoryContention},
 	errDepth:             {"DAML_INTERPRETATION_ERROR", categoryInvalidGiven},
+	errMemory:            {"INTERPRETATION_TIME_EXCEEDED", categoryContention},
 	errUnsupported:       {"DAML_INTERPRETATION_ERROR", categoryInvalidGiven},
 	errUser:              {"INTERPRETATION_USER_ERROR", categoryInvalidGiven},
 	errFailureStatus:     {"DAML_FAILURE", categoryInvalidGiven},

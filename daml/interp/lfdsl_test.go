@@ -98,6 +98,14 @@ var testValues = map[string]lf.Expr{
 		app1(val("count"), app(bi(lf.BuiltinSubInt64), v("n"), i64(1)), app(bi(lf.BuiltinAddInt64), v("acc"), i64(1))))),
 	// loop x = loop x
 	"loop": lam([]string{"x"}, app(val("loop"), v("x"))),
+	// bomb t = bomb (t <> t): the text doubles each call, as Daml a
+	// developer can write by mistake.
+	"bomb": lam([]string{"t"}, app(val("bomb"), app(bi(lf.BuiltinAppendText), v("t"), v("t")))),
+	// hoard n acc: a list of n copies of the same record; the memory it
+	// keeps grows by a fixed amount per step.
+	"hoard": lam([]string{"n", "acc"}, ifte(app(bi(lf.BuiltinEqual), v("n"), i64(0)), v("acc"),
+		app1(val("hoard"), app(bi(lf.BuiltinSubInt64), v("n"), i64(1)),
+			cons(v("acc"), &lf.ERecCon{Type: tcApp("Pair"), Fields: []lf.FieldExpr{{Name: "fst", Expr: v("n")}, {Name: "snd", Expr: v("n")}}})))),
 	// counter: a top-level value that is not a function, evaluated once.
 	"answer": app(bi(lf.BuiltinMulInt64), i64(6), i64(7)),
 	"broken": app(bi(lf.BuiltinError), text("broken on purpose")),

@@ -84,7 +84,11 @@ type Machine struct {
 	kont []kont
 
 	steps int64
-	err   *Error
+	// mem is the bytes of values the machine has built so far (see charge).
+	mem int64
+	// lane is held once the evaluation has run past the lane's threshold.
+	inLane bool
+	err    *Error
 	// base is the depth of the continuation stack the current loop runs
 	// down to: exceptions do not unwind below it.
 	base int
@@ -111,6 +115,14 @@ type Limits struct {
 	// Depth bounds the continuation stack: the nesting of calls that are
 	// not tail calls; 0 means DefaultDepth.
 	Depth int
+	// Memory bounds the bytes of values the evaluation builds (texts,
+	// lists, maps, records, structs, variants, closures), counted as they
+	// are built and never given back, so it also bounds what the evaluation
+	// can keep alive; 0 means DefaultMemory.
+	Memory int64
+	// Lane, when set, is where an evaluation that has run past the lane's
+	// step threshold waits for a slot (see Lane).
+	Lane *Lane
 
 	// plain turns the machine's fast paths off, for tests that check they
 	// agree with the plain evaluator.
@@ -119,8 +131,9 @@ type Limits struct {
 
 // Default limits.
 const (
-	DefaultSteps = 100_000_000
-	DefaultDepth = 250_000
+	DefaultSteps  = 100_000_000
+	DefaultDepth  = 250_000
+	DefaultMemory = 1 << 30
 )
 
 func (l Limits) withDefaults() Limits {
@@ -129,6 +142,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Depth <= 0 {
 		l.Depth = DefaultDepth
+	}
+	if l.Memory <= 0 {
+		l.Memory = DefaultMemory
 	}
 	return l
 }
@@ -202,10 +218,17 @@ func (m *Machine) loop(base int) *Error {
 			m.fail(m.newError(errSteps, fmt.Sprintf("Interpretation aborted: the step budget of %d steps is exhausted", maxSteps)))
 			continue
 		}
-		if m.steps&1023 == 0 && m.ctx != nil {
-			if cerr := m.ctx.Err(); cerr != nil {
-				m.fail(m.newError(errCanceled, "Interpretation aborted: "+cerr.Error()))
-				continue
+		if m.steps&1023 == 0 {
+			if m.ctx != nil {
+				if cerr := m.ctx.Err(); cerr != nil {
+					m.fail(m.newError(errCanceled, "Interpretation aborted: "+cerr.Error()))
+					continue
+				}
+			}
+			if l := m.limits.Lane; l != nil && !m.inLane && m.steps >= l.after {
+				if !m.enterLane(l) {
+					continue
+				}
 			}
 		}
 		if e := m.expr; e != nil {
@@ -270,6 +293,9 @@ func (m *Machine) eval(e resolve.Expr) {
 	case *resolve.Free:
 		m.val = m.fr.free[x.Index]
 	case *resolve.MakeClosure:
+		if !m.charge(costObject + len(x.Captures)*costSlot) {
+			return
+		}
 		free := make([]value.Value, len(x.Captures))
 		for i, c := range x.Captures {
 			free[i], _ = m.atom(c)
@@ -364,6 +390,9 @@ func (m *Machine) apply(fv value.Value, args []value.Value) {
 	}
 	missing := f.arity - len(f.args)
 	if len(args) < missing {
+		if !m.charge(costObject + (len(f.args)+len(args))*costSlot) {
+			return
+		}
 		all := make([]value.Value, 0, len(f.args)+len(args))
 		all = append(append(all, f.args...), args...)
 		m.val = &Function{lam: f.lam, free: f.free, op: f.op, args: all, arity: f.arity}

@@ -126,6 +126,7 @@ func (e *Engine) interpret(ctx context.Context, cmds []interp.Command, run damlR
 		LedgerTime:        timestamp(run.ledgerTime),
 		StateMode:         interp.StateNUCK, // Canton 3.5 (protocol version 35)
 		PackagePreference: run.preference,
+		Limits:            e.cfg.Interpretation,
 	}
 	if run.inputs != nil {
 		view.inputs = slices.Clone(run.inputs)

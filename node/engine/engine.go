@@ -7,8 +7,11 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"runtime"
 	"sync"
 	"time"
+
+	"github.com/ledger-cli/ledger/daml/interp"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/ledger"
@@ -19,7 +22,21 @@ const (
 	DefaultTapsMaxPassesLimit    = 4  // Canton's max-passes-limit
 	DefaultMaxSignaturesPerParty = 50 // Canton's maximum-number-of-signatures-per-party
 	DefaultParticipantID         = "participant::local"
+	// DefaultLongCommandSteps is where a command stops counting as short:
+	// about 0.1 s of interpretation. Past it, the command waits for a slot
+	// of the node's lane of long commands (interp.Lane).
+	DefaultLongCommandSteps = 1_000_000
+	// DefaultLargeCommandBytes is where a command stops counting as small:
+	// it has built this many bytes of values (a Canton Coin transfer builds
+	// about 160 kB). Past it, the command waits for a slot of the lane too,
+	// so that only as many commands as the lane has slots can hold more.
+	DefaultLargeCommandBytes = 64 << 20
 )
+
+// DefaultLongCommandSlots is how many long commands run at once: one core
+// fewer than the process may use, at least one, so that a core stays free
+// for the short commands nearly all traffic is while loops run.
+func DefaultLongCommandSlots() int { return max(runtime.GOMAXPROCS(0)-1, 1) }
 
 // Config is what the engine needs to know about the node.
 type Config struct {
@@ -64,6 +81,12 @@ type Config struct {
 	// (TEMPLATES_OR_INTERFACES_NOT_FOUND, as Canton) instead of serving
 	// them by the generic contract model.
 	StrictPackages bool
+	// Interpretation bounds what the Daml code of one command may spend:
+	// steps, continuation depth, bytes of values built, and the lane that
+	// long commands share. Zero fields take interp's defaults; a nil Lane
+	// becomes one of DefaultLongCommandSlots slots, entered after
+	// DefaultLongCommandSteps steps or DefaultLargeCommandBytes bytes.
+	Interpretation interp.Limits
 	// Logger receives one line per template the first time a command uses
 	// it, saying which model serves it (nil: discarded).
 	Logger *slog.Logger
@@ -136,6 +159,9 @@ func New(cfg Config, contracts ContractReader, parties PartyDirectory) (*Engine,
 	}
 	if cfg.ParticipantID == "" {
 		cfg.ParticipantID = DefaultParticipantID
+	}
+	if cfg.Interpretation.Lane == nil {
+		cfg.Interpretation.Lane = interp.NewLane(DefaultLongCommandSlots(), DefaultLongCommandSteps, DefaultLargeCommandBytes)
 	}
 	if cfg.Rand == nil {
 		cfg.Rand = rand.Reader
