@@ -32,12 +32,13 @@ type DamlEvalOptions struct {
 	IO     *cmdutil.IOStreams
 	Format string
 
-	Dar   string
-	Value string
-	Args  []string
-	Dev   bool
-	Steps int64
-	Depth int
+	Dar    string
+	Value  string
+	Args   []string
+	Dev    bool
+	Steps  int64
+	Depth  int
+	Memory cmdutil.ByteSize
 }
 
 // NewCmdDamlEval builds `ledger daml eval`.
@@ -67,8 +68,8 @@ backtrace; the exit status is then 1.`,
   ledger daml eval model.dar daml-stdlib:DA.Time:convertRelTimeToMicroseconds \
       --arg '{"microseconds": 1500}' -o json
 
-  # a value of the DAR's own code, with a tighter step budget
-  ledger daml eval model.dar Main:answer --steps 1000000`,
+  # a value of the DAR's own code, with tighter step and memory budgets
+  ledger daml eval model.dar Main:answer --steps 1000000 --memory 64MiB`,
 		Args: cmdutil.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dar, opts.Value = args[0], args[1]
@@ -86,6 +87,7 @@ backtrace; the exit status is then 1.`,
 	cmd.Flags().BoolVar(&opts.Dev, "dev", false, "accept Daml-LF 2.dev packages")
 	cmd.Flags().Int64Var(&opts.Steps, "steps", 0, "step budget of the evaluation (default 100,000,000)")
 	cmd.Flags().IntVar(&opts.Depth, "depth", 0, "depth limit of the evaluation (default 250,000)")
+	cmd.Flags().Var(&opts.Memory, "memory", "memory budget of the evaluation: bytes of values it may build, e.g. 64MiB (default 1GiB)")
 	return cmd
 }
 
@@ -111,7 +113,7 @@ func damlEvalRun(ctx context.Context, opts *DamlEvalOptions) error {
 		}
 		raw[i] = json.RawMessage(a)
 	}
-	res, err := eval.Run(ctx, dar, opts.Value, raw, interp.Limits{Steps: opts.Steps, Depth: opts.Depth})
+	res, err := eval.Run(ctx, dar, opts.Value, raw, interp.Limits{Steps: opts.Steps, Depth: opts.Depth, Memory: int64(opts.Memory)})
 	if err != nil {
 		var ie *interp.Error
 		if errors.As(err, &ie) {

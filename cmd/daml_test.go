@@ -34,3 +34,25 @@ func TestDamlEval(t *testing.T) {
 		t.Fatalf("unknown value: exit %d, err %q", r.code, r.err)
 	}
 }
+
+// `ledger daml eval --memory` bounds the bytes of values an evaluation
+// builds: reversing a text of a million characters (explode, reverse,
+// implode: about 30 MB of values) fits the default budget and not one of
+// 1 MiB, which answers INTERPRETATION_TIME_EXCEEDED, exit 1.
+func TestDamlEvalMemory(t *testing.T) {
+	isolateConfig(t)
+	dar := filepath.Join("..", "daml", "archive", "testdata", "canton-builtin-admin-workflow-ping.dar")
+	args := []string{"daml", "eval", dar, "daml-stdlib:DA.Text:reverse", "--arg", `"` + strings.Repeat("ab", 500_000) + `"`, "-o", "json"}
+	r := runCLI(t, "", args...)
+	if r.code != 0 || !strings.Contains(r.out, `"baba`) {
+		t.Fatalf("reverse within the default budget: exit %d, err %q", r.code, r.err)
+	}
+	r = runCLI(t, "", append(args, "--memory", "1MiB")...)
+	if r.code != 1 || !strings.Contains(r.err, "INTERPRETATION_TIME_EXCEEDED") || !strings.Contains(r.err, "memory budget of 1048576 bytes") {
+		t.Fatalf("reverse with --memory 1MiB: exit %d, err %q", r.code, r.err)
+	}
+	r = runCLI(t, "", append(args, "--memory", "lots")...)
+	if r.code != 2 || !strings.Contains(r.err, "--memory") {
+		t.Fatalf("--memory lots: exit %d, err %q", r.code, r.err)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/node/local"
@@ -54,6 +55,8 @@ type ServeOptions struct {
 	MaxStreamsPerUser   int
 	StreamIdleMax       time.Duration
 	MaxValueNodes       int
+	MaxCommandSteps     int64
+	MaxCommandMemory    cmdutil.ByteSize
 	TopologyEvents      bool
 	StrictPackages      bool
 	AllowLFDev          bool
@@ -212,6 +215,9 @@ The node stops cleanly on SIGINT or SIGTERM.`,
 	fl.DurationVar(&opts.StreamIdleMax, "max-stream-idle-timeout", server.DefaultCompletionsMaxWait, "largest stream_idle_timeout_ms a completions list gets (larger values are capped)")
 	fl.BoolVar(&opts.StrictPackages, "strict-packages", false, "refuse templates of packages never uploaded (TEMPLATES_OR_INTERFACES_NOT_FOUND), as Canton does, instead of serving them by the generic contract model")
 	fl.BoolVar(&opts.AllowLFDev, "allow-lf-dev", false, "accept DARs of Daml-LF 2.dev, as Canton does in dev mode only")
+	fl.Int64Var(&opts.MaxCommandSteps, "max-command-steps", interp.DefaultSteps, "step budget of the Daml code of one command (INTERPRETATION_TIME_EXCEEDED past it)")
+	opts.MaxCommandMemory = interp.DefaultMemory
+	fl.Var(&opts.MaxCommandMemory, "max-command-memory", "memory budget of the Daml code of one command: bytes of values it may build (INTERPRETATION_TIME_EXCEEDED past it)")
 	fl.IntVar(&opts.MaxValueNodes, "max-value-nodes", node.DefaultMaxValueNodes, "most Daml values (list elements, fields, scalars) the arguments of one request may hold")
 	fl.BoolVar(&opts.TopologyEvents, "topology-events", true, "record party allocations as topology updates at offsets of their own, as Canton does (false: allocations take no offset)")
 	fl.DurationVar(&opts.ReadHeaderTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "longest a client may take to send a request's headers")
@@ -257,6 +263,8 @@ func (o *ServeOptions) validate() error {
 		return cmdutil.UsageError("--max-stream-idle-timeout must be a positive duration, e.g. 1m")
 	case o.MaxValueNodes <= 0:
 		return cmdutil.UsageError("--max-value-nodes must be positive")
+	case o.MaxCommandSteps <= 0 || o.MaxCommandMemory <= 0:
+		return cmdutil.UsageError("--max-command-steps and --max-command-memory must be positive")
 	case o.ReadHeaderTimeout <= 0 || o.BodyReadTimeout <= 0 || o.IdleTimeout <= 0:
 		return cmdutil.UsageError("--read-header-timeout, --body-read-timeout and --idle-timeout must be positive durations, e.g. 30s")
 	case o.AuthAudience != "" && o.AuthScope != "":
@@ -309,6 +317,7 @@ func serveConfig(o *ServeOptions) (serveSetup, error) {
 				MaxStreams:          o.MaxStreams,
 				MaxStreamsPerUser:   o.MaxStreamsPerUser,
 				MaxValueNodes:       o.MaxValueNodes,
+				Interpretation:      interp.Limits{Steps: o.MaxCommandSteps, Memory: int64(o.MaxCommandMemory)},
 				TopologyEvents:      o.TopologyEvents,
 				StrictPackages:      o.StrictPackages,
 				AllowDevPackages:    o.AllowLFDev,

@@ -28,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/node/engine"
 	"github.com/ledger-cli/ledger/node/ledger"
 )
@@ -154,6 +155,9 @@ type Config struct {
 	// MaxValueNodes bounds the values the JSON arguments of one request may
 	// hold in total (DefaultMaxValueNodes).
 	MaxValueNodes int
+	// Interpretation bounds the Daml code of one command (steps, memory,
+	// the lane of long commands); zero fields take the engine's defaults.
+	Interpretation interp.Limits
 	// MaxStreams caps concurrent completion streams (DefaultMaxStreams);
 	// more get MAXIMUM_NUMBER_OF_STREAMS.
 	MaxStreams int
@@ -261,6 +265,7 @@ func Open(ctx context.Context, st Store, cfg Config) (*Node, error) {
 		PackageNames:        cfg.PackageNames,
 		TapsMaxPassesLimit:  cfg.TapsMaxPassesLimit,
 		MaxValueNodes:       cfg.MaxValueNodes,
+		Interpretation:      cfg.Interpretation,
 		MaxDeduplication:    cfg.MaxDeduplication,
 		Now:                 cfg.Now,
 		Packages:            n.Packages,
