@@ -87,7 +87,7 @@ func TestMemoryBudgetAllowsOrdinaryCode(t *testing.T) {
 // under the threshold never wait.
 func TestLane(t *testing.T) {
 	lane := NewLane(1, 2048, 0)
-	loop, err := testEngine.Packages().Closed("test", app(val("count"), i64(3_000_000), i64(0)))
+	loop, err := testEngine.Packages().Closed("test", app(val("loop"), i64(0)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,13 +95,16 @@ func TestLane(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Three endless loops; they end when the test cancels them.
+	loops, stop := context.WithCancel(context.Background())
+	defer stop()
 	var wg sync.WaitGroup
 	errs := make(chan error, 3)
 	for range 3 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, _, err := testEngine.EvalLambda(context.Background(), loop, Limits{Lane: lane})
+			_, _, err := testEngine.EvalLambda(loops, loop, Limits{Steps: 1 << 62, Lane: lane})
 			errs <- err
 		}()
 	}
@@ -110,7 +113,7 @@ func TestLane(t *testing.T) {
 	for lane.Stats().Waiting < 2 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	if s := lane.Stats(); s.Waiting < 2 || s.Running != 1 {
+	if s := lane.Stats(); s.Waiting != 2 || s.Running != 1 {
 		t.Fatalf("lane %+v, want one running and two waiting", s)
 	}
 	// A short evaluation runs while the lane is full.
@@ -128,11 +131,12 @@ func TestLane(t *testing.T) {
 	if steps > 4096 {
 		t.Errorf("the waiting evaluation ran %d steps", steps)
 	}
+	stop()
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		if err != nil {
-			t.Error(err)
+		if !errors.As(err, &ie) || ie.ID != "INTERPRETATION_TIME_EXCEEDED" {
+			t.Errorf("stopped loop: %v", err)
 		}
 	}
 	if s := lane.Stats(); s.Peak != 1 || s.Running != 0 || s.Waiting != 0 {
@@ -159,5 +163,19 @@ func TestLaneBySize(t *testing.T) {
 	}
 	if m.mem < 1<<20 || m.mem > 4<<20 {
 		t.Errorf("waited after building %d bytes, want just past 1 MiB", m.mem)
+	}
+}
+
+// TestErrorCauseBounded: an error naming a text of megabytes (here ERROR's
+// message) has a cause of at most MaxCauseBytes and says what was cut.
+func TestErrorCauseBounded(t *testing.T) {
+	big := strings.Repeat("é", 1<<20)
+	_, err := eval(t, app(bi(lf.BuiltinError), text(big)))
+	var ie *Error
+	if !errors.As(err, &ie) || ie.ID != "INTERPRETATION_USER_ERROR" {
+		t.Fatalf("got %v", err)
+	}
+	if len(ie.Cause) > MaxCauseBytes+64 || !strings.HasSuffix(ie.Cause, "more bytes cut)") || !strings.HasPrefix(ie.Cause, "Interpretation error: Error: User abort: éé") {
+		t.Errorf("cause of %d bytes: %.80q…%q", len(ie.Cause), ie.Cause, ie.Cause[len(ie.Cause)-40:])
 	}
 }

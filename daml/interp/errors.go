@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ledger-cli/ledger/daml/lf"
 )
@@ -177,13 +178,30 @@ const interpretationError = "Interpretation error: Error: "
 // newError makes an error of kind k with the machine's context.
 func (m *Machine) newError(k errKind, cause string) *Error {
 	ids := errIDs[k]
-	e := &Error{ID: ids.id, Category: ids.category, Cause: cause, kind: k}
+	e := &Error{ID: ids.id, Category: ids.category, Cause: boundCause(cause), kind: k}
 	if m.failCtx != nil {
 		m.failCtx.apply(e)
 		return e
 	}
 	m.context().apply(e)
 	return e
+}
+
+// MaxCauseBytes bounds an error's cause. Canton prints the values an
+// error names in full; a value of a budget's size would make an error body
+// and a log line of hundreds of megabytes, so a longer cause is cut, on a
+// UTF-8 boundary, and says how much was left out.
+const MaxCauseBytes = 64 << 10
+
+func boundCause(s string) string {
+	if len(s) <= MaxCauseBytes {
+		return s
+	}
+	cut := MaxCauseBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d more bytes cut)", s[:cut], len(s)-cut)
 }
 
 // failContext is where an error happened.
