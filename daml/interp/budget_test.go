@@ -179,3 +179,24 @@ func TestErrorCauseBounded(t *testing.T) {
 		t.Errorf("cause of %d bytes: %.80q…%q", len(ie.Cause), ie.Cause, ie.Cause[len(ie.Cause)-40:])
 	}
 }
+
+// BenchmarkDoublingTextRefused: what the doubling text costs before the
+// default memory budget (1 GiB of values) stops it — the figure in
+// RELIABILITY.md.
+func BenchmarkDoublingTextRefused(b *testing.B) {
+	lamb, err := testEngine.Packages().Closed("test", app(val("bomb"), text("boom")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var steps int64
+	for b.Loop() {
+		_, s, err := testEngine.EvalLambda(context.Background(), lamb, Limits{})
+		var ie *Error
+		if !errors.As(err, &ie) || !strings.Contains(ie.Cause, "memory budget") {
+			b.Fatal(err)
+		}
+		steps = s
+	}
+	b.ReportMetric(float64(steps), "steps")
+}
