@@ -342,6 +342,29 @@ func sameInputContract(a, b *damlpb.Metadata_InputContract) bool {
 // be known here, and the contracts it creates to be new: a transaction
 // executed before would create them again.
 func (e *Engine) checkCommittable(ctx context.Context, actAs []string, b *built) error {
+	if err := e.checkKnownInformees(ctx, actAs, b); err != nil {
+		return err
+	}
+	for _, c := range b.created {
+		existing, err := e.contracts.LookupContract(ctx, c.ContractID)
+		if err != nil {
+			return err
+		}
+		if existing != nil {
+			return failedToExecute("contract id %s already exists: this prepared transaction was executed before", c.ContractID).
+				WithResource("CONTRACT_ID", c.ContractID)
+		}
+	}
+	return nil
+}
+
+// checkKnownInformees requires every party the transaction b names — the
+// stakeholders of what it creates, the acting parties and the witnesses of
+// its nodes — to be a party of this node: Canton's routing
+// (AdmissibleSynchronizersComputation) refuses a transaction with an
+// informee no connected synchronizer knows with UNKNOWN_INFORMEES, for a
+// submission, a prepare and an execute alike.
+func (e *Engine) checkKnownInformees(ctx context.Context, actAs []string, b *built) error {
 	set := map[string]bool{}
 	for _, p := range actAs {
 		set[p] = true
@@ -373,16 +396,6 @@ func (e *Engine) checkCommittable(ctx context.Context, actAs []string, b *built)
 		return ledgerapi.NewError(CodeUnknownInformees,
 			"The participant is not connected to any synchronizer where the given informees are known.",
 			map[string]string{"unknownInformees": strings.Join(unknown, ",")})
-	}
-	for _, c := range b.created {
-		existing, err := e.contracts.LookupContract(ctx, c.ContractID)
-		if err != nil {
-			return err
-		}
-		if existing != nil {
-			return failedToExecute("contract id %s already exists: this prepared transaction was executed before", c.ContractID).
-				WithResource("CONTRACT_ID", c.ContractID)
-		}
 	}
 	return nil
 }

@@ -130,6 +130,9 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 	if err != nil {
 		return nil, err
 	}
+	if err := e.checkKnownInformees(ctx, actAs, b); err != nil {
+		return nil, err
+	}
 	if b.interpreted {
 		// Canton writes the interpreter's ledger-time bounds, not the
 		// request's minLedgerTime (which only sets the ledger time).
