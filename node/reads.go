@@ -284,7 +284,7 @@ func (n *Node) createdEvent(c *ledger.Contract, w []string, blob bool, obs *obse
 		ev.ContractKey, ev.ContractKeyHash = key, c.KeyHash
 	}
 	if blob {
-		b, err := engine.CreatedEventBlob(c)
+		b, err := n.engine.CreatedEventBlob(c)
 		if err != nil {
 			return ledgerapi.CreatedEvent{}, fmt.Errorf("created event blob of %s: %w", c.ContractID, err)
 		}

@@ -96,7 +96,7 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 			minLET = &t
 		}
 	}
-	disclosed, err := e.checkDisclosed(ctx, req.DisclosedContracts)
+	disclosed, err := e.checkDisclosed(ctx, req.DisclosedContracts, actAs, readAs)
 	if err != nil {
 		return nil, err
 	}

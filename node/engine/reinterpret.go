@@ -172,7 +172,7 @@ func (e *Engine) storedInputs(ctx context.Context, ics []*damlpb.Metadata_InputC
 		if stored == nil || !stored.Active() {
 			return nil, ContractNotActive(cid)
 		}
-		want, err := inputContract(stored)
+		want, err := e.inputContract(stored)
 		if err != nil {
 			return nil, err
 		}

@@ -97,7 +97,7 @@ func (e *Engine) Submit(ctx context.Context, cmds ledgerapi.Commands, userID str
 	if err != nil {
 		return nil, err
 	}
-	disclosed, err := e.checkDisclosed(ctx, cmds.DisclosedContracts)
+	disclosed, err := e.checkDisclosed(ctx, cmds.DisclosedContracts, actAs, readAs)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/proto/damlpb"
+)
+
+// TestDisclosedBlobNoOracle: carol, no stakeholder of alice's Ping, sends
+// AbortPing (which she may exercise once the Ping is disclosed to her)
+// with a hand-built blob. Whether the blob describes the Ping exactly or
+// differs in a field she guessed, she gets the same bytes back; only the
+// blob the node gave out lets her through. Alice, who sees the Ping, may
+// send a hand-built blob that matches and is told when it does not.
+func TestDisclosedBlobNoOracle(t *testing.T) {
+	f := damlFixture(t)
+	carol := f.ledger.party("carol")
+	o, _ := f.submit([]string{f.alice}, createCmd(pingTmpl, pingArgs(f.alice, f.bob)))
+	ping := o.Transaction.Created[0]
+	stored, _ := f.ledger.LookupContract(context.Background(), ping.ContractID)
+	sealed, err := f.eng.CreatedEventBlob(stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.eng.sealed(sealed) {
+		t.Fatal("the node's blob is not sealed")
+	}
+	handMatching := sealed[:len(sealed)-sealLen]
+	if f.eng.sealed(handMatching) {
+		t.Fatal("a blob without the seal counts as sealed")
+	}
+	ic := &damlpb.Metadata_InputContract{}
+	if err := proto.Unmarshal(handMatching, ic); err != nil {
+		t.Fatal(err)
+	}
+	// the guess of the id field is wrong
+	for _, fl := range ic.GetV1().GetArgument().GetRecord().GetFields() {
+		if fl.GetLabel() == "id" {
+			fl.Value = &damlpb.Value{Sum: &damlpb.Value_Text{Text: "ping-2"}}
+		}
+	}
+	handWrong, err := proto.MarshalOptions{Deterministic: true}.Marshal(ic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// and a wrong guess carrying the node's seal of the right one
+	forgedSeal := append(append([]byte{}, handWrong...), sealed[len(handMatching):]...)
+
+	abort := func(actAs string, blob []byte) (*Outcome, error) {
+		return f.eng.Submit(context.Background(), ledgerapi.Commands{CommandID: "abort", ActAs: []string{actAs},
+			Commands:           []ledgerapi.Command{exerciseCmd(pingTmpl, ping.ContractID, "AbortPing", `{"anyone":"`+actAs+`"}`)},
+			DisclosedContracts: []ledgerapi.DisclosedContract{{ContractID: ping.ContractID, TemplateID: pingTmpl, CreatedEventBlob: blob}}}, "user1")
+	}
+	answer := func(blob []byte) string {
+		_, err := abort(carol, blob)
+		b, _ := json.Marshal(err)
+		if errorID(err) != "DISCLOSED_CONTRACT_AUTHENTICATION_FAILED" {
+			t.Errorf("carol's hand-built blob: %v", err)
+		}
+		return string(b)
+	}
+	matching, wrong, forged := answer(handMatching), answer(handWrong), answer(forgedSeal)
+	if matching != wrong || matching != forged {
+		t.Errorf("carol tells the blobs apart:\n matching %s\n    wrong %s\n   forged %s", matching, wrong, forged)
+	}
+	if strings.Contains(matching, "ping-1") || strings.Contains(matching, f.bob) {
+		t.Errorf("the answer names the contract's content: %s", matching)
+	}
+
+	// alice, a stakeholder: told of a wrong blob, a matching one proceeds
+	if _, err := abort(f.alice, handWrong); errorID(err) != "DISCLOSED_CONTRACT_AUTHENTICATION_FAILED" ||
+		!strings.Contains(err.Error(), "does not match the contract") {
+		t.Errorf("alice's wrong blob: %v", err)
+	}
+	if _, err := abort(f.alice, handMatching); err != nil {
+		t.Errorf("alice's matching hand-built blob: %v", err)
+	}
+	// carol with the blob the node gave out
+	if o, err := abort(carol, sealed); err != nil || o.Transaction.Archived[0] != ping.ContractID {
+		t.Errorf("carol with the node's blob: %v", err)
+	}
+	// another node's seal (another key) is no seal here
+	other := damlFixture(t)
+	if other.eng.sealed(sealed) {
+		t.Error("a blob sealed by one engine is sealed for another")
+	}
+}
