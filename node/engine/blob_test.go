@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -90,4 +91,42 @@ func TestDisclosedBlobNoOracle(t *testing.T) {
 	if other.eng.sealed(sealed) {
 		t.Error("a blob sealed by one engine is sealed for another")
 	}
+}
+
+// FuzzDisclosedBlobOutsider sends an outsider's AbortPing with any blob
+// for alice's Ping. Whatever the bytes, the engine does not panic, and a
+// blob that names the Ping and is not the node's own sealed blob gets the
+// one answer a hand-built copy of the Ping gets: nothing an outsider
+// sends can make the answer depend on the Ping's content.
+func FuzzDisclosedBlobOutsider(f *testing.F) {
+	fx := damlFixture(f)
+	carol := fx.ledger.party("carol")
+	o, _ := fx.submit([]string{fx.alice}, createCmd(pingTmpl, pingArgs(fx.alice, fx.bob)))
+	ping := o.Transaction.Created[0]
+	stored, _ := fx.ledger.LookupContract(context.Background(), ping.ContractID)
+	sealed, err := fx.eng.CreatedEventBlob(stored)
+	if err != nil {
+		f.Fatal(err)
+	}
+	abort := func(blob []byte) error {
+		_, err := fx.eng.Submit(context.Background(), ledgerapi.Commands{CommandID: "abort", ActAs: []string{carol},
+			Commands:           []ledgerapi.Command{exerciseCmd(pingTmpl, ping.ContractID, "AbortPing", `{"anyone":"`+carol+`"}`)},
+			DisclosedContracts: []ledgerapi.DisclosedContract{{CreatedEventBlob: blob}}}, "user1")
+		return err
+	}
+	uniform, _ := json.Marshal(abort(sealed[:len(sealed)-sealLen]))
+	f.Add(sealed[:len(sealed)-sealLen])
+	f.Add(sealed[:len(sealed)-1])
+	f.Add(append(append([]byte{}, sealed[:len(sealed)-sealLen]...), 0x08, 0x01))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, blob []byte) {
+		err := abort(blob)
+		ic := &damlpb.Metadata_InputContract{}
+		if proto.Unmarshal(blob, ic) != nil || ic.GetV1().GetContractId() != ping.ContractID || bytes.Equal(blob, sealed) {
+			return
+		}
+		if got, _ := json.Marshal(err); !bytes.Equal(got, uniform) {
+			t.Fatalf("blob %x answers\n %s\nnot\n %s", blob, got, uniform)
+		}
+	})
 }
