@@ -10,7 +10,9 @@ import (
 
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
+	"github.com/ledger-cli/ledger/node/local"
 	"github.com/ledger-cli/ledger/proto/damlpb"
+	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
 )
 
@@ -64,8 +66,14 @@ func TestDisclosedBlobAnswersOutsidersAlike(t *testing.T) {
 	if a.status != b.status || !bytes.Equal(a.body, b.body) {
 		t.Errorf("the answers tell a right guess from a wrong one:\n right %d %s\n wrong %d %s", a.status, a.body, b.status, b.body)
 	}
+	// The seal outlives a restart: the blob was given out before it.
+	if err := n.run.Close(); err != nil {
+		t.Fatal(err)
+	}
+	n.run = serve(t, local.Config{DBPath: n.dbPath}, server.Config{Auth: auth.Config{Mode: auth.ModeNone}})
+	n.url = n.run.URL()
 	if r := abort(given); r.status != 200 {
-		t.Errorf("the blob the node gave out: %d %s", r.status, r.body)
+		t.Errorf("the blob the node gave out, after a restart: %d %s", r.status, r.body)
 	}
 }
 
