@@ -130,3 +130,79 @@ func FuzzDisclosedBlobOutsider(f *testing.F) {
 		}
 	})
 }
+
+// TestExecuteInputContractNoOracle: alice, an external party and no
+// stakeholder of bob's contract, executes an exercise on it that she
+// prepared with the contract disclosed — the node's blob goes through. A
+// prepared transaction she builds herself, with an input contract that
+// matches the stored one but lacks the seal, or differs from it, is
+// answered the same bytes, on the generic model and on a Daml template.
+func TestExecuteInputContractNoOracle(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		f     *fixture
+		tmpl  string
+		args  func(f *fixture) string
+		exer  func(f *fixture, cid string) ledgerapi.Command
+		field string
+	}{
+		{"generic", newFixture(t), iouTemplate, func(f *fixture) string { return iouArgs(f.bob, f.bob) },
+			func(f *fixture, cid string) ledgerapi.Command { return exerciseCmd(iouTemplate, cid, "Transfer", `{}`) }, "amount"},
+		{"daml", damlFixture(t), pingTmpl, func(f *fixture) string { return pingArgs(f.bob, f.bob) },
+			func(f *fixture, cid string) ledgerapi.Command {
+				return exerciseCmd(pingTmpl, cid, "AbortPing", `{"anyone":"`+f.alice+`"}`)
+			}, "id"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := c.f
+			o, _ := f.submit([]string{f.bob}, createCmd(c.tmpl, c.args(f)))
+			cid := o.Transaction.Created[0].ContractID
+			stored, _ := f.ledger.LookupContract(context.Background(), cid)
+			blob, err := f.eng.CreatedEventBlob(stored)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := prepareReq(f.alice, c.exer(f, cid))
+			req.DisclosedContracts = []ledgerapi.DisclosedContract{{ContractID: cid, CreatedEventBlob: blob}}
+			p, err := f.eng.Prepare(context.Background(), req, "user1")
+			if err != nil {
+				t.Fatalf("prepare with the node's blob: %v", err)
+			}
+			if _, err := f.eng.Execute(context.Background(), executeReq(p, f.alice, f.aliceK), "user1", f.ledger.lookupKeys); err != nil {
+				t.Fatalf("execute as prepared: %v", err)
+			}
+			answer := func(edit func(ic *damlpb.Metadata_InputContract)) string {
+				pt := proto.Clone(p.PreparedTransaction).(*damlpb.PreparedTransaction)
+				ic := pt.GetMetadata().GetInputContracts()[0]
+				edit(ic)
+				_, err := f.eng.Execute(context.Background(), f.resign(p, pt), "user1", f.ledger.lookupKeys)
+				if errorID(err) != "DISCLOSED_CONTRACT_AUTHENTICATION_FAILED" {
+					t.Errorf("a hand-built input contract: %v", err)
+				}
+				b, _ := json.Marshal(err)
+				return string(b)
+			}
+			matching := answer(func(ic *damlpb.Metadata_InputContract) { ic.EventBlob = ic.EventBlob[:len(ic.EventBlob)-sealLen] })
+			wrong := answer(func(ic *damlpb.Metadata_InputContract) {
+				for _, fl := range ic.GetV1().GetArgument().GetRecord().GetFields() {
+					if fl.GetLabel() == c.field {
+						fl.Value = &damlpb.Value{Sum: &damlpb.Value_Text{Text: "guess"}}
+					}
+				}
+				ic.EventBlob = nil
+				b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(ic)
+				ic.EventBlob = b
+			})
+			kept := answer(func(ic *damlpb.Metadata_InputContract) { // the seal kept, the content changed
+				for _, fl := range ic.GetV1().GetArgument().GetRecord().GetFields() {
+					if fl.GetLabel() == c.field {
+						fl.Value = &damlpb.Value{Sum: &damlpb.Value_Text{Text: "guess"}}
+					}
+				}
+			})
+			if matching != wrong || matching != kept {
+				t.Errorf("alice tells the input contracts apart:\n matching %s\n    wrong %s\n     kept %s", matching, wrong, kept)
+			}
+		})
+	}
+}

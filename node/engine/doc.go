@@ -154,7 +154,11 @@
 // contract id, so that a party that cannot see a contract cannot test
 // guesses of its fields. A stakeholder may send an unsealed blob that
 // describes the contract exactly. Blobs of contracts the node does not
-// hold are taken as they are.
+// hold are taken as they are. Execute holds a prepared transaction's input
+// contracts to the same rule (they are what the submitter disclosed): one
+// no actAs party is a stakeholder of must be byte for byte what prepare
+// wrote, sealed blob included, and the generic model exercises a contract
+// only for a stakeholder or through such an input contract.
 //
 // # Prepared transactions
 //

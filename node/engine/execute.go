@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"github.com/ledger-cli/ledger/signer"
 	"google.golang.org/protobuf/proto"
@@ -295,13 +296,32 @@ func (e *Engine) conform(ctx context.Context, pt *damlpb.PreparedTransaction, ac
 	if err != nil {
 		return nil, err
 	}
+	// Before anything is compared with a stored contract: a contract no
+	// actAs party is a stakeholder of is used only through an input
+	// contract the node prepared (authenticInput), as in prepare only
+	// through a disclosed one.
+	disclosed := map[string]bool{}
+	for _, ic := range md.GetInputContracts() {
+		stored, err := e.contracts.LookupContract(ctx, ic.GetV1().GetContractId())
+		if err != nil {
+			return nil, err
+		}
+		if stored == nil {
+			continue
+		}
+		if err := e.authenticInput(ic, stored, actAs); err != nil {
+			return nil, err
+		}
+		disclosed[stored.ContractID] = true
+	}
+	visible := func(c *ledger.Contract) bool { return disclosed[c.ContractID] || isViewer(c, actAs, nil) }
 	b, err := e.build(ctx, cmds, actAs, func(id int32) ([]byte, error) {
 		s, ok := seeds[id]
 		if !ok || len(s) != 32 {
 			return nil, nonConforming("node %d has no 32-byte seed", id)
 		}
 		return s, nil
-	}, buildOptions{inactive: func(cid string) error { return ContractNotActive(cid) }, packages: pkgs})
+	}, buildOptions{visible: visible, inactive: func(cid string) error { return ContractNotActive(cid) }, packages: pkgs})
 	if err != nil {
 		var model *errModel
 		var wrong *errWrongTemplate

@@ -420,12 +420,8 @@ func (e *Engine) authenticateDisclosed(ic *damlpb.Metadata_InputContract, blob [
 	if e.sealed(blob) && same {
 		return nil
 	}
-	viewer := false
-	for _, p := range stored.Stakeholders {
-		viewer = viewer || slices.Contains(actAs, p) || slices.Contains(readAs, p)
-	}
 	switch {
-	case !viewer:
+	case !isViewer(stored, actAs, readAs):
 		return disclosedAuthenticationFailed("the created_event_blob of contract %s is not one this participant gave out; "+
 			"send the createdEventBlob exactly as the ledger API gave it", stored.ContractID)
 	case same || !stored.Active():
