@@ -418,3 +418,41 @@ func TestTimeoutBoundsTheRetries(t *testing.T) {
 		t.Errorf("retried %d times, message %q: want at least 2 and the count", ae.Attempts, err)
 	}
 }
+
+// TestActiveContractsPages: every request after the first is the first
+// one with the last page's token (activeAtOffset still absent, as Canton's
+// page token checksums it); a node that hands back the token it was sent
+// ends the loop with an error instead of spinning.
+func TestActiveContractsPages(t *testing.T) {
+	var reqs []ledgerapi.GetActiveContractsPageRequest
+	var f *fake
+	f = newFake(t, func(w http.ResponseWriter, r *http.Request) {
+		var req ledgerapi.GetActiveContractsPageRequest
+		_ = json.Unmarshal(f.lastBody.Load().([]byte), &req)
+		reqs = append(reqs, req)
+		next := map[string]string{"": "t1", "t1": "t2", "t2": ""}[req.PageToken]
+		writeJSON(w, 200, `{"activeContracts":[],"activeAtOffset":7,"nextPageToken":"`+next+`"}`)
+	})
+	c := newClient(t, f.URL, nil)
+	size := ledgerapi.Int32(5)
+	pages := 0
+	err := c.ActiveContractsPages(context.Background(), ledgerapi.GetActiveContractsPageRequest{MaxPageSize: &size},
+		func(*ledgerapi.JsGetActiveContractsPageResponse) error { pages++; return nil })
+	if err != nil || pages != 3 || len(reqs) != 3 {
+		t.Fatalf("%d pages, %d requests: %v", pages, len(reqs), err)
+	}
+	for i, r := range reqs {
+		if r.ActiveAtOffset != nil || r.MaxPageSize == nil || *r.MaxPageSize != 5 || r.PageToken != []string{"", "t1", "t2"}[i] {
+			t.Errorf("request %d: %+v", i, r)
+		}
+	}
+
+	stuck := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, `{"activeContracts":[],"activeAtOffset":7,"nextPageToken":"same"}`)
+	})
+	c = newClient(t, stuck.URL, nil)
+	req := ledgerapi.GetActiveContractsPageRequest{}
+	if err := c.ActiveContractsPages(context.Background(), req, func(*ledgerapi.JsGetActiveContractsPageResponse) error { return nil }); err == nil || stuck.hits.Load() != 2 {
+		t.Errorf("a node repeating its token: %v after %d requests", err, stuck.hits.Load())
+	}
+}

@@ -57,6 +57,34 @@ func (c *Client) ActiveContractsPage(ctx context.Context, req ledgerapi.GetActiv
 	return &out, c.do(ctx, call{method: http.MethodPost, path: "/v2/state/active-contracts-page", body: req, out: &out, idempotent: true})
 }
 
+// ActiveContractsPages reads a snapshot of the active contracts page by
+// page and hands each page to fn. Every request is req with the previous
+// page's token: the token is only good for the request it came from (its
+// checksum covers activeAtOffset, present or absent, and the event format)
+// and carries the snapshot's offset itself, so a first request without
+// activeAtOffset must stay without it. It stops after the page without a
+// next token, at fn's error, or when the node hands back the token it was
+// given (which would never end).
+func (c *Client) ActiveContractsPages(ctx context.Context, req ledgerapi.GetActiveContractsPageRequest,
+	fn func(*ledgerapi.JsGetActiveContractsPageResponse) error) error {
+	for {
+		page, err := c.ActiveContractsPage(ctx, req)
+		if err != nil {
+			return err
+		}
+		if err := fn(page); err != nil {
+			return err
+		}
+		switch page.NextPageToken {
+		case "":
+			return nil
+		case req.PageToken:
+			return fmt.Errorf("active contracts page: the node answered with the page token it was sent (%q), which would never end", req.PageToken)
+		}
+		req.PageToken = page.NextPageToken
+	}
+}
+
 // Updates calls POST /v2/updates: the list form of the update stream.
 // Idempotent.
 func (c *Client) Updates(ctx context.Context, req ledgerapi.GetUpdatesRequest, o ListOptions) ([]ledgerapi.JsGetUpdatesResponse, error) {

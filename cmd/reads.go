@@ -150,13 +150,7 @@ func contractsRun(opts *ContractsOptions) error {
 	var all []ledgerapi.CreatedEvent // only for -o json|yaml, which print one document
 	text := display.TextOptions{Color: opts.IO.ColorEnabled(), FullIDs: opts.FullIDs}
 	rows := 0
-	for {
-		page, err := conn.Client.ActiveContractsPage(ctx, req)
-		if err != nil {
-			return cmdutil.WithHint(err)
-		}
-		at := page.ActiveAtOffset
-		req.ActiveAtOffset = &at // every page of one snapshot
+	err = conn.Client.ActiveContractsPages(ctx, req, func(page *ledgerapi.JsGetActiveContractsPageResponse) error {
 		for _, el := range page.ActiveContracts {
 			ac := el.ContractEntry.ActiveContract
 			if ac == nil {
@@ -181,10 +175,10 @@ func contractsRun(opts *ContractsOptions) error {
 			}
 			rows++
 		}
-		if page.NextPageToken == "" {
-			break
-		}
-		req.PageToken = page.NextPageToken
+		return nil
+	})
+	if err != nil {
+		return cmdutil.WithHint(err)
 	}
 	if structured {
 		if all == nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/node/engine"
 )
 
 // What interface filters add to the events a read returns, as Canton's
@@ -106,7 +105,7 @@ func (n *Node) projectCreated(ctx context.Context, f *EventFilter, ev *ledgerapi
 	if err != nil {
 		return fmt.Errorf("created event blob of %s: %w", ev.ContractID, err)
 	}
-	b, err := engine.CreatedEventBlob(&c)
+	b, err := n.engine.CreatedEventBlob(&c)
 	if err != nil {
 		return fmt.Errorf("created event blob of %s: %w", ev.ContractID, err)
 	}

@@ -90,12 +90,10 @@ func (n *Node) ReadActiveContracts(filter *EventFilter, at, afterSeq int64) (*AC
 	if err := filter.resolve(n.Packages()); err != nil {
 		return nil, err
 	}
-	if end := n.store.LedgerEnd(); at > end {
-		// Canton's ACSReader checks the offset against the ledger end with
-		// QueryValidRange, not with the request validator.
-		return nil, ledgerapi.NewError(CodeDataAccessedAfterLedgerEnd,
-			fmt.Sprintf("Active contracts request at offset %d preceded by ledger end offset %d", at, end),
-			map[string]string{"latest_offset": offsetField(end)})
+	// After the filter's identifiers, as Canton's IndexServiceImpl checks
+	// them: OFFSET_AFTER_LEDGER_END.
+	if err := n.checkOffset("active_at_offset", "active_at_offset", at); err != nil {
+		return nil, err
 	}
 	if p := n.store.PrunedUpTo(); at < p {
 		return nil, prunedError(fmt.Sprintf("Active contracts request at offset %d precedes pruned offset %d", at, p), p)
@@ -286,7 +284,7 @@ func (n *Node) createdEvent(c *ledger.Contract, w []string, blob bool, obs *obse
 		ev.ContractKey, ev.ContractKeyHash = key, c.KeyHash
 	}
 	if blob {
-		b, err := engine.CreatedEventBlob(c)
+		b, err := n.engine.CreatedEventBlob(c)
 		if err != nil {
 			return ledgerapi.CreatedEvent{}, fmt.Errorf("created event blob of %s: %w", c.ContractID, err)
 		}
@@ -682,8 +680,7 @@ func NonPositiveOffset(field string, offset int64, message string) error {
 
 // Errors of the read requests (Canton's RequestValidationErrors).
 var (
-	CodeDataAccessedAfterLedgerEnd = ledgerapi.ErrorCode{ID: "PARTICIPANT_DATA_ACCESSED_AFTER_LEDGER_END", Category: 9}
-	CodeDescendingOrderMissingEnd  = ledgerapi.ErrorCode{ID: "DESCENDING_ORDER_MISSING_END", Category: 8}
+	CodeDescendingOrderMissingEnd = ledgerapi.ErrorCode{ID: "DESCENDING_ORDER_MISSING_END", Category: 8}
 )
 
 // CodeUpdateNotFound is Canton's error for a lookup of an update the

@@ -124,7 +124,7 @@ func TestActiveContractsAtOffsets(t *testing.T) {
 		len(ev.Observers) != 1 || ev.Observers[0] != l.bob || !ev.ACSDelta || len(ev.CreatedEventBlob) != 0 {
 		t.Errorf("created event %+v", ev)
 	}
-	if _, err := l.n.ReadActiveContracts(node.WildcardFilter(l.alice), all+1, 0); code(err) != "PARTICIPANT_DATA_ACCESSED_AFTER_LEDGER_END" {
+	if _, err := l.n.ReadActiveContracts(node.WildcardFilter(l.alice), all+1, 0); code(err) != "OFFSET_AFTER_LEDGER_END" {
 		t.Errorf("after the end: %v", err)
 	}
 	blob := &node.EventFilter{ByParty: map[string]*node.TemplateSet{l.alice: {Wildcard: true, WildcardBlob: true}}}

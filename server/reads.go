@@ -280,14 +280,16 @@ func appendActiveContract(b []byte, c *node.ActiveContract, sync, token string) 
 	return ledgerapi.AppendActiveContract(b, c.WorkflowID, &c.Event, sync, token)
 }
 
-// pageSizeOf reads maxPageSize: absent is def, above max or negative
-// INVALID_FIELD.
+// pageSizeOf reads maxPageSize as Canton's FieldValidator.validatePageSize
+// does: absent is def; zero, negative or above max is INVALID_ARGUMENT.
 func pageSizeOf(v *ledgerapi.Int32, def, max int) (int, error) {
-	if v == nil || *v == 0 {
+	switch {
+	case v == nil:
 		return def, nil
-	}
-	if *v < 0 || int(*v) > max {
-		return 0, ledgerapi.InvalidField("max_page_size", fmt.Sprintf("must be between 1 and %d, was %d", max, *v))
+	case *v <= 0:
+		return 0, ledgerapi.InvalidArgument("Requested page size must be positive, but got %d", *v)
+	case int(*v) > max:
+		return 0, ledgerapi.InvalidArgument("Requested page size must not exceed %d, but got %d", max, *v)
 	}
 	return int(*v), nil
 }
@@ -332,9 +334,19 @@ func (s *Server) activeContractsPage(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	cs, err := r.Next(req.Context(), size+1)
-	if err != nil {
-		return nil, err
+	// One more than the page, to know whether a next page exists. A read
+	// of the node stops early (ReadsPerBatch, or a batch the filter
+	// thinned out), so the page is read until it is full or the set ends.
+	var cs []node.ActiveContract
+	for len(cs) <= size {
+		more, err := r.Next(req.Context(), size+1-len(cs))
+		if err != nil {
+			return nil, err
+		}
+		if len(more) == 0 {
+			break
+		}
+		cs = append(cs, more...)
 	}
 	resp := ledgerapi.JsGetActiveContractsPageResponse{ActiveAtOffset: ledgerapi.Int64(at),
 		ActiveContracts: make(ledgerapi.List[ledgerapi.JsGetActiveContractsResponse], 0, min(len(cs), size))}

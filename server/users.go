@@ -210,6 +210,10 @@ func (s *Server) createUser(req *Request) (any, error) {
 		}
 		return nil, ledgerapi.InvalidField("user.id", fieldReason(err))
 	}
+	// primaryParty is only checked to be a party id, as Canton's
+	// ApiUserManagementService does (its verifyPartiesExistInIdp looks at
+	// the rights alone): it grants nothing, and an identity provider's
+	// admin gets the same answer for any party, its provider's or not.
 	if u.PrimaryParty != "" {
 		if err := ledgerapi.ValidatePartyID("user.primary_party", u.PrimaryParty); err != nil {
 			return nil, ledgerapi.InvalidField("user.primary_party", fieldReason(err))

@@ -140,7 +140,7 @@ var Catalog = sortedCatalog([]CatalogEntry{
 	{"CONTRACT_KEY_NOT_FOUND", 11, "no active contract visible to the submitters has the key", "check the key's value and maintainers, and that the contract is active"},
 	{"DUPLICATE_CONTRACT_KEY", 10, "a create would give a second active contract the same key", "archive the existing contract first, or use another key"},
 	{"INCONSISTENT_CONTRACT_KEY", 9, "a key lookup's answer changed between interpretation and confirmation", "retry: the keyed contract changed meanwhile"},
-	{"DISCLOSED_CONTRACT_AUTHENTICATION_FAILED", 8, "a disclosed contract's blob does not match the contract it claims to be", "send the createdEventBlob exactly as the ledger gave it, with its own contract id and template id"},
+	{"DISCLOSED_CONTRACT_AUTHENTICATION_FAILED", 8, "a disclosed contract's blob does not match the contract it claims to be (ledger serve: or, sent by a party that is no stakeholder, is not a blob the node gave out)", "send the createdEventBlob exactly as the ledger gave it, with its own contract id and template id"},
 
 	// Packages and DARs.
 	{"PACKAGE_NOT_FOUND", 11, "the package a template id or a request names is not on the participant", "the node does not know the template's package: check the template id or upload the package"},

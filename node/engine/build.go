@@ -286,7 +286,7 @@ func (e *Engine) exercise(ctx context.Context, b *built, c *ledger.Contract, tmp
 	if !isLocal {
 		used[c.ContractID] = true
 		if inputs[c.ContractID] == nil {
-			ic, err := inputContract(c)
+			ic, err := e.inputContract(c)
 			if err != nil {
 				return err
 			}
@@ -294,25 +294,6 @@ func (e *Engine) exercise(ctx context.Context, b *built, c *ledger.Contract, tmp
 		}
 	}
 	return nil
-}
-
-// inputContract is the metadata entry of a contract the transaction uses:
-// its create node, creation time and blob.
-func inputContract(c *ledger.Contract) (*damlpb.Metadata_InputContract, error) {
-	create, err := createNodeOf(c)
-	if err != nil {
-		return nil, err
-	}
-	ic := &damlpb.Metadata_InputContract{
-		Contract:  &damlpb.Metadata_InputContract_V1{V1: create},
-		CreatedAt: uint64(c.CreatedAt.UnixMicro()),
-	}
-	blob, err := proto.MarshalOptions{Deterministic: true}.Marshal(ic)
-	if err != nil {
-		return nil, err
-	}
-	ic.EventBlob = blob
-	return ic, nil
 }
 
 // createNodeOf rebuilds the create node of a stored contract. As Canton
@@ -345,17 +326,6 @@ func createNodeOf(c *ledger.Contract) (*damlpb.Create, error) {
 		Signatories:  c.Signatories,
 		Stakeholders: c.Stakeholders,
 	}, nil
-}
-
-// CreatedEventBlob is the createdEventBlob of a contract, which a client
-// passes back in disclosedContracts: a Metadata.InputContract (its create
-// node and created_at) in binary protobuf.
-func CreatedEventBlob(c *ledger.Contract) ([]byte, error) {
-	ic, err := inputContract(c)
-	if err != nil {
-		return nil, err
-	}
-	return ic.EventBlob, nil
 }
 
 // MarshalValue encodes a Daml value as deterministic binary protobuf, the

@@ -147,7 +147,7 @@ func (e *Engine) interpret(ctx context.Context, cmds []interp.Command, run damlR
 		}
 		return nil, err
 	}
-	return builtOf(res, view.read, run.set, !run.noInputContracts)
+	return e.builtOf(res, view.read, run.set, !run.noInputContracts)
 }
 
 // contractView is the interpreter's ledger (an interp.KeyLedger): the
@@ -240,7 +240,7 @@ func (v *contractView) typedContract(c *ledger.Contract) (*tx.Contract, error) {
 // withInputs adds the input contracts' metadata (a prepared transaction's);
 // rebuilding their create nodes and blobs was a seventh of a submit's
 // engine time.
-func builtOf(res *interp.Result, read map[value.ContractID]*ledger.Contract, set *PackageSet, withInputs bool) (*built, error) {
+func (e *Engine) builtOf(res *interp.Result, read map[value.ContractID]*ledger.Contract, set *PackageSet, withInputs bool) (*built, error) {
 	t := res.Transaction
 	b := &built{tx: &damlpb.DamlTransaction{Version: t.Version}, interpreted: true}
 	if res.DependsOnTime {
@@ -342,7 +342,7 @@ func builtOf(res *interp.Result, read map[value.ContractID]*ledger.Contract, set
 			return nil, fmt.Errorf("the interpreter read contract %s, which the node did not give it", c.ID)
 		}
 		if withInputs {
-			ic, err := inputContract(stored)
+			ic, err := e.inputContract(stored)
 			if err != nil {
 				return nil, err
 			}

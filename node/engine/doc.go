@@ -140,6 +140,26 @@
 //     discriminator in lower-case hex, the discriminator being
 //     SHA-256("ledger-serve/contract-id" ‖ seed of the create node).
 //
+// # Disclosed contracts
+//
+// A disclosed contract's blob must decode to a Metadata.InputContract and
+// agree with the contract and template ids sent beside it. For a contract
+// the node holds, Canton's authentication against the contract id's salted
+// suffix has a stand-in until the node's ids carry one (blob.go): the
+// blobs the node gives out are sealed with an HMAC under a key derived
+// from the node's namespace key, and a submission none of whose parties is
+// a stakeholder must send a sealed blob. Any other blob — one that matches
+// the contract as much as one that does not — is
+// DISCLOSED_CONTRACT_AUTHENTICATION_FAILED with one cause naming only the
+// contract id, so that a party that cannot see a contract cannot test
+// guesses of its fields. A stakeholder may send an unsealed blob that
+// describes the contract exactly. Blobs of contracts the node does not
+// hold are taken as they are. Execute holds a prepared transaction's input
+// contracts to the same rule (they are what the submitter disclosed): one
+// no actAs party is a stakeholder of must be byte for byte what prepare
+// wrote, sealed blob included, and the generic model exercises a contract
+// only for a stakeholder or through such an input contract.
+//
 // # Prepared transactions
 //
 // Of the generic model: node ids are 0, 1, … in pre-order; every create and exercise node is a

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"github.com/ledger-cli/ledger/signer"
 	"google.golang.org/protobuf/proto"
@@ -295,13 +296,32 @@ func (e *Engine) conform(ctx context.Context, pt *damlpb.PreparedTransaction, ac
 	if err != nil {
 		return nil, err
 	}
+	// Before anything is compared with a stored contract: a contract no
+	// actAs party is a stakeholder of is used only through an input
+	// contract the node prepared (authenticInput), as in prepare only
+	// through a disclosed one.
+	disclosed := map[string]bool{}
+	for _, ic := range md.GetInputContracts() {
+		stored, err := e.contracts.LookupContract(ctx, ic.GetV1().GetContractId())
+		if err != nil {
+			return nil, err
+		}
+		if stored == nil {
+			continue
+		}
+		if err := e.authenticInput(ic, stored, actAs); err != nil {
+			return nil, err
+		}
+		disclosed[stored.ContractID] = true
+	}
+	visible := func(c *ledger.Contract) bool { return disclosed[c.ContractID] || isViewer(c, actAs, nil) }
 	b, err := e.build(ctx, cmds, actAs, func(id int32) ([]byte, error) {
 		s, ok := seeds[id]
 		if !ok || len(s) != 32 {
 			return nil, nonConforming("node %d has no 32-byte seed", id)
 		}
 		return s, nil
-	}, buildOptions{inactive: func(cid string) error { return ContractNotActive(cid) }, packages: pkgs})
+	}, buildOptions{visible: visible, inactive: func(cid string) error { return ContractNotActive(cid) }, packages: pkgs})
 	if err != nil {
 		var model *errModel
 		var wrong *errWrongTemplate
@@ -342,6 +362,29 @@ func sameInputContract(a, b *damlpb.Metadata_InputContract) bool {
 // be known here, and the contracts it creates to be new: a transaction
 // executed before would create them again.
 func (e *Engine) checkCommittable(ctx context.Context, actAs []string, b *built) error {
+	if err := e.checkKnownInformees(ctx, actAs, b); err != nil {
+		return err
+	}
+	for _, c := range b.created {
+		existing, err := e.contracts.LookupContract(ctx, c.ContractID)
+		if err != nil {
+			return err
+		}
+		if existing != nil {
+			return failedToExecute("contract id %s already exists: this prepared transaction was executed before", c.ContractID).
+				WithResource("CONTRACT_ID", c.ContractID)
+		}
+	}
+	return nil
+}
+
+// checkKnownInformees requires every party the transaction b names — the
+// stakeholders of what it creates, the acting parties and the witnesses of
+// its nodes — to be a party of this node: Canton's routing
+// (AdmissibleSynchronizersComputation) refuses a transaction with an
+// informee no connected synchronizer knows with UNKNOWN_INFORMEES, for a
+// submission, a prepare and an execute alike.
+func (e *Engine) checkKnownInformees(ctx context.Context, actAs []string, b *built) error {
 	set := map[string]bool{}
 	for _, p := range actAs {
 		set[p] = true
@@ -373,16 +416,6 @@ func (e *Engine) checkCommittable(ctx context.Context, actAs []string, b *built)
 		return ledgerapi.NewError(CodeUnknownInformees,
 			"The participant is not connected to any synchronizer where the given informees are known.",
 			map[string]string{"unknownInformees": strings.Join(unknown, ",")})
-	}
-	for _, c := range b.created {
-		existing, err := e.contracts.LookupContract(ctx, c.ContractID)
-		if err != nil {
-			return err
-		}
-		if existing != nil {
-			return failedToExecute("contract id %s already exists: this prepared transaction was executed before", c.ContractID).
-				WithResource("CONTRACT_ID", c.ContractID)
-		}
 	}
 	return nil
 }

@@ -96,7 +96,7 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 			minLET = &t
 		}
 	}
-	disclosed, err := e.checkDisclosed(ctx, req.DisclosedContracts)
+	disclosed, err := e.checkDisclosed(ctx, req.DisclosedContracts, actAs, readAs)
 	if err != nil {
 		return nil, err
 	}
@@ -128,6 +128,9 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 	b, err := e.run(ctx, cmds, runRequest{actAs: actAs, readAs: readAs, disclosed: disclosed,
 		preference: req.PackageIDSelectionPreference, now: now, ledgerTime: ledgerTimeOf(now, minLET)})
 	if err != nil {
+		return nil, err
+	}
+	if err := e.checkKnownInformees(ctx, actAs, b); err != nil {
 		return nil, err
 	}
 	if b.interpreted {

@@ -143,9 +143,9 @@ func TestPrepareRequestRules(t *testing.T) {
 		{"disclosed: forged blob", "user1", func(r *ledgerapi.PrepareSubmissionRequest) {
 			c, _ := f.ledger.LookupContract(context.Background(), cid)
 			c.Stakeholders = append(c.Stakeholders, other)
-			blob, _ := CreatedEventBlob(c)
+			blob, _ := f.eng.CreatedEventBlob(c)
 			r.DisclosedContracts = []ledgerapi.DisclosedContract{{ContractID: cid, CreatedEventBlob: blob}}
-		}, "INVALID_ARGUMENT"},
+		}, "DISCLOSED_CONTRACT_AUTHENTICATION_FAILED"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -164,7 +164,7 @@ func (f *fixture) blob(cid string) []byte {
 	if err != nil || c == nil {
 		f.t.Fatalf("no contract %s", cid)
 	}
-	b, err := CreatedEventBlob(c)
+	b, err := f.eng.CreatedEventBlob(c)
 	if err != nil {
 		f.t.Fatal(err)
 	}

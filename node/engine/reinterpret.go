@@ -107,7 +107,7 @@ func (e *Engine) reinterpret(ctx context.Context, pt *damlpb.PreparedTransaction
 		seeds[s.GetNodeId()] = s.GetSeed()
 	}
 	set := e.cfg.Packages()
-	inputs, err := e.storedInputs(ctx, md.GetInputContracts())
+	inputs, err := e.storedInputs(ctx, md.GetInputContracts(), actAs)
 	if err != nil {
 		return nil, err
 	}
@@ -153,10 +153,10 @@ func (e *Engine) reinterpret(ctx context.Context, pt *damlpb.PreparedTransaction
 }
 
 // storedInputs finds the input contracts of a prepared transaction in the
-// store: each must be active and be exactly the stored contract (its create
-// node and creation time). This node cannot authenticate a contract it
+// store: each must be active, authentic (authenticInput) and be exactly
+// the stored contract (its create node and creation time). This node cannot authenticate a contract it
 // does not hold (its contract ids carry no suffix), so it uses none.
-func (e *Engine) storedInputs(ctx context.Context, ics []*damlpb.Metadata_InputContract) ([]*ledger.Contract, error) {
+func (e *Engine) storedInputs(ctx context.Context, ics []*damlpb.Metadata_InputContract, actAs []string) ([]*ledger.Contract, error) {
 	out := make([]*ledger.Contract, 0, len(ics))
 	seen := map[string]bool{}
 	for _, ic := range ics {
@@ -172,7 +172,10 @@ func (e *Engine) storedInputs(ctx context.Context, ics []*damlpb.Metadata_InputC
 		if stored == nil || !stored.Active() {
 			return nil, ContractNotActive(cid)
 		}
-		want, err := inputContract(stored)
+		if err := e.authenticInput(ic, stored, actAs); err != nil {
+			return nil, err
+		}
+		want, err := e.inputContract(stored)
 		if err != nil {
 			return nil, err
 		}

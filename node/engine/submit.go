@@ -97,7 +97,7 @@ func (e *Engine) Submit(ctx context.Context, cmds ledgerapi.Commands, userID str
 	if err != nil {
 		return nil, err
 	}
-	disclosed, err := e.checkDisclosed(ctx, cmds.DisclosedContracts)
+	disclosed, err := e.checkDisclosed(ctx, cmds.DisclosedContracts, actAs, readAs)
 	if err != nil {
 		return nil, err
 	}
@@ -132,6 +132,9 @@ func (e *Engine) Submit(ctx context.Context, cmds ledgerapi.Commands, userID str
 	b, err := e.run(ctx, parsed, runRequest{actAs: actAs, readAs: readAs, disclosed: disclosed,
 		preference: cmds.PackageIDSelectionPreference, now: now, ledgerTime: effectiveAt, noInputContracts: true})
 	if err != nil {
+		return nil, err
+	}
+	if err := e.checkKnownInformees(ctx, actAs, b); err != nil {
 		return nil, err
 	}
 	if err := e.accept(out, b, workflowID, effectiveAt, time.Time{}, nil); err != nil {

@@ -57,13 +57,15 @@ func createNode(t *testing.T, p *Prepared) *damlpb.Create {
 	return c
 }
 
-// TestTypedPing creates a Ping with its fields in another order and
-// parties the node does not know (the type says they are parties), then
+// TestTypedPing creates a Ping with its fields in another order and a
+// responder the generic model would not take for a party (the type says
+// it is one; the node knows it, or the create is UNKNOWN_INFORMEES), then
 // exercises AbortPing: the transaction carries the values as Canton's
 // engine writes them and the events show them by their types.
 func TestTypedPing(t *testing.T) {
 	f := newFixture(t, withPackages(PackageSetOf(pingPackages(t)...)))
 	carol := "carol::1220feed"
+	f.ledger.parties[carol] = true
 	p, err := f.eng.Prepare(context.Background(), prepareReq(f.alice,
 		createCmd(pingTmpl, `{"responder":"`+carol+`","id":"ping-1","initiator":"`+f.alice+`"}`)), "user1")
 	if err != nil {
@@ -176,7 +178,7 @@ func TestTypedCreateVectors(t *testing.T) {
 			if other == signatory {
 				other = want.GetStakeholders()[1]
 			}
-			f.ledger.parties[signatory] = true
+			f.ledger.parties[signatory], f.ledger.parties[other] = true, true
 			p, err := f.eng.Prepare(context.Background(), prepareReq(signatory, createCmd("#"+want.GetPackageName()+":"+c.module+":"+c.entity,
 				fmt.Sprintf(c.args, signatory, other))), "user1")
 			if err != nil {
@@ -253,6 +255,7 @@ func TestTypedUnvettedName(t *testing.T) {
 	}
 	set := NewPackageSet(PackageSetOf(pkgs...).Env, names, nil)
 	f := newFixture(t, withPackages(set))
+	f.ledger.parties["b::1220"] = true
 	_, err := f.eng.Prepare(context.Background(), prepareReq(f.alice, createCmd(pingTmpl, `{"id":"x","initiator":"`+f.alice+`","responder":"b::1220"}`)), "user1")
 	if errorID(err) != "JSON_API_PACKAGE_SELECTION_FAILED" {
 		t.Fatalf("unvetted name: %v", err)
@@ -267,6 +270,7 @@ func TestTypedUnvettedName(t *testing.T) {
 // model's BenchmarkPrepareCreate plus reading the arguments by their types.
 func BenchmarkPrepareTypedPing(b *testing.B) {
 	f := newFixture(b, withPackages(PackageSetOf(pingPackages(b)...)))
+	f.ledger.parties["bob::1220feed"] = true
 	req := prepareReq(f.alice, createCmd(pingTmpl, `{"responder":"bob::1220feed","id":"ping-1","initiator":"`+f.alice+`"}`))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -282,6 +286,7 @@ func TestModelLoggedOnce(t *testing.T) {
 	f := newFixture(t, withPackages(PackageSetOf(pingPackages(t)...)), func(c *Config) {
 		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	})
+	f.ledger.parties["b::1220"] = true
 	for i := 0; i < 3; i++ {
 		for _, cmd := range []ledgerapi.Command{
 			createCmd(pingTmpl, `{"id":"x","initiator":"`+f.alice+`","responder":"b::1220"}`),
@@ -296,5 +301,39 @@ func TestModelLoggedOnce(t *testing.T) {
 	if strings.Count(out, "model=typed") != 1 || strings.Count(out, "model=generic") != 1 ||
 		!strings.Contains(out, "templateId="+pingID+":Canton.Internal.Ping:Ping") {
 		t.Errorf("logs:\n%s", out)
+	}
+}
+
+// TestUnknownInformees: a Daml create whose observer is a party the node
+// never allocated is refused as Canton's routing refuses it — for a
+// submission and a prepare, with and without StrictPackages — while a
+// create of the generic model takes such a string for text, so it names
+// no unknown party.
+func TestUnknownInformees(t *testing.T) {
+	ghost := "ghost::1220" + strings.Repeat("0", 64)
+	for _, strict := range []bool{false, true} {
+		f := newFixture(t, withPackages(PackageSetOf(pingPackages(t)...)), func(c *Config) { c.StrictPackages = strict })
+		ping := createCmd(pingTmpl, `{"id":"x","initiator":"`+f.alice+`","responder":"`+ghost+`"}`)
+		_, err := f.eng.Submit(context.Background(), submitCmds(f.alice, ping), "user1")
+		var ce *ledgerapi.JsCantonError
+		if !errors.As(err, &ce) || ce.Code != "UNKNOWN_INFORMEES" || ce.Context["unknownInformees"] != ghost ||
+			ce.Cause != "The participant is not connected to any synchronizer where the given informees are known." {
+			t.Errorf("strict %v: submit: %v", strict, err)
+		}
+		if _, err := f.eng.Prepare(context.Background(), prepareReq(f.alice, ping), "user1"); errorID(err) != "UNKNOWN_INFORMEES" {
+			t.Errorf("strict %v: prepare: %v", strict, err)
+		}
+		f.ledger.parties[ghost] = true
+		if _, err := f.eng.Submit(context.Background(), submitCmds(f.alice, ping), "user1"); err != nil {
+			t.Errorf("strict %v: once the party is known: %v", strict, err)
+		}
+	}
+	f := newFixture(t)
+	out, err := f.eng.Submit(context.Background(), submitCmds(f.alice, createCmd("#iou:Iou:Iou", `{"owner":"`+f.alice+`","friend":"`+ghost+`"}`)), "user1")
+	if err != nil || out.Rejection != nil {
+		t.Fatalf("generic create naming an unknown party id: %v %+v", err, out)
+	}
+	if c := out.Transaction.Created[0]; fmt.Sprint(c.Stakeholders) != fmt.Sprint([]string{f.alice}) {
+		t.Errorf("the generic model took an unknown party id for a party: stakeholders %v", c.Stakeholders)
 	}
 }

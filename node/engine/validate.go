@@ -11,6 +11,7 @@ import (
 	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"google.golang.org/protobuf/proto"
 )
@@ -334,9 +335,11 @@ func valueError(err error) error {
 // checkDisclosed validates disclosed contracts and returns their ids, in
 // the order given (repeats left out).
 // A blob must decode to a Metadata.InputContract (what CreatedEventBlob
-// writes), agree with the given contract and template ids, and, for a
-// contract the node holds active, describe exactly that contract.
-func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedContract) ([]string, error) {
+// writes) and agree with the given contract and template ids. For a
+// contract the node holds it must authenticate (blob.go): sealed by this
+// node, or, when a submitter (actAs or readAs) is a stakeholder, an exact
+// description of the contract.
+func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedContract, actAs, readAs []string) ([]string, error) {
 	var ids []string
 	blobs := map[string][]byte{}
 	for _, dc := range dcs {
@@ -388,15 +391,9 @@ func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedCo
 		if err != nil {
 			return nil, err
 		}
-		if stored != nil && stored.Active() {
-			want, err := inputContract(stored)
-			if err != nil {
+		if stored != nil {
+			if err := e.authenticateDisclosed(ic, dc.CreatedEventBlob, stored, actAs, readAs); err != nil {
 				return nil, err
-			}
-			ic.EventBlob = nil
-			want.EventBlob = nil
-			if !proto.Equal(ic, want) {
-				return nil, invalidArgument("The created_event_blob of disclosed contract %s does not match the contract", cid)
 			}
 		}
 		if !slices.Contains(ids, cid) {
@@ -404,6 +401,34 @@ func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedCo
 		}
 	}
 	return ids, nil
+}
+
+// authenticateDisclosed checks the disclosed blob of a contract the node
+// holds (stored), decoded as ic. To a submission none of whose parties is
+// a stakeholder it answers one thing for every blob without this node's
+// seal, matching the contract or not, naming nothing but the contract id
+// the submitter sent: what follows a match must not tell an outsider that
+// its guess of the contract was right.
+func (e *Engine) authenticateDisclosed(ic *damlpb.Metadata_InputContract, blob []byte, stored *ledger.Contract, actAs, readAs []string) error {
+	want, err := e.inputContract(stored)
+	if err != nil {
+		return err
+	}
+	ic.EventBlob, want.EventBlob = nil, nil
+	ic.ProtoReflect().SetUnknown(nil) // the seal
+	same := proto.Equal(ic, want)
+	if e.sealed(blob) && same {
+		return nil
+	}
+	switch {
+	case !isViewer(stored, actAs, readAs):
+		return disclosedAuthenticationFailed("the created_event_blob of contract %s is not one this participant gave out; "+
+			"send the createdEventBlob exactly as the ledger API gave it", stored.ContractID)
+	case same || !stored.Active():
+		return nil
+	default:
+		return disclosedAuthenticationFailed("the created_event_blob of contract %s does not match the contract", stored.ContractID)
+	}
 }
 
 func validatePackagePreference(prefs []string) error {

@@ -98,7 +98,7 @@ func TestActiveContractsOverHTTP(t *testing.T) {
 	n.fail("POST", "/v2/state/active-contracts", n.token("bob"), map[string]any{"activeAtOffset": 4, "eventFormat": byParty(n.alice)}, 403, ledgerapi.RedactedCode)
 	n.fail("POST", "/v2/state/active-contracts", n.tok, map[string]any{"activeAtOffset": 4,
 		"eventFormat": map[string]any{"filtersForAnyParty": map[string]any{}}}, 403, ledgerapi.RedactedCode)
-	n.fail("POST", "/v2/state/active-contracts", n.tok, map[string]any{"activeAtOffset": 9, "eventFormat": byParty(n.alice)}, 400, "PARTICIPANT_DATA_ACCESSED_AFTER_LEDGER_END")
+	n.fail("POST", "/v2/state/active-contracts", n.tok, map[string]any{"activeAtOffset": 9, "eventFormat": byParty(n.alice)}, 400, "OFFSET_AFTER_LEDGER_END")
 
 	// pages, POST and the deprecated GET with a body
 	var page ledgerapi.JsGetActiveContractsPageResponse
