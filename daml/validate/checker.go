@@ -14,11 +14,20 @@ type Options struct {
 	// visited, compared, substituted or expanded) of one package; 0 means
 	// DefaultMaxSteps.
 	MaxSteps int
+	// MaxTypeNodes bounds the type nodes substitution and synonym
+	// expansion build for one package (memory); 0 means
+	// DefaultMaxTypeNodes.
+	MaxTypeNodes int
 }
 
-// DefaultMaxSteps is about 40 times what the largest real package
-// (splice-amulet 0.1.14) takes.
-const DefaultMaxSteps = 100_000_000
+// Defaults of Options: about 20 times what the largest real package
+// (splice-amulet 0.1.14: 455,000 steps, 63,000 type nodes) takes. A type
+// node is about 50 bytes, so a package's types stay under 100 MB; a step
+// is about 25 ns, so a check stays under a quarter of a second.
+const (
+	DefaultMaxSteps     = 10_000_000
+	DefaultMaxTypeNodes = 2_000_000
+)
 
 // maxSynDepth bounds the nesting of synonym expansions; synonyms cannot be
 // cyclic once Recursion has run, this is a second line.
@@ -53,7 +62,13 @@ type Checker struct {
 
 	modules map[modKey]*lf.Module
 	syns    map[defKey]*synState
+	steps   int
+	nodes   int
 }
+
+// Steps returns the steps and the type nodes built of the checker's last
+// Check.
+func (c *Checker) Steps() (steps, typeNodes int) { return c.steps, c.nodes }
 
 type modKey struct {
 	pkg lf.PackageID
@@ -70,6 +85,9 @@ func NewChecker(lookup Lookup, opts Options) *Checker {
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = DefaultMaxSteps
 	}
+	if opts.MaxTypeNodes <= 0 {
+		opts.MaxTypeNodes = DefaultMaxTypeNodes
+	}
 	return &Checker{lookup: lookup, opts: opts, modules: map[modKey]*lf.Module{}, syns: map[defKey]*synState{}}
 }
 
@@ -83,8 +101,9 @@ func (c *Checker) Check(ctx context.Context, pkg *lf.Package) (err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	t := &typer{Checker: c, pkg: pkg, version: pkg.LanguageVersion, cancel: ctx, budget: c.opts.MaxSteps}
+	t := &typer{Checker: c, pkg: pkg, version: pkg.LanguageVersion, cancel: ctx, budget: c.opts.MaxSteps, nodeBudget: c.opts.MaxTypeNodes}
 	defer func() {
+		c.steps, c.nodes = c.opts.MaxSteps-t.budget, c.opts.MaxTypeNodes-t.nodeBudget
 		if r := recover(); r != nil {
 			c.forgetUnfinished()
 			if e, ok := r.(*Error); ok {
@@ -126,6 +145,8 @@ type typer struct {
 	version lf.LanguageVersion
 	cancel  context.Context
 	budget  int
+	// nodeBudget is what is left of Options.MaxTypeNodes.
+	nodeBudget int
 
 	// ctx is where the check is: a definition reference or a location.
 	ctxRef string
@@ -158,6 +179,14 @@ func (t *typer) step() {
 		if err := t.cancel.Err(); err != nil {
 			t.fail("ECancelled", "type checking cancelled: %v", err)
 		}
+	}
+}
+
+// built counts a type node built by substitution or expansion.
+func (t *typer) built() {
+	t.nodeBudget--
+	if t.nodeBudget < 0 {
+		t.fail("EBudget", "the package's types expand to more than %d nodes (types that expand exponentially?)", t.opts.MaxTypeNodes)
 	}
 }
 
@@ -302,4 +331,42 @@ func (t *typer) interfaceInstance(iface, tpl lf.TypeConName) {
 	if !t.hasInstance(iface, tpl) {
 		t.fail("EUnknownDefinition", "unknown interface instance %s for %s", iface, tpl)
 	}
+}
+
+// PackageError is the validation error of one package of a set.
+type PackageError struct {
+	ID            lf.PackageID
+	Name, Version string
+	Err           error
+}
+
+func (e *PackageError) Error() string {
+	return fmt.Sprintf("package %s (%s v%s): %v", e.ID, e.Name, e.Version, e.Err)
+}
+
+func (e *PackageError) Unwrap() error { return e.Err }
+
+// Packages checks pkgs in order, each against pkgs and the packages known
+// finds (nil: none), as Canton checks the new packages of an upload; the
+// first refusal is a *PackageError wrapping an *Error.
+func Packages(ctx context.Context, pkgs []*lf.Package, known Lookup, opts Options) error {
+	in := make(map[lf.PackageID]*lf.Package, len(pkgs))
+	for _, p := range pkgs {
+		in[p.ID] = p
+	}
+	c := NewChecker(func(id lf.PackageID) *lf.Package {
+		if p := in[id]; p != nil {
+			return p
+		}
+		if known != nil {
+			return known(id)
+		}
+		return nil
+	}, opts)
+	for _, p := range pkgs {
+		if err := c.Check(ctx, p); err != nil {
+			return &PackageError{ID: p.ID, Name: p.Name, Version: p.Version, Err: err}
+		}
+	}
+	return nil
 }

@@ -295,6 +295,7 @@ func (t *typer) subst(ty lf.Type, s subst) (lf.Type, bool) {
 		f, cf := t.subst(ty.Fun, s)
 		a, ca := t.subst(ty.Arg, s)
 		if cf || ca {
+			t.built()
 			return lf.TApp{Fun: f, Arg: a}, true
 		}
 	case lf.TSyn:
@@ -309,6 +310,7 @@ func (t *typer) subst(ty lf.Type, s subst) (lf.Type, bool) {
 			}
 		}
 		if args != nil {
+			t.built()
 			return lf.TSyn{Syn: ty.Syn, Args: args}, true
 		}
 	case lf.TStruct:
@@ -323,6 +325,7 @@ func (t *typer) subst(ty lf.Type, s subst) (lf.Type, bool) {
 			}
 		}
 		if fs != nil {
+			t.built()
 			return lf.TStruct{Fields: fs}, true
 		}
 	case lf.TForall:
@@ -340,6 +343,7 @@ func (t *typer) subst(ty lf.Type, s subst) (lf.Type, bool) {
 		}
 		b, c := t.subst(ty.Body, inner)
 		if c || v.Name != ty.Var.Name {
+			t.built()
 			return lf.TForall{Var: v, Body: b}, true
 		}
 	}
@@ -423,6 +427,7 @@ func (t *typer) expandN(ty lf.Type, depth int) (lf.Type, bool) {
 		f, cf := t.expandN(ty.Fun, depth)
 		a, ca := t.expandN(ty.Arg, depth)
 		if cf || ca {
+			t.built()
 			return lf.TApp{Fun: f, Arg: a}, true
 		}
 	case lf.TStruct:
@@ -437,11 +442,13 @@ func (t *typer) expandN(ty lf.Type, depth int) (lf.Type, bool) {
 			}
 		}
 		if fs != nil {
+			t.built()
 			return lf.TStruct{Fields: fs}, true
 		}
 	case lf.TForall:
 		b, c := t.expandN(ty.Body, depth)
 		if c {
+			t.built()
 			return lf.TForall{Var: ty.Var, Body: b}, true
 		}
 	}
