@@ -267,6 +267,9 @@ func (n *Node) uploadDar(ctx context.Context, dar []byte, vet, dryRun bool) (str
 		added = append(added, ledger.Package{ID: string(p.ID), Name: p.Name, Version: p.Version,
 			LanguageVersion: p.LanguageVersion.String(), Archive: d.dalfs[p.ID]})
 	}
+	if err := validateAdded(ctx, added, all); err != nil {
+		return "", err
+	}
 	var changes []ledger.VettingChange
 	if vet {
 		var names []string
