@@ -369,12 +369,7 @@ func checkLineages(names []string, all map[string]*lf.Package, vetted map[string
 			lineages[p.Name] = append(lineages[p.Name], p)
 		}
 	}
-	nameOf := func(id lf.PackageID) string {
-		if p := all[string(id)]; p != nil {
-			return p.Name
-		}
-		return ""
-	}
+	pkgOf := func(id lf.PackageID) *lf.Package { return all[string(id)] }
 	sorted := make([]string, 0, len(lineages))
 	for nm := range lineages {
 		sorted = append(sorted, nm)
@@ -394,7 +389,7 @@ func checkLineages(names []string, all map[string]*lf.Package, vetted map[string
 				return ledgerapi.Errorf(ledgerapi.CodeKnownPackageVersion,
 					"Tried to vet two packages with the same name and version: %s and %s.", pkgLabel(past), pkgLabel(present))
 			}
-			if err := upgrade.Check(past, present, nameOf); err != nil {
+			if err := upgrade.CheckWith(past, present, pkgOf); err != nil {
 				return ledgerapi.Errorf(ledgerapi.CodeNotValidUpgradePackage,
 					"Upgrade checks indicate that %s cannot be an upgrade of %s. Reason: %v", pkgLabel(present), pkgLabel(past), err)
 			}
