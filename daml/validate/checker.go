@@ -118,6 +118,7 @@ func (c *Checker) Check(ctx context.Context, pkg *lf.Package) (err error) {
 	if pkg.LanguageVersion.Major != 2 {
 		t.fail("EUnsupportedVersion", "language version %s is not supported", pkg.LanguageVersion)
 	}
+	t.checkCollisions()
 	t.checkDependencyVersions()
 	for _, m := range pkg.Modules {
 		t.checkModule(m)

@@ -4,9 +4,15 @@
 //
 // Package runs, in Canton's order:
 //
-//  1. Recursion: no cycle among the package's modules (a module referring
-//     to a definition of another module of the same package depends on it)
-//     and no cycle among the type synonyms of a module (ETypeSynCycle).
+//  0. Collisions: no two modules, data types, fields, constructors,
+//     synonyms, interfaces or choices have the same fully resolved name
+//     upper-cased (ECollision), but for a variant constructor and the
+//     record named after it.
+//  1. Recursion: no cycle among the package's modules (EImportCycle; a
+//     module referring to a definition of another module of the same
+//     package depends on it — found from what typing looks up, so reported
+//     after typing) and no cycle among type synonyms (ETypeSynCycle, found
+//     when a synonym's definition is checked).
 //  2. Dependency versions: no direct dependency uses a newer Daml-LF
 //     version than the package (EModuleVersionDependencies).
 //  3. Typing, module by module: kinds of every type; data types (unique
@@ -38,7 +44,5 @@
 // cancels the check. Synonyms without parameters are kind-checked and
 // expanded once per package set (Checker keeps them).
 //
-// What is not checked (Canton does): name collisions between a module and a
-// definition of the same dotted name (Collision.scala), and the upgrade
-// checks, which package upgrade does.
+// The upgrade checks are package upgrade's.
 package validate

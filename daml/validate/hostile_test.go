@@ -46,6 +46,17 @@ var illTypedCases = []illTyped{
 		contains: "cycle in type synonym definitions",
 	},
 	{
+		// Checked before anything else: a synonym PING beside the record
+		// Ping (names compare upper-cased).
+		name: "names_collide",
+		dar:  "canton-builtin-admin-workflow-ping.dar",
+		edit: func(p *dalfedit.Package) error {
+			return p.AddSynonymCycle("Canton.Internal.Ping", "PING", "Other")
+		},
+		kind:     "ECollision",
+		contains: "collision between record Canton.Internal.Ping:Ping and type synonym Canton.Internal.Ping:PING",
+	},
+	{
 		name: "template_argument_not_serializable",
 		dar:  "canton-builtin-admin-workflow-ping.dar",
 		edit: func(p *dalfedit.Package) error {
