@@ -38,11 +38,13 @@
 // Kind names Canton's error class (ETypeMismatch, ETypeSynCycle, ...).
 //
 // The checker is bounded: every type-level and expression-level step
-// counts against Options.MaxSteps (a hostile package whose synonyms or
-// shared sub-expressions expand exponentially is refused with EBudget, not
-// run to exhaustion), synonym expansion is bounded in depth, and a context
-// cancels the check. Synonyms without parameters are kind-checked and
-// expanded once per package set (Checker keeps them).
+// counts against Options.MaxSteps and every type node built by substitution
+// or expansion against Options.MaxTypeNodes (a hostile package whose
+// synonyms or shared types expand exponentially is refused with EBudget,
+// not run to exhaustion), synonym expansion is bounded in depth, and a
+// context cancels the check (ECancelled). Each synonym definition is
+// kind-checked and expanded once per Checker, then reused at every
+// application.
 //
 // The upgrade checks are package upgrade's.
 package validate
