@@ -118,8 +118,8 @@ func (t *typer) checkTemplate(id lf.TypeConName, tpl *lf.Template) {
 	}
 }
 
-func (t *typer) checkChoice(owner lf.TypeConName, sort string, ch *lf.Choice, en env) {
-	t.at("choice " + ch.Name + " in " + sort + " " + owner.String())
+func (t *typer) checkChoice(owner lf.TypeConName, ownerSort string, ch *lf.Choice, en env) {
+	t.at("choice " + ch.Name + " in " + ownerSort + " " + owner.String())
 	pt := ch.ArgBinder.Type
 	t.checkType(pt, kStar, nil)
 	t.checkType(ch.ReturnType, kStar, nil)
