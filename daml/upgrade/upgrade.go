@@ -246,16 +246,13 @@ func origin(m *lf.Module, name lf.DottedName) (text, unified string) {
 		s := "template " + n
 		return s, s
 	}
+	// A choice's argument record is named by the template's namespace
+	// (its name but the last segment) and the choice's name.
 	prefix, last := lf.DottedName(name[:len(name)-1]), name[len(name)-1]
-	if tpl := m.Template(prefix.String()); len(prefix) == 0 || tpl != nil {
-		for _, t := range m.Templates {
-			if !t.Name[:len(t.Name)-1].Equal(prefix) {
-				continue
-			}
-			if t.Choice(last) != nil {
-				s := "input type of choice " + last + " on template " + t.Name.String()
-				return s, s
-			}
+	for _, t := range m.Templates {
+		if t.Name[:len(t.Name)-1].Equal(prefix) && t.Choice(last) != nil {
+			s := "input type of choice " + last + " on template " + t.Name.String()
+			return s, s
 		}
 	}
 	if len(prefix) > 0 {

@@ -1,6 +1,7 @@
 package upgrade
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ledger-cli/ledger/daml/lf"
@@ -169,5 +170,26 @@ func TestCheckCantonRules(t *testing.T) {
 				t.Errorf("Check = %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+// TestOrigin names where a record comes from as Canton's dataTypeOrigin.
+func TestOrigin(t *testing.T) {
+	m, _ := lf.NewModule(lf.Module{
+		Name: lf.DottedName{"M"},
+		DataTypes: []*lf.DataType{
+			{Name: lf.DottedName{"V"}, Kind: lf.DataVariant, Fields: []lf.Field{{Name: "C", Type: lf.TCon{Con: lf.TypeConName{Package: "p", Module: lf.DottedName{"M"}, Name: lf.DottedName{"V", "C"}}}}}},
+		},
+		Templates: []*lf.Template{{Name: lf.DottedName{"T"}, Choices: []*lf.Choice{{Name: "Go"}}}},
+	})
+	for name, want := range map[string]string{
+		"T":   "template T",
+		"Go":  "input type of choice Go on template T",
+		"V.C": "variant constructor V.C from variant V",
+		"R":   "data type R",
+	} {
+		if got, _ := origin(m, lf.DottedName(strings.Split(name, "."))); got != want {
+			t.Errorf("origin(%s) = %q, want %q", name, got, want)
+		}
 	}
 }
