@@ -16,6 +16,7 @@ func BenchmarkValidateAmulet(b *testing.B) {
 	lookup := lookupIn(d.Packages...)
 	b.ReportAllocs()
 	b.ResetTimer()
+	start := processCPU()
 	for i := 0; i < b.N; i++ {
 		c := validate.NewChecker(lookup, validate.Options{})
 		for _, p := range d.Packages {
@@ -24,4 +25,5 @@ func BenchmarkValidateAmulet(b *testing.B) {
 			}
 		}
 	}
+	b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
 }

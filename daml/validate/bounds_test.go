@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -104,6 +105,15 @@ func TestExponentialTypesBounded(t *testing.T) {
 			v := &lf.Value{Name: lf.DottedName{"v"}, Type: a, Body: &lf.EVal{Ref: wRef}}
 			m.Values = []*lf.Value{w, v}
 		},
+		"shared_expression_dag": func(m *lf.Module, pkg lf.PackageID) {
+			// e(i) = ADD_INT64 e(i-1) e(i-1), one node per level, as an
+			// interned expression table may share them.
+			var e lf.Expr = &lf.EInt64{Value: 1}
+			for i := 0; i < 200; i++ {
+				e = &lf.EApp{Fun: &lf.EBuiltinFun{Fun: lf.BuiltinAddInt64}, Args: []lf.Expr{e, e}}
+			}
+			m.Values = []*lf.Value{{Name: lf.DottedName{"v"}, Type: int64T, Body: e}}
+		},
 		"doubling_synonyms": func(m *lf.Module, pkg lf.PackageID) {
 			// S0 = Int64, Si = S(i-1) -> S(i-1); A = S80 -> Int64 and
 			// B = S80 -> Text differ only once S80 is walked.
@@ -137,9 +147,14 @@ func TestExponentialTypesBounded(t *testing.T) {
 			p, lookup := pingWith(t, func(m *lf.Module) {})
 			id = p.ID
 			p, lookup = pingWith(t, func(m *lf.Module) { edit(m, id) })
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
 			start := time.Now()
 			err := validate.Package(context.Background(), p, lookup, validate.Options{})
-			if took := time.Since(start); took > 5*time.Second {
+			took := time.Since(start)
+			runtime.ReadMemStats(&after)
+			t.Logf("%s: refused in %v, %d MB allocated", name, took, (after.TotalAlloc-before.TotalAlloc)>>20)
+			if took > 5*time.Second {
 				t.Errorf("took %v", took)
 			}
 			wantKind(t, err, "EBudget", "more than")

@@ -60,10 +60,11 @@ type Checker struct {
 	lookup Lookup
 	opts   Options
 
-	modules map[modKey]*lf.Module
-	syns    map[defKey]*synState
-	steps   int
-	nodes   int
+	modules   map[modKey]*lf.Module
+	syns      map[defKey]*synState
+	dataKinds map[*lf.DataType]lf.Kind
+	steps     int
+	nodes     int
 }
 
 // Steps returns the steps and the type nodes built of the checker's last
@@ -88,7 +89,8 @@ func NewChecker(lookup Lookup, opts Options) *Checker {
 	if opts.MaxTypeNodes <= 0 {
 		opts.MaxTypeNodes = DefaultMaxTypeNodes
 	}
-	return &Checker{lookup: lookup, opts: opts, modules: map[modKey]*lf.Module{}, syns: map[defKey]*synState{}}
+	return &Checker{lookup: lookup, opts: opts, modules: map[modKey]*lf.Module{}, syns: map[defKey]*synState{},
+		dataKinds: map[*lf.DataType]lf.Kind{}}
 }
 
 // Package checks pkg, whose dependencies lookup finds (and pkg itself).

@@ -94,14 +94,22 @@ func kindEqual(a, b lf.Kind) bool {
 	return false
 }
 
+// Kinds of builtin types, made once: a kind in an interface is an
+// allocation.
+var (
+	kNatToStar        lf.Kind = lf.KArrow{Param: kNat, Result: kStar}
+	kStarToStar       lf.Kind = lf.KArrow{Param: kStar, Result: kStar}
+	kStarToStarToStar lf.Kind = lf.KArrow{Param: kStar, Result: kStarToStar}
+)
+
 func kindOfBuiltin(b lf.BuiltinType) lf.Kind {
 	switch b {
 	case lf.BuiltinNumeric:
-		return lf.KArrow{Param: kNat, Result: kStar}
+		return kNatToStar
 	case lf.BuiltinList, lf.BuiltinUpdate, lf.BuiltinContractID, lf.BuiltinOptional, lf.BuiltinTextMap:
-		return lf.KArrow{Param: kStar, Result: kStar}
+		return kStarToStar
 	case lf.BuiltinArrow, lf.BuiltinGenMap:
-		return lf.KArrow{Param: kStar, Result: lf.KArrow{Param: kStar, Result: kStar}}
+		return kStarToStarToStar
 	}
 	return kStar
 }
@@ -167,7 +175,16 @@ func (t *typer) kindOf(ty lf.Type, tv *tvars) lf.Kind {
 	case lf.TNat:
 		return kNat
 	case lf.TCon:
-		return kindOfParams(t.dataType(ty.Con).Params)
+		d := t.dataType(ty.Con)
+		if len(d.Params) == 0 {
+			return kStar
+		}
+		k, ok := t.dataKinds[d]
+		if !ok {
+			k = kindOfParams(d.Params)
+			t.dataKinds[d] = k
+		}
+		return k
 	case lf.TBuiltin:
 		return kindOfBuiltin(ty.Builtin)
 	case lf.TApp:
