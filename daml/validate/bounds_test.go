@@ -114,6 +114,14 @@ func TestExponentialTypesBounded(t *testing.T) {
 			}
 			m.Values = []*lf.Value{{Name: lf.DottedName{"v"}, Type: int64T, Body: e}}
 		},
+		"deep_type": func(m *lf.Module, pkg lf.PackageID) {
+			// Deeper than the decoder allows, as substitution may build.
+			ty := lf.Type(int64T)
+			for i := 0; i < 30_000; i++ {
+				ty = lf.TApp{Fun: lf.TBuiltin{Builtin: lf.BuiltinList}, Arg: ty}
+			}
+			m.Values = []*lf.Value{{Name: lf.DottedName{"v"}, Type: ty, Body: &lf.ENil{Type: int64T}}}
+		},
 		"doubling_synonyms": func(m *lf.Module, pkg lf.PackageID) {
 			// S0 = Int64, Si = S(i-1) -> S(i-1); A = S80 -> Int64 and
 			// B = S80 -> Text differ only once S80 is walked.
@@ -158,6 +166,9 @@ func TestExponentialTypesBounded(t *testing.T) {
 				t.Errorf("took %v", took)
 			}
 			wantKind(t, err, "EBudget", "more than")
+			if name == "deep_type" && !strings.Contains(err.Error(), "nest more than") {
+				t.Errorf("deep type: %v", err)
+			}
 		})
 	}
 }

@@ -150,6 +150,8 @@ type typer struct {
 	budget  int
 	// nodeBudget is what is left of Options.MaxTypeNodes.
 	nodeBudget int
+	// nesting is the depth of the checker's recursion now.
+	nesting int
 
 	// ctx is where the check is: a definition reference or a location.
 	ctxRef string
@@ -184,6 +186,21 @@ func (t *typer) step() {
 		}
 	}
 }
+
+// maxNesting bounds the recursion of the checker over one expression or
+// type (Go's stack is large but finite, and its overflow is fatal): the
+// decoder bounds nesting at 1,000, but substitution and synonym expansion
+// make deeper types. The real DARs reach 226.
+const maxNesting = 20_000
+
+func (t *typer) enter() {
+	t.nesting++
+	if t.nesting > maxNesting {
+		t.fail("EBudget", "types or expressions nest more than %d deep", maxNesting)
+	}
+}
+
+func (t *typer) leave() { t.nesting-- }
 
 // built counts a type node built by substitution or expansion.
 func (t *typer) built() {

@@ -154,6 +154,8 @@ func (t *typer) recordField(d *lf.DataType, s subst, field string, rec lf.Type) 
 
 // typeOf returns the type of e in en.
 func (t *typer) typeOf(e lf.Expr, en env) lf.Type {
+	t.enter()
+	defer t.leave()
 	t.step()
 	switch e := e.(type) {
 	case *lf.ELocation:
@@ -495,6 +497,8 @@ func (t *typer) checkAnyType(ty lf.Type, en env) {
 }
 
 func (t *typer) checkAnyTypeDev(whole, ty lf.Type) {
+	t.enter()
+	defer t.leave()
 	t.step()
 	switch ty := ty.(type) {
 	case lf.TVar, lf.TForall, lf.TSyn:
@@ -712,6 +716,8 @@ func patternString(p lf.Pattern) string {
 // Updates.
 
 func (t *typer) typeOfUpdate(u lf.Update, en env) lf.Type {
+	t.enter()
+	defer t.leave()
 	t.step()
 	switch u := u.(type) {
 	case *lf.UPure:

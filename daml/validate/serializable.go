@@ -106,6 +106,8 @@ var unserializableBuiltin = map[lf.BuiltinType]string{
 }
 
 func (s serial) check(ty lf.Type) {
+	s.t.enter()
+	defer s.t.leave()
 	s.t.step()
 	switch ty := ty.(type) {
 	case lf.TVar:

@@ -164,6 +164,8 @@ func (t *typer) checkType(ty lf.Type, want lf.Kind, tv *tvars) {
 }
 
 func (t *typer) kindOf(ty lf.Type, tv *tvars) lf.Kind {
+	t.enter()
+	defer t.leave()
 	t.step()
 	switch ty := ty.(type) {
 	case lf.TVar:
@@ -302,6 +304,8 @@ func (t *typer) substitute(ty lf.Type, s subst) lf.Type {
 }
 
 func (t *typer) subst(ty lf.Type, s subst) (lf.Type, bool) {
+	t.enter()
+	defer t.leave()
 	t.step()
 	switch ty := ty.(type) {
 	case lf.TVar:
@@ -381,6 +385,8 @@ func (t *typer) capturedBy(name string, s subst) bool {
 }
 
 func (t *typer) freeIn(name string, ty lf.Type) bool {
+	t.enter()
+	defer t.leave()
 	t.step()
 	switch ty := ty.(type) {
 	case lf.TVar:
@@ -423,6 +429,8 @@ func (t *typer) expand(ty lf.Type) lf.Type {
 }
 
 func (t *typer) expandN(ty lf.Type, depth int) (lf.Type, bool) {
+	t.enter()
+	defer t.leave()
 	t.step()
 	switch ty := ty.(type) {
 	case lf.TSyn:
@@ -513,6 +521,8 @@ func (t *typer) typeEqual(a, b lf.Type) bool {
 }
 
 func (t *typer) alphaEq(a, b lf.Type, ea, eb *binders) bool {
+	t.enter()
+	defer t.leave()
 	t.step()
 	switch x := a.(type) {
 	case lf.TVar:
