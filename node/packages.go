@@ -220,7 +220,8 @@ func archivePayload(dalf []byte) ([]byte, error) {
 
 // UploadDar stores the packages of a DAR (POST /v2/dars and
 // /v2/packages) and, when vet, vets them all. It refuses a DAR that does
-// not decode (DAR_PARSE_ERROR), holds Daml-LF 2.dev on a node without dev
+// not decode (DAR_PARSE_ERROR), whose new packages do not type-check
+// (DAR_VALIDATION_ERROR), holds Daml-LF 2.dev on a node without dev
 // packages (ALLOWED_LANGUAGE_VERSIONS), lacks a dependency of its main
 // package that the node does not have either (DAR_DEPENDENCIES_NOT_VALID),
 // or, when it vets, a package that is not a valid upgrade of the vetted

@@ -84,8 +84,9 @@ func NewCmdUpload(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command 
 		Short: "Upload DARs to the node and vet their packages",
 		Long: `Upload each DAR to the node (POST /v2/dars), which stores its packages and,
 unless --no-vet, vets them: commands may then use their templates. The node
-refuses a DAR whose packages do not decode, that lacks a dependency, or whose
-package is not a valid upgrade of the vetted version of its name. Uploading a
+refuses a DAR whose packages do not decode or do not type-check
+(DAR_VALIDATION_ERROR), that lacks a dependency, or whose package is not a
+valid upgrade of the vetted version of its name. Uploading a
 DAR the node has changes nothing. Needs a participant admin token. Progress
 goes to standard error on a terminal.`,
 		Example: `  ledger dars upload my-app-1.0.0.dar
