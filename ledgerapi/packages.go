@@ -17,6 +17,9 @@ var (
 	// CodeDarDependenciesNotValid: the DAR lacks a package its main package
 	// depends on.
 	CodeDarDependenciesNotValid = ErrorCode{"DAR_DEPENDENCIES_NOT_VALID", 8}
+	// CodeDarValidationError: a package of the DAR is not well formed or
+	// not well typed (Canton's PackageServiceErrors.Validation).
+	CodeDarValidationError = ErrorCode{"DAR_VALIDATION_ERROR", 8}
 	// CodeAllowedLanguageVersions: a package's Daml-LF version is not
 	// accepted (2.dev without dev mode).
 	CodeAllowedLanguageVersions = ErrorCode{"ALLOWED_LANGUAGE_VERSIONS", 8}

@@ -220,7 +220,8 @@ func archivePayload(dalf []byte) ([]byte, error) {
 
 // UploadDar stores the packages of a DAR (POST /v2/dars and
 // /v2/packages) and, when vet, vets them all. It refuses a DAR that does
-// not decode (DAR_PARSE_ERROR), holds Daml-LF 2.dev on a node without dev
+// not decode (DAR_PARSE_ERROR), whose new packages do not type-check
+// (DAR_VALIDATION_ERROR), holds Daml-LF 2.dev on a node without dev
 // packages (ALLOWED_LANGUAGE_VERSIONS), lacks a dependency of its main
 // package that the node does not have either (DAR_DEPENDENCIES_NOT_VALID),
 // or, when it vets, a package that is not a valid upgrade of the vetted
@@ -266,6 +267,9 @@ func (n *Node) uploadDar(ctx context.Context, dar []byte, vet, dryRun bool) (str
 		all[string(p.ID)] = p
 		added = append(added, ledger.Package{ID: string(p.ID), Name: p.Name, Version: p.Version,
 			LanguageVersion: p.LanguageVersion.String(), Archive: d.dalfs[p.ID]})
+	}
+	if err := validateAdded(ctx, added, all); err != nil {
+		return "", err
 	}
 	var changes []ledger.VettingChange
 	if vet {
@@ -366,12 +370,7 @@ func checkLineages(names []string, all map[string]*lf.Package, vetted map[string
 			lineages[p.Name] = append(lineages[p.Name], p)
 		}
 	}
-	nameOf := func(id lf.PackageID) string {
-		if p := all[string(id)]; p != nil {
-			return p.Name
-		}
-		return ""
-	}
+	pkgOf := func(id lf.PackageID) *lf.Package { return all[string(id)] }
 	sorted := make([]string, 0, len(lineages))
 	for nm := range lineages {
 		sorted = append(sorted, nm)
@@ -391,7 +390,7 @@ func checkLineages(names []string, all map[string]*lf.Package, vetted map[string
 				return ledgerapi.Errorf(ledgerapi.CodeKnownPackageVersion,
 					"Tried to vet two packages with the same name and version: %s and %s.", pkgLabel(past), pkgLabel(present))
 			}
-			if err := upgrade.Check(past, present, nameOf); err != nil {
+			if err := upgrade.CheckWith(past, present, pkgOf); err != nil {
 				return ledgerapi.Errorf(ledgerapi.CodeNotValidUpgradePackage,
 					"Upgrade checks indicate that %s cannot be an upgrade of %s. Reason: %v", pkgLabel(present), pkgLabel(past), err)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/daml/archive"
+	"github.com/ledger-cli/ledger/daml/validate"
 	"github.com/ledger-cli/ledger/display"
 )
 
@@ -46,9 +47,11 @@ type Options struct {
 	Format  string
 	Now     func() time.Time
 
-	Args  []string // DAR files; inspect: a file or a package id
-	NoVet bool     // upload
-	All   bool     // inspect: the dependencies too
+	Args       []string // DAR files; inspect: a file or a package id
+	NoVet      bool     // upload
+	All        bool     // inspect: the dependencies too
+	Offline    bool     // validate: type-check here, without a node
+	AllowLFDev bool     // validate --offline: accept Daml-LF 2.dev
 }
 
 func darsCommand(f *cmdutil.Factory, cmd *cobra.Command, opts *Options, conn bool, runF, run func(*Options) error) *cobra.Command {
@@ -81,8 +84,9 @@ func NewCmdUpload(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command 
 		Short: "Upload DARs to the node and vet their packages",
 		Long: `Upload each DAR to the node (POST /v2/dars), which stores its packages and,
 unless --no-vet, vets them: commands may then use their templates. The node
-refuses a DAR whose packages do not decode, that lacks a dependency, or whose
-package is not a valid upgrade of the vetted version of its name. Uploading a
+refuses a DAR whose packages do not decode or do not type-check
+(DAR_VALIDATION_ERROR), that lacks a dependency, or whose package is not a
+valid upgrade of the vetted version of its name. Uploading a
 DAR the node has changes nothing. Needs a participant admin token. Progress
 goes to standard error on a terminal.`,
 		Example: `  ledger dars upload my-app-1.0.0.dar
@@ -184,18 +188,33 @@ func NewCmdValidate(f *cmdutil.Factory, runF func(*Options) error) *cobra.Comman
 	opts := &Options{IO: f.IO, Now: f.Now}
 	cmd := &cobra.Command{
 		Use:   "validate FILE",
-		Short: "Have the node check a DAR without storing it",
+		Short: "Have the node check a DAR without storing it, or type-check it here",
 		Long: `Send a DAR to the node's validation (POST /v2/dars/validate): it is decoded,
-its dependencies checked, and its packages checked as upgrades of the vetted
-packages of the same names, exactly as an upload would, but nothing is stored
-or vetted. Needs a participant admin token.`,
-		Example: `  ledger dars validate my-app-1.1.0.dar`,
-		Args:    cmdutil.ExactArgs(1),
+its packages type-checked (Daml-LF validation, as Canton does on upload:
+DAR_VALIDATION_ERROR), its dependencies checked, and its packages checked as
+upgrades of the vetted packages of the same names, exactly as an upload would,
+but nothing is stored or vetted. Needs a participant admin token.
+
+With --offline no node is needed: every package of the DAR is type-checked
+here, against the DAR's own packages, with the node's checker and messages.
+Daml-LF 2.dev packages are refused unless --allow-lf-dev, as a node refuses
+them unless started with it.`,
+		Example: `  ledger dars validate my-app-1.1.0.dar
+  ledger dars validate --offline my-app-1.1.0.dar`,
+		Args: cmdutil.ExactArgs(1),
 	}
+	cmd.Flags().BoolVar(&opts.Offline, "offline", false, "type-check the DAR here, without a node")
+	cmd.Flags().BoolVar(&opts.AllowLFDev, "allow-lf-dev", false, "with --offline, accept Daml-LF 2.dev packages")
 	return darsCommand(f, cmd, opts, true, runF, validateRun)
 }
 
 func validateRun(opts *Options) error {
+	if opts.Offline {
+		return validateOfflineRun(opts)
+	}
+	if opts.AllowLFDev {
+		return cmdutil.UsageError("--allow-lf-dev goes with --offline (a node accepts 2.dev when started with --allow-lf-dev)")
+	}
 	b, info, err := readDar(opts.Args[0])
 	if err != nil {
 		return err
@@ -211,6 +230,33 @@ func validateRun(opts *Options) error {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, info)
 	}
 	fmt.Fprintf(opts.IO.Out, "%s: valid (%s %s, main package %s, %d packages)\n", info.File, info.Name, info.Version, info.MainPackage, info.Packages)
+	return nil
+}
+
+// validateOfflineRun type-checks every package of a DAR file here.
+func validateOfflineRun(opts *Options) error {
+	path := opts.Args[0]
+	d, err := archive.ReadDarFile(path, archive.Options{AllowDev: true})
+	if err != nil {
+		return err
+	}
+	for _, p := range d.Packages {
+		if p.LanguageVersion.IsDev() && !opts.AllowLFDev {
+			return fmt.Errorf("validate %s: package %s (%s %s) is Daml-LF %s, which a node refuses unless started with --allow-lf-dev; pass --allow-lf-dev to check it", path, p.ID, p.Name, p.Version, p.LanguageVersion)
+		}
+	}
+	start := time.Now()
+	if err := validate.Packages(context.Background(), d.Packages, nil, validate.Options{}); err != nil {
+		return fmt.Errorf("validate %s: DAR_VALIDATION_ERROR: %w", path, err)
+	}
+	took := time.Since(start)
+	m := d.MainPackage()
+	info := darInfo{File: path, MainPackage: string(m.ID), Name: m.Name, Version: m.Version, Packages: len(d.Packages)}
+	if opts.Format != cmdutil.FormatTable {
+		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, info)
+	}
+	fmt.Fprintf(opts.IO.Out, "%s: well typed (%s %s, main package %s, %d packages checked in %d ms)\n",
+		path, info.Name, info.Version, info.MainPackage, info.Packages, took.Milliseconds())
 	return nil
 }
 

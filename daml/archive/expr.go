@@ -196,12 +196,21 @@ var builtinFunctions = map[int32]struct {
 	2009: {lf.BuiltinNumericToBigNumeric, lf.DevMinor}, 2010: {lf.BuiltinBigNumericToText, lf.DevMinor},
 	3011: {lf.BuiltinTypeRepTyConName, lf.DevMinor},
 	5001: {lf.BuiltinExternalCall, lf.DevMinor},
-	// Tags of 2.dev archives from 2025 compilers, before these builtins
-	// became stable (as 71 and 73): DamlDefinitionsServiceMain.dar's
-	// daml-stdlib calls 4000 in DA.Crypto.Text.sha256.
+	// Tags of 2.dev archives from 2025 compilers, which Canton no longer
+	// reads. DamlDefinitionsServiceMain.dar's daml-stdlib calls 4000 in
+	// DA.Crypto.Text.sha256 (Text -> Text) and 4001 in
+	// secp256k1WithEcdsaOnly (three Text arguments, a Bool result); the same
+	// compilers wrote 71 for TEXT_TO_CONTRACT_ID (see devTag71). The type
+	// checker pins these readings.
 	4000: {lf.BuiltinSHA256Hex, lf.DevMinor},
-	4001: {lf.BuiltinSecp256k1ValidateKey, lf.DevMinor},
+	4001: {lf.BuiltinSecp256k1WithECDSABool, lf.DevMinor},
 }
+
+// devTag71 is what tag 71 means in a 2.dev archive: TEXT_TO_CONTRACT_ID
+// (forall a. Text -> ContractId a), as the only real 2.dev archives
+// (DamlDefinitionsServiceMain.dar's daml-stdlib, DA.Crypto.Text's fromHex of
+// a contract id) use it; stable versions give 71 to SHA256_HEX.
+const devTag71 = lf.BuiltinTextToContractID
 
 // builtinFuns holds one shared EBuiltinFun per builtin function.
 var builtinFuns = func() []*lf.EBuiltinFun {
@@ -247,6 +256,9 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		}
 		if d.version.Minor < bf.minMinor {
 			return nil, d.notSupported("builtin function " + bf.f.String())
+		}
+		if tag == 71 && d.version.IsDev() {
+			bf.f = devTag71
 		}
 		return builtinFuns[bf.f], nil
 	case 5: // builtin constructor

@@ -38,7 +38,8 @@ func DevOnly(f lf.BuiltinFunction) bool {
 	case lf.BuiltinScaleBigNumeric, lf.BuiltinPrecisionBigNumeric, lf.BuiltinAddBigNumeric,
 		lf.BuiltinSubBigNumeric, lf.BuiltinMulBigNumeric, lf.BuiltinDivBigNumeric,
 		lf.BuiltinShiftRightBigNumeric, lf.BuiltinBigNumericToNumeric, lf.BuiltinNumericToBigNumeric,
-		lf.BuiltinBigNumericToText, lf.BuiltinTypeRepTyConName, lf.BuiltinExternalCall:
+		lf.BuiltinBigNumericToText, lf.BuiltinTypeRepTyConName, lf.BuiltinExternalCall,
+		lf.BuiltinTextToContractID:
 		return true
 	}
 	return false

@@ -99,6 +99,10 @@ const (
 	BuiltinBigNumericToText
 	BuiltinTypeRepTyConName
 	BuiltinExternalCall
+	// BuiltinTextToContractID is the 2.dev builtin that 2025 dev compilers
+	// wrote as tag 71 (daml-stdlib's DA.Crypto.Text fromHex of a contract
+	// id); Canton has since given 71 to SHA256_HEX.
+	BuiltinTextToContractID
 
 	numBuiltinFunctions
 )
@@ -183,6 +187,7 @@ var builtinFunctionNames = [numBuiltinFunctions]string{
 	BuiltinBigNumericToText:            "BIGNUMERIC_TO_TEXT",
 	BuiltinTypeRepTyConName:            "TYPE_REP_TYCON_NAME",
 	BuiltinExternalCall:                "EXTERNAL_CALL",
+	BuiltinTextToContractID:            "TEXT_TO_CONTRACT_ID",
 }
 
 func (b BuiltinFunction) String() string {

@@ -299,7 +299,8 @@ func BuiltinArity(f lf.BuiltinFunction) int {
 		lf.BuiltinTextMapToList, lf.BuiltinTextMapSize, lf.BuiltinGenMapKeys,
 		lf.BuiltinGenMapValues, lf.BuiltinGenMapSize, lf.BuiltinSecp256k1ValidateKey,
 		lf.BuiltinScaleBigNumeric, lf.BuiltinPrecisionBigNumeric,
-		lf.BuiltinNumericToBigNumeric, lf.BuiltinBigNumericToText, lf.BuiltinTypeRepTyConName:
+		lf.BuiltinNumericToBigNumeric, lf.BuiltinBigNumericToText, lf.BuiltinTypeRepTyConName,
+		lf.BuiltinTextToContractID:
 		return 1
 	case lf.BuiltinMulNumeric, lf.BuiltinDivNumeric, lf.BuiltinEqualList, lf.BuiltinFoldl,
 		lf.BuiltinFoldr, lf.BuiltinTextMapInsert, lf.BuiltinGenMapInsert,

@@ -1,32 +1,40 @@
 // Package upgrade checks that a Daml-LF package is a valid upgrade of an
-// earlier version of the same package name, with the rules of Canton's
-// upgrade type checker (daml-lf/validation Upgrading.scala) that concern a
-// package's serializable interface, and orders package versions.
+// earlier version of the same package name, rule by rule as Canton 3.5's
+// upgrade type checker (daml-lf/validation Upgrading.scala,
+// TypecheckUpgrades), and orders package versions.
 //
-// What Check verifies, for a package past and its successor present:
+// What Check verifies, for a package past and its successor present, in
+// Canton's order and with Canton's messages:
 //
-//   - present's Daml-LF version is not older than past's;
-//   - every module, template, choice and serializable data type of past is in
-//     present;
-//   - a record keeps its fields, in order and with the same types, and may
-//     only add fields of Optional type at its end; a variant or enum keeps
-//     its constructors in order (a variant's with the same argument types)
-//     and may only add constructors at its end; a data type keeps its
-//     variety (record, variant, enum), its number of type parameters and its
-//     serializability;
-//   - a template keeps its key type (no key added or removed); a choice keeps
-//     its return type (its argument is checked as a data type);
-//   - past's interfaces and exceptions are not redefined by present
-//     (Canton forbids upgrading them).
+//  1. present's Daml-LF version is not older than past's;
+//  2. every module of past is in present;
+//  3. in each module: every template of past is in present, with every
+//     choice (whose return type is unchanged) and its key (not added, not
+//     removed, of the same type); every interface instance of past (a
+//     template and the exact interface id) is in present; every
+//     serializable data type of past that is not an interface's or an
+//     exception's is in present, still serializable, with the same origin
+//     (a template, a choice's argument, a variant constructor's record or
+//     top level), the same number and kinds of type parameters and the same
+//     variety; a record keeps its fields by name and type, adds only
+//     Optional ones, and keeps their order; a variant keeps its
+//     constructors, their argument types and their order; an enum keeps its
+//     constructors and their order.
 //
-// Types are compared modulo upgrades: a type constructor of one package
-// equals the same module and name in a package of the same package name.
+// Interfaces and exceptions that present keeps are not refused: Canton
+// builds TriedToUpgradeIface and TriedToUpgradeException for them but does
+// not raise them (waiting for a compiler flag), so Canton Coin's real chain,
+// which keeps both, upgrades.
 //
-// What it does not verify (Canton does): the types of interface instances
-// and views, the origin of records when a type moved between packages, the
-// versions of dependencies (a dependency of present older than past's), and
-// the checks of type-class instances. A package Canton refuses for those
-// reasons is accepted here.
+// Types are compared as Canton's checkType: type variables by the position
+// of their binder, a type constructor equals the same module and name in a
+// package of the same package name whose version is not older (in the same
+// package when either is unknown); synonyms, structs and foralls never
+// compare equal.
+//
+// What it does not verify (Canton does elsewhere): the versions of
+// dependencies and the daml-prim/daml-stdlib utility-package rule of the
+// participant's PackageUpgradeValidator.
 package upgrade
 
 import (
@@ -96,91 +104,127 @@ func SupportsUpgrades(p *lf.Package) bool {
 	return false
 }
 
-// Check reports why present cannot upgrade past (nil when it can).
+// Check reports why present cannot upgrade past (nil when it can); name
+// gives the package name of other packages. Without their versions the
+// version rule of type constructors is not applied; CheckWith applies it.
 func Check(past, present *lf.Package, name NameOf) error {
-	c := checker{past: past, present: present, name: name}
+	return CheckWith(past, present, func(id lf.PackageID) *lf.Package {
+		if name == nil {
+			return nil
+		}
+		if n := name(id); n != "" {
+			return &lf.Package{ID: id, Name: n}
+		}
+		return nil
+	})
+}
+
+// CheckWith is Check with every package known by id (for its name and
+// version), as Canton's package map.
+func CheckWith(past, present *lf.Package, lookup func(lf.PackageID) *lf.Package) error {
+	c := checker{past: past, present: present, lookup: lookup}
 	return c.check()
 }
 
 type checker struct {
 	past, present *lf.Package
-	name          NameOf
+	lookup        func(lf.PackageID) *lf.Package
+	// vars maps a type parameter of the present data type to the one of
+	// past at the same position, while a data type is compared.
+	vars map[string]string
 }
 
 func (c *checker) check() error {
-	if c.present.LanguageVersion.Major == c.past.LanguageVersion.Major && c.present.LanguageVersion.Minor < c.past.LanguageVersion.Minor {
+	if versionLess(c.present.LanguageVersion, c.past.LanguageVersion) {
 		return fail("The upgraded package uses an older LF version (%s < %s)", c.present.LanguageVersion, c.past.LanguageVersion)
 	}
 	for _, pm := range c.past.Modules {
-		nm := c.present.Module(pm.Name.String())
-		if nm == nil {
-			if moduleHasSerializable(pm) {
-				return fail("Module %s appears in package that is being upgraded, but does not appear in the upgrading package.", pm.Name)
-			}
-			continue
+		if c.present.Module(pm.Name.String()) == nil {
+			return fail("Module %s appears in package that is being upgraded, but does not appear in the upgrading package.", pm.Name)
 		}
-		if err := c.module(pm, nm); err != nil {
+	}
+	for _, pm := range c.past.Modules {
+		if err := c.module(pm, c.present.Module(pm.Name.String())); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func moduleHasSerializable(m *lf.Module) bool {
-	if len(m.Templates) > 0 {
-		return true
-	}
-	for _, d := range m.DataTypes {
-		if d.Serializable {
-			return true
-		}
-	}
-	return false
+func versionLess(a, b lf.LanguageVersion) bool {
+	return a.Major < b.Major || a.Major == b.Major && a.Minor < b.Minor
 }
 
 func (c *checker) module(pm, nm *lf.Module) error {
-	for _, i := range pm.Interfaces {
-		if nm.Interface(i.Name.String()) != nil {
-			return fail("Tried to upgrade interface %s, but interfaces cannot be upgraded. They should be removed in any upgrading package.", i.Name)
-		}
-	}
-	for _, x := range pm.Exceptions {
-		if nm.Exception(x.Name.String()) != nil {
-			return fail("Tried to upgrade exception %s, but exceptions cannot be upgraded. They should be removed in any upgrading package.", x.Name)
+	for _, pt := range pm.Templates {
+		if nm.Template(pt.Name.String()) == nil {
+			return fail("Template %s appears in package that is being upgraded, but does not appear in the upgrading package.", pt.Name)
 		}
 	}
 	for _, pt := range pm.Templates {
-		nt := nm.Template(pt.Name.String())
-		if nt == nil {
-			return fail("Template %s appears in package that is being upgraded, but does not appear in the upgrading package.", pt.Name)
-		}
-		if err := c.template(pm, pt, nt); err != nil {
+		if err := c.template(pt, nm.Template(pt.Name.String())); err != nil {
 			return err
 		}
 	}
+	// Interfaces and exceptions kept by present: Canton's
+	// checkContinuedIfaces and checkContinuedExceptions raise nothing.
+	for _, pt := range pm.Templates {
+		nt := nm.Template(pt.Name.String())
+		for _, pi := range pt.Implements {
+			found := false
+			for _, ni := range nt.Implements {
+				if ni.Interface.Equal(pi.Interface) {
+					found = true
+				}
+			}
+			if !found {
+				return fail("Implementation of interface %s by template %s appears in package that is being upgraded, but does not appear in this package.", pi.Interface, pt.Name)
+			}
+		}
+	}
 	for _, pd := range pm.DataTypes {
-		if !pd.Serializable || pd.Kind == lf.DataInterface {
+		if !unowned(pm, pd) || !pd.Serializable {
 			continue
 		}
 		nd := nm.DataType(pd.Name.String())
-		if nd == nil {
+		if nd == nil || !unowned(nm, nd) {
 			return fail("Data type %s appears in package that is being upgraded, but does not appear in the upgrading package.", pd.Name)
 		}
-		if err := c.dataType(origin(pm, pd), pd, nd); err != nil {
+	}
+	for _, pd := range pm.DataTypes {
+		if !unowned(pm, pd) {
+			continue
+		}
+		nd := nm.DataType(pd.Name.String())
+		if nd == nil || !unowned(nm, nd) {
+			continue
+		}
+		if err := c.dataType(pm, nm, pd, nd); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func origin(m *lf.Module, d *lf.DataType) string {
-	if t := m.Template(d.Name.String()); t != nil {
-		return "template " + d.Name.String()
-	}
-	return "data type " + m.Name.String() + ":" + d.Name.String()
+// unowned reports whether a data type is neither an interface's nor an
+// exception's (Canton's splitModuleDts).
+func unowned(m *lf.Module, d *lf.DataType) bool {
+	n := d.Name.String()
+	return m.Interface(n) == nil && m.Exception(n) == nil
 }
 
-func (c *checker) template(pm *lf.Module, pt, nt *lf.Template) error {
+func (c *checker) template(pt, nt *lf.Template) error {
+	for _, pc := range pt.Choices {
+		if nt.Choice(pc.Name) == nil {
+			return fail("Choice %s appears in package that is being upgraded, but does not appear in the upgrading package.", pc.Name)
+		}
+	}
+	for _, pc := range pt.Choices {
+		nc := nt.Choice(pc.Name)
+		if !c.typeUpgrades(pc.ReturnType, nc.ReturnType) {
+			return fail("The upgraded choice %s cannot change its return type.", nc.Name)
+		}
+	}
 	switch {
 	case pt.Key != nil && nt.Key == nil:
 		return fail("The upgraded template %s cannot remove its key.", pt.Name)
@@ -189,83 +233,134 @@ func (c *checker) template(pm *lf.Module, pt, nt *lf.Template) error {
 	case pt.Key != nil && !c.typeEqual(pt.Key.Type, nt.Key.Type):
 		return fail("The upgraded template %s cannot change its key type.", pt.Name)
 	}
-	for _, pc := range pt.Choices {
-		nc := nt.Choice(pc.Name)
-		if nc == nil {
-			return fail("Choice %s appears in package that is being upgraded, but does not appear in the upgrading package.", pc.Name)
-		}
-		if !c.typeUpgrades(pc.ReturnType, nc.ReturnType) {
-			return fail("The upgraded choice %s cannot change its return type.", pc.Name)
-		}
-	}
-	for _, pi := range pt.Implements {
-		found := false
-		for _, ni := range nt.Implements {
-			if c.conEqual(pi.Interface, ni.Interface) {
-				found = true
-			}
-		}
-		if !found {
-			return fail("Implementation of interface %s by template %s appears in package that is being upgraded, but does not appear in this package.", pi.Interface, pt.Name)
-		}
-	}
 	return nil
 }
 
-func (c *checker) dataType(origin string, pd, nd *lf.DataType) error {
-	if !nd.Serializable {
-		return fail("The upgraded %s was serializable and is now unserializable. Datatypes cannot change their serializability via upgrades.", origin)
+// origin is where a record comes from, as Canton's dataTypeOrigin: a
+// template, the argument of a choice, the record of a variant constructor,
+// or the top level. unified leaves out the package of a variant
+// constructor's type, which may differ between versions.
+func origin(m *lf.Module, name lf.DottedName) (text, unified string) {
+	n := name.String()
+	if m.Template(n) != nil {
+		s := "template " + n
+		return s, s
 	}
-	if len(pd.Params) != len(nd.Params) {
-		return fail("The upgraded %s has changed the number of type variables it has.", origin)
+	// A choice's argument record is named by the template's namespace
+	// (its name but the last segment) and the choice's name.
+	prefix, last := lf.DottedName(name[:len(name)-1]), name[len(name)-1]
+	for _, t := range m.Templates {
+		if t.Name[:len(t.Name)-1].Equal(prefix) && t.Choice(last) != nil {
+			s := "input type of choice " + last + " on template " + t.Name.String()
+			return s, s
+		}
 	}
+	if len(prefix) > 0 {
+		if v := m.DataType(prefix.String()); v != nil && v.Kind == lf.DataVariant {
+			for _, f := range v.Fields {
+				if f.Name != last {
+					continue
+				}
+				head, _ := lf.SplitApp(f.Type)
+				if tc, ok := head.(lf.TCon); ok {
+					s := "variant constructor " + tc.Con.Name.String() + " from variant " + prefix.String()
+					return s, s + " " + tc.Con.Module.String()
+				}
+			}
+		}
+	}
+	s := "data type " + n
+	return s, s
+}
+
+func (c *checker) dataType(pm, nm *lf.Module, pd, nd *lf.DataType) error {
+	pastOrigin, pastUnified := origin(pm, pd.Name)
+	org, unified := origin(nm, nd.Name)
+	switch {
+	case !pd.Serializable:
+		return nil
+	case !nd.Serializable:
+		return fail("The upgraded %s was serializable and is now unserializable. Datatypes cannot change their serializability via upgrades.", org)
+	case unified != pastUnified:
+		return fail("The record %s has changed origin from %s to %s", pd.Name, pastOrigin, org)
+	case len(pd.Params) != len(nd.Params):
+		return fail("The upgraded %s has changed the number of type variables it has.", org)
+	}
+	c.vars = make(map[string]string, len(pd.Params))
+	for i, p := range pd.Params {
+		if p.Kind.String() != nd.Params[i].Kind.String() {
+			return fail("The upgraded %s has changed the kind of one of its type variables.", org)
+		}
+		c.vars[nd.Params[i].Name] = p.Name
+	}
+	defer func() { c.vars = nil }()
 	if pd.Kind != nd.Kind {
 		return fail("The upgraded data type %s has changed from a %s to a %s. Datatypes cannot change variety via upgrades.", pd.Name, pd.Kind, nd.Kind)
 	}
 	switch pd.Kind {
 	case lf.DataRecord:
-		if len(nd.Fields) < len(pd.Fields) {
-			return fail("The upgraded %s is missing some of its original fields.", origin)
-		}
-		for i, f := range pd.Fields {
-			if nd.Fields[i].Name != f.Name {
-				if hasField(nd.Fields, f.Name) {
-					return fail("The upgraded %s has changed the order of its fields - any new fields must be added at the end of the record.", origin)
-				}
-				return fail("The upgraded %s is missing some of its original fields.", origin)
-			}
-			if !c.typeEqual(f.Type, nd.Fields[i].Type) {
-				return fail("The upgraded %s has changed the types of some of its original fields.", origin)
-			}
-		}
-		for _, f := range nd.Fields[len(pd.Fields):] {
-			if !isOptional(f.Type) {
-				return fail("The upgraded %s has added new fields, but those fields are not Optional.", origin)
-			}
-		}
+		return c.record(org, pd.Fields, nd.Fields)
 	case lf.DataVariant:
-		if len(nd.Fields) < len(pd.Fields) {
-			return fail("The upgraded %s has removed an existing variant.", origin)
+		for _, f := range pd.Fields {
+			if !hasField(nd.Fields, f.Name) {
+				return fail("The upgraded %s has removed an existing variant.", org)
+			}
+		}
+		for _, f := range pd.Fields {
+			if !c.typeEqual(f.Type, fieldType(nd.Fields, f.Name)) {
+				return fail("The upgraded %s has changed the type of a variant.", org)
+			}
 		}
 		for i, f := range pd.Fields {
-			if nd.Fields[i].Name != f.Name {
-				if hasField(nd.Fields, f.Name) {
-					return fail("The upgraded %s has changed the order of its variants - any new variant must be added at the end of the variant.", origin)
-				}
-				return fail("The upgraded %s has removed an existing variant.", origin)
-			}
-			if !c.typeEqual(f.Type, nd.Fields[i].Type) {
-				return fail("The upgraded %s has changed the type of a variant.", origin)
+			if i < len(nd.Fields) && nd.Fields[i].Name != f.Name {
+				return fail("The upgraded %s has changed the order of its variants - any new variant must be added at the end of the variant.", org)
 			}
 		}
 	case lf.DataEnum:
-		if len(nd.EnumCons) < len(pd.EnumCons) {
-			return fail("The upgraded %s has removed an existing variant.", origin)
+		for _, con := range pd.EnumCons {
+			found := false
+			for _, n := range nd.EnumCons {
+				if n == con {
+					found = true
+				}
+			}
+			if !found {
+				return fail("The upgraded %s has removed an existing variant.", org)
+			}
 		}
 		for i, con := range pd.EnumCons {
-			if nd.EnumCons[i] != con {
-				return fail("The upgraded %s has changed the order of its variants - any new variant must be added at the end of the enum.", origin)
+			if i < len(nd.EnumCons) && nd.EnumCons[i] != con {
+				return fail("The upgraded %s has changed the order of its variants - any new variant must be added at the end of the enum.", org)
 			}
+		}
+	}
+	return nil
+}
+
+// record is Canton's checkFields: missing fields, then changed types, then
+// new fields that are not Optional, then the order.
+func (c *checker) record(org string, past, present []lf.Field) error {
+	for _, f := range past {
+		if !hasField(present, f.Name) {
+			return fail("The upgraded %s is missing some of its original fields.", org)
+		}
+	}
+	for _, f := range past {
+		if !c.typeEqual(f.Type, fieldType(present, f.Name)) {
+			return fail("The upgraded %s has changed the types of some of its original fields.", org)
+		}
+	}
+	for _, f := range present {
+		if !hasField(past, f.Name) && !isOptional(f.Type) {
+			if strings.HasPrefix(org, "variant constructor ") {
+				return fail("The upgraded %s has added a field.", org)
+			}
+			return fail("The upgraded %s has added new fields, but those fields are not Optional.", org)
+		}
+	}
+	for i, f := range past {
+		if i < len(present) && present[i].Name != f.Name {
+			return fail("The upgraded %s has changed the order of its fields - any new fields must be added at the end of the record.", org)
 		}
 	}
 	return nil
@@ -280,18 +375,32 @@ func hasField(fs []lf.Field, name string) bool {
 	return false
 }
 
+func fieldType(fs []lf.Field, name string) lf.Type {
+	for _, f := range fs {
+		if f.Name == name {
+			return f.Type
+		}
+	}
+	return nil
+}
+
+// isOptional is Canton's fieldTypeOptional: Optional applied, as written.
 func isOptional(t lf.Type) bool {
-	head, args := lf.SplitApp(t)
-	b, ok := head.(lf.TBuiltin)
-	return ok && b.Builtin == lf.BuiltinOptional && len(args) == 1
+	a, ok := t.(lf.TApp)
+	if !ok {
+		return false
+	}
+	b, ok := a.Fun.(lf.TBuiltin)
+	return ok && b.Builtin == lf.BuiltinOptional
 }
 
 // typeUpgrades reports whether a choice's return type may change from past
 // to present: equal modulo upgrades.
 func (c *checker) typeUpgrades(past, present lf.Type) bool { return c.typeEqual(past, present) }
 
-// conEqual compares type constructors modulo upgrades: the same module and
-// name, in the same package or in packages of the same name.
+// conEqual is Canton's checkIdentifiers: the same module and name, and
+// either the same package or, both packages known, packages of the same
+// name of which present's is not older.
 func (c *checker) conEqual(a, b lf.TypeConName) bool {
 	if !a.Module.Equal(b.Module) || !a.Name.Equal(b.Name) {
 		return false
@@ -299,28 +408,39 @@ func (c *checker) conEqual(a, b lf.TypeConName) bool {
 	if a.Package == b.Package {
 		return true
 	}
-	na, nb := c.pkgName(a.Package), c.pkgName(b.Package)
-	return na != "" && na == nb
+	pa, pb := c.pkg(a.Package), c.pkg(b.Package)
+	if pa == nil || pb == nil || pa.Name != pb.Name {
+		return false
+	}
+	return pa.Version == "" || pb.Version == "" || CompareVersions(pa.Version, pb.Version) <= 0
 }
 
-func (c *checker) pkgName(id lf.PackageID) string {
+func (c *checker) pkg(id lf.PackageID) *lf.Package {
 	switch id {
 	case c.past.ID:
-		return c.past.Name
+		return c.past
 	case c.present.ID:
-		return c.present.Name
+		return c.present
 	}
-	if c.name != nil {
-		return c.name(id)
+	if c.lookup != nil {
+		return c.lookup(id)
 	}
-	return ""
+	return nil
 }
 
+// typeEqual is Canton's checkType: a is past's type, b present's.
 func (c *checker) typeEqual(a, b lf.Type) bool {
 	switch x := a.(type) {
 	case lf.TVar:
 		y, ok := b.(lf.TVar)
-		return ok && x.Name == y.Name
+		if !ok {
+			return false
+		}
+		if p, bound := c.vars[y.Name]; bound {
+			return p == x.Name
+		}
+		_, pastBound := c.pastVar(x.Name)
+		return !pastBound && x.Name == y.Name
 	case lf.TNat:
 		y, ok := b.(lf.TNat)
 		return ok && x.N == y.N
@@ -330,34 +450,22 @@ func (c *checker) typeEqual(a, b lf.Type) bool {
 	case lf.TCon:
 		y, ok := b.(lf.TCon)
 		return ok && c.conEqual(x.Con, y.Con)
-	case lf.TSyn:
-		y, ok := b.(lf.TSyn)
-		if !ok || !c.conEqual(x.Syn, y.Syn) || len(x.Args) != len(y.Args) {
-			return false
-		}
-		for i := range x.Args {
-			if !c.typeEqual(x.Args[i], y.Args[i]) {
-				return false
-			}
-		}
-		return true
 	case lf.TApp:
 		y, ok := b.(lf.TApp)
 		return ok && c.typeEqual(x.Fun, y.Fun) && c.typeEqual(x.Arg, y.Arg)
-	case lf.TStruct:
-		y, ok := b.(lf.TStruct)
-		if !ok || len(x.Fields) != len(y.Fields) {
-			return false
-		}
-		for i := range x.Fields {
-			if x.Fields[i].Name != y.Fields[i].Name || !c.typeEqual(x.Fields[i].Type, y.Fields[i].Type) {
-				return false
-			}
-		}
-		return true
-	case lf.TForall:
-		y, ok := b.(lf.TForall)
-		return ok && x.Var.Name == y.Var.Name && c.typeEqual(x.Body, y.Body)
 	}
+	// Synonyms, structs and foralls: Canton's checkType has no case for
+	// them.
 	return false
+}
+
+// pastVar reports whether name is a parameter of the past data type being
+// compared.
+func (c *checker) pastVar(name string) (string, bool) {
+	for n, p := range c.vars {
+		if p == name {
+			return n, true
+		}
+	}
+	return "", false
 }
