@@ -4,12 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
+	"encoding/hex"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/ledger-cli/ledger/daml/tx"
+	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
 
@@ -100,5 +104,46 @@ func TestGoldenBlobsAuthenticate(t *testing.T) {
 	}
 	if versions[V10] != 1 || versions[V11] != 4 {
 		t.Errorf("versions %v, want one ca10 and four ca11", versions)
+	}
+}
+
+// TestGoldenLocalIDs checks the four contracts the golden transfer
+// creates: each local id (no suffix) is 0x00 ‖ the discriminator derived
+// from its create node's seed, the preparation time and its stakeholders
+// (tx.ContractIDV1), and parses as a local id.
+func TestGoldenLocalIDs(t *testing.T) {
+	pt := goldenTransaction(t)
+	seeds := map[string][]byte{}
+	for _, s := range pt.GetTransaction().GetNodeSeeds() {
+		seeds[strconv.Itoa(int(s.GetNodeId()))] = s.GetSeed()
+	}
+	prep := value.Timestamp(pt.GetMetadata().GetPreparationTime())
+	n := 0
+	for _, node := range pt.GetTransaction().GetNodes() {
+		create := node.GetV1().GetCreate()
+		if create == nil {
+			continue
+		}
+		n++
+		id, err := ParseID(value.ContractID(create.GetContractId()))
+		if err != nil {
+			t.Fatalf("node %s: %v", node.GetNodeId(), err)
+		}
+		if !id.IsLocal() {
+			t.Errorf("node %s: created id %s has a suffix", node.GetNodeId(), create.GetContractId())
+		}
+		seed, err := tx.ParseHash(hex.EncodeToString(seeds[node.GetNodeId()]))
+		if err != nil {
+			t.Fatalf("node %s: seed: %v", node.GetNodeId(), err)
+		}
+		if got := tx.ContractIDV1(seed, prep, create.GetStakeholders()); got != value.ContractID(create.GetContractId()) {
+			t.Errorf("node %s: derived id %s, want %s", node.GetNodeId(), got, create.GetContractId())
+		}
+		if LocalID(id.Discriminator).ContractID() != value.ContractID(create.GetContractId()) {
+			t.Errorf("node %s: local id does not print back", node.GetNodeId())
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d created contracts, want 4", n)
 	}
 }
