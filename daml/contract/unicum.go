@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"slices"
+	"strconv"
 
 	"github.com/ledger-cli/ledger/daml/value"
 )
@@ -117,30 +118,7 @@ func ContractSaltV1(in SaltInput) Salt {
 
 // mediatorGroupRecipient is MediatorGroupRecipient.toProtoPrimitive.
 func mediatorGroupRecipient(group int) string {
-	return "MGR::" + itoa(group)
-}
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	neg := i < 0
-	var buf [20]byte
-	n := len(buf)
-	u := uint64(i)
-	if neg {
-		u = uint64(-i)
-	}
-	for u > 0 {
-		n--
-		buf[n] = byte('0' + u%10)
-		u /= 10
-	}
-	if neg {
-		n--
-		buf[n] = '-'
-	}
-	return string(buf[n:])
+	return "MGR::" + strconv.Itoa(group)
 }
 
 func appendStr(b []byte, s string) []byte {
