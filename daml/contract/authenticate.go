@@ -144,7 +144,8 @@ func (e *AuthenticationError) Error() string {
 // salt, creation time, parties, key and contract hash must be the id's.
 //
 // ca10 and ca11 contracts are hashed as stored and need no types (types
-// may be nil). ca12 contracts are hashed after translation to their
+// may be nil); given types, their argument is also checked against the
+// template's type in the target package, as Canton does. ca12 contracts are hashed after translation to their
 // template's type in the target package (Translate); target "" means the
 // package that created the contract, whose id the blob names.
 func Authenticate(c *Contract, types *typed.Env, target lf.PackageID) error {
@@ -165,7 +166,17 @@ func Authenticate(c *Contract, types *typed.Env, target lf.PackageID) error {
 	if c.CreatedAt == CreatedAtNow {
 		return fail("Cannot authenticate contract with creation time Now")
 	}
-	h, err := ContractHash(c, id.Version.Method(), types, target)
+	m := id.Version.Method()
+	if types != nil && m != TypedNormalForm {
+		// Canton type-checks the contract against the target package
+		// before it authenticates it (LfContractValidation); the hash of
+		// ca10 and ca11 ids does not tell values of different types
+		// apart (0 and False are both left out of an UpgradeFriendly record).
+		if _, err := Translate(types, templateIn(c, target), c.Argument); err != nil {
+			return fail("%v", err)
+		}
+	}
+	h, err := ContractHash(c, m, types, target)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -185,15 +196,20 @@ func ContractHash(c *Contract, m Method, types *typed.Env, target lf.PackageID) 
 	if m != TypedNormalForm {
 		return HashUntyped(m, c.PackageName, c.TemplateID, c.Argument)
 	}
-	if target == "" {
-		target = lf.PackageID(c.TemplateID.PackageID)
-	}
-	tmpl := lf.TypeConName{Package: target, Module: splitDotted(c.TemplateID.ModuleName), Name: splitDotted(c.TemplateID.EntityName)}
-	arg, err := Translate(types, tmpl, c.Argument)
+	arg, err := Translate(types, templateIn(c, target), c.Argument)
 	if err != nil {
 		return Hash{}, err
 	}
 	return HashTyped(c.PackageName, c.TemplateID.ModuleName, c.TemplateID.EntityName, arg)
+}
+
+// templateIn names c's template in the target package ("" for the
+// creating one).
+func templateIn(c *Contract, target lf.PackageID) lf.TypeConName {
+	if target == "" {
+		target = lf.PackageID(c.TemplateID.PackageID)
+	}
+	return lf.TypeConName{Package: target, Module: splitDotted(c.TemplateID.ModuleName), Name: splitDotted(c.TemplateID.EntityName)}
 }
 
 func splitDotted(s string) lf.DottedName {
