@@ -397,7 +397,7 @@ func DecodeBlob(blob []byte) (*Contract, error) {
 			}
 			v, n := protowire.ConsumeBytes(b)
 			payload = v
-			return n, protowire.ParseError(n)
+			return n, nil
 		}
 		return 0, errUnknownField
 	})
