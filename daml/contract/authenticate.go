@@ -75,7 +75,7 @@ func ParseAuthenticationDataV1(b []byte) (Salt, error) {
 	}
 	var saltMsg []byte
 	hasSalt := false
-	seen = nil
+	seen = 0
 	if err := d.message(data, "ContractAuthenticationData", func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
 		if num != 1 {
 			return 0, errUnknownField
@@ -94,7 +94,7 @@ func ParseAuthenticationDataV1(b []byte) (Salt, error) {
 	}
 	var alg uint64
 	var salt []byte
-	seen = nil
+	seen = 0
 	if err := d.message(saltMsg, "Salt", func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
 		switch num {
 		case 1:

@@ -418,20 +418,22 @@ func DecodeBlob(blob []byte) (*Contract, error) {
 
 var errUnknownField = errors.New("unknown field")
 
-// fieldSet records which singular fields a message has shown.
-type fieldSet map[protowire.Number]bool
+// fieldSet records which singular fields of a message have been seen: a
+// bit per field number below 63, bit 63 for the key (field 1001).
+type fieldSet uint64
 
 func (s *fieldSet) once(num protowire.Number, got, want protowire.Type) error {
 	if got != want {
 		return errUnknownField
 	}
-	if *s == nil {
-		*s = fieldSet{}
+	bit := fieldSet(1) << 63
+	if num < 63 {
+		bit = fieldSet(1) << num
 	}
-	if (*s)[num] {
+	if *s&bit != 0 {
 		return fmt.Errorf("field %d given twice", num)
 	}
-	(*s)[num] = true
+	*s |= bit
 	return nil
 }
 

@@ -66,7 +66,7 @@ var ErrNesting = fmt.Errorf("value nests deeper than %d levels", maxNesting)
 // with version 0x00 (Legacy) or 0x01 (UpgradeFriendly); see the package
 // documentation for the value encodings.
 func HashUntyped(m Method, packageName string, template value.Identifier, arg value.Value) (Hash, error) {
-	var e hashEncoder
+	e := hashEncoder{buf: make([]byte, 0, 512)}
 	switch m {
 	case Legacy:
 		e.byte(versionLegacy)
@@ -100,7 +100,7 @@ func HashUntyped(m Method, packageName string, template value.Identifier, arg va
 //
 //	SHA-256(0x03 ‖ 0x05 ‖ str(packageName) ‖ dotted(module) ‖ dotted(entity) ‖ typed(arg))
 func HashTyped(packageName, module, entity string, arg value.Value) (Hash, error) {
-	var e hashEncoder
+	e := hashEncoder{buf: make([]byte, 0, 512)}
 	e.byte(versionTypedNormalForm)
 	e.byte(purposeContract)
 	e.str(packageName)
