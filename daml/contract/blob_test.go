@@ -74,8 +74,24 @@ func nestedLists(n int) []byte {
 	return v
 }
 
+// keyOf is a contract_key_with_maintainers field: key (), the maintainers,
+// a 32-byte hash.
+func keyOf(maintainers ...string) []byte {
+	k := field(nil, 1, unitValue())
+	for _, m := range maintainers {
+		k = field(k, 2, []byte(m))
+	}
+	k = field(k, 3, make([]byte, 32))
+	return field(nil, fKeyWithMaintainers, k)
+}
+
 // TestDecodeBlobRefuses feeds hostile blobs, each named by why it must be
-// refused, and checks the error says so.
+// refused, and checks the error says so. Canton's TransactionCoderSpec
+// (community/daml-lf/transaction-tests/src/test/scala/com/digitalasset/daml/lf/transaction/TransactionCoderSpec.scala)
+// has no byte vectors, only properties; its refusals of a FatContractInstance
+// (unknown fields, trailing data, key without maintainers, no signatory,
+// non-maintainer signatories or non-signatory stakeholders holding a
+// maintainer, unsorted or repeated parties) are among these cases.
 func TestDecodeBlobRefuses(t *testing.T) {
 	good := blobParts("2.1", recordOf(unitValue()), sigs("alice"))
 	if _, err := DecodeBlob(good); err != nil {
@@ -116,6 +132,9 @@ func TestDecodeBlobRefuses(t *testing.T) {
 		{"fail_date_range", blobParts("2.1", varintField(nil, fDate, uint64(int64(value.MaxDate)+1)), sigs("alice")), "error decoding date"},
 		{"fail_key_in_v1", blobParts("2.1", recordOf(unitValue()), sigs("alice"), field(nil, fKeyWithMaintainers, nil)), "needs serialization version 2"},
 		{"fail_key_without_maintainers", blobParts("2", recordOf(unitValue()), sigs("alice"), field(nil, fKeyWithMaintainers, append(field(nil, 1, unitValue()), field(nil, 3, make([]byte, 32))...))), "key without maintainers"},
+		{"fail_trailing_data", append(bytes.Clone(good), 0), "malformed protobuf"},
+		{"fail_maintainer_also_non_maintainer_signatory", blobParts("2", recordOf(unitValue()), sigs("alice", "m"), keyOf("m")), "declared as maintainer and nonMaintainerSignatory"},
+		{"fail_maintainer_also_observer", blobParts("2", recordOf(unitValue()), sigs("alice"), observers("m"), keyOf("m")), "declared as signatory and nonSignatoryStakeholder"},
 		{"fail_truncated", good[:len(good)-3], "malformed protobuf"},
 		{"fail_empty", nil, "unsupported serialization version"},
 	} {
@@ -125,6 +144,9 @@ func TestDecodeBlobRefuses(t *testing.T) {
 				t.Fatalf("error %v, want one with %q", err, tc.want)
 			}
 		})
+	}
+	if c, err := DecodeBlob(blobParts("2", recordOf(unitValue()), keyOf("m"))); err != nil || c.Signatories[0] != "m" {
+		t.Errorf("a contract signed by its key's maintainer only: %v", err)
 	}
 	if _, err := DecodeBlob(blobParts("2.1", nestedLists(100), sigs("alice"))); err != nil {
 		t.Errorf("a value nested 100 levels below its top: %v", err)
