@@ -886,7 +886,7 @@ func (d *decoder) compound(num protowire.Number, b []byte, nesting int) (value.V
 		}
 		return value.Some(v), nil
 	case fList:
-		var elems []value.Value
+		elems := make([]value.Value, 0, countRepeated(b))
 		err := d.message(b, "List", func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
 			if num != 1 || typ != protowire.BytesType {
 				return 0, errUnknownField
@@ -904,7 +904,7 @@ func (d *decoder) compound(num protowire.Number, b []byte, nesting int) (value.V
 		}
 		return value.NewList(elems...), nil
 	case fRecord:
-		var fields []value.Field
+		fields := make([]value.Field, 0, countRepeated(b))
 		err := d.message(b, "Record", func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
 			if num != 1 || typ != protowire.BytesType {
 				return 0, errUnknownField
@@ -981,7 +981,7 @@ func (d *decoder) compound(num protowire.Number, b []byte, nesting int) (value.V
 		}
 		return &value.Enum{Constructor: ctor}, nil
 	case fTextMap:
-		var entries []value.TextMapEntry
+		entries := make([]value.TextMapEntry, 0, countRepeated(b))
 		err := d.message(b, "TextMap", func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
 			if num != 1 || typ != protowire.BytesType {
 				return 0, errUnknownField
@@ -1006,7 +1006,7 @@ func (d *decoder) compound(num protowire.Number, b []byte, nesting int) (value.V
 		}
 		return m, nil
 	case fMap:
-		var entries []value.GenMapEntry
+		entries := make([]value.GenMapEntry, 0, countRepeated(b))
 		err := d.message(b, "Map", func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
 			if num != 1 || typ != protowire.BytesType {
 				return 0, errUnknownField
@@ -1028,6 +1028,28 @@ func (d *decoder) compound(num protowire.Number, b []byte, nesting int) (value.V
 		return value.GenMapInOrder(entries), nil
 	}
 	return nil, errUnknownField
+}
+
+// countRepeated counts the fields of a message, so that the slice of a
+// list, record or map is allocated once at its size. Each field takes at
+// least two bytes, so the count is at most len(b)/2; on malformed input it
+// returns what it counted, and the decoding that follows reports the
+// error.
+func countRepeated(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		num, typ, m := protowire.ConsumeTag(b)
+		if m < 0 {
+			break
+		}
+		k := protowire.ConsumeFieldValue(num, typ, b[m:])
+		if k < 0 {
+			break
+		}
+		b = b[m+k:]
+		n++
+	}
+	return n
 }
 
 // singleValueMessage reads a message whose only field 1 is a Value

@@ -2,6 +2,7 @@ package contract
 
 import (
 	"bytes"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -195,5 +196,46 @@ func TestBlobRoundTrip(t *testing.T) {
 	g := back.Argument.(*value.Record).Fields[12].Value.(*value.GenMap)
 	if g.Entries()[0].Key.(*value.Enum).Constructor != "B" {
 		t.Errorf("generic map order not kept: %s", g)
+	}
+}
+
+// TestDecodeMemoryBound decodes blobs made to cost the most memory per
+// byte — a record of ~170k unit fields, a list of ~260k units, a text map of
+// ~65k entries, each about 1 MiB — and checks that decoding allocates at most
+// 8 bytes per input byte: slices are sized once by counting the fields
+// (before, a record of units allocated 28 bytes per byte in growing
+// slices).
+func TestDecodeMemoryBound(t *testing.T) {
+	const size = 1 << 20
+	shapes := map[string]func() []byte{
+		"record": func() []byte {
+			f := field(nil, 1, field(nil, 1, unitValue()))
+			return field(nil, fRecord, bytes.Repeat(f, size/len(f)))
+		},
+		"list": func() []byte {
+			f := field(nil, 1, unitValue())
+			return field(nil, fList, bytes.Repeat(f, size/len(f)))
+		},
+		"textmap": func() []byte {
+			var r []byte
+			for i := 0; len(r) < size; i++ {
+				k := []byte{byte('a' + i%26), byte('a' + i/26%26), byte('a' + i/676%26), byte('a' + i/17576%26)}
+				r = field(r, 1, append(field(nil, 1, k), field(nil, 2, unitValue())...))
+			}
+			return field(nil, fTextMap, r)
+		},
+	}
+	for name, shape := range shapes {
+		blob := blobParts("2.1", shape(), sigs("alice"))
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if _, err := DecodeBlob(blob); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		runtime.ReadMemStats(&after)
+		if per := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(blob)); per > 8 {
+			t.Errorf("%s: %.1f bytes allocated per input byte", name, per)
+		}
 	}
 }
