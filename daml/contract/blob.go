@@ -342,7 +342,7 @@ func appendValue(b []byte, v value.Value, depth int) ([]byte, error) {
 			return appendStringField(b, 1, x.Constructor), nil
 		})
 	}
-	return nil, fmt.Errorf("a %s is not serializable and cannot be part of a contract", v.Kind())
+	return nil, errNotSerializable(v)
 }
 
 // DecodeError is a blob that does not decode: Field names where (as a

@@ -239,3 +239,28 @@ func TestDecodeMemoryBound(t *testing.T) {
 		}
 	}
 }
+
+// TestNilValuesRefused checks that a contract built by a caller with a
+// missing value is refused, not a panic, by every function that walks it.
+func TestNilValuesRefused(t *testing.T) {
+	_, env := pingTypes(t)
+	c := pingContract(t, "nil", 9)
+	c.Argument = &value.Record{Fields: []value.Field{{Label: "id", Value: nil}}}
+	if _, err := EncodeBlob(c); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("encode: %v", err)
+	}
+	for _, m := range []Method{Legacy, UpgradeFriendly} {
+		if _, err := HashUntyped(m, c.PackageName, c.TemplateID, c.Argument); err == nil {
+			t.Errorf("%s hash of a nil field", m)
+		}
+	}
+	if _, err := HashTyped(c.PackageName, "M", "T", value.NewList(nil)); err == nil {
+		t.Error("typed hash of a nil element")
+	}
+	if _, err := ContractHash(c, TypedNormalForm, env, ""); err == nil || !strings.Contains(err.Error(), "got none") {
+		t.Errorf("translation of a nil field: %v", err)
+	}
+	if _, err := NewSuffixer(V11, nil).Suffix(c, Salt{}); err == nil {
+		t.Error("suffixing a contract with a nil field")
+	}
+}

@@ -238,7 +238,7 @@ func (e *hashEncoder) collection(v value.Value, depth int, elem func(value.Value
 		e.str(x.Constructor)
 		return elem(x.Value, depth+1)
 	default:
-		return fmt.Errorf("a %s is not serializable and cannot be part of a contract", v.Kind())
+		return errNotSerializable(v)
 	}
 	return nil
 }
@@ -340,7 +340,7 @@ func (e *hashEncoder) ufRecord(r *value.Record, depth int) error {
 				err = e.upgradeFriendly(x, depth+1)
 			}
 		default:
-			err = fmt.Errorf("a %s is not serializable and cannot be part of a contract", f.Value.Kind())
+			err = errNotSerializable(f.Value)
 		}
 		if err != nil {
 			return err
@@ -488,7 +488,7 @@ func (e *hashEncoder) typed(v value.Value, depth int) error {
 		e.str(x.Constructor)
 		e.int32(int32(x.Rank))
 	default:
-		return fmt.Errorf("a %s is not serializable and cannot be part of a contract", v.Kind())
+		return errNotSerializable(v)
 	}
 	return nil
 }
@@ -507,4 +507,13 @@ func javaBytes(x *big.Int) []byte {
 		}
 	}
 	return b
+}
+
+// errNotSerializable refuses a value a contract cannot hold: a function,
+// struct, Any or type representation, or no value at all (nil).
+func errNotSerializable(v value.Value) error {
+	if v == nil {
+		return errors.New("a value is missing (nil)")
+	}
+	return fmt.Errorf("a %s is not serializable and cannot be part of a contract", v.Kind())
 }

@@ -52,6 +52,9 @@ func (t *translator) fail(format string, args ...any) error {
 }
 
 func (t *translator) mismatch(p *typed.Plan, v value.Value) error {
+	if v == nil {
+		return t.fail("expected a value of type %s, got none", p.Type)
+	}
 	return t.fail("expected a value of type %s, got a %s", p.Type, v.Kind())
 }
 
