@@ -222,3 +222,21 @@ func sortedSet(ps []string) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// The salts of a transaction, derived from its seed in Canton's order:
+// submitter metadata, common metadata, participant metadata, then per view
+// in pre-order its common data and its participant data. A
+// one-participant node has one view per root action and no subviews
+// (docs/contract-ids.md), so root view i's participant-data salt has
+// index 4 + 2i.
+const (
+	saltIndexFirstView = 3
+	saltsPerView       = 2
+)
+
+// ViewParticipantDataSalt returns the participant-data salt of the
+// transaction's root view i: the key of the contract salts of the creates
+// under root action i.
+func ViewParticipantDataSalt(seed []byte, rootView int) Salt {
+	return DeriveSalt(seed, saltIndexFirstView+saltsPerView*rootView+1)
+}

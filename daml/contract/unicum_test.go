@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 	"testing"
 
 	"github.com/ledger-cli/ledger/daml/value"
@@ -70,5 +71,55 @@ func TestEpochSecondNanos(t *testing.T) {
 		if s != tc.sec || n != tc.nanos {
 			t.Errorf("%d µs: %d s %d ns, want %d s %d ns", tc.us, s, n, tc.sec, tc.nanos)
 		}
+	}
+}
+
+// TestViewParticipantDataSalt pins the salt chain's indices of our view
+// mapping: root view 0 takes index 4, view 1 index 6.
+func TestViewParticipantDataSalt(t *testing.T) {
+	seed := []byte("0123456789abcdef")
+	if ViewParticipantDataSalt(seed, 0) != DeriveSalt(seed, 4) || ViewParticipantDataSalt(seed, 1) != DeriveSalt(seed, 6) {
+		t.Error("root views' participant-data salts are not at indices 4 and 6")
+	}
+}
+
+// TestParseID reads and prints local and suffixed ids and refuses the
+// others, each case named by its outcome.
+func TestParseID(t *testing.T) {
+	disc := "00" + strings.Repeat("ab", 32)
+	unicum := strings.Repeat("cd", 32)
+	for _, tc := range []struct {
+		name, id, want string
+		local          bool
+		version        Version
+	}{
+		{"good_local", disc, "", true, 0},
+		{"good_ca10", disc + "ca101220" + unicum, "", false, V10},
+		{"good_ca11", disc + "ca111220" + unicum, "", false, V11},
+		{"good_ca12", disc + "ca121220" + unicum, "", false, V12},
+		{"fail_upper_case", strings.ToUpper(disc), "not lower-case hex", false, 0},
+		{"fail_odd", disc + "c", "not lower-case hex", false, 0},
+		{"fail_v2", "01" + disc[2:], "not a V1 contract id", false, 0},
+		{"fail_short", disc[:64], "at least 33 bytes", false, 0},
+		{"fail_ca09", disc + "ca091220" + unicum, "not a Canton V1 suffix", false, 0},
+		{"fail_v2_relative_suffix", disc + "00" + unicum, "not a Canton V1 suffix", false, 0},
+		{"fail_no_multihash", disc + "ca12" + unicum + "0000", "malformed suffix", false, 0},
+		{"fail_long", disc + "ca121220" + unicum + "00", "malformed suffix", false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id, err := ParseID(value.ContractID(tc.id))
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("error %v, want %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if id.IsLocal() != tc.local || id.Version != tc.version || string(id.ContractID()) != tc.id {
+				t.Errorf("parsed %+v, prints %s", id, id)
+			}
+		})
 	}
 }
