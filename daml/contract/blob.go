@@ -145,6 +145,14 @@ func EncodeBlob(c *Contract) ([]byte, error) {
 		maintainers = sortedSet(c.Key.Maintainers)
 	}
 	sigs := sortedSet(c.Signatories)
+	if len(sigs) == 0 {
+		return nil, errors.New("contract: no signatory")
+	}
+	for _, m := range maintainers {
+		if _, isSignatory := slices.BinarySearch(sigs, m); !isSignatory {
+			return nil, fmt.Errorf("contract: key maintainer %s is not a signatory", m)
+		}
+	}
 	for _, s := range sigs {
 		if _, isMaintainer := slices.BinarySearch(maintainers, s); !isMaintainer {
 			p = protowire.AppendTag(p, fNonMaintainerSigs, protowire.BytesType)
@@ -487,7 +495,6 @@ func (d *decoder) fatContract(b []byte, c *Contract) error {
 	var arg, keyMsg []byte
 	var hasTemplate, hasKey bool
 	var nonMaintainerSigs, nonSigStakeholders []string
-	c.CreatedAt = 0
 	err := d.message(b, msg, func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
 		switch num {
 		case fContractID:

@@ -264,3 +264,19 @@ func TestNilValuesRefused(t *testing.T) {
 		t.Error("suffixing a contract with a nil field")
 	}
 }
+
+// TestEncodeBlobRefuses checks that EncodeBlob refuses contracts whose blob
+// could not be read back: no signatory, a maintainer who does not sign.
+func TestEncodeBlobRefuses(t *testing.T) {
+	c := pingContract(t, "enc", 4)
+	c.Signatories = nil
+	if _, err := EncodeBlob(c); err == nil || !strings.Contains(err.Error(), "no signatory") {
+		t.Errorf("no signatory: %v", err)
+	}
+	c = pingContract(t, "enc", 4)
+	c.Version = SerializationV2
+	c.Key = &Key{Value: value.Unit{}, Maintainers: []string{"bob::1220"}}
+	if _, err := EncodeBlob(c); err == nil || !strings.Contains(err.Error(), "not a signatory") {
+		t.Errorf("maintainer not signing: %v", err)
+	}
+}
