@@ -351,4 +351,3 @@ func appendValue(b []byte, v value.Value, depth int) ([]byte, error) {
 	}
 	return nil, errNotSerializable(v)
 }
-
