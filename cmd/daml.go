@@ -87,7 +87,7 @@ backtrace; the exit status is then 1.`,
 	cmd.Flags().BoolVar(&opts.Dev, "dev", false, "accept Daml-LF 2.dev packages")
 	cmd.Flags().Int64Var(&opts.Steps, "steps", 0, "step budget of the evaluation (default 100,000,000)")
 	cmd.Flags().IntVar(&opts.Depth, "depth", 0, "depth limit of the evaluation (default 250,000)")
-	cmd.Flags().Var(&opts.Memory, "memory", "memory budget of the evaluation: bytes of values it may build, e.g. 64MiB (default 1GiB)")
+	cmd.Flags().Var(&opts.Memory, "memory", "memory budget of the evaluation: bytes of values it may build, e.g. 64MiB (default 512MiB)")
 	return cmd
 }
 

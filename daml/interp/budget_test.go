@@ -181,7 +181,7 @@ func TestErrorCauseBounded(t *testing.T) {
 }
 
 // BenchmarkDoublingTextRefused: what the doubling text costs before the
-// default memory budget (1 GiB of values) stops it — the figure in
+// default memory budget (512 MiB of values) stops it — the figure in
 // RELIABILITY.md.
 func BenchmarkDoublingTextRefused(b *testing.B) {
 	lamb, err := testEngine.Packages().Closed("test", app(val("bomb"), text("boom")))

@@ -133,7 +133,7 @@ type Limits struct {
 const (
 	DefaultSteps  = 100_000_000
 	DefaultDepth  = 250_000
-	DefaultMemory = 1 << 30
+	DefaultMemory = 512 << 20
 )
 
 func (l Limits) withDefaults() Limits {
