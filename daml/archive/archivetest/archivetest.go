@@ -249,7 +249,9 @@ func doublePackage(tb testing.TB, pkg []byte, n int, version string) []byte {
 	}
 	versionIdx := len(strs)
 	// The new types: GenMap, t0, then per level GenMap t(i) and t(i+1).
-	ref := func(i int) []byte { return protowire.AppendVarint(protowire.AppendTag(nil, 8, protowire.VarintType), uint64(i)) }
+	ref := func(i int) []byte {
+		return protowire.AppendVarint(protowire.AppendTag(nil, 8, protowire.VarintType), uint64(i))
+	}
 	builtin := func(b uint64) []byte {
 		return appendBytes(nil, 3, protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), b))
 	}
