@@ -136,3 +136,19 @@ func TestTypeStringBounded(t *testing.T) {
 		t.Errorf("a data type printed %d bytes", len(s))
 	}
 }
+
+// TestNodeOf: the nodes of a shared type have one identity each, however
+// often they are reached; separately built equal types do not.
+func TestNodeOf(t *testing.T) {
+	t2 := doubling(2).(TApp)
+	left, right := t2.Fun.(TApp).Arg, t2.Arg
+	if NodeOf(left) != NodeOf(right) {
+		t.Error("the two halves of a doubled type are not one node")
+	}
+	if NodeOf(doubling(1)) == NodeOf(doubling(1)) {
+		t.Error("two types built apart share a node")
+	}
+	if NodeOf(TBuiltin{Builtin: BuiltinUnit}) == NodeOf(TNat{N: 0}) {
+		t.Error("values of two kinds share a node")
+	}
+}

@@ -90,8 +90,13 @@ var scalarPlans = map[lf.BuiltinType]*Plan{
 // compiler compiles types into plans under Env.mu.
 type compiler struct {
 	env   *Env
-	added []string // data-type keys added to env.cons by this compilation
+	added []int // data-type keys added to env.cons by this compilation
 	depth int
+	// memo holds the plan of each closed type node compiled so far, and ids
+	// the id of each node numbered so far: a type whose nodes share parts
+	// compiles in the time of its nodes.
+	memo map[lf.TypeNode]*Plan
+	ids  map[lf.TypeNode]int
 }
 
 // maxTypeDepth bounds the nesting of a type being compiled, so that a
@@ -101,6 +106,28 @@ const maxTypeDepth = 1000
 
 // compile compiles t, whose type variables are bound by vars to closed types.
 func (c *compiler) compile(t lf.Type, vars map[string]lf.Type) (*Plan, error) {
+	if len(vars) > 0 {
+		t = substShared(t, vars, map[lf.TypeNode]lf.Type{})
+	}
+	node := lf.NodeOf(t)
+	if p, ok := c.memo[node]; ok {
+		return p, nil
+	}
+	p, err := c.compileClosed(t)
+	if err != nil {
+		return nil, err
+	}
+	if c.memo == nil {
+		c.memo = map[lf.TypeNode]*Plan{}
+	}
+	c.memo[node] = p
+	return p, nil
+}
+
+// compileClosed compiles t, in which every type variable bound outside is
+// substituted (compile did it).
+func (c *compiler) compileClosed(t lf.Type) (*Plan, error) {
+	var vars map[string]lf.Type
 	c.depth++
 	defer func() { c.depth-- }()
 	if c.depth > maxTypeDepth {
@@ -221,7 +248,10 @@ func (c *compiler) dataType(n lf.TypeConName, args []lf.Type, vars map[string]lf
 		closedArgs[i] = subst(a, vars)
 	}
 	closed := lf.App(lf.TCon{Con: n}, closedArgs...)
-	key := typeKey(closed)
+	if c.ids == nil {
+		c.ids = map[lf.TypeNode]int{}
+	}
+	key := c.env.ids.keyIn(closed, c.ids)
 	if p, ok := c.env.cons[key]; ok {
 		return p, nil
 	}
@@ -282,26 +312,36 @@ func subst(t lf.Type, vars map[string]lf.Type) lf.Type {
 	if len(vars) == 0 {
 		return t
 	}
+	return substShared(t, vars, map[lf.TypeNode]lf.Type{})
+}
+
+// substShared is subst memoised by node in done: a part that t reaches
+// twice is substituted once, and the result shares it as t does.
+func substShared(t lf.Type, vars map[string]lf.Type, done map[lf.TypeNode]lf.Type) lf.Type {
+	node := lf.NodeOf(t)
+	if r, ok := done[node]; ok {
+		return r
+	}
+	r := t
 	switch tt := t.(type) {
 	case lf.TVar:
 		if b, ok := vars[tt.Name]; ok {
-			return b
+			r = b
 		}
-		return t
 	case lf.TApp:
-		return lf.TApp{Fun: subst(tt.Fun, vars), Arg: subst(tt.Arg, vars)}
+		r = lf.TApp{Fun: substShared(tt.Fun, vars, done), Arg: substShared(tt.Arg, vars, done)}
 	case lf.TSyn:
 		args := make([]lf.Type, len(tt.Args))
 		for i, a := range tt.Args {
-			args[i] = subst(a, vars)
+			args[i] = substShared(a, vars, done)
 		}
-		return lf.TSyn{Syn: tt.Syn, Args: args}
+		r = lf.TSyn{Syn: tt.Syn, Args: args}
 	case lf.TStruct:
 		fs := make([]lf.Field, len(tt.Fields))
 		for i, f := range tt.Fields {
-			fs[i] = lf.Field{Name: f.Name, Type: subst(f.Type, vars)}
+			fs[i] = lf.Field{Name: f.Name, Type: substShared(f.Type, vars, done)}
 		}
-		return lf.TStruct{Fields: fs}
+		r = lf.TStruct{Fields: fs}
 	case lf.TForall:
 		inner := make(map[string]lf.Type, len(vars))
 		for k, v := range vars {
@@ -309,7 +349,9 @@ func subst(t lf.Type, vars map[string]lf.Type) lf.Type {
 				inner[k] = v
 			}
 		}
-		return lf.TForall{Var: tt.Var, Body: subst(tt.Body, inner)}
+		// The body sees other bindings: its memo is its own.
+		r = lf.TForall{Var: tt.Var, Body: substShared(tt.Body, inner, map[lf.TypeNode]lf.Type{})}
 	}
-	return t
+	done[node] = r
+	return r
 }
