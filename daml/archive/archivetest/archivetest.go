@@ -125,24 +125,33 @@ func ZeroBomb(tb testing.TB, dar []byte, size int) []byte {
 	return Zip(tb, append(entries, Entry{Name: bomb, Data: make([]byte, size)}))
 }
 
-// RepeatedManifest returns the DAR with a manifest whose Dalfs name its main
-// dalf times times (and nothing else).
+// RepeatedManifest returns the DAR with its main dalf renamed m.dalf and a
+// manifest whose Dalfs name it times times (and nothing else): 7 bytes a
+// time, so 100,000 times fit in a manifest of 1 MiB.
 func RepeatedManifest(tb testing.TB, dar []byte, times int) []byte {
 	tb.Helper()
 	entries := Unzip(tb, dar)
-	for i, e := range entries {
+	var main string
+	for _, e := range entries {
 		if e.Name == manifestPath {
-			main := manifestAttr(e.Data, "Main-Dalf")
-			var m strings.Builder
-			fmt.Fprintf(&m, "Manifest-Version: 1.0\r\nMain-Dalf: %s\r\nDalfs: ", main)
-			for j := range times {
-				if j > 0 {
-					m.WriteString(",")
-				}
-				m.WriteString(main)
-			}
-			m.WriteString("\r\nFormat: daml-lf\r\n\r\n")
+			main = manifestAttr(e.Data, "Main-Dalf")
+		}
+	}
+	var m strings.Builder
+	m.WriteString("Manifest-Version: 1.0\r\nMain-Dalf: m.dalf\r\nDalfs: ")
+	for j := range times {
+		if j > 0 {
+			m.WriteString(",")
+		}
+		m.WriteString("m.dalf")
+	}
+	m.WriteString("\r\nFormat: daml-lf\r\n\r\n")
+	for i, e := range entries {
+		switch e.Name {
+		case manifestPath:
 			entries[i].Data = []byte(m.String())
+		case main:
+			entries[i].Name = "m.dalf"
 		}
 	}
 	return Zip(tb, entries)
