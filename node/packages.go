@@ -1,12 +1,9 @@
 package node
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -106,10 +103,24 @@ func (n *Node) Packages() *engine.PackageSet {
 	return n.packages.current
 }
 
-// darError is DAR_PARSE_ERROR for a DAR or dalf that does not decode.
-func darError(err error) error {
-	return ledgerapi.NewError(ledgerapi.CodeDarParseError,
-		"Failed to parse the dar file content: "+err.Error(), map[string]string{"reason": err.Error()})
+// darError is DAR_PARSE_ERROR for a DAR or dalf that does not decode or
+// exceeds a limit of archive.Options (the limit named in the message and
+// in the "limit" field), ZIP_BOMB for one that inflates like no real DAR.
+// An ended request is its context's error.
+func darError(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		return err
+	}
+	var le *archive.LimitError
+	if errors.As(err, &le) && errors.Is(err, archive.ErrZipBomb) {
+		return ledgerapi.NewError(ledgerapi.CodeZipBomb, "Dar zip file seems to be a zip bomb.",
+			map[string]string{"msg": err.Error(), "limit": le.Limit})
+	}
+	ctxFields := map[string]string{"reason": err.Error()}
+	if le != nil {
+		ctxFields["limit"] = le.Limit
+	}
+	return ledgerapi.NewError(ledgerapi.CodeDarParseError, "Failed to parse the dar file content: "+err.Error(), ctxFields)
 }
 
 // decodedDar is an uploaded DAR, decoded: its main package first, then
@@ -120,71 +131,21 @@ type decodedDar struct {
 	dalfs map[lf.PackageID][]byte
 }
 
-// maxDarEntry bounds one uncompressed dalf or manifest of an uploaded DAR.
-const maxDarEntry = archive.DefaultMaxDalfSize
-
-// decodeDar reads a DAR as archive.DecodeDar does, keeping each dalf's
-// bytes for the store.
-func decodeDar(dar []byte, allowDev bool) (*decodedDar, error) {
-	zr, err := zip.NewReader(bytes.NewReader(dar), int64(len(dar)))
+// decodeDar reads a DAR as archive.DecodeDar does, with its limits,
+// keeping each dalf's bytes for the store; it stops when ctx ends.
+func decodeDar(ctx context.Context, dar []byte, allowDev bool) (*decodedDar, error) {
+	d, err := archive.DecodeDarContext(ctx, dar, archive.Options{AllowDev: true, KeepArchives: true})
 	if err != nil {
-		return nil, darError(fmt.Errorf("the DAR is not a zip file: %w", err))
+		return nil, darError(ctx, err)
 	}
-	files := make(map[string]*zip.File, len(zr.File))
-	for _, f := range zr.File {
-		files[f.Name] = f
-	}
-	read := func(name string) ([]byte, error) {
-		f, ok := files[name]
-		if !ok {
-			return nil, fmt.Errorf("the DAR has no %s", name)
-		}
-		if f.UncompressedSize64 > maxDarEntry {
-			return nil, fmt.Errorf("%s: %d bytes uncompressed, more than the limit of %d", name, f.UncompressedSize64, maxDarEntry)
-		}
-		rc, err := f.Open()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		defer rc.Close()
-		b, err := io.ReadAll(io.LimitReader(rc, maxDarEntry+1))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		return b, nil
-	}
-	text, err := read("META-INF/MANIFEST.MF")
-	if err != nil {
-		return nil, darError(err)
-	}
-	m, err := archive.ParseManifest(text)
-	if err != nil {
-		return nil, darError(fmt.Errorf("META-INF/MANIFEST.MF: %w", err))
-	}
-	d := &decodedDar{dalfs: map[lf.PackageID][]byte{}}
-	for _, name := range m.Dalfs {
-		b, err := read(name)
-		if err != nil {
-			return nil, darError(err)
-		}
-		p, err := archive.DecodeArchive(b, archive.Options{AllowDev: true})
-		if err != nil {
-			return nil, darError(fmt.Errorf("dalf %s: %w", name, err))
-		}
+	for _, p := range d.Packages {
 		if p.LanguageVersion.IsDev() && !allowDev {
 			return nil, ledgerapi.NewError(ledgerapi.CodeAllowedLanguageVersions,
 				fmt.Sprintf("Disallowed language version in package %s: Expected version range is [2.1, 2.2, 2.3] but got %s (start the node with --allow-lf-dev to accept it)", p.ID, p.LanguageVersion),
 				map[string]string{"packageId": string(p.ID), "languageVersion": p.LanguageVersion.String()})
 		}
-		if name == m.MainDalf {
-			d.main = p.ID
-		}
-		if _, dup := d.dalfs[p.ID]; !dup {
-			d.dalfs[p.ID] = b
-			d.pkgs = append(d.pkgs, p)
-		}
 	}
-	return d, nil
+	return &decodedDar{main: d.Main, pkgs: d.Packages, dalfs: d.Archives}, nil
 }
 
 // archivePayload returns the payload of a dalf (field 3 of Archive): the
@@ -238,7 +199,7 @@ func (n *Node) ValidateDar(ctx context.Context, dar []byte) (string, error) {
 }
 
 func (n *Node) uploadDar(ctx context.Context, dar []byte, vet, dryRun bool) (string, error) {
-	d, err := decodeDar(dar, n.cfg.AllowDevPackages)
+	d, err := decodeDar(ctx, dar, n.cfg.AllowDevPackages)
 	if err != nil {
 		return "", err
 	}
