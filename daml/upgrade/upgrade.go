@@ -30,6 +30,7 @@
 package upgrade
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -98,13 +99,46 @@ func SupportsUpgrades(p *lf.Package) bool {
 
 // Check reports why present cannot upgrade past (nil when it can).
 func Check(past, present *lf.Package, name NameOf) error {
-	c := checker{past: past, present: present, name: name}
-	return c.check()
+	return CheckContext(context.Background(), past, present, name)
+}
+
+// CheckContext is Check that stops when ctx ends, with ctx's error.
+//
+// Types are compared once per pair of type nodes: two versions of a
+// package whose types share parts (an interned type naming the one before
+// it twice, forty times over) compare in the time of their nodes, not of
+// their 2^40 leaves.
+func CheckContext(ctx context.Context, past, present *lf.Package, name NameOf) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c := checker{past: past, present: present, name: name, ctx: ctx, equal: map[[2]lf.TypeNode]bool{}}
+	err := c.check()
+	if c.err != nil {
+		return c.err
+	}
+	return err
 }
 
 type checker struct {
 	past, present *lf.Package
 	name          NameOf
+
+	ctx   context.Context
+	err   error                   // ctx's error, once seen
+	steps int                     // type comparisons since ctx was last looked at
+	equal map[[2]lf.TypeNode]bool // typeEqual's answers by pair of nodes
+}
+
+// stopped reports whether ctx has ended, looking at it every 1024 steps.
+func (c *checker) stopped() bool {
+	if c.err != nil {
+		return true
+	}
+	if c.steps++; c.steps%1024 == 0 && c.ctx != nil {
+		c.err = c.ctx.Err()
+	}
+	return c.err != nil
 }
 
 func (c *checker) check() error {
@@ -317,6 +351,22 @@ func (c *checker) pkgName(id lf.PackageID) string {
 }
 
 func (c *checker) typeEqual(a, b lf.Type) bool {
+	if c.stopped() {
+		return false
+	}
+	key := [2]lf.TypeNode{lf.NodeOf(a), lf.NodeOf(b)}
+	if eq, ok := c.equal[key]; ok {
+		return eq
+	}
+	eq := c.typeEqualNode(a, b)
+	if c.equal == nil {
+		c.equal = map[[2]lf.TypeNode]bool{}
+	}
+	c.equal[key] = eq
+	return eq
+}
+
+func (c *checker) typeEqualNode(a, b lf.Type) bool {
 	switch x := a.(type) {
 	case lf.TVar:
 		y, ok := b.(lf.TVar)

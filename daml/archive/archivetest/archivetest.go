@@ -161,7 +161,9 @@ func RepeatedManifest(tb testing.TB, dar []byte, times int) []byte {
 // interned types t0 = Int64 and t(i+1) = GenMap t(i) t(i) up to t(n) are
 // added to the type table (2n+2 entries, each naming the one before twice,
 // so that t(n) written out has 2^(n+1)-1 leaves), choice Respond of template
-// Ping takes an argument of type t(n), and the package's version is
+// Ping takes an argument of type t(n), module Canton.Internal.Ping gains a
+// serializable record Doubling with one field of type t(n) (so that an
+// upgrade check compares t(n) with itself), and the package's version is
 // version (the original is "3.4.0"). The package id changes with it; the
 // manifest keeps naming the dalf by its old file name, as a DAR may.
 func Doubling(tb testing.TB, dar []byte, n int, version string) []byte {
@@ -256,7 +258,16 @@ func doublePackage(tb testing.TB, pkg []byte, n int, version string) []byte {
 	if respond < 0 {
 		tb.Fatal("the package has no interned string Respond")
 	}
-	versionIdx := len(strs)
+	// New interned strings after the last: the version, the name and the
+	// field of the data type Doubling; a new dotted name, Doubling.
+	versionIdx, doublingIdx, fieldIdx := len(strs), len(strs)+1, len(strs)+2
+	dnames := 0
+	for _, f := range fs {
+		if f.num == 3 {
+			dnames++
+		}
+	}
+	doublingDname := dnames
 	// The new types: GenMap, t0, then per level GenMap t(i) and t(i+1).
 	ref := func(i int) []byte {
 		return protowire.AppendVarint(protowire.AppendTag(nil, 8, protowire.VarintType), uint64(i))
@@ -282,16 +293,28 @@ func doublePackage(tb testing.TB, pkg []byte, n int, version string) []byte {
 	for i, f := range fs {
 		switch f.num {
 		case 1: // a module
-			out = appendBytes(out, 1, mapField(tb, f.val, 6, func(tmpl []byte) []byte {
+			found := false
+			mod := mapField(tb, f.val, 6, func(tmpl []byte) []byte {
 				return mapField(tb, tmpl, 6, func(choice []byte) []byte {
 					if !hasVarint(tb, choice, 2, respond) {
 						return choice
 					}
+					found = true
 					return mapField(tb, choice, 6, func(binder []byte) []byte {
 						return replaceField(tb, binder, 2, ref(t))
 					})
 				})
-			}))
+			})
+			if found {
+				// data Doubling = Doubling with field: t(n), serializable.
+				field := appendBytes(nil, 2, ref(t))
+				field = protowire.AppendVarint(protowire.AppendTag(field, 3, protowire.VarintType), uint64(fieldIdx))
+				def := protowire.AppendVarint(protowire.AppendTag(nil, 2, protowire.VarintType), uint64(doublingDname))
+				def = protowire.AppendVarint(protowire.AppendTag(def, 4, protowire.VarintType), 1)
+				def = appendBytes(def, 5, appendBytes(nil, 1, field))
+				mod = appendBytes(mod, 4, def)
+			}
+			out = appendBytes(out, 1, mod)
 		case 4: // metadata: version
 			out = appendBytes(out, 4, replaceField(tb, f.val, 2,
 				protowire.AppendVarint(nil, uint64(versionIdx)), protowire.VarintType))
@@ -300,6 +323,11 @@ func doublePackage(tb testing.TB, pkg []byte, n int, version string) []byte {
 		}
 		if i == lastString {
 			out = appendBytes(out, 2, []byte(version))
+			out = appendBytes(out, 2, []byte("Doubling"))
+			out = appendBytes(out, 2, []byte("field"))
+		}
+		if i == lastIndex(fs, 3) {
+			out = appendBytes(out, 3, protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), uint64(doublingIdx)))
 		}
 		if i == lastType {
 			for _, nt := range newTypes {
