@@ -41,11 +41,14 @@ type PackageStore interface {
 type packageState struct {
 	write sync.Mutex // serializes uploads and vetting changes
 
-	mu      sync.RWMutex
-	pkgs    map[string]*storedPackage // by id
-	order   []string                  // ids in upload order
-	serial  int
-	current *engine.PackageSet
+	mu     sync.RWMutex
+	pkgs   map[string]*storedPackage // by id
+	order  []string                  // ids in upload order
+	serial int
+	// generation counts the changes of pkgs and their vetting: an upload
+	// checked on one generation is stored only if it is still current.
+	generation int
+	current    *engine.PackageSet
 }
 
 type storedPackage struct {
@@ -204,66 +207,107 @@ func (n *Node) uploadDar(ctx context.Context, dar []byte, vet, dryRun bool) (str
 		return "", err
 	}
 	st := &n.packages
-	st.write.Lock()
-	defer st.write.Unlock()
+	// The checks run on a snapshot, without the write lock, so that a long
+	// upgrade check holds up no other upload or vetting change; the write
+	// lock is taken to store, and the checks run again on a new snapshot
+	// if the packages changed meanwhile.
+	for {
+		up, err := n.planUpload(ctx, d, vet)
+		if err != nil {
+			return "", err
+		}
+		if dryRun || len(up.added) == 0 && len(up.changes) == 0 {
+			return string(d.main), nil
+		}
+		st.write.Lock()
+		if st.generation != up.generation {
+			st.write.Unlock()
+			continue
+		}
+		err = n.applyUpload(ctx, up)
+		st.write.Unlock()
+		if err != nil {
+			return "", err
+		}
+		n.log.Info("DAR uploaded", "mainPackage", d.main, "packages", len(d.pkgs), "new", len(up.added), "vetted", len(up.changes))
+		return string(d.main), nil
+	}
+}
+
+// upload is what storing a DAR changes, planned on the packages of one
+// generation.
+type upload struct {
+	generation int
+	all        map[string]*lf.Package // the node's packages and the DAR's
+	added      []ledger.Package
+	changes    []ledger.VettingChange
+}
+
+// planUpload checks a DAR against the node's packages now (dependencies,
+// and with vet the upgrade lineages of its package names) and returns what
+// storing it adds and vets.
+func (n *Node) planUpload(ctx context.Context, d *decodedDar, vet bool) (*upload, error) {
+	st := &n.packages
 	st.mu.RLock()
 	known := func(id lf.PackageID) bool { _, ok := st.pkgs[string(id)]; return ok }
 	if err := checkDependencies(d, known); err != nil {
 		st.mu.RUnlock()
-		return "", err
+		return nil, err
 	}
-	all := make(map[string]*lf.Package, len(st.pkgs)+len(d.pkgs))
+	up := &upload{generation: st.generation, all: make(map[string]*lf.Package, len(st.pkgs)+len(d.pkgs))}
 	vetted := map[string]bool{}
 	for id, sp := range st.pkgs {
-		all[id] = sp.pkg
+		up.all[id] = sp.pkg
 		vetted[id] = sp.vetting.Vetted
 	}
 	st.mu.RUnlock()
-	var added []ledger.Package
 	for _, p := range d.pkgs {
-		if _, ok := all[string(p.ID)]; ok {
+		if _, ok := up.all[string(p.ID)]; ok {
 			continue
 		}
-		all[string(p.ID)] = p
-		added = append(added, ledger.Package{ID: string(p.ID), Name: p.Name, Version: p.Version,
+		up.all[string(p.ID)] = p
+		up.added = append(up.added, ledger.Package{ID: string(p.ID), Name: p.Name, Version: p.Version,
 			LanguageVersion: p.LanguageVersion.String(), Archive: d.dalfs[p.ID]})
 	}
-	var changes []ledger.VettingChange
 	if vet {
 		var names []string
 		for _, p := range d.pkgs {
 			names = append(names, p.Name)
 			if !vetted[string(p.ID)] {
 				vetted[string(p.ID)] = true
-				changes = append(changes, ledger.VettingChange{PackageID: string(p.ID), Vetting: ledger.Vetting{Vetted: true}})
+				up.changes = append(up.changes, ledger.VettingChange{PackageID: string(p.ID), Vetting: ledger.Vetting{Vetted: true}})
 			}
 		}
-		if err := checkLineages(names, all, vetted); err != nil {
-			return "", err
+		if err := checkLineages(ctx, names, up.all, vetted); err != nil {
+			return nil, err
 		}
 	}
-	if dryRun || len(added) == 0 && len(changes) == 0 {
-		return string(d.main), nil
-	}
-	serial, err := n.store.AddPackages(ctx, added, changes)
+	return up, nil
+}
+
+// applyUpload stores a planned upload and makes it the node's packages;
+// write is held.
+func (n *Node) applyUpload(ctx context.Context, up *upload) error {
+	st := &n.packages
+	serial, err := n.store.AddPackages(ctx, up.added, up.changes)
 	if err != nil {
-		return "", err
+		return err
 	}
 	st.mu.Lock()
+	defer st.mu.Unlock()
 	now := n.now().UTC()
-	for _, a := range added {
+	for _, a := range up.added {
 		a.Archive, a.UploadedAt = nil, now
-		st.pkgs[a.ID] = &storedPackage{pkg: all[a.ID], info: a}
+		st.pkgs[a.ID] = &storedPackage{pkg: up.all[a.ID], info: a}
 		st.order = append(st.order, a.ID)
 	}
-	for _, c := range changes {
+	for _, c := range up.changes {
 		st.pkgs[c.PackageID].vetting = c.Vetting
 	}
 	st.serial = serial
+	st.generation++
 	st.current = st.snapshotLocked()
-	st.mu.Unlock()
-	n.log.Info("DAR uploaded", "mainPackage", d.main, "packages", len(d.pkgs), "new", len(added), "vetted", len(changes))
-	return string(d.main), nil
+	return nil
 }
 
 // checkDependencies requires every package the DAR's main package depends
@@ -316,7 +360,7 @@ func pkgLabel(p *lf.Package) string { return fmt.Sprintf("%s (%s v%s)", p.ID, p.
 // ordered by version each upgrade the one before, as Canton does when
 // vetting: two packages of one name and version are KNOWN_PACKAGE_VERSION,
 // a package that is not a valid upgrade NOT_VALID_UPGRADE_PACKAGE.
-func checkLineages(names []string, all map[string]*lf.Package, vetted map[string]bool) error {
+func checkLineages(ctx context.Context, names []string, all map[string]*lf.Package, vetted map[string]bool) error {
 	want := map[string]bool{}
 	for _, nm := range names {
 		want[nm] = true
@@ -352,7 +396,10 @@ func checkLineages(names []string, all map[string]*lf.Package, vetted map[string
 				return ledgerapi.Errorf(ledgerapi.CodeKnownPackageVersion,
 					"Tried to vet two packages with the same name and version: %s and %s.", pkgLabel(past), pkgLabel(present))
 			}
-			if err := upgrade.Check(past, present, nameOf); err != nil {
+			if err := upgrade.CheckContext(ctx, past, present, nameOf); err != nil {
+				if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+					return err
+				}
 				return ledgerapi.Errorf(ledgerapi.CodeNotValidUpgradePackage,
 					"Upgrade checks indicate that %s cannot be an upgrade of %s. Reason: %v", pkgLabel(present), pkgLabel(past), err)
 			}
@@ -505,14 +552,28 @@ func (n *Node) UpdateVettedPackages(ctx context.Context, req ledgerapi.UpdateVet
 	for _, f := range req.UpdateVettedPackagesForceFlags {
 		force[f] = true
 	}
+	// As an upload, the change is checked without the write lock and
+	// checked again if the packages changed before it could be stored.
+	for {
+		resp, retry, err := n.updateVetting(ctx, req, force)
+		if !retry {
+			return resp, err
+		}
+	}
+}
+
+// updateVetting plans, checks and (unless a dry run) applies a vetting
+// change on the packages now; retry is set when they changed before it
+// could be stored.
+func (n *Node) updateVetting(ctx context.Context, req ledgerapi.UpdateVettedPackagesRequest, force map[string]bool) (resp ledgerapi.UpdateVettedPackagesResponse, retry bool, _ error) {
 	st := &n.packages
-	st.write.Lock()
-	defer st.write.Unlock()
 	st.mu.RLock()
-	serial := st.serial
+	serial, generation := st.serial, st.generation
 	next := make(map[string]ledger.Vetting, len(st.pkgs))
+	before := make(map[string]ledger.Vetting, len(st.pkgs))
 	for id, sp := range st.pkgs {
 		next[id] = sp.vetting
+		before[id] = sp.vetting
 	}
 	var errOut error
 	for _, c := range req.Changes {
@@ -569,7 +630,7 @@ func (n *Node) UpdateVettedPackages(ctx context.Context, req ledgerapi.UpdateVet
 	past := n.vettedPackagesLocked(func(*storedPackage) bool { return true }, n.vettingLocked, serial)
 	st.mu.RUnlock()
 	if errOut != nil {
-		return resp, errOut
+		return resp, false, errOut
 	}
 	if p := req.ExpectedTopologySerial; p != nil {
 		var want *int
@@ -581,7 +642,7 @@ func (n *Node) UpdateVettedPackages(ctx context.Context, req ledgerapi.UpdateVet
 			want = &w
 		}
 		if want != nil && *want != serial {
-			return resp, ledgerapi.Errorf(ledgerapi.CodeTopologySerialMismatch,
+			return resp, false, ledgerapi.Errorf(ledgerapi.CodeTopologySerialMismatch,
 				"The provided serial Some(%d) did not match the expected serial Some(%d).", *want, serial)
 		}
 	}
@@ -590,7 +651,7 @@ func (n *Node) UpdateVettedPackages(ctx context.Context, req ledgerapi.UpdateVet
 	var names []string
 	for id, v := range next {
 		vettedNow[id] = v.Vetted
-		old := st.pkgs[id].vetting
+		old := before[id]
 		if !sameVetting(old, v) {
 			changes = append(changes, ledger.VettingChange{PackageID: id, Vetting: v})
 			names = append(names, all[id].Name)
@@ -611,14 +672,14 @@ func (n *Node) UpdateVettedPackages(ctx context.Context, req ledgerapi.UpdateVet
 		}
 		if len(unvetted) > 0 {
 			sort.Strings(unvetted)
-			return resp, ledgerapi.NewError(ledgerapi.CodeTopologyDependenciesNotVetted,
+			return resp, false, ledgerapi.NewError(ledgerapi.CodeTopologyDependenciesNotVetted,
 				"Package vetting failed due to dependencies not being vetted",
 				map[string]string{"unvetted": "Set(" + strings.Join(unvetted, ", ") + ")"})
 		}
 	}
 	if !force[ledgerapi.ForceAllowVetIncompatibleUpgrades] {
-		if err := checkLineages(names, all, vettedNow); err != nil {
-			return resp, err
+		if err := checkLineages(ctx, names, all, vettedNow); err != nil {
+			return resp, false, err
 		}
 	}
 	newSerial := serial
@@ -626,12 +687,17 @@ func (n *Node) UpdateVettedPackages(ctx context.Context, req ledgerapi.UpdateVet
 		newSerial = serial + 1
 	}
 	if !req.DryRun && len(changes) > 0 {
+		st.write.Lock()
+		defer st.write.Unlock()
+		if st.generation != generation {
+			return resp, true, nil
+		}
 		s, err := n.store.UpdateVetting(ctx, changes, &serial)
 		if errors.Is(err, ledger.ErrConcurrentUpdate) {
-			return resp, ledgerapi.Errorf(ledgerapi.CodeTopologySerialMismatch, "The vetting state changed concurrently; retry")
+			return resp, false, ledgerapi.Errorf(ledgerapi.CodeTopologySerialMismatch, "The vetting state changed concurrently; retry")
 		}
 		if err != nil {
-			return resp, err
+			return resp, false, err
 		}
 		newSerial = s
 		st.mu.Lock()
@@ -639,6 +705,7 @@ func (n *Node) UpdateVettedPackages(ctx context.Context, req ledgerapi.UpdateVet
 			st.pkgs[c.PackageID].vetting = c.Vetting
 		}
 		st.serial = s
+		st.generation++
 		st.current = st.snapshotLocked()
 		st.mu.Unlock()
 	}
@@ -649,7 +716,7 @@ func (n *Node) UpdateVettedPackages(ctx context.Context, req ledgerapi.UpdateVet
 	if serial > 0 {
 		resp.PastVettedPackages = &past
 	}
-	return resp, nil
+	return resp, false, nil
 }
 
 func sameVetting(a, b ledger.Vetting) bool {

@@ -42,7 +42,7 @@ func typeString(t Type) string {
 // may name the one before it twice, forty times over), and it goes into
 // error messages and log lines. Past the bound the text ends in "…" and
 // the rest of the type is not visited.
-const MaxTypeString = 8192
+const MaxTypeString = 2048
 
 // bounded returns what b holds, cut at MaxTypeString with "…".
 func bounded(b *strings.Builder) string {
