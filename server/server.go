@@ -54,6 +54,14 @@ const DefaultMaxRequestBytes = 4 << 20
 // several DARs at once expects: queued, not refused.
 const MaxConcurrentUploads = 2
 
+// DefaultMemoryLimit is the soft memory limit ledger serve gives the Go
+// runtime (debug.SetMemoryLimit) unless GOMEMLIMIT is set: the most two
+// uploads at their limits hold at once (two bodies of MaxDarBytes, two
+// DARs of archive.DefaultMaxDarSize inflated) with room for the node,
+// under the 1 GiB a node must stay within whatever is uploaded. Past it the
+// collector runs more often; it is not a cap on live memory.
+const DefaultMemoryLimit = 640 << 20
+
 // Server answers the JSON Ledger API for a node. Build it with New; serve
 // Handler(). Its fields are fixed after New and safe for concurrent use.
 type Server struct {
