@@ -152,3 +152,18 @@ func TestNodeOf(t *testing.T) {
 		t.Error("values of two kinds share a node")
 	}
 }
+
+// TestTypeEqualShared: two doubling types built apart (no node in common)
+// compare at once, equal or not; compared as trees, 2^41 leaves a side.
+func TestTypeEqualShared(t *testing.T) {
+	start := time.Now()
+	if !TypeEqual(doubling(40), doubling(40)) {
+		t.Error("t40 differs from t40")
+	}
+	if TypeEqual(doubling(40), doubling(39)) {
+		t.Error("t40 equals t39")
+	}
+	if el := time.Since(start); el > time.Second {
+		t.Errorf("comparing took %v", el)
+	}
+}
