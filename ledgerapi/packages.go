@@ -14,6 +14,9 @@ import (
 var (
 	// CodeDarParseError: the DAR or one of its dalfs does not decode.
 	CodeDarParseError = ErrorCode{"DAR_PARSE_ERROR", 8}
+	// CodeZipBomb: an entry of the DAR inflates far more than real DARs
+	// do (Canton's PackageServiceErrors.Reading.ZipBomb).
+	CodeZipBomb = ErrorCode{"ZIP_BOMB", 8}
 	// CodeDarDependenciesNotValid: the DAR lacks a package its main package
 	// depends on.
 	CodeDarDependenciesNotValid = ErrorCode{"DAR_DEPENDENCIES_NOT_VALID", 8}

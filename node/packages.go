@@ -1,12 +1,9 @@
 package node
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -44,11 +41,14 @@ type PackageStore interface {
 type packageState struct {
 	write sync.Mutex // serializes uploads and vetting changes
 
-	mu      sync.RWMutex
-	pkgs    map[string]*storedPackage // by id
-	order   []string                  // ids in upload order
-	serial  int
-	current *engine.PackageSet
+	mu     sync.RWMutex
+	pkgs   map[string]*storedPackage // by id
+	order  []string                  // ids in upload order
+	serial int
+	// generation counts the changes of pkgs and their vetting: an upload
+	// checked on one generation is stored only if it is still current.
+	generation int
+	current    *engine.PackageSet
 }
 
 type storedPackage struct {
@@ -106,10 +106,24 @@ func (n *Node) Packages() *engine.PackageSet {
 	return n.packages.current
 }
 
-// darError is DAR_PARSE_ERROR for a DAR or dalf that does not decode.
-func darError(err error) error {
-	return ledgerapi.NewError(ledgerapi.CodeDarParseError,
-		"Failed to parse the dar file content: "+err.Error(), map[string]string{"reason": err.Error()})
+// darError is DAR_PARSE_ERROR for a DAR or dalf that does not decode or
+// exceeds a limit of archive.Options (the limit named in the message and
+// in the "limit" field), ZIP_BOMB for one that inflates like no real DAR.
+// An ended request is its context's error.
+func darError(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		return err
+	}
+	var le *archive.LimitError
+	if errors.As(err, &le) && errors.Is(err, archive.ErrZipBomb) {
+		return ledgerapi.NewError(ledgerapi.CodeZipBomb, "Dar zip file seems to be a zip bomb.",
+			map[string]string{"msg": err.Error(), "limit": le.Limit})
+	}
+	ctxFields := map[string]string{"reason": err.Error()}
+	if le != nil {
+		ctxFields["limit"] = le.Limit
+	}
+	return ledgerapi.NewError(ledgerapi.CodeDarParseError, "Failed to parse the dar file content: "+err.Error(), ctxFields)
 }
 
 // decodedDar is an uploaded DAR, decoded: its main package first, then
@@ -120,71 +134,21 @@ type decodedDar struct {
 	dalfs map[lf.PackageID][]byte
 }
 
-// maxDarEntry bounds one uncompressed dalf or manifest of an uploaded DAR.
-const maxDarEntry = archive.DefaultMaxDalfSize
-
-// decodeDar reads a DAR as archive.DecodeDar does, keeping each dalf's
-// bytes for the store.
-func decodeDar(dar []byte, allowDev bool) (*decodedDar, error) {
-	zr, err := zip.NewReader(bytes.NewReader(dar), int64(len(dar)))
+// decodeDar reads a DAR as archive.DecodeDar does, with its limits,
+// keeping each dalf's bytes for the store; it stops when ctx ends.
+func decodeDar(ctx context.Context, dar []byte, allowDev bool) (*decodedDar, error) {
+	d, err := archive.DecodeDarContext(ctx, dar, archive.Options{AllowDev: true, KeepArchives: true})
 	if err != nil {
-		return nil, darError(fmt.Errorf("the DAR is not a zip file: %w", err))
+		return nil, darError(ctx, err)
 	}
-	files := make(map[string]*zip.File, len(zr.File))
-	for _, f := range zr.File {
-		files[f.Name] = f
-	}
-	read := func(name string) ([]byte, error) {
-		f, ok := files[name]
-		if !ok {
-			return nil, fmt.Errorf("the DAR has no %s", name)
-		}
-		if f.UncompressedSize64 > maxDarEntry {
-			return nil, fmt.Errorf("%s: %d bytes uncompressed, more than the limit of %d", name, f.UncompressedSize64, maxDarEntry)
-		}
-		rc, err := f.Open()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		defer rc.Close()
-		b, err := io.ReadAll(io.LimitReader(rc, maxDarEntry+1))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		return b, nil
-	}
-	text, err := read("META-INF/MANIFEST.MF")
-	if err != nil {
-		return nil, darError(err)
-	}
-	m, err := archive.ParseManifest(text)
-	if err != nil {
-		return nil, darError(fmt.Errorf("META-INF/MANIFEST.MF: %w", err))
-	}
-	d := &decodedDar{dalfs: map[lf.PackageID][]byte{}}
-	for _, name := range m.Dalfs {
-		b, err := read(name)
-		if err != nil {
-			return nil, darError(err)
-		}
-		p, err := archive.DecodeArchive(b, archive.Options{AllowDev: true})
-		if err != nil {
-			return nil, darError(fmt.Errorf("dalf %s: %w", name, err))
-		}
+	for _, p := range d.Packages {
 		if p.LanguageVersion.IsDev() && !allowDev {
 			return nil, ledgerapi.NewError(ledgerapi.CodeAllowedLanguageVersions,
 				fmt.Sprintf("Disallowed language version in package %s: Expected version range is [2.1, 2.2, 2.3] but got %s (start the node with --allow-lf-dev to accept it)", p.ID, p.LanguageVersion),
 				map[string]string{"packageId": string(p.ID), "languageVersion": p.LanguageVersion.String()})
 		}
-		if name == m.MainDalf {
-			d.main = p.ID
-		}
-		if _, dup := d.dalfs[p.ID]; !dup {
-			d.dalfs[p.ID] = b
-			d.pkgs = append(d.pkgs, p)
-		}
 	}
-	return d, nil
+	return &decodedDar{main: d.Main, pkgs: d.Packages, dalfs: d.Archives}, nil
 }
 
 // archivePayload returns the payload of a dalf (field 3 of Archive): the
@@ -239,74 +203,115 @@ func (n *Node) ValidateDar(ctx context.Context, dar []byte) (string, error) {
 }
 
 func (n *Node) uploadDar(ctx context.Context, dar []byte, vet, dryRun bool) (string, error) {
-	d, err := decodeDar(dar, n.cfg.AllowDevPackages)
+	d, err := decodeDar(ctx, dar, n.cfg.AllowDevPackages)
 	if err != nil {
 		return "", err
 	}
 	st := &n.packages
-	st.write.Lock()
-	defer st.write.Unlock()
+	// The checks run on a snapshot, without the write lock, so that a long
+	// upgrade check holds up no other upload or vetting change; the write
+	// lock is taken to store, and the checks run again on a new snapshot
+	// if the packages changed meanwhile.
+	for {
+		up, err := n.planUpload(ctx, d, vet)
+		if err != nil {
+			return "", err
+		}
+		if dryRun || len(up.added) == 0 && len(up.changes) == 0 {
+			return string(d.main), nil
+		}
+		st.write.Lock()
+		if st.generation != up.generation {
+			st.write.Unlock()
+			continue
+		}
+		err = n.applyUpload(ctx, up)
+		st.write.Unlock()
+		if err != nil {
+			return "", err
+		}
+		n.log.Info("DAR uploaded", "mainPackage", d.main, "packages", len(d.pkgs), "new", len(up.added), "vetted", len(up.changes))
+		return string(d.main), nil
+	}
+}
+
+// upload is what storing a DAR changes, planned on the packages of one
+// generation.
+type upload struct {
+	generation int
+	all        map[string]*lf.Package // the node's packages and the DAR's
+	added      []ledger.Package
+	changes    []ledger.VettingChange
+}
+
+// planUpload checks a DAR against the node's packages now (dependencies,
+// and with vet the upgrade lineages of its package names) and returns what
+// storing it adds and vets.
+func (n *Node) planUpload(ctx context.Context, d *decodedDar, vet bool) (*upload, error) {
+	st := &n.packages
 	st.mu.RLock()
 	known := func(id lf.PackageID) bool { _, ok := st.pkgs[string(id)]; return ok }
 	if err := checkDependencies(d, known); err != nil {
 		st.mu.RUnlock()
-		return "", err
+		return nil, err
 	}
-	all := make(map[string]*lf.Package, len(st.pkgs)+len(d.pkgs))
+	up := &upload{generation: st.generation, all: make(map[string]*lf.Package, len(st.pkgs)+len(d.pkgs))}
 	vetted := map[string]bool{}
 	for id, sp := range st.pkgs {
-		all[id] = sp.pkg
+		up.all[id] = sp.pkg
 		vetted[id] = sp.vetting.Vetted
 	}
 	st.mu.RUnlock()
-	var added []ledger.Package
 	for _, p := range d.pkgs {
-		if _, ok := all[string(p.ID)]; ok {
+		if _, ok := up.all[string(p.ID)]; ok {
 			continue
 		}
-		all[string(p.ID)] = p
-		added = append(added, ledger.Package{ID: string(p.ID), Name: p.Name, Version: p.Version,
+		up.all[string(p.ID)] = p
+		up.added = append(up.added, ledger.Package{ID: string(p.ID), Name: p.Name, Version: p.Version,
 			LanguageVersion: p.LanguageVersion.String(), Archive: d.dalfs[p.ID]})
 	}
-	if err := validateAdded(ctx, added, all); err != nil {
-		return "", err
+	if err := validateAdded(ctx, up.added, up.all); err != nil {
+		return nil, err
 	}
-	var changes []ledger.VettingChange
 	if vet {
 		var names []string
 		for _, p := range d.pkgs {
 			names = append(names, p.Name)
 			if !vetted[string(p.ID)] {
 				vetted[string(p.ID)] = true
-				changes = append(changes, ledger.VettingChange{PackageID: string(p.ID), Vetting: ledger.Vetting{Vetted: true}})
+				up.changes = append(up.changes, ledger.VettingChange{PackageID: string(p.ID), Vetting: ledger.Vetting{Vetted: true}})
 			}
 		}
-		if err := checkLineages(names, all, vetted); err != nil {
-			return "", err
+		if err := checkLineages(ctx, names, up.all, vetted); err != nil {
+			return nil, err
 		}
 	}
-	if dryRun || len(added) == 0 && len(changes) == 0 {
-		return string(d.main), nil
-	}
-	serial, err := n.store.AddPackages(ctx, added, changes)
+	return up, nil
+}
+
+// applyUpload stores a planned upload and makes it the node's packages;
+// write is held.
+func (n *Node) applyUpload(ctx context.Context, up *upload) error {
+	st := &n.packages
+	serial, err := n.store.AddPackages(ctx, up.added, up.changes)
 	if err != nil {
-		return "", err
+		return err
 	}
 	st.mu.Lock()
+	defer st.mu.Unlock()
 	now := n.now().UTC()
-	for _, a := range added {
+	for _, a := range up.added {
 		a.Archive, a.UploadedAt = nil, now
-		st.pkgs[a.ID] = &storedPackage{pkg: all[a.ID], info: a}
+		st.pkgs[a.ID] = &storedPackage{pkg: up.all[a.ID], info: a}
 		st.order = append(st.order, a.ID)
 	}
-	for _, c := range changes {
+	for _, c := range up.changes {
 		st.pkgs[c.PackageID].vetting = c.Vetting
 	}
 	st.serial = serial
+	st.generation++
 	st.current = st.snapshotLocked()
-	st.mu.Unlock()
-	n.log.Info("DAR uploaded", "mainPackage", d.main, "packages", len(d.pkgs), "new", len(added), "vetted", len(changes))
-	return string(d.main), nil
+	return nil
 }
 
 // checkDependencies requires every package the DAR's main package depends
@@ -359,7 +364,7 @@ func pkgLabel(p *lf.Package) string { return fmt.Sprintf("%s (%s v%s)", p.ID, p.
 // ordered by version each upgrade the one before, as Canton does when
 // vetting: two packages of one name and version are KNOWN_PACKAGE_VERSION,
 // a package that is not a valid upgrade NOT_VALID_UPGRADE_PACKAGE.
-func checkLineages(names []string, all map[string]*lf.Package, vetted map[string]bool) error {
+func checkLineages(ctx context.Context, names []string, all map[string]*lf.Package, vetted map[string]bool) error {
 	want := map[string]bool{}
 	for _, nm := range names {
 		want[nm] = true
@@ -390,7 +395,10 @@ func checkLineages(names []string, all map[string]*lf.Package, vetted map[string
 				return ledgerapi.Errorf(ledgerapi.CodeKnownPackageVersion,
 					"Tried to vet two packages with the same name and version: %s and %s.", pkgLabel(past), pkgLabel(present))
 			}
-			if err := upgrade.CheckWith(past, present, pkgOf); err != nil {
+			if err := upgrade.CheckWithContext(ctx, past, present, pkgOf); err != nil {
+				if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+					return err
+				}
 				return ledgerapi.Errorf(ledgerapi.CodeNotValidUpgradePackage,
 					"Upgrade checks indicate that %s cannot be an upgrade of %s. Reason: %v", pkgLabel(present), pkgLabel(past), err)
 			}
@@ -543,14 +551,28 @@ func (n *Node) UpdateVettedPackages(ctx context.Context, req ledgerapi.UpdateVet
 	for _, f := range req.UpdateVettedPackagesForceFlags {
 		force[f] = true
 	}
+	// As an upload, the change is checked without the write lock and
+	// checked again if the packages changed before it could be stored.
+	for {
+		resp, retry, err := n.updateVetting(ctx, req, force)
+		if !retry {
+			return resp, err
+		}
+	}
+}
+
+// updateVetting plans, checks and (unless a dry run) applies a vetting
+// change on the packages now; retry is set when they changed before it
+// could be stored.
+func (n *Node) updateVetting(ctx context.Context, req ledgerapi.UpdateVettedPackagesRequest, force map[string]bool) (resp ledgerapi.UpdateVettedPackagesResponse, retry bool, _ error) {
 	st := &n.packages
-	st.write.Lock()
-	defer st.write.Unlock()
 	st.mu.RLock()
-	serial := st.serial
+	serial, generation := st.serial, st.generation
 	next := make(map[string]ledger.Vetting, len(st.pkgs))
+	before := make(map[string]ledger.Vetting, len(st.pkgs))
 	for id, sp := range st.pkgs {
 		next[id] = sp.vetting
+		before[id] = sp.vetting
 	}
 	var errOut error
 	for _, c := range req.Changes {
@@ -607,7 +629,7 @@ func (n *Node) UpdateVettedPackages(ctx context.Context, req ledgerapi.UpdateVet
 	past := n.vettedPackagesLocked(func(*storedPackage) bool { return true }, n.vettingLocked, serial)
 	st.mu.RUnlock()
 	if errOut != nil {
-		return resp, errOut
+		return resp, false, errOut
 	}
 	if p := req.ExpectedTopologySerial; p != nil {
 		var want *int
@@ -619,7 +641,7 @@ func (n *Node) UpdateVettedPackages(ctx context.Context, req ledgerapi.UpdateVet
 			want = &w
 		}
 		if want != nil && *want != serial {
-			return resp, ledgerapi.Errorf(ledgerapi.CodeTopologySerialMismatch,
+			return resp, false, ledgerapi.Errorf(ledgerapi.CodeTopologySerialMismatch,
 				"The provided serial Some(%d) did not match the expected serial Some(%d).", *want, serial)
 		}
 	}
@@ -628,7 +650,7 @@ func (n *Node) UpdateVettedPackages(ctx context.Context, req ledgerapi.UpdateVet
 	var names []string
 	for id, v := range next {
 		vettedNow[id] = v.Vetted
-		old := st.pkgs[id].vetting
+		old := before[id]
 		if !sameVetting(old, v) {
 			changes = append(changes, ledger.VettingChange{PackageID: id, Vetting: v})
 			names = append(names, all[id].Name)
@@ -649,14 +671,14 @@ func (n *Node) UpdateVettedPackages(ctx context.Context, req ledgerapi.UpdateVet
 		}
 		if len(unvetted) > 0 {
 			sort.Strings(unvetted)
-			return resp, ledgerapi.NewError(ledgerapi.CodeTopologyDependenciesNotVetted,
+			return resp, false, ledgerapi.NewError(ledgerapi.CodeTopologyDependenciesNotVetted,
 				"Package vetting failed due to dependencies not being vetted",
 				map[string]string{"unvetted": "Set(" + strings.Join(unvetted, ", ") + ")"})
 		}
 	}
 	if !force[ledgerapi.ForceAllowVetIncompatibleUpgrades] {
-		if err := checkLineages(names, all, vettedNow); err != nil {
-			return resp, err
+		if err := checkLineages(ctx, names, all, vettedNow); err != nil {
+			return resp, false, err
 		}
 	}
 	newSerial := serial
@@ -664,12 +686,17 @@ func (n *Node) UpdateVettedPackages(ctx context.Context, req ledgerapi.UpdateVet
 		newSerial = serial + 1
 	}
 	if !req.DryRun && len(changes) > 0 {
+		st.write.Lock()
+		defer st.write.Unlock()
+		if st.generation != generation {
+			return resp, true, nil
+		}
 		s, err := n.store.UpdateVetting(ctx, changes, &serial)
 		if errors.Is(err, ledger.ErrConcurrentUpdate) {
-			return resp, ledgerapi.Errorf(ledgerapi.CodeTopologySerialMismatch, "The vetting state changed concurrently; retry")
+			return resp, false, ledgerapi.Errorf(ledgerapi.CodeTopologySerialMismatch, "The vetting state changed concurrently; retry")
 		}
 		if err != nil {
-			return resp, err
+			return resp, false, err
 		}
 		newSerial = s
 		st.mu.Lock()
@@ -677,6 +704,7 @@ func (n *Node) UpdateVettedPackages(ctx context.Context, req ledgerapi.UpdateVet
 			st.pkgs[c.PackageID].vetting = c.Vetting
 		}
 		st.serial = s
+		st.generation++
 		st.current = st.snapshotLocked()
 		st.mu.Unlock()
 	}
@@ -687,7 +715,7 @@ func (n *Node) UpdateVettedPackages(ctx context.Context, req ledgerapi.UpdateVet
 	if serial > 0 {
 		resp.PastVettedPackages = &past
 	}
-	return resp, nil
+	return resp, false, nil
 }
 
 func sameVetting(a, b ledger.Vetting) bool {

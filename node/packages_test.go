@@ -1,6 +1,7 @@
 package node
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -47,7 +48,7 @@ func TestCheckLineages(t *testing.T) {
 				all[string(p.ID)] = p
 				vetted[string(p.ID)] = true
 			}
-			err := checkLineages([]string{"app"}, all, vetted)
+			err := checkLineages(context.Background(), []string{"app"}, all, vetted)
 			var ce *ledgerapi.JsCantonError
 			switch {
 			case c.code == "" && err != nil:

@@ -47,6 +47,21 @@ import (
 // DefaultMaxRequestBytes is the default limit on a request body (4 MiB).
 const DefaultMaxRequestBytes = 4 << 20
 
+// MaxConcurrentUploads bounds the DAR uploads and validations served at
+// once. Each holds its body (up to MaxDarBytes) and its decoded packages
+// (archive.DefaultMaxDarSize uncompressed at most); more wait, in arrival
+// order, until one finishes or their client leaves, as a script uploading
+// several DARs at once expects: queued, not refused.
+const MaxConcurrentUploads = 2
+
+// DefaultMemoryLimit is the soft memory limit ledger serve gives the Go
+// runtime (debug.SetMemoryLimit) unless GOMEMLIMIT is set: the most two
+// uploads at their limits hold at once (two bodies of MaxDarBytes, two
+// DARs of archive.DefaultMaxDarSize inflated) with room for the node,
+// under the 1 GiB a node must stay within whatever is uploaded. Past it the
+// collector runs more often; it is not a cap on live memory.
+const DefaultMemoryLimit = 640 << 20
+
 // Server answers the JSON Ledger API for a node. Build it with New; serve
 // Handler(). Its fields are fixed after New and safe for concurrent use.
 type Server struct {
@@ -74,6 +89,10 @@ type Server struct {
 
 	mux     *http.ServeMux
 	handler http.Handler // mux behind the guard
+	// uploads holds a token per upload route request being served
+	// (MaxConcurrentUploads); the others wait for one before their body
+	// is read.
+	uploads chan struct{}
 
 	// The guard's settings (guard.go): Config.CORSOrigins and AllowedHosts;
 	// checkHost is set when the node listens on loopback only.
@@ -97,6 +116,7 @@ func New(n *node.Node, v *auth.Verifier, cfg Config) *Server {
 		CheckpointDelay:         orDefault(cfg.CheckpointDelay, DefaultCheckpointDelay),
 		UserRightsCheckInterval: orDefault(cfg.UserRightsCheckInterval, DefaultUserRightsCheckInterval),
 		mux:                     http.NewServeMux(),
+		uploads:                 make(chan struct{}, MaxConcurrentUploads),
 		corsOrigins:             cfg.CORSOrigins,
 		allowedHosts:            cfg.AllowedHosts,
 		wsOrigins:               websocketOrigins(cfg.CORSOrigins),
@@ -187,9 +207,6 @@ func (s *Server) wrap(rt Route) http.Handler {
 				limit = rt.MaxBodyBytes
 			}
 			r.Body = http.MaxBytesReader(rec, r.Body, limit)
-			if r.Body != http.NoBody && s.BodyReadTimeout > 0 {
-				r.Body = withReadDeadline(rec, r.Body, s.BodyReadTimeout)
-			}
 		}
 		if err := checkContentType(rt, r); err != nil {
 			s.writeError(rec, r, err)
@@ -203,6 +220,18 @@ func (s *Server) wrap(rt Route) http.Handler {
 			}
 			req.Caller = c
 		}
+		if rt.Upload {
+			if err := s.waitUpload(r.Context()); err != nil {
+				s.writeError(rec, r, err)
+				return
+			}
+			defer func() { <-s.uploads }()
+		}
+		// The body's time starts now: an upload that waited for its turn
+		// has not been sending it.
+		if r.Body != nil && r.Body != http.NoBody && s.BodyReadTimeout > 0 {
+			r.Body = withReadDeadline(rec, r.Body, s.BodyReadTimeout)
+		}
 		v, err := rt.Handler(req)
 		if err != nil {
 			s.writeError(rec, r, err)
@@ -212,6 +241,17 @@ func (s *Server) wrap(rt Route) http.Handler {
 			writeJSON(rec, http.StatusOK, v)
 		}
 	})
+}
+
+// waitUpload takes one of the MaxConcurrentUploads tokens, waiting for it
+// until ctx ends.
+func (s *Server) waitUpload(ctx context.Context) error {
+	select {
+	case s.uploads <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // withReadDeadline bounds the reading of body: the connection's read

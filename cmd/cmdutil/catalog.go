@@ -152,6 +152,7 @@ var Catalog = sortedCatalog([]CatalogEntry{
 	{"NO_PREFERRED_PACKAGES_FOUND", 9, "no vetted package version satisfies every party of the request", "vet a common version of the package for the parties' participants"},
 	{"DAR_PARSE_ERROR", 8, "the uploaded bytes are not a valid DAR or Daml-LF archive", "upload the .dar file the Daml build made, unchanged (ledger dars inspect FILE shows what is wrong)"},
 	{"DAR_VALIDATION_ERROR", 8, "a package of the DAR is not well typed or not well formed (Daml-LF validation)", "rebuild the DAR with the Daml compiler; ledger dars validate --offline FILE shows the error without a node"},
+	{"ZIP_BOMB", 8, "an entry of the uploaded DAR inflates far more than any real DAR's (more than 100 times)", "upload the .dar file the Daml build made, unchanged"},
 	{"DAR_DEPENDENCIES_NOT_VALID", 8, "the DAR's dependencies are missing or do not fit its packages", "upload the DARs it depends on first, or build it against the uploaded versions"},
 	{"ALLOWED_LANGUAGE_VERSIONS", 8, "a package uses a Daml-LF version the participant does not accept", "build with a supported Daml-LF version (2.1–2.3; 2.dev only with dev mode)"},
 	{"KNOWN_PACKAGE_VERSION", 8, "another package with the same name and version but other content is already uploaded", "give the changed package a new version"},

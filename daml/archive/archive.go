@@ -20,13 +20,79 @@ type Options struct {
 	// MaxDalfSize bounds the uncompressed size of one dalf in a DAR; 0
 	// means DefaultMaxDalfSize.
 	MaxDalfSize int64
+	// MaxDarSize bounds the uncompressed size of all a DAR's entries that
+	// are read (its manifest and the dalfs it names, each once); 0 means
+	// DefaultMaxDarSize.
+	MaxDarSize int64
+	// MaxManifestSize bounds the uncompressed size of the manifest; 0
+	// means DefaultMaxManifestSize.
+	MaxManifestSize int64
+	// MaxDalfs bounds the number of distinct dalfs a manifest names; 0
+	// means DefaultMaxDalfs.
+	MaxDalfs int
+	// MaxCompressionRatio bounds how many times larger than its compressed
+	// form an entry of more than one MiB may be; 0 means
+	// DefaultMaxCompressionRatio.
+	MaxCompressionRatio int64
+	// KeepArchives keeps each decoded dalf's bytes in Dar.Archives (a node
+	// stores them).
+	KeepArchives bool
 }
 
-// Defaults of Options.
+// Defaults of Options: one set of limits for the node and the CLI. The
+// largest real DAR at hand (splice-amulet 0.1.14) holds 5.3 MB
+// uncompressed, 37 dalfs, a manifest of 8 kB, and no entry compresses more
+// than 7.4 times; deflate reaches 1032 only on runs of one byte.
 const (
-	DefaultMaxDepth    = 1000
-	DefaultMaxDalfSize = 256 << 20
+	DefaultMaxDepth            = 1000
+	DefaultMaxDalfSize         = 256 << 20
+	DefaultMaxDarSize          = 128 << 20
+	DefaultMaxManifestSize     = 1 << 20
+	DefaultMaxDalfs            = 1000
+	DefaultMaxCompressionRatio = 100
 )
+
+// ratioFloor is the size under which an entry's compression ratio is not
+// checked: small entries compress unevenly and cost nothing.
+const ratioFloor = 1 << 20
+
+func (o Options) limit(v, def int64) int64 {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// LimitError is a DAR refused for exceeding one of the limits of Options,
+// before any of it is inflated: Limit names the field of Options, Value is
+// what the DAR asks for. ErrZipBomb is its cause when the limit is
+// MaxCompressionRatio.
+type LimitError struct {
+	Limit string // "MaxDarSize", "MaxDalfSize", "MaxManifestSize", "MaxDalfs", "MaxCompressionRatio"
+	Entry string // the zip entry, when one entry exceeds it
+	Value int64
+	Max   int64
+}
+
+func (e *LimitError) Error() string {
+	switch e.Limit {
+	case "MaxCompressionRatio":
+		return fmt.Sprintf("entry %q inflates %d times, more than the limit of %d (%s): no real DAR compresses so well", e.Entry, e.Value, e.Max, e.Limit)
+	case "MaxDalfs":
+		return fmt.Sprintf("the manifest names %d distinct dalfs, more than the limit of %d (%s)", e.Value, e.Max, e.Limit)
+	case "MaxDarSize":
+		return fmt.Sprintf("the manifest and the dalfs it names are %d bytes uncompressed, more than the limit of %d (%s)", e.Value, e.Max, e.Limit)
+	}
+	return fmt.Sprintf("entry %q is %d bytes uncompressed, more than the limit of %d (%s)", e.Entry, e.Value, e.Max, e.Limit)
+}
+
+// Unwrap makes a compression ratio over the limit ErrZipBomb.
+func (e *LimitError) Unwrap() error {
+	if e.Limit == "MaxCompressionRatio" {
+		return ErrZipBomb
+	}
+	return nil
+}
 
 // Errors a caller may test for with errors.Is.
 var (
@@ -43,6 +109,9 @@ var (
 	// size allows for (its interned expressions are shared by too many
 	// definitions).
 	ErrTooLarge = errors.New("package too large when decoded")
+	// ErrZipBomb: a DAR entry inflates far more than real DARs do
+	// (Options.MaxCompressionRatio); a *LimitError says which.
+	ErrZipBomb = errors.New("the DAR seems to be a zip bomb")
 )
 
 // DecodeArchive decodes one dalf: an Archive message whose payload is an

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -39,7 +40,7 @@ func BenchmarkDecodePingMain(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	d, err := decodeDar(dar, Options{})
+	d, err := decodeDar(context.Background(), dar, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func BenchmarkDecodeAmuletDalfs(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	d, err := decodeDar(dar, Options{})
+	d, err := decodeDar(context.Background(), dar, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

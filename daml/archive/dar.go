@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,9 @@ type Dar struct {
 	Manifest Manifest
 	Main     lf.PackageID
 	Packages []*lf.Package
+	// Archives are the dalfs' bytes by package id, with
+	// Options.KeepArchives.
+	Archives map[lf.PackageID][]byte
 }
 
 // Package returns the package with the given id, or nil.
@@ -42,8 +46,8 @@ func (d *Dar) MainPackage() *lf.Package { return d.Package(d.Main) }
 type Manifest struct {
 	// MainDalf is the zip path of the main dalf.
 	MainDalf string
-	// Dalfs are the zip paths of every dalf: the main one first, then the
-	// others in manifest order.
+	// Dalfs are the zip paths of every dalf, each once: the main one
+	// first, then the others in manifest order.
 	Dalfs []string
 	// Attributes are all main-section attributes, continuation lines joined.
 	Attributes map[string]string
@@ -57,7 +61,7 @@ func ReadDarFile(path string, opts Options) (*Dar, error) {
 	if err != nil {
 		return nil, fmt.Errorf("archive: %w", err)
 	}
-	d, err := decodeDar(b, opts)
+	d, err := decodeDar(context.Background(), b, opts)
 	if err != nil {
 		return nil, fmt.Errorf("archive: %s: %w", path, err)
 	}
@@ -68,23 +72,45 @@ func ReadDarFile(path string, opts Options) (*Dar, error) {
 // dalf (Main-Dalf) and every dalf (Dalfs), in Format daml-lf. Every dalf is
 // decoded with DecodeArchive's rules. A package that appears twice is kept
 // once.
+//
+// Before inflating anything it refuses, with a *LimitError, a DAR whose
+// manifest, dalfs or total exceed the limits of Options, or one of whose
+// entries inflates more than any real DAR's (ErrZipBomb).
 func DecodeDar(dar []byte, opts Options) (*Dar, error) {
-	d, err := decodeDar(dar, opts)
+	return DecodeDarContext(context.Background(), dar, opts)
+}
+
+// DecodeDarContext is DecodeDar that stops when ctx ends, between dalfs,
+// with ctx's error.
+func DecodeDarContext(ctx context.Context, dar []byte, opts Options) (*Dar, error) {
+	d, err := decodeDar(ctx, dar, opts)
 	if err != nil {
 		return nil, fmt.Errorf("archive: %w", err)
 	}
 	return d, nil
 }
 
-func decodeDar(dar []byte, opts Options) (*Dar, error) {
-	return decodeDarWorkers(dar, opts, runtime.GOMAXPROCS(0))
+func decodeDar(ctx context.Context, dar []byte, opts Options) (*Dar, error) {
+	return decodeDarWorkers(ctx, dar, opts, runtime.GOMAXPROCS(0))
+}
+
+// checkEntry refuses an entry larger than max or that inflates more than
+// the ratio allows.
+func checkEntry(f *zip.File, limit string, maxSize, ratio int64) error {
+	if f.UncompressedSize64 > uint64(maxSize) {
+		return &LimitError{Limit: limit, Entry: f.Name, Value: int64(min(f.UncompressedSize64, 1<<62)), Max: maxSize}
+	}
+	if f.UncompressedSize64 > ratioFloor && f.UncompressedSize64/max(f.CompressedSize64, 1) > uint64(ratio) {
+		return &LimitError{Limit: "MaxCompressionRatio", Entry: f.Name, Value: int64(f.UncompressedSize64 / max(f.CompressedSize64, 1)), Max: ratio}
+	}
+	return nil
 }
 
 // decodeDarWorkers decodes a DAR with up to workers dalfs decoded at once.
 // The outcome does not depend on workers: the packages are in manifest
 // order and the error is that of the first dalf in manifest order that
 // fails, as when they are decoded one after the other.
-func decodeDarWorkers(dar []byte, opts Options, workers int) (*Dar, error) {
+func decodeDarWorkers(ctx context.Context, dar []byte, opts Options, workers int) (*Dar, error) {
 	zr, err := zip.NewReader(bytes.NewReader(dar), int64(len(dar)))
 	if err != nil {
 		return nil, fmt.Errorf("DAR is not a zip file: %w", err)
@@ -97,7 +123,12 @@ func decodeDarWorkers(dar []byte, opts Options, workers int) (*Dar, error) {
 	if !ok {
 		return nil, fmt.Errorf("DAR has no %s", manifestPath)
 	}
-	text, err := readZipFile(mf, 1<<20, nil)
+	ratio := opts.limit(opts.MaxCompressionRatio, DefaultMaxCompressionRatio)
+	maxManifest := opts.limit(opts.MaxManifestSize, DefaultMaxManifestSize)
+	if err := checkEntry(mf, "MaxManifestSize", maxManifest, ratio); err != nil {
+		return nil, err
+	}
+	text, err := readZipFile(mf, maxManifest, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", manifestPath, err)
 	}
@@ -105,12 +136,30 @@ func decodeDarWorkers(dar []byte, opts Options, workers int) (*Dar, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", manifestPath, err)
 	}
-	maxSize := opts.MaxDalfSize
-	if maxSize <= 0 {
-		maxSize = DefaultMaxDalfSize
+	if maxDalfs := int(opts.limit(int64(opts.MaxDalfs), DefaultMaxDalfs)); len(m.Dalfs) > maxDalfs {
+		return nil, &LimitError{Limit: "MaxDalfs", Value: int64(len(m.Dalfs)), Max: int64(maxDalfs)}
+	}
+	maxSize := opts.limit(opts.MaxDalfSize, DefaultMaxDalfSize)
+	maxTotal := opts.limit(opts.MaxDarSize, DefaultMaxDarSize)
+	total := mf.UncompressedSize64
+	for _, name := range m.Dalfs {
+		f, ok := files[name]
+		if !ok {
+			continue // reported in manifest order below
+		}
+		if err := checkEntry(f, "MaxDalfSize", maxSize, ratio); err != nil {
+			return nil, err
+		}
+		if total += f.UncompressedSize64; total > uint64(maxTotal) {
+			return nil, &LimitError{Limit: "MaxDarSize", Value: int64(min(total, 1<<62)), Max: maxTotal}
+		}
 	}
 	packages := make([]*lf.Package, len(m.Dalfs))
 	errs := make([]error, len(m.Dalfs))
+	var archives [][]byte
+	if opts.KeepArchives {
+		archives = make([][]byte, len(m.Dalfs))
+	}
 	// decode decodes dalf i into packages[i] or errs[i], reading it into
 	// buf when buf is large enough and using sc's tables, and returns the
 	// buffer it used and whether it failed. A decoded package holds no
@@ -118,6 +167,10 @@ func decodeDarWorkers(dar []byte, opts Options, workers int) (*Dar, error) {
 	// buffer and one scratch serve every dalf a goroutine decodes.
 	decode := func(i int, buf []byte, sc *scratch) ([]byte, bool) {
 		name := m.Dalfs[i]
+		if err := ctx.Err(); err != nil {
+			errs[i] = err
+			return buf, true
+		}
 		f, ok := files[name]
 		if !ok {
 			errs[i] = fmt.Errorf("manifest names dalf %q, which the DAR does not contain", name)
@@ -131,6 +184,9 @@ func decodeDarWorkers(dar []byte, opts Options, workers int) (*Dar, error) {
 		if packages[i], err = decodeArchive(b, opts, sc); err != nil {
 			errs[i] = fmt.Errorf("dalf %q: %w", name, err)
 			return b, true
+		}
+		if opts.KeepArchives {
+			archives[i] = bytes.Clone(b)
 		}
 		return b, false
 	}
@@ -160,6 +216,12 @@ func decodeDarWorkers(dar []byte, opts Options, workers int) (*Dar, error) {
 		if !seen[p.ID] {
 			seen[p.ID] = true
 			d.Packages = append(d.Packages, p)
+			if opts.KeepArchives {
+				if d.Archives == nil {
+					d.Archives = make(map[lf.PackageID][]byte, len(m.Dalfs))
+				}
+				d.Archives[p.ID] = archives[i]
+			}
 		}
 	}
 	return d, nil
@@ -341,9 +403,13 @@ func ParseManifest(b []byte) (Manifest, error) {
 	if !ok {
 		return m, errors.New("no Dalfs attribute")
 	}
+	// A dalf named twice is read once: a manifest naming one dalf 200,000
+	// times would otherwise have it decoded 200,000 times.
 	m.Dalfs = []string{m.MainDalf}
+	named := map[string]bool{m.MainDalf: true}
 	for _, d := range strings.Split(all, ",") {
-		if d = strings.TrimSpace(d); d != "" && d != m.MainDalf {
+		if d = strings.TrimSpace(d); d != "" && !named[d] {
+			named[d] = true
 			m.Dalfs = append(m.Dalfs, d)
 		}
 	}

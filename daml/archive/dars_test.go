@@ -3,6 +3,7 @@ package archive
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -248,9 +249,9 @@ func TestDecodeDarWorkersAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, opts := range []Options{{}, {AllowDev: true}} {
-			want, wantErr := decodeDarWorkers(dar, opts, 1)
+			want, wantErr := decodeDarWorkers(context.Background(), dar, opts, 1)
 			for _, workers := range []int{2, 64} {
-				got, gotErr := decodeDarWorkers(dar, opts, workers)
+				got, gotErr := decodeDarWorkers(context.Background(), dar, opts, workers)
 				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 					t.Fatalf("%s, %d workers: error %v, one at a time %v", file, workers, gotErr, wantErr)
 				}
@@ -290,7 +291,7 @@ func TestDecodeDarWorkersFirstError(t *testing.T) {
 	for _, tt := range tests {
 		dar := buildDar(t, manifest, tt.files)
 		for _, workers := range []int{1, 2, 4} {
-			_, err := decodeDarWorkers(dar, Options{}, workers)
+			_, err := decodeDarWorkers(context.Background(), dar, Options{}, workers)
 			if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
 				t.Errorf("%s, %d workers: error %v, want one starting %q", tt.name, workers, err, tt.err)
 			}

@@ -6,8 +6,18 @@
 // one before; the main section ends at the first empty line. It must give
 // Format: daml-lf, Main-Dalf (the zip path of the main dalf) and Dalfs (the
 // zip paths of every dalf, comma-separated). DecodeDar decodes each dalf
-// the manifest names, main first, and keeps a package that appears twice
-// once.
+// the manifest names once (a name given twice is read once), main first,
+// and keeps a package that appears twice once.
+//
+// A DAR comes from anyone who may upload one, so before inflating anything
+// DecodeDar checks the zip's directory against one set of limits (Options;
+// the node and the CLI use the same defaults): the manifest at most 1 MiB,
+// each dalf at most 256 MiB, the manifest and the distinct dalfs it names
+// at most 128 MiB together and at most 1000 of them, and no entry of more
+// than 1 MiB that inflates more than 100 times (real DARs stay under 8;
+// deflate reaches 1032 on runs of one byte). A refusal is a *LimitError
+// naming the limit; a compression ratio over the limit is also ErrZipBomb.
+// DecodeDarContext stops between dalfs when its context ends.
 //
 // A dalf is an Archive protobuf message: a hash function (SHA256 = 0, the
 // only one), the payload bytes and the hash as lower-case hex. The package
@@ -50,6 +60,11 @@
 // takes its last value. Errors name the dalf, the module, the definition
 // and the choice where the problem was found, and the innermost interned
 // expression it lies in.
+//
+// Types are shared, as the type table shares them: a type of forty
+// interned entries, each naming the one before twice, stands for a tree of
+// 2^40 leaves. Code that walks decoded types must memoise by node
+// (lf.NodeOf) or bound its work; their text is cut at lf.MaxTypeString.
 //
 // Decoding checks the archive's form, not its types: the interpreter (or a
 // type checker) must not assume a decoded package is well-typed. The one

@@ -5,7 +5,10 @@ import (
 	"bytes"
 	"os"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/ledger-cli/ledger/daml/archive/archivetest"
 )
 
 // fuzzSeeds returns the dalfs of the Ping DAR in testdata, smallest first.
@@ -66,6 +69,18 @@ func FuzzDecodeDar(f *testing.F) {
 	seeds := fuzzSeeds(f)
 	f.Add(buildDar(f, "Manifest-Version: 1.0\r\nMain-Dalf: a.dalf\r\nDalfs: a.dalf, b.dal\r\n f\r\nFormat: daml-lf\r\n\r\n",
 		map[string][]byte{"a.dalf": seeds[0], "b.dalf": seeds[1]}))
+	// Hostile DARs: a dalf of 2 MiB of zeros (a zip bomb by its ratio), a
+	// manifest naming one dalf a thousand times, and Ping with a choice
+	// argument whose type doubles forty times through the type table.
+	f.Add(buildDar(f, "Manifest-Version: 1.0\r\nMain-Dalf: a.dalf\r\nDalfs: a.dalf, z.dalf\r\nFormat: daml-lf\r\n\r\n",
+		map[string][]byte{"a.dalf": seeds[0], "z.dalf": make([]byte, 2<<20)}))
+	f.Add(buildDar(f, "Manifest-Version: 1.0\r\nMain-Dalf: a.dalf\r\nDalfs: a.dalf"+strings.Repeat(",a.dalf", 1000)+"\r\nFormat: daml-lf\r\n\r\n",
+		map[string][]byte{"a.dalf": seeds[0]}))
+	ping, err := os.ReadFile("testdata/canton-builtin-admin-workflow-ping.dar")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(archivetest.Doubling(f, ping, 40, "3.5.0"))
 	f.Fuzz(func(t *testing.T, dar []byte) {
 		d, err := DecodeDar(dar, Options{AllowDev: true, MaxDalfSize: 1 << 20})
 		if (d == nil) == (err == nil) {

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -297,7 +298,7 @@ func TestNoAliasing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := decodeDar(dar, Options{})
+	d, err := decodeDar(context.Background(), dar, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

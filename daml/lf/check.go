@@ -2,7 +2,46 @@ package lf
 
 // TypeEqual reports whether a and b are the same type, structurally: type
 // synonyms are not expanded and bound variables must have the same names.
+//
+// It walks shared types by node: a node is equal to itself, and past a few
+// dozen comparisons each pair of nodes is compared once, so two types of
+// forty interned entries that each name the one before twice (2^40 leaves
+// written out) compare in the time of their nodes.
 func TypeEqual(a, b Type) bool {
+	var e typeEq
+	return e.equal(a, b)
+}
+
+// typeEq is one TypeEqual: its comparisons so far and, past
+// memoAfterSteps of them, the answers by pair of nodes.
+type typeEq struct {
+	steps int
+	memo  map[[2]TypeNode]bool
+}
+
+// memoAfterSteps: small types, most of those compared, need no memo.
+const memoAfterSteps = 64
+
+func (e *typeEq) equal(a, b Type) bool {
+	na, nb := NodeOf(a), NodeOf(b)
+	if na == nb {
+		return true
+	}
+	if e.steps++; e.steps > memoAfterSteps {
+		if e.memo == nil {
+			e.memo = map[[2]TypeNode]bool{}
+		}
+		if eq, ok := e.memo[[2]TypeNode{na, nb}]; ok {
+			return eq
+		}
+		eq := e.node(a, b)
+		e.memo[[2]TypeNode{na, nb}] = eq
+		return eq
+	}
+	return e.node(a, b)
+}
+
+func (e *typeEq) node(a, b Type) bool {
 	switch a := a.(type) {
 	case TVar:
 		b, ok := b.(TVar)
@@ -18,17 +57,17 @@ func TypeEqual(a, b Type) bool {
 		return ok && a.N == b.N
 	case TApp:
 		b, ok := b.(TApp)
-		return ok && TypeEqual(a.Fun, b.Fun) && TypeEqual(a.Arg, b.Arg)
+		return ok && e.equal(a.Fun, b.Fun) && e.equal(a.Arg, b.Arg)
 	case TSyn:
 		b, ok := b.(TSyn)
-		return ok && a.Syn.Equal(b.Syn) && typesEqual(a.Args, b.Args)
+		return ok && a.Syn.Equal(b.Syn) && e.all(a.Args, b.Args)
 	case TStruct:
 		b, ok := b.(TStruct)
 		if !ok || len(a.Fields) != len(b.Fields) {
 			return false
 		}
 		for i := range a.Fields {
-			if a.Fields[i].Name != b.Fields[i].Name || !TypeEqual(a.Fields[i].Type, b.Fields[i].Type) {
+			if a.Fields[i].Name != b.Fields[i].Name || !e.equal(a.Fields[i].Type, b.Fields[i].Type) {
 				return false
 			}
 		}
@@ -36,38 +75,49 @@ func TypeEqual(a, b Type) bool {
 	case TForall:
 		b, ok := b.(TForall)
 		return ok && a.Var.Name == b.Var.Name && a.Var.Kind.String() == b.Var.Kind.String() &&
-			TypeEqual(a.Body, b.Body)
+			e.equal(a.Body, b.Body)
 	}
 	return false
 }
 
-func typesEqual(a, b []Type) bool {
+func (e *typeEq) all(a, b []Type) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if !TypeEqual(a[i], b[i]) {
+		if !e.equal(a[i], b[i]) {
 			return false
 		}
 	}
 	return true
 }
 
-// HasSynonym reports whether t mentions a type synonym.
+// HasSynonym reports whether t mentions a type synonym. It visits each
+// node once: decoded types share their interned parts, so a type of a few
+// dozen nodes can stand for a tree of 2^40.
 func HasSynonym(t Type) bool {
-	switch t := t.(type) {
+	return hasSynonym(t, map[TypeNode]bool{})
+}
+
+func hasSynonym(whole Type, seen map[TypeNode]bool) bool {
+	switch t := whole.(type) {
 	case TSyn:
 		return true
 	case TApp:
-		return HasSynonym(t.Fun) || HasSynonym(t.Arg)
+		n := NodeOf(whole)
+		if seen[n] {
+			return false // already looked at, and had none
+		}
+		seen[n] = true
+		return hasSynonym(t.Fun, seen) || hasSynonym(t.Arg, seen)
 	case TStruct:
 		for _, f := range t.Fields {
-			if HasSynonym(f.Type) {
+			if hasSynonym(f.Type, seen) {
 				return true
 			}
 		}
 	case TForall:
-		return HasSynonym(t.Body)
+		return hasSynonym(t.Body, seen)
 	}
 	return false
 }

@@ -3,6 +3,7 @@ package lf
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Types print in Daml-like syntax. Type constructors print by their dotted
@@ -33,7 +34,27 @@ func (t TForall) String() string  { return typeString(t) }
 func typeString(t Type) string {
 	var b strings.Builder
 	writeType(&b, t, precTop)
-	return b.String()
+	return bounded(&b)
+}
+
+// MaxTypeString bounds the text of a type or data type: a type's text can
+// be exponentially longer than the package that holds it (an interned type
+// may name the one before it twice, forty times over), and it goes into
+// error messages and log lines. Past the bound the text ends in "…" and
+// the rest of the type is not visited.
+const MaxTypeString = 2048
+
+// bounded returns what b holds, cut at MaxTypeString with "…".
+func bounded(b *strings.Builder) string {
+	s := b.String()
+	if len(s) <= MaxTypeString {
+		return s
+	}
+	cut := MaxTypeString
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // Precedences: a forall or arrow needs parentheses as an arrow's parameter
@@ -45,6 +66,9 @@ const (
 )
 
 func writeType(b *strings.Builder, t Type, prec int) {
+	if b.Len() > MaxTypeString {
+		return // bounded cuts the text here; the rest is not visited
+	}
 	switch t := t.(type) {
 	case TVar:
 		b.WriteString(t.Name)
@@ -231,5 +255,5 @@ func (d *DataType) String() string {
 			b.WriteString(c)
 		}
 	}
-	return b.String()
+	return bounded(&b)
 }

@@ -1,6 +1,10 @@
 package lf
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+)
 
 func builtin(b BuiltinType) Type { return TBuiltin{Builtin: b} }
 
@@ -100,5 +104,66 @@ func TestLiteralType(t *testing.T) {
 	}
 	if _, ok := LiteralType(&EVar{Name: "x"}); ok {
 		t.Error("a variable has a literal type")
+	}
+}
+
+// doubling returns t(n), where t(0) = Int64 and t(i+1) = GenMap t(i) t(i):
+// n+1 nodes shared, 2^(n+1)-1 leaves written out.
+func doubling(n int) Type {
+	var t Type = TBuiltin{Builtin: BuiltinInt64}
+	for range n {
+		t = TApp{Fun: TApp{Fun: TBuiltin{Builtin: BuiltinGenMap}, Arg: t}, Arg: t}
+	}
+	return t
+}
+
+// TestTypeStringBounded: a type that doubles forty times prints at once,
+// cut at MaxTypeString, instead of never (its text has 2^41 leaves).
+func TestTypeStringBounded(t *testing.T) {
+	start := time.Now()
+	s := doubling(40).String()
+	if time.Since(start) > time.Second {
+		t.Errorf("printing took %v", time.Since(start))
+	}
+	if len(s) > MaxTypeString+len("…") || !strings.HasSuffix(s, "…") || !strings.HasPrefix(s, "Map (Map (Map") {
+		t.Errorf("printed %d bytes: %.80q…%q", len(s), s, s[max(0, len(s)-20):])
+	}
+	if got := doubling(2).String(); got != "Map (Map Int Int) (Map Int Int)" {
+		t.Errorf("a small type prints %q", got)
+	}
+	d := &DataType{Name: DottedName{"T"}, Kind: DataRecord, Fields: []Field{{Name: "x", Type: doubling(40)}}}
+	if s := d.String(); len(s) > MaxTypeString+len("…") {
+		t.Errorf("a data type printed %d bytes", len(s))
+	}
+}
+
+// TestNodeOf: the nodes of a shared type have one identity each, however
+// often they are reached; separately built equal types do not.
+func TestNodeOf(t *testing.T) {
+	t2 := doubling(2).(TApp)
+	left, right := t2.Fun.(TApp).Arg, t2.Arg
+	if NodeOf(left) != NodeOf(right) {
+		t.Error("the two halves of a doubled type are not one node")
+	}
+	if NodeOf(doubling(1)) == NodeOf(doubling(1)) {
+		t.Error("two types built apart share a node")
+	}
+	if NodeOf(TBuiltin{Builtin: BuiltinUnit}) == NodeOf(TNat{N: 0}) {
+		t.Error("values of two kinds share a node")
+	}
+}
+
+// TestTypeEqualShared: two doubling types built apart (no node in common)
+// compare at once, equal or not; compared as trees, 2^41 leaves a side.
+func TestTypeEqualShared(t *testing.T) {
+	start := time.Now()
+	if !TypeEqual(doubling(40), doubling(40)) {
+		t.Error("t40 differs from t40")
+	}
+	if TypeEqual(doubling(40), doubling(39)) {
+		t.Error("t40 equals t39")
+	}
+	if el := time.Since(start); el > time.Second {
+		t.Errorf("comparing took %v", el)
 	}
 }

@@ -1,7 +1,9 @@
 package typed
 
 import (
+	"encoding/binary"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -15,15 +17,16 @@ import (
 type Env struct {
 	pkgs map[lf.PackageID]*lf.Package
 
+	ids   typeIDs
 	mu    sync.Mutex
-	cons  map[string]*Plan // compiled data types, by closed type key
-	plans sync.Map         // string (closed type key) → *Plan
+	cons  map[int]*Plan // compiled data types, by closed type id
+	plans sync.Map      // int (closed type id) → *Plan
 }
 
 // NewEnv returns the environment of pkgs. A package id given twice keeps the
 // last.
 func NewEnv(pkgs ...*lf.Package) *Env {
-	e := &Env{pkgs: make(map[lf.PackageID]*lf.Package, len(pkgs)), cons: map[string]*Plan{}}
+	e := &Env{pkgs: make(map[lf.PackageID]*lf.Package, len(pkgs)), cons: map[int]*Plan{}, ids: typeIDs{byShape: map[string]int{}}}
 	for _, p := range pkgs {
 		e.pkgs[p.ID] = p
 	}
@@ -121,7 +124,7 @@ func (e *Env) Choice(n lf.TypeConName, choice string) (c lf.ChoiceSignature, ok 
 // type names a definition the environment lacks or is not serializable
 // (functions, Any, interfaces, free type variables).
 func (e *Env) Plan(t lf.Type) (*Plan, error) {
-	key := typeKey(t)
+	key := e.ids.key(t)
 	if p, ok := e.plans.Load(key); ok {
 		return p.(*Plan), nil
 	}
@@ -142,54 +145,81 @@ func (e *Env) Plan(t lf.Type) (*Plan, error) {
 // TypeIdentifier returns the value identifier of a type constructor.
 func TypeIdentifier(n lf.TypeConName) *value.Identifier { return value.IdentifierOf(n) }
 
-// typeKey renders a type with fully qualified names: the key of compiled
-// plans. Two types with the same key have the same syntax.
-func typeKey(t lf.Type) string {
-	var b strings.Builder
-	writeKey(&b, t)
-	return b.String()
+// typeIDs hash-conses types: structurally equal types get one small
+// number, the key of compiled plans. A type is numbered from the numbers of
+// its parts, each node once, so a type whose nodes share parts (an
+// interned type naming the one before it twice, forty times over) costs
+// its nodes, not the 2^40 leaves of its text.
+type typeIDs struct {
+	mu      sync.Mutex
+	byShape map[string]int // a node's kind, name and its parts' ids → id
+	buf     []byte
 }
 
-func writeKey(b *strings.Builder, t lf.Type) {
+// key returns the id of t.
+func (ids *typeIDs) key(t lf.Type) int { return ids.keyIn(t, map[lf.TypeNode]int{}) }
+
+// keyIn returns the id of t, reusing and extending seen, the ids of nodes
+// numbered before.
+func (ids *typeIDs) keyIn(t lf.Type, seen map[lf.TypeNode]int) int {
+	ids.mu.Lock()
+	defer ids.mu.Unlock()
+	return ids.of(t, seen)
+}
+
+// of numbers t, memoising by node in seen; mu is held.
+func (ids *typeIDs) of(t lf.Type, seen map[lf.TypeNode]int) int {
+	node := lf.NodeOf(t)
+	if id, ok := seen[node]; ok {
+		return id
+	}
+	var parts []int
+	var kind byte
+	var name string
 	switch t := t.(type) {
 	case lf.TVar:
-		b.WriteString("'")
-		b.WriteString(t.Name)
+		kind, name = 'v', t.Name
 	case lf.TNat:
-		fmt.Fprintf(b, "%d", t.N)
+		kind, name = 'n', strconv.Itoa(t.N)
 	case lf.TCon:
-		b.WriteString(t.Con.String())
-	case lf.TSyn:
-		b.WriteString("syn ")
-		b.WriteString(t.Syn.String())
-		for _, a := range t.Args {
-			b.WriteString(" (")
-			writeKey(b, a)
-			b.WriteString(")")
-		}
+		kind, name = 'c', t.Con.String()
 	case lf.TBuiltin:
-		b.WriteString(t.Builtin.String())
-	case lf.TApp:
-		b.WriteString("(")
-		writeKey(b, t.Fun)
-		b.WriteString(" ")
-		writeKey(b, t.Arg)
-		b.WriteString(")")
-	case lf.TStruct:
-		b.WriteString("<")
-		for _, f := range t.Fields {
-			b.WriteString(f.Name)
-			b.WriteString(":")
-			writeKey(b, f.Type)
-			b.WriteString(",")
+		kind, name = 'b', strconv.Itoa(int(t.Builtin))
+	case lf.TSyn:
+		kind, name = 's', t.Syn.String()
+		for _, a := range t.Args {
+			parts = append(parts, ids.of(a, seen))
 		}
-		b.WriteString(">")
+	case lf.TApp:
+		kind = 'a'
+		parts = []int{ids.of(t.Fun, seen), ids.of(t.Arg, seen)}
+	case lf.TStruct:
+		kind = 'r'
+		var names strings.Builder
+		for _, f := range t.Fields {
+			names.WriteString(f.Name)
+			names.WriteByte(',')
+			parts = append(parts, ids.of(f.Type, seen))
+		}
+		name = names.String()
 	case lf.TForall:
-		b.WriteString("forall ")
-		b.WriteString(t.Var.Name)
-		b.WriteString(". ")
-		writeKey(b, t.Body)
+		kind, name = 'f', t.Var.Name
+		parts = []int{ids.of(t.Body, seen)}
 	default:
-		b.WriteString("?")
+		kind = '?'
 	}
+	b := append(ids.buf[:0], kind)
+	b = binary.AppendUvarint(b, uint64(len(name)))
+	b = append(b, name...)
+	for _, p := range parts {
+		b = binary.AppendUvarint(b, uint64(p))
+	}
+	ids.buf = b
+	id, ok := ids.byShape[string(b)]
+	if !ok {
+		id = len(ids.byShape)
+		ids.byShape[string(b)] = id
+	}
+	seen[node] = id
+	return id
 }

@@ -2,6 +2,8 @@ package typed
 
 import (
 	"fmt"
+	"reflect"
+	"unsafe"
 
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/daml/value"
@@ -90,8 +92,14 @@ var scalarPlans = map[lf.BuiltinType]*Plan{
 // compiler compiles types into plans under Env.mu.
 type compiler struct {
 	env   *Env
-	added []string // data-type keys added to env.cons by this compilation
+	added []int // data-type keys added to env.cons by this compilation
 	depth int
+	// memo holds the plan of each type node compiled so far in its scope, and ids
+	// the id of each node numbered so far: a type whose nodes share parts
+	// compiles in the time of its nodes.
+	memo   map[memoKey]*Plan
+	ids    map[lf.TypeNode]int
+	substs map[unsafe.Pointer]map[lf.TypeNode]lf.Type // per scope
 }
 
 // maxTypeDepth bounds the nesting of a type being compiled, so that a
@@ -101,6 +109,55 @@ const maxTypeDepth = 1000
 
 // compile compiles t, whose type variables are bound by vars to closed types.
 func (c *compiler) compile(t lf.Type, vars map[string]lf.Type) (*Plan, error) {
+	key := memoKey{lf.NodeOf(t), scopeOf(vars)}
+	if p, ok := c.memo[key]; ok {
+		return p, nil
+	}
+	p, err := c.compileNode(t, vars)
+	if err != nil {
+		return nil, err
+	}
+	if c.memo == nil {
+		c.memo = map[memoKey]*Plan{}
+	}
+	c.memo[key] = p
+	return p, nil
+}
+
+// memoKey is a type node in the scope of one binding of its variables.
+type memoKey struct {
+	node  lf.TypeNode
+	scope unsafe.Pointer // the vars map, nil for none
+}
+
+// scopeOf identifies a binding of type variables. Each data type or
+// synonym compiled makes its own map and never changes it; the memo's key
+// keeps the map alive, so its address is not reused while it is a key.
+func scopeOf(vars map[string]lf.Type) unsafe.Pointer {
+	if len(vars) == 0 {
+		return nil
+	}
+	return reflect.ValueOf(vars).UnsafePointer()
+}
+
+// subst is subst memoised per scope for this compilation.
+func (c *compiler) subst(t lf.Type, vars map[string]lf.Type) lf.Type {
+	if len(vars) == 0 {
+		return t
+	}
+	scope := scopeOf(vars)
+	done := c.substs[scope]
+	if done == nil {
+		if c.substs == nil {
+			c.substs = map[unsafe.Pointer]map[lf.TypeNode]lf.Type{}
+		}
+		done = map[lf.TypeNode]lf.Type{}
+		c.substs[scope] = done
+	}
+	return substShared(t, vars, done)
+}
+
+func (c *compiler) compileNode(t lf.Type, vars map[string]lf.Type) (*Plan, error) {
 	c.depth++
 	defer func() { c.depth-- }()
 	if c.depth > maxTypeDepth {
@@ -147,10 +204,10 @@ func (c *compiler) builtin(t lf.Type, b lf.BuiltinType, args []lf.Type, vars map
 	if len(args) != n {
 		return nil, fmt.Errorf("type %s applies %s to %d arguments, not %d", t, b, len(args), n)
 	}
-	closed := subst(t, vars)
+	closed := c.subst(t, vars)
 	switch b {
 	case lf.BuiltinNumeric:
-		nat, ok := subst(args[0], vars).(lf.TNat)
+		nat, ok := c.subst(args[0], vars).(lf.TNat)
 		if !ok || nat.N < 0 || nat.N > value.MaxNumericScale {
 			return nil, fmt.Errorf("type %s has no scale 0 to %d", t, value.MaxNumericScale)
 		}
@@ -207,7 +264,7 @@ func (c *compiler) synonym(t lf.TSyn, vars map[string]lf.Type) (*Plan, error) {
 	}
 	inner := make(map[string]lf.Type, len(s.Params))
 	for i, p := range s.Params {
-		inner[p.Name] = subst(t.Args[i], vars)
+		inner[p.Name] = c.subst(t.Args[i], vars)
 	}
 	return c.compile(s.Type, inner)
 }
@@ -218,10 +275,13 @@ func (c *compiler) synonym(t lf.TSyn, vars map[string]lf.Type) (*Plan, error) {
 func (c *compiler) dataType(n lf.TypeConName, args []lf.Type, vars map[string]lf.Type) (*Plan, error) {
 	closedArgs := make([]lf.Type, len(args))
 	for i, a := range args {
-		closedArgs[i] = subst(a, vars)
+		closedArgs[i] = c.subst(a, vars)
 	}
 	closed := lf.App(lf.TCon{Con: n}, closedArgs...)
-	key := typeKey(closed)
+	if c.ids == nil {
+		c.ids = map[lf.TypeNode]int{}
+	}
+	key := c.env.ids.keyIn(closed, c.ids)
 	if p, ok := c.env.cons[key]; ok {
 		return p, nil
 	}
@@ -276,32 +336,34 @@ func (c *compiler) dataType(n lf.TypeConName, args []lf.Type, vars map[string]lf
 	return p, nil
 }
 
-// subst replaces the type variables of t bound in vars, keeping the rest of
-// its syntax.
-func subst(t lf.Type, vars map[string]lf.Type) lf.Type {
-	if len(vars) == 0 {
-		return t
+// substShared replaces the type variables of t bound in vars, keeping the
+// rest of its syntax, memoised by node in done: a part that t reaches twice
+// is substituted once, and the result shares it as t does.
+func substShared(t lf.Type, vars map[string]lf.Type, done map[lf.TypeNode]lf.Type) lf.Type {
+	node := lf.NodeOf(t)
+	if r, ok := done[node]; ok {
+		return r
 	}
+	r := t
 	switch tt := t.(type) {
 	case lf.TVar:
 		if b, ok := vars[tt.Name]; ok {
-			return b
+			r = b
 		}
-		return t
 	case lf.TApp:
-		return lf.TApp{Fun: subst(tt.Fun, vars), Arg: subst(tt.Arg, vars)}
+		r = lf.TApp{Fun: substShared(tt.Fun, vars, done), Arg: substShared(tt.Arg, vars, done)}
 	case lf.TSyn:
 		args := make([]lf.Type, len(tt.Args))
 		for i, a := range tt.Args {
-			args[i] = subst(a, vars)
+			args[i] = substShared(a, vars, done)
 		}
-		return lf.TSyn{Syn: tt.Syn, Args: args}
+		r = lf.TSyn{Syn: tt.Syn, Args: args}
 	case lf.TStruct:
 		fs := make([]lf.Field, len(tt.Fields))
 		for i, f := range tt.Fields {
-			fs[i] = lf.Field{Name: f.Name, Type: subst(f.Type, vars)}
+			fs[i] = lf.Field{Name: f.Name, Type: substShared(f.Type, vars, done)}
 		}
-		return lf.TStruct{Fields: fs}
+		r = lf.TStruct{Fields: fs}
 	case lf.TForall:
 		inner := make(map[string]lf.Type, len(vars))
 		for k, v := range vars {
@@ -309,7 +371,9 @@ func subst(t lf.Type, vars map[string]lf.Type) lf.Type {
 				inner[k] = v
 			}
 		}
-		return lf.TForall{Var: tt.Var, Body: subst(tt.Body, inner)}
+		// The body sees other bindings: its memo is its own.
+		r = lf.TForall{Var: tt.Var, Body: substShared(tt.Body, inner, map[lf.TypeNode]lf.Type{})}
 	}
-	return t
+	done[node] = r
+	return r
 }

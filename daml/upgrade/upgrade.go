@@ -38,6 +38,7 @@
 package upgrade
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -108,7 +109,12 @@ func SupportsUpgrades(p *lf.Package) bool {
 // gives the package name of other packages. Without their versions the
 // version rule of type constructors is not applied; CheckWith applies it.
 func Check(past, present *lf.Package, name NameOf) error {
-	return CheckWith(past, present, func(id lf.PackageID) *lf.Package {
+	return CheckContext(context.Background(), past, present, name)
+}
+
+// CheckContext is Check that stops when ctx ends, with ctx's error.
+func CheckContext(ctx context.Context, past, present *lf.Package, name NameOf) error {
+	return CheckWithContext(ctx, past, present, func(id lf.PackageID) *lf.Package {
 		if name == nil {
 			return nil
 		}
@@ -122,8 +128,25 @@ func Check(past, present *lf.Package, name NameOf) error {
 // CheckWith is Check with every package known by id (for its name and
 // version), as Canton's package map.
 func CheckWith(past, present *lf.Package, lookup func(lf.PackageID) *lf.Package) error {
-	c := checker{past: past, present: present, lookup: lookup}
-	return c.check()
+	return CheckWithContext(context.Background(), past, present, lookup)
+}
+
+// CheckWithContext is CheckWith that stops when ctx ends, with ctx's error.
+//
+// Types are compared once per pair of type nodes (within one data type's
+// parameters): two versions of a package whose types share parts (an
+// interned type naming the one before it twice, forty times over) compare
+// in the time of their nodes, not of their 2^40 leaves.
+func CheckWithContext(ctx context.Context, past, present *lf.Package, lookup func(lf.PackageID) *lf.Package) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c := checker{past: past, present: present, lookup: lookup, ctx: ctx}
+	err := c.check()
+	if c.err != nil {
+		return c.err
+	}
+	return err
 }
 
 type checker struct {
@@ -132,6 +155,22 @@ type checker struct {
 	// vars maps a type parameter of the present data type to the one of
 	// past at the same position, while a data type is compared.
 	vars map[string]string
+
+	ctx   context.Context
+	err   error                   // ctx's error, once seen
+	steps int                     // type comparisons since ctx was last looked at
+	equal map[[2]lf.TypeNode]bool // typeEqual's answers by pair of nodes, for the current vars
+}
+
+// stopped reports whether ctx has ended, looking at it every 1024 steps.
+func (c *checker) stopped() bool {
+	if c.err != nil {
+		return true
+	}
+	if c.steps++; c.steps%1024 == 0 && c.ctx != nil {
+		c.err = c.ctx.Err()
+	}
+	return c.err != nil
 }
 
 func (c *checker) check() error {
@@ -293,7 +332,9 @@ func (c *checker) dataType(pm, nm *lf.Module, pd, nd *lf.DataType) error {
 		}
 		c.vars[nd.Params[i].Name] = p.Name
 	}
-	defer func() { c.vars = nil }()
+	// The memo holds for one binding of the parameters.
+	c.equal = nil
+	defer func() { c.vars, c.equal = nil, nil }()
 	if pd.Kind != nd.Kind {
 		return fail("The upgraded data type %s has changed from a %s to a %s. Datatypes cannot change variety via upgrades.", pd.Name, pd.Kind, nd.Kind)
 	}
@@ -430,6 +471,22 @@ func (c *checker) pkg(id lf.PackageID) *lf.Package {
 
 // typeEqual is Canton's checkType: a is past's type, b present's.
 func (c *checker) typeEqual(a, b lf.Type) bool {
+	if c.stopped() {
+		return false
+	}
+	key := [2]lf.TypeNode{lf.NodeOf(a), lf.NodeOf(b)}
+	if eq, ok := c.equal[key]; ok {
+		return eq
+	}
+	eq := c.typeEqualNode(a, b)
+	if c.equal == nil {
+		c.equal = map[[2]lf.TypeNode]bool{}
+	}
+	c.equal[key] = eq
+	return eq
+}
+
+func (c *checker) typeEqualNode(a, b lf.Type) bool {
 	switch x := a.(type) {
 	case lf.TVar:
 		y, ok := b.(lf.TVar)

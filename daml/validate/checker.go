@@ -161,6 +161,9 @@ type typer struct {
 	// the package each module refers to.
 	curMod     string
 	moduleRefs map[string]map[string]bool
+
+	// kinds memoises kindOf of type applications (kindKey).
+	kinds map[kindKey]lf.Kind
 }
 
 func (t *typer) where() string {

@@ -81,9 +81,12 @@ type serial struct {
 	requirement string
 	whole       lf.Type
 	vars        map[string]bool
+	// done holds the type applications found serializable, so a shared
+	// node is checked once.
+	done map[lf.TypeNode]bool
 }
 
-func (s serial) fail(format string, args ...any) {
+func (s *serial) fail(format string, args ...any) {
 	reason := fmt.Sprintf(format, args...)
 	s.t.fail("EExpectedSerializableType", "expected serializable type:\n * reason: %s\n * found: %s\n * problem: %s",
 		reason, s.t.show(s.whole), s.requirement)
@@ -105,11 +108,11 @@ var unserializableBuiltin = map[lf.BuiltinType]string{
 	lf.BuiltinFailureCategory: "FailureCategory",
 }
 
-func (s serial) check(ty lf.Type) {
+func (s *serial) check(whole lf.Type) {
 	s.t.enter()
 	defer s.t.leave()
 	s.t.step()
-	switch ty := ty.(type) {
+	switch ty := whole.(type) {
 	case lf.TVar:
 		if !s.vars[ty.Name] {
 			s.fail("free type variable %s", ty.Name)
@@ -128,6 +131,24 @@ func (s serial) check(ty lf.Type) {
 			s.fail("%s", why)
 		}
 	case lf.TApp:
+		node := lf.NodeOf(whole) // the interface as decoded, not the copy ty
+		if s.done[node] {
+			return
+		}
+		s.checkApp(ty)
+		if s.done == nil {
+			s.done = map[lf.TypeNode]bool{}
+		}
+		s.done[node] = true
+	case lf.TForall:
+		s.fail("higher-ranked type")
+	case lf.TStruct:
+		s.fail("structural record")
+	}
+}
+
+func (s *serial) checkApp(ty lf.TApp) {
+	{
 		if h, ok := ty.Fun.(lf.TBuiltin); ok {
 			switch h.Builtin {
 			case lf.BuiltinContractID:
@@ -150,9 +171,5 @@ func (s serial) check(ty lf.Type) {
 		}
 		s.check(ty.Fun)
 		s.check(ty.Arg)
-	case lf.TForall:
-		s.fail("higher-ranked type")
-	case lf.TStruct:
-		s.fail("structural record")
 	}
 }

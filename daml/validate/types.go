@@ -163,11 +163,17 @@ func (t *typer) checkType(ty lf.Type, want lf.Kind, tv *tvars) {
 	}
 }
 
-func (t *typer) kindOf(ty lf.Type, tv *tvars) lf.Kind {
+// kindKey is a type application and the type variables in scope.
+type kindKey struct {
+	node lf.TypeNode
+	tv   *tvars
+}
+
+func (t *typer) kindOf(whole lf.Type, tv *tvars) lf.Kind {
 	t.enter()
 	defer t.leave()
 	t.step()
-	switch ty := ty.(type) {
+	switch ty := whole.(type) {
 	case lf.TVar:
 		k, ok := tv.lookup(ty.Name)
 		if !ok {
@@ -190,11 +196,22 @@ func (t *typer) kindOf(ty lf.Type, tv *tvars) lf.Kind {
 	case lf.TBuiltin:
 		return kindOfBuiltin(ty.Builtin)
 	case lf.TApp:
+		// Decoded types share their interned parts: an application is
+		// kind-checked once per node and scope, so a type that doubles
+		// forty times costs its nodes, not its 2^40 leaves.
+		key := kindKey{lf.NodeOf(whole), tv} // the interface as decoded, not the copy ty
+		if k, ok := t.kinds[key]; ok {
+			return k
+		}
 		fk, ok := t.kindOf(ty.Fun, tv).(lf.KArrow)
 		if !ok {
 			t.fail("EExpectedHigherKind", "expected higher kinded type, but found: %s", kStar)
 		}
 		t.checkType(ty.Arg, fk.Param, tv)
+		if t.kinds == nil {
+			t.kinds = map[kindKey]lf.Kind{}
+		}
+		t.kinds[key] = fk.Result
 		return fk.Result
 	case lf.TSyn:
 		def := t.checkedSynonym(ty.Syn)
@@ -213,7 +230,7 @@ func (t *typer) kindOf(ty lf.Type, tv *tvars) lf.Kind {
 		t.checkFields(ty.Fields, tv)
 		return kStar
 	}
-	t.fail("EInternal", "unknown type %T", ty)
+	t.fail("EInternal", "unknown type %T", whole)
 	return nil
 }
 
@@ -524,6 +541,11 @@ func (t *typer) alphaEq(a, b lf.Type, ea, eb *binders) bool {
 	t.enter()
 	defer t.leave()
 	t.step()
+	if ea == nil && eb == nil && lf.NodeOf(a) == lf.NodeOf(b) {
+		// The same decoded type, with no binders to tell its variables
+		// apart: equal, without walking a shared type as a tree.
+		return true
+	}
 	switch x := a.(type) {
 	case lf.TVar:
 		y, ok := b.(lf.TVar)

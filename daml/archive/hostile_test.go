@@ -1,0 +1,126 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/ledger-cli/ledger/daml/archive/archivetest"
+)
+
+// limitOf returns the limit a DAR's refusal names, or fails.
+func limitOf(t *testing.T, err error) *LimitError {
+	t.Helper()
+	var le *LimitError
+	if !errors.As(err, &le) {
+		t.Fatalf("error %v is not a *LimitError", err)
+	}
+	return le
+}
+
+// TestZeroBombRefused: a 256 MiB run of zeros named as a dalf (a 260 kB
+// DAR) is refused from the zip's directory, before anything is inflated:
+// no real DAR compresses a hundred times.
+func TestZeroBombRefused(t *testing.T) {
+	dar := archivetest.ZeroBomb(t, archivetest.SharedDar(t, archivetest.PingDar), 256<<20)
+	t.Logf("the DAR is %d bytes", len(dar))
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := DecodeDar(dar, Options{})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrZipBomb) {
+		t.Fatalf("error %v, want ErrZipBomb", err)
+	}
+	if le := limitOf(t, err); le.Limit != "MaxCompressionRatio" || le.Entry != "zeros.dalf" {
+		t.Errorf("limit %+v", le)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
+		t.Errorf("refusing it allocated %d bytes", alloc)
+	}
+	t.Log(err)
+}
+
+// TestDarLimits: each limit of Options refuses a real DAR that exceeds it,
+// naming the limit; the defaults take every real DAR (TestSharedDars).
+// (MaxCompressionRatio: TestZeroBombRefused.)
+func TestDarLimits(t *testing.T) {
+	ping := archivetest.SharedDar(t, archivetest.PingDar)
+	for _, tc := range []struct {
+		limit string
+		opts  Options
+	}{
+		{"MaxDarSize", Options{MaxDarSize: 1 << 20}},
+		{"MaxDalfSize", Options{MaxDalfSize: 100 << 10}},
+		{"MaxManifestSize", Options{MaxManifestSize: 100}},
+		{"MaxDalfs", Options{MaxDalfs: 3}},
+	} {
+		t.Run(tc.limit, func(t *testing.T) {
+			_, err := DecodeDar(ping, tc.opts)
+			if le := limitOf(t, err); le.Limit != tc.limit {
+				t.Errorf("limit %q, want %q: %v", le.Limit, tc.limit, err)
+			}
+			t.Log(err)
+		})
+	}
+	if _, err := DecodeDar(ping, Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRepeatedManifest: a manifest naming one dalf 100,000 times has it
+// decoded once; at 200,000 times the manifest exceeds 1 MiB and is
+// refused before it is parsed.
+func TestRepeatedManifest(t *testing.T) {
+	ping := archivetest.SharedDar(t, archivetest.PingDar)
+	dar := archivetest.RepeatedManifest(t, ping, 100_000)
+	start := time.Now()
+	d, err := DecodeDar(dar, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("decoding took %v", el)
+	}
+	if len(d.Manifest.Dalfs) != 1 || len(d.Packages) != 1 {
+		t.Errorf("%d dalfs, %d packages; want 1 and 1", len(d.Manifest.Dalfs), len(d.Packages))
+	}
+	_, err = DecodeDar(archivetest.RepeatedManifest(t, ping, 200_000), Options{})
+	if le := limitOf(t, err); le.Limit != "MaxManifestSize" {
+		t.Errorf("limit %q: %v", le.Limit, err)
+	}
+}
+
+// TestDecodeDarCancelled: a DAR decoded under an ended context stops with
+// the context's error, on one worker or several.
+func TestDecodeDarCancelled(t *testing.T) {
+	dar := archivetest.SharedDar(t, "splice-amulet-0.1.14.dar")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, workers := range []int{1, 2} {
+		_, err := decodeDarWorkers(ctx, dar, Options{}, workers)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%d workers: error %v, want context.Canceled", workers, err)
+		}
+	}
+}
+
+// TestKeepArchives: with KeepArchives each package's dalf is kept, its
+// bytes those DecodeArchive decodes to the same package.
+func TestKeepArchives(t *testing.T) {
+	d, err := DecodeDar(archivetest.SharedDar(t, archivetest.PingDar), Options{KeepArchives: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Archives) != len(d.Packages) {
+		t.Fatalf("%d archives for %d packages", len(d.Archives), len(d.Packages))
+	}
+	for _, p := range d.Packages {
+		q, err := DecodeArchive(d.Archives[p.ID], Options{})
+		if err != nil || q.ID != p.ID {
+			t.Errorf("archive of %s decodes to %v, %v", p.ID, q, err)
+		}
+	}
+}
