@@ -92,14 +92,44 @@ func (e *typeEq) all(a, b []Type) bool {
 	return true
 }
 
-// HasSynonym reports whether t mentions a type synonym. It visits each
-// node once: decoded types share their interned parts, so a type of a few
-// dozen nodes can stand for a tree of 2^40.
+// HasSynonym reports whether t mentions a type synonym. Decoded types
+// share their interned parts, so a type of a few dozen nodes can stand for
+// a tree of 2^40: a type larger than a small walk is visited once per node.
 func HasSynonym(t Type) bool {
-	return hasSynonym(t, map[TypeNode]bool{})
+	budget := 256
+	if found, done := hasSynonymWalk(t, &budget); done {
+		return found
+	}
+	return hasSynonymNodes(t, map[TypeNode]bool{})
 }
 
-func hasSynonym(whole Type, seen map[TypeNode]bool) bool {
+// hasSynonymWalk walks t as a tree while budget lasts; done is false when
+// it ran out first.
+func hasSynonymWalk(t Type, budget *int) (found, done bool) {
+	if *budget--; *budget < 0 {
+		return false, false
+	}
+	switch t := t.(type) {
+	case TSyn:
+		return true, true
+	case TApp:
+		if found, done = hasSynonymWalk(t.Fun, budget); found || !done {
+			return found, done
+		}
+		return hasSynonymWalk(t.Arg, budget)
+	case TStruct:
+		for _, f := range t.Fields {
+			if found, done = hasSynonymWalk(f.Type, budget); found || !done {
+				return found, done
+			}
+		}
+	case TForall:
+		return hasSynonymWalk(t.Body, budget)
+	}
+	return false, true
+}
+
+func hasSynonymNodes(whole Type, seen map[TypeNode]bool) bool {
 	switch t := whole.(type) {
 	case TSyn:
 		return true
@@ -109,15 +139,15 @@ func hasSynonym(whole Type, seen map[TypeNode]bool) bool {
 			return false // already looked at, and had none
 		}
 		seen[n] = true
-		return hasSynonym(t.Fun, seen) || hasSynonym(t.Arg, seen)
+		return hasSynonymNodes(t.Fun, seen) || hasSynonymNodes(t.Arg, seen)
 	case TStruct:
 		for _, f := range t.Fields {
-			if hasSynonym(f.Type, seen) {
+			if hasSynonymNodes(f.Type, seen) {
 				return true
 			}
 		}
 	case TForall:
-		return hasSynonym(t.Body, seen)
+		return hasSynonymNodes(t.Body, seen)
 	}
 	return false
 }

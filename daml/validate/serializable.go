@@ -131,6 +131,10 @@ func (s *serial) check(whole lf.Type) {
 			s.fail("%s", why)
 		}
 	case lf.TApp:
+		if _, big := ty.Arg.(lf.TApp); !big {
+			s.checkApp(ty) // small: cheaper walked than looked up
+			return
+		}
 		node := lf.NodeOf(whole) // the interface as decoded, not the copy ty
 		if s.done[node] {
 			return

@@ -199,19 +199,26 @@ func (t *typer) kindOf(whole lf.Type, tv *tvars) lf.Kind {
 		// Decoded types share their interned parts: an application is
 		// kind-checked once per node and scope, so a type that doubles
 		// forty times costs its nodes, not its 2^40 leaves.
+		// Only an application whose argument is itself an application can
+		// stand for a large tree; the others are cheaper walked than looked up.
+		_, big := ty.Arg.(lf.TApp)
 		key := kindKey{lf.NodeOf(whole), tv} // the interface as decoded, not the copy ty
-		if k, ok := t.kinds[key]; ok {
-			return k
+		if big {
+			if k, ok := t.kinds[key]; ok {
+				return k
+			}
 		}
 		fk, ok := t.kindOf(ty.Fun, tv).(lf.KArrow)
 		if !ok {
 			t.fail("EExpectedHigherKind", "expected higher kinded type, but found: %s", kStar)
 		}
 		t.checkType(ty.Arg, fk.Param, tv)
-		if t.kinds == nil {
-			t.kinds = map[kindKey]lf.Kind{}
+		if big {
+			if t.kinds == nil {
+				t.kinds = map[kindKey]lf.Kind{}
+			}
+			t.kinds[key] = fk.Result
 		}
-		t.kinds[key] = fk.Result
 		return fk.Result
 	case lf.TSyn:
 		def := t.checkedSynonym(ty.Syn)
