@@ -209,19 +209,7 @@ func templateIn(c *Contract, target lf.PackageID) lf.TypeConName {
 	if target == "" {
 		target = lf.PackageID(c.TemplateID.PackageID)
 	}
-	return lf.TypeConName{Package: target, Module: splitDotted(c.TemplateID.ModuleName), Name: splitDotted(c.TemplateID.EntityName)}
-}
-
-func splitDotted(s string) lf.DottedName {
-	var out lf.DottedName
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '.' {
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, s[start:])
+	return lf.TypeConName{Package: target, Module: lf.SplitDotted(c.TemplateID.ModuleName), Name: lf.SplitDotted(c.TemplateID.EntityName)}
 }
 
 // AuthenticateBlob decodes an event blob and authenticates its contract

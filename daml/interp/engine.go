@@ -454,7 +454,7 @@ func (e *Engine) InterfaceView(ctx context.Context, template *value.Identifier, 
 	if !e.isInterface(iface) {
 		return nil, m.newError(errCommand, fmt.Sprintf("unknown interface %s", iface))
 	}
-	ii := t.Implements(lf.TypeConName{Package: lf.PackageID(iface.PackageID), Module: splitName(iface.ModuleName), Name: splitName(iface.EntityName)})
+	ii := t.Implements(lf.TypeConName{Package: lf.PackageID(iface.PackageID), Module: lf.SplitDotted(iface.ModuleName), Name: lf.SplitDotted(iface.EntityName)})
 	if ii == nil {
 		return nil, m.newError(errCommand, fmt.Sprintf("template %s does not implement interface %s", template, iface))
 	}
@@ -480,8 +480,6 @@ type viewOp struct{ ii *resolve.InterfaceInstance }
 
 func (*viewOp) Arity() int     { return 1 }
 func (*viewOp) String() string { return "view" }
-
-func splitName(s string) lf.DottedName { return strings.Split(s, ".") }
 
 // Eval evaluates the top-level value name and, when args are given,
 // applies it to them. Updates are not run; ledger-only builtins behave as

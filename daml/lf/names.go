@@ -16,6 +16,9 @@ type DottedName []string
 
 func (n DottedName) String() string { return strings.Join(n, ".") }
 
+// SplitDotted reads a dotted name written as String writes it ("DA.Types").
+func SplitDotted(s string) DottedName { return strings.Split(s, ".") }
+
 // Equal reports whether n and m have the same segments.
 func (n DottedName) Equal(m DottedName) bool {
 	if len(n) != len(m) {

@@ -239,19 +239,7 @@ func (p *Packages) typeConName(id *value.Identifier) (lf.TypeConName, error) {
 	if m == nil {
 		return lf.TypeConName{}, fmt.Errorf("package %s (%s) has no module %s", id.PackageID, pkg.Name, id.ModuleName)
 	}
-	return lf.TypeConName{Package: pkg.ID, Module: m.Name, Name: splitDotted(id.EntityName)}, nil
-}
-
-func splitDotted(s string) lf.DottedName {
-	var out lf.DottedName
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '.' {
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, s[start:])
+	return lf.TypeConName{Package: pkg.ID, Module: m.Name, Name: lf.SplitDotted(id.EntityName)}, nil
 }
 
 func (p *Packages) resolveTemplate(n lf.TypeConName) (*Template, error) {
