@@ -16,6 +16,9 @@ import (
 // show, sign and prepare --show all build it with ReviewEnvelope, so the
 // three show the same review of the same file.
 type Reviewed struct {
+	// Name is how the input is named in messages ("standard input", a
+	// path); Open sets it.
+	Name        string
 	Envelope    *Envelope
 	Raw         []byte
 	Transaction *damlpb.PreparedTransaction
