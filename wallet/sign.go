@@ -117,7 +117,7 @@ func CheckKey(party, fingerprint string) error {
 // the signature for party to the envelope, which then names the scheme it
 // was signed under.
 func (rv *Reviewed) Sign(party string, key *signer.Key) ledgerapi.Signature {
-	sig := key.SignHash(rv.Result.Hash)
+	sig := ledgerapi.SignatureOf(key.SignHash(rv.Result.Hash))
 	env := rv.Envelope
 	env.AddSignature(party, sig)
 	env.HashingSchemeVersion = rv.Scheme.String()
