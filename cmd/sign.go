@@ -13,9 +13,9 @@ import (
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/display"
+	"github.com/ledger-cli/ledger/display/format"
 	"github.com/ledger-cli/ledger/signer"
 	"github.com/ledger-cli/ledger/wallet"
-	"github.com/ledger-cli/ledger/wallet/review"
 )
 
 // SignOptions are the inputs of `ledger sign`.
@@ -236,7 +236,7 @@ func confirmSigning(ios *cmdutil.IOStreams, yes bool, c *wallet.Confirmation) er
 	if yes {
 		fmt.Fprintf(w, "%s\n", rv.Review.Summary)
 		for _, warning := range rv.Review.Warnings {
-			fmt.Fprintf(w, "warning: %s\n", review.Escape(warning))
+			fmt.Fprintf(w, "warning: %s\n", format.Escape(warning))
 		}
 		if keyErr != nil {
 			fmt.Fprintf(w, "warning: %s\n", keyErr)
