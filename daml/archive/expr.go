@@ -152,59 +152,47 @@ func (d *decoder) exprLevel(b []byte, tableEntry bool) (lf.Expr, error) {
 	return e, nil
 }
 
-// builtinFunctions maps the BuiltinFunction enum of daml_lf2.proto to lf,
-// with the first minor version that has each.
-var builtinFunctions = map[int32]struct {
-	f        lf.BuiltinFunction
-	minMinor int
-}{
-	0: {lf.BuiltinTrace, 1}, 1: {lf.BuiltinError, 1},
-	2: {lf.BuiltinEqual, 1}, 3: {lf.BuiltinLessEq, 1}, 4: {lf.BuiltinLess, 1},
-	5: {lf.BuiltinGreaterEq, 1}, 6: {lf.BuiltinGreater, 1},
-	7: {lf.BuiltinAddInt64, 1}, 8: {lf.BuiltinSubInt64, 1}, 9: {lf.BuiltinMulInt64, 1},
-	10: {lf.BuiltinDivInt64, 1}, 11: {lf.BuiltinModInt64, 1}, 12: {lf.BuiltinExpInt64, 1},
-	13: {lf.BuiltinAddNumeric, 1}, 14: {lf.BuiltinSubNumeric, 1}, 15: {lf.BuiltinMulNumeric, 1},
-	16: {lf.BuiltinDivNumeric, 1}, 17: {lf.BuiltinRoundNumeric, 1}, 18: {lf.BuiltinCastNumeric, 1},
-	19: {lf.BuiltinShiftNumeric, 1},
-	20: {lf.BuiltinInt64ToNumeric, 1}, 21: {lf.BuiltinNumericToInt64, 1},
-	22: {lf.BuiltinInt64ToText, 1}, 23: {lf.BuiltinNumericToText, 1},
-	25: {lf.BuiltinTimestampToText, 1}, 26: {lf.BuiltinDateToText, 1},
-	27: {lf.BuiltinPartyToText, 1}, 28: {lf.BuiltinTextToParty, 1},
-	29: {lf.BuiltinTextToInt64, 1}, 30: {lf.BuiltinTextToNumeric, 1},
-	31: {lf.BuiltinContractIDToText, 1}, 32: {lf.BuiltinSHA256Text, 1},
-	33: {lf.BuiltinExplodeText, 1}, 34: {lf.BuiltinAppendText, 1}, 35: {lf.BuiltinImplodeText, 1},
-	36: {lf.BuiltinCodePointsToText, 1}, 37: {lf.BuiltinTextToCodePoints, 1},
-	38: {lf.BuiltinDateToUnixDays, 1}, 39: {lf.BuiltinUnixDaysToDate, 1},
-	40: {lf.BuiltinTimestampToUnixMicroseconds, 1}, 41: {lf.BuiltinUnixMicrosecondsToTimestamp, 1},
-	42: {lf.BuiltinCoerceContractID, 1},
-	43: {lf.BuiltinFoldl, 1}, 44: {lf.BuiltinFoldr, 1}, 45: {lf.BuiltinEqualList, 1},
-	52: {lf.BuiltinGenMapEmpty, 1}, 53: {lf.BuiltinGenMapInsert, 1}, 54: {lf.BuiltinGenMapLookup, 1},
-	55: {lf.BuiltinGenMapDelete, 1}, 56: {lf.BuiltinGenMapKeys, 1}, 57: {lf.BuiltinGenMapValues, 1},
-	58: {lf.BuiltinGenMapSize, 1},
-	59: {lf.BuiltinAnyExceptionMessage, 1},
-	60: {lf.BuiltinTextMapEmpty, 1}, 61: {lf.BuiltinTextMapInsert, 1}, 62: {lf.BuiltinTextMapLookup, 1},
-	63: {lf.BuiltinTextMapDelete, 1}, 64: {lf.BuiltinTextMapToList, 1}, 65: {lf.BuiltinTextMapSize, 1},
-	66: {lf.BuiltinFailWithStatus, 1},
-	67: {lf.BuiltinKeccak256Text, 1}, 68: {lf.BuiltinSecp256k1Bool, 1},
-	69: {lf.BuiltinHexToText, 1}, 70: {lf.BuiltinTextToHex, 1},
-	71: {lf.BuiltinSHA256Hex, 1}, 72: {lf.BuiltinSecp256k1WithECDSABool, 1},
-	73:   {lf.BuiltinSecp256k1ValidateKey, 3},
-	2001: {lf.BuiltinScaleBigNumeric, lf.DevMinor}, 2002: {lf.BuiltinPrecisionBigNumeric, lf.DevMinor},
-	2003: {lf.BuiltinAddBigNumeric, lf.DevMinor}, 2004: {lf.BuiltinSubBigNumeric, lf.DevMinor},
-	2005: {lf.BuiltinMulBigNumeric, lf.DevMinor}, 2006: {lf.BuiltinDivBigNumeric, lf.DevMinor},
-	2007: {lf.BuiltinShiftRightBigNumeric, lf.DevMinor}, 2008: {lf.BuiltinBigNumericToNumeric, lf.DevMinor},
-	2009: {lf.BuiltinNumericToBigNumeric, lf.DevMinor}, 2010: {lf.BuiltinBigNumericToText, lf.DevMinor},
-	3011: {lf.BuiltinTypeRepTyConName, lf.DevMinor},
-	5001: {lf.BuiltinExternalCall, lf.DevMinor},
+// builtinFunctions maps the BuiltinFunction enum of daml_lf2.proto to lf;
+// the first minor version that has each is lf's table (Info().Since).
+var builtinFunctions = map[int32]lf.BuiltinFunction{
+	0: lf.BuiltinTrace, 1: lf.BuiltinError, 2: lf.BuiltinEqual,
+	3: lf.BuiltinLessEq, 4: lf.BuiltinLess, 5: lf.BuiltinGreaterEq,
+	6: lf.BuiltinGreater, 7: lf.BuiltinAddInt64, 8: lf.BuiltinSubInt64,
+	9: lf.BuiltinMulInt64, 10: lf.BuiltinDivInt64, 11: lf.BuiltinModInt64,
+	12: lf.BuiltinExpInt64, 13: lf.BuiltinAddNumeric, 14: lf.BuiltinSubNumeric,
+	15: lf.BuiltinMulNumeric, 16: lf.BuiltinDivNumeric, 17: lf.BuiltinRoundNumeric,
+	18: lf.BuiltinCastNumeric, 19: lf.BuiltinShiftNumeric, 20: lf.BuiltinInt64ToNumeric,
+	21: lf.BuiltinNumericToInt64, 22: lf.BuiltinInt64ToText, 23: lf.BuiltinNumericToText,
+	25: lf.BuiltinTimestampToText, 26: lf.BuiltinDateToText, 27: lf.BuiltinPartyToText,
+	28: lf.BuiltinTextToParty, 29: lf.BuiltinTextToInt64, 30: lf.BuiltinTextToNumeric,
+	31: lf.BuiltinContractIDToText, 32: lf.BuiltinSHA256Text, 33: lf.BuiltinExplodeText,
+	34: lf.BuiltinAppendText, 35: lf.BuiltinImplodeText, 36: lf.BuiltinCodePointsToText,
+	37: lf.BuiltinTextToCodePoints, 38: lf.BuiltinDateToUnixDays, 39: lf.BuiltinUnixDaysToDate,
+	40: lf.BuiltinTimestampToUnixMicroseconds, 41: lf.BuiltinUnixMicrosecondsToTimestamp, 42: lf.BuiltinCoerceContractID,
+	43: lf.BuiltinFoldl, 44: lf.BuiltinFoldr, 45: lf.BuiltinEqualList,
+	52: lf.BuiltinGenMapEmpty, 53: lf.BuiltinGenMapInsert, 54: lf.BuiltinGenMapLookup,
+	55: lf.BuiltinGenMapDelete, 56: lf.BuiltinGenMapKeys, 57: lf.BuiltinGenMapValues,
+	58: lf.BuiltinGenMapSize, 59: lf.BuiltinAnyExceptionMessage, 60: lf.BuiltinTextMapEmpty,
+	61: lf.BuiltinTextMapInsert, 62: lf.BuiltinTextMapLookup, 63: lf.BuiltinTextMapDelete,
+	64: lf.BuiltinTextMapToList, 65: lf.BuiltinTextMapSize, 66: lf.BuiltinFailWithStatus,
+	67: lf.BuiltinKeccak256Text, 68: lf.BuiltinSecp256k1Bool, 69: lf.BuiltinHexToText,
+	70: lf.BuiltinTextToHex, 71: lf.BuiltinSHA256Hex, 72: lf.BuiltinSecp256k1WithECDSABool,
+	73: lf.BuiltinSecp256k1ValidateKey, 2001: lf.BuiltinScaleBigNumeric, 2002: lf.BuiltinPrecisionBigNumeric,
+	2003: lf.BuiltinAddBigNumeric, 2004: lf.BuiltinSubBigNumeric, 2005: lf.BuiltinMulBigNumeric,
+	2006: lf.BuiltinDivBigNumeric, 2007: lf.BuiltinShiftRightBigNumeric, 2008: lf.BuiltinBigNumericToNumeric,
+	2009: lf.BuiltinNumericToBigNumeric, 2010: lf.BuiltinBigNumericToText, 3011: lf.BuiltinTypeRepTyConName,
+	5001: lf.BuiltinExternalCall,
 	// Tags of 2.dev archives from 2025 compilers, which Canton no longer
-	// reads. DamlDefinitionsServiceMain.dar's daml-stdlib calls 4000 in
-	// DA.Crypto.Text.sha256 (Text -> Text) and 4001 in
-	// secp256k1WithEcdsaOnly (three Text arguments, a Bool result); the same
-	// compilers wrote 71 for TEXT_TO_CONTRACT_ID (see devTag71). The type
-	// checker pins these readings.
-	4000: {lf.BuiltinSHA256Hex, lf.DevMinor},
-	4001: {lf.BuiltinSecp256k1WithECDSABool, lf.DevMinor},
+	// reads (see legacyDevTags).
+	4000: lf.BuiltinSHA256Hex, 4001: lf.BuiltinSecp256k1WithECDSABool,
 }
+
+// legacyDevTags are read in 2.dev archives only, whatever lf's table says
+// of their builtins. DamlDefinitionsServiceMain.dar's daml-stdlib calls 4000
+// in DA.Crypto.Text.sha256 (Text -> Text) and 4001 in secp256k1WithEcdsaOnly
+// (three Text arguments, a Bool result); the same compilers wrote 71 for
+// TEXT_TO_CONTRACT_ID (see devTag71). The type checker pins these readings.
+var legacyDevTags = map[int32]bool{4000: true, 4001: true}
 
 // devTag71 is what tag 71 means in a 2.dev archive: TEXT_TO_CONTRACT_ID
 // (forall a. Text -> ContractId a), as the only real 2.dev archives
@@ -254,13 +242,17 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		if !ok {
 			return nil, fmt.Errorf("unknown builtin function %d", tag)
 		}
-		if d.version.Minor < bf.minMinor {
-			return nil, d.notSupported("builtin function " + bf.f.String())
+		since := bf.Info().Since
+		if legacyDevTags[tag] {
+			since = lf.DevMinor
+		}
+		if d.version.Minor < since {
+			return nil, d.notSupported("builtin function " + bf.String())
 		}
 		if tag == 71 && d.version.IsDev() {
-			bf.f = devTag71
+			bf = devTag71
 		}
-		return builtinFuns[bf.f], nil
+		return builtinFuns[bf], nil
 	case 5: // builtin constructor
 		tag, err := f.int32()
 		if err != nil {
