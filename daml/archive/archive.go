@@ -167,6 +167,21 @@ func decodeArchive(b []byte, opts Options, sc *scratch) (*lf.Package, error) {
 	return p, nil
 }
 
+// DecodePayload decodes a package's ArchivePayload on its own, as
+// GET /v2/packages/{id} sends it: the payload must hash (SHA-256) to id,
+// as in an Archive, whose hash field id stands for.
+func DecodePayload(id string, payload []byte, opts Options) (*lf.Package, error) {
+	sum := sha256.Sum256(payload)
+	if got := hex.EncodeToString(sum[:]); got != id {
+		return nil, fmt.Errorf("archive: %w: the package id is %q, SHA-256 of the payload is %s", ErrHashMismatch, id, got)
+	}
+	p, err := decodePayload(lf.PackageID(id), payload, opts, new(scratch))
+	if err != nil {
+		return nil, fmt.Errorf("archive: %w", in("ArchivePayload", err))
+	}
+	return p, nil
+}
+
 // decodePayload decodes an ArchivePayload: the minor version, the patch
 // version and the LF 1 or LF 2 package bytes.
 func decodePayload(id lf.PackageID, b []byte, opts Options, sc *scratch) (*lf.Package, error) {
