@@ -521,7 +521,7 @@ func (e *encoder) recordField(b []byte, depth int) error {
 	if !hasValue {
 		return errorf("record field %q has no value", clip(label))
 	}
-	// The participant treats an empty label as no label (hashing.md §10 item 11).
+	// The participant treats an empty label as no label (docs/hashing.md §10 item 11).
 	e.some(len(label) > 0)
 	if len(label) > 0 {
 		if err := e.string(label); err != nil {

@@ -62,7 +62,7 @@ func (e *Envelope) Verify(scheme hashing.Scheme, trace bool) (*HashCheck, error)
 	return c, nil
 }
 
-// diagnose looks for the known reasons of a mismatch (hashing.md §10).
+// diagnose looks for the known reasons of a mismatch (docs/hashing.md §10).
 func diagnose(raw []byte, scheme hashing.Scheme, nodeHash []byte) string {
 	for _, other := range []hashing.Scheme{hashing.V2, hashing.V3} {
 		if other == scheme {
