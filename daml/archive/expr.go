@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/internal/pbwire"
 )
 
 // This file decodes expressions, case alternatives and updates.
@@ -95,9 +96,9 @@ func (d *decoder) exprLevel(b []byte, tableEntry bool) (lf.Expr, error) {
 	for len(b) > 0 {
 		// An Expr has few fields: look at each without building a field
 		// where it can. The sorts from field 16 on have two-byte tags.
-		num, typ, v, n := fieldHeader(b)
+		num, typ, v, n := pbwire.Header(b)
 		if n == 0 {
-			num, typ, v, n = fieldHeaderAny(b)
+			num, typ, v, n = pbwire.HeaderAny(b)
 		}
 		switch {
 		case n > 0 && typ == protowire.BytesType && uint64(len(b)-n) >= v:
@@ -105,12 +106,12 @@ func (d *decoder) exprLevel(b []byte, tableEntry bool) (lf.Expr, error) {
 			if num == 1 {
 				loc, hasLoc = b[n:end], true
 			} else {
-				sum, hasSum = field{num: num, typ: typ, b: b[n:end]}, true
+				sum, hasSum = field{Num: num, Type: typ, Bytes: b[n:end]}, true
 			}
 			b = b[end:]
 			continue
 		case n > 0 && typ == protowire.VarintType && num != 1:
-			sum, hasSum = field{num: num, typ: typ, u: v}, true
+			sum, hasSum = field{Num: num, Type: typ, Int: v}, true
 			b = b[n:]
 			continue
 		}
@@ -119,8 +120,8 @@ func (d *decoder) exprLevel(b []byte, tableEntry bool) (lf.Expr, error) {
 			return nil, in("Expr", err)
 		}
 		b = rest
-		if f.num == 1 {
-			if loc, err = f.bytes(); err != nil {
+		if f.Num == 1 {
+			if loc, err = f.Delimited(); err != nil {
 				return nil, in("Expr", err)
 			}
 			hasLoc = true
@@ -131,7 +132,7 @@ func (d *decoder) exprLevel(b []byte, tableEntry bool) (lf.Expr, error) {
 	if !hasSum {
 		return nil, in("Expr", errors.New("no expression"))
 	}
-	if tableEntry && sum.num == 44 {
+	if tableEntry && sum.Num == 44 {
 		return nil, fmt.Errorf("an interned expression table entry may not be a reference to another")
 	}
 	e, err := d.exprSum(sum)
@@ -218,9 +219,9 @@ func (d *decoder) notSupported(what string) error {
 
 // exprSum decodes the sort of an Expr, given as its oneof field.
 func (d *decoder) exprSum(f field) (lf.Expr, error) {
-	switch f.num {
+	switch f.Num {
 	case 2: // var
-		i, err := f.int32()
+		i, err := f.Int32()
 		if err != nil {
 			return nil, err
 		}
@@ -234,7 +235,7 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		}
 		return d.vars[i], nil
 	case 4: // builtin function
-		tag, err := f.int32()
+		tag, err := f.Int32()
 		if err != nil {
 			return nil, err
 		}
@@ -254,7 +255,7 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		}
 		return builtinFuns[bf], nil
 	case 5: // builtin constructor
-		tag, err := f.int32()
+		tag, err := f.Int32()
 		if err != nil {
 			return nil, err
 		}
@@ -263,20 +264,20 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		}
 		return builtinCons[tag], nil
 	case 44: // interned expression
-		i, err := f.int32()
+		i, err := f.Int32()
 		if err != nil {
 			return nil, err
 		}
 		return d.internedExpr(i)
 	}
-	if !(f.num >= 3 && f.num <= 43 && f.num != 24 || f.num == 1001 || f.num == 1002 || f.num == 9999) {
+	if !(f.Num >= 3 && f.Num <= 43 && f.Num != 24 || f.Num == 1001 || f.Num == 1002 || f.Num == 9999) {
 		return nil, unknownField("Expr", f)
 	}
-	b, err := f.bytes()
+	b, err := f.Delimited()
 	if err != nil {
 		return nil, in("Expr", err)
 	}
-	switch f.num {
+	switch f.Num {
 	case 3: // ValueId
 		q, err := d.qualifiedName(b)
 		if err != nil {
@@ -302,7 +303,7 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 	case 19:
 		return d.caseExpr(b)
 	case 1001, 1002:
-		return d.choiceFunc(f.num == 1001, b)
+		return d.choiceFunc(f.Num == 1001, b)
 	case 9999:
 		return d.experimental(b)
 	case 7: // RecCon
@@ -338,17 +339,17 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 	case 25: // OptionalNone
 		return d.exprOptionalNone(b)
 	case 26, 27, 28, 30, 31: // OptionalSome, ToAny, FromAny, ToAnyException, FromAnyException
-		return d.exprTypeAndExpr(b, f.num)
+		return d.exprTypeAndExpr(b, f.Num)
 	case 32: // Throw
 		return d.exprThrow(b)
 	case 33, 34, 41, 42: // ToInterface, FromInterface, To/FromRequiredInterface
-		return d.exprInterfaceConversion(b, f.num)
+		return d.exprInterfaceConversion(b, f.Num)
 	case 39, 43: // UnsafeFromInterface, UnsafeFromRequiredInterface
-		return d.exprUnsafeConversion(b, f.num)
+		return d.exprUnsafeConversion(b, f.Num)
 	case 35: // CallInterface
 		return d.exprCallInterface(b)
 	case 36, 37, 38, 40: // Signatory/Observer/ViewInterface, InterfaceTemplateTypeRep
-		return d.exprInterfaceQuery(b, f.num)
+		return d.exprInterfaceQuery(b, f.Num)
 	}
 	return nil, unknownField("Expr", f)
 }
@@ -1001,15 +1002,15 @@ func (d *decoder) builtinLit(b []byte) (lf.Expr, error) {
 	if !set {
 		return nil, in("BuiltinLit", errors.New("no literal"))
 	}
-	switch f.num {
+	switch f.Num {
 	case 1:
-		v, err := f.sint64()
+		v, err := f.Sint64()
 		if err != nil {
 			return nil, err
 		}
 		return &lf.EInt64{Value: v}, nil
 	case 2:
-		v, err := f.sfixed64()
+		v, err := f.Sfixed64()
 		if err != nil {
 			return nil, err
 		}
@@ -1018,7 +1019,7 @@ func (d *decoder) builtinLit(b []byte) (lf.Expr, error) {
 		}
 		return &lf.ETimestamp{Micros: v}, nil
 	case 3:
-		i, err := f.int32()
+		i, err := f.Int32()
 		if err != nil {
 			return nil, err
 		}
@@ -1032,7 +1033,7 @@ func (d *decoder) builtinLit(b []byte) (lf.Expr, error) {
 		}
 		return &lf.ENumeric{Value: s, Scale: scale}, nil
 	case 4:
-		i, err := f.int32()
+		i, err := f.Int32()
 		if err != nil {
 			return nil, err
 		}
@@ -1042,7 +1043,7 @@ func (d *decoder) builtinLit(b []byte) (lf.Expr, error) {
 		}
 		return &lf.EText{Value: s}, nil
 	case 5:
-		v, err := f.int32()
+		v, err := f.Int32()
 		if err != nil {
 			return nil, err
 		}
@@ -1051,7 +1052,7 @@ func (d *decoder) builtinLit(b []byte) (lf.Expr, error) {
 		}
 		return &lf.EDate{Days: v}, nil
 	case 6:
-		v, err := f.int32()
+		v, err := f.Int32()
 		if err != nil {
 			return nil, err
 		}
@@ -1060,7 +1061,7 @@ func (d *decoder) builtinLit(b []byte) (lf.Expr, error) {
 		}
 		return &lf.EFailureCategory{Category: lf.FailureCategory(v)}, nil
 	case 1001:
-		v, err := f.int32()
+		v, err := f.Int32()
 		if err != nil {
 			return nil, err
 		}
@@ -1158,12 +1159,12 @@ func (d *decoder) caseAlt(b []byte) (lf.CaseAlt, error) {
 			return lf.CaseAlt{}, in("CaseAlt", err)
 		}
 		switch {
-		case f.num == 1:
-			if body, err = f.bytes(); err != nil {
+		case f.Num == 1:
+			if body, err = f.Delimited(); err != nil {
 				return lf.CaseAlt{}, in("CaseAlt", err)
 			}
 			hasBody = true
-		case f.num >= 2 && f.num <= 9:
+		case f.Num >= 2 && f.Num <= 9:
 			pf = f
 		default:
 			return lf.CaseAlt{}, unknownField("CaseAlt", f)
@@ -1185,7 +1186,7 @@ func (d *decoder) caseAlt(b []byte) (lf.CaseAlt, error) {
 
 // pattern decodes the pattern of a CaseAlt, given as its oneof field.
 func (d *decoder) pattern(f field) (lf.Pattern, error) {
-	switch f.num {
+	switch f.Num {
 	case 0:
 		return nil, in("CaseAlt", errors.New("no pattern"))
 	case 2:
@@ -1195,7 +1196,7 @@ func (d *decoder) pattern(f field) (lf.Pattern, error) {
 	case 7:
 		return lf.PNone{}, nil
 	case 4:
-		tag, err := f.int32()
+		tag, err := f.Int32()
 		if err != nil {
 			return nil, in("CaseAlt", err)
 		}
@@ -1204,12 +1205,12 @@ func (d *decoder) pattern(f field) (lf.Pattern, error) {
 		}
 		return lf.PBuiltinCon{Con: lf.BuiltinCon(tag)}, nil
 	}
-	raw, err := f.bytes()
+	raw, err := f.Delimited()
 	if err != nil {
 		return nil, in("CaseAlt", err)
 	}
 	var pm msg
-	switch f.num {
+	switch f.Num {
 	case 3:
 		if err := split(raw, "CaseAlt.Variant", &pm); err != nil {
 			return nil, err
@@ -1306,7 +1307,7 @@ func (d *decoder) experimental(b []byte) (lf.Expr, error) {
 	var name string
 	if m.has[1] {
 		var err error
-		if name, err = m.f[1].str(); err != nil {
+		if name, err = m.f[1].Text(); err != nil {
 			return nil, fmt.Errorf("Expr.Experimental: %w", err)
 		}
 	}

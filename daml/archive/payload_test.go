@@ -29,8 +29,8 @@ func TestDecodePayload(t *testing.T) {
 			if f, b, err = nextField(b); err != nil {
 				t.Fatal(err)
 			}
-			if f.num == 3 {
-				payload = f.b
+			if f.Num == 3 {
+				payload = f.Bytes
 			}
 		}
 		got, err := DecodePayload(string(want.ID), payload, Options{})
