@@ -397,7 +397,7 @@ func (r *runner) executeOp(ctx context.Context, w int, seq int64) (int, error) {
 		return 0, &localError{"HASH_MISMATCH", fmt.Sprintf("the node's preparedTransactionHash differs from the hash recomputed under %s: not signed", scheme)}
 	}
 	var sigs ledgerapi.PartySignatures
-	sigs.Add(p.id, p.key.SignHash(hash))
+	sigs.Add(p.id, ledgerapi.SignatureOf(p.key.SignHash(hash)))
 	_, err = r.c.ExecuteAndWait(ctx, ledgerapi.ExecuteSubmissionAndWaitRequest{
 		PreparedTransaction: resp.PreparedTransaction, PartySignatures: sigs, SubmissionID: uuid.NewString(),
 		UserID: r.user, HashingSchemeVersion: ledgerapi.HashingSchemeVersion(scheme.String()),

@@ -2,7 +2,7 @@
 // method per endpoint, taking and returning the ledgerapi wire types.
 //
 // Requests are sent with every field of Canton's hand-written Js* request
-// types present (json-api.md §1.4): the ledgerapi types write them all, empty
+// types present (docs/json-api.md §1.4): the ledgerapi types write them all, empty
 // where unused, because Canton's decoder refuses some fields' absence although
 // its OpenAPI document calls them optional.
 //

@@ -93,9 +93,9 @@ backtrace; the exit status is then 1.`,
 
 // damlEvalOutput is the -o json form of a result.
 type damlEvalOutput struct {
-	Value any    `json:"value"`
-	Type  string `json:"type"`
-	Steps int64  `json:"steps"`
+	Value json.RawMessage `json:"value"`
+	Type  string          `json:"type"`
+	Steps int64           `json:"steps"`
 }
 
 func damlEvalRun(ctx context.Context, opts *DamlEvalOptions) error {
@@ -122,8 +122,12 @@ func damlEvalRun(ctx context.Context, opts *DamlEvalOptions) error {
 		return err
 	}
 	if opts.Format != cmdutil.FormatTable {
+		value, err := res.JSON()
+		if err != nil {
+			return err
+		}
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, damlEvalOutput{
-			Value: eval.ValueJSON(res.Value), Type: res.Type.String(), Steps: res.Steps,
+			Value: value, Type: res.Type.String(), Steps: res.Steps,
 		})
 	}
 	fmt.Fprintln(opts.IO.Out, res.Value)

@@ -157,7 +157,7 @@ func signEnvelope(t *testing.T, in, out, party string, key *signer.Key) {
 	if err != nil || !check.Match {
 		t.Fatalf("verify %s: %v %+v", in, err, check)
 	}
-	env.PartySignatures.Add(party, key.SignHash(check.Recomputed))
+	env.PartySignatures.Add(party, ledgerapi.SignatureOf(key.SignHash(check.Recomputed)))
 	if err := env.WriteFile(out); err != nil {
 		t.Fatal(err)
 	}

@@ -101,19 +101,19 @@ func showRun(opts *ShowOptions) error {
 		}
 		flagScheme = s
 	}
-	name := displayName(opts.File)
-	env, err := wallet.ReadEnvelope(opts.File, opts.IO.In)
-	if err != nil {
+	src := wallet.Source{Path: opts.File, Stdin: opts.IO.In}
+	name := src.Name()
+	rv, err := wallet.Open(src, wallet.OpenOptions{Now: opts.Now(), Scheme: flagScheme})
+	var conflict *wallet.SchemeConflictError
+	switch {
+	case errors.Is(err, wallet.ErrNoScheme):
+		return fmt.Errorf("%w; pass --scheme if you know it", err)
+	case errors.As(err, &conflict):
+		return cmdutil.UsageError("--scheme %s contradicts %s, which names %s: drop --scheme", conflict.Given, conflict.Source, conflict.Named)
+	case err != nil:
 		return err
 	}
-	scheme, err := schemeFor(env, name, flagScheme)
-	if err != nil {
-		return err
-	}
-	rv, err := wallet.ReviewEnvelope(env, scheme, opts.Now())
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
+	env, scheme := rv.Envelope, rv.Scheme
 	if opts.Format != cmdutil.FormatTable {
 		err = cmdutil.WriteStructured(opts.IO.Out, opts.Format, rv.Review)
 	} else {
@@ -143,32 +143,4 @@ func showRun(opts *ShowOptions) error {
 			"%s: the node's preparedTransactionHash differs from the hash recomputed under %s: do not sign", name, scheme))
 	}
 	return nil
-}
-
-// schemeFor is the scheme to hash an input under: --scheme for a bare
-// transaction, else the one the input names, which --scheme may not
-// contradict.
-func schemeFor(env *wallet.Envelope, name string, flagScheme hashing.Scheme) (hashing.Scheme, error) {
-	if flagScheme != 0 && env.HashingSchemeVersion == "" {
-		return flagScheme, nil
-	}
-	scheme, err := env.Scheme()
-	if errors.Is(err, wallet.ErrNoScheme) {
-		return 0, fmt.Errorf("%s: %w; pass --scheme if you know it", name, err)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", name, err)
-	}
-	if flagScheme != 0 && flagScheme != scheme {
-		return 0, cmdutil.UsageError("--scheme %s contradicts %s, which names %s: drop --scheme", flagScheme, name, scheme)
-	}
-	return scheme, nil
-}
-
-// displayName is how a FILE argument is named in messages.
-func displayName(path string) string {
-	if path == "-" {
-		return "standard input"
-	}
-	return path
 }

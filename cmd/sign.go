@@ -13,9 +13,9 @@ import (
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/display"
+	"github.com/ledger-cli/ledger/display/format"
 	"github.com/ledger-cli/ledger/signer"
 	"github.com/ledger-cli/ledger/wallet"
-	"github.com/ledger-cli/ledger/wallet/review"
 )
 
 // SignOptions are the inputs of `ledger sign`.
@@ -116,80 +116,48 @@ against the recomputed hash and the keys given with --pubkey or --key.`,
 var errRefused = errors.New("not signed: declined at the prompt")
 
 func signRun(opts *SignOptions) error {
-	name := displayName(opts.File)
-	env, err := wallet.ReadEnvelope(opts.File, opts.IO.In)
-	if err != nil {
-		return err
-	}
-	if env.Form == wallet.FormBase64 {
-		return fmt.Errorf("%s is a bare prepared transaction: sign needs the node's preparedTransactionHash and hashingSchemeVersion; give it the prepare response or the envelope from ledger prepare", opts.File)
-	}
-	now := opts.Now()
-	rv, err := wallet.ReviewEnvelope(env, 0, now)
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
+	src := wallet.Source{Path: opts.File, Stdin: opts.IO.In}
 	if opts.VerifyOnly {
-		if err := signableHash(rv, name); err != nil {
-			return err
-		}
-		return verifySignatures(opts.IO.Out, env, rv.Result.Hash, opts.PubKeys, opts.KeyFile)
+		return verifyOnlyRun(opts, src)
 	}
-	var policy *wallet.Policy
+	req := wallet.SignRequest{Now: opts.Now(), Party: opts.Party, KeyFile: opts.KeyFile, AllowForeignKey: opts.AllowForeignKey}
 	if opts.PolicyFile != "" {
-		if policy, err = wallet.LoadPolicy(opts.PolicyFile); err != nil {
+		var err error
+		if req.Policy, err = wallet.LoadPolicy(opts.PolicyFile); err != nil {
 			return err
 		}
 	}
-	if err := rv.CheckSignable(now, policy); err != nil {
-		return signRefusal(opts, rv, name, err)
-	}
-	party, err := rv.SigningParty(opts.Party)
-	if err != nil {
-		var pe *wallet.PartyError
-		if errors.As(err, &pe) && pe.Party == "" {
-			return cmdutil.UsageError("the transaction acts as %d parties (%s): choose one with --party", len(pe.ActAs), strings.Join(pe.ActAs, ", "))
-		}
-		return cmdutil.UsageError("--party %s", err)
-	}
-
-	// The public half is in the clear: the key is checked and named in the
-	// question before any passphrase is asked for.
-	kf, err := signer.ReadKeyFile(opts.KeyFile)
-	if err != nil {
-		return err
-	}
-	fingerprint := kf.Public.Fingerprint()
-	keyErr := wallet.CheckKey(party, fingerprint)
-	if keyErr != nil && !opts.AllowForeignKey {
-		return fmt.Errorf("refusing to sign: %w; check --key, or pass --allow-foreign-key if the key is registered for the party", keyErr)
-	}
+	// The question and the passphrase go to the terminal when standard
+	// input carried the transaction.
 	ios := opts.IO
-	if opts.File == "-" && !opts.Yes {
-		// Standard input carried the transaction: ask on the terminal.
-		pios, done, err := ios.PromptStreams()
-		if err != nil {
-			return fmt.Errorf("refusing to sign without confirmation: the transaction came on standard input and there is %w; review with \"ledger show\" and pass --yes", err)
+	done := func() {}
+	defer func() { done() }()
+	req.Confirm = func(c *wallet.Confirmation) error {
+		if opts.File == "-" && !opts.Yes {
+			pios, closeTTY, err := ios.PromptStreams()
+			if err != nil {
+				return fmt.Errorf("refusing to sign without confirmation: the transaction came on standard input and there is %w; review with \"ledger show\" and pass --yes", err)
+			}
+			ios, done = pios, closeTTY
 		}
-		defer done()
-		ios = pios
+		return confirmSigning(ios, opts.Yes, c)
 	}
-	if err := confirmSigning(ios, opts.Yes, rv, party, fingerprint, keyErr); err != nil {
-		return err
+	req.Passphrase = func() ([]byte, error) {
+		return cmdutil.KeyPassphrase(ios, opts.PassphraseFile, opts.KeyFile, false)()
 	}
-	key, err := decryptKey(ios, kf, opts)
+	signed, err := wallet.Sign(src, req)
 	if err != nil {
-		return err
+		return signRefusal(opts, err)
 	}
-	rv.Sign(party, key)
+	env := signed.Reviewed.Envelope
 	if opts.Out != "" {
 		if err := env.WriteFile(opts.Out); err != nil {
 			return err
 		}
 		if opts.Format != cmdutil.FormatTable {
-			return cmdutil.WriteStructured(opts.IO.Out, opts.Format, SignResult{Party: party, Fingerprint: fingerprint, Envelope: opts.Out})
+			return cmdutil.WriteStructured(opts.IO.Out, opts.Format, SignResult{Party: signed.Party, Fingerprint: signed.Fingerprint, Envelope: opts.Out})
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "signed as %s with key %s; wrote %s\n", party, fingerprint, opts.Out)
+		fmt.Fprintf(opts.IO.ErrOut, "signed as %s with key %s; wrote %s\n", signed.Party, signed.Fingerprint, opts.Out)
 		return nil
 	}
 	data, err := env.Marshal()
@@ -200,6 +168,30 @@ func signRun(opts *SignOptions) error {
 	return err
 }
 
+// verifyOnlyRun is sign --verify-only: the signatures in the file are
+// checked against the hash recomputed here, once it is the node's.
+func verifyOnlyRun(opts *SignOptions, src wallet.Source) error {
+	rv, err := wallet.Open(src, wallet.OpenOptions{Now: opts.Now(), RefuseBare: true})
+	if err != nil {
+		return err
+	}
+	var mismatch *wallet.HashMismatchError
+	if err := rv.CheckHash(); errors.As(err, &mismatch) {
+		return cmdutil.WithExit(cmdutil.ExitHashMismatch, fmt.Errorf("%s: %w, so its signatures are not checked: %s", rv.Name, err, mismatch.Diagnosis))
+	} else if err != nil {
+		return err
+	}
+	keys, err := publicKeys(opts.PubKeys, opts.KeyFile)
+	if err != nil {
+		return err
+	}
+	checks, err := rv.VerifySignatures(keys)
+	if err != nil {
+		return err
+	}
+	return writeSignatureChecks(opts.IO.Out, checks)
+}
+
 // SignResult is what sign prints with --out and -o json|yaml.
 type SignResult struct {
 	Party       string `json:"party"`
@@ -207,29 +199,16 @@ type SignResult struct {
 	Envelope    string `json:"envelope"`
 }
 
-// signableHash refuses a review whose hash is not the node's, as sign does
-// before anything else; a mismatch exits with ExitHashMismatch.
-func signableHash(rv *wallet.Reviewed, name string) error {
-	switch {
-	case rv.HashErr != nil:
-		return fmt.Errorf("%s: %w", name, rv.HashErr)
-	case rv.NodeHash == nil:
-		return fmt.Errorf("%s has no preparedTransactionHash: the node's hash is needed to make sure the file was not changed", name)
-	case !rv.MatchesNode():
-		return &wallet.HashMismatchError{Scheme: rv.Scheme, Recomputed: rv.Result.Hash, NodeHash: rv.NodeHash, Diagnosis: rv.Mismatch()}
-	}
-	return nil
-}
-
 // signRefusal turns the wallet's refusal to sign into what the user reads:
-// a hash mismatch is shown in full and exits 3; the others say what to do.
-func signRefusal(opts *SignOptions, rv *wallet.Reviewed, name string, err error) error {
+// a hash mismatch is shown in full and exits 3; the others say what to do,
+// naming the flag that changes the outcome.
+func signRefusal(opts *SignOptions, err error) error {
 	var mismatch *wallet.HashMismatchError
 	var expired *wallet.DeadlinePassedError
 	var outside *wallet.PolicyError
+	var party *wallet.PartyError
+	var foreign *wallet.ForeignKeyError
 	switch {
-	case errors.Is(err, wallet.ErrNoNodeHash) || rv.HashErr != nil:
-		return signableHash(rv, name)
 	case errors.As(err, &mismatch):
 		fmt.Fprintf(opts.IO.ErrOut, "refusing to sign: the prepared transaction does not hash to the node's preparedTransactionHash under %s\n  recomputed: %s\n  node:       %s\n%s\n",
 			mismatch.Scheme, b64(mismatch.Recomputed[:]), b64(mismatch.NodeHash), mismatch.Diagnosis)
@@ -238,6 +217,12 @@ func signRefusal(opts *SignOptions, rv *wallet.Reviewed, name string, err error)
 		return fmt.Errorf("%w; prepare it again with a later --max-record-time", err)
 	case errors.As(err, &outside):
 		return fmt.Errorf("refusing to sign: outside the policy in %s:\n  %s", opts.PolicyFile, strings.Join(outside.Violations, "\n  "))
+	case errors.As(err, &party) && party.Party == "":
+		return cmdutil.UsageError("the transaction acts as %d parties (%s): choose one with --party", len(party.ActAs), strings.Join(party.ActAs, ", "))
+	case errors.As(err, &party):
+		return cmdutil.UsageError("--party %s", err)
+	case errors.As(err, &foreign):
+		return fmt.Errorf("refusing to sign: %w; check --key, or pass --allow-foreign-key if the key is registered for the party", err)
 	}
 	return err
 }
@@ -245,12 +230,13 @@ func signRefusal(opts *SignOptions, rv *wallet.Reviewed, name string, err error)
 // confirmSigning shows the review and asks, unless yes. Every warning
 // reaches standard error either way. Without a terminal there is nobody to
 // ask, so it refuses.
-func confirmSigning(ios *cmdutil.IOStreams, yes bool, rv *wallet.Reviewed, party, fingerprint string, keyErr error) error {
+func confirmSigning(ios *cmdutil.IOStreams, yes bool, c *wallet.Confirmation) error {
+	rv, keyErr := c.Reviewed, c.KeyWarning
 	w := ios.ErrOut
 	if yes {
 		fmt.Fprintf(w, "%s\n", rv.Review.Summary)
 		for _, warning := range rv.Review.Warnings {
-			fmt.Fprintf(w, "warning: %s\n", review.Escape(warning))
+			fmt.Fprintf(w, "warning: %s\n", format.Escape(warning))
 		}
 		if keyErr != nil {
 			fmt.Fprintf(w, "warning: %s\n", keyErr)
@@ -266,52 +252,36 @@ func confirmSigning(ios *cmdutil.IOStreams, yes bool, rv *wallet.Reviewed, party
 	if keyErr != nil {
 		fmt.Fprintf(w, "\nwarning: %s\n", keyErr)
 	}
-	ok, err := cmdutil.Confirm(ios, fmt.Sprintf("\nSign as %s with key %s? [y/N] ", party, fingerprint))
+	ok, err := cmdutil.Confirm(ios, fmt.Sprintf("\nSign as %s with key %s? [y/N] ", c.Party, c.Fingerprint))
 	if err != nil || !ok {
 		return errRefused
 	}
 	return nil
 }
 
-// decryptKey opens the key file, asking for its passphrase on ios when it
-// is encrypted.
-func decryptKey(ios *cmdutil.IOStreams, kf *signer.KeyFile, opts *SignOptions) (*signer.Key, error) {
-	var pass []byte
-	if kf.Encrypted {
-		var err error
-		if pass, err = cmdutil.KeyPassphrase(ios, opts.PassphraseFile, opts.KeyFile, false)(); err != nil {
-			return nil, err
-		}
-	}
-	key, err := kf.Decrypt(pass)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", opts.KeyFile, err)
-	}
-	if key.Fingerprint() != kf.Public.Fingerprint() {
-		return nil, fmt.Errorf("%s: the private key does not match the public key stored beside it", opts.KeyFile)
-	}
-	return key, nil
-}
-
-// verifySignatures checks every signature of env over hash against the keys
-// named by pubKeys (text or files) and keyFile, printing one line each.
-func verifySignatures(w io.Writer, env *wallet.Envelope, hash [32]byte, pubKeys []string, keyFile string) error {
+// publicKeys are the keys named by --pubkey (text or files) and --key.
+func publicKeys(pubKeys []string, keyFile string) ([]signer.PublicKey, error) {
 	var keys []signer.PublicKey
 	for _, text := range pubKeys {
 		k, err := parsePubKeyArg(text)
 		if err != nil {
-			return cmdutil.UsageError("--pubkey %s: %s", text, err)
+			return nil, cmdutil.UsageError("--pubkey %s: %s", text, err)
 		}
 		keys = append(keys, k)
 	}
 	if keyFile != "" {
 		kf, err := signer.ReadKeyFile(keyFile)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		keys = append(keys, kf.Public)
 	}
-	checks := env.CheckSignatures(hash, keys)
+	return keys, nil
+}
+
+// writeSignatureChecks prints one line per signature checked and fails
+// when any does not verify.
+func writeSignatureChecks(w io.Writer, checks []wallet.SignatureCheck) error {
 	if len(checks) == 0 {
 		return errors.New("the envelope has no signatures to check")
 	}

@@ -331,3 +331,17 @@ func TestSignConfirmAndSignInTurn(t *testing.T) {
 		t.Errorf("bob has %d signatures after signing twice", n)
 	}
 }
+
+// sign --verify-only refuses a file that does not hash to the node's hash
+// with the exit status of a mismatch, as sign and verify do.
+func TestSignVerifyOnlyMismatchExits3(t *testing.T) {
+	fx := newSignFixture(t, "rich_v2.json")
+	env := readEnvelope(t, fx.txFile)
+	other := newSignFixture(t, "rich_v3.json")
+	otherEnv := readEnvelope(t, other.txFile)
+	writePrepareResponse(t, fx.txFile, env.PreparedTransaction, otherEnv.PreparedTransactionHash, env.HashingSchemeVersion)
+	_, stderr, code := runCmd(t, "", false, "sign", "--verify-only", fx.txFile, "--pubkey", fx.key.Public().String())
+	if code != cmdutil.ExitHashMismatch || !strings.Contains(stderr, "signatures are not checked") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}

@@ -3,13 +3,13 @@ package cmd
 import (
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/hashing"
+	"github.com/ledger-cli/ledger/signer"
 	"github.com/ledger-cli/ledger/wallet"
 )
 
@@ -89,17 +89,16 @@ func verifyRun(opts *VerifyOptions) error {
 		}
 		scheme = s
 	}
-	env, err := wallet.ReadEnvelope(opts.File, opts.IO.In)
+	req := wallet.VerifyRequest{Scheme: scheme, Trace: opts.Trace}
+	keysGiven := len(opts.PubKeys) > 0 || opts.KeyFile != ""
+	if opts.Format == cmdutil.FormatTable && keysGiven {
+		req.Keys = func() ([]signer.PublicKey, error) { return publicKeys(opts.PubKeys, opts.KeyFile) }
+	}
+	v, err := wallet.Verify(wallet.Source{Path: opts.File, Stdin: opts.IO.In}, req)
 	if err != nil {
 		return err
 	}
-	check, err := env.Verify(scheme, opts.Trace)
-	if errors.Is(err, wallet.ErrNoNodeHash) {
-		return fmt.Errorf("%s: %w", opts.File, err)
-	}
-	if err != nil {
-		return err
-	}
+	check := v.Check
 	out := verifyOutput{
 		Match:                check.Match,
 		HashingSchemeVersion: check.Scheme.String(),
@@ -120,12 +119,12 @@ func verifyRun(opts *VerifyOptions) error {
 	if !check.Match {
 		return cmdutil.WithExit(cmdutil.ExitHashMismatch, nil)
 	}
-	if n := len(env.PartySignatures.Signatures); n > 0 && opts.Format == cmdutil.FormatTable {
-		if len(opts.PubKeys) == 0 && opts.KeyFile == "" {
+	if n := len(v.Envelope.PartySignatures.Signatures); n > 0 && opts.Format == cmdutil.FormatTable {
+		if !keysGiven {
 			fmt.Fprintf(opts.IO.Out, "%d party signature(s) present; pass --pubkey or --key to check them\n", n)
 			return nil
 		}
-		return verifySignatures(opts.IO.Out, env, check.Recomputed, opts.PubKeys, opts.KeyFile)
+		return writeSignatureChecks(opts.IO.Out, v.Signatures)
 	}
 	return nil
 }

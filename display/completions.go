@@ -1,7 +1,7 @@
 package display
 
 import (
-	"github.com/ledger-cli/ledger/wallet/review"
+	"github.com/ledger-cli/ledger/display/format"
 
 	"fmt"
 	"io"
@@ -27,9 +27,9 @@ func CompletionLine(c *ledgerapi.Completion, opts TextOptions) string {
 	st := newStyles(opts.Color)
 	id := func(s string) string {
 		if opts.FullIDs {
-			return review.Escape(s)
+			return format.Escape(s)
 		}
-		return review.Escape(review.ShortHex(s, 8, 4))
+		return format.Escape(format.ShortHex(s, 8, 4))
 	}
 	rt := "-"
 	if !c.SynchronizerTime.RecordTime.IsZero() {
@@ -37,13 +37,13 @@ func CompletionLine(c *ledgerapi.Completion, opts TextOptions) string {
 	}
 	head := fmt.Sprintf("%-6s %-27s", strconv.FormatInt(int64(c.Offset), 10), rt)
 	if c.Succeeded() {
-		return fmt.Sprintf("%s %s  %s  update %s  cost %d", head, st.ok.Render("OK      "), review.Escape(c.CommandID), id(c.UpdateID), int64(c.PaidTrafficCost))
+		return fmt.Sprintf("%s %s  %s  update %s  cost %d", head, st.ok.Render("OK      "), format.Escape(c.CommandID), id(c.UpdateID), int64(c.PaidTrafficCost))
 	}
 	why := "rejected"
 	if e := ledgerapi.ErrorFromStatus(c.Status); e != nil {
-		why = review.Escape(e.Code + ": " + e.Cause)
+		why = format.Escape(e.Code + ": " + e.Cause)
 	}
-	return fmt.Sprintf("%s %s  %s  %s", head, st.bad.Render("REJECTED"), review.Escape(c.CommandID), why)
+	return fmt.Sprintf("%s %s  %s  %s", head, st.bad.Render("REJECTED"), format.Escape(c.CommandID), why)
 }
 
 // RenderCompletion writes one completion as a block, with every field a
@@ -56,14 +56,14 @@ func RenderCompletion(w io.Writer, c *ledgerapi.Completion, opts TextOptions) er
 	}
 	lines := [][2]string{
 		{"Status", status},
-		{"Command id", review.Escape(c.CommandID)},
-		{"Submission id", review.Escape(c.SubmissionID)},
+		{"Command id", format.Escape(c.CommandID)},
+		{"Submission id", format.Escape(c.SubmissionID)},
 		{"Offset", strconv.FormatInt(int64(c.Offset), 10)},
 	}
 	if c.Succeeded() {
-		lines = append(lines, [2]string{"Update id", review.Escape(c.UpdateID)})
+		lines = append(lines, [2]string{"Update id", format.Escape(c.UpdateID)})
 	} else if e := ledgerapi.ErrorFromStatus(c.Status); e != nil {
-		lines = append(lines, [2]string{"Error", review.Escape(e.Code)}, [2]string{"Cause", review.Escape(e.Cause)})
+		lines = append(lines, [2]string{"Error", format.Escape(e.Code)}, [2]string{"Cause", format.Escape(e.Cause)})
 	}
 	if !c.SynchronizerTime.RecordTime.IsZero() {
 		lines = append(lines, [2]string{"Record time", c.SynchronizerTime.RecordTime.String()})

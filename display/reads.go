@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ledger-cli/ledger/display/format"
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/wallet/review"
 )
 
 // contractArgumentWidth is how much of a contract's argument a table row
@@ -29,7 +29,7 @@ func ContractHeader(opts TextOptions, views bool) string {
 //
 //	Iou:Iou                  00e7a1b2…21c5    alice::1220a1a2…bebf           {"amount":"10.0","owner":…
 func ContractLine(c *ledgerapi.CreatedEvent, opts TextOptions) string {
-	return fmt.Sprintf("%-24s %-16s %-30s %s", review.Escape(templateName(c.TemplateID, opts.FullIDs)), ShortID(c.ContractID, opts),
+	return fmt.Sprintf("%-24s %-16s %-30s %s", format.Escape(templateName(c.TemplateID, opts.FullIDs)), ShortID(c.ContractID, opts),
 		PartyList(c.Signatories, opts), inlineJSON(contractShown(c), contractArgumentWidth))
 }
 
@@ -51,9 +51,9 @@ func contractShown(c *ledgerapi.CreatedEvent) []byte {
 func UpdateLine(u *ledgerapi.JsUpdate, opts TextOptions) string {
 	id := func(s string) string {
 		if opts.FullIDs {
-			return review.Escape(s)
+			return format.Escape(s)
 		}
-		return review.Escape(review.ShortHex(s, 8, 4))
+		return format.Escape(format.ShortHex(s, 8, 4))
 	}
 	switch {
 	case u.Transaction != nil:
@@ -83,7 +83,7 @@ func UpdateLine(u *ledgerapi.JsUpdate, opts TextOptions) string {
 			cmd = "-"
 		}
 		return fmt.Sprintf("%-6d %-27s update %s  %s  %s", int64(t.Offset), t.RecordTime.String(), id(t.UpdateID),
-			review.Escape(cmd), strings.Join(what, ", "))
+			format.Escape(cmd), strings.Join(what, ", "))
 	case u.TransactionTree != nil:
 		t := u.TransactionTree
 		return fmt.Sprintf("%-6d %-27s update %s  %d events", int64(t.Offset), t.RecordTime.String(), id(t.UpdateID), len(t.EventsByID))
@@ -117,9 +117,9 @@ func TreeOf(t *ledgerapi.Transaction) ledgerapi.TransactionTree {
 // ShortID shortens a hex id (contract, update) unless opts asks for full ids.
 func ShortID(s string, opts TextOptions) string {
 	if opts.FullIDs {
-		return review.Escape(s)
+		return format.Escape(s)
 	}
-	return review.Escape(review.ShortHex(s, 6, 4))
+	return format.Escape(format.ShortHex(s, 6, 4))
 }
 
 // PartyList is parties joined by commas, each shortened unless opts asks
@@ -128,9 +128,9 @@ func PartyList(ps []string, opts TextOptions) string {
 	out := make([]string, len(ps))
 	for i, p := range ps {
 		if opts.FullIDs {
-			out[i] = review.Escape(p)
+			out[i] = format.Escape(p)
 		} else {
-			out[i] = review.Escape(review.ShortParty(p, 6, 4))
+			out[i] = format.Escape(format.ShortParty(p, 6, 4))
 		}
 	}
 	return strings.Join(out, ",")

@@ -1,6 +1,7 @@
 package display
 
 import (
+	"github.com/ledger-cli/ledger/display/format"
 	"github.com/ledger-cli/ledger/wallet/review"
 
 	"fmt"
@@ -134,7 +135,7 @@ func (p *printer) warnings(r *review.Review) {
 	}
 	p.heading("WARNINGS", "")
 	for _, w := range r.Warnings {
-		for i, l := range wrap(review.Escape(w), p.width-4) {
+		for i, l := range wrap(format.Escape(w), p.width-4) {
 			prefix := "    "
 			if i == 0 {
 				prefix = "  ! "
@@ -149,7 +150,7 @@ func (p *printer) hash(r *review.Review) {
 	if h == nil {
 		p.heading("HASH", p.st.warn.Render("could not be recomputed"))
 		if r.HashError != "" {
-			for _, l := range wrap(review.Escape(r.HashError), p.width-4) {
+			for _, l := range wrap(format.Escape(r.HashError), p.width-4) {
 				p.line("  " + p.st.warn.Render(l))
 			}
 		}
@@ -162,7 +163,7 @@ func (p *printer) hash(r *review.Review) {
 		if *h.MatchesNode {
 			p.kv("node's hash", p.st.ok.Render("matches"))
 		} else {
-			p.kv("node's hash", p.st.warn.Render("DIFFERS: "+review.Escape(h.NodeHash)))
+			p.kv("node's hash", p.st.warn.Render("DIFFERS: "+format.Escape(h.NodeHash)))
 		}
 	}
 }
@@ -190,21 +191,21 @@ func (p *printer) effects(r *review.Review) {
 	contracts("creates", e.Created, p.st.create)
 	contracts("archives", e.Archived, p.st.archive)
 	if e.RolledBack > 0 {
-		p.kv("rolled back", review.Plural(e.RolledBack, "node")+", without effect")
+		p.kv("rolled back", format.Plural(e.RolledBack, "node")+", without effect")
 	}
 }
 
 func (p *printer) submission(r *review.Review) {
 	p.heading("SUBMISSION", "")
 	p.kv("act as", p.partyList(r.Submitter.ActAs, p.width-2-labelWidth))
-	p.kv("command id", review.Escape(r.Submitter.CommandID))
-	sync := review.Escape(r.SynchronizerID)
+	p.kv("command id", format.Escape(r.Submitter.CommandID))
+	sync := format.Escape(r.SynchronizerID)
 	if !p.nm.Full() {
-		sync = review.Escape(review.ShortParty(r.SynchronizerID, review.PartyHead, review.PartyTail))
+		sync = format.Escape(format.ShortParty(r.SynchronizerID, review.PartyHead, review.PartyTail))
 	}
 	p.kv("synchronizer", sync)
 	p.kv("mediator", fmt.Sprintf("group %d", r.MediatorGroup))
-	p.kv("uuid", review.Escape(r.TransactionUUID))
+	p.kv("uuid", format.Escape(r.TransactionUUID))
 }
 
 func (p *printer) times(r *review.Review) {
@@ -244,7 +245,7 @@ func (p *printer) times(r *review.Review) {
 		if m.Closing {
 			left = p.st.warn.Render(m.TimeLeft)
 		}
-		p.kv("mining round", review.Escape(m.Round)+" closes "+m.TargetClosesAt+"  "+left)
+		p.kv("mining round", format.Escape(m.Round)+" closes "+m.TargetClosesAt+"  "+left)
 	}
 }
 
@@ -257,7 +258,7 @@ func (p *printer) deadline(d *review.Deadline) string {
 }
 
 func (p *printer) transaction(r *review.Review) {
-	note := fmt.Sprintf("Daml-LF %s, %s", review.Escape(r.TransactionVersion), review.Plural(len(r.Nodes), "root node"))
+	note := fmt.Sprintf("Daml-LF %s, %s", format.Escape(r.TransactionVersion), format.Plural(len(r.Nodes), "root node"))
 	p.heading("TRANSACTION", note)
 	t := p.tree()
 	for _, n := range r.Nodes {
@@ -280,7 +281,7 @@ func (p *printer) node(n *review.Node, depth int) *tree.Tree {
 	b := &block{p: p, avail: avail, template: n.Template}
 	for i, l := range wrap(p.headlineText(n), avail) {
 		if i == 0 {
-			b.lines = append(b.lines, p.st.faint.Render("#"+review.Escape(n.NodeID))+" "+p.kindStyle(n).Render(l))
+			b.lines = append(b.lines, p.st.faint.Render("#"+format.Escape(n.NodeID))+" "+p.kindStyle(n).Render(l))
 		} else {
 			b.lines = append(b.lines, "  "+p.kindStyle(n).Render(l))
 		}
@@ -304,7 +305,7 @@ func (p *printer) node(n *review.Node, depth int) *tree.Tree {
 			b.value("result", n.Result)
 		}
 		for _, x := range n.ExternalCalls {
-			b.detail("external", review.Escape(x.ExtensionID)+" "+review.Escape(x.FunctionID))
+			b.detail("external", format.Escape(x.ExtensionID)+" "+format.Escape(x.FunctionID))
 		}
 	case review.KindCreate, review.KindFetch:
 		if n.ByKey {
@@ -342,7 +343,7 @@ func (p *printer) commonDetails(b *block, n *review.Node) {
 	b.parties("stakeholders", n.Stakeholders)
 	b.parties("observers", n.ChoiceObservers)
 	if n.Template != nil {
-		b.detail("package", review.Escape(n.PackageName)+" "+p.st.faint.Render(p.nm.Package(n.Template.PackageID)))
+		b.detail("package", format.Escape(n.PackageName)+" "+p.st.faint.Render(p.nm.Package(n.Template.PackageID)))
 	}
 	if n.Key != nil {
 		b.value("key", n.Key.Value)
@@ -356,7 +357,7 @@ func (p *printer) headlineText(n *review.Node) string {
 	case review.KindCreate:
 		s = "create " + n.Template.Qualified() + " " + p.nm.Contract(n.ContractID)
 	case review.KindExercise:
-		s = "exercise " + review.Escape(n.Choice) + " on " + n.Template.Qualified() + " " + p.nm.Contract(n.ContractID)
+		s = "exercise " + format.Escape(n.Choice) + " on " + n.Template.Qualified() + " " + p.nm.Contract(n.ContractID)
 	case review.KindFetch:
 		s = "fetch " + n.Template.Qualified() + " " + p.nm.Contract(n.ContractID)
 	case review.KindRollback:
@@ -401,7 +402,7 @@ func (p *printer) inputContracts(r *review.Review) {
 	if len(r.InputContracts) == 0 {
 		return
 	}
-	p.heading("INPUT CONTRACTS", review.Plural(len(r.InputContracts), "contract")+" the transaction uses, as the node sent them")
+	p.heading("INPUT CONTRACTS", format.Plural(len(r.InputContracts), "contract")+" the transaction uses, as the node sent them")
 	t := p.tree()
 	for _, c := range r.InputContracts {
 		b := &block{p: p, avail: p.width - 4, template: c.Template}
@@ -410,7 +411,7 @@ func (p *printer) inputContracts(r *review.Review) {
 		b.parties("signatories", c.Signatories)
 		b.parties("stakeholders", c.Stakeholders)
 		if c.Template != nil {
-			b.detail("package", review.Escape(c.PackageName)+" "+p.st.faint.Render(p.nm.Package(c.Template.PackageID)))
+			b.detail("package", format.Escape(c.PackageName)+" "+p.st.faint.Render(p.nm.Package(c.Template.PackageID)))
 		}
 		if c.Key != nil {
 			b.value("key", c.Key.Value)
@@ -448,12 +449,12 @@ func (p *printer) origin(r *review.Review) {
 		return
 	}
 	p.heading("FROM THE FILE", p.st.faint.Render("not signed; context only"))
-	p.kv("form", review.Escape(o.Form))
+	p.kv("form", format.Escape(o.Form))
 	if o.NodeURL != "" {
-		p.kv("node", review.Escape(o.NodeURL))
+		p.kv("node", format.Escape(o.NodeURL))
 	}
 	if o.PreparedAt != "" {
-		p.kv("prepared at", review.Escape(o.PreparedAt))
+		p.kv("prepared at", format.Escape(o.PreparedAt))
 	}
 	if c := o.Cost; c != nil {
 		p.kv("traffic cost", fmt.Sprintf("%d bytes (request %d, response %d)",
@@ -467,7 +468,7 @@ func (p *printer) origin(r *review.Review) {
 		if i == 0 {
 			label = "signed by"
 		}
-		p.kv(label, p.st.party.Render(p.nm.Party(s.Party))+" key "+review.Escape(review.ShortHex(s.SignedBy, review.PartyHead, review.PartyTail)))
+		p.kv(label, p.st.party.Render(p.nm.Party(s.Party))+" key "+format.Escape(format.ShortHex(s.SignedBy, review.PartyHead, review.PartyTail)))
 	}
 }
 
@@ -485,7 +486,7 @@ func (p *printer) parties(r *review.Review) {
 		if submitting[party] {
 			mark = "* "
 		}
-		p.line("  " + mark + p.st.party.Render(review.Escape(party)))
+		p.line("  " + mark + p.st.party.Render(format.Escape(party)))
 	}
 }
 
@@ -590,7 +591,7 @@ func (p *printer) expand(lines *[]string, indent string, v *review.Value, avail 
 		p.expand(lines, indent, v.Inner, avail)
 	case review.ValueRecord:
 		for i, f := range v.Fields {
-			label := review.Escape(f.Label)
+			label := format.Escape(f.Label)
 			if label == "" {
 				label = "#" + strconv.Itoa(i)
 			}
@@ -622,7 +623,7 @@ func (p *printer) part(lines *[]string, indent, label string, v *review.Value, a
 	case review.ValueVariant, review.ValueOptional:
 		head = p.inlineHead(v)
 	case review.ValueList:
-		head = p.st.faint.Render(review.Plural(len(v.Elements), "element"))
+		head = p.st.faint.Render(format.Plural(len(v.Elements), "element"))
 	}
 	*lines = append(*lines, strings.TrimRight(indent+label+head, " "))
 	p.expand(lines, indent+"  ", v, avail)
@@ -638,7 +639,7 @@ func (p *printer) inlineHead(v *review.Value) string {
 		}
 		return "Some"
 	case review.ValueVariant:
-		s := review.Escape(v.Constructor)
+		s := format.Escape(v.Constructor)
 		if v.Inner != nil && (v.Inner.Kind == review.ValueOptional || v.Inner.Kind == review.ValueVariant) {
 			s += " " + p.inlineHead(v.Inner)
 		}
@@ -656,11 +657,11 @@ func (p *printer) inline(v *review.Value) string {
 	case review.ValueUnit:
 		return "()"
 	case review.ValueBool, review.ValueDate, review.ValueTimestamp:
-		return review.Escape(v.Scalar())
+		return format.Escape(v.Scalar())
 	case review.ValueInt64:
 		return p.st.amount.Render(v.Scalar())
 	case review.ValueNumeric:
-		return p.st.amount.Render(review.Escape(v.Scalar())) // exactly as written: 100.00 is not 100.0
+		return p.st.amount.Render(format.Escape(v.Scalar())) // exactly as written: 100.00 is not 100.0
 	case review.ValueText:
 		return quote(v.Scalar())
 	case review.ValueParty:
@@ -668,7 +669,7 @@ func (p *printer) inline(v *review.Value) string {
 	case review.ValueContractID:
 		return p.st.contract.Render(p.nm.Contract(v.Scalar()))
 	case review.ValueEnum:
-		return review.Escape(v.Constructor)
+		return format.Escape(v.Constructor)
 	case review.ValueOptional:
 		if v.Inner == nil {
 			return "None"
@@ -676,9 +677,9 @@ func (p *printer) inline(v *review.Value) string {
 		return "Some(" + p.inline(v.Inner) + ")"
 	case review.ValueVariant:
 		if v.Inner == nil || v.Inner.Kind == review.ValueUnit {
-			return review.Escape(v.Constructor)
+			return format.Escape(v.Constructor)
 		}
-		return review.Escape(v.Constructor) + " " + p.inline(v.Inner)
+		return format.Escape(v.Constructor) + " " + p.inline(v.Inner)
 	case review.ValueList:
 		parts := make([]string, len(v.Elements))
 		for i, e := range v.Elements {
@@ -703,7 +704,7 @@ func (p *printer) inline(v *review.Value) string {
 			if f.Label == "" {
 				parts[i] = p.inline(f.Value)
 			} else {
-				parts[i] = review.Escape(f.Label) + ": " + p.inline(f.Value)
+				parts[i] = format.Escape(f.Label) + ": " + p.inline(f.Value)
 			}
 		}
 		return "{" + strings.Join(parts, ", ") + "}"

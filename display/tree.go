@@ -1,7 +1,7 @@
 package display
 
 import (
-	"github.com/ledger-cli/ledger/wallet/review"
+	"github.com/ledger-cli/ledger/display/format"
 
 	"bytes"
 	"encoding/json"
@@ -60,16 +60,16 @@ func TreeRoots(t *ledgerapi.TransactionTree) (roots []int32, children map[int32]
 func RenderTransactionTree(w io.Writer, t *ledgerapi.TransactionTree, opts TextOptions) error {
 	st := newStyles(opts.Color)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s\n", st.title.Render("Transaction"), review.Escape(t.UpdateID))
+	fmt.Fprintf(&b, "%s %s\n", st.title.Render("Transaction"), format.Escape(t.UpdateID))
 	kv := func(k, v string) { fmt.Fprintf(&b, "  %-15s %s\n", k, v) }
 	kv("offset", strconv.FormatInt(int64(t.Offset), 10))
-	kv("command id", review.Escape(t.CommandID))
+	kv("command id", format.Escape(t.CommandID))
 	if t.WorkflowID != "" {
-		kv("workflow id", review.Escape(t.WorkflowID))
+		kv("workflow id", format.Escape(t.WorkflowID))
 	}
 	kv("effective at", t.EffectiveAt.String())
 	kv("record time", t.RecordTime.String())
-	kv("synchronizer", review.Escape(t.SynchronizerID))
+	kv("synchronizer", format.Escape(t.SynchronizerID))
 	roots, children := TreeRoots(t)
 	events := map[int32]ledgerapi.TreeEvent{}
 	for _, ev := range t.EventsByID {
@@ -104,9 +104,9 @@ func RenderTransactionTree(w io.Writer, t *ledgerapi.TransactionTree, opts TextO
 func treeEventText(ev ledgerapi.TreeEvent, st styles, full bool, avail int) string {
 	id := func(s string) string {
 		if full {
-			return review.Escape(s)
+			return format.Escape(s)
 		}
-		return review.Escape(review.ShortParty(s, 6, 4))
+		return format.Escape(format.ShortParty(s, 6, 4))
 	}
 	parties := func(ps []string) string {
 		out := make([]string, len(ps))
@@ -123,7 +123,7 @@ func treeEventText(ev ledgerapi.TreeEvent, st styles, full bool, avail int) stri
 	switch {
 	case ev.Created != nil:
 		c := ev.Created
-		lines = append(lines, fmt.Sprintf("%s %s %s", st.faint.Render("#"+strconv.Itoa(int(c.NodeID))), st.create.Render("create"), review.Escape(templateName(c.TemplateID, full))))
+		lines = append(lines, fmt.Sprintf("%s %s %s", st.faint.Render("#"+strconv.Itoa(int(c.NodeID))), st.create.Render("create"), format.Escape(templateName(c.TemplateID, full))))
 		detail("contract", st.contract.Render(id(c.ContractID)))
 		detail("signatories", parties(c.Signatories))
 		if len(c.Observers) > 0 {
@@ -140,7 +140,7 @@ func treeEventText(ev ledgerapi.TreeEvent, st styles, full bool, avail int) stri
 		if e.Consuming {
 			kind, style = "exercise (consuming)", st.archive
 		}
-		lines = append(lines, fmt.Sprintf("%s %s %s on %s", st.faint.Render("#"+strconv.Itoa(int(e.NodeID))), style.Render(kind), review.Escape(e.Choice), review.Escape(templateName(e.TemplateID, full))))
+		lines = append(lines, fmt.Sprintf("%s %s %s on %s", st.faint.Render("#"+strconv.Itoa(int(e.NodeID))), style.Render(kind), format.Escape(e.Choice), format.Escape(templateName(e.TemplateID, full))))
 		detail("contract", st.contract.Render(id(e.ContractID)))
 		detail("acting", parties(e.ActingParties))
 		detail("argument", inlineJSON(e.ChoiceArgument, avail-15))
@@ -174,7 +174,7 @@ func inlineJSON(raw json.RawMessage, avail int) string {
 	if err := json.Compact(&buf, raw); err != nil {
 		return "(malformed value)"
 	}
-	s := review.Escape(buf.String())
+	s := format.Escape(buf.String())
 	limit := maxInlineValue
 	if avail > 20 && avail < limit {
 		limit = avail

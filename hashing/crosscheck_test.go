@@ -129,7 +129,7 @@ func sdkHashes(t *testing.T, node, dir, impl string, bins [][]byte) []string {
 // transactions with our hasher and with each of the SDK's two V2 hashers.
 // A hasher must agree on every transaction, except that disagreement is
 // tolerated, and logged, on transactions holding an int64 beyond ±2^53 —
-// the known parseInt bug of core-tx-visualizer (hashing.md §10 item 7).
+// the known parseInt bug of core-tx-visualizer (docs/hashing.md §10 item 7).
 // Any other disagreement fails the test.
 func TestCrossCheckTypeScriptSDK(t *testing.T) {
 	node, dir := requireNodeSDK(t)

@@ -22,7 +22,7 @@
 // A node hash H(node) is SHA-256 of the node's encoding, with no purpose
 // prefix; the encodings of create (tag 00), exercise (01), fetch (02),
 // rollback (03) and, in V3 only, query-by-key (04) nodes follow the field
-// orders of hashing.md §4.4, which differ from the protobuf field orders.
+// orders of docs/hashing.md §4.4, which differ from the protobuf field orders.
 // Integers are big-endian, strings are int32 length ‖ UTF-8 bytes, lists are
 // int32 count ‖ elements, optionals are 00 or 01 ‖ value.
 //

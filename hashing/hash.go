@@ -203,7 +203,7 @@ func splitPreparedTransaction(b []byte) (tx, meta []byte, err error) {
 		if !ok {
 			break
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			tx, err = s.bytesField(f, "transaction")
 			hasTx = true
@@ -241,7 +241,7 @@ func (h *hasher) index(b []byte) error {
 		if !ok {
 			break
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			h.version, err = s.bytesField(f, "version")
 		case 2:
@@ -251,12 +251,12 @@ func (h *hasher) index(b []byte) error {
 			}
 		case 3:
 			if err = want(f, protowire.BytesType, "nodes"); err == nil {
-				err = atIndex(h.indexNode(f.bytes), "nodes", nodeIndex)
+				err = atIndex(h.indexNode(f.Bytes), "nodes", nodeIndex)
 				nodeIndex++
 			}
 		case 4:
 			if err = want(f, protowire.BytesType, "node_seeds"); err == nil {
-				err = atIndex(h.indexSeed(f.bytes), "node_seeds", seedIndex)
+				err = atIndex(h.indexSeed(f.Bytes), "node_seeds", seedIndex)
 				seedIndex++
 			}
 		}
@@ -368,7 +368,7 @@ func (h *hasher) indexNode(b []byte) error {
 		if !ok {
 			break
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			idText, err = s.bytesField(f, "node_id")
 		case 1000:
@@ -404,7 +404,7 @@ func (h *hasher) indexSeed(b []byte) error {
 		if !ok {
 			break
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			id, err = s.varintField(f, "node_id")
 		case 2:
@@ -568,16 +568,16 @@ func nodeKind(b []byte) (protowire.Number, []byte, error) {
 		if !ok {
 			break
 		}
-		if f.num < nodeCreate || f.num > nodeQueryByKey {
+		if f.Num < nodeCreate || f.Num > nodeQueryByKey {
 			continue
 		}
 		if kind != 0 {
-			return 0, nil, errorf("node has more than one type set (fields %d and %d)", kind, f.num)
+			return 0, nil, errorf("node has more than one type set (fields %d and %d)", kind, f.Num)
 		}
 		if err := want(f, protowire.BytesType, "node_type"); err != nil {
 			return 0, nil, err
 		}
-		kind, msg = f.num, f.bytes
+		kind, msg = f.Num, f.Bytes
 	}
 	if kind == 0 {
 		return 0, nil, errorf("node has no type set (create, fetch, exercise, rollback or query_by_key)")
@@ -656,13 +656,13 @@ func (h *hasher) parent(id int32, msg []byte, childField protowire.Number, txLF 
 		if !ok {
 			break
 		}
-		if f.num != childField {
+		if f.Num != childField {
 			continue
 		}
 		if err := want(f, protowire.BytesType, "children"); err != nil {
 			return [32]byte{}, nil, err
 		}
-		child, err := parseNodeID(f.bytes)
+		child, err := parseNodeID(f.Bytes)
 		if err != nil {
 			return [32]byte{}, nil, atIndex(err, "children", i)
 		}
@@ -709,7 +709,7 @@ func (h *hasher) metadata(b []byte) (*Trace, error) {
 		if !ok {
 			break
 		}
-		switch f.num {
+		switch f.Num {
 		case 2:
 			submitter, err = s.bytesField(f, "submitter_info")
 			hasSubmitter = true
@@ -738,7 +738,7 @@ func (h *hasher) metadata(b []byte) (*Trace, error) {
 		case 8:
 			// Deprecated and not hashed, but the participant still decodes it.
 			if err = want(f, protowire.BytesType, "global_key_mapping"); err == nil {
-				if perr := proto.Unmarshal(f.bytes, &damlpb.Metadata_GlobalKeyMappingEntry{}); perr != nil {
+				if perr := proto.Unmarshal(f.Bytes, &damlpb.Metadata_GlobalKeyMappingEntry{}); perr != nil {
 					err = at(malformed("%v", perr), "global_key_mapping")
 				}
 			}
@@ -866,7 +866,7 @@ func submitterCommandID(b []byte) ([]byte, error) {
 		if !ok {
 			break
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			actAs++
 		case 2:
@@ -898,7 +898,7 @@ func readInputContract(b []byte, sc *nodeScratch) (createdAt uint64, n nodeField
 		if !ok {
 			break
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			v1, err = s.bytesField(f, "v1")
 			hasV1 = true

@@ -168,8 +168,8 @@ func readNodeFields(msg []byte, l *nodeLayout, sc *nodeScratch) (n nodeFields, e
 			break
 		}
 		role := roleNone
-		if f.num <= maxNodeField {
-			role = l.roles[f.num]
+		if f.Num <= maxNodeField {
+			role = l.roles[f.Num]
 		}
 		switch role {
 		case roleNone:
@@ -178,7 +178,7 @@ func readNodeFields(msg []byte, l *nodeLayout, sc *nodeScratch) (n nodeFields, e
 			if err := want(f, protowire.BytesType, listNames[k]); err != nil {
 				return n, err
 			}
-			n.lists[k] = append(n.lists[k], f.bytes)
+			n.lists[k] = append(n.lists[k], f.Bytes)
 		case roleLFVersion:
 			n.lfVersion, err = s.bytesField(f, "lf_version")
 		case roleContractID:
@@ -283,7 +283,7 @@ func (e *encoder) repeatedStrings(msg []byte, num protowire.Number, name string,
 		if !ok {
 			break
 		}
-		if f.num == num {
+		if f.Num == num {
 			b, err := repeatedBytes(f, name)
 			if err != nil {
 				return err
@@ -549,7 +549,7 @@ func (e *encoder) keyWithMaintainers(b []byte) error {
 		if !ok {
 			break
 		}
-		if f.num == 1 {
+		if f.Num == 1 {
 			if gk, err = s.bytesField(f, "key"); err != nil {
 				return err
 			}
@@ -571,7 +571,7 @@ func (e *encoder) keyWithMaintainers(b []byte) error {
 		if !ok {
 			break
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			tmpl, err = gs.bytesField(f, "template_id")
 			hasTmpl = true

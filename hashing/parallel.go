@@ -213,13 +213,13 @@ func eachChild(node []byte, f func(int32) bool) bool {
 		if !ok {
 			return true
 		}
-		if g.num != childField {
+		if g.Num != childField {
 			continue
 		}
-		if g.typ != protowire.BytesType {
+		if g.Type != protowire.BytesType {
 			return false
 		}
-		id, err := parseNodeID(g.bytes)
+		id, err := parseNodeID(g.Bytes)
 		if err != nil || !f(id) {
 			return false
 		}

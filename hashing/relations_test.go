@@ -140,7 +140,7 @@ func TestRecordIDAfterFields(t *testing.T) {
 	var rec []byte
 	r := reader{canonical}
 	f, _, _ := r.next()
-	rec = f.bytes
+	rec = f.Bytes
 	var id, rest []byte
 	rr := reader{rec}
 	for {
@@ -148,8 +148,8 @@ func TestRecordIDAfterFields(t *testing.T) {
 		if !ok {
 			break
 		}
-		one := protowire.AppendBytes(protowire.AppendTag(nil, g.num, protowire.BytesType), g.bytes)
-		if g.num == 1 {
+		one := protowire.AppendBytes(protowire.AppendTag(nil, g.Num, protowire.BytesType), g.Bytes)
+		if g.Num == 1 {
 			id = one
 		} else {
 			rest = append(rest, one...)

@@ -377,12 +377,12 @@ func TestIgnoredMessagesMustParse(t *testing.T) {
 		if !ok {
 			break
 		}
-		if f.num == 2 {
-			meta = append(append([]byte(nil), f.bytes...), badEntry...)
+		if f.Num == 2 {
+			meta = append(append([]byte(nil), f.Bytes...), badEntry...)
 			out = protowire.AppendBytes(protowire.AppendTag(out, 2, protowire.BytesType), meta)
 			continue
 		}
-		out = protowire.AppendBytes(protowire.AppendTag(out, f.num, protowire.BytesType), f.bytes)
+		out = protowire.AppendBytes(protowire.AppendTag(out, f.Num, protowire.BytesType), f.Bytes)
 	}
 	if _, err := Sum(out, scheme); err == nil || !strings.Contains(err.Error(), "global_key_mapping") {
 		t.Errorf("malformed global_key_mapping: %v", err)

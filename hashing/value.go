@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/ledger-cli/ledger/internal/pbwire"
 )
 
 // MaxValueNesting is Daml's limit on nested values (records, variants,
@@ -47,7 +49,7 @@ func (e *encoder) value(b []byte, depth int) error {
 	}
 	if len(b) >= 2 && b[0] < 0x80 && b[0]&7 == 0 && b[0]>>3 >= 1 {
 		if v, n := protowire.ConsumeVarint(b[1:]); n == len(b)-1 {
-			return e.valueArm(field{num: protowire.Number(b[0] >> 3), typ: protowire.VarintType, int: v}, depth)
+			return e.valueArm(field{Num: protowire.Number(b[0] >> 3), Type: protowire.VarintType, Int: v}, depth)
 		}
 	}
 	switch {
@@ -95,11 +97,11 @@ func (e *encoder) valueSlow(b []byte, depth int) error {
 		if !ok {
 			break
 		}
-		if f.num < 1 || f.num > 16 {
+		if f.Num < 1 || f.Num > 16 {
 			continue // unknown field: ignored, as the participant's decoder does
 		}
 		if found {
-			return errorf("Value has more than one variant set (fields %d and %d)", arm.num, f.num)
+			return errorf("Value has more than one variant set (fields %d and %d)", arm.Num, f.Num)
 		}
 		arm, found = f, true
 	}
@@ -127,12 +129,12 @@ func (e *encoder) numeric(b []byte) error {
 }
 
 func (e *encoder) valueArm(f field, depth int) error {
-	switch f.num {
+	switch f.Num {
 	case 2:
 		if err := want(f, protowire.VarintType, "bool"); err != nil {
 			return err
 		}
-		v, err := boolValue(f.int, "bool")
+		v, err := boolValue(f.Int, "bool")
 		if err != nil {
 			return err
 		}
@@ -143,14 +145,14 @@ func (e *encoder) valueArm(f field, depth int) error {
 			return err
 		}
 		e.byte1(tagInt64, "Int64 Type Tag")
-		e.int64(uint64(protowire.DecodeZigZag(f.int)))
+		e.int64(uint64(protowire.DecodeZigZag(f.Int)))
 	case 4:
 		if err := want(f, protowire.VarintType, "date"); err != nil {
 			return err
 		}
-		days := int32(f.int)
-		if uint64(int64(days)) != f.int {
-			return errorf("date: %d does not fit an int32", f.int)
+		days := int32(f.Int)
+		if uint64(int64(days)) != f.Int {
+			return errorf("date: %d does not fit an int32", f.Int)
 		}
 		e.byte1(tagDate, "Date Type Tag")
 		e.int32(uint32(days))
@@ -159,15 +161,15 @@ func (e *encoder) valueArm(f field, depth int) error {
 			return err
 		}
 		e.byte1(tagTimestamp, "Timestamp Type Tag")
-		e.int64(f.int)
+		e.int64(f.Int)
 	default:
-		if err := want(f, protowire.BytesType, armNames[f.num]); err != nil {
-			if f.num >= 10 { // containers name themselves in the path too
-				return at(err, armNames[f.num])
+		if err := want(f, protowire.BytesType, armNames[f.Num]); err != nil {
+			if f.Num >= 10 { // containers name themselves in the path too
+				return at(err, armNames[f.Num])
 			}
 			return err
 		}
-		return e.lenArm(f.num, f.bytes, depth)
+		return e.lenArm(f.Num, f.Bytes, depth)
 	}
 	return nil
 }
@@ -220,7 +222,7 @@ func (e *encoder) optional(b []byte, depth int) error {
 	var s seen
 	var inner []byte
 	present := false
-	if tag, p, rest, ok := lenField(b); ok && tag == 0x0a && len(rest) == 0 {
+	if tag, p, rest, ok := pbwire.LenField(b); ok && tag == 0x0a && len(rest) == 0 {
 		e.byte1(tagOptional, "Optional Type Tag")
 		e.some(true)
 		return at(e.value(p, depth+1), "value")
@@ -235,7 +237,7 @@ func (e *encoder) optional(b []byte, depth int) error {
 		if !ok {
 			break
 		}
-		if g.num == 1 {
+		if g.Num == 1 {
 			if inner, err = s.bytesField(g, "value"); err != nil {
 				return err
 			}
@@ -274,8 +276,8 @@ func (e *encoder) list(b []byte, depth int) error {
 
 // mapEntry splits a TextMap.Entry or GenMap.Entry into key and value.
 func mapEntry(b []byte) (key, value []byte, hasKey, hasValue bool, err error) {
-	if tag, k, rest, ok := lenField(b); ok && tag == 0x0a {
-		if tag, v, rest, ok := lenField(rest); ok && tag == 0x12 && len(rest) == 0 {
+	if tag, k, rest, ok := pbwire.LenField(b); ok && tag == 0x0a {
+		if tag, v, rest, ok := pbwire.LenField(rest); ok && tag == 0x12 && len(rest) == 0 {
 			return k, v, true, true, nil
 		}
 	}
@@ -290,7 +292,7 @@ func mapEntry(b []byte) (key, value []byte, hasKey, hasValue bool, err error) {
 		if !ok {
 			return key, value, hasKey, hasValue, nil
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			if key, err = s.bytesField(f, "key"); err != nil {
 				return nil, nil, false, false, err
@@ -390,7 +392,7 @@ func (e *encoder) record(b []byte, depth int) error {
 	r := reader{b}
 	var g field
 	for len(r.b) > 0 {
-		tag, p, rest, ok := lenField(r.b)
+		tag, p, rest, ok := pbwire.LenField(r.b)
 		if ok && tag == 0x12 && opened {
 			// The common case, a field after the id: no general read.
 			r.b = rest
@@ -425,7 +427,7 @@ func (e *encoder) record(b []byte, depth int) error {
 		if !ok {
 			break
 		}
-		switch g.num {
+		switch g.Num {
 		case 1:
 			id, err := s.bytesField(g, "record_id")
 			if err != nil {
@@ -450,7 +452,7 @@ func (e *encoder) record(b []byte, depth int) error {
 				e.some(false)
 				count, opened = e.reserveCount(), true
 			}
-			if err := e.recordField(g.bytes, depth); err != nil {
+			if err := e.recordField(g.Bytes, depth); err != nil {
 				return atIndex(err, "fields", n)
 			}
 			n++
@@ -479,7 +481,7 @@ func (e *encoder) recordTwoPass(b []byte, depth int) error {
 		if !ok {
 			break
 		}
-		if g.num == 1 {
+		if g.Num == 1 {
 			if id, err = s.bytesField(g, "record_id"); err != nil {
 				return err
 			}
@@ -498,13 +500,13 @@ func (e *encoder) recordTwoPass(b []byte, depth int) error {
 		if !ok {
 			break
 		}
-		if g.num != 2 {
+		if g.Num != 2 {
 			continue
 		}
 		if err := want(g, protowire.BytesType, "fields"); err != nil {
 			return err
 		}
-		if err := e.recordField(g.bytes, depth); err != nil {
+		if err := e.recordField(g.Bytes, depth); err != nil {
 			return atIndex(err, "fields", i)
 		}
 		i++
@@ -521,7 +523,7 @@ func (e *encoder) recordField(b []byte, depth int) error {
 	if !hasValue {
 		return errorf("record field %q has no value", clip(label))
 	}
-	// The participant treats an empty label as no label (hashing.md §10 item 11).
+	// The participant treats an empty label as no label (docs/hashing.md §10 item 11).
 	e.some(len(label) > 0)
 	if len(label) > 0 {
 		if err := e.string(label); err != nil {
@@ -535,11 +537,11 @@ func (e *encoder) recordField(b []byte, depth int) error {
 // value, each with a length of one or two bytes; ok is false for any other
 // shape, which recordField then reads.
 func labelledField(b []byte) (label, val []byte, ok bool) {
-	tag, l, rest, ok := lenField(b)
+	tag, l, rest, ok := pbwire.LenField(b)
 	if !ok || tag != 0x0a || len(l) == 0 {
 		return nil, nil, false
 	}
-	tag, v, rest, ok := lenField(rest)
+	tag, v, rest, ok := pbwire.LenField(rest)
 	if !ok || tag != 0x12 || len(rest) != 0 {
 		return nil, nil, false
 	}
@@ -548,9 +550,9 @@ func labelledField(b []byte) (label, val []byte, ok bool) {
 
 // splitRecordField reads a RecordField: label (1) and value (2).
 func splitRecordField(b []byte) (label, val []byte, hasValue bool, err error) {
-	if tag, l, rest, ok := lenField(b); ok {
+	if tag, l, rest, ok := pbwire.LenField(b); ok {
 		if tag == 0x0a {
-			if tag, v, rest, ok := lenField(rest); ok && tag == 0x12 && len(rest) == 0 {
+			if tag, v, rest, ok := pbwire.LenField(rest); ok && tag == 0x12 && len(rest) == 0 {
 				return l, v, true, nil
 			}
 		} else if tag == 0x12 && len(rest) == 0 {
@@ -568,7 +570,7 @@ func splitRecordField(b []byte) (label, val []byte, hasValue bool, err error) {
 		if !ok {
 			break
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			if label, err = s.bytesField(f, "label"); err != nil {
 				return nil, nil, false, err
@@ -608,13 +610,13 @@ func (e *encoder) variant(b []byte, depth int) error {
 func splitVariant(b []byte) (id, ctor, val []byte, hasID, hasValue bool, err error) {
 	// Fast path: the fields in order, each once, with short lengths.
 	rest := b
-	tag, p, r, ok := lenField(rest)
+	tag, p, r, ok := pbwire.LenField(rest)
 	if ok && tag == 0x0a {
 		id, hasID, rest = p, true, r
-		tag, p, r, ok = lenField(rest)
+		tag, p, r, ok = pbwire.LenField(rest)
 	}
 	if ok && tag == 0x12 {
-		if tag, v, r, ok := lenField(r); ok && tag == 0x1a && len(r) == 0 {
+		if tag, v, r, ok := pbwire.LenField(r); ok && tag == 0x1a && len(r) == 0 {
 			return id, p, v, hasID, true, nil
 		}
 	}
@@ -630,7 +632,7 @@ func splitVariant(b []byte) (id, ctor, val []byte, hasID, hasValue bool, err err
 		if !ok {
 			break
 		}
-		switch g.num {
+		switch g.Num {
 		case 1:
 			id, err = s.bytesField(g, "variant_id")
 			hasID = true
@@ -653,10 +655,10 @@ func (e *encoder) enum(b []byte) error {
 	hasID := false
 	// Fast path: enum_id then constructor, each once, with short lengths.
 	rest := b
-	tag, p, rest2, ok := lenField(rest)
+	tag, p, rest2, ok := pbwire.LenField(rest)
 	if ok && tag == 0x0a {
 		id, hasID, rest = p, true, rest2
-		tag, p, rest2, ok = lenField(rest)
+		tag, p, rest2, ok = pbwire.LenField(rest)
 	}
 	r := reader{b}
 	if ok && tag == 0x12 && len(rest2) == 0 {
@@ -673,7 +675,7 @@ func (e *encoder) enum(b []byte) error {
 		if !ok {
 			break
 		}
-		switch g.num {
+		switch g.Num {
 		case 1:
 			id, err = s.bytesField(g, "enum_id")
 			hasID = true
@@ -750,7 +752,7 @@ func (e *encoder) identifierUncached(b []byte) error {
 		if !ok {
 			break
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			pkg, err = s.bytesField(f, "package_id")
 		case 2:

@@ -2,16 +2,13 @@ package hashing
 
 import (
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/ledger-cli/ledger/internal/pbwire"
 )
 
-// field is one decoded protobuf field: its number and either the bytes of a
-// length-delimited value or the integer of a varint or fixed-width value.
-type field struct {
-	num   protowire.Number
-	typ   protowire.Type
-	bytes []byte
-	int   uint64
-}
+// field is one decoded protobuf field, as the wire reader shared with
+// daml/archive gives it.
+type field = pbwire.Field
 
 // reader walks the fields of one protobuf message.
 type reader struct {
@@ -33,52 +30,30 @@ func (r *reader) next() (f field, ok bool, err error) {
 // and then copied whole, and the processor cannot forward those narrow
 // stores to the wide load, which costs a stall per field.
 func (r *reader) read(f *field) (ok bool, err error) {
-	if tag, p, rest, ok := lenField(r.b); ok && tag >= 8 {
+	if tag, p, rest, ok := pbwire.LenField(r.b); ok && tag >= 8 {
 		r.b = rest
-		f.num, f.typ, f.bytes, f.int = protowire.Number(tag>>3), protowire.BytesType, p, 0
+		f.Num, f.Type, f.Bytes, f.Int = protowire.Number(tag>>3), protowire.BytesType, p, 0
 		return true, nil
 	}
 	if b := r.b; len(b) >= 2 && b[0] >= 8 && b[0] < 0x80 && b[0]&7 == 0 && b[1] < 0x80 {
 		r.b = b[2:]
-		f.num, f.typ, f.bytes, f.int = protowire.Number(b[0]>>3), protowire.VarintType, nil, uint64(b[1])
+		f.Num, f.Type, f.Bytes, f.Int = protowire.Number(b[0]>>3), protowire.VarintType, nil, uint64(b[1])
 		return true, nil
 	}
 	return r.nextSlow(f)
 }
 
 func (r *reader) nextSlow(f *field) (ok bool, err error) {
-	*f = field{}
 	if len(r.b) == 0 {
+		*f = field{}
 		return false, nil
 	}
-	num, typ, n := protowire.ConsumeTag(r.b)
-	if n < 0 {
-		return false, malformed("bad field tag: %v", protowire.ParseError(n))
-	}
-	if num > protowire.MaxValidNumber {
-		return false, malformed("field number %d is above the protobuf maximum", num)
-	}
-	r.b = r.b[n:]
-	f.num, f.typ = num, typ
-	switch typ {
-	case protowire.VarintType:
-		f.int, n = protowire.ConsumeVarint(r.b)
-	case protowire.Fixed64Type:
-		f.int, n = protowire.ConsumeFixed64(r.b)
-	case protowire.Fixed32Type:
-		var v uint32
-		v, n = protowire.ConsumeFixed32(r.b)
-		f.int = uint64(v)
-	case protowire.BytesType:
-		f.bytes, n = protowire.ConsumeBytes(r.b)
-	default:
-		n = protowire.ConsumeFieldValue(num, typ, r.b)
-	}
-	if n < 0 {
+	got, rest, err := pbwire.Next(r.b)
+	if err != nil {
 		*f = field{}
-		return false, malformed("field %d: %v", num, protowire.ParseError(n))
+		return false, malformed("%v", err)
 	}
-	r.b = r.b[n:]
+	*f, r.b = got, rest
 	return true, nil
 }
 
@@ -87,7 +62,7 @@ func (r *reader) nextSlow(f *field) (ok bool, err error) {
 func (r *reader) repeated(num protowire.Number, name string) (payload []byte, ok bool, err error) {
 	var f field
 	for len(r.b) > 0 {
-		if tag, p, rest, ok := lenField(r.b); ok && protowire.Number(tag>>3) == num {
+		if tag, p, rest, ok := pbwire.LenField(r.b); ok && protowire.Number(tag>>3) == num {
 			r.b = rest
 			return p, true, nil
 		}
@@ -95,13 +70,13 @@ func (r *reader) repeated(num protowire.Number, name string) (payload []byte, ok
 		if err != nil || !ok {
 			return nil, false, err
 		}
-		if f.num != num {
+		if f.Num != num {
 			continue
 		}
 		if err := want(f, protowire.BytesType, name); err != nil {
 			return nil, false, err
 		}
-		return f.bytes, true, nil
+		return f.Bytes, true, nil
 	}
 	return nil, false, nil
 }
@@ -121,8 +96,8 @@ func (s *seen) once(num protowire.Number, name string) error {
 
 // want checks the wire type of a known field.
 func want(f field, typ protowire.Type, name string) error {
-	if f.typ != typ {
-		return malformed("field %s has wire type %d, want %d", name, f.typ, typ)
+	if f.Type != typ {
+		return malformed("field %s has wire type %d, want %d", name, f.Type, typ)
 	}
 	return nil
 }
@@ -132,18 +107,18 @@ func (s *seen) bytesField(f field, name string) ([]byte, error) {
 	if err := want(f, protowire.BytesType, name); err != nil {
 		return nil, err
 	}
-	return f.bytes, s.once(f.num, name)
+	return f.Bytes, s.once(f.Num, name)
 }
 
 func (s *seen) varintField(f field, name string) (uint64, error) {
 	if err := want(f, protowire.VarintType, name); err != nil {
 		return 0, err
 	}
-	return f.int, s.once(f.num, name)
+	return f.Int, s.once(f.Num, name)
 }
 
 func repeatedBytes(f field, name string) ([]byte, error) {
-	return f.bytes, want(f, protowire.BytesType, name)
+	return f.Bytes, want(f, protowire.BytesType, name)
 }
 
 // boolValue decodes a proto bool; only 0 and 1 are canonical.
@@ -168,30 +143,4 @@ func wellFormed(b []byte) error {
 			return err
 		}
 	}
-}
-
-// lenField splits a length-delimited field with a one-byte tag and a length
-// of one or two bytes off the front of b: the shape of nearly every nested
-// value, record field and list element. It is small enough to be inlined.
-// ok is false for any other shape (and for fields of fewer than three
-// bytes), and the caller then reads b with the general reader, which also
-// produces the errors. The tag may name field 0, which no message has:
-// callers compare it with the tags they expect. The payload's capacity runs
-// on into the rest of b (a three-index slice would not inline): never
-// append to it.
-func lenField(b []byte) (tag byte, payload, rest []byte, ok bool) {
-	if len(b) < 3 || b[0]&0x87 != 2 {
-		return
-	}
-	n, i := int(b[1]), 2
-	if n >= 0x80 {
-		if b[2] >= 0x80 {
-			return
-		}
-		n, i = n&0x7f|int(b[2])<<7, 3
-	}
-	if n > len(b)-i {
-		return
-	}
-	return b[0], b[i : i+n], b[i+n:], true
 }

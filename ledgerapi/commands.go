@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/ledger-cli/ledger/signer"
 )
 
 // CreateCommand creates a contract. CreateArguments is the Daml record as
@@ -232,6 +234,16 @@ type Signature struct {
 	Signature            Bytes                `json:"signature"`
 	SignedBy             string               `json:"signedBy"`
 	SigningAlgorithmSpec SigningAlgorithmSpec `json:"signingAlgorithmSpec"`
+}
+
+// SignatureOf is the wire form of a signature made by package signer.
+func SignatureOf(s signer.Signature) Signature {
+	return Signature{Format: SignatureFormat(s.Format), Signature: s.Signature, SignedBy: s.SignedBy, SigningAlgorithmSpec: SigningAlgorithmSpec(s.SigningAlgorithmSpec)}
+}
+
+// Signer is s as package signer checks it.
+func (s Signature) Signer() signer.Signature {
+	return signer.Signature{Format: string(s.Format), Signature: s.Signature, SignedBy: s.SignedBy, SigningAlgorithmSpec: string(s.SigningAlgorithmSpec)}
 }
 
 // SinglePartySignatures are one party's signatures.

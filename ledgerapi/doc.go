@@ -41,7 +41,7 @@
 // Unknown JSON fields are ignored everywhere. Decoding never requires a
 // field: the server decides what is missing and answers with Canton's error
 // ids (MISSING_FIELD, INVALID_FIELD, …), which is more lenient than Canton's
-// decoder for the hand-written Js* requests (see json-api.md §1.4). For the
+// decoder for the hand-written Js* requests (see docs/json-api.md §1.4). For the
 // same reason a client sends every field of those requests.
 //
 // # Errors

@@ -111,7 +111,7 @@ type ErrorCode struct {
 	Category int
 }
 
-// Error codes a client or our server meets (json-api.md §3.5).
+// Error codes a client or our server meets (docs/json-api.md §3.5).
 var (
 	CodeInvalidArgument                   = ErrorCode{"INVALID_ARGUMENT", 8}
 	CodeInvalidField                      = ErrorCode{"INVALID_FIELD", 8}

@@ -9,7 +9,7 @@ import (
 )
 
 func TestCategoryTable(t *testing.T) {
-	// id → (gRPC, HTTP, retryable, redacted), per json-api.md §3.2.
+	// id → (gRPC, HTTP, retryable, redacted), per docs/json-api.md §3.2.
 	want := map[int][4]int{
 		1: {14, 503, 1, 0}, 2: {10, 409, 1, 0}, 3: {4, 504, 1, 0}, 4: {13, 500, 0, 1},
 		5: {3, 400, 0, 1}, 6: {16, 401, 0, 1}, 7: {7, 403, 0, 1}, 8: {3, 400, 0, 0},

@@ -4,26 +4,32 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
-
-	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
 // Values of the signature fields of Canton's JSON API for ed25519.
 const (
-	SignatureFormatConcat = ledgerapi.SignatureFormatConcat
+	SignatureFormatConcat = "SIGNATURE_FORMAT_CONCAT"
 	// SignatureFormatRaw is the legacy format name Canton still accepts for
 	// ed25519 and treats as CONCAT; VerifyHash accepts it too.
-	SignatureFormatRaw          = ledgerapi.SignatureFormatRaw
-	SigningAlgorithmSpecEd25519 = ledgerapi.SigningAlgorithmSpecEd25519
+	SignatureFormatRaw          = "SIGNATURE_FORMAT_RAW"
+	SigningAlgorithmSpecEd25519 = "SIGNING_ALGORITHM_SPEC_ED25519"
 )
 
 // ErrBadSignature is returned by VerifyHash when the signature is well
 // formed but does not verify.
 var ErrBadSignature = errors.New("signature does not verify")
 
-// Signature is one signature as Canton's JSON API carries it, the one type
-// package ledgerapi defines. Signature holds the 64 bytes R ‖ S.
-type Signature = ledgerapi.Signature
+// Signature is one signature over a hash, its fields named and spelt as
+// Canton's JSON API names them, so that it encodes as the wire form. The
+// wire type, which checks the enum names it reads, is ledgerapi.Signature
+// (ledgerapi.SignatureOf converts); this one keeps the key code standing on
+// nothing of ours. Signature holds the 64 bytes R ‖ S.
+type Signature struct {
+	Format               string `json:"format"`
+	Signature            []byte `json:"signature"`
+	SignedBy             string `json:"signedBy"`
+	SigningAlgorithmSpec string `json:"signingAlgorithmSpec"`
+}
 
 // SignHash signs the 32 bytes of a prepared-transaction hash with pure
 // ed25519.

@@ -27,27 +27,50 @@ type HashCheck struct {
 // ErrNoNodeHash is returned by Verify for input without a node hash.
 var ErrNoNodeHash = errors.New(`no "preparedTransactionHash" to compare with: this input is a bare prepared transaction; use "ledger hash" to compute its hash`)
 
-// Verify recomputes the hash under scheme (0 = the scheme the envelope names)
-// and compares it with the node's. trace records the preimages.
-func (e *Envelope) Verify(scheme hashing.Scheme, trace bool) (*HashCheck, error) {
+// recomputation is the pipeline's second step: the transaction's bytes,
+// the scheme they are hashed under, the node's hash and the local one.
+type recomputation struct {
+	raw      []byte
+	scheme   hashing.Scheme
+	nodeHash []byte // nil when the input carries none
+	result   *hashing.Result
+	hashErr  error // why result is nil
+}
+
+// recompute hashes e's transaction under scheme (0 = the scheme e names),
+// with opts. An input that cannot be read is an error; a transaction the
+// hasher refuses is a hashErr, since the review still shows it.
+func (e *Envelope) recompute(scheme hashing.Scheme, opts hashing.Options) (*recomputation, error) {
 	raw, err := e.Raw()
 	if err != nil {
 		return nil, fmt.Errorf("preparedTransaction: %w", err)
+	}
+	nodeHash, err := e.NodeHash()
+	if err != nil {
+		return nil, err
 	}
 	if scheme == 0 {
 		if scheme, err = e.Scheme(); err != nil {
 			return nil, err
 		}
 	}
-	nodeHash, err := e.NodeHash()
+	rc := &recomputation{raw: raw, scheme: scheme, nodeHash: nodeHash}
+	rc.result, rc.hashErr = hashing.Compute(raw, scheme, opts)
+	return rc, nil
+}
+
+// Verify recomputes the hash under scheme (0 = the scheme the envelope names)
+// and compares it with the node's. trace records the preimages.
+func (e *Envelope) Verify(scheme hashing.Scheme, trace bool) (*HashCheck, error) {
+	rc, err := e.recompute(scheme, hashing.Options{Trace: trace})
 	if err != nil {
 		return nil, err
 	}
-	res, err := hashing.Compute(raw, scheme, hashing.Options{Trace: trace})
-	if err != nil {
-		return nil, err
+	if rc.hashErr != nil {
+		return nil, rc.hashErr
 	}
-	c := &HashCheck{Scheme: scheme, Recomputed: res.Hash, NodeHash: nodeHash, Result: res}
+	res, nodeHash := rc.result, rc.nodeHash
+	c := &HashCheck{Scheme: rc.scheme, Recomputed: res.Hash, NodeHash: nodeHash, Result: res}
 	if nodeHash == nil {
 		return c, ErrNoNodeHash
 	}
@@ -55,14 +78,14 @@ func (e *Envelope) Verify(scheme hashing.Scheme, trace bool) (*HashCheck, error)
 	if c.Match {
 		return c, nil
 	}
-	c.Diagnosis = diagnose(raw, scheme, nodeHash)
+	c.Diagnosis = diagnose(rc.raw, rc.scheme, nodeHash)
 	if trace && e.HashingDetails != nil && *e.HashingDetails != "" {
 		c.Difference = hashing.FirstDifference(res.Trace, *e.HashingDetails)
 	}
 	return c, nil
 }
 
-// diagnose looks for the known reasons of a mismatch (hashing.md §10).
+// diagnose looks for the known reasons of a mismatch (docs/hashing.md §10).
 func diagnose(raw []byte, scheme hashing.Scheme, nodeHash []byte) string {
 	for _, other := range []hashing.Scheme{hashing.V2, hashing.V3} {
 		if other == scheme {

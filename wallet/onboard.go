@@ -122,7 +122,7 @@ func (o *Onboarding) Allocate(ctx context.Context, node OnboardingNode, key *sig
 		onboarding[i] = ledgerapi.SignedTransaction{Transaction: t, Signatures: []ledgerapi.Signature{}}
 	}
 	got, err := node.AllocateExternalParty(ctx, ledgerapi.AllocateExternalPartyRequest{
-		Synchronizer: o.Synchronizer, OnboardingTransactions: onboarding, MultiHashSignatures: []ledgerapi.Signature{sig}, UserID: grantUser,
+		Synchronizer: o.Synchronizer, OnboardingTransactions: onboarding, MultiHashSignatures: []ledgerapi.Signature{ledgerapi.SignatureOf(sig)}, UserID: grantUser,
 	})
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ledger-cli/ledger/display/format"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/wallet/review"
 )
@@ -30,7 +31,7 @@ func requestWarnings(env *Envelope, r *review.Review) []string {
 	var w []string
 	differs := func(what, requested, prepared string) {
 		w = append(w, fmt.Sprintf("the envelope's prepare request differs from the transaction in %s: requested %s, prepared %s",
-			what, review.Escape(requested), review.Escape(prepared)))
+			what, format.Escape(requested), format.Escape(prepared)))
 	}
 	if want, got := sortedSet(req.ActAs), sortedSet(r.Submitter.ActAs); !slices.Equal(want, got) {
 		differs("act_as", strings.Join(want, ", "), strings.Join(got, ", "))
@@ -78,12 +79,12 @@ func compareNode(what string, n *review.Node, kind, templateID, contractID, choi
 				got = "an " + n.Kind + " node"
 			}
 		}
-		return []string{fmt.Sprintf("the envelope's prepare request asks for %s of %s, but the transaction has %s there", what, review.Escape(templateID), got)}
+		return []string{fmt.Sprintf("the envelope's prepare request asks for %s of %s, but the transaction has %s there", what, format.Escape(templateID), got)}
 	}
 	var w []string
 	differs := func(field, requested, prepared string) {
 		w = append(w, fmt.Sprintf("the envelope's prepare request differs from the transaction in %s's %s: requested %s, prepared %s",
-			what, field, review.Escape(requested), review.Escape(prepared)))
+			what, field, format.Escape(requested), format.Escape(prepared)))
 	}
 	if !templateMatches(templateID, n.Template, n.PackageName) && !interfaceMatches(templateID, n.Interface) {
 		differs("template", templateID, nodeTemplate(n))

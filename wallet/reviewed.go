@@ -16,6 +16,9 @@ import (
 // show, sign and prepare --show all build it with ReviewEnvelope, so the
 // three show the same review of the same file.
 type Reviewed struct {
+	// Name is how the input is named in messages ("standard input", a
+	// path); Open sets it.
+	Name        string
 	Envelope    *Envelope
 	Raw         []byte
 	Transaction *damlpb.PreparedTransaction
@@ -35,24 +38,15 @@ type Reviewed struct {
 // transaction that cannot be hashed is still reviewed (HashErr says why)
 // when it decodes.
 func ReviewEnvelope(env *Envelope, scheme hashing.Scheme, now time.Time) (*Reviewed, error) {
-	raw, err := env.Raw()
-	if err != nil {
-		return nil, fmt.Errorf("preparedTransaction: %w", err)
-	}
-	nodeHash, err := env.NodeHash()
+	rc, err := env.recompute(scheme, hashing.Options{})
 	if err != nil {
 		return nil, err
 	}
-	if scheme == 0 {
-		if scheme, err = env.Scheme(); err != nil {
-			return nil, err
-		}
-	}
-	rv := &Reviewed{Envelope: env, Raw: raw, Scheme: scheme, NodeHash: nodeHash, Transaction: &damlpb.PreparedTransaction{}}
-	if err := proto.Unmarshal(raw, rv.Transaction); err != nil {
+	rv := &Reviewed{Envelope: env, Raw: rc.raw, Scheme: rc.scheme, NodeHash: rc.nodeHash, Transaction: &damlpb.PreparedTransaction{},
+		Result: rc.result, HashErr: rc.hashErr}
+	if err := proto.Unmarshal(rc.raw, rv.Transaction); err != nil {
 		return nil, fmt.Errorf("preparedTransaction does not decode as a PreparedTransaction: %w", err)
 	}
-	rv.Result, rv.HashErr = hashing.Compute(raw, scheme, hashing.Options{})
 	rv.Review, err = review.Summarize(rv.Transaction, recomputed(rv.Result), now)
 	if err != nil {
 		if rv.HashErr != nil {
@@ -65,8 +59,8 @@ func ReviewEnvelope(env *Envelope, scheme hashing.Scheme, now time.Time) (*Revie
 	}
 	rv.Review.Origin = env.Origin()
 	rv.Review.Warnings = append(rv.Review.Warnings, requestWarnings(env, rv.Review)...)
-	if nodeHash != nil && rv.Result != nil {
-		rv.Review.CompareNodeHash(nodeHash)
+	if rv.NodeHash != nil && rv.Result != nil {
+		rv.Review.CompareNodeHash(rv.NodeHash)
 	}
 	return rv, nil
 }

@@ -40,18 +40,11 @@ func (e *PolicyError) Error() string {
 }
 
 // CheckSignable runs every refusal that needs neither the key nor a person:
-// the hash must be recomputed and equal the node's (a *HashMismatchError
-// otherwise), max_record_time must not have passed at now, and the
+// the hash must be recomputed and equal the node's (CheckHash), max_record_time must not have passed at now, and the
 // transaction must keep within policy (nil: no policy).
 func (rv *Reviewed) CheckSignable(now time.Time, policy *Policy) error {
-	if rv.HashErr != nil {
-		return rv.HashErr
-	}
-	if rv.NodeHash == nil {
-		return ErrNoNodeHash
-	}
-	if !rv.MatchesNode() {
-		return &HashMismatchError{Scheme: rv.Scheme, Recomputed: rv.Result.Hash, NodeHash: rv.NodeHash, Diagnosis: rv.Mismatch()}
+	if err := rv.CheckHash(); err != nil {
+		return err
 	}
 	if mrt := rv.Transaction.GetMetadata().MaxRecordTime; mrt != nil {
 		deadline := time.UnixMicro(int64(*mrt)).UTC()
@@ -124,7 +117,7 @@ func CheckKey(party, fingerprint string) error {
 // the signature for party to the envelope, which then names the scheme it
 // was signed under.
 func (rv *Reviewed) Sign(party string, key *signer.Key) ledgerapi.Signature {
-	sig := key.SignHash(rv.Result.Hash)
+	sig := ledgerapi.SignatureOf(key.SignHash(rv.Result.Hash))
 	env := rv.Envelope
 	env.AddSignature(party, sig)
 	env.HashingSchemeVersion = rv.Scheme.String()

@@ -51,7 +51,7 @@ func (e *Envelope) CheckSignatures(hash [32]byte, keys []signer.PublicKey) []Sig
 		for _, sig := range ps.Signatures {
 			c := SignatureCheck{Party: ps.Party, SignedBy: sig.SignedBy}
 			if pub, ok := byFingerprint[sig.SignedBy]; ok {
-				c.Err = signer.VerifyHash(pub, hash, sig)
+				c.Err = signer.VerifyHash(pub, hash, sig.Signer())
 			} else {
 				c.Err = &UnknownKeyError{Fingerprint: sig.SignedBy}
 			}

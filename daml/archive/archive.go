@@ -138,13 +138,13 @@ func decodeArchive(b []byte, opts Options, sc *scratch) (*lf.Package, error) {
 		if f, b, err = nextField(b); err != nil {
 			return nil, in("Archive", err)
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
-			hashFunction, err = f.int32()
+			hashFunction, err = f.Int32()
 		case 3:
-			payload, err = f.bytes()
+			payload, err = f.Delimited()
 		case 4:
-			hash, err = f.str()
+			hash, err = f.Text()
 		default:
 			err = unknownField("Archive", f)
 		}
@@ -167,6 +167,21 @@ func decodeArchive(b []byte, opts Options, sc *scratch) (*lf.Package, error) {
 	return p, nil
 }
 
+// DecodePayload decodes a package's ArchivePayload on its own, as
+// GET /v2/packages/{id} sends it: the payload must hash (SHA-256) to id,
+// as in an Archive, whose hash field id stands for.
+func DecodePayload(id string, payload []byte, opts Options) (*lf.Package, error) {
+	sum := sha256.Sum256(payload)
+	if got := hex.EncodeToString(sum[:]); got != id {
+		return nil, fmt.Errorf("archive: %w: the package id is %q, SHA-256 of the payload is %s", ErrHashMismatch, id, got)
+	}
+	p, err := decodePayload(lf.PackageID(id), payload, opts, new(scratch))
+	if err != nil {
+		return nil, fmt.Errorf("archive: %w", in("ArchivePayload", err))
+	}
+	return p, nil
+}
+
 // decodePayload decodes an ArchivePayload: the minor version, the patch
 // version and the LF 1 or LF 2 package bytes.
 func decodePayload(id lf.PackageID, b []byte, opts Options, sc *scratch) (*lf.Package, error) {
@@ -182,17 +197,17 @@ func decodePayload(id lf.PackageID, b []byte, opts Options, sc *scratch) (*lf.Pa
 		if f, b, err = nextField(b); err != nil {
 			return nil, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 2:
-			_, err = f.bytes()
+			_, err = f.Delimited()
 			major = 1
 		case 3:
-			minor, err = f.str()
+			minor, err = f.Text()
 		case 4:
-			lf2, err = f.bytes()
+			lf2, err = f.Delimited()
 			major = 2
 		case 5:
-			patch, err = f.int32()
+			patch, err = f.Int32()
 		default:
 			err = unknownField("ArchivePayload", f)
 		}

@@ -25,20 +25,20 @@ func (d *decoder) typeSynDef(b []byte) (*lf.TypeSyn, error) {
 			return nil, err
 		}
 		var m []byte
-		switch f.num {
+		switch f.Num {
 		case 2:
-			name, err = f.int32()
+			name, err = f.Int32()
 		case 1:
-			loc, err = f.bytes()
+			loc, err = f.Delimited()
 			hasLoc = true
 		case 3:
-			if m, err = f.bytes(); err == nil {
+			if m, err = f.Delimited(); err == nil {
 				var v lf.TypeVar
 				v, err = d.typeVarWithKind(m)
 				s.Params = append(s.Params, v)
 			}
 		case 4:
-			typ, err = f.bytes()
+			typ, err = f.Delimited()
 			hasType = true
 		default:
 			err = unknownField("DefTypeSyn", f)
@@ -80,23 +80,23 @@ func (d *decoder) dataType(b []byte) (*lf.DataType, error) {
 			return nil, err
 		}
 		var m []byte
-		switch f.num {
+		switch f.Num {
 		case 1:
-			loc, err = f.bytes()
+			loc, err = f.Delimited()
 			hasLoc = true
 		case 2:
-			name, err = f.int32()
+			name, err = f.Int32()
 		case 3:
-			if m, err = f.bytes(); err == nil {
+			if m, err = f.Delimited(); err == nil {
 				var v lf.TypeVar
 				v, err = d.typeVarWithKind(m)
 				dt.Params = append(dt.Params, v)
 			}
 		case 4:
-			dt.Serializable, err = f.bool()
+			dt.Serializable, err = f.Bool()
 		case 5, 6, 7, 8:
-			cons, err = f.bytes()
-			consAt = int(f.num)
+			cons, err = f.Delimited()
+			consAt = int(f.Num)
 		default:
 			err = unknownField("DefDataType", f)
 		}
@@ -138,10 +138,10 @@ func (d *decoder) dataCons(dt *lf.DataType, consAt int, b []byte) error {
 				return err
 			}
 			b = rest
-			if f.num != 2 {
+			if f.Num != 2 {
 				return unknownField("DefDataType.EnumConstructors", f)
 			}
-			if idx, err = f.int32s(idx); err != nil {
+			if idx, err = f.Int32s(idx); err != nil {
 				return err
 			}
 		}
@@ -165,10 +165,10 @@ func (d *decoder) dataCons(dt *lf.DataType, consAt int, b []byte) error {
 			return err
 		}
 		b = rest
-		if f.num != 1 {
+		if f.Num != 1 {
 			return unknownField("DefDataType.Fields", f)
 		}
-		m, err := f.bytes()
+		m, err := f.Delimited()
 		if err != nil {
 			return err
 		}
@@ -194,15 +194,15 @@ func (d *decoder) value(b []byte) (*lf.Value, error) {
 		if f, b, err = nextField(b); err != nil {
 			return nil, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
-			loc, err = f.bytes()
+			loc, err = f.Delimited()
 			hasLoc = true
 		case 2:
-			nameWithType, err = f.bytes()
+			nameWithType, err = f.Delimited()
 			hasName = true
 		case 3:
-			body, err = f.bytes()
+			body, err = f.Delimited()
 			hasBody = true
 		default:
 			err = unknownField("DefValue", f)
@@ -224,11 +224,11 @@ func (d *decoder) value(b []byte) (*lf.Value, error) {
 		if f, nameWithType, err = nextField(nameWithType); err != nil {
 			return nil, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
-			name, err = f.int32()
+			name, err = f.Int32()
 		case 2:
-			typ, err = f.bytes()
+			typ, err = f.Delimited()
 			hasType = true
 		default:
 			err = unknownField("DefValue.NameWithType", f)
@@ -282,14 +282,14 @@ func (d *decoder) exception(b []byte) (*lf.Exception, error) {
 		if f, b, err = nextField(b); err != nil {
 			return nil, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
-			name, err = f.int32()
+			name, err = f.Int32()
 		case 2:
-			loc, err = f.bytes()
+			loc, err = f.Delimited()
 			hasLoc = true
 		case 3:
-			msg, err = f.bytes()
+			msg, err = f.Delimited()
 			hasMsg = true
 		default:
 			err = unknownField("DefException", f)
@@ -335,12 +335,12 @@ func (d *decoder) template(b []byte) (*lf.Template, error) {
 		if f, b, err = nextField(b); err != nil {
 			return nil, err
 		}
-		if f.num == 1 || f.num == 2 {
+		if f.Num == 1 || f.Num == 2 {
 			var i int32
-			if i, err = f.int32(); err != nil {
+			if i, err = f.Int32(); err != nil {
 				return nil, err
 			}
-			if f.num == 1 {
+			if f.Num == 1 {
 				r.name = i
 			} else {
 				r.param = i
@@ -348,10 +348,10 @@ func (d *decoder) template(b []byte) (*lf.Template, error) {
 			continue
 		}
 		var m []byte
-		if m, err = f.bytes(); err != nil {
+		if m, err = f.Delimited(); err != nil {
 			return nil, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 3:
 			r.precond, r.hasPrecond = m, true
 		case 4:
@@ -440,10 +440,10 @@ func (d *decoder) templateKey(b []byte) (*lf.TemplateKey, error) {
 			return nil, err
 		}
 		var m []byte
-		if m, err = f.bytes(); err != nil {
+		if m, err = f.Delimited(); err != nil {
 			return nil, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			typ, hasType = m, true
 		case 4:
@@ -483,10 +483,10 @@ func (d *decoder) interfaceInstance(b []byte) (*lf.InterfaceInstance, error) {
 			return nil, err
 		}
 		var m []byte
-		if m, err = f.bytes(); err != nil {
+		if m, err = f.Delimited(); err != nil {
 			return nil, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			iface, hasIface = m, true
 		case 2:
@@ -521,10 +521,10 @@ func (d *decoder) interfaceInstance(b []byte) (*lf.InterfaceInstance, error) {
 			return nil, err
 		}
 		var m []byte
-		if m, err = f.bytes(); err != nil {
+		if m, err = f.Delimited(); err != nil {
 			return nil, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			var im lf.InterfaceInstanceMethod
 			if im, err = d.interfaceInstanceMethod(m); err != nil {
@@ -555,11 +555,11 @@ func (d *decoder) interfaceInstanceMethod(b []byte) (lf.InterfaceInstanceMethod,
 		if f, b, err = nextField(b); err != nil {
 			return lf.InterfaceInstanceMethod{}, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
-			name, err = f.int32()
+			name, err = f.Int32()
 		case 2:
-			val, err = f.bytes()
+			val, err = f.Delimited()
 			hasValue = true
 		default:
 			err = unknownField("InterfaceInstanceMethod", f)
@@ -600,33 +600,33 @@ func (d *decoder) choice(owner string, b []byte) (*lf.Choice, error) {
 		if f, b, err = nextField(b); err != nil {
 			return nil, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 2:
-			r.name, err = f.int32()
+			r.name, err = f.Int32()
 		case 10:
-			r.self, err = f.int32()
+			r.self, err = f.Int32()
 		case 3:
-			r.consuming, err = f.bool()
+			r.consuming, err = f.Bool()
 		case 1:
-			r.location, err = f.bytes()
+			r.location, err = f.Delimited()
 			r.hasLocation = true
 		case 4:
-			r.controllers, err = f.bytes()
+			r.controllers, err = f.Delimited()
 			r.hasControllers = true
 		case 5:
-			r.observers, err = f.bytes()
+			r.observers, err = f.Delimited()
 			r.hasObservers = true
 		case 6:
-			r.argBinder, err = f.bytes()
+			r.argBinder, err = f.Delimited()
 			r.hasArg = true
 		case 8:
-			r.retType, err = f.bytes()
+			r.retType, err = f.Delimited()
 			r.hasRet = true
 		case 9:
-			r.update, err = f.bytes()
+			r.update, err = f.Delimited()
 			r.hasUpdate = true
 		case 1001:
-			r.authorizers, err = f.bytes()
+			r.authorizers, err = f.Delimited()
 			r.hasAuthorizers = true
 		default:
 			err = unknownField("TemplateChoice", f)
@@ -699,12 +699,12 @@ func (d *decoder) iface(b []byte) (*lf.Interface, error) {
 		if f, b, err = nextField(b); err != nil {
 			return nil, err
 		}
-		if f.num == 2 || f.num == 4 {
+		if f.Num == 2 || f.Num == 4 {
 			var i int32
-			if i, err = f.int32(); err != nil {
+			if i, err = f.Int32(); err != nil {
 				return nil, err
 			}
-			if f.num == 2 {
+			if f.Num == 2 {
 				r.name = i
 			} else {
 				r.param = i
@@ -712,10 +712,10 @@ func (d *decoder) iface(b []byte) (*lf.Interface, error) {
 			continue
 		}
 		var m []byte
-		if m, err = f.bytes(); err != nil {
+		if m, err = f.Delimited(); err != nil {
 			return nil, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			r.location, r.hasLocation = m, true
 		case 3:
@@ -788,15 +788,15 @@ func (d *decoder) interfaceMethod(b []byte) (lf.InterfaceMethod, error) {
 			return m, err
 		}
 		var raw []byte
-		switch f.num {
+		switch f.Num {
 		case 1:
-			if raw, err = f.bytes(); err == nil {
+			if raw, err = f.Delimited(); err == nil {
 				m.Location, err = d.location(raw)
 			}
 		case 2:
-			name, err = f.int32()
+			name, err = f.Int32()
 		case 3:
-			typ, err = f.bytes()
+			typ, err = f.Delimited()
 			hasType = true
 		default:
 			err = unknownField("InterfaceMethod", f)

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/internal/pbwire"
 )
 
 // This file decodes expressions, case alternatives and updates.
@@ -95,9 +96,9 @@ func (d *decoder) exprLevel(b []byte, tableEntry bool) (lf.Expr, error) {
 	for len(b) > 0 {
 		// An Expr has few fields: look at each without building a field
 		// where it can. The sorts from field 16 on have two-byte tags.
-		num, typ, v, n := fieldHeader(b)
+		num, typ, v, n := pbwire.Header(b)
 		if n == 0 {
-			num, typ, v, n = fieldHeaderAny(b)
+			num, typ, v, n = pbwire.HeaderAny(b)
 		}
 		switch {
 		case n > 0 && typ == protowire.BytesType && uint64(len(b)-n) >= v:
@@ -105,12 +106,12 @@ func (d *decoder) exprLevel(b []byte, tableEntry bool) (lf.Expr, error) {
 			if num == 1 {
 				loc, hasLoc = b[n:end], true
 			} else {
-				sum, hasSum = field{num: num, typ: typ, b: b[n:end]}, true
+				sum, hasSum = field{Num: num, Type: typ, Bytes: b[n:end]}, true
 			}
 			b = b[end:]
 			continue
 		case n > 0 && typ == protowire.VarintType && num != 1:
-			sum, hasSum = field{num: num, typ: typ, u: v}, true
+			sum, hasSum = field{Num: num, Type: typ, Int: v}, true
 			b = b[n:]
 			continue
 		}
@@ -119,8 +120,8 @@ func (d *decoder) exprLevel(b []byte, tableEntry bool) (lf.Expr, error) {
 			return nil, in("Expr", err)
 		}
 		b = rest
-		if f.num == 1 {
-			if loc, err = f.bytes(); err != nil {
+		if f.Num == 1 {
+			if loc, err = f.Delimited(); err != nil {
 				return nil, in("Expr", err)
 			}
 			hasLoc = true
@@ -131,7 +132,7 @@ func (d *decoder) exprLevel(b []byte, tableEntry bool) (lf.Expr, error) {
 	if !hasSum {
 		return nil, in("Expr", errors.New("no expression"))
 	}
-	if tableEntry && sum.num == 44 {
+	if tableEntry && sum.Num == 44 {
 		return nil, fmt.Errorf("an interned expression table entry may not be a reference to another")
 	}
 	e, err := d.exprSum(sum)
@@ -152,59 +153,47 @@ func (d *decoder) exprLevel(b []byte, tableEntry bool) (lf.Expr, error) {
 	return e, nil
 }
 
-// builtinFunctions maps the BuiltinFunction enum of daml_lf2.proto to lf,
-// with the first minor version that has each.
-var builtinFunctions = map[int32]struct {
-	f        lf.BuiltinFunction
-	minMinor int
-}{
-	0: {lf.BuiltinTrace, 1}, 1: {lf.BuiltinError, 1},
-	2: {lf.BuiltinEqual, 1}, 3: {lf.BuiltinLessEq, 1}, 4: {lf.BuiltinLess, 1},
-	5: {lf.BuiltinGreaterEq, 1}, 6: {lf.BuiltinGreater, 1},
-	7: {lf.BuiltinAddInt64, 1}, 8: {lf.BuiltinSubInt64, 1}, 9: {lf.BuiltinMulInt64, 1},
-	10: {lf.BuiltinDivInt64, 1}, 11: {lf.BuiltinModInt64, 1}, 12: {lf.BuiltinExpInt64, 1},
-	13: {lf.BuiltinAddNumeric, 1}, 14: {lf.BuiltinSubNumeric, 1}, 15: {lf.BuiltinMulNumeric, 1},
-	16: {lf.BuiltinDivNumeric, 1}, 17: {lf.BuiltinRoundNumeric, 1}, 18: {lf.BuiltinCastNumeric, 1},
-	19: {lf.BuiltinShiftNumeric, 1},
-	20: {lf.BuiltinInt64ToNumeric, 1}, 21: {lf.BuiltinNumericToInt64, 1},
-	22: {lf.BuiltinInt64ToText, 1}, 23: {lf.BuiltinNumericToText, 1},
-	25: {lf.BuiltinTimestampToText, 1}, 26: {lf.BuiltinDateToText, 1},
-	27: {lf.BuiltinPartyToText, 1}, 28: {lf.BuiltinTextToParty, 1},
-	29: {lf.BuiltinTextToInt64, 1}, 30: {lf.BuiltinTextToNumeric, 1},
-	31: {lf.BuiltinContractIDToText, 1}, 32: {lf.BuiltinSHA256Text, 1},
-	33: {lf.BuiltinExplodeText, 1}, 34: {lf.BuiltinAppendText, 1}, 35: {lf.BuiltinImplodeText, 1},
-	36: {lf.BuiltinCodePointsToText, 1}, 37: {lf.BuiltinTextToCodePoints, 1},
-	38: {lf.BuiltinDateToUnixDays, 1}, 39: {lf.BuiltinUnixDaysToDate, 1},
-	40: {lf.BuiltinTimestampToUnixMicroseconds, 1}, 41: {lf.BuiltinUnixMicrosecondsToTimestamp, 1},
-	42: {lf.BuiltinCoerceContractID, 1},
-	43: {lf.BuiltinFoldl, 1}, 44: {lf.BuiltinFoldr, 1}, 45: {lf.BuiltinEqualList, 1},
-	52: {lf.BuiltinGenMapEmpty, 1}, 53: {lf.BuiltinGenMapInsert, 1}, 54: {lf.BuiltinGenMapLookup, 1},
-	55: {lf.BuiltinGenMapDelete, 1}, 56: {lf.BuiltinGenMapKeys, 1}, 57: {lf.BuiltinGenMapValues, 1},
-	58: {lf.BuiltinGenMapSize, 1},
-	59: {lf.BuiltinAnyExceptionMessage, 1},
-	60: {lf.BuiltinTextMapEmpty, 1}, 61: {lf.BuiltinTextMapInsert, 1}, 62: {lf.BuiltinTextMapLookup, 1},
-	63: {lf.BuiltinTextMapDelete, 1}, 64: {lf.BuiltinTextMapToList, 1}, 65: {lf.BuiltinTextMapSize, 1},
-	66: {lf.BuiltinFailWithStatus, 1},
-	67: {lf.BuiltinKeccak256Text, 1}, 68: {lf.BuiltinSecp256k1Bool, 1},
-	69: {lf.BuiltinHexToText, 1}, 70: {lf.BuiltinTextToHex, 1},
-	71: {lf.BuiltinSHA256Hex, 1}, 72: {lf.BuiltinSecp256k1WithECDSABool, 1},
-	73:   {lf.BuiltinSecp256k1ValidateKey, 3},
-	2001: {lf.BuiltinScaleBigNumeric, lf.DevMinor}, 2002: {lf.BuiltinPrecisionBigNumeric, lf.DevMinor},
-	2003: {lf.BuiltinAddBigNumeric, lf.DevMinor}, 2004: {lf.BuiltinSubBigNumeric, lf.DevMinor},
-	2005: {lf.BuiltinMulBigNumeric, lf.DevMinor}, 2006: {lf.BuiltinDivBigNumeric, lf.DevMinor},
-	2007: {lf.BuiltinShiftRightBigNumeric, lf.DevMinor}, 2008: {lf.BuiltinBigNumericToNumeric, lf.DevMinor},
-	2009: {lf.BuiltinNumericToBigNumeric, lf.DevMinor}, 2010: {lf.BuiltinBigNumericToText, lf.DevMinor},
-	3011: {lf.BuiltinTypeRepTyConName, lf.DevMinor},
-	5001: {lf.BuiltinExternalCall, lf.DevMinor},
+// builtinFunctions maps the BuiltinFunction enum of daml_lf2.proto to lf;
+// the first minor version that has each is lf's table (Info().Since).
+var builtinFunctions = map[int32]lf.BuiltinFunction{
+	0: lf.BuiltinTrace, 1: lf.BuiltinError, 2: lf.BuiltinEqual,
+	3: lf.BuiltinLessEq, 4: lf.BuiltinLess, 5: lf.BuiltinGreaterEq,
+	6: lf.BuiltinGreater, 7: lf.BuiltinAddInt64, 8: lf.BuiltinSubInt64,
+	9: lf.BuiltinMulInt64, 10: lf.BuiltinDivInt64, 11: lf.BuiltinModInt64,
+	12: lf.BuiltinExpInt64, 13: lf.BuiltinAddNumeric, 14: lf.BuiltinSubNumeric,
+	15: lf.BuiltinMulNumeric, 16: lf.BuiltinDivNumeric, 17: lf.BuiltinRoundNumeric,
+	18: lf.BuiltinCastNumeric, 19: lf.BuiltinShiftNumeric, 20: lf.BuiltinInt64ToNumeric,
+	21: lf.BuiltinNumericToInt64, 22: lf.BuiltinInt64ToText, 23: lf.BuiltinNumericToText,
+	25: lf.BuiltinTimestampToText, 26: lf.BuiltinDateToText, 27: lf.BuiltinPartyToText,
+	28: lf.BuiltinTextToParty, 29: lf.BuiltinTextToInt64, 30: lf.BuiltinTextToNumeric,
+	31: lf.BuiltinContractIDToText, 32: lf.BuiltinSHA256Text, 33: lf.BuiltinExplodeText,
+	34: lf.BuiltinAppendText, 35: lf.BuiltinImplodeText, 36: lf.BuiltinCodePointsToText,
+	37: lf.BuiltinTextToCodePoints, 38: lf.BuiltinDateToUnixDays, 39: lf.BuiltinUnixDaysToDate,
+	40: lf.BuiltinTimestampToUnixMicroseconds, 41: lf.BuiltinUnixMicrosecondsToTimestamp, 42: lf.BuiltinCoerceContractID,
+	43: lf.BuiltinFoldl, 44: lf.BuiltinFoldr, 45: lf.BuiltinEqualList,
+	52: lf.BuiltinGenMapEmpty, 53: lf.BuiltinGenMapInsert, 54: lf.BuiltinGenMapLookup,
+	55: lf.BuiltinGenMapDelete, 56: lf.BuiltinGenMapKeys, 57: lf.BuiltinGenMapValues,
+	58: lf.BuiltinGenMapSize, 59: lf.BuiltinAnyExceptionMessage, 60: lf.BuiltinTextMapEmpty,
+	61: lf.BuiltinTextMapInsert, 62: lf.BuiltinTextMapLookup, 63: lf.BuiltinTextMapDelete,
+	64: lf.BuiltinTextMapToList, 65: lf.BuiltinTextMapSize, 66: lf.BuiltinFailWithStatus,
+	67: lf.BuiltinKeccak256Text, 68: lf.BuiltinSecp256k1Bool, 69: lf.BuiltinHexToText,
+	70: lf.BuiltinTextToHex, 71: lf.BuiltinSHA256Hex, 72: lf.BuiltinSecp256k1WithECDSABool,
+	73: lf.BuiltinSecp256k1ValidateKey, 2001: lf.BuiltinScaleBigNumeric, 2002: lf.BuiltinPrecisionBigNumeric,
+	2003: lf.BuiltinAddBigNumeric, 2004: lf.BuiltinSubBigNumeric, 2005: lf.BuiltinMulBigNumeric,
+	2006: lf.BuiltinDivBigNumeric, 2007: lf.BuiltinShiftRightBigNumeric, 2008: lf.BuiltinBigNumericToNumeric,
+	2009: lf.BuiltinNumericToBigNumeric, 2010: lf.BuiltinBigNumericToText, 3011: lf.BuiltinTypeRepTyConName,
+	5001: lf.BuiltinExternalCall,
 	// Tags of 2.dev archives from 2025 compilers, which Canton no longer
-	// reads. DamlDefinitionsServiceMain.dar's daml-stdlib calls 4000 in
-	// DA.Crypto.Text.sha256 (Text -> Text) and 4001 in
-	// secp256k1WithEcdsaOnly (three Text arguments, a Bool result); the same
-	// compilers wrote 71 for TEXT_TO_CONTRACT_ID (see devTag71). The type
-	// checker pins these readings.
-	4000: {lf.BuiltinSHA256Hex, lf.DevMinor},
-	4001: {lf.BuiltinSecp256k1WithECDSABool, lf.DevMinor},
+	// reads (see legacyDevTags).
+	4000: lf.BuiltinSHA256Hex, 4001: lf.BuiltinSecp256k1WithECDSABool,
 }
+
+// legacyDevTags are read in 2.dev archives only, whatever lf's table says
+// of their builtins. DamlDefinitionsServiceMain.dar's daml-stdlib calls 4000
+// in DA.Crypto.Text.sha256 (Text -> Text) and 4001 in secp256k1WithEcdsaOnly
+// (three Text arguments, a Bool result); the same compilers wrote 71 for
+// TEXT_TO_CONTRACT_ID (see devTag71). The type checker pins these readings.
+var legacyDevTags = map[int32]bool{4000: true, 4001: true}
 
 // devTag71 is what tag 71 means in a 2.dev archive: TEXT_TO_CONTRACT_ID
 // (forall a. Text -> ContractId a), as the only real 2.dev archives
@@ -230,9 +219,9 @@ func (d *decoder) notSupported(what string) error {
 
 // exprSum decodes the sort of an Expr, given as its oneof field.
 func (d *decoder) exprSum(f field) (lf.Expr, error) {
-	switch f.num {
+	switch f.Num {
 	case 2: // var
-		i, err := f.int32()
+		i, err := f.Int32()
 		if err != nil {
 			return nil, err
 		}
@@ -246,7 +235,7 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		}
 		return d.vars[i], nil
 	case 4: // builtin function
-		tag, err := f.int32()
+		tag, err := f.Int32()
 		if err != nil {
 			return nil, err
 		}
@@ -254,15 +243,19 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		if !ok {
 			return nil, fmt.Errorf("unknown builtin function %d", tag)
 		}
-		if d.version.Minor < bf.minMinor {
-			return nil, d.notSupported("builtin function " + bf.f.String())
+		since := bf.Info().Since
+		if legacyDevTags[tag] {
+			since = lf.DevMinor
+		}
+		if d.version.Minor < since {
+			return nil, d.notSupported("builtin function " + bf.String())
 		}
 		if tag == 71 && d.version.IsDev() {
-			bf.f = devTag71
+			bf = devTag71
 		}
-		return builtinFuns[bf.f], nil
+		return builtinFuns[bf], nil
 	case 5: // builtin constructor
-		tag, err := f.int32()
+		tag, err := f.Int32()
 		if err != nil {
 			return nil, err
 		}
@@ -271,20 +264,20 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 		}
 		return builtinCons[tag], nil
 	case 44: // interned expression
-		i, err := f.int32()
+		i, err := f.Int32()
 		if err != nil {
 			return nil, err
 		}
 		return d.internedExpr(i)
 	}
-	if !(f.num >= 3 && f.num <= 43 && f.num != 24 || f.num == 1001 || f.num == 1002 || f.num == 9999) {
+	if !(f.Num >= 3 && f.Num <= 43 && f.Num != 24 || f.Num == 1001 || f.Num == 1002 || f.Num == 9999) {
 		return nil, unknownField("Expr", f)
 	}
-	b, err := f.bytes()
+	b, err := f.Delimited()
 	if err != nil {
 		return nil, in("Expr", err)
 	}
-	switch f.num {
+	switch f.Num {
 	case 3: // ValueId
 		q, err := d.qualifiedName(b)
 		if err != nil {
@@ -310,7 +303,7 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 	case 19:
 		return d.caseExpr(b)
 	case 1001, 1002:
-		return d.choiceFunc(f.num == 1001, b)
+		return d.choiceFunc(f.Num == 1001, b)
 	case 9999:
 		return d.experimental(b)
 	case 7: // RecCon
@@ -346,17 +339,17 @@ func (d *decoder) exprSum(f field) (lf.Expr, error) {
 	case 25: // OptionalNone
 		return d.exprOptionalNone(b)
 	case 26, 27, 28, 30, 31: // OptionalSome, ToAny, FromAny, ToAnyException, FromAnyException
-		return d.exprTypeAndExpr(b, f.num)
+		return d.exprTypeAndExpr(b, f.Num)
 	case 32: // Throw
 		return d.exprThrow(b)
 	case 33, 34, 41, 42: // ToInterface, FromInterface, To/FromRequiredInterface
-		return d.exprInterfaceConversion(b, f.num)
+		return d.exprInterfaceConversion(b, f.Num)
 	case 39, 43: // UnsafeFromInterface, UnsafeFromRequiredInterface
-		return d.exprUnsafeConversion(b, f.num)
+		return d.exprUnsafeConversion(b, f.Num)
 	case 35: // CallInterface
 		return d.exprCallInterface(b)
 	case 36, 37, 38, 40: // Signatory/Observer/ViewInterface, InterfaceTemplateTypeRep
-		return d.exprInterfaceQuery(b, f.num)
+		return d.exprInterfaceQuery(b, f.Num)
 	}
 	return nil, unknownField("Expr", f)
 }
@@ -1009,15 +1002,15 @@ func (d *decoder) builtinLit(b []byte) (lf.Expr, error) {
 	if !set {
 		return nil, in("BuiltinLit", errors.New("no literal"))
 	}
-	switch f.num {
+	switch f.Num {
 	case 1:
-		v, err := f.sint64()
+		v, err := f.Sint64()
 		if err != nil {
 			return nil, err
 		}
 		return &lf.EInt64{Value: v}, nil
 	case 2:
-		v, err := f.sfixed64()
+		v, err := f.Sfixed64()
 		if err != nil {
 			return nil, err
 		}
@@ -1026,7 +1019,7 @@ func (d *decoder) builtinLit(b []byte) (lf.Expr, error) {
 		}
 		return &lf.ETimestamp{Micros: v}, nil
 	case 3:
-		i, err := f.int32()
+		i, err := f.Int32()
 		if err != nil {
 			return nil, err
 		}
@@ -1040,7 +1033,7 @@ func (d *decoder) builtinLit(b []byte) (lf.Expr, error) {
 		}
 		return &lf.ENumeric{Value: s, Scale: scale}, nil
 	case 4:
-		i, err := f.int32()
+		i, err := f.Int32()
 		if err != nil {
 			return nil, err
 		}
@@ -1050,7 +1043,7 @@ func (d *decoder) builtinLit(b []byte) (lf.Expr, error) {
 		}
 		return &lf.EText{Value: s}, nil
 	case 5:
-		v, err := f.int32()
+		v, err := f.Int32()
 		if err != nil {
 			return nil, err
 		}
@@ -1059,7 +1052,7 @@ func (d *decoder) builtinLit(b []byte) (lf.Expr, error) {
 		}
 		return &lf.EDate{Days: v}, nil
 	case 6:
-		v, err := f.int32()
+		v, err := f.Int32()
 		if err != nil {
 			return nil, err
 		}
@@ -1068,7 +1061,7 @@ func (d *decoder) builtinLit(b []byte) (lf.Expr, error) {
 		}
 		return &lf.EFailureCategory{Category: lf.FailureCategory(v)}, nil
 	case 1001:
-		v, err := f.int32()
+		v, err := f.Int32()
 		if err != nil {
 			return nil, err
 		}
@@ -1166,12 +1159,12 @@ func (d *decoder) caseAlt(b []byte) (lf.CaseAlt, error) {
 			return lf.CaseAlt{}, in("CaseAlt", err)
 		}
 		switch {
-		case f.num == 1:
-			if body, err = f.bytes(); err != nil {
+		case f.Num == 1:
+			if body, err = f.Delimited(); err != nil {
 				return lf.CaseAlt{}, in("CaseAlt", err)
 			}
 			hasBody = true
-		case f.num >= 2 && f.num <= 9:
+		case f.Num >= 2 && f.Num <= 9:
 			pf = f
 		default:
 			return lf.CaseAlt{}, unknownField("CaseAlt", f)
@@ -1193,7 +1186,7 @@ func (d *decoder) caseAlt(b []byte) (lf.CaseAlt, error) {
 
 // pattern decodes the pattern of a CaseAlt, given as its oneof field.
 func (d *decoder) pattern(f field) (lf.Pattern, error) {
-	switch f.num {
+	switch f.Num {
 	case 0:
 		return nil, in("CaseAlt", errors.New("no pattern"))
 	case 2:
@@ -1203,7 +1196,7 @@ func (d *decoder) pattern(f field) (lf.Pattern, error) {
 	case 7:
 		return lf.PNone{}, nil
 	case 4:
-		tag, err := f.int32()
+		tag, err := f.Int32()
 		if err != nil {
 			return nil, in("CaseAlt", err)
 		}
@@ -1212,12 +1205,12 @@ func (d *decoder) pattern(f field) (lf.Pattern, error) {
 		}
 		return lf.PBuiltinCon{Con: lf.BuiltinCon(tag)}, nil
 	}
-	raw, err := f.bytes()
+	raw, err := f.Delimited()
 	if err != nil {
 		return nil, in("CaseAlt", err)
 	}
 	var pm msg
-	switch f.num {
+	switch f.Num {
 	case 3:
 		if err := split(raw, "CaseAlt.Variant", &pm); err != nil {
 			return nil, err
@@ -1314,7 +1307,7 @@ func (d *decoder) experimental(b []byte) (lf.Expr, error) {
 	var name string
 	if m.has[1] {
 		var err error
-		if name, err = m.f[1].str(); err != nil {
+		if name, err = m.f[1].Text(); err != nil {
 			return nil, fmt.Errorf("Expr.Experimental: %w", err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/internal/pbwire"
 )
 
 // The fast paths of references (qualifiedNameFast, and typ's) must agree
@@ -199,14 +200,14 @@ func splitRepPlain(b []byte, name string, repeated protowire.Number, m *msg) ([]
 		}
 		b = rest
 		switch {
-		case f.num == repeated:
-			v, err := f.bytes()
+		case f.Num == repeated:
+			v, err := f.Delimited()
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
 			reps = append(reps, v)
-		case f.num >= 1 && f.num < 8:
-			m.f[f.num], m.has[f.num] = f, true
+		case f.Num >= 1 && f.Num < 8:
+			m.f[f.Num], m.has[f.Num] = f, true
 		default:
 			return nil, unknownField(name, f)
 		}
@@ -222,13 +223,13 @@ func countFieldsPlain(b []byte, counts []int) {
 			return
 		}
 		b = rest
-		if int(f.num) < len(counts) {
-			counts[f.num]++
+		if int(f.Num) < len(counts) {
+			counts[f.Num]++
 		}
 	}
 }
 
-// wireSamples are messages whose fields take every path of fieldHeader:
+// wireSamples are messages whose fields take every path of pbwire.Header:
 // one- and two-byte values and lengths, lengths past the end, long tags,
 // fixed-width fields, field numbers past 7, a zero tag.
 func wireSamples() [][]byte {
@@ -271,11 +272,11 @@ func checkWireAgrees(t *testing.T, b []byte) {
 	if c1 != c2 {
 		t.Fatalf("countFields %x: %v, plain %v", b, c1, c2)
 	}
-	if num, typ, v, n := fieldHeader(b); n > 0 {
+	if num, typ, v, n := pbwire.Header(b); n > 0 {
 		f, _, err := nextField(b)
 		if typ == protowire.VarintType || typ == protowire.BytesType && uint64(len(b)-n) >= v {
-			if err != nil || f.num != num || f.typ != typ || typ == protowire.VarintType && f.u != v || typ == protowire.BytesType && len(f.b) != int(v) {
-				t.Fatalf("fieldHeader %x: %d %d %d, nextField %+v %v", b, num, typ, v, f, err)
+			if err != nil || f.Num != num || f.Type != typ || typ == protowire.VarintType && f.Int != v || typ == protowire.BytesType && len(f.Bytes) != int(v) {
+				t.Fatalf("pbwire.Header %x: %d %d %d, nextField %+v %v", b, num, typ, v, f, err)
 			}
 		}
 	}
@@ -287,7 +288,7 @@ func TestWireFastPathsAgree(t *testing.T) {
 	}
 }
 
-// FuzzWireFastPaths checks splitRep, countFields and fieldHeader against
+// FuzzWireFastPaths checks splitRep, countFields and pbwire.Header against
 // their plain versions on any bytes.
 func FuzzWireFastPaths(f *testing.F) {
 	for _, b := range wireSamples() {

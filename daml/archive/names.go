@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/internal/pbwire"
 )
 
 // This file decodes interned strings and dotted names, identifiers,
@@ -99,10 +100,10 @@ func (d *decoder) decodeDottedNames(entries [][]byte) error {
 				return fmt.Errorf("interned dotted name %d: %w", i, err)
 			}
 			b = rest
-			if f.num != 1 {
+			if f.Num != 1 {
 				return fmt.Errorf("interned dotted name %d: %w", i, unknownField("InternedDottedName", f))
 			}
-			if segs, err = f.int32s(segs); err != nil {
+			if segs, err = f.Int32s(segs); err != nil {
 				return fmt.Errorf("interned dotted name %d: %w", i, err)
 			}
 		}
@@ -137,12 +138,12 @@ func (d *decoder) packageRef(b []byte) (lf.PackageID, error) {
 		}
 		b = rest
 		var i int32
-		switch f.num {
+		switch f.Num {
 		case 1:
-			_, err = f.bytes()
+			_, err = f.Delimited()
 			id, set = d.pkgID, true
 		case 3:
-			if i, err = f.int32(); err != nil {
+			if i, err = f.Int32(); err != nil {
 				break
 			}
 			var s string
@@ -165,7 +166,7 @@ func (d *decoder) packageRef(b []byte) (lf.PackageID, error) {
 			}
 			id, set = lf.PackageID(s), true
 		case 4:
-			if i, err = f.int32(); err != nil {
+			if i, err = f.Int32(); err != nil {
 				break
 			}
 			if !d.importsDeclared {
@@ -204,12 +205,12 @@ func (d *decoder) moduleRef(b []byte) (lf.PackageID, lf.ModuleName, error) {
 			return "", nil, err
 		}
 		b = rest
-		switch f.num {
+		switch f.Num {
 		case 1:
-			pkg, err = f.bytes()
+			pkg, err = f.Delimited()
 			hasPkg = true
 		case 2:
-			mod, err = f.int32()
+			mod, err = f.Int32()
 		default:
 			err = unknownField("ModuleId", f)
 		}
@@ -250,12 +251,12 @@ func (d *decoder) qualifiedNameGeneral(b []byte) (lf.QualifiedName, error) {
 			return lf.QualifiedName{}, err
 		}
 		b = rest
-		switch f.num {
+		switch f.Num {
 		case 1:
-			mod, err = f.bytes()
+			mod, err = f.Delimited()
 			hasMod = true
 		case 2:
-			name, err = f.int32()
+			name, err = f.Int32()
 		default:
 			err = unknownField("TypeConId", f)
 		}
@@ -306,12 +307,12 @@ func (d *decoder) locationValue(b []byte) (loc lf.Location, ok bool, err error) 
 			return loc, false, fmt.Errorf("location: %w", err)
 		}
 		b = rest
-		switch f.num {
+		switch f.Num {
 		case 1:
-			mod, err = f.bytes()
+			mod, err = f.Delimited()
 			hasMod = true
 		case 2:
-			rng, err = f.bytes()
+			rng, err = f.Delimited()
 			hasRange = true
 		default:
 			err = unknownField("Location", f)
@@ -337,7 +338,7 @@ func (d *decoder) locationValue(b []byte) (loc lf.Location, ok bool, err error) 
 	}
 	var pos [4]int32
 	for len(rng) > 0 {
-		if num, typ, v, n := fieldHeader(rng); n > 0 && typ == protowire.VarintType && num <= 4 {
+		if num, typ, v, n := pbwire.Header(rng); n > 0 && typ == protowire.VarintType && num <= 4 {
 			pos[num-1] = int32(v)
 			rng = rng[n:]
 			continue
@@ -350,10 +351,10 @@ func (d *decoder) locationValue(b []byte) (loc lf.Location, ok bool, err error) 
 			return loc, false, fmt.Errorf("location range: %w", err)
 		}
 		rng = rest
-		if f.num < 1 || f.num > 4 {
+		if f.Num < 1 || f.Num > 4 {
 			return loc, false, fmt.Errorf("location: %w", unknownField("Location.Range", f))
 		}
-		if pos[f.num-1], err = f.int32(); err != nil {
+		if pos[f.Num-1], err = f.Int32(); err != nil {
 			return loc, false, fmt.Errorf("location range: %w", err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/internal/pbwire"
 )
 
 // decoder holds the state of decoding one Daml-LF 2 package: its interning
@@ -130,17 +131,17 @@ func splitPackage(b []byte, p *rawPackage) error {
 	}
 	for len(b) > 0 {
 		var f field
-		if num, typ, v, n := fieldHeader(b); n > 0 && typ == protowire.BytesType && uint64(len(b)-n) >= v {
+		if num, typ, v, n := pbwire.Header(b); n > 0 && typ == protowire.BytesType && uint64(len(b)-n) >= v {
 			end := n + int(v)
-			f, b = field{num: num, typ: typ, b: b[n:end]}, b[end:]
+			f, b = field{Num: num, Type: typ, Bytes: b[n:end]}, b[end:]
 		} else if f, b, err = nextField(b); err != nil {
 			return err
 		}
 		var m []byte
-		if m, err = f.bytes(); err != nil {
+		if m, err = f.Delimited(); err != nil {
 			return err
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			p.modules = append(p.modules, m)
 		case 2:
@@ -156,7 +157,7 @@ func splitPackage(b []byte, p *rawPackage) error {
 		case 7:
 			p.exprs = append(p.exprs, m)
 		case 8:
-			if p.noImportsReason, err = f.str(); err != nil {
+			if p.noImportsReason, err = f.Text(); err != nil {
 				return err
 			}
 			p.hasNoImportsReason, p.hasImports = true, false
@@ -328,13 +329,13 @@ func (d *decoder) metadata(b []byte, p *lf.Package) error {
 		if f, b, err = nextField(b); err != nil {
 			return err
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
-			name, err = f.int32()
+			name, err = f.Int32()
 		case 2:
-			version, err = f.int32()
+			version, err = f.Int32()
 		case 3:
-			upgraded, err = f.bytes()
+			upgraded, err = f.Delimited()
 			hasUpgraded = true
 		default:
 			err = unknownField("PackageMetadata", f)
@@ -362,10 +363,10 @@ func (d *decoder) metadata(b []byte, p *lf.Package) error {
 			if f, upgraded, err = nextField(upgraded); err != nil {
 				return err
 			}
-			if f.num != 1 {
+			if f.Num != 1 {
 				return unknownField("UpgradedPackageId", f)
 			}
-			if i, err = f.int32(); err != nil {
+			if i, err = f.Int32(); err != nil {
 				return err
 			}
 		}
@@ -427,10 +428,10 @@ func (d *decoder) decodeImports(raw *rawPackage, p *lf.Package) error {
 			return fmt.Errorf("package imports: %w", err)
 		}
 		b = rest
-		if f.num != 1 {
+		if f.Num != 1 {
 			return fmt.Errorf("package imports: %w", unknownField("PackageImports", f))
 		}
-		s, err := f.str()
+		s, err := f.Text()
 		if err != nil {
 			return fmt.Errorf("package imports: %w", err)
 		}
@@ -470,17 +471,17 @@ func (d *decoder) decodeModule(b []byte) (*lf.Module, error) {
 		if f, b, err = nextField(b); err != nil {
 			return nil, err
 		}
-		if f.num == 1 {
-			if r.name, err = f.int32(); err != nil {
+		if f.Num == 1 {
+			if r.name, err = f.Int32(); err != nil {
 				return nil, err
 			}
 			continue
 		}
 		var m []byte
-		if m, err = f.bytes(); err != nil {
+		if m, err = f.Delimited(); err != nil {
 			return nil, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 2:
 			r.flags = m
 		case 3:
@@ -583,10 +584,10 @@ func checkFeatureFlags(b []byte) error {
 			return fmt.Errorf("feature flags: %w", err)
 		}
 		b = rest
-		if f.num < 1 || f.num > 3 {
+		if f.Num < 1 || f.Num > 3 {
 			return fmt.Errorf("feature flags: %w", unknownField("FeatureFlags", f))
 		}
-		if set[f.num], err = f.bool(); err != nil {
+		if set[f.Num], err = f.Bool(); err != nil {
 			return fmt.Errorf("feature flags: %w", err)
 		}
 	}

@@ -48,21 +48,21 @@ func (d *decoder) kindLevel(b []byte, tableEntry bool) (lf.Kind, error) {
 		if f, b, err = nextField(b); err != nil {
 			return nil, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
-			_, err = f.bytes()
+			_, err = f.Delimited()
 			k = lf.KStar{}
 		case 3:
-			_, err = f.bytes()
+			_, err = f.Delimited()
 			k = lf.KNat{}
 		case 2:
 			var m []byte
-			if m, err = f.bytes(); err == nil {
+			if m, err = f.Delimited(); err == nil {
 				k, err = d.kindArrow(m)
 			}
 		case 4:
 			var i int32
-			if i, err = f.int32(); err != nil {
+			if i, err = f.Int32(); err != nil {
 				break
 			}
 			switch {
@@ -101,11 +101,11 @@ func (d *decoder) kindArrow(b []byte) (lf.Kind, error) {
 			return nil, err
 		}
 		var m []byte
-		if m, err = f.bytes(); err != nil {
+		if m, err = f.Delimited(); err != nil {
 			return nil, err
 		}
 		var k lf.Kind
-		switch f.num {
+		switch f.Num {
 		case 1:
 			if k, err = d.kind(m, false); err == nil {
 				params = append(params, k)
@@ -180,11 +180,11 @@ func (d *decoder) typGeneral(b []byte) (lf.Type, error) {
 		if f, b, err = nextField(b); err != nil {
 			return nil, err
 		}
-		if f.num != 8 {
-			return nil, fmt.Errorf("type with field %d outside the interned type table, which Daml-LF 2 forbids", f.num)
+		if f.Num != 8 {
+			return nil, fmt.Errorf("type with field %d outside the interned type table, which Daml-LF 2 forbids", f.Num)
 		}
 		var i int32
-		if i, err = f.int32(); err != nil {
+		if i, err = f.Int32(); err != nil {
 			return nil, err
 		}
 		if i < 0 || int(i) >= len(d.types) {
@@ -229,13 +229,13 @@ func (d *decoder) typeEntryLevel(b []byte, tableEntry bool) (lf.Type, error) {
 			return nil, err
 		}
 		var m []byte
-		switch f.num {
+		switch f.Num {
 		case 1, 2, 3, 4, 5, 7, 9:
-			if m, err = f.bytes(); err != nil {
+			if m, err = f.Delimited(); err != nil {
 				return nil, err
 			}
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			t, err = d.typeVar(m)
 		case 2:
@@ -248,7 +248,7 @@ func (d *decoder) typeEntryLevel(b []byte, tableEntry bool) (lf.Type, error) {
 			t, err = d.typeStruct(m)
 		case 6:
 			var n int64
-			if n, err = f.sint64(); err == nil {
+			if n, err = f.Sint64(); err == nil {
 				if n < 0 || n > 37 {
 					err = fmt.Errorf("type-level natural %d is not between 0 and 37", n)
 					break
@@ -259,7 +259,7 @@ func (d *decoder) typeEntryLevel(b []byte, tableEntry bool) (lf.Type, error) {
 			t, err = d.typeSyn(m)
 		case 8:
 			var i int32
-			if i, err = f.int32(); err != nil {
+			if i, err = f.Int32(); err != nil {
 				break
 			}
 			switch {
@@ -313,12 +313,12 @@ func (d *decoder) typeVar(b []byte) (lf.Type, error) {
 		if f, b, err = nextField(b); err != nil {
 			return nil, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 3:
-			name, err = f.int32()
+			name, err = f.Int32()
 		case 2:
 			var m []byte
-			m, err = f.bytes()
+			m, err = f.Delimited()
 			args = append(args, m)
 		default:
 			err = unknownField("Type.Var", f)
@@ -348,10 +348,10 @@ func (d *decoder) typeConParts(b []byte, args [][]byte) (con lf.TypeConName, _ [
 			return con, nil, err
 		}
 		var m []byte
-		if m, err = f.bytes(); err != nil {
+		if m, err = f.Delimited(); err != nil {
 			return con, nil, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			tycon, hasTycon = m, true
 		case 2:
@@ -410,10 +410,10 @@ func (d *decoder) typeSyn(b []byte) (lf.Type, error) {
 			return nil, err
 		}
 		var m []byte
-		if m, err = f.bytes(); err != nil {
+		if m, err = f.Delimited(); err != nil {
 			return nil, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			syn, hasSyn = m, true
 		case 2:
@@ -471,12 +471,12 @@ func (d *decoder) typeBuiltin(b []byte) (lf.Type, error) {
 		if f, b, err = nextField(b); err != nil {
 			return nil, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
-			tag, err = f.int32()
+			tag, err = f.Int32()
 		case 2:
 			var m []byte
-			m, err = f.bytes()
+			m, err = f.Delimited()
 			args = append(args, m)
 		default:
 			err = unknownField("Type.Builtin", f)
@@ -528,10 +528,10 @@ func (d *decoder) typeForall(b []byte) (lf.Type, error) {
 			return nil, err
 		}
 		var m []byte
-		if m, err = f.bytes(); err != nil {
+		if m, err = f.Delimited(); err != nil {
 			return nil, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			var v lf.TypeVar
 			if v, err = d.typeVarWithKind(m); err == nil {
@@ -570,11 +570,11 @@ func (d *decoder) typeStruct(b []byte) (lf.Type, error) {
 		if f, b, err = nextField(b); err != nil {
 			return nil, err
 		}
-		if f.num != 1 {
+		if f.Num != 1 {
 			return nil, unknownField("Type.Struct", f)
 		}
 		var m []byte
-		if m, err = f.bytes(); err != nil {
+		if m, err = f.Delimited(); err != nil {
 			return nil, err
 		}
 		var fl lf.Field
@@ -609,10 +609,10 @@ func (d *decoder) typeApp(b []byte) (lf.Type, error) {
 			return nil, err
 		}
 		var m []byte
-		if m, err = f.bytes(); err != nil {
+		if m, err = f.Delimited(); err != nil {
 			return nil, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
 			fun, err = d.nestedType(m)
 		case 2:
@@ -642,12 +642,12 @@ func (d *decoder) typeVarWithKind(b []byte) (lf.TypeVar, error) {
 		if f, b, err = nextField(b); err != nil {
 			return lf.TypeVar{}, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 3:
-			name, err = f.int32()
+			name, err = f.Int32()
 		case 2:
 			var m []byte
-			if m, err = f.bytes(); err == nil {
+			if m, err = f.Delimited(); err == nil {
 				k, err = d.kind(m, false)
 			}
 		default:
@@ -680,12 +680,12 @@ func (d *decoder) fieldWithType(b []byte, inTable bool) (lf.Field, error) {
 		if f, b, err = nextField(b); err != nil {
 			return lf.Field{}, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 3:
-			name, err = f.int32()
+			name, err = f.Int32()
 		case 2:
 			var m []byte
-			if m, err = f.bytes(); err != nil {
+			if m, err = f.Delimited(); err != nil {
 				break
 			}
 			if inTable {

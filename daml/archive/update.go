@@ -22,12 +22,12 @@ func (d *decoder) update(b []byte) (lf.Update, error) {
 	if !set {
 		return nil, in("Update", errors.New("no update"))
 	}
-	raw, err := f.bytes()
+	raw, err := f.Delimited()
 	if err != nil {
 		return nil, in("Update", err)
 	}
 	var m msg
-	switch f.num {
+	switch f.Num {
 	case 1: // Pure
 		if err := split(raw, "Update.Pure", &m); err != nil {
 			return nil, err
@@ -49,7 +49,7 @@ func (d *decoder) update(b []byte) (lf.Update, error) {
 		return &lf.UBlock{Bindings: bindings, Body: body}, nil
 	case 3, 12: // Create, CreateInterface
 		name := "Update.Create"
-		if f.num == 12 {
+		if f.Num == 12 {
 			name = "Update.CreateInterface"
 		}
 		if err := split(raw, name, &m); err != nil {
@@ -63,7 +63,7 @@ func (d *decoder) update(b []byte) (lf.Update, error) {
 		if err != nil {
 			return nil, err
 		}
-		if f.num == 12 {
+		if f.Num == 12 {
 			return &lf.UCreateInterface{Interface: tc, Arg: arg}, nil
 		}
 		return &lf.UCreate{Template: tc, Arg: arg}, nil
@@ -144,7 +144,7 @@ func (d *decoder) update(b []byte) (lf.Update, error) {
 		return &lf.UExerciseByKey{Template: tc, Choice: ch, Key: key, Arg: arg}, nil
 	case 5, 14: // Fetch, FetchInterface
 		name := "Update.Fetch"
-		if f.num == 14 {
+		if f.Num == 14 {
 			name = "Update.FetchInterface"
 		}
 		if err := split(raw, name, &m); err != nil {
@@ -158,7 +158,7 @@ func (d *decoder) update(b []byte) (lf.Update, error) {
 		if err != nil {
 			return nil, err
 		}
-		if f.num == 14 {
+		if f.Num == 14 {
 			return &lf.UFetchInterface{Interface: tc, ContractID: cid}, nil
 		}
 		return &lf.UFetch{Template: tc, ContractID: cid}, nil
@@ -179,13 +179,13 @@ func (d *decoder) update(b []byte) (lf.Update, error) {
 		return &lf.UEmbedExpr{Type: t, Expr: e}, nil
 	case 8, 9, 16: // LookupByKey (removed, 2.dev only), FetchByKey, QueryNByKey
 		name := "Update.QueryNByKey"
-		switch f.num {
+		switch f.Num {
 		case 8:
 			name = "Update.LookupByKey"
 		case 9:
 			name = "Update.FetchByKey"
 		}
-		if f.num == 8 && !d.version.IsDev() || !d.version.AtLeast(2, 3) {
+		if f.Num == 8 && !d.version.IsDev() || !d.version.AtLeast(2, 3) {
 			return nil, d.notSupported(name)
 		}
 		if err := split(raw, name, &m); err != nil {
@@ -195,7 +195,7 @@ func (d *decoder) update(b []byte) (lf.Update, error) {
 		if err != nil {
 			return nil, err
 		}
-		switch f.num {
+		switch f.Num {
 		case 8:
 			return &lf.ULookupByKey{Template: tc}, nil
 		case 9:

@@ -4,13 +4,11 @@
 //
 // A value is named "Module:name" in the DAR's main package, or
 // "package:Module:name" with a package name or id. Arguments are read by
-// the value's parameter types, in a simple form of the JSON Ledger API's
-// encoding: numbers or strings for Int64 and Numeric, strings for Text,
-// Party, Date, Timestamp and ContractId, booleans, arrays for lists, null or
-// the value for Optional, objects by field for records and text maps,
-// {"tag": …, "value": …} for variants, the constructor's name for enums,
-// [[k, v], …] for generic maps. Results are rendered the same way
-// (ValueJSON), Int64 and Numeric as strings.
+// the value's parameter types in the JSON Ledger API's encoding, with the
+// codec of package typed (numbers or strings for Int64 and Numeric, strings
+// for Text, Party, Date, Timestamp and ContractId, objects by field for
+// records, {"tag": …, "value": …} for variants, …; see typed's package
+// documentation). Results are written the same way (Result.JSON).
 package eval
 
 import (
@@ -23,6 +21,7 @@ import (
 	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/daml/resolve"
+	"github.com/ledger-cli/ledger/daml/typed"
 	"github.com/ledger-cli/ledger/daml/value"
 )
 
@@ -33,6 +32,19 @@ type Result struct {
 	// Type is the type of the result, after the arguments were applied.
 	Type  lf.Type
 	Steps int64
+
+	env *typed.Env
+}
+
+// JSON writes the result in the JSON Ledger API's encoding of its type. A
+// value whose type has no JSON encoding (a function, an update, a type
+// variable) is written as its text, a JSON string.
+func (r *Result) JSON() (json.RawMessage, error) {
+	plan, err := r.env.Plan(r.Type)
+	if err != nil {
+		return json.Marshal(r.Value.String())
+	}
+	return plan.EncodeJSON(r.Value)
 }
 
 // Run evaluates the value ref of dar applied to args (JSON, one per
@@ -43,6 +55,7 @@ func Run(ctx context.Context, dar *archive.Dar, ref string, args []json.RawMessa
 		return nil, err
 	}
 	pkgs := resolve.NewPackages(dar.Packages...)
+	env := typed.NewEnv(dar.Packages...)
 	name := lf.ValueName{Package: pkg.ID, Module: mod.Name, Name: def.Name}
 	t := def.Type
 	var vals []value.Value
@@ -51,7 +64,12 @@ func Run(ctx context.Context, dar *archive.Dar, ref string, args []json.RawMessa
 		if !ok {
 			return nil, fmt.Errorf("%s takes %d argument(s), not %d", ref, i, len(args))
 		}
-		v, err := fromJSON(pkgs, param, raw, fmt.Sprintf("argument %d", i+1))
+		path := fmt.Sprintf("argument %d", i+1)
+		plan, err := env.Plan(param)
+		if err != nil {
+			return nil, fmt.Errorf("%s: a value of type %s cannot be read from JSON: %w", path, param, err)
+		}
+		v, err := plan.DecodeJSON(raw, typed.DecodeOptions{Path: path})
 		if err != nil {
 			return nil, err
 		}
@@ -63,7 +81,7 @@ func Run(ctx context.Context, dar *archive.Dar, ref string, args []json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Name: name, Value: v, Type: t, Steps: steps}, nil
+	return &Result{Name: name, Value: v, Type: t, Steps: steps, env: env}, nil
 }
 
 // FindValue finds the value ref names in dar.

@@ -16,6 +16,7 @@ import (
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/daml/resolve"
 	"github.com/ledger-cli/ledger/daml/tx"
+	"github.com/ledger-cli/ledger/daml/typed"
 	"github.com/ledger-cli/ledger/daml/value"
 )
 
@@ -60,7 +61,7 @@ func TestRun(t *testing.T) {
 		{"daml-stdlib:DA.Date:addDays", []string{`"2024-02-28"`, `"2"`}, `"2024-03-01"`, "Date"},
 		{"daml-stdlib:DA.Date:toGregorian", []string{`"1999-12-31"`}, `{"_1":"1999","_2":"Dec","_3":"31"}`, "(Int, Month, Int)"},
 		{"daml-stdlib:DA.Time:convertRelTimeToMicroseconds", []string{`{"microseconds": 1500}`}, `"1500"`, "Int"},
-		{"daml-stdlib:DA.Time:addRelTime", []string{`"2020-01-01T00:00:00Z"`, `{"microseconds": 1500}`}, `"2020-01-01T00:00:00.001500Z"`, "Time"},
+		{"daml-stdlib:DA.Time:addRelTime", []string{`"2020-01-01T00:00:00Z"`, `{"microseconds": 1500}`}, `"2020-01-01T00:00:00.0015Z"`, "Time"},
 		{"daml-stdlib:DA.Text:splitOn", []string{`", "`}, "", "Text -> [Text]"},
 	} {
 		r, err := Run(context.Background(), d, c.ref, args(c.args...), interp.Limits{})
@@ -69,8 +70,8 @@ func TestRun(t *testing.T) {
 			continue
 		}
 		if c.want != "" {
-			got, _ := json.Marshal(ValueJSON(r.Value))
-			if string(got) != c.want {
+			got, err := r.JSON()
+			if err != nil || string(got) != c.want {
 				t.Errorf("%s %v = %s, want %s", c.ref, c.args, got, c.want)
 			}
 		}
@@ -91,9 +92,9 @@ func TestRunErrors(t *testing.T) {
 		{"daml-stdlib:DA.Date:nope", nil, "has no value nope"},
 		{"nopkg:A:b", nil, `no package "nopkg"`},
 		{"x", nil, "write Module:name"},
-		{"daml-stdlib:DA.Date:date", []string{`"x"`}, "argument 1: want a 64-bit integer"},
-		{"daml-stdlib:DA.Date:date", []string{`1`, `"Smarch"`}, "argument 2: want a constructor of enum Month"},
-		{"daml-stdlib:DA.Time:convertRelTimeToMicroseconds", []string{`{"micros": 1}`}, "missing field microseconds"},
+		{"daml-stdlib:DA.Date:date", []string{`"x"`}, `For input string: "x" (expected an Int64) at argument 1`},
+		{"daml-stdlib:DA.Date:date", []string{`1`, `"Smarch"`}, "Unexpected enum constructor: Smarch (DA.Date.Types:Month has Jan"},
+		{"daml-stdlib:DA.Time:convertRelTimeToMicroseconds", []string{`{"micros": 1}`}, "Missing non-optional fields: Set(microseconds) at argument 1"},
 		{"daml-stdlib:DA.Text:length", []string{`"a"`, `"b"`}, "takes 1 argument(s), not 2"},
 	} {
 		_, err := Run(context.Background(), d, c.ref, args(c.args...), interp.Limits{})
@@ -126,11 +127,15 @@ func TestCreateTokenHolding(t *testing.T) {
 	pkgs := resolve.NewPackages(d.Packages...)
 	main := d.MainPackage()
 	tc := lf.TypeConName{Package: main.ID, Module: lf.DottedName{"TokenHolding"}, Name: lf.DottedName{"TokenHolding"}}
-	arg, err := fromJSON(pkgs, lf.TCon{Con: tc}, json.RawMessage(`{
+	plan, err := typed.NewEnv(d.Packages...).Plan(lf.TCon{Con: tc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arg, err := plan.DecodeJSON([]byte(`{
 		"owner": "alice::1220aa", "dso": "dso::1220dd",
 		"instrumentId": {"admin": "dso::1220dd", "id": "Amulet"},
 		"amount": "12.5",
-		"meta": {"values": {"k": "v"}}}`), "argument")
+		"meta": {"values": {"k": "v"}}}`), typed.DecodeOptions{Path: "argument"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,24 +31,15 @@ var arithmeticErrorType = lf.TCon{Con: lf.TypeConName{
 	Name:    lf.DottedName{"ArithmeticError"},
 }}
 
-// DevOnly reports whether a builtin exists only in Daml-LF 2.dev; this
-// interpreter does not evaluate those.
-func DevOnly(f lf.BuiltinFunction) bool {
-	switch f {
-	case lf.BuiltinScaleBigNumeric, lf.BuiltinPrecisionBigNumeric, lf.BuiltinAddBigNumeric,
-		lf.BuiltinSubBigNumeric, lf.BuiltinMulBigNumeric, lf.BuiltinDivBigNumeric,
-		lf.BuiltinShiftRightBigNumeric, lf.BuiltinBigNumericToNumeric, lf.BuiltinNumericToBigNumeric,
-		lf.BuiltinBigNumericToText, lf.BuiltinTypeRepTyConName, lf.BuiltinExternalCall,
-		lf.BuiltinTextToContractID:
-		return true
-	}
-	return false
-}
+// DevOnly reports whether a builtin exists only in Daml-LF 2.dev (lf's
+// table says); this interpreter evaluates none of those but
+// TYPE_REP_TYCON_NAME.
+func DevOnly(f lf.BuiltinFunction) bool { return f.DevOnly() }
 
-// Implemented reports whether this interpreter evaluates a builtin: every
-// stable one and, of the dev-only ones, TYPE_REP_TYCON_NAME.
+// Implemented reports whether this interpreter evaluates a builtin: it has
+// an implementation, or takes no argument (the resolver makes it a value).
 func Implemented(f lf.BuiltinFunction) bool {
-	return !DevOnly(f) || f == lf.BuiltinTypeRepTyConName
+	return builtinImpls[f] != nil || f.Arity() == 0
 }
 
 // litText renders a builtin's argument in an ArithmeticError message as
@@ -82,299 +73,380 @@ func (m *Machine) arithmeticError(f string, args []value.Value) {
 	m.throw(&value.Any{Type: arithmeticErrorType, Value: payload})
 }
 
+// builtinImpls is the implementation of each builtin, by lf.BuiltinFunction;
+// lf's table gives its name, arity and versions. nil: not evaluated here
+// (the 2.dev builtins but TYPE_REP_TYCON_NAME, and TEXTMAP_EMPTY and
+// GENMAP_EMPTY, which the resolver turns into values). A builtin that
+// serves several (the comparisons, Int64 arithmetic) reads f.
+var builtinImpls [lf.NumBuiltinFunctions]func(m *Machine, f lf.BuiltinFunction, args []value.Value)
+
+// The table is filled in init: implementations such as FOLDL call back
+// into the evaluator, which reads the table.
+func init() {
+	for f, impl := range map[lf.BuiltinFunction]func(m *Machine, f lf.BuiltinFunction, args []value.Value){
+		lf.BuiltinTrace: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			m.val = args[1]
+		},
+		lf.BuiltinError: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			m.fail(m.newError(errUser, interpretationError+"User abort: "+string(args[0].(value.Text))))
+		},
+		lf.BuiltinFailWithStatus: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			m.failWithStatus(args)
+		},
+		lf.BuiltinAnyExceptionMessage: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			m.anyExceptionMessage(args[0].(*value.Any))
+		},
+		lf.BuiltinEqual: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			eq, err := value.Equal(args[0], args[1])
+			if m.compareError(err) {
+				m.val = value.Bool(eq)
+			}
+		},
+		lf.BuiltinLessEq:    builtinCompare,
+		lf.BuiltinLess:      builtinCompare,
+		lf.BuiltinGreaterEq: builtinCompare,
+		lf.BuiltinGreater:   builtinCompare,
+		lf.BuiltinEqualList: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			(&kEqualList{eq: args[0], xs: args[1].(*value.List), ys: args[2].(*value.List)}).step(m)
+		},
+		lf.BuiltinAddInt64:       builtinInt64,
+		lf.BuiltinSubInt64:       builtinInt64,
+		lf.BuiltinMulInt64:       builtinInt64,
+		lf.BuiltinDivInt64:       builtinInt64,
+		lf.BuiltinModInt64:       builtinInt64,
+		lf.BuiltinExpInt64:       builtinInt64,
+		lf.BuiltinAddNumeric:     builtinNumeric,
+		lf.BuiltinSubNumeric:     builtinNumeric,
+		lf.BuiltinMulNumeric:     builtinNumeric,
+		lf.BuiltinDivNumeric:     builtinNumeric,
+		lf.BuiltinRoundNumeric:   builtinNumeric,
+		lf.BuiltinCastNumeric:    builtinNumeric,
+		lf.BuiltinShiftNumeric:   builtinNumeric,
+		lf.BuiltinInt64ToNumeric: builtinNumeric,
+		lf.BuiltinNumericToInt64: builtinNumeric,
+		lf.BuiltinNumericToText: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			m.val = value.Text(args[0].(value.Numeric).Unpadded())
+		},
+		lf.BuiltinTextToNumeric: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			n, ok := value.TextToNumeric(args[0].(value.Numeric).Scale(), string(args[1].(value.Text)))
+			m.val = optional(n, ok)
+		},
+		lf.BuiltinInt64ToText: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			m.val = value.Text(strconv.FormatInt(int64(args[0].(value.Int64)), 10))
+		},
+		lf.BuiltinTimestampToText: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			m.val = value.Text(args[0].(value.Timestamp).String())
+		},
+		lf.BuiltinDateToText: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			m.val = value.Text(args[0].(value.Date).String())
+		},
+		lf.BuiltinPartyToText: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			m.val = value.Text(args[0].(value.Party))
+		},
+		lf.BuiltinContractIDToText: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			// Canton gives None in ledger code and the id in pure evaluation
+			// (Daml Script, the REPL): contract ids are not observable on ledger.
+			if m.upd != nil {
+				m.val = value.None
+			} else {
+				m.val = value.Some(value.Text(args[0].(value.ContractID)))
+			}
+		},
+		lf.BuiltinTextToParty: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			s := string(args[0].(value.Text))
+			m.val = optional(value.Party(s), value.ValidParty(s))
+		},
+		lf.BuiltinTextToInt64: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			i, ok := textToInt64(string(args[0].(value.Text)))
+			m.val = optional(value.Int64(i), ok)
+		},
+		lf.BuiltinCodePointsToText: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			if !m.charge(textCost(utf8.UTFMax * args[0].(*value.List).Len())) {
+				return
+			}
+			s, bad, ok := codePointsToText(args[0].(*value.List))
+			if !ok {
+				// Canton's Speedy crashes here (an internal error).
+				m.fail(m.newError(errInternal, fmt.Sprintf("invalid code point 0x%x.", uint64(bad))))
+				return
+			}
+			m.val = value.Text(s)
+		},
+		lf.BuiltinTextToCodePoints: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			s := string(args[0].(value.Text))
+			n := utf8.RuneCountInString(s)
+			if !m.charge(costObject + n*costSlot) {
+				return
+			}
+			out := make([]value.Value, 0, n)
+			for _, r := range s {
+				out = append(out, value.Int64(r))
+			}
+			m.val = value.NewList(out...)
+		},
+		lf.BuiltinAppendText: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			a, b := args[0].(value.Text), args[1].(value.Text)
+			if !m.charge(textCost(len(a) + len(b))) {
+				return
+			}
+			m.val = a + b
+		},
+		lf.BuiltinExplodeText: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			s := string(args[0].(value.Text))
+			n := utf8.RuneCountInString(s)
+			if !m.charge(costObject + n*textCost(0) + len(s)) {
+				return
+			}
+			out := make([]value.Value, 0, n)
+			for i := 0; i < len(s); {
+				_, n := utf8.DecodeRuneInString(s[i:])
+				out = append(out, value.Text(s[i:i+n]))
+				i += n
+			}
+			m.val = value.NewList(out...)
+		},
+		lf.BuiltinImplodeText: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			n := 0
+			for v := range args[0].(*value.List).All() {
+				n += len(v.(value.Text))
+			}
+			if !m.charge(textCost(n)) {
+				return
+			}
+			var b strings.Builder
+			b.Grow(n)
+			for v := range args[0].(*value.List).All() {
+				b.WriteString(string(v.(value.Text)))
+			}
+			m.val = value.Text(b.String())
+		},
+		lf.BuiltinSHA256Text: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			sum := sha256.Sum256([]byte(args[0].(value.Text)))
+			m.val = value.Text(hex.EncodeToString(sum[:]))
+		},
+		lf.BuiltinSHA256Hex: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			s := string(args[0].(value.Text))
+			b, ok := decodeHex(s)
+			if !ok {
+				m.fail(m.newError(errCryptoEncoding, interpretationError+"Invalid byte encoding format for "+s+" :\ncan not parse hex string"))
+				return
+			}
+			sum := sha256.Sum256(b)
+			m.val = value.Text(hex.EncodeToString(sum[:]))
+		},
+		lf.BuiltinKeccak256Text: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			s := string(args[0].(value.Text))
+			b, ok := decodeHex(s)
+			if !ok {
+				m.fail(m.newError(errCryptoEncoding, interpretationError+"Invalid byte encoding format for "+s+" :\ncan not parse hex string"))
+				return
+			}
+			h := sha3.NewLegacyKeccak256()
+			h.Write(b)
+			m.val = value.Text(hex.EncodeToString(h.Sum(nil)))
+		},
+		lf.BuiltinTypeRepTyConName: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			// Speedy's SBTypeRepTyConName: the identifier, for a type constructor.
+			tc, ok := args[0].(value.TypeRep).Type.(lf.TCon)
+			m.val = optional(value.Text(tc.Con.String()), ok)
+		},
+		lf.BuiltinSecp256k1Bool: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			m.secp256k1Verify(args, true)
+		},
+		lf.BuiltinSecp256k1WithECDSABool: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			m.secp256k1Verify(args, false)
+		},
+		lf.BuiltinSecp256k1ValidateKey: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			m.secp256k1ValidateKey(string(args[0].(value.Text)))
+		},
+		lf.BuiltinHexToText: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			s := string(args[0].(value.Text))
+			b, ok := decodeHex(s)
+			if !ok {
+				m.fail(m.newError(errCryptoEncoding, interpretationError+"Invalid byte encoding format for "+s+" :\ncan not parse hex string argument"))
+				return
+			}
+			// Each invalid byte may become U+FFFD, three bytes.
+			if !m.charge(textCost(3 * len(b))) {
+				return
+			}
+			m.val = value.Text(decodeUTF8Lossy(b))
+		},
+		lf.BuiltinTextToHex: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			s := args[0].(value.Text)
+			if !m.charge(textCost(2 * len(s))) {
+				return
+			}
+			m.val = value.Text(hex.EncodeToString([]byte(s)))
+		},
+		lf.BuiltinDateToUnixDays: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			m.val = value.Int64(args[0].(value.Date))
+		},
+		lf.BuiltinUnixDaysToDate: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			d, err := value.DateFromDays(int64(args[0].(value.Int64)))
+			if err != nil {
+				m.arithmeticError(f.String(), args)
+				return
+			}
+			m.val = d
+		},
+		lf.BuiltinTimestampToUnixMicroseconds: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			m.val = value.Int64(args[0].(value.Timestamp))
+		},
+		lf.BuiltinUnixMicrosecondsToTimestamp: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			t, err := value.TimestampFromMicros(int64(args[0].(value.Int64)))
+			if err != nil {
+				m.arithmeticError(f.String(), args)
+				return
+			}
+			m.val = t
+		},
+		lf.BuiltinCoerceContractID: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			m.val = args[0]
+		},
+		lf.BuiltinFoldl: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			(&kFoldl{f: args[0], list: args[2].(*value.List)}).resume(m, args[1])
+		},
+		lf.BuiltinFoldr: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			l := args[2].(*value.List)
+			if !m.charge(l.Len() * costSlot) {
+				return
+			}
+			elems := l.Slice()
+			(&kFoldr{f: args[0], elems: elems, i: len(elems)}).resume(m, args[1])
+		},
+		lf.BuiltinTextMapInsert: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			// Maps are sorted slices: an insert copies the entries.
+			if !m.charge(costObject + (args[2].(*value.TextMap).Len()+1)*costField) {
+				return
+			}
+			m.val = args[2].(*value.TextMap).Insert(string(args[0].(value.Text)), args[1])
+		},
+		lf.BuiltinTextMapLookup: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			v, ok := args[1].(*value.TextMap).Lookup(string(args[0].(value.Text)))
+			m.val = optional(v, ok)
+		},
+		lf.BuiltinTextMapDelete: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			if !m.charge(costObject + args[1].(*value.TextMap).Len()*costField) {
+				return
+			}
+			m.val = args[1].(*value.TextMap).Delete(string(args[0].(value.Text)))
+		},
+		lf.BuiltinTextMapToList: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			es := args[0].(*value.TextMap).Entries()
+			if !m.charge(costObject + len(es)*(costSlot+costObject+2*costField)) {
+				return
+			}
+			out := make([]value.Value, len(es))
+			for i, e := range es {
+				out[i] = &value.Struct{Fields: []value.Field{{Label: "key", Value: value.Text(e.Key)}, {Label: "value", Value: e.Value}}}
+			}
+			m.val = value.NewList(out...)
+		},
+		lf.BuiltinTextMapSize: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			m.val = value.Int64(args[0].(*value.TextMap).Len())
+		},
+		lf.BuiltinGenMapInsert: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			if !m.charge(costObject + (args[2].(*value.GenMap).Len()+1)*costField) {
+				return
+			}
+			g, err := args[2].(*value.GenMap).Insert(args[0], args[1])
+			if m.compareError(err) {
+				m.val = g
+			}
+		},
+		lf.BuiltinGenMapLookup: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			v, ok, err := args[1].(*value.GenMap).Lookup(args[0])
+			if m.compareError(err) {
+				m.val = optional(v, ok)
+			}
+		},
+		lf.BuiltinGenMapDelete: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			if !m.charge(costObject + args[1].(*value.GenMap).Len()*costField) {
+				return
+			}
+			g, err := args[1].(*value.GenMap).Delete(args[0])
+			if m.compareError(err) {
+				m.val = g
+			}
+		},
+		lf.BuiltinGenMapKeys: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			es := args[0].(*value.GenMap).Entries()
+			if !m.charge(costObject + len(es)*costSlot) {
+				return
+			}
+			out := make([]value.Value, len(es))
+			for i, e := range es {
+				out[i] = e.Key
+			}
+			m.val = value.NewList(out...)
+		},
+		lf.BuiltinGenMapValues: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			es := args[0].(*value.GenMap).Entries()
+			if !m.charge(costObject + len(es)*costSlot) {
+				return
+			}
+			out := make([]value.Value, len(es))
+			for i, e := range es {
+				out[i] = e.Value
+			}
+			m.val = value.NewList(out...)
+		},
+		lf.BuiltinGenMapSize: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			m.val = value.Int64(args[0].(*value.GenMap).Len())
+		},
+	} {
+		builtinImpls[f] = impl
+	}
+}
+
+// builtinCompare implements LESS_EQ, LESS, GREATER_EQ and GREATER.
+func builtinCompare(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+	c, err := value.Compare(args[0], args[1])
+	if !m.compareError(err) {
+		return
+	}
+	var r bool
+	switch f {
+	case lf.BuiltinLessEq:
+		r = c <= 0
+	case lf.BuiltinLess:
+		r = c < 0
+	case lf.BuiltinGreaterEq:
+		r = c >= 0
+	default:
+		r = c > 0
+	}
+	m.val = value.Bool(r)
+}
+
+// builtinInt64 implements the Int64 arithmetic: ADD, SUB, MUL, DIV, MOD
+// and EXP_INT64.
+func builtinInt64(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+	r, ok := int64Op(f, int64(args[0].(value.Int64)), int64(args[1].(value.Int64)))
+	if !ok {
+		m.arithmeticError(f.String(), args)
+		return
+	}
+	m.val = value.Int64(r)
+}
+
+// builtinNumeric implements the Numeric arithmetic and conversions.
+func builtinNumeric(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+	m.numeric(f, args)
+}
+
 // builtin runs builtin f on its arguments.
 func (m *Machine) builtin(f lf.BuiltinFunction, args []value.Value) {
-	switch f {
-	case lf.BuiltinTrace:
-		m.val = args[1]
-	case lf.BuiltinError:
-		m.fail(m.newError(errUser, interpretationError+"User abort: "+string(args[0].(value.Text))))
-	case lf.BuiltinFailWithStatus:
-		m.failWithStatus(args)
-	case lf.BuiltinAnyExceptionMessage:
-		m.anyExceptionMessage(args[0].(*value.Any))
-
-	case lf.BuiltinEqual:
-		eq, err := value.Equal(args[0], args[1])
-		if m.compareError(err) {
-			m.val = value.Bool(eq)
-		}
-	case lf.BuiltinLessEq, lf.BuiltinLess, lf.BuiltinGreaterEq, lf.BuiltinGreater:
-		c, err := value.Compare(args[0], args[1])
-		if !m.compareError(err) {
-			return
-		}
-		var r bool
-		switch f {
-		case lf.BuiltinLessEq:
-			r = c <= 0
-		case lf.BuiltinLess:
-			r = c < 0
-		case lf.BuiltinGreaterEq:
-			r = c >= 0
-		default:
-			r = c > 0
-		}
-		m.val = value.Bool(r)
-	case lf.BuiltinEqualList:
-		(&kEqualList{eq: args[0], xs: args[1].(*value.List), ys: args[2].(*value.List)}).step(m)
-
-	case lf.BuiltinAddInt64, lf.BuiltinSubInt64, lf.BuiltinMulInt64, lf.BuiltinDivInt64,
-		lf.BuiltinModInt64, lf.BuiltinExpInt64:
-		r, ok := int64Op(f, int64(args[0].(value.Int64)), int64(args[1].(value.Int64)))
-		if !ok {
-			m.arithmeticError(f.String(), args)
-			return
-		}
-		m.val = value.Int64(r)
-
-	case lf.BuiltinAddNumeric, lf.BuiltinSubNumeric, lf.BuiltinMulNumeric, lf.BuiltinDivNumeric,
-		lf.BuiltinRoundNumeric, lf.BuiltinCastNumeric, lf.BuiltinShiftNumeric,
-		lf.BuiltinInt64ToNumeric, lf.BuiltinNumericToInt64:
-		m.numeric(f, args)
-	case lf.BuiltinNumericToText:
-		m.val = value.Text(args[0].(value.Numeric).Unpadded())
-	case lf.BuiltinTextToNumeric:
-		n, ok := value.TextToNumeric(args[0].(value.Numeric).Scale(), string(args[1].(value.Text)))
-		m.val = optional(n, ok)
-
-	case lf.BuiltinInt64ToText:
-		m.val = value.Text(strconv.FormatInt(int64(args[0].(value.Int64)), 10))
-	case lf.BuiltinTimestampToText:
-		m.val = value.Text(args[0].(value.Timestamp).String())
-	case lf.BuiltinDateToText:
-		m.val = value.Text(args[0].(value.Date).String())
-	case lf.BuiltinPartyToText:
-		m.val = value.Text(args[0].(value.Party))
-	case lf.BuiltinContractIDToText:
-		// Canton gives None in ledger code and the id in pure evaluation
-		// (Daml Script, the REPL): contract ids are not observable on ledger.
-		if m.upd != nil {
-			m.val = value.None
-		} else {
-			m.val = value.Some(value.Text(args[0].(value.ContractID)))
-		}
-	case lf.BuiltinTextToParty:
-		s := string(args[0].(value.Text))
-		m.val = optional(value.Party(s), value.ValidParty(s))
-	case lf.BuiltinTextToInt64:
-		i, ok := textToInt64(string(args[0].(value.Text)))
-		m.val = optional(value.Int64(i), ok)
-	case lf.BuiltinCodePointsToText:
-		if !m.charge(textCost(utf8.UTFMax * args[0].(*value.List).Len())) {
-			return
-		}
-		s, bad, ok := codePointsToText(args[0].(*value.List))
-		if !ok {
-			// Canton's Speedy crashes here (an internal error).
-			m.fail(m.newError(errInternal, fmt.Sprintf("invalid code point 0x%x.", uint64(bad))))
-			return
-		}
-		m.val = value.Text(s)
-	case lf.BuiltinTextToCodePoints:
-		s := string(args[0].(value.Text))
-		n := utf8.RuneCountInString(s)
-		if !m.charge(costObject + n*costSlot) {
-			return
-		}
-		out := make([]value.Value, 0, n)
-		for _, r := range s {
-			out = append(out, value.Int64(r))
-		}
-		m.val = value.NewList(out...)
-	case lf.BuiltinAppendText:
-		a, b := args[0].(value.Text), args[1].(value.Text)
-		if !m.charge(textCost(len(a) + len(b))) {
-			return
-		}
-		m.val = a + b
-	case lf.BuiltinExplodeText:
-		s := string(args[0].(value.Text))
-		n := utf8.RuneCountInString(s)
-		if !m.charge(costObject + n*textCost(0) + len(s)) {
-			return
-		}
-		out := make([]value.Value, 0, n)
-		for i := 0; i < len(s); {
-			_, n := utf8.DecodeRuneInString(s[i:])
-			out = append(out, value.Text(s[i:i+n]))
-			i += n
-		}
-		m.val = value.NewList(out...)
-	case lf.BuiltinImplodeText:
-		n := 0
-		for v := range args[0].(*value.List).All() {
-			n += len(v.(value.Text))
-		}
-		if !m.charge(textCost(n)) {
-			return
-		}
-		var b strings.Builder
-		b.Grow(n)
-		for v := range args[0].(*value.List).All() {
-			b.WriteString(string(v.(value.Text)))
-		}
-		m.val = value.Text(b.String())
-	case lf.BuiltinSHA256Text:
-		sum := sha256.Sum256([]byte(args[0].(value.Text)))
-		m.val = value.Text(hex.EncodeToString(sum[:]))
-	case lf.BuiltinSHA256Hex:
-		s := string(args[0].(value.Text))
-		b, ok := decodeHex(s)
-		if !ok {
-			m.fail(m.newError(errCryptoEncoding, interpretationError+"Invalid byte encoding format for "+s+" :\ncan not parse hex string"))
-			return
-		}
-		sum := sha256.Sum256(b)
-		m.val = value.Text(hex.EncodeToString(sum[:]))
-	case lf.BuiltinKeccak256Text:
-		s := string(args[0].(value.Text))
-		b, ok := decodeHex(s)
-		if !ok {
-			m.fail(m.newError(errCryptoEncoding, interpretationError+"Invalid byte encoding format for "+s+" :\ncan not parse hex string"))
-			return
-		}
-		h := sha3.NewLegacyKeccak256()
-		h.Write(b)
-		m.val = value.Text(hex.EncodeToString(h.Sum(nil)))
-	case lf.BuiltinTypeRepTyConName:
-		// Speedy's SBTypeRepTyConName: the identifier, for a type constructor.
-		tc, ok := args[0].(value.TypeRep).Type.(lf.TCon)
-		m.val = optional(value.Text(tc.Con.String()), ok)
-	case lf.BuiltinSecp256k1Bool:
-		m.secp256k1Verify(args, true)
-	case lf.BuiltinSecp256k1WithECDSABool:
-		m.secp256k1Verify(args, false)
-	case lf.BuiltinSecp256k1ValidateKey:
-		m.secp256k1ValidateKey(string(args[0].(value.Text)))
-	case lf.BuiltinHexToText:
-		s := string(args[0].(value.Text))
-		b, ok := decodeHex(s)
-		if !ok {
-			m.fail(m.newError(errCryptoEncoding, interpretationError+"Invalid byte encoding format for "+s+" :\ncan not parse hex string argument"))
-			return
-		}
-		// Each invalid byte may become U+FFFD, three bytes.
-		if !m.charge(textCost(3 * len(b))) {
-			return
-		}
-		m.val = value.Text(decodeUTF8Lossy(b))
-	case lf.BuiltinTextToHex:
-		s := args[0].(value.Text)
-		if !m.charge(textCost(2 * len(s))) {
-			return
-		}
-		m.val = value.Text(hex.EncodeToString([]byte(s)))
-
-	case lf.BuiltinDateToUnixDays:
-		m.val = value.Int64(args[0].(value.Date))
-	case lf.BuiltinUnixDaysToDate:
-		d, err := value.DateFromDays(int64(args[0].(value.Int64)))
-		if err != nil {
-			m.arithmeticError(f.String(), args)
-			return
-		}
-		m.val = d
-	case lf.BuiltinTimestampToUnixMicroseconds:
-		m.val = value.Int64(args[0].(value.Timestamp))
-	case lf.BuiltinUnixMicrosecondsToTimestamp:
-		t, err := value.TimestampFromMicros(int64(args[0].(value.Int64)))
-		if err != nil {
-			m.arithmeticError(f.String(), args)
-			return
-		}
-		m.val = t
-	case lf.BuiltinCoerceContractID:
-		m.val = args[0]
-
-	case lf.BuiltinFoldl:
-		(&kFoldl{f: args[0], list: args[2].(*value.List)}).resume(m, args[1])
-	case lf.BuiltinFoldr:
-		l := args[2].(*value.List)
-		if !m.charge(l.Len() * costSlot) {
-			return
-		}
-		elems := l.Slice()
-		(&kFoldr{f: args[0], elems: elems, i: len(elems)}).resume(m, args[1])
-
-	case lf.BuiltinTextMapInsert:
-		// Maps are sorted slices: an insert copies the entries.
-		if !m.charge(costObject + (args[2].(*value.TextMap).Len()+1)*costField) {
-			return
-		}
-		m.val = args[2].(*value.TextMap).Insert(string(args[0].(value.Text)), args[1])
-	case lf.BuiltinTextMapLookup:
-		v, ok := args[1].(*value.TextMap).Lookup(string(args[0].(value.Text)))
-		m.val = optional(v, ok)
-	case lf.BuiltinTextMapDelete:
-		if !m.charge(costObject + args[1].(*value.TextMap).Len()*costField) {
-			return
-		}
-		m.val = args[1].(*value.TextMap).Delete(string(args[0].(value.Text)))
-	case lf.BuiltinTextMapToList:
-		es := args[0].(*value.TextMap).Entries()
-		if !m.charge(costObject + len(es)*(costSlot+costObject+2*costField)) {
-			return
-		}
-		out := make([]value.Value, len(es))
-		for i, e := range es {
-			out[i] = &value.Struct{Fields: []value.Field{{Label: "key", Value: value.Text(e.Key)}, {Label: "value", Value: e.Value}}}
-		}
-		m.val = value.NewList(out...)
-	case lf.BuiltinTextMapSize:
-		m.val = value.Int64(args[0].(*value.TextMap).Len())
-
-	case lf.BuiltinGenMapInsert:
-		if !m.charge(costObject + (args[2].(*value.GenMap).Len()+1)*costField) {
-			return
-		}
-		g, err := args[2].(*value.GenMap).Insert(args[0], args[1])
-		if m.compareError(err) {
-			m.val = g
-		}
-	case lf.BuiltinGenMapLookup:
-		v, ok, err := args[1].(*value.GenMap).Lookup(args[0])
-		if m.compareError(err) {
-			m.val = optional(v, ok)
-		}
-	case lf.BuiltinGenMapDelete:
-		if !m.charge(costObject + args[1].(*value.GenMap).Len()*costField) {
-			return
-		}
-		g, err := args[1].(*value.GenMap).Delete(args[0])
-		if m.compareError(err) {
-			m.val = g
-		}
-	case lf.BuiltinGenMapKeys:
-		es := args[0].(*value.GenMap).Entries()
-		if !m.charge(costObject + len(es)*costSlot) {
-			return
-		}
-		out := make([]value.Value, len(es))
-		for i, e := range es {
-			out[i] = e.Key
-		}
-		m.val = value.NewList(out...)
-	case lf.BuiltinGenMapValues:
-		es := args[0].(*value.GenMap).Entries()
-		if !m.charge(costObject + len(es)*costSlot) {
-			return
-		}
-		out := make([]value.Value, len(es))
-		for i, e := range es {
-			out[i] = e.Value
-		}
-		m.val = value.NewList(out...)
-	case lf.BuiltinGenMapSize:
-		m.val = value.Int64(args[0].(*value.GenMap).Len())
-
-	default:
-		what := "the builtin " + f.String()
-		if DevOnly(f) {
-			what += " (Daml-LF 2.dev only)"
-		}
-		m.fail(m.newError(errUnsupported, "Interpretation error: "+what+" is not supported by this interpreter yet"))
+	if impl := builtinImpls[f]; impl != nil {
+		impl(m, f, args)
+		return
 	}
+	what := "the builtin " + f.String()
+	if DevOnly(f) {
+		what += " (Daml-LF 2.dev only)"
+	}
+	m.fail(m.newError(errUnsupported, "Interpretation error: "+what+" is not supported by this interpreter yet"))
 }
 
 func optional(v value.Value, ok bool) value.Value {

@@ -395,7 +395,7 @@ func TestDevOnlyBuiltins(t *testing.T) {
 		if !DevOnly(f) || Implemented(f) {
 			continue
 		}
-		args := make([]value.Value, resolve.BuiltinArity(f))
+		args := make([]value.Value, f.Arity())
 		for i := range args {
 			args[i] = value.Unit{}
 		}
@@ -426,4 +426,15 @@ const (
 func satoshiDigest() string {
 	sum := sha256.Sum256([]byte("Satoshi Nakamoto"))
 	return hex.EncodeToString(sum[:])
+}
+
+// The implementation table covers every stable builtin and, of the 2.dev
+// ones, TYPE_REP_TYCON_NAME only.
+func TestImplementedBuiltins(t *testing.T) {
+	for _, f := range lf.BuiltinFunctions() {
+		want := !f.DevOnly() || f == lf.BuiltinTypeRepTyConName
+		if Implemented(f) != want {
+			t.Errorf("%s: Implemented = %v, want %v", f, Implemented(f), want)
+		}
+	}
 }

@@ -190,7 +190,7 @@ func (m *Machine) translateData(con lf.TypeConName, args []lf.Type, v value.Valu
 				fields[i] = value.Field{Label: f.Name, Value: value.None}
 				continue
 			}
-			x, err := m.translate(resolve.Substitute(f.Type, sub), r.Fields[i].Value, depth+1)
+			x, err := m.translate(lf.Substitute(f.Type, sub), r.Fields[i].Value, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -213,7 +213,7 @@ func (m *Machine) translateData(con lf.TypeConName, args []lf.Type, v value.Valu
 		}
 		for rank, f := range dt.Fields {
 			if f.Name == x.Constructor {
-				arg, err := m.translate(resolve.Substitute(f.Type, sub), x.Value, depth+1)
+				arg, err := m.translate(lf.Substitute(f.Type, sub), x.Value, depth+1)
 				if err != nil {
 					return nil, err
 				}

@@ -107,95 +107,122 @@ const (
 	numBuiltinFunctions
 )
 
-var builtinFunctionNames = [numBuiltinFunctions]string{
-	BuiltinTrace:                       "TRACE",
-	BuiltinError:                       "ERROR",
-	BuiltinFailWithStatus:              "FAIL_WITH_STATUS",
-	BuiltinAnyExceptionMessage:         "ANY_EXCEPTION_MESSAGE",
-	BuiltinEqual:                       "EQUAL",
-	BuiltinLessEq:                      "LESS_EQ",
-	BuiltinLess:                        "LESS",
-	BuiltinGreaterEq:                   "GREATER_EQ",
-	BuiltinGreater:                     "GREATER",
-	BuiltinEqualList:                   "EQUAL_LIST",
-	BuiltinAddInt64:                    "ADD_INT64",
-	BuiltinSubInt64:                    "SUB_INT64",
-	BuiltinMulInt64:                    "MUL_INT64",
-	BuiltinDivInt64:                    "DIV_INT64",
-	BuiltinModInt64:                    "MOD_INT64",
-	BuiltinExpInt64:                    "EXP_INT64",
-	BuiltinAddNumeric:                  "ADD_NUMERIC",
-	BuiltinSubNumeric:                  "SUB_NUMERIC",
-	BuiltinMulNumeric:                  "MUL_NUMERIC",
-	BuiltinDivNumeric:                  "DIV_NUMERIC",
-	BuiltinRoundNumeric:                "ROUND_NUMERIC",
-	BuiltinCastNumeric:                 "CAST_NUMERIC",
-	BuiltinShiftNumeric:                "SHIFT_NUMERIC",
-	BuiltinInt64ToNumeric:              "INT64_TO_NUMERIC",
-	BuiltinNumericToInt64:              "NUMERIC_TO_INT64",
-	BuiltinInt64ToText:                 "INT64_TO_TEXT",
-	BuiltinNumericToText:               "NUMERIC_TO_TEXT",
-	BuiltinTimestampToText:             "TIMESTAMP_TO_TEXT",
-	BuiltinDateToText:                  "DATE_TO_TEXT",
-	BuiltinPartyToText:                 "PARTY_TO_TEXT",
-	BuiltinContractIDToText:            "CONTRACT_ID_TO_TEXT",
-	BuiltinTextToParty:                 "TEXT_TO_PARTY",
-	BuiltinTextToInt64:                 "TEXT_TO_INT64",
-	BuiltinTextToNumeric:               "TEXT_TO_NUMERIC",
-	BuiltinCodePointsToText:            "CODE_POINTS_TO_TEXT",
-	BuiltinTextToCodePoints:            "TEXT_TO_CODE_POINTS",
-	BuiltinAppendText:                  "APPEND_TEXT",
-	BuiltinExplodeText:                 "EXPLODE_TEXT",
-	BuiltinImplodeText:                 "IMPLODE_TEXT",
-	BuiltinSHA256Text:                  "SHA256_TEXT",
-	BuiltinSHA256Hex:                   "SHA256_HEX",
-	BuiltinKeccak256Text:               "KECCAK256_TEXT",
-	BuiltinSecp256k1Bool:               "SECP256K1_BOOL",
-	BuiltinSecp256k1WithECDSABool:      "SECP256K1_WITH_ECDSA_BOOL",
-	BuiltinHexToText:                   "HEX_TO_TEXT",
-	BuiltinTextToHex:                   "TEXT_TO_HEX",
-	BuiltinDateToUnixDays:              "DATE_TO_UNIX_DAYS",
-	BuiltinUnixDaysToDate:              "UNIX_DAYS_TO_DATE",
-	BuiltinTimestampToUnixMicroseconds: "TIMESTAMP_TO_UNIX_MICROSECONDS",
-	BuiltinUnixMicrosecondsToTimestamp: "UNIX_MICROSECONDS_TO_TIMESTAMP",
-	BuiltinCoerceContractID:            "COERCE_CONTRACT_ID",
-	BuiltinFoldl:                       "FOLDL",
-	BuiltinFoldr:                       "FOLDR",
-	BuiltinTextMapEmpty:                "TEXTMAP_EMPTY",
-	BuiltinTextMapInsert:               "TEXTMAP_INSERT",
-	BuiltinTextMapLookup:               "TEXTMAP_LOOKUP",
-	BuiltinTextMapDelete:               "TEXTMAP_DELETE",
-	BuiltinTextMapToList:               "TEXTMAP_TO_LIST",
-	BuiltinTextMapSize:                 "TEXTMAP_SIZE",
-	BuiltinGenMapEmpty:                 "GENMAP_EMPTY",
-	BuiltinGenMapInsert:                "GENMAP_INSERT",
-	BuiltinGenMapLookup:                "GENMAP_LOOKUP",
-	BuiltinGenMapDelete:                "GENMAP_DELETE",
-	BuiltinGenMapKeys:                  "GENMAP_KEYS",
-	BuiltinGenMapValues:                "GENMAP_VALUES",
-	BuiltinGenMapSize:                  "GENMAP_SIZE",
-	BuiltinSecp256k1ValidateKey:        "SECP256K1_VALIDATE_KEY",
-	BuiltinScaleBigNumeric:             "SCALE_BIGNUMERIC",
-	BuiltinPrecisionBigNumeric:         "PRECISION_BIGNUMERIC",
-	BuiltinAddBigNumeric:               "ADD_BIGNUMERIC",
-	BuiltinSubBigNumeric:               "SUB_BIGNUMERIC",
-	BuiltinMulBigNumeric:               "MUL_BIGNUMERIC",
-	BuiltinDivBigNumeric:               "DIV_BIGNUMERIC",
-	BuiltinShiftRightBigNumeric:        "SHIFT_RIGHT_BIGNUMERIC",
-	BuiltinBigNumericToNumeric:         "BIGNUMERIC_TO_NUMERIC",
-	BuiltinNumericToBigNumeric:         "NUMERIC_TO_BIGNUMERIC",
-	BuiltinBigNumericToText:            "BIGNUMERIC_TO_TEXT",
-	BuiltinTypeRepTyConName:            "TYPE_REP_TYCON_NAME",
-	BuiltinExternalCall:                "EXTERNAL_CALL",
-	BuiltinTextToContractID:            "TEXT_TO_CONTRACT_ID",
+// NumBuiltinFunctions is the number of builtin functions, to size tables
+// indexed by them.
+const NumBuiltinFunctions = int(numBuiltinFunctions)
+
+// BuiltinInfo is one row of the builtin table: what Daml-LF says of a
+// builtin function. The decoder, the type checker, the resolver and the
+// interpreter all read it here, so nothing is kept in step elsewhere.
+type BuiltinInfo struct {
+	// Name is the name the Daml-LF protobuf gives it.
+	Name string
+	// Arity is the number of value arguments: type arguments are erased,
+	// and the numeric witness of MUL_NUMERIC and its kind is counted.
+	Arity int
+	// Since is the first minor version of Daml-LF 2 that has it; DevMinor
+	// for a builtin of 2.dev only.
+	Since int
 }
 
-func (b BuiltinFunction) String() string {
-	if b < 0 || b >= numBuiltinFunctions {
-		return "BuiltinFunction(?)"
-	}
-	return builtinFunctionNames[b]
+var builtinTable = [numBuiltinFunctions]BuiltinInfo{
+	BuiltinTrace:                       {"TRACE", 2, 1},
+	BuiltinError:                       {"ERROR", 1, 1},
+	BuiltinFailWithStatus:              {"FAIL_WITH_STATUS", 4, 1},
+	BuiltinAnyExceptionMessage:         {"ANY_EXCEPTION_MESSAGE", 1, 1},
+	BuiltinEqual:                       {"EQUAL", 2, 1},
+	BuiltinLessEq:                      {"LESS_EQ", 2, 1},
+	BuiltinLess:                        {"LESS", 2, 1},
+	BuiltinGreaterEq:                   {"GREATER_EQ", 2, 1},
+	BuiltinGreater:                     {"GREATER", 2, 1},
+	BuiltinEqualList:                   {"EQUAL_LIST", 3, 1},
+	BuiltinAddInt64:                    {"ADD_INT64", 2, 1},
+	BuiltinSubInt64:                    {"SUB_INT64", 2, 1},
+	BuiltinMulInt64:                    {"MUL_INT64", 2, 1},
+	BuiltinDivInt64:                    {"DIV_INT64", 2, 1},
+	BuiltinModInt64:                    {"MOD_INT64", 2, 1},
+	BuiltinExpInt64:                    {"EXP_INT64", 2, 1},
+	BuiltinAddNumeric:                  {"ADD_NUMERIC", 2, 1},
+	BuiltinSubNumeric:                  {"SUB_NUMERIC", 2, 1},
+	BuiltinMulNumeric:                  {"MUL_NUMERIC", 3, 1},
+	BuiltinDivNumeric:                  {"DIV_NUMERIC", 3, 1},
+	BuiltinRoundNumeric:                {"ROUND_NUMERIC", 2, 1},
+	BuiltinCastNumeric:                 {"CAST_NUMERIC", 2, 1},
+	BuiltinShiftNumeric:                {"SHIFT_NUMERIC", 2, 1},
+	BuiltinInt64ToNumeric:              {"INT64_TO_NUMERIC", 2, 1},
+	BuiltinNumericToInt64:              {"NUMERIC_TO_INT64", 1, 1},
+	BuiltinInt64ToText:                 {"INT64_TO_TEXT", 1, 1},
+	BuiltinNumericToText:               {"NUMERIC_TO_TEXT", 1, 1},
+	BuiltinTimestampToText:             {"TIMESTAMP_TO_TEXT", 1, 1},
+	BuiltinDateToText:                  {"DATE_TO_TEXT", 1, 1},
+	BuiltinPartyToText:                 {"PARTY_TO_TEXT", 1, 1},
+	BuiltinContractIDToText:            {"CONTRACT_ID_TO_TEXT", 1, 1},
+	BuiltinTextToParty:                 {"TEXT_TO_PARTY", 1, 1},
+	BuiltinTextToInt64:                 {"TEXT_TO_INT64", 1, 1},
+	BuiltinTextToNumeric:               {"TEXT_TO_NUMERIC", 2, 1},
+	BuiltinCodePointsToText:            {"CODE_POINTS_TO_TEXT", 1, 1},
+	BuiltinTextToCodePoints:            {"TEXT_TO_CODE_POINTS", 1, 1},
+	BuiltinAppendText:                  {"APPEND_TEXT", 2, 1},
+	BuiltinExplodeText:                 {"EXPLODE_TEXT", 1, 1},
+	BuiltinImplodeText:                 {"IMPLODE_TEXT", 1, 1},
+	BuiltinSHA256Text:                  {"SHA256_TEXT", 1, 1},
+	BuiltinSHA256Hex:                   {"SHA256_HEX", 1, 1},
+	BuiltinKeccak256Text:               {"KECCAK256_TEXT", 1, 1},
+	BuiltinSecp256k1Bool:               {"SECP256K1_BOOL", 3, 1},
+	BuiltinSecp256k1WithECDSABool:      {"SECP256K1_WITH_ECDSA_BOOL", 3, 1},
+	BuiltinHexToText:                   {"HEX_TO_TEXT", 1, 1},
+	BuiltinTextToHex:                   {"TEXT_TO_HEX", 1, 1},
+	BuiltinDateToUnixDays:              {"DATE_TO_UNIX_DAYS", 1, 1},
+	BuiltinUnixDaysToDate:              {"UNIX_DAYS_TO_DATE", 1, 1},
+	BuiltinTimestampToUnixMicroseconds: {"TIMESTAMP_TO_UNIX_MICROSECONDS", 1, 1},
+	BuiltinUnixMicrosecondsToTimestamp: {"UNIX_MICROSECONDS_TO_TIMESTAMP", 1, 1},
+	BuiltinCoerceContractID:            {"COERCE_CONTRACT_ID", 1, 1},
+	BuiltinFoldl:                       {"FOLDL", 3, 1},
+	BuiltinFoldr:                       {"FOLDR", 3, 1},
+	BuiltinTextMapEmpty:                {"TEXTMAP_EMPTY", 0, 1},
+	BuiltinTextMapInsert:               {"TEXTMAP_INSERT", 3, 1},
+	BuiltinTextMapLookup:               {"TEXTMAP_LOOKUP", 2, 1},
+	BuiltinTextMapDelete:               {"TEXTMAP_DELETE", 2, 1},
+	BuiltinTextMapToList:               {"TEXTMAP_TO_LIST", 1, 1},
+	BuiltinTextMapSize:                 {"TEXTMAP_SIZE", 1, 1},
+	BuiltinGenMapEmpty:                 {"GENMAP_EMPTY", 0, 1},
+	BuiltinGenMapInsert:                {"GENMAP_INSERT", 3, 1},
+	BuiltinGenMapLookup:                {"GENMAP_LOOKUP", 2, 1},
+	BuiltinGenMapDelete:                {"GENMAP_DELETE", 2, 1},
+	BuiltinGenMapKeys:                  {"GENMAP_KEYS", 1, 1},
+	BuiltinGenMapValues:                {"GENMAP_VALUES", 1, 1},
+	BuiltinGenMapSize:                  {"GENMAP_SIZE", 1, 1},
+	BuiltinSecp256k1ValidateKey:        {"SECP256K1_VALIDATE_KEY", 1, 3},
+	BuiltinScaleBigNumeric:             {"SCALE_BIGNUMERIC", 1, DevMinor},
+	BuiltinPrecisionBigNumeric:         {"PRECISION_BIGNUMERIC", 1, DevMinor},
+	BuiltinAddBigNumeric:               {"ADD_BIGNUMERIC", 2, DevMinor},
+	BuiltinSubBigNumeric:               {"SUB_BIGNUMERIC", 2, DevMinor},
+	BuiltinMulBigNumeric:               {"MUL_BIGNUMERIC", 2, DevMinor},
+	BuiltinDivBigNumeric:               {"DIV_BIGNUMERIC", 4, DevMinor},
+	BuiltinShiftRightBigNumeric:        {"SHIFT_RIGHT_BIGNUMERIC", 2, DevMinor},
+	BuiltinBigNumericToNumeric:         {"BIGNUMERIC_TO_NUMERIC", 2, DevMinor},
+	BuiltinNumericToBigNumeric:         {"NUMERIC_TO_BIGNUMERIC", 1, DevMinor},
+	BuiltinBigNumericToText:            {"BIGNUMERIC_TO_TEXT", 1, DevMinor},
+	BuiltinTypeRepTyConName:            {"TYPE_REP_TYCON_NAME", 1, DevMinor},
+	BuiltinExternalCall:                {"EXTERNAL_CALL", 5, DevMinor},
+	BuiltinTextToContractID:            {"TEXT_TO_CONTRACT_ID", 1, DevMinor},
 }
+
+// Info is b's row of the builtin table.
+func (b BuiltinFunction) Info() BuiltinInfo {
+	if b < 0 || b >= numBuiltinFunctions {
+		return BuiltinInfo{Name: "BuiltinFunction(?)"}
+	}
+	return builtinTable[b]
+}
+
+// Arity is the number of value arguments b takes.
+func (b BuiltinFunction) Arity() int { return builtinTable[b].Arity }
+
+// DevOnly reports whether b exists only in Daml-LF 2.dev.
+func (b BuiltinFunction) DevOnly() bool { return b.Info().Since == DevMinor }
+
+func (b BuiltinFunction) String() string { return b.Info().Name }
 
 // BuiltinFunctions returns every builtin function, in the order of the
 // constants.

@@ -239,7 +239,7 @@ func (o *FetchByKey) String() string  { return "fetch_by_key @" + o.Template.Nam
 func (o *QueryNByKey) String() string { return "query_n_by_key @" + o.Template.Name.String() }
 func (o *LookupByKey) String() string { return "lookup_by_key @" + o.Template.Name.String() }
 
-func (b *Builtin) Arity() int     { return BuiltinArity(b.Fn) }
+func (b *Builtin) Arity() int     { return b.Fn.Arity() }
 func (o *RecCon) Arity() int      { return len(o.Labels) }
 func (*RecProj) Arity() int       { return 1 }
 func (*RecUpd) Arity() int        { return 2 }
@@ -279,37 +279,3 @@ func (o *Exercise) String() string   { return "exercise @" + o.Template.Name.Str
 func (o *Fetch) String() string      { return "fetch @" + o.Template.Name.String() }
 func (*GetTime) String() string      { return "get_time" }
 func (*LedgerTimeLT) String() string { return "ledger_time_lt" }
-
-// BuiltinArity returns the number of value arguments of a builtin
-// function (type arguments are erased; the numeric scale of MUL_NUMERIC and
-// friends comes from a witness argument, counted here).
-func BuiltinArity(f lf.BuiltinFunction) int {
-	switch f {
-	case lf.BuiltinTextMapEmpty, lf.BuiltinGenMapEmpty:
-		return 0
-	case lf.BuiltinError, lf.BuiltinAnyExceptionMessage, lf.BuiltinNumericToInt64,
-		lf.BuiltinInt64ToText, lf.BuiltinNumericToText, lf.BuiltinTimestampToText,
-		lf.BuiltinDateToText, lf.BuiltinPartyToText, lf.BuiltinContractIDToText,
-		lf.BuiltinTextToParty, lf.BuiltinTextToInt64, lf.BuiltinCodePointsToText,
-		lf.BuiltinTextToCodePoints, lf.BuiltinExplodeText, lf.BuiltinImplodeText,
-		lf.BuiltinSHA256Text, lf.BuiltinSHA256Hex, lf.BuiltinKeccak256Text,
-		lf.BuiltinHexToText, lf.BuiltinTextToHex, lf.BuiltinDateToUnixDays,
-		lf.BuiltinUnixDaysToDate, lf.BuiltinTimestampToUnixMicroseconds,
-		lf.BuiltinUnixMicrosecondsToTimestamp, lf.BuiltinCoerceContractID,
-		lf.BuiltinTextMapToList, lf.BuiltinTextMapSize, lf.BuiltinGenMapKeys,
-		lf.BuiltinGenMapValues, lf.BuiltinGenMapSize, lf.BuiltinSecp256k1ValidateKey,
-		lf.BuiltinScaleBigNumeric, lf.BuiltinPrecisionBigNumeric,
-		lf.BuiltinNumericToBigNumeric, lf.BuiltinBigNumericToText, lf.BuiltinTypeRepTyConName,
-		lf.BuiltinTextToContractID:
-		return 1
-	case lf.BuiltinMulNumeric, lf.BuiltinDivNumeric, lf.BuiltinEqualList, lf.BuiltinFoldl,
-		lf.BuiltinFoldr, lf.BuiltinTextMapInsert, lf.BuiltinGenMapInsert,
-		lf.BuiltinSecp256k1Bool, lf.BuiltinSecp256k1WithECDSABool:
-		return 3
-	case lf.BuiltinFailWithStatus, lf.BuiltinDivBigNumeric:
-		return 4
-	case lf.BuiltinExternalCall:
-		return 5
-	}
-	return 2
-}

@@ -99,7 +99,7 @@ type compiler struct {
 	// compiles in the time of its nodes.
 	memo   map[memoKey]*Plan
 	ids    map[lf.TypeNode]int
-	substs map[unsafe.Pointer]map[lf.TypeNode]lf.Type // per scope
+	substs map[unsafe.Pointer]*lf.Substitution // per scope
 }
 
 // maxTypeDepth bounds the nesting of a type being compiled, so that a
@@ -146,15 +146,15 @@ func (c *compiler) subst(t lf.Type, vars map[string]lf.Type) lf.Type {
 		return t
 	}
 	scope := scopeOf(vars)
-	done := c.substs[scope]
-	if done == nil {
+	s := c.substs[scope]
+	if s == nil {
 		if c.substs == nil {
-			c.substs = map[unsafe.Pointer]map[lf.TypeNode]lf.Type{}
+			c.substs = map[unsafe.Pointer]*lf.Substitution{}
 		}
-		done = map[lf.TypeNode]lf.Type{}
-		c.substs[scope] = done
+		s = lf.NewSubstitution(vars)
+		c.substs[scope] = s
 	}
-	return substShared(t, vars, done)
+	return s.Apply(t)
 }
 
 func (c *compiler) compileNode(t lf.Type, vars map[string]lf.Type) (*Plan, error) {
@@ -334,46 +334,4 @@ func (c *compiler) dataType(n lf.TypeConName, args []lf.Type, vars map[string]lf
 	}
 	p.ready = true
 	return p, nil
-}
-
-// substShared replaces the type variables of t bound in vars, keeping the
-// rest of its syntax, memoised by node in done: a part that t reaches twice
-// is substituted once, and the result shares it as t does.
-func substShared(t lf.Type, vars map[string]lf.Type, done map[lf.TypeNode]lf.Type) lf.Type {
-	node := lf.NodeOf(t)
-	if r, ok := done[node]; ok {
-		return r
-	}
-	r := t
-	switch tt := t.(type) {
-	case lf.TVar:
-		if b, ok := vars[tt.Name]; ok {
-			r = b
-		}
-	case lf.TApp:
-		r = lf.TApp{Fun: substShared(tt.Fun, vars, done), Arg: substShared(tt.Arg, vars, done)}
-	case lf.TSyn:
-		args := make([]lf.Type, len(tt.Args))
-		for i, a := range tt.Args {
-			args[i] = substShared(a, vars, done)
-		}
-		r = lf.TSyn{Syn: tt.Syn, Args: args}
-	case lf.TStruct:
-		fs := make([]lf.Field, len(tt.Fields))
-		for i, f := range tt.Fields {
-			fs[i] = lf.Field{Name: f.Name, Type: substShared(f.Type, vars, done)}
-		}
-		r = lf.TStruct{Fields: fs}
-	case lf.TForall:
-		inner := make(map[string]lf.Type, len(vars))
-		for k, v := range vars {
-			if k != tt.Var.Name {
-				inner[k] = v
-			}
-		}
-		// The body sees other bindings: its memo is its own.
-		r = lf.TForall{Var: tt.Var, Body: substShared(tt.Body, inner, map[lf.TypeNode]lf.Type{})}
-	}
-	done[node] = r
-	return r
 }

@@ -1,6 +1,6 @@
 // The prepared transaction an external party signs (Canton 3.5 schema).
 //
-// Written for ledger from the field facts recorded in hashing.md §3.1. Only the
+// Written for ledger from the field facts recorded in docs/hashing.md §3.1. Only the
 // messages carried inside the base64 `preparedTransaction` of the JSON API live
 // here; the JSON request and response types are Go types in package ledgerapi.
 

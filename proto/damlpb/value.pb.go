@@ -1,6 +1,6 @@
 // Daml values as the Ledger API v2 carries them.
 //
-// Written for ledger from the field facts recorded in hashing.md §3.4.
+// Written for ledger from the field facts recorded in docs/hashing.md §3.4.
 // Field numbers are wire facts and must never change; the hash tags used
 // by the hashing package are NOT derived from them.
 

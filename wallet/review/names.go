@@ -1,8 +1,7 @@
 package review
 
 import (
-	"strconv"
-	"strings"
+	"github.com/ledger-cli/ledger/display/format"
 )
 
 // Names shortens party, contract and package ids for text output, keeping
@@ -31,8 +30,8 @@ func NewNames(r *Review, full bool) *Names {
 	}
 	parties, contracts := map[string]bool{}, map[string]bool{}
 	Walk(r, func(p string) { parties[p] = true }, func(c string) { contracts[c] = true })
-	n.assign(parties, PartyHead, PartyTail, ShortParty)
-	n.assign(contracts, contractHead, contractTail, ShortHex)
+	n.assign(parties, PartyHead, PartyTail, format.ShortParty)
+	n.assign(contracts, contractHead, contractTail, format.ShortHex)
 	return n
 }
 
@@ -61,23 +60,6 @@ func (n *Names) assign(ids map[string]bool, head, tail int, shorten func(string,
 	}
 }
 
-// ShortHex keeps the first head and last tail characters of an ASCII id.
-func ShortHex(s string, head, tail int) string {
-	if len(s) <= head+tail+1 || !isASCII(s) {
-		return s
-	}
-	return s[:head] + "…" + s[len(s)-tail:]
-}
-
-// ShortParty shortens the namespace part of "hint::namespace".
-func ShortParty(p string, head, tail int) string {
-	i := strings.LastIndex(p, "::")
-	if i < 0 {
-		return p
-	}
-	return p[:i+2] + ShortHex(p[i+2:], head, tail)
-}
-
 // Full reports whether ids are printed in full.
 func (n *Names) Full() bool { return n.full }
 
@@ -87,16 +69,16 @@ func (n *Names) Contract(c string) string { return n.id(c) }
 
 func (n *Names) id(s string) string {
 	if short, ok := n.short[s]; ok && !n.full {
-		return Escape(short)
+		return format.Escape(short)
 	}
-	return Escape(s)
+	return format.Escape(s)
 }
 
 func (n *Names) Package(id string) string {
 	if n.full {
-		return Escape(id)
+		return format.Escape(id)
 	}
-	return Escape(ShortHex(id, packageHead, packageTail))
+	return format.Escape(format.ShortHex(id, packageHead, packageTail))
 }
 
 func (n *Names) Parties(ps []string) []string {
@@ -105,23 +87,4 @@ func (n *Names) Parties(ps []string) []string {
 		out[i] = n.Party(p)
 	}
 	return out
-}
-
-// Escape makes a string from the transaction safe to print: runes a terminal
-// would not show as themselves are written as Go escapes.
-func Escape(s string) string {
-	if printable(s) {
-		return s
-	}
-	q := strconv.Quote(s)
-	return q[1 : len(q)-1]
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }

@@ -3,6 +3,8 @@ package review
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ledger-cli/ledger/display/format"
 )
 
 // SummaryLine says in one sentence what r does: what each root node does,
@@ -25,7 +27,7 @@ func describeRoot(n *Node, nm *Names) string {
 		if s, ok := describeTransfer(n, nm); ok {
 			return s
 		}
-		s := "exercise " + Escape(n.Choice) + " on " + entity(n.Template) + " " + nm.Contract(n.ContractID)
+		s := "exercise " + format.Escape(n.Choice) + " on " + entity(n.Template) + " " + nm.Contract(n.ContractID)
 		if n.ByKey {
 			s += " (by key)"
 		}
@@ -78,8 +80,8 @@ func describeTransfer(n *Node, nm *Names) (string, bool) {
 		t.Amount == nil || t.Amount.Kind != ValueNumeric || t.InstrumentID == nil || t.InstrumentID.Kind != ValueText {
 		return "", false
 	}
-	return fmt.Sprintf("transfer %s %s from %s to %s (%s on %s %s)", Escape(t.Amount.Scalar()), Escape(t.InstrumentID.Scalar()),
-		nm.Party(t.Sender.Scalar()), nm.Party(t.Receiver.Scalar()), Escape(n.Choice), entity(n.Template), nm.Contract(n.ContractID)), true
+	return fmt.Sprintf("transfer %s %s from %s to %s (%s on %s %s)", format.Escape(t.Amount.Scalar()), format.Escape(t.InstrumentID.Scalar()),
+		nm.Party(t.Sender.Scalar()), nm.Party(t.Receiver.Scalar()), format.Escape(n.Choice), entity(n.Template), nm.Contract(n.ContractID)), true
 }
 
 func effectsPhrase(e Effects) string {
@@ -88,24 +90,16 @@ func effectsPhrase(e Effects) string {
 	case len(e.Created) == 0 && len(e.Archived) == 0:
 		s = "creates and archives nothing"
 	case len(e.Archived) == 0:
-		s = "creates " + Plural(len(e.Created), "contract") + ", archives none"
+		s = "creates " + format.Plural(len(e.Created), "contract") + ", archives none"
 	case len(e.Created) == 0:
-		s = "creates no contract, archives " + Plural(len(e.Archived), "contract")
+		s = "creates no contract, archives " + format.Plural(len(e.Archived), "contract")
 	default:
-		s = "creates " + Plural(len(e.Created), "contract") + fmt.Sprintf(", archives %d", len(e.Archived))
+		s = "creates " + format.Plural(len(e.Created), "contract") + fmt.Sprintf(", archives %d", len(e.Archived))
 	}
 	if e.RolledBack > 0 {
-		s += fmt.Sprintf(" (%s rolled back, without effect)", Plural(e.RolledBack, "node"))
+		s += fmt.Sprintf(" (%s rolled back, without effect)", format.Plural(e.RolledBack, "node"))
 	}
 	return s
-}
-
-// Plural writes n and the noun, with an s unless n is 1.
-func Plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // entity is the short name of a template: its entity name.
@@ -113,7 +107,7 @@ func entity(id *Identifier) string {
 	if id == nil {
 		return "(no template)"
 	}
-	return Escape(id.EntityName)
+	return format.Escape(id.EntityName)
 }
 
 // Qualified is "Module:Entity", escaped for a terminal.
@@ -121,5 +115,5 @@ func (id *Identifier) Qualified() string {
 	if id == nil {
 		return "(no template)"
 	}
-	return Escape(id.Name)
+	return format.Escape(id.Name)
 }

@@ -7,9 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/ledger-cli/ledger/display/format"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
 
@@ -121,7 +120,7 @@ func (v *Value) compact(b *strings.Builder) {
 	case ValueText:
 		b.WriteString(strconv.Quote(v.Scalar()))
 	case ValueParty, ValueContractID:
-		b.WriteString("'" + Escape(v.Scalar()) + "'")
+		b.WriteString("'" + format.Escape(v.Scalar()) + "'")
 	case ValueOptional:
 		if v.Inner == nil {
 			b.WriteString("None")
@@ -147,18 +146,18 @@ func (v *Value) compact(b *strings.Builder) {
 		b.WriteByte('{')
 		list(len(v.Fields), func(i int) {
 			if l := v.Fields[i].Label; l != "" {
-				b.WriteString(Escape(l) + " = ")
+				b.WriteString(format.Escape(l) + " = ")
 			}
 			v.Fields[i].Value.compact(b)
 		})
 		b.WriteByte('}')
 	case ValueVariant:
-		b.WriteString(Escape(v.Constructor) + " ")
+		b.WriteString(format.Escape(v.Constructor) + " ")
 		v.Inner.compact(b)
 	case ValueEnum:
-		b.WriteString(Escape(v.Constructor))
+		b.WriteString(format.Escape(v.Constructor))
 	default:
-		b.WriteString(Escape(v.Scalar()))
+		b.WriteString(format.Escape(v.Scalar()))
 	}
 }
 
@@ -290,7 +289,7 @@ func hasHiddenCharacters(r *Review) bool {
 		}
 		switch v.Kind() {
 		case reflect.String:
-			found = !printable(v.String())
+			found = !format.Printable(v.String())
 		case reflect.Pointer, reflect.Interface:
 			if !v.IsNil() {
 				walk(v.Elem())
@@ -307,16 +306,4 @@ func hasHiddenCharacters(r *Review) bool {
 	}
 	walk(reflect.ValueOf(r))
 	return found
-}
-
-func printable(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if !unicode.IsPrint(r) {
-			return false
-		}
-	}
-	return true
 }

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// docRef is a comment's reference to a section of a document in docs/.
+var docRef = regexp.MustCompile(`docs/([\w-]+\.md) §([0-9]+(?:\.[0-9]+)?)`)
+
+// Every "docs/X.md §N" in the code names a document of the repository and
+// a section it has, so a reader can open what a comment points to.
+func TestDocReferencesResolve(t *testing.T) {
+	headings := map[string]string{}
+	n := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && path != "." {
+			return filepath.SkipDir
+		}
+		if ext := filepath.Ext(path); ext != ".go" && ext != ".proto" {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range docRef.FindAllStringSubmatch(string(data), -1) {
+			n++
+			doc, section := m[1], m[2]
+			text, ok := headings[doc]
+			if !ok {
+				b, err := os.ReadFile(filepath.Join("docs", doc))
+				if err != nil {
+					t.Errorf("%s: docs/%s: %v", path, doc, err)
+					headings[doc] = ""
+					continue
+				}
+				text = string(b)
+				headings[doc] = text
+			}
+			heading := regexp.MustCompile(`(?m)^#+ ` + regexp.QuoteMeta(section) + `[ .–]`)
+			if !heading.MatchString(text) {
+				t.Errorf("%s: docs/%s has no section %s", path, doc, section)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("no references found: the pattern is wrong")
+	}
+}
