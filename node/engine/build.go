@@ -50,6 +50,11 @@ type built struct {
 	inputs   []*damlpb.Metadata_InputContract // sorted by contract id
 	nodes    []eventNode                      // pre-order, index = node id
 	created  []ledger.Contract                // CreatedAt left zero
+	// args are the typed create arguments of created (interpreted
+	// transactions; nil for the generic model), and pos where each create
+	// sits in the transaction's root views (nil: create i is root i).
+	args []value.Value
+	pos  []createPos
 	archived []string
 	used     []string // pre-existing contracts exercised without archiving
 	// minLedgerTime and maxLedgerTime are the ledger-time bounds the
@@ -226,6 +231,7 @@ func (b *built) create(t template, arg *damlpb.Value, actAs []string, seed seedS
 	}
 	local[cid] = &c
 	b.created = append(b.created, c)
+	b.pos = append(b.pos, createPos{root: int(id)}) // every node is a root
 	b.nodes = append(b.nodes, eventNode{
 		NodeID: id, Kind: kindCreate, ContractID: cid, TemplateID: c.TemplateID,
 		PackageName: t.packageName, Argument: argJSON,

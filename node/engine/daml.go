@@ -265,6 +265,8 @@ func (e *Engine) builtOf(res *interp.Result, read map[value.ContractID]*ledger.C
 	last := lastDescendants(t)
 	witnesses := make([][]string, len(t.Nodes))
 	rolledBack := make([]bool, len(t.Nodes))
+	rootOf := make([]int, len(t.Nodes))
+	createsIn := make([]int, 0, len(t.Roots)) // creates so far under each root
 	b.nodes = make([]eventNode, 0, len(t.Nodes))
 	// The walk is pre-order, which is node id order: the nodes are written
 	// in that order.
@@ -274,7 +276,11 @@ func (e *Engine) builtOf(res *interp.Result, read map[value.ContractID]*ledger.C
 			return
 		}
 		var inherited []string
-		if parent >= 0 {
+		if parent < 0 {
+			rootOf[id] = len(createsIn)
+			createsIn = append(createsIn, 0)
+		} else {
+			rootOf[id] = rootOf[parent]
 			inherited = witnesses[parent]
 			_, underRollback := t.Nodes[parent].(*tx.Rollback)
 			rolledBack[id] = rolledBack[parent] || underRollback
@@ -286,6 +292,11 @@ func (e *Engine) builtOf(res *interp.Result, read map[value.ContractID]*ledger.C
 		}
 		witnesses[id] = ev.Witnesses
 		b.tx.Nodes = append(b.tx.Nodes, &damlpb.DamlTransaction_Node{NodeId: id.String(), VersionedNode: &damlpb.DamlTransaction_Node_V1{V1: pn}})
+		pos := createPos{root: rootOf[id]}
+		if _, ok := n.(*tx.Create); ok {
+			pos.index = createsIn[pos.root]
+			createsIn[pos.root]++
+		}
 		if rolledBack[id] {
 			return
 		}
@@ -316,6 +327,8 @@ func (e *Engine) builtOf(res *interp.Result, read map[value.ContractID]*ledger.C
 				ArgumentJSON: ev.Argument,
 				KeyJSON:      ev.ContractKey,
 			})
+			b.args = append(b.args, x.Argument)
+			b.pos = append(b.pos, pos)
 		case *tx.Exercise:
 			if x.Consuming {
 				consumed[x.ContractID] = true

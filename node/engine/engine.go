@@ -110,6 +110,10 @@ type ContractReader interface {
 	// LookupContract returns the contract with this id, or nil (and no
 	// error) when the node has never seen it.
 	LookupContract(ctx context.Context, contractID string) (*ledger.Contract, error)
+	// LookupDiscriminator returns a contract whose id has this
+	// discriminator (64 lower-case hex characters), suffixed or not, or nil
+	// (and no error) when there is none.
+	LookupDiscriminator(ctx context.Context, discriminator string) (*ledger.Contract, error)
 	// ActiveContractsByKey returns up to limit active contracts whose key
 	// has the hash keyHash (ledger.Contract.KeyHash), most recently created
 	// first, among those created before position before (ledger.Contract.Seq;

@@ -162,7 +162,7 @@ func (e *Engine) Execute(ctx context.Context, req ledgerapi.ExecuteSubmissionReq
 		}
 	}
 	hash := res.Hash
-	if err := e.accept(out, b, "", effectiveAt, maxRecordTime, &hash); err != nil {
+	if err := e.accept(out, b, "", effectiveAt, maxRecordTime, &hash, md.GetTransactionUuid()); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -366,12 +366,13 @@ func (e *Engine) checkCommittable(ctx context.Context, actAs []string, b *built)
 		return err
 	}
 	for _, c := range b.created {
-		existing, err := e.contracts.LookupContract(ctx, c.ContractID)
+		// The local id's discriminator is what the suffixed id keeps.
+		existing, err := e.contracts.LookupDiscriminator(ctx, strings.TrimPrefix(c.ContractID, contractIDPrefix))
 		if err != nil {
 			return err
 		}
 		if existing != nil {
-			return failedToExecute("contract id %s already exists: this prepared transaction was executed before", c.ContractID).
+			return failedToExecute("contract id %s already exists (as %s): this prepared transaction was executed before", c.ContractID, existing.ContractID).
 				WithResource("CONTRACT_ID", c.ContractID)
 		}
 	}

@@ -213,6 +213,18 @@ func (s *Store) ContractByID(ctx context.Context, contractID string) (ledger.Con
 		` FROM contracts WHERE contract_id = ?`, []any{contractID}, sc.scan, "contract "+contractID)
 }
 
+// ContractWithDiscriminator returns a contract, active or archived, whose
+// id starts with the V1 version byte and this discriminator (64 hex
+// characters) — the contract, suffixed or not, that a local id names — or
+// ErrNotFound.
+func (s *Store) ContractWithDiscriminator(ctx context.Context, discriminator string) (ledger.Contract, error) {
+	var sc contractScan
+	lo := "00" + discriminator
+	return queryOne(ctx, s, `SELECT `+fmt.Sprintf(contractColumns, "create_argument")+
+		` FROM contracts WHERE contract_id >= ? AND contract_id < ? ORDER BY contract_id LIMIT 1`,
+		[]any{lo, lo + "g"}, sc.scan, "contract "+lo)
+}
+
 // queryOne reads the one row of a query with scan: ErrNotFound when there
 // is none. It reads through Rows, not Row, because the scans read raw
 // bytes, which only Rows allows. The query is prepared once per store: the

@@ -1,0 +1,325 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ledger-cli/ledger/daml/contract"
+	"github.com/ledger-cli/ledger/daml/typed"
+	"github.com/ledger-cli/ledger/daml/value"
+	"github.com/ledger-cli/ledger/node/ledger"
+	"github.com/ledger-cli/ledger/proto/damlpb"
+)
+
+// Canton's contract ids at commit.
+//
+// A transaction is built and prepared with local ids (no suffix). When it
+// is accepted, each contract it creates gets Canton's suffixed id
+// (daml/contract, docs/contract-ids.md): ca12 for contracts of uploaded
+// packages, whose typed argument the TypedNormalForm hash needs, and ca11
+// (UpgradeFriendly, hashed as stored) for contracts of the generic model,
+// which has no types to translate a disclosed contract's argument by. The
+// salt of each create comes from a fresh 16-byte seed per transaction
+// (Config.Rand), the create's root view and its index there, the
+// transaction's UUID, the synchronizer id and mediator group 0. Every
+// local id in what the transaction records — later create arguments,
+// choice arguments and results, events, archives — is rewritten to the
+// suffixed id.
+
+// createPos is where a create sits in Canton's views of its transaction:
+// its root action, and its index among the creates of that root in
+// pre-order (rolled-back creates counted).
+type createPos struct{ root, index int }
+
+// suffixCreated gives the contracts b creates their suffixed ids and salts
+// and rewrites the local ids in b. createdAt is the ledger effective time;
+// txUUID the prepared transaction's UUID ("" for a fresh one).
+func (e *Engine) suffixCreated(b *built, createdAt time.Time, txUUID string) error {
+	if len(b.created) == 0 {
+		return nil
+	}
+	seed, err := e.random(16)
+	if err != nil {
+		return err
+	}
+	if txUUID == "" {
+		u, err := uuid.NewRandomFromReader(e.cfg.Rand)
+		if err != nil {
+			return err
+		}
+		txUUID = u.String()
+	}
+	version := contract.V11
+	if b.interpreted {
+		version = contract.V12
+	}
+	positions := contract.RootViewPositions(max(len(b.tx.GetRoots()), 1))
+	s := contract.NewSuffixer(version, nil)
+	ids := make(map[string]string, len(b.created))
+	for i := range b.created {
+		c := &b.created[i]
+		cc, err := cantonContractOf(c, createdAt)
+		if err != nil {
+			return err
+		}
+		if i < len(b.args) && b.args[i] != nil {
+			cc.Argument = b.args[i]
+		}
+		pos := createPos{root: i}
+		if i < len(b.pos) {
+			pos = b.pos[i]
+		}
+		if pos.root >= len(positions) {
+			return fmt.Errorf("create %s: root view %d of %d", c.ContractID, pos.root, len(positions))
+		}
+		salt := contract.ContractSaltV1(contract.SaltInput{
+			ViewParticipantDataSalt: contract.ViewParticipantDataSalt(seed, pos.root),
+			CreateIndex:             pos.index,
+			ViewPosition:            positions[pos.root],
+			TransactionUUID:         txUUID,
+			SynchronizerID:          e.cfg.SynchronizerID,
+		})
+		out, err := s.Suffix(cc, salt)
+		if err != nil {
+			return fmt.Errorf("suffix contract %s: %w", c.ContractID, err)
+		}
+		if c.Argument, err = rewriteStoredValue(c.Argument, ids); err != nil {
+			return err
+		}
+		c.ArgumentJSON = rewriteJSON(c.ArgumentJSON, ids)
+		ids[c.ContractID] = string(out.ID)
+		c.ContractID = string(out.ID)
+		c.Salt = append([]byte(nil), salt[:]...)
+	}
+	for i, id := range b.archived {
+		if s, ok := ids[id]; ok {
+			b.archived[i] = s
+		}
+	}
+	for i := range b.nodes {
+		n := &b.nodes[i]
+		if s, ok := ids[n.ContractID]; ok {
+			n.ContractID = s
+		}
+		n.Argument = rewriteJSON(n.Argument, ids)
+		n.Result = rewriteJSON(n.Result, ids)
+	}
+	return nil
+}
+
+// rewriteJSON replaces the local ids in Daml-LF JSON, where a contract id
+// is a JSON string of its own.
+func rewriteJSON(js []byte, ids map[string]string) []byte {
+	for local, suffixed := range ids {
+		q := []byte(`"` + local + `"`)
+		if bytes.Contains(js, q) {
+			js = bytes.ReplaceAll(js, q, []byte(`"`+suffixed+`"`))
+		}
+	}
+	return js
+}
+
+// rewriteStoredValue replaces the local ids in a stored value (the
+// engine's encoding, MarshalValue).
+func rewriteStoredValue(b []byte, ids map[string]string) ([]byte, error) {
+	found := false
+	for local := range ids {
+		if bytes.Contains(b, []byte(local)) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return b, nil
+	}
+	v, err := UnmarshalValue(b)
+	if err != nil {
+		return nil, err
+	}
+	rewriteProtoIDs(v, ids, 0)
+	return MarshalValue(v)
+}
+
+func rewriteProtoIDs(v *damlpb.Value, ids map[string]string, depth int) {
+	if v == nil || depth > typed.MaxNesting+1 {
+		return
+	}
+	depth++
+	switch x := v.GetSum().(type) {
+	case *damlpb.Value_ContractId:
+		if s, ok := ids[x.ContractId]; ok {
+			x.ContractId = s
+		}
+	case *damlpb.Value_Optional:
+		rewriteProtoIDs(x.Optional.GetValue(), ids, depth)
+	case *damlpb.Value_List:
+		for _, el := range x.List.GetElements() {
+			rewriteProtoIDs(el, ids, depth)
+		}
+	case *damlpb.Value_TextMap:
+		for _, en := range x.TextMap.GetEntries() {
+			rewriteProtoIDs(en.GetValue(), ids, depth)
+		}
+	case *damlpb.Value_GenMap:
+		for _, en := range x.GenMap.GetEntries() {
+			rewriteProtoIDs(en.GetKey(), ids, depth)
+			rewriteProtoIDs(en.GetValue(), ids, depth)
+		}
+	case *damlpb.Value_Record:
+		for _, f := range x.Record.GetFields() {
+			rewriteProtoIDs(f.GetValue(), ids, depth)
+		}
+	case *damlpb.Value_Variant:
+		rewriteProtoIDs(x.Variant.GetValue(), ids, depth)
+	}
+}
+
+// cantonContractOf returns a stored contract as Canton's
+// FatContractInstance holds it: its argument and key as stored (untyped),
+// its salt's authentication data (none for contracts stored before
+// schema version 8). createdAt overrides c.CreatedAt when not zero.
+func cantonContractOf(c *ledger.Contract, createdAt time.Time) (*contract.Contract, error) {
+	tid, err := parseIdentifier(c.TemplateID)
+	if err != nil {
+		return nil, fmt.Errorf("stored contract %s: %w", c.ContractID, err)
+	}
+	pv, err := UnmarshalValue(c.Argument)
+	if err != nil {
+		return nil, fmt.Errorf("stored contract %s: %w", c.ContractID, err)
+	}
+	arg, err := untypedValue(pv, 0)
+	if err != nil {
+		return nil, fmt.Errorf("stored contract %s: argument: %w", c.ContractID, err)
+	}
+	if createdAt.IsZero() {
+		createdAt = c.CreatedAt
+	}
+	out := &contract.Contract{
+		Version:      contract.SerializationV1,
+		ID:           value.ContractID(c.ContractID),
+		PackageName:  c.PackageName,
+		TemplateID:   *valueIdentifier(tid),
+		Argument:     arg,
+		Signatories:  c.Signatories,
+		Stakeholders: c.Stakeholders,
+		CreatedAt:    timestamp(createdAt),
+	}
+	if len(c.Salt) == len(contract.Salt{}) {
+		out.AuthenticationData = contract.AuthenticationDataV1(contract.Salt(c.Salt))
+	}
+	k, err := contractKey(c)
+	if err != nil {
+		return nil, err
+	}
+	if k != nil {
+		kv, err := untypedValue(k.GetKey().GetKey(), 0)
+		if err != nil {
+			return nil, fmt.Errorf("stored contract %s: key: %w", c.ContractID, err)
+		}
+		out.Version = contract.SerializationV2
+		out.Key = &contract.Key{Value: kv, Maintainers: k.GetMaintainers()}
+		copy(out.Key.Hash[:], k.GetKey().GetHash())
+	}
+	return out, nil
+}
+
+// untypedValue reads a stored value as Canton stores it: records keep
+// their fields in order (labels kept, which the blob leaves out), variants
+// and enums their constructors, generic maps their order.
+func untypedValue(v *damlpb.Value, depth int) (value.Value, error) {
+	if depth > typed.MaxNesting {
+		return nil, fmt.Errorf("the value nests deeper than %d", typed.MaxNesting)
+	}
+	depth++
+	switch x := v.GetSum().(type) {
+	case *damlpb.Value_Unit:
+		return value.Unit{}, nil
+	case *damlpb.Value_Bool:
+		return value.Bool(x.Bool), nil
+	case *damlpb.Value_Int64:
+		return value.Int64(x.Int64), nil
+	case *damlpb.Value_Numeric:
+		return value.ParseNumeric(x.Numeric)
+	case *damlpb.Value_Text:
+		return value.Text(x.Text), nil
+	case *damlpb.Value_Party:
+		return value.Party(x.Party), nil
+	case *damlpb.Value_ContractId:
+		return value.ContractID(x.ContractId), nil
+	case *damlpb.Value_Timestamp:
+		return value.Timestamp(x.Timestamp), nil
+	case *damlpb.Value_Date:
+		return value.Date(x.Date), nil
+	case *damlpb.Value_Optional:
+		if x.Optional.GetValue() == nil {
+			return value.Optional{}, nil
+		}
+		inner, err := untypedValue(x.Optional.GetValue(), depth)
+		if err != nil {
+			return nil, err
+		}
+		return value.Some(inner), nil
+	case *damlpb.Value_List:
+		out := make([]value.Value, len(x.List.GetElements()))
+		for i, el := range x.List.GetElements() {
+			var err error
+			if out[i], err = untypedValue(el, depth); err != nil {
+				return nil, err
+			}
+		}
+		return value.NewList(out...), nil
+	case *damlpb.Value_TextMap:
+		out := make([]value.TextMapEntry, len(x.TextMap.GetEntries()))
+		for i, en := range x.TextMap.GetEntries() {
+			ev, err := untypedValue(en.GetValue(), depth)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = value.TextMapEntry{Key: en.GetKey(), Value: ev}
+		}
+		return value.NewTextMap(out)
+	case *damlpb.Value_GenMap:
+		out := make([]value.GenMapEntry, len(x.GenMap.GetEntries()))
+		for i, en := range x.GenMap.GetEntries() {
+			k, err := untypedValue(en.GetKey(), depth)
+			if err != nil {
+				return nil, err
+			}
+			ev, err := untypedValue(en.GetValue(), depth)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = value.GenMapEntry{Key: k, Value: ev}
+		}
+		return value.GenMapInOrder(out), nil
+	case *damlpb.Value_Record:
+		out := make([]value.Field, len(x.Record.GetFields()))
+		for i, f := range x.Record.GetFields() {
+			fv, err := untypedValue(f.GetValue(), depth)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = value.Field{Label: f.GetLabel(), Value: fv}
+		}
+		return &value.Record{TypeCon: valueIdentifierOrNil(x.Record.GetRecordId()), Fields: out}, nil
+	case *damlpb.Value_Variant:
+		inner, err := untypedValue(x.Variant.GetValue(), depth)
+		if err != nil {
+			return nil, err
+		}
+		return &value.Variant{Constructor: x.Variant.GetConstructor(), Value: inner}, nil
+	case *damlpb.Value_Enum:
+		return &value.Enum{Constructor: x.Enum.GetConstructor()}, nil
+	}
+	return nil, fmt.Errorf("a value of kind %T is not serializable", v.GetSum())
+}
+
+func valueIdentifierOrNil(id *damlpb.Identifier) *value.Identifier {
+	if id == nil {
+		return nil
+	}
+	return valueIdentifier(id)
+}
