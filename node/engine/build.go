@@ -46,15 +46,15 @@ type seedSource func(nodeID int32) ([]byte, error)
 
 // built is a transaction assembled from commands.
 type built struct {
-	tx       *damlpb.DamlTransaction
-	inputs   []*damlpb.Metadata_InputContract // sorted by contract id
-	nodes    []eventNode                      // pre-order, index = node id
-	created  []ledger.Contract                // CreatedAt left zero
+	tx      *damlpb.DamlTransaction
+	inputs  []*damlpb.Metadata_InputContract // sorted by contract id
+	nodes   []eventNode                      // pre-order, index = node id
+	created []ledger.Contract                // CreatedAt left zero
 	// args are the typed create arguments of created (interpreted
 	// transactions; nil for the generic model), and pos where each create
 	// sits in the transaction's root views (nil: create i is root i).
-	args []value.Value
-	pos  []createPos
+	args     []value.Value
+	pos      []createPos
 	archived []string
 	used     []string // pre-existing contracts exercised without archiving
 	// minLedgerTime and maxLedgerTime are the ledger-time bounds the
