@@ -272,7 +272,6 @@ func Open(ctx context.Context, st Store, cfg Config) (*Node, error) {
 		Packages:            n.Packages,
 		StrictPackages:      cfg.StrictPackages,
 		Logger:              cfg.Logger,
-		BlobKey:             blobKeyOf(id),
 	}, storeContracts{st}, &n.parties)
 	if err != nil {
 		return nil, fmt.Errorf("command engine: %w", err)

@@ -73,6 +73,9 @@ type buildOptions struct {
 	// packages are the uploaded packages, which type the arguments of their
 	// templates in events (nil: none).
 	packages *PackageSet
+	// disclosed are the request's authenticated disclosed contracts, used
+	// instead of the store's copies (nil: none).
+	disclosed *disclosedSet
 }
 
 // errModel is a command that breaks the contract model; callers wrap it in
@@ -111,7 +114,7 @@ func (e *Engine) build(ctx context.Context, cmds []command, actAs []string, seed
 		case cmdExercise:
 			c, isLocal := local[cmd.contractID]
 			if !isLocal {
-				stored, err := e.contracts.LookupContract(ctx, cmd.contractID)
+				stored, err := e.lookupContract(ctx, opt.disclosed, cmd.contractID)
 				if err != nil {
 					return nil, err
 				}

@@ -34,9 +34,10 @@ type damlRun struct {
 	// visible refuses the stored contracts the submitters may not see
 	// (prepare, submit).
 	visible func(c *ledger.Contract) bool
-	// disclosed are the ids of the request's disclosed contracts in the
-	// order it gives them: a key lookup lists those with the key first.
-	disclosed []string
+	// disclosed are the request's disclosed contracts, authenticated, in
+	// the order it gives them: a key lookup lists those with the key
+	// first, and each is used as its blob describes it.
+	disclosed *disclosedSet
 	// submissionSeed derives the transaction seed, unless rootSeeds gives
 	// the seeds of the root nodes (execute).
 	submissionSeed  tx.Hash
@@ -158,7 +159,7 @@ type contractView struct {
 	e         *Engine
 	set       *PackageSet
 	visible   func(c *ledger.Contract) bool
-	disclosed []string
+	disclosed *disclosedSet
 	// inputs, when not nil, are all the contracts there are, most recently
 	// created first; the interpreter has them as disclosed contracts.
 	inputs []*ledger.Contract
@@ -172,7 +173,7 @@ func (v *contractView) LookupContract(ctx context.Context, id value.ContractID) 
 	if v.inputs != nil {
 		return nil, nil
 	}
-	c, err := v.e.contracts.LookupContract(ctx, string(id))
+	c, err := v.e.lookupContract(ctx, v.disclosed, string(id))
 	if err != nil {
 		v.err = err
 		return nil, err

@@ -95,12 +95,6 @@ type Config struct {
 	// Rand supplies node seeds, transaction UUIDs, update and submission ids
 	// (crypto/rand when nil).
 	Rand io.Reader
-	// BlobKey is the node's secret that seals the createdEventBlobs it
-	// gives out (blob.go); a node keeps it across restarts so that its
-	// blobs stay good. When empty, New draws one from crypto/rand (not
-	// Rand, which tests make deterministic): blobs then hold for this
-	// engine only.
-	BlobKey []byte
 }
 
 // ContractReader finds contracts, active or archived. A contract's
@@ -175,12 +169,6 @@ func New(cfg Config, contracts ContractReader, parties PartyDirectory) (*Engine,
 	}
 	if cfg.Rand == nil {
 		cfg.Rand = rand.Reader
-	}
-	if len(cfg.BlobKey) == 0 {
-		cfg.BlobKey = make([]byte, 32)
-		if _, err := io.ReadFull(rand.Reader, cfg.BlobKey); err != nil {
-			return nil, errors.New("engine: no randomness for the blob key: " + err.Error())
-		}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

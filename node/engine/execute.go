@@ -302,15 +302,12 @@ func (e *Engine) conform(ctx context.Context, pt *damlpb.PreparedTransaction, ac
 	// through a disclosed one.
 	disclosed := map[string]bool{}
 	for _, ic := range md.GetInputContracts() {
-		stored, err := e.contracts.LookupContract(ctx, ic.GetV1().GetContractId())
+		stored, err := e.authenticInput(ctx, ic, actAs)
 		if err != nil {
 			return nil, err
 		}
 		if stored == nil {
 			continue
-		}
-		if err := e.authenticInput(ic, stored, actAs); err != nil {
-			return nil, err
 		}
 		disclosed[stored.ContractID] = true
 	}
@@ -373,7 +370,7 @@ func (e *Engine) checkCommittable(ctx context.Context, actAs []string, b *built)
 		}
 		if existing != nil {
 			return failedToExecute("contract id %s already exists (as %s): this prepared transaction was executed before", c.ContractID, existing.ContractID).
-				WithResource("CONTRACT_ID", c.ContractID)
+				WithResource("CONTRACT_ID", existing.ContractID)
 		}
 	}
 	return nil

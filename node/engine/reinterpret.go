@@ -165,15 +165,12 @@ func (e *Engine) storedInputs(ctx context.Context, ics []*damlpb.Metadata_InputC
 			return nil, notConformant("input contract %s is listed twice", cid)
 		}
 		seen[cid] = true
-		stored, err := e.contracts.LookupContract(ctx, cid)
+		stored, err := e.authenticInput(ctx, ic, actAs)
 		if err != nil {
 			return nil, err
 		}
 		if stored == nil || !stored.Active() {
 			return nil, ContractNotActive(cid)
-		}
-		if err := e.authenticInput(ic, stored, actAs); err != nil {
-			return nil, err
 		}
 		want, err := e.inputContract(stored)
 		if err != nil {
