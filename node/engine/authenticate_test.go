@@ -51,7 +51,8 @@ func blobRegions(t *testing.T, blob []byte) (regions [3][2]int) {
 }
 
 // TestCommittedContractsAuthenticate is issue 22's property on the engine:
-// every contract it commits — Ping, token standard, the generic model —
+// every contract it commits — Ping, token standard, Canton Coin (rules,
+// mining rounds, a tapped coin), the generic model —
 // has a suffixed id (ca12, ca11 for the generic model) and its blob
 // authenticates as the node authenticates a disclosed contract; flipping
 // any byte of the blob's argument, salt or created_at (three ways) makes it
@@ -79,6 +80,18 @@ func TestCommittedContractsAuthenticate(t *testing.T) {
 			Holdings: []string{mint.Transaction.Created[0].ContractID}, RequestedAt: tok.now, ExecuteWithin: time.Hour})))
 	for _, o := range []*Outcome{factory, mint, transfer} {
 		add(tok.eng, o.Transaction.Created)
+	}
+	coin := amuletFixture(t)
+	dso := coin.ledger.party("dso")
+	const tick = 10 * time.Minute
+	rules, _ := coin.submit([]string{dso}, jsonCommand(t, splice.AmuletRulesCreate(dso, tick)))
+	external, _ := coin.submit([]string{dso}, jsonCommand(t, splice.ExternalRulesCreate(dso)))
+	rulesID := rules.Transaction.Created[0].ContractID
+	boot, _ := coin.submit([]string{dso}, jsonCommand(t, splice.BootstrapRounds(rulesID, tick)))
+	coin.now = coin.now.Add(time.Second)
+	tap, _ := coin.submit([]string{dso}, jsonCommand(t, splice.Tap(rulesID, dso, "1000.0", boot.Transaction.Created[0].ContractID)))
+	for _, o := range []*Outcome{rules, external, boot, tap} {
+		add(coin.eng, o.Transaction.Created)
 	}
 	mutants := 0
 	for i, c := range created {
