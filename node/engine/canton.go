@@ -59,14 +59,20 @@ func (e *Engine) suffixCreated(b *built, createdAt time.Time, txUUID string) err
 	positions := contract.RootViewPositions(max(len(b.tx.GetRoots()), 1))
 	s := contract.NewSuffixer(version, nil)
 	ids := make(map[string]string, len(b.created))
+	var quoted []idPair // ids as JSON strings, for rewriteJSON
+	viewSalt, viewRoot := contract.Salt{}, -1
 	for i := range b.created {
 		c := &b.created[i]
-		cc, err := cantonContractOf(c, createdAt)
+		var typedArg value.Value
+		if i < len(b.args) {
+			typedArg = b.args[i]
+		}
+		cc, err := cantonContract(c, createdAt, typedArg == nil)
 		if err != nil {
 			return err
 		}
-		if i < len(b.args) && b.args[i] != nil {
-			cc.Argument = b.args[i]
+		if typedArg != nil {
+			cc.Argument = typedArg
 		}
 		pos := createPos{root: i}
 		if i < len(b.pos) {
@@ -75,8 +81,11 @@ func (e *Engine) suffixCreated(b *built, createdAt time.Time, txUUID string) err
 		if pos.root >= len(positions) {
 			return fmt.Errorf("create %s: root view %d of %d", c.ContractID, pos.root, len(positions))
 		}
+		if pos.root != viewRoot { // creates come root by root
+			viewSalt, viewRoot = contract.ViewParticipantDataSalt(seed, pos.root), pos.root
+		}
 		salt := contract.ContractSaltV1(contract.SaltInput{
-			ViewParticipantDataSalt: contract.ViewParticipantDataSalt(seed, pos.root),
+			ViewParticipantDataSalt: viewSalt,
 			CreateIndex:             pos.index,
 			ViewPosition:            positions[pos.root],
 			TransactionUUID:         txUUID,
@@ -89,8 +98,9 @@ func (e *Engine) suffixCreated(b *built, createdAt time.Time, txUUID string) err
 		if c.Argument, err = rewriteStoredValue(c.Argument, ids); err != nil {
 			return err
 		}
-		c.ArgumentJSON = rewriteJSON(c.ArgumentJSON, ids)
+		c.ArgumentJSON = rewriteJSON(c.ArgumentJSON, quoted)
 		ids[c.ContractID] = string(out.ID)
+		quoted = append(quoted, idPair{[]byte(`"` + c.ContractID + `"`), []byte(`"` + string(out.ID) + `"`)})
 		c.ContractID = string(out.ID)
 		c.Salt = append([]byte(nil), salt[:]...)
 	}
@@ -104,19 +114,21 @@ func (e *Engine) suffixCreated(b *built, createdAt time.Time, txUUID string) err
 		if s, ok := ids[n.ContractID]; ok {
 			n.ContractID = s
 		}
-		n.Argument = rewriteJSON(n.Argument, ids)
-		n.Result = rewriteJSON(n.Result, ids)
+		n.Argument = rewriteJSON(n.Argument, quoted)
+		n.Result = rewriteJSON(n.Result, quoted)
 	}
 	return nil
 }
 
+// idPair is a local id and its suffixed id, each as a JSON string.
+type idPair struct{ local, suffixed []byte }
+
 // rewriteJSON replaces the local ids in Daml-LF JSON, where a contract id
 // is a JSON string of its own.
-func rewriteJSON(js []byte, ids map[string]string) []byte {
-	for local, suffixed := range ids {
-		q := []byte(`"` + local + `"`)
-		if bytes.Contains(js, q) {
-			js = bytes.ReplaceAll(js, q, []byte(`"`+suffixed+`"`))
+func rewriteJSON(js []byte, ids []idPair) []byte {
+	for _, p := range ids {
+		if bytes.Contains(js, p.local) {
+			js = bytes.ReplaceAll(js, p.local, p.suffixed)
 		}
 	}
 	return js
@@ -182,17 +194,24 @@ func rewriteProtoIDs(v *damlpb.Value, ids map[string]string, depth int) {
 // its salt's authentication data (none for contracts stored before
 // schema version 8). createdAt overrides c.CreatedAt when not zero.
 func cantonContractOf(c *ledger.Contract, createdAt time.Time) (*contract.Contract, error) {
+	return cantonContract(c, createdAt, true)
+}
+
+// cantonContract is cantonContractOf, the argument left nil unless withArg.
+func cantonContract(c *ledger.Contract, createdAt time.Time, withArg bool) (*contract.Contract, error) {
 	tid, err := parseIdentifier(c.TemplateID)
 	if err != nil {
 		return nil, fmt.Errorf("stored contract %s: %w", c.ContractID, err)
 	}
-	pv, err := UnmarshalValue(c.Argument)
-	if err != nil {
-		return nil, fmt.Errorf("stored contract %s: %w", c.ContractID, err)
-	}
-	arg, err := untypedValue(pv, 0)
-	if err != nil {
-		return nil, fmt.Errorf("stored contract %s: argument: %w", c.ContractID, err)
+	var arg value.Value
+	if withArg {
+		pv, err := UnmarshalValue(c.Argument)
+		if err != nil {
+			return nil, fmt.Errorf("stored contract %s: %w", c.ContractID, err)
+		}
+		if arg, err = untypedValue(pv, 0); err != nil {
+			return nil, fmt.Errorf("stored contract %s: argument: %w", c.ContractID, err)
+		}
 	}
 	if createdAt.IsZero() {
 		createdAt = c.CreatedAt

@@ -266,8 +266,9 @@ func (e *Engine) builtOf(res *interp.Result, read map[value.ContractID]*ledger.C
 	last := lastDescendants(t)
 	witnesses := make([][]string, len(t.Nodes))
 	rolledBack := make([]bool, len(t.Nodes))
-	rootOf := make([]int, len(t.Nodes))
-	createsIn := make([]int, 0, len(t.Roots)) // creates so far under each root
+	// The walk is pre-order: a root's descendants come before the next
+	// root, so the current root and its count of creates suffice.
+	root, createsInRoot := -1, 0
 	b.nodes = make([]eventNode, 0, len(t.Nodes))
 	// The walk is pre-order, which is node id order: the nodes are written
 	// in that order.
@@ -278,10 +279,8 @@ func (e *Engine) builtOf(res *interp.Result, read map[value.ContractID]*ledger.C
 		}
 		var inherited []string
 		if parent < 0 {
-			rootOf[id] = len(createsIn)
-			createsIn = append(createsIn, 0)
+			root, createsInRoot = root+1, 0
 		} else {
-			rootOf[id] = rootOf[parent]
 			inherited = witnesses[parent]
 			_, underRollback := t.Nodes[parent].(*tx.Rollback)
 			rolledBack[id] = rolledBack[parent] || underRollback
@@ -293,10 +292,10 @@ func (e *Engine) builtOf(res *interp.Result, read map[value.ContractID]*ledger.C
 		}
 		witnesses[id] = ev.Witnesses
 		b.tx.Nodes = append(b.tx.Nodes, &damlpb.DamlTransaction_Node{NodeId: id.String(), VersionedNode: &damlpb.DamlTransaction_Node_V1{V1: pn}})
-		pos := createPos{root: rootOf[id]}
+		pos := createPos{root: root}
 		if _, ok := n.(*tx.Create); ok {
-			pos.index = createsIn[pos.root]
-			createsIn[pos.root]++
+			pos.index = createsInRoot
+			createsInRoot++
 		}
 		if rolledBack[id] {
 			return
