@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -8,6 +11,7 @@ import (
 
 	"github.com/ledger-cli/ledger/daml/contract"
 	"github.com/ledger-cli/ledger/internal/splice"
+	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/ledger"
 )
 
@@ -90,8 +94,47 @@ func TestCommittedContractsAuthenticate(t *testing.T) {
 	boot, _ := coin.submit([]string{dso}, jsonCommand(t, splice.BootstrapRounds(rulesID, tick)))
 	coin.now = coin.now.Add(time.Second)
 	tap, _ := coin.submit([]string{dso}, jsonCommand(t, splice.Tap(rulesID, dso, "1000.0", boot.Transaction.Created[0].ContractID)))
-	for _, o := range []*Outcome{rules, external, boot, tap} {
+	// A token-standard transfer of Canton Coin: it locks the coin and
+	// creates an AmuletTransferInstruction naming the LockedAmulet created
+	// before it in the same transaction.
+	sender, receiver2 := coin.ledger.party("sender"), coin.ledger.party("receiver")
+	readDSO := func(actAs string, cmd splice.Object) *Outcome {
+		t.Helper()
+		o, err := coin.eng.Submit(context.Background(), ledgerapi.Commands{CommandID: fmt.Sprint("coin-", len(created)), ActAs: []string{actAs},
+			ReadAs: []string{dso}, Commands: []ledgerapi.Command{jsonCommand(t, cmd)}}, "user1")
+		if err != nil {
+			t.Fatalf("%s: %v", actAs, err)
+		}
+		coin.ledger.commit(t, o, coin.now)
+		return o
+	}
+	round := boot.Transaction.Created[0].ContractID
+	senderTap := readDSO(sender, splice.Tap(rulesID, sender, "1000.0", round))
+	coinTransfer := readDSO(sender, splice.TransferCommand(external.Transaction.Created[0].ContractID, splice.Transfer{
+		Admin: dso, InstrumentID: "Amulet", Sender: sender, Receiver: receiver2, Amount: "100.0",
+		Holdings: []string{senderTap.Transaction.Created[0].ContractID}, RequestedAt: coin.now.Add(-time.Second),
+		ExecuteWithin: time.Hour, Context: splice.AmuletContext(rulesID, round)}))
+	for _, o := range []*Outcome{rules, external, boot, tap, senderTap, coinTransfer} {
 		add(coin.eng, o.Transaction.Created)
+	}
+	// A create whose argument names a contract created before it in the
+	// same transaction holds the suffixed id (Canton's suffixing of later
+	// arguments), and authenticates with it.
+	sameTx := 0
+	for _, o := range []*Outcome{factory, mint, transfer, rules, external, boot, tap, senderTap, coinTransfer} {
+		for j, c := range o.Transaction.Created {
+			for _, earlier := range o.Transaction.Created[:j] {
+				if bytes.Contains(c.ArgumentJSON, []byte(earlier.ContractID)) && bytes.Contains(c.Argument, []byte(earlier.ContractID)) {
+					sameTx++
+				}
+				if bytes.Contains(c.ArgumentJSON, []byte(`"`+earlier.ContractID[:66]+`"`)) {
+					t.Errorf("%s holds the local id of %s", c.ContractID, earlier.ContractID)
+				}
+			}
+		}
+	}
+	if sameTx == 0 {
+		t.Error("no argument names a contract created earlier in its transaction")
 	}
 	mutants := 0
 	for i, c := range created {

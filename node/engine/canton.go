@@ -91,17 +91,34 @@ func (e *Engine) suffixCreated(b *built, createdAt time.Time, txUUID string) err
 			TransactionUUID:         txUUID,
 			SynchronizerID:          e.cfg.SynchronizerID,
 		})
-		out, err := s.Suffix(cc, salt)
-		if err != nil {
-			return fmt.Errorf("suffix contract %s: %w", c.ContractID, err)
+		hasLocal := containsLocalID(c.Argument, ids)
+		var suffixed value.ContractID
+		if typedArg != nil {
+			// Suffixer.Suffix for a typed argument, without the copies
+			// of the argument it makes to rewrite and normalize it,
+			// which only the stored value needs here.
+			if hasLocal {
+				cc.Argument = rewriteValueIDs(typedArg, ids, 0)
+			}
+			if suffixed, err = suffixTyped(cc, salt); err != nil {
+				return fmt.Errorf("suffix contract %s: %w", c.ContractID, err)
+			}
+		} else {
+			out, err := s.Suffix(cc, salt)
+			if err != nil {
+				return fmt.Errorf("suffix contract %s: %w", c.ContractID, err)
+			}
+			suffixed = out.ID
 		}
-		if c.Argument, err = rewriteStoredValue(c.Argument, ids); err != nil {
-			return err
+		if hasLocal {
+			if c.Argument, err = rewriteStoredValue(c.Argument, ids); err != nil {
+				return err
+			}
 		}
 		c.ArgumentJSON = rewriteJSON(c.ArgumentJSON, quoted)
-		ids[c.ContractID] = string(out.ID)
-		quoted = append(quoted, idPair{[]byte(`"` + c.ContractID + `"`), []byte(`"` + string(out.ID) + `"`)})
-		c.ContractID = string(out.ID)
+		ids[c.ContractID] = string(suffixed)
+		quoted = append(quoted, idPair{[]byte(`"` + c.ContractID + `"`), []byte(`"` + string(suffixed) + `"`)})
+		c.ContractID = string(suffixed)
 		c.Salt = append([]byte(nil), salt[:]...)
 	}
 	for i, id := range b.archived {
@@ -134,17 +151,88 @@ func rewriteJSON(js []byte, ids []idPair) []byte {
 	return js
 }
 
+// suffixTyped returns the suffixed id of a contract whose argument is
+// typed (as the interpreter builds it) and has no local ids: ca12, the
+// TypedNormalForm hash of the argument (what contract.Suffixer computes).
+func suffixTyped(c *contract.Contract, salt contract.Salt) (value.ContractID, error) {
+	id, err := contract.ParseID(c.ID)
+	if err != nil {
+		return "", err
+	}
+	if !id.IsLocal() {
+		return "", fmt.Errorf("contract %s already has a suffix", c.ID)
+	}
+	h, err := contract.HashTyped(c.PackageName, c.TemplateID.ModuleName, c.TemplateID.EntityName, c.Argument)
+	if err != nil {
+		return "", fmt.Errorf("hashing: %w", err)
+	}
+	return id.Suffixed(contract.V12, contract.ComputeUnicum(salt, c.CreatedAt, c.Metadata(), h)).ContractID(), nil
+}
+
+// containsLocalID reports whether a stored value may hold one of the local
+// ids (its bytes hold the id's text).
+func containsLocalID(b []byte, ids map[string]string) bool {
+	for local := range ids {
+		if bytes.Contains(b, []byte(local)) {
+			return true
+		}
+	}
+	return false
+}
+
+// rewriteValueIDs returns v with the local ids in ids replaced, keeping
+// type constructors, labels, ranks and map order.
+func rewriteValueIDs(v value.Value, ids map[string]string, depth int) value.Value {
+	if depth > typed.MaxNesting+1 {
+		return v
+	}
+	depth++
+	switch x := v.(type) {
+	case value.ContractID:
+		if s, ok := ids[string(x)]; ok {
+			return value.ContractID(s)
+		}
+	case value.Optional:
+		if x.Value != nil {
+			return value.Some(rewriteValueIDs(x.Value, ids, depth))
+		}
+	case *value.List:
+		out := make([]value.Value, 0, x.Len())
+		for el := range x.All() {
+			out = append(out, rewriteValueIDs(el, ids, depth))
+		}
+		return value.NewList(out...)
+	case *value.TextMap:
+		out := make([]value.TextMapEntry, 0, x.Len())
+		for _, en := range x.Entries() {
+			out = append(out, value.TextMapEntry{Key: en.Key, Value: rewriteValueIDs(en.Value, ids, depth)})
+		}
+		m, _ := value.NewTextMap(out) // the keys are unchanged
+		return m
+	case *value.GenMap:
+		// A local id and its suffixed id share the discriminator, so
+		// rewriting keys keeps their order.
+		out := make([]value.GenMapEntry, 0, x.Len())
+		for _, en := range x.Entries() {
+			out = append(out, value.GenMapEntry{Key: rewriteValueIDs(en.Key, ids, depth), Value: rewriteValueIDs(en.Value, ids, depth)})
+		}
+		return value.GenMapInOrder(out)
+	case *value.Record:
+		out := make([]value.Field, len(x.Fields))
+		for i, f := range x.Fields {
+			out[i] = value.Field{Label: f.Label, Value: rewriteValueIDs(f.Value, ids, depth)}
+		}
+		return &value.Record{TypeCon: x.TypeCon, Fields: out}
+	case *value.Variant:
+		return &value.Variant{TypeCon: x.TypeCon, Constructor: x.Constructor, Rank: x.Rank, Value: rewriteValueIDs(x.Value, ids, depth)}
+	}
+	return v
+}
+
 // rewriteStoredValue replaces the local ids in a stored value (the
 // engine's encoding, MarshalValue).
 func rewriteStoredValue(b []byte, ids map[string]string) ([]byte, error) {
-	found := false
-	for local := range ids {
-		if bytes.Contains(b, []byte(local)) {
-			found = true
-			break
-		}
-	}
-	if !found {
+	if !containsLocalID(b, ids) {
 		return b, nil
 	}
 	v, err := UnmarshalValue(b)
