@@ -77,7 +77,9 @@ func amuletFixture(t *testing.T) *fixture {
 // party, and ExternalPartyAmuletRules_CreateTransferCommand on the
 // ExternalPartyAmuletRules created under splice-amulet 0.1.6 (979ec710…)
 // and exercised through 0.1.14 — Amulet and LockedAmulet disclosed beside
-// them. The same blobs with another created_at are refused.
+// them. The DSO and the coin's owner are no parties of this node: as
+// stakeholders of contracts from another participant they count as
+// known informees. The same blobs with another created_at are refused.
 func TestRealCantonContractsDisclosed(t *testing.T) {
 	f := amuletFixture(t)
 	ics := goldenInputs(t)
@@ -92,9 +94,6 @@ func TestRealCantonContractsDisclosed(t *testing.T) {
 			t.Errorf("%s (%s): %v", c.TemplateID.EntityName, c.ID, err)
 		}
 		byEntity[c.TemplateID.EntityName] = c
-		for _, p := range c.Stakeholders {
-			f.ledger.parties[p] = true
-		}
 		disclosed = append(disclosed, ledgerapi.DisclosedContract{ContractID: string(c.ID), CreatedEventBlob: ic.GetEventBlob()})
 	}
 	validator := f.ledger.party("validator")
@@ -132,6 +131,35 @@ func TestRealCantonContractsDisclosed(t *testing.T) {
 			t.Errorf("%s with a changed blob: %v", tc.choice, err)
 		}
 	}
+}
+
+// TestForeignContractOfLocalParty: a contract this node does not hold
+// cannot name one of its parties as a stakeholder — it would hold it — so
+// such a disclosed contract is CONTRACT_NOT_FOUND even when it
+// authenticates (anyone can make a consistent blob with a salt of their
+// own). Here the DSO of the real transfer is made a party of this node.
+func TestForeignContractOfLocalParty(t *testing.T) {
+	f := amuletFixture(t)
+	validator := f.ledger.party("validator")
+	for _, ic := range goldenInputs(t) {
+		c, err := contract.DecodeBlob(ic.GetEventBlob())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.TemplateID.EntityName != "AmuletRules" {
+			continue
+		}
+		f.ledger.parties[c.Signatories[0]] = true
+		_, err = f.eng.Submit(context.Background(), ledgerapi.Commands{CommandID: "read", ActAs: []string{validator},
+			Commands: []ledgerapi.Command{exerciseCmd("3ca1343ab26b453d38c8adb70dca5f1ead8440c42b59b68f070786955cbf9ec1:Splice.AmuletRules:AmuletRules",
+				string(c.ID), "AmuletRules_Fetch", `{"p":"`+validator+`"}`)},
+			DisclosedContracts: []ledgerapi.DisclosedContract{{ContractID: string(c.ID), CreatedEventBlob: ic.GetEventBlob()}}}, "user1")
+		if errorID(err) != "CONTRACT_NOT_FOUND" {
+			t.Errorf("a foreign contract of a local party: %v", err)
+		}
+		return
+	}
+	t.Fatal("no AmuletRules among the golden inputs")
 }
 
 func disclosedBlob(ds []ledgerapi.DisclosedContract, id value.ContractID) []byte {

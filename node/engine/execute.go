@@ -381,8 +381,10 @@ func (e *Engine) checkCommittable(ctx context.Context, actAs []string, b *built)
 // its nodes — to be a party of this node: Canton's routing
 // (AdmissibleSynchronizersComputation) refuses a transaction with an
 // informee no connected synchronizer knows with UNKNOWN_INFORMEES, for a
-// submission, a prepare and an execute alike.
-func (e *Engine) checkKnownInformees(ctx context.Context, actAs []string, b *built) error {
+// submission, a prepare and an execute alike. The stakeholders of
+// disclosed contracts this node does not hold (foreign) are parties of
+// the participants those contracts come from, and count as known.
+func (e *Engine) checkKnownInformees(ctx context.Context, actAs []string, b *built, foreign ...string) error {
 	set := map[string]bool{}
 	for _, p := range actAs {
 		set[p] = true
@@ -399,6 +401,9 @@ func (e *Engine) checkKnownInformees(ctx context.Context, actAs []string, b *bui
 		for _, p := range n.Witnesses {
 			set[p] = true
 		}
+	}
+	for _, p := range foreign {
+		delete(set, p)
 	}
 	var unknown []string
 	for _, p := range sortedSet(set) {

@@ -130,7 +130,7 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 	if err != nil {
 		return nil, err
 	}
-	if err := e.checkKnownInformees(ctx, actAs, b); err != nil {
+	if err := e.checkKnownInformees(ctx, actAs, b, disclosed.Foreign()...); err != nil {
 		return nil, err
 	}
 	if b.interpreted {

@@ -134,7 +134,7 @@ func (e *Engine) Submit(ctx context.Context, cmds ledgerapi.Commands, userID str
 	if err != nil {
 		return nil, err
 	}
-	if err := e.checkKnownInformees(ctx, actAs, b); err != nil {
+	if err := e.checkKnownInformees(ctx, actAs, b, disclosed.Foreign()...); err != nil {
 		return nil, err
 	}
 	if err := e.accept(out, b, workflowID, effectiveAt, time.Time{}, nil, ""); err != nil {

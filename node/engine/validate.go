@@ -395,6 +395,23 @@ func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedCo
 		if err := e.authenticate(c, dc.CreatedEventBlob, stored, actAs, readAs, "the created_event_blob of contract"); err != nil {
 			return nil, err
 		}
+		if stored == nil {
+			// A contract this node never held may come from another
+			// participant, but not one with a party of this node among
+			// its stakeholders: that participant is this node, which
+			// would hold it (Canton's confirming participant refuses
+			// such a contract as inactive).
+			for _, p := range c.Stakeholders {
+				known, err := e.parties.IsKnownParty(ctx, p)
+				if err != nil {
+					return nil, err
+				}
+				if known {
+					return nil, ContractNotFound(cid)
+				}
+			}
+			out.foreign = append(out.foreign, c.Stakeholders...)
+		}
 		lc, err := e.ledgerContractOf(c, stored)
 		if err != nil {
 			return nil, invalidArgument("Unable to decode disclosed contract event payload: %v", err)
@@ -417,6 +434,19 @@ func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedCo
 type disclosedSet struct {
 	ids  []string
 	byID map[string]*ledger.Contract
+	// foreign are the stakeholders of the disclosed contracts this node
+	// does not hold: parties of other participants, known to the
+	// synchronizer the contracts come from.
+	foreign []string
+}
+
+// Foreign returns the stakeholders of disclosed contracts the node does
+// not hold (nil for a nil set).
+func (d *disclosedSet) Foreign() []string {
+	if d == nil {
+		return nil
+	}
+	return d.foreign
 }
 
 // IDs returns the contract ids in order (nil for a nil set).
