@@ -255,6 +255,7 @@ func (e *Engine) run(ctx context.Context, cmds []command, r runRequest) (*built,
 		if err != nil {
 			return nil, commandError(err)
 		}
+		b.used = r.disclosed.held(b.used)
 		return b, nil
 	}
 	seed, err := e.submissionSeed()
@@ -269,6 +270,7 @@ func (e *Engine) run(ctx context.Context, cmds []command, r runRequest) (*built,
 	if err != nil {
 		return nil, damlError(err)
 	}
+	b.used = r.disclosed.held(b.used)
 	return b, nil
 }
 

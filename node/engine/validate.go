@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ledger-cli/ledger/daml/contract"
+	"slices"
 	"strings"
 
 	"github.com/ledger-cli/ledger/daml/value"
@@ -411,6 +412,7 @@ func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedCo
 				}
 			}
 			out.foreign = append(out.foreign, c.Stakeholders...)
+			out.notHeld = append(out.notHeld, cid)
 		}
 		lc, err := e.ledgerContractOf(c, stored)
 		if err != nil {
@@ -438,6 +440,26 @@ type disclosedSet struct {
 	// does not hold: parties of other participants, known to the
 	// synchronizer the contracts come from.
 	foreign []string
+	// notHeld are the ids of the disclosed contracts this node does not
+	// hold: the node cannot tell whether they are active (the synchronizer
+	// they come from does), so a transaction that uses them does not ask
+	// the store to check them.
+	notHeld []string
+}
+
+// held returns ids without those of disclosed contracts the node does not
+// hold.
+func (d *disclosedSet) held(ids []string) []string {
+	if d == nil || len(d.notHeld) == 0 {
+		return ids
+	}
+	out := ids[:0:0]
+	for _, id := range ids {
+		if !slices.Contains(d.notHeld, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // Foreign returns the stakeholders of disclosed contracts the node does

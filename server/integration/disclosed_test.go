@@ -1,8 +1,14 @@
 package integration
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -12,6 +18,7 @@ import (
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/node/local"
+	"github.com/ledger-cli/ledger/proto/damlpb"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
 )
@@ -108,5 +115,67 @@ func mustUnmarshalProto(t *testing.T, b []byte, m proto.Message) {
 	t.Helper()
 	if err := proto.Unmarshal(b, m); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRealCantonContractsOnServe is issue 22's item 4 on a started node:
+// the five input contracts of a real Canton Coin transfer
+// (testdata/vectors/npm-peers/golden-ledgerhq-v2.tsv: ca10 and ca11 ids
+// Canton made, blobs from the prepared transaction's metadata), disclosed
+// to commands of a local party that read them: AmuletRules_Fetch,
+// OpenMiningRound_Fetch, and ExternalPartyAmuletRules_CreateTransferCommand
+// on the ExternalPartyAmuletRules created under splice-amulet 0.1.6
+// (979ec710…) and exercised through 0.1.14.
+func TestRealCantonContractsOnServe(t *testing.T) {
+	n := startCommandNode(t, auth.ModeNone, node.Config{})
+	for _, dar := range []string{"splice-amulet-0.1.14.dar", "splice-amulet-0.1.6.dar"} {
+		n.ok("POST", "/v2/dars", "", sharedDar(t, dar), nil)
+	}
+	validator := n.allocate("Validator").Party
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "vectors", "npm-peers", "golden-ledgerhq-v2.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	if !sc.Scan() {
+		t.Fatal("empty vector file")
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.Split(sc.Text(), "\t")[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pt damlpb.PreparedTransaction
+	mustUnmarshalProto(t, raw, &pt)
+	var disclosed []any
+	ids := map[string]string{}
+	dso := ""
+	for _, ic := range pt.GetMetadata().GetInputContracts() {
+		c, err := contract.DecodeBlob(ic.GetEventBlob())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[c.TemplateID.EntityName] = string(c.ID)
+		dso = c.Signatories[0]
+		disclosed = append(disclosed, map[string]any{"contractId": string(c.ID), "createdEventBlob": ic.GetEventBlob()})
+	}
+	const pkg = "3ca1343ab26b453d38c8adb70dca5f1ead8440c42b59b68f070786955cbf9ec1"
+	for i, tc := range []struct {
+		entity, tmpl, choice string
+		arg                  map[string]any
+	}{
+		{"AmuletRules", pkg + ":Splice.AmuletRules:AmuletRules", "AmuletRules_Fetch", map[string]any{"p": validator}},
+		{"OpenMiningRound", pkg + ":Splice.Round:OpenMiningRound", "OpenMiningRound_Fetch", map[string]any{"p": validator}},
+		{"ExternalPartyAmuletRules", pkg + ":Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules", "ExternalPartyAmuletRules_CreateTransferCommand",
+			map[string]any{"sender": validator, "receiver": validator, "delegate": validator, "amount": "1.0",
+				"expiresAt": "2100-01-01T00:00:00Z", "nonce": "0", "description": nil, "expectedDso": dso}},
+	} {
+		r := n.call("POST", "/v2/commands/submit-and-wait", "", commands(fmt.Sprint("real-", i), []string{validator},
+			[]map[string]any{damlExercise(tc.tmpl, ids[tc.entity], tc.choice, tc.arg)},
+			map[string]any{"userId": damlUser, "disclosedContracts": disclosed}))
+		if r.status != 200 {
+			t.Errorf("%s with the real contracts disclosed: %d %s", tc.choice, r.status, r.body)
+		}
 	}
 }
