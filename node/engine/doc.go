@@ -168,7 +168,11 @@
 // the same answer whether or not the node holds that id; the store is only
 // asked whether a contract is still active. The interpreter and the
 // generic model use the authenticated content, so contracts from a real
-// Canton participant work. Contracts stored before schema version 8 have
+// Canton participant work: a disclosed contract the node does not hold is
+// taken as active (the synchronizer it comes from is the judge of that; it
+// is left out of the inputs the store checks), its stakeholders count as
+// known informees, and it may not name a party of this node as a
+// stakeholder (CONTRACT_NOT_FOUND: this node would hold it). Contracts stored before schema version 8 have
 // ids without a suffix: their blobs are taken only from a submission with
 // a stakeholder among its parties, and only when they describe the stored
 // contract exactly. Execute holds a prepared transaction's input contracts
