@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -180,4 +181,21 @@ func TestCommittedContractsAuthenticate(t *testing.T) {
 		}
 	}
 	t.Logf("%d contracts, %d mutants, all refused", len(created), mutants)
+}
+
+func TestRewriteJSON(t *testing.T) {
+	a, b := "00"+strings.Repeat("a", 64), "00"+strings.Repeat("b", 64)
+	ids := map[string]string{a: a + "ca12" + strings.Repeat("1", 68), b: b + "ca12" + strings.Repeat("2", 68)}
+	for _, c := range []struct{ in, want string }{
+		{`{}`, `{}`},
+		{`{"x":"` + a + `"}`, `{"x":"` + ids[a] + `"}`},
+		{`["` + a + `","` + b + `","` + a + `"]`, `["` + ids[a] + `","` + ids[b] + `","` + ids[a] + `"]`},
+		{`{"x":"` + a + `x"}`, `{"x":"` + a + `x"}`},                                               // not the whole string
+		{`{"x":"00` + strings.Repeat("c", 64) + `"}`, `{"x":"00` + strings.Repeat("c", 64) + `"}`}, // not created here
+		{`"00`, `"00`},
+	} {
+		if got := string(rewriteJSON([]byte(c.in), ids)); got != c.want {
+			t.Errorf("rewriteJSON(%s) = %s, want %s", c.in, got, c.want)
+		}
+	}
 }

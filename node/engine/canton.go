@@ -59,7 +59,6 @@ func (e *Engine) suffixCreated(b *built, createdAt time.Time, txUUID string) err
 	positions := contract.RootViewPositions(max(len(b.tx.GetRoots()), 1))
 	s := contract.NewSuffixer(version, nil)
 	ids := make(map[string]string, len(b.created))
-	var quoted []idPair // ids as JSON strings, for rewriteJSON
 	viewSalt, viewRoot := contract.Salt{}, -1
 	for i := range b.created {
 		c := &b.created[i]
@@ -115,9 +114,8 @@ func (e *Engine) suffixCreated(b *built, createdAt time.Time, txUUID string) err
 				return err
 			}
 		}
-		c.ArgumentJSON = rewriteJSON(c.ArgumentJSON, quoted)
+		c.ArgumentJSON = rewriteJSON(c.ArgumentJSON, ids)
 		ids[c.ContractID] = string(suffixed)
-		quoted = append(quoted, idPair{[]byte(`"` + c.ContractID + `"`), []byte(`"` + string(suffixed) + `"`)})
 		c.ContractID = string(suffixed)
 		c.Salt = append([]byte(nil), salt[:]...)
 	}
@@ -131,24 +129,47 @@ func (e *Engine) suffixCreated(b *built, createdAt time.Time, txUUID string) err
 		if s, ok := ids[n.ContractID]; ok {
 			n.ContractID = s
 		}
-		n.Argument = rewriteJSON(n.Argument, quoted)
-		n.Result = rewriteJSON(n.Result, quoted)
+		n.Argument = rewriteJSON(n.Argument, ids)
+		n.Result = rewriteJSON(n.Result, ids)
 	}
 	return nil
 }
 
-// idPair is a local id and its suffixed id, each as a JSON string.
-type idPair struct{ local, suffixed []byte }
+// localIDLen is the length of a local contract id: "00" and a 32-byte
+// discriminator in hex.
+const localIDLen = 66
 
 // rewriteJSON replaces the local ids in Daml-LF JSON, where a contract id
-// is a JSON string of its own.
-func rewriteJSON(js []byte, ids []idPair) []byte {
-	for _, p := range ids {
-		if bytes.Contains(js, p.local) {
-			js = bytes.ReplaceAll(js, p.local, p.suffixed)
+// is a JSON string of its own, in one pass: each string of a local id's
+// length starting "00" is looked up in ids.
+func rewriteJSON(js []byte, ids map[string]string) []byte {
+	var out []byte
+	done := 0
+	for i := 0; ; {
+		j := bytes.Index(js[i:], []byte(`"00`))
+		if j < 0 {
+			break
 		}
+		at := i + j + 1 // the id's first byte
+		end := at + localIDLen
+		if end < len(js) && js[end] == '"' {
+			if s, ok := ids[string(js[at:end])]; ok {
+				if out == nil {
+					out = make([]byte, 0, len(js)+len(js)/4)
+				}
+				out = append(out, js[done:at]...)
+				out = append(out, s...)
+				done = end
+				i = end + 1
+				continue
+			}
+		}
+		i = at
 	}
-	return js
+	if out == nil {
+		return js
+	}
+	return append(out, js[done:]...)
 }
 
 // suffixTyped returns the suffixed id of a contract whose argument is
