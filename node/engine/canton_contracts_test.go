@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -138,6 +139,46 @@ func TestRealCantonContractsDisclosed(t *testing.T) {
 // such a disclosed contract is CONTRACT_NOT_FOUND even when it
 // authenticates (anyone can make a consistent blob with a salt of their
 // own). Here the DSO of the real transfer is made a party of this node.
+// TestRealCantonContractsExecuted: an external party prepares
+// AmuletRules_Fetch with the real contracts disclosed, signs and executes
+// it: the prepared transaction's input contract carries Canton's blob byte
+// for byte, and execute authenticates it and re-interprets with it.
+func TestRealCantonContractsExecuted(t *testing.T) {
+	f := amuletFixture(t)
+	var disclosed []ledgerapi.DisclosedContract
+	var rules *contract.Contract
+	blobs := map[string][]byte{}
+	for _, ic := range goldenInputs(t) {
+		c, err := contract.DecodeBlob(ic.GetEventBlob())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.TemplateID.EntityName == "AmuletRules" {
+			rules = c
+		}
+		blobs[string(c.ID)] = ic.GetEventBlob()
+		disclosed = append(disclosed, ledgerapi.DisclosedContract{ContractID: string(c.ID), CreatedEventBlob: ic.GetEventBlob()})
+	}
+	req := prepareReq(f.alice, exerciseCmd("3ca1343ab26b453d38c8adb70dca5f1ead8440c42b59b68f070786955cbf9ec1:Splice.AmuletRules:AmuletRules",
+		string(rules.ID), "AmuletRules_Fetch", `{"p":"`+f.alice+`"}`))
+	req.DisclosedContracts = disclosed
+	p, err := f.eng.Prepare(context.Background(), req, "user1")
+	if err != nil {
+		t.Fatalf("prepare: %v", err)
+	}
+	ics := p.PreparedTransaction.GetMetadata().GetInputContracts()
+	if len(ics) != 1 || ics[0].GetV1().GetContractId() != string(rules.ID) || !bytes.Equal(ics[0].GetEventBlob(), blobs[string(rules.ID)]) {
+		t.Fatalf("the input contract is not Canton's AmuletRules blob: %v", ics)
+	}
+	o, err := f.eng.Execute(context.Background(), executeReq(p, f.alice, f.aliceK), "user1", f.ledger.lookupKeys)
+	if err != nil {
+		t.Fatalf("execute: %v", err)
+	}
+	if len(o.Transaction.Inputs) != 0 || len(o.Transaction.Archived) != 0 {
+		t.Errorf("the store is asked to check %v and archive %v, contracts it does not hold", o.Transaction.Inputs, o.Transaction.Archived)
+	}
+}
+
 func TestForeignContractOfLocalParty(t *testing.T) {
 	f := amuletFixture(t)
 	validator := f.ledger.party("validator")

@@ -358,8 +358,8 @@ func sameInputContract(a, b *damlpb.Metadata_InputContract) bool {
 // checkCommittable requires every party a transaction to execute names to
 // be known here, and the contracts it creates to be new: a transaction
 // executed before would create them again.
-func (e *Engine) checkCommittable(ctx context.Context, actAs []string, b *built) error {
-	if err := e.checkKnownInformees(ctx, actAs, b); err != nil {
+func (e *Engine) checkCommittable(ctx context.Context, actAs []string, b *built, foreign ...string) error {
+	if err := e.checkKnownInformees(ctx, actAs, b, foreign...); err != nil {
 		return err
 	}
 	for _, c := range b.created {
