@@ -176,7 +176,9 @@
 // ids without a suffix: their blobs are taken only from a submission with
 // a stakeholder among its parties, and only when they describe the stored
 // contract exactly. Execute holds a prepared transaction's input contracts
-// to the same rule, authenticating each blob before the store is asked.
+// to the same rule, authenticating each blob before the store is asked; on
+// the Daml path, an input contract of another participant is re-interpreted
+// as its blob describes it.
 //
 // # Prepared transactions
 //
