@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -59,7 +60,14 @@ func TestPingSignedOfflineAgainstServe(t *testing.T) {
 	if err := proto.Unmarshal(raw, &pt); err != nil {
 		t.Fatal(err)
 	}
-	cid := pt.GetTransaction().GetNodes()[0].GetV1().GetCreate().GetContractId()
+	// There it has its local id; committed, the id has Canton's suffix
+	// after it.
+	local := pt.GetTransaction().GetNodes()[0].GetV1().GetCreate().GetContractId()
+	acs := runCLI(t, "", append([]string{"contracts", "--party", initiator, "-o", "json"}, conn...)...).must(t, 0)
+	cid := regexp.MustCompile(local + `[0-9a-f]+`).FindString(acs.out)
+	if len(local) != 66 || len(cid) != 138 {
+		t.Fatalf("no suffixed contract id after the local id %s in\n%s", local, acs.out)
+	}
 	flow("abort-1", "--exercise", ping, "--contract-id", cid, "--choice", "AbortPing", "--arg", `{"anyone":"`+initiator+`"}`)
 	// AbortPing archived the Ping: preparing anything on it now fails.
 	r = runCLI(t, "", append([]string{"prepare", "--exercise", ping, "--contract-id", cid, "--choice", "Respond",

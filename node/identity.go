@@ -3,9 +3,7 @@ package node
 import (
 	"context"
 	"crypto/ed25519"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 
@@ -57,13 +55,4 @@ func initIdentity(ctx context.Context, st Store, participant, synchronizer strin
 		SynchronizerID:       synchronizer,
 	}
 	return st.Init(ctx, want)
-}
-
-// blobKeyOf is the key that seals the node's createdEventBlobs: derived
-// from the namespace key, so that it is secret, lasts as long as the node
-// and needs nothing stored beside it.
-func blobKeyOf(id ledger.Identity) []byte {
-	m := hmac.New(sha256.New, id.NamespaceKey)
-	m.Write([]byte("ledger-serve/created-event-blob/v1"))
-	return m.Sum(nil)
 }

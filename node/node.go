@@ -83,6 +83,7 @@ type Store interface {
 	Completions(ctx context.Context, q ledger.CompletionQuery) ([]ledger.Completion, error)
 	CompletionAt(ctx context.Context, offset int64) (ledger.Completion, error)
 	Contract(ctx context.Context, id string) (ledger.Contract, error)
+	ContractWithDiscriminator(ctx context.Context, discriminator string) (ledger.Contract, error)
 	// ActiveContractsByKey returns up to limit active contracts whose key
 	// has the hash keyHash, most recently created first, among those
 	// created before position before (ledger.Contract.Seq; 0 for no bound).
@@ -271,7 +272,6 @@ func Open(ctx context.Context, st Store, cfg Config) (*Node, error) {
 		Packages:            n.Packages,
 		StrictPackages:      cfg.StrictPackages,
 		Logger:              cfg.Logger,
-		BlobKey:             blobKeyOf(id),
 	}, storeContracts{st}, &n.parties)
 	if err != nil {
 		return nil, fmt.Errorf("command engine: %w", err)
@@ -334,6 +334,17 @@ type storeContracts struct{ st Store }
 
 func (c storeContracts) LookupContract(ctx context.Context, id string) (*ledger.Contract, error) {
 	sc, err := c.st.Contract(ctx, id)
+	if errors.Is(err, ledger.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &sc, nil
+}
+
+func (c storeContracts) LookupDiscriminator(ctx context.Context, discriminator string) (*ledger.Contract, error) {
+	sc, err := c.st.ContractWithDiscriminator(ctx, discriminator)
 	if errors.Is(err, ledger.ErrNotFound) {
 		return nil, nil
 	}

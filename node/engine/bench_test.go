@@ -61,6 +61,8 @@ func BenchmarkSubmitPingFlow(b *testing.B) {
 	ctx := context.Background()
 	create := submitCmds(f.alice, createCmd(pingTmpl, pingArgs(f.alice, f.bob)))
 	b.ReportAllocs()
+	cpu0 := processCPU()
+	defer func() { b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op") }()
 	for b.Loop() {
 		o, err := f.eng.Submit(ctx, create, "user1")
 		if err != nil {

@@ -2,104 +2,65 @@ package engine
 
 import (
 	"bytes"
-	"crypto/hmac"
-	"crypto/sha256"
+	"context"
+	"errors"
+	"fmt"
 	"slices"
+	"time"
 
-	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
-
+	"github.com/ledger-cli/ledger/daml/contract"
+	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/daml/typed"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
 
-// Sealed created event blobs.
+// Created event blobs and their authentication.
 //
-// Canton authenticates a disclosed contract against its contract id, whose
-// suffix commits to the contract's content under a salt only the
-// contract's stakeholders ever see; a hand-built blob cannot carry that
-// salt. The ids this node makes have no such suffix yet, and a blob is a
-// deterministic encoding of the contract, so a party that guessed every
-// field could build a blob byte for byte; were such blobs checked against
-// the stored contract for anyone, a party that cannot see the contract
-// would learn from "does not match" against "proceeds" whether its guess
-// was right, one field at a time.
+// A createdEventBlob is Canton's FatContractInstance (daml/contract): the
+// contract's id, package, template, argument as stored, parties, creation
+// time and authentication data (its salt). A contract's suffixed id
+// commits to all of that through its unicum, under a salt only those who
+// were given the blob ever see; so a blob the node is handed — a
+// disclosed contract, an input contract of a prepared transaction — is
+// authenticated against its id (contract.Authenticate) before anything
+// else is done with it, and only the authenticated content is used. The
+// answer to a blob that does not authenticate is the same whether or not
+// the node holds the contract, and names nothing but what the submitter
+// sent: a party that cannot see a contract learns nothing by guessing it.
 //
-// So every blob the node gives out (CreatedEventBlob, the input contracts
-// of a prepared transaction) is sealed: it ends in a field the decoder of
-// Metadata.InputContract skips as unknown (blobSealField) holding the
-// HMAC-SHA256 of the bytes before it under the node's Config.BlobKey. A
-// disclosed contract the node holds is taken from a submission none of
-// whose actAs and readAs parties is a stakeholder only with an intact
-// seal: a blob the node did not give out — whether it matches the contract
-// or not — is DISCLOSED_CONTRACT_AUTHENTICATION_FAILED with one message
-// that names only the contract id the submitter sent. A stakeholder, who
-// sees the contract anyway, may send an unsealed blob that describes it
-// exactly, and is told when it does not.
+// Contracts stored before schema version 8 have ids without a suffix,
+// which authenticate nothing: their blobs are taken only from a submission
+// with a stakeholder of the contract among its parties, and only when they
+// describe the stored contract exactly.
 
-// blobSealField is the field number of the seal: unknown to
-// Metadata.InputContract, so other decoders of the blob skip it.
-const blobSealField protowire.Number = 19999
-
-// sealLen is the length of the seal field: its tag, the length byte and a
-// SHA-256 HMAC.
-var sealLen = protowire.SizeTag(blobSealField) + 1 + sha256.Size
-
-func (e *Engine) blobMAC(body []byte) []byte {
-	m := hmac.New(sha256.New, e.cfg.BlobKey)
-	m.Write(body)
-	return m.Sum(nil)
-}
-
-// seal appends the seal of body to it.
-func (e *Engine) seal(body []byte) []byte {
-	b := protowire.AppendTag(body, blobSealField, protowire.BytesType)
-	return protowire.AppendBytes(b, e.blobMAC(body))
-}
-
-// sealed reports whether blob ends in an intact seal of this node.
-func (e *Engine) sealed(blob []byte) bool {
-	if len(blob) < sealLen {
-		return false
+// CreatedEventBlob is the createdEventBlob of a contract, which a client
+// passes back in disclosedContracts: Canton's FatContractInstance.
+func (e *Engine) CreatedEventBlob(c *ledger.Contract) ([]byte, error) {
+	cc, err := cantonContractOf(c, time.Time{})
+	if err != nil {
+		return nil, err
 	}
-	body, tail := blob[:len(blob)-sealLen], blob[len(blob)-sealLen:]
-	num, typ, n := protowire.ConsumeTag(tail)
-	if n < 0 || num != blobSealField || typ != protowire.BytesType {
-		return false
-	}
-	mac, m := protowire.ConsumeBytes(tail[n:])
-	return m == len(tail)-n && hmac.Equal(mac, e.blobMAC(body))
+	return contract.EncodeBlob(cc)
 }
 
 // inputContract is the metadata entry of a contract the transaction uses:
-// its create node, creation time and sealed blob.
+// its create node, creation time and blob.
 func (e *Engine) inputContract(c *ledger.Contract) (*damlpb.Metadata_InputContract, error) {
 	create, err := createNodeOf(c)
 	if err != nil {
 		return nil, err
 	}
-	ic := &damlpb.Metadata_InputContract{
+	blob, err := e.CreatedEventBlob(c)
+	if err != nil {
+		return nil, err
+	}
+	return &damlpb.Metadata_InputContract{
 		Contract:  &damlpb.Metadata_InputContract_V1{V1: create},
 		CreatedAt: uint64(c.CreatedAt.UnixMicro()),
-	}
-	blob, err := proto.MarshalOptions{Deterministic: true}.Marshal(ic)
-	if err != nil {
-		return nil, err
-	}
-	ic.EventBlob = e.seal(blob)
-	return ic, nil
-}
-
-// CreatedEventBlob is the createdEventBlob of a contract, which a client
-// passes back in disclosedContracts: a Metadata.InputContract (its create
-// node and created_at) in binary protobuf, sealed by this node.
-func (e *Engine) CreatedEventBlob(c *ledger.Contract) ([]byte, error) {
-	ic, err := e.inputContract(c)
-	if err != nil {
-		return nil, err
-	}
-	return ic.EventBlob, nil
+		EventBlob: blob,
+	}, nil
 }
 
 // isViewer reports whether a submitting party is a stakeholder of c.
@@ -112,26 +73,143 @@ func isViewer(c *ledger.Contract, actAs, readAs []string) bool {
 	return false
 }
 
-// authenticInput checks an input contract of a prepared transaction to
-// execute for the contract the node holds under its id (stored): when no
-// actAs party is a stakeholder of it, the input contract must be exactly
-// what the node's prepare wrote, its sealed blob included. Every other
-// input contract answers the same, naming only the id the executing party
-// sent; the comparison with the stored contract for stakeholders comes
-// after.
-func (e *Engine) authenticInput(ic *damlpb.Metadata_InputContract, stored *ledger.Contract, actAs []string) error {
-	if isViewer(stored, actAs, nil) {
-		return nil
-	}
-	want, err := e.inputContract(stored)
+// authenticate checks a decoded blob c against its contract id
+// (contract.Authenticate), typing its argument by its creating package
+// when that package was uploaded. stored is the contract the node holds
+// under that id (nil when none): it is consulted only for an id without a
+// suffix (a contract stored before schema version 8), and only for a
+// submission with a stakeholder among actAs and readAs. what names the
+// blob in the error ("disclosed contract", "input contract").
+func (e *Engine) authenticate(c *contract.Contract, blob []byte, stored *ledger.Contract, actAs, readAs []string, what string) error {
+	id, err := contract.ParseID(c.ID)
 	if err != nil {
-		return err
+		return disclosedAuthenticationFailed("%s %s: %v", what, c.ID, err)
 	}
-	if bytes.Equal(ic.GetEventBlob(), want.EventBlob) && sameInputContract(ic, want) {
-		return nil
+	if id.IsLocal() {
+		if stored != nil && stored.Salt == nil && isViewer(stored, actAs, readAs) {
+			want, err := e.CreatedEventBlob(stored)
+			if err != nil {
+				return err
+			}
+			if bytes.Equal(want, blob) {
+				return nil
+			}
+		}
+		return disclosedAuthenticationFailed("%s %s: its contract id has no suffix to authenticate it by; "+
+			"only a stakeholder may send a contract created before this node made Canton's contract ids, exactly as the ledger API gave it", what, c.ID)
 	}
-	return disclosedAuthenticationFailed("input contract %s is not one this participant gave out; "+
-		"execute the prepared transaction exactly as the participant prepared it", stored.ContractID)
+	if err := contract.Authenticate(c, e.typesOf(c), lf.PackageID(c.TemplateID.PackageID)); err != nil {
+		var ae *contract.AuthenticationError
+		if errors.As(err, &ae) {
+			return disclosedAuthenticationFailed("%s %s: %s", what, c.ID, ae.Reason)
+		}
+		return disclosedAuthenticationFailed("%s %s: %v", what, c.ID, err)
+	}
+	return nil
+}
+
+// typesOf returns the types of the uploaded packages when c's creating
+// package is one of them, else nil.
+func (e *Engine) typesOf(c *contract.Contract) *typed.Env {
+	if set := e.cfg.Packages(); set != nil && set.Env != nil && set.Env.Package(lf.PackageID(c.TemplateID.PackageID)) != nil {
+		return set.Env
+	}
+	return nil
+}
+
+// ledgerContractOf is an authenticated contract as the engine uses it:
+// its argument and key in the engine's encoding, the argument typed by its
+// creating package when that was uploaded (as the node stores the
+// contracts it creates), else untyped as stored. The offsets of stored
+// (the contract under that id here, or nil) say whether it is still
+// active.
+func (e *Engine) ledgerContractOf(c *contract.Contract, stored *ledger.Contract) (*ledger.Contract, error) {
+	arg := c.Argument
+	if types := e.typesOf(c); types != nil {
+		typedArg, err := contract.Translate(types, conOfIdentifier(&c.TemplateID), c.Argument)
+		if err != nil {
+			return nil, fmt.Errorf("contract %s: %w", c.ID, err)
+		}
+		arg = typedArg
+	}
+	pv, err := typed.ToProto(arg)
+	if err != nil {
+		return nil, fmt.Errorf("contract %s: %w", c.ID, err)
+	}
+	argBytes, err := MarshalValue(pv)
+	if err != nil {
+		return nil, err
+	}
+	out := &ledger.Contract{
+		ContractID:   string(c.ID),
+		TemplateID:   c.TemplateID.PackageID + ":" + c.TemplateID.ModuleName + ":" + c.TemplateID.EntityName,
+		PackageName:  c.PackageName,
+		Argument:     argBytes,
+		Signatories:  c.Signatories,
+		Stakeholders: c.Stakeholders,
+		CreatedAt:    time.UnixMicro(int64(c.CreatedAt)).UTC(),
+	}
+	if salt, err := contract.ParseAuthenticationDataV1(c.AuthenticationData); err == nil {
+		out.Salt = salt[:]
+	}
+	if c.Key != nil {
+		kv, err := typed.ToProto(c.Key.Value)
+		if err != nil {
+			return nil, fmt.Errorf("contract %s: key: %w", c.ID, err)
+		}
+		k := &damlpb.GlobalKeyWithMaintainers{
+			Key: &damlpb.GlobalKey{
+				TemplateId:  protoIdentifier(&c.TemplateID),
+				PackageName: c.PackageName,
+				Key:         kv,
+				Hash:        append([]byte(nil), c.Key.Hash[:]...),
+			},
+			Maintainers: c.Key.Maintainers,
+		}
+		if out.KeyHash, out.Key, err = storedKey(k); err != nil {
+			return nil, err
+		}
+	}
+	if stored != nil {
+		out.CreatedOffset, out.ArchivedOffset = stored.CreatedOffset, stored.ArchivedOffset
+		out.NodeID, out.WorkflowID, out.Seq = stored.NodeID, stored.WorkflowID, stored.Seq
+	}
+	return out, nil
+}
+
+// authenticInput checks an input contract of a prepared transaction to
+// execute and returns the contract the node holds under its id (nil when
+// none): its blob must authenticate against its id (authenticate) before
+// the store is asked — a contract id with a suffix needs nothing of the
+// store to be authenticated, so the answer is the same whether or not the
+// node holds it. Only then may the input contract be compared with the
+// stored contract, whose content its id commits to.
+func (e *Engine) authenticInput(ctx context.Context, ic *damlpb.Metadata_InputContract, actAs []string) (*ledger.Contract, error) {
+	cid := ic.GetV1().GetContractId()
+	c, err := contract.DecodeBlob(ic.GetEventBlob())
+	if err != nil {
+		return nil, disclosedAuthenticationFailed("input contract %s: its event blob does not decode: %v", cid, err)
+	}
+	if string(c.ID) != cid {
+		return nil, disclosedAuthenticationFailed("input contract %s: its event blob holds contract %s", cid, c.ID)
+	}
+	id, parseErr := contract.ParseID(c.ID)
+	suffixed := parseErr == nil && !id.IsLocal()
+	if suffixed {
+		if err := e.authenticate(c, ic.GetEventBlob(), nil, actAs, nil, "input contract"); err != nil {
+			return nil, err
+		}
+	}
+	stored, err := e.contracts.LookupContract(ctx, cid)
+	if err != nil {
+		return nil, err
+	}
+	if !suffixed {
+		if err := e.authenticate(c, ic.GetEventBlob(), stored, actAs, nil, "input contract"); err != nil {
+			return nil, err
+		}
+	}
+	return stored, nil
 }
 
 // CodeDisclosedContractAuthenticationFailed is Canton's error for a

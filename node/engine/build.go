@@ -46,10 +46,15 @@ type seedSource func(nodeID int32) ([]byte, error)
 
 // built is a transaction assembled from commands.
 type built struct {
-	tx       *damlpb.DamlTransaction
-	inputs   []*damlpb.Metadata_InputContract // sorted by contract id
-	nodes    []eventNode                      // pre-order, index = node id
-	created  []ledger.Contract                // CreatedAt left zero
+	tx      *damlpb.DamlTransaction
+	inputs  []*damlpb.Metadata_InputContract // sorted by contract id
+	nodes   []eventNode                      // pre-order, index = node id
+	created []ledger.Contract                // CreatedAt left zero
+	// args are the typed create arguments of created (interpreted
+	// transactions; nil for the generic model), and pos where each create
+	// sits in the transaction's root views (nil: create i is root i).
+	args     []value.Value
+	pos      []createPos
 	archived []string
 	used     []string // pre-existing contracts exercised without archiving
 	// minLedgerTime and maxLedgerTime are the ledger-time bounds the
@@ -68,6 +73,9 @@ type buildOptions struct {
 	// packages are the uploaded packages, which type the arguments of their
 	// templates in events (nil: none).
 	packages *PackageSet
+	// disclosed are the request's authenticated disclosed contracts, used
+	// instead of the store's copies (nil: none).
+	disclosed *disclosedSet
 }
 
 // errModel is a command that breaks the contract model; callers wrap it in
@@ -106,7 +114,7 @@ func (e *Engine) build(ctx context.Context, cmds []command, actAs []string, seed
 		case cmdExercise:
 			c, isLocal := local[cmd.contractID]
 			if !isLocal {
-				stored, err := e.contracts.LookupContract(ctx, cmd.contractID)
+				stored, err := e.lookupContract(ctx, opt.disclosed, cmd.contractID)
 				if err != nil {
 					return nil, err
 				}
@@ -226,6 +234,7 @@ func (b *built) create(t template, arg *damlpb.Value, actAs []string, seed seedS
 	}
 	local[cid] = &c
 	b.created = append(b.created, c)
+	b.pos = append(b.pos, createPos{root: int(id)}) // every node is a root
 	b.nodes = append(b.nodes, eventNode{
 		NodeID: id, Kind: kindCreate, ContractID: cid, TemplateID: c.TemplateID,
 		PackageName: t.packageName, Argument: argJSON,

@@ -34,9 +34,10 @@ type damlRun struct {
 	// visible refuses the stored contracts the submitters may not see
 	// (prepare, submit).
 	visible func(c *ledger.Contract) bool
-	// disclosed are the ids of the request's disclosed contracts in the
-	// order it gives them: a key lookup lists those with the key first.
-	disclosed []string
+	// disclosed are the request's disclosed contracts, authenticated, in
+	// the order it gives them: a key lookup lists those with the key
+	// first, and each is used as its blob describes it.
+	disclosed *disclosedSet
 	// submissionSeed derives the transaction seed, unless rootSeeds gives
 	// the seeds of the root nodes (execute).
 	submissionSeed  tx.Hash
@@ -158,7 +159,7 @@ type contractView struct {
 	e         *Engine
 	set       *PackageSet
 	visible   func(c *ledger.Contract) bool
-	disclosed []string
+	disclosed *disclosedSet
 	// inputs, when not nil, are all the contracts there are, most recently
 	// created first; the interpreter has them as disclosed contracts.
 	inputs []*ledger.Contract
@@ -172,7 +173,7 @@ func (v *contractView) LookupContract(ctx context.Context, id value.ContractID) 
 	if v.inputs != nil {
 		return nil, nil
 	}
-	c, err := v.e.contracts.LookupContract(ctx, string(id))
+	c, err := v.e.lookupContract(ctx, v.disclosed, string(id))
 	if err != nil {
 		v.err = err
 		return nil, err
@@ -265,6 +266,9 @@ func (e *Engine) builtOf(res *interp.Result, read map[value.ContractID]*ledger.C
 	last := lastDescendants(t)
 	witnesses := make([][]string, len(t.Nodes))
 	rolledBack := make([]bool, len(t.Nodes))
+	// The walk is pre-order: a root's descendants come before the next
+	// root, so the current root and its count of creates suffice.
+	root, createsInRoot := -1, 0
 	b.nodes = make([]eventNode, 0, len(t.Nodes))
 	// The walk is pre-order, which is node id order: the nodes are written
 	// in that order.
@@ -274,7 +278,9 @@ func (e *Engine) builtOf(res *interp.Result, read map[value.ContractID]*ledger.C
 			return
 		}
 		var inherited []string
-		if parent >= 0 {
+		if parent < 0 {
+			root, createsInRoot = root+1, 0
+		} else {
 			inherited = witnesses[parent]
 			_, underRollback := t.Nodes[parent].(*tx.Rollback)
 			rolledBack[id] = rolledBack[parent] || underRollback
@@ -286,6 +292,11 @@ func (e *Engine) builtOf(res *interp.Result, read map[value.ContractID]*ledger.C
 		}
 		witnesses[id] = ev.Witnesses
 		b.tx.Nodes = append(b.tx.Nodes, &damlpb.DamlTransaction_Node{NodeId: id.String(), VersionedNode: &damlpb.DamlTransaction_Node_V1{V1: pn}})
+		pos := createPos{root: root}
+		if _, ok := n.(*tx.Create); ok {
+			pos.index = createsInRoot
+			createsInRoot++
+		}
 		if rolledBack[id] {
 			return
 		}
@@ -316,6 +327,8 @@ func (e *Engine) builtOf(res *interp.Result, read map[value.ContractID]*ledger.C
 				ArgumentJSON: ev.Argument,
 				KeyJSON:      ev.ContractKey,
 			})
+			b.args = append(b.args, x.Argument)
+			b.pos = append(b.pos, pos)
 		case *tx.Exercise:
 			if x.Consuming {
 				consumed[x.ContractID] = true

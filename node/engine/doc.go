@@ -136,29 +136,49 @@
 //     CONTRACT_NOT_FOUND; a template other than the contract's is
 //     WRONGLY_TYPED_CONTRACT (interface choices are not supported).
 //
-//   - Contract ids. Canton's V1 form without suffix: "00" and a 32-byte
+//   - Contract ids. Canton's V1 form: a local id ("00" and a 32-byte
 //     discriminator in lower-case hex, the discriminator being
-//     SHA-256("ledger-serve/contract-id" ‖ seed of the create node).
+//     SHA-256("ledger-serve/contract-id" ‖ seed of the create node)) in
+//     the prepared transaction, suffixed at commit (ca11; see Contract
+//     ids below).
+//
+// # Contract ids
+//
+// Transactions are built and prepared with local ids, as Canton's
+// interactive submission shows them. When a transaction is accepted
+// (submit, execute), each contract it creates gets Canton's suffixed id
+// (canton.go, daml/contract): ca12 for templates of uploaded packages, ca11
+// for the generic model, from a salt derived from a fresh 16-byte seed
+// (Config.Rand), the create's root view and index, the transaction's UUID
+// (the prepared transaction's for execute) and the synchronizer id; local
+// ids inside later arguments, choice arguments and results, events and
+// archives are rewritten. The salt is stored with the contract; its
+// createdEventBlob is Canton's FatContractInstance (blob.go). Executing a
+// prepared transaction whose creates exist already (by discriminator) is
+// refused.
 //
 // # Disclosed contracts
 //
-// A disclosed contract's blob must decode to a Metadata.InputContract and
-// agree with the contract and template ids sent beside it. For a contract
-// the node holds, Canton's authentication against the contract id's salted
-// suffix has a stand-in until the node's ids carry one (blob.go): the
-// blobs the node gives out are sealed with an HMAC under a key derived
-// from the node's namespace key, and a submission none of whose parties is
-// a stakeholder must send a sealed blob. Any other blob — one that matches
-// the contract as much as one that does not — is
-// DISCLOSED_CONTRACT_AUTHENTICATION_FAILED with one cause naming only the
-// contract id, so that a party that cannot see a contract cannot test
-// guesses of its fields. A stakeholder may send an unsealed blob that
-// describes the contract exactly. Blobs of contracts the node does not
-// hold are taken as they are. Execute holds a prepared transaction's input
-// contracts to the same rule (they are what the submitter disclosed): one
-// no actAs party is a stakeholder of must be byte for byte what prepare
-// wrote, sealed blob included, and the generic model exercises a contract
-// only for a stakeholder or through such an input contract.
+// A disclosed contract's blob must decode to Canton's FatContractInstance,
+// agree with the contract and template ids sent beside it, and
+// authenticate against its contract id (contract.Authenticate, typed by
+// its creating package when uploaded): the suffix's version picks the
+// hash, the unicum is recomputed from the salt, created_at, parties, key
+// and hash. A blob that does not is DISCLOSED_CONTRACT_AUTHENTICATION_FAILED,
+// the same answer whether or not the node holds that id; the store is only
+// asked whether a contract is still active. The interpreter and the
+// generic model use the authenticated content, so contracts from a real
+// Canton participant work: a disclosed contract the node does not hold is
+// taken as active (the synchronizer it comes from is the judge of that; it
+// is left out of the inputs the store checks), its stakeholders count as
+// known informees, and it may not name a party of this node as a
+// stakeholder (CONTRACT_NOT_FOUND: this node would hold it). Contracts stored before schema version 8 have
+// ids without a suffix: their blobs are taken only from a submission with
+// a stakeholder among its parties, and only when they describe the stored
+// contract exactly. Execute holds a prepared transaction's input contracts
+// to the same rule, authenticating each blob before the store is asked; on
+// the Daml path, an input contract of another participant is re-interpreted
+// as its blob describes it.
 //
 // # Prepared transactions
 //
@@ -172,7 +192,7 @@
 // the configured synchronizer id, mediator group 0, a random lower-case
 // UUID, the preparation time (now, µs), the contracts exercised as input
 // contracts sorted by contract id with their created_at and their blob
-// (CreatedEventBlob), min_ledger_effective_time from minLedgerTime (absolute,
+// (CreatedEventBlob, Canton's FatContractInstance), min_ledger_effective_time from minLedgerTime (absolute,
 // or now plus the relative duration), no max_ledger_effective_time, and
 // max_record_time from the request. Every list the hash treats as a set is
 // sorted and free of repeats (hashing.md §6). The hash comes from the hashing

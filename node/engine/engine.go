@@ -95,12 +95,6 @@ type Config struct {
 	// Rand supplies node seeds, transaction UUIDs, update and submission ids
 	// (crypto/rand when nil).
 	Rand io.Reader
-	// BlobKey is the node's secret that seals the createdEventBlobs it
-	// gives out (blob.go); a node keeps it across restarts so that its
-	// blobs stay good. When empty, New draws one from crypto/rand (not
-	// Rand, which tests make deterministic): blobs then hold for this
-	// engine only.
-	BlobKey []byte
 }
 
 // ContractReader finds contracts, active or archived. A contract's
@@ -110,6 +104,10 @@ type ContractReader interface {
 	// LookupContract returns the contract with this id, or nil (and no
 	// error) when the node has never seen it.
 	LookupContract(ctx context.Context, contractID string) (*ledger.Contract, error)
+	// LookupDiscriminator returns a contract whose id has this
+	// discriminator (64 lower-case hex characters), suffixed or not, or nil
+	// (and no error) when there is none.
+	LookupDiscriminator(ctx context.Context, discriminator string) (*ledger.Contract, error)
 	// ActiveContractsByKey returns up to limit active contracts whose key
 	// has the hash keyHash (ledger.Contract.KeyHash), most recently created
 	// first, among those created before position before (ledger.Contract.Seq;
@@ -171,12 +169,6 @@ func New(cfg Config, contracts ContractReader, parties PartyDirectory) (*Engine,
 	}
 	if cfg.Rand == nil {
 		cfg.Rand = rand.Reader
-	}
-	if len(cfg.BlobKey) == 0 {
-		cfg.BlobKey = make([]byte, 32)
-		if _, err := io.ReadFull(rand.Reader, cfg.BlobKey); err != nil {
-			return nil, errors.New("engine: no randomness for the blob key: " + err.Error())
-		}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

@@ -162,7 +162,7 @@ func (e *Engine) Execute(ctx context.Context, req ledgerapi.ExecuteSubmissionReq
 		}
 	}
 	hash := res.Hash
-	if err := e.accept(out, b, "", effectiveAt, maxRecordTime, &hash); err != nil {
+	if err := e.accept(out, b, "", effectiveAt, maxRecordTime, &hash, md.GetTransactionUuid()); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -302,15 +302,12 @@ func (e *Engine) conform(ctx context.Context, pt *damlpb.PreparedTransaction, ac
 	// through a disclosed one.
 	disclosed := map[string]bool{}
 	for _, ic := range md.GetInputContracts() {
-		stored, err := e.contracts.LookupContract(ctx, ic.GetV1().GetContractId())
+		stored, err := e.authenticInput(ctx, ic, actAs)
 		if err != nil {
 			return nil, err
 		}
 		if stored == nil {
 			continue
-		}
-		if err := e.authenticInput(ic, stored, actAs); err != nil {
-			return nil, err
 		}
 		disclosed[stored.ContractID] = true
 	}
@@ -361,18 +358,19 @@ func sameInputContract(a, b *damlpb.Metadata_InputContract) bool {
 // checkCommittable requires every party a transaction to execute names to
 // be known here, and the contracts it creates to be new: a transaction
 // executed before would create them again.
-func (e *Engine) checkCommittable(ctx context.Context, actAs []string, b *built) error {
-	if err := e.checkKnownInformees(ctx, actAs, b); err != nil {
+func (e *Engine) checkCommittable(ctx context.Context, actAs []string, b *built, foreign ...string) error {
+	if err := e.checkKnownInformees(ctx, actAs, b, foreign...); err != nil {
 		return err
 	}
 	for _, c := range b.created {
-		existing, err := e.contracts.LookupContract(ctx, c.ContractID)
+		// The local id's discriminator is what the suffixed id keeps.
+		existing, err := e.contracts.LookupDiscriminator(ctx, strings.TrimPrefix(c.ContractID, contractIDPrefix))
 		if err != nil {
 			return err
 		}
 		if existing != nil {
-			return failedToExecute("contract id %s already exists: this prepared transaction was executed before", c.ContractID).
-				WithResource("CONTRACT_ID", c.ContractID)
+			return failedToExecute("contract id %s already exists (as %s): this prepared transaction was executed before", c.ContractID, existing.ContractID).
+				WithResource("CONTRACT_ID", existing.ContractID)
 		}
 	}
 	return nil
@@ -383,8 +381,10 @@ func (e *Engine) checkCommittable(ctx context.Context, actAs []string, b *built)
 // its nodes — to be a party of this node: Canton's routing
 // (AdmissibleSynchronizersComputation) refuses a transaction with an
 // informee no connected synchronizer knows with UNKNOWN_INFORMEES, for a
-// submission, a prepare and an execute alike.
-func (e *Engine) checkKnownInformees(ctx context.Context, actAs []string, b *built) error {
+// submission, a prepare and an execute alike. The stakeholders of
+// disclosed contracts this node does not hold (foreign) are parties of
+// the participants those contracts come from, and count as known.
+func (e *Engine) checkKnownInformees(ctx context.Context, actAs []string, b *built, foreign ...string) error {
 	set := map[string]bool{}
 	for _, p := range actAs {
 		set[p] = true
@@ -401,6 +401,9 @@ func (e *Engine) checkKnownInformees(ctx context.Context, actAs []string, b *bui
 		for _, p := range n.Witnesses {
 			set[p] = true
 		}
+	}
+	for _, p := range foreign {
+		delete(set, p)
 	}
 	var unknown []string
 	for _, p := range sortedSet(set) {

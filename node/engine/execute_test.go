@@ -54,7 +54,10 @@ func TestExecuteAcceptsSignedCreate(t *testing.T) {
 			}
 			tx := o.Transaction
 			create := p.PreparedTransaction.Transaction.Nodes[0].GetV1().GetCreate()
-			if len(tx.Created) != 1 || tx.Created[0].ContractID != create.ContractId || !tx.Created[0].CreatedAt.Equal(testNow.Truncate(time.Microsecond)) ||
+			// The prepared create has a local id; at commit it gets its
+			// suffix (ca11: the generic model).
+			if len(tx.Created) != 1 || tx.Created[0].ContractID[:66] != create.ContractId || len(create.ContractId) != 66 ||
+				len(tx.Created[0].ContractID) != 138 || tx.Created[0].ContractID[66:70] != "ca11" || !tx.Created[0].CreatedAt.Equal(testNow.Truncate(time.Microsecond)) ||
 				len(tx.Archived) != 0 || len(tx.Inputs) != 0 || !tx.EffectiveAt.Equal(testNow.Truncate(time.Microsecond)) {
 				t.Fatalf("transaction %+v", tx)
 			}

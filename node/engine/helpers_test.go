@@ -43,6 +43,18 @@ func (l *fakeLedger) LookupContract(_ context.Context, id string) (*ledger.Contr
 	return &cp, nil
 }
 
+func (l *fakeLedger) LookupDiscriminator(_ context.Context, discriminator string) (*ledger.Contract, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for id, c := range l.contracts {
+		if len(id) >= 66 && id[2:66] == discriminator {
+			cp := *c
+			return &cp, nil
+		}
+	}
+	return nil, nil
+}
+
 func (l *fakeLedger) ActiveContractsByKey(_ context.Context, keyHash []byte, before int64, limit int) ([]ledger.Contract, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -136,11 +136,11 @@ func (v *contractView) LookupKey(ctx context.Context, key *tx.GlobalKey, n int) 
 		}
 		return out, nil
 	}
-	for _, id := range v.disclosed {
+	for _, id := range v.disclosed.IDs() {
 		if len(out) == n {
 			return out, nil
 		}
-		c, err := v.e.contracts.LookupContract(ctx, id)
+		c, err := v.e.lookupContract(ctx, v.disclosed, id)
 		if err != nil {
 			v.err = err
 			return nil, err

@@ -130,7 +130,7 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 	if err != nil {
 		return nil, err
 	}
-	if err := e.checkKnownInformees(ctx, actAs, b); err != nil {
+	if err := e.checkKnownInformees(ctx, actAs, b, disclosed.Foreign()...); err != nil {
 		return nil, err
 	}
 	if b.interpreted {
@@ -223,8 +223,9 @@ func ledgerTimeOf(now time.Time, minLET *time.Time) time.Time {
 // runRequest is what running validated commands needs besides them.
 type runRequest struct {
 	actAs, readAs []string
-	// disclosed are the ids of the request's disclosed contracts, in order.
-	disclosed []string
+	// disclosed are the request's disclosed contracts, authenticated, in
+	// order.
+	disclosed *disclosedSet
 	// preference is the request's packageIdSelectionPreference.
 	preference      []string
 	now, ledgerTime time.Time
@@ -239,20 +240,22 @@ type runRequest struct {
 // model.
 func (e *Engine) run(ctx context.Context, cmds []command, r runRequest) (*built, error) {
 	set := e.cfg.Packages()
-	visible := visibleTo(r.actAs, r.readAs, r.disclosed)
+	visible := visibleTo(r.actAs, r.readAs, r.disclosed.IDs())
 	dcmds, err := damlCommands(cmds)
 	if err != nil {
 		return nil, err
 	}
 	if dcmds == nil {
 		b, err := e.build(ctx, cmds, r.actAs, e.randomSeed, buildOptions{
-			visible:  visible,
-			inactive: func(cid string) error { return ContractNotFound(cid) },
-			packages: set,
+			visible:   visible,
+			inactive:  func(cid string) error { return ContractNotFound(cid) },
+			packages:  set,
+			disclosed: r.disclosed,
 		})
 		if err != nil {
 			return nil, commandError(err)
 		}
+		b.used = r.disclosed.held(b.used)
 		return b, nil
 	}
 	seed, err := e.submissionSeed()
@@ -267,6 +270,7 @@ func (e *Engine) run(ctx context.Context, cmds []command, r runRequest) (*built,
 	if err != nil {
 		return nil, damlError(err)
 	}
+	b.used = r.disclosed.held(b.used)
 	return b, nil
 }
 

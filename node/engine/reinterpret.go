@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ledger-cli/ledger/daml/contract"
 	"slices"
 	"sort"
 	"strconv"
@@ -107,7 +108,7 @@ func (e *Engine) reinterpret(ctx context.Context, pt *damlpb.PreparedTransaction
 		seeds[s.GetNodeId()] = s.GetSeed()
 	}
 	set := e.cfg.Packages()
-	inputs, err := e.storedInputs(ctx, md.GetInputContracts(), actAs)
+	inputs, foreign, err := e.storedInputs(ctx, md.GetInputContracts(), actAs)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +147,8 @@ func (e *Engine) reinterpret(ctx context.Context, pt *damlpb.PreparedTransaction
 		return nil, notConformant("its ledger-time bounds [%s, %s] are not those re-interpreting its root commands gives, [%s, %s]",
 			boundText(md.MinLedgerEffectiveTime), boundText(md.MaxLedgerEffectiveTime), boundText(b.minLedgerTime), boundText(b.maxLedgerTime))
 	}
-	if err := e.checkCommittable(ctx, actAs, b); err != nil {
+	b.used = foreign.held(b.used)
+	if err := e.checkCommittable(ctx, actAs, b, foreign.Foreign()...); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -156,35 +158,68 @@ func (e *Engine) reinterpret(ctx context.Context, pt *damlpb.PreparedTransaction
 // store: each must be active, authentic (authenticInput) and be exactly
 // the stored contract (its create node and creation time). This node cannot authenticate a contract it
 // does not hold (its contract ids carry no suffix), so it uses none.
-func (e *Engine) storedInputs(ctx context.Context, ics []*damlpb.Metadata_InputContract, actAs []string) ([]*ledger.Contract, error) {
+func (e *Engine) storedInputs(ctx context.Context, ics []*damlpb.Metadata_InputContract, actAs []string) ([]*ledger.Contract, *disclosedSet, error) {
 	out := make([]*ledger.Contract, 0, len(ics))
 	seen := map[string]bool{}
+	foreign := &disclosedSet{}
 	for _, ic := range ics {
 		cid := ic.GetV1().GetContractId()
 		if seen[cid] {
-			return nil, notConformant("input contract %s is listed twice", cid)
+			return nil, nil, notConformant("input contract %s is listed twice", cid)
 		}
 		seen[cid] = true
-		stored, err := e.contracts.LookupContract(ctx, cid)
+		stored, err := e.authenticInput(ctx, ic, actAs)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if stored == nil || !stored.Active() {
-			return nil, ContractNotActive(cid)
+		if stored == nil {
+			// A contract of another participant, authenticated: used as
+			// its blob describes it (as a disclosed contract at prepare).
+			lc, stakeholders, err := e.foreignInput(ctx, ic)
+			if err != nil {
+				return nil, nil, err
+			}
+			foreign.notHeld = append(foreign.notHeld, cid)
+			foreign.foreign = append(foreign.foreign, stakeholders...)
+			stored = lc
 		}
-		if err := e.authenticInput(ic, stored, actAs); err != nil {
-			return nil, err
+		if !stored.Active() {
+			return nil, nil, ContractNotActive(cid)
 		}
 		want, err := e.inputContract(stored)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !sameInputContract(ic, want) {
-			return nil, notConformant("input contract %s is not the contract this node stores under that id", cid)
+			return nil, nil, notConformant("input contract %s is not the contract this node stores under that id", cid)
 		}
 		out = append(out, stored)
 	}
-	return out, nil
+	return out, foreign, nil
+}
+
+// foreignInput reads an authenticated input contract the node does not
+// hold: none of the node's parties may be among its stakeholders (this
+// node would hold it).
+func (e *Engine) foreignInput(ctx context.Context, ic *damlpb.Metadata_InputContract) (*ledger.Contract, []string, error) {
+	c, err := contract.DecodeBlob(ic.GetEventBlob())
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range c.Stakeholders {
+		known, err := e.parties.IsKnownParty(ctx, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		if known {
+			return nil, nil, ContractNotActive(string(c.ID))
+		}
+	}
+	lc, err := e.ledgerContractOf(c, nil)
+	if err != nil {
+		return nil, nil, notConformant("input contract %s: %v", c.ID, err)
+	}
+	return lc, c.Stakeholders, nil
 }
 
 // damlRootCommands reads the commands behind the root nodes of a prepared

@@ -134,18 +134,22 @@ func (e *Engine) Submit(ctx context.Context, cmds ledgerapi.Commands, userID str
 	if err != nil {
 		return nil, err
 	}
-	if err := e.checkKnownInformees(ctx, actAs, b); err != nil {
+	if err := e.checkKnownInformees(ctx, actAs, b, disclosed.Foreign()...); err != nil {
 		return nil, err
 	}
-	if err := e.accept(out, b, workflowID, effectiveAt, time.Time{}, nil); err != nil {
+	if err := e.accept(out, b, workflowID, effectiveAt, time.Time{}, nil, ""); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
 // accept makes out the acceptance of the built transaction b, under a
-// fresh update id.
-func (e *Engine) accept(out *Outcome, b *built, workflowID string, effectiveAt, maxRecordTime time.Time, externalHash *[32]byte) error {
+// fresh update id: its creates get their suffixed ids (suffixCreated, txUUID
+// being the prepared transaction's UUID or "").
+func (e *Engine) accept(out *Outcome, b *built, workflowID string, effectiveAt, maxRecordTime time.Time, externalHash *[32]byte, txUUID string) error {
+	if err := e.suffixCreated(b, effectiveAt, txUUID); err != nil {
+		return err
+	}
 	raw, err := e.random(32)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ledger-cli/ledger/daml/contract"
 	"slices"
 	"strings"
 
@@ -332,15 +333,14 @@ func valueError(err error) error {
 	return err
 }
 
-// checkDisclosed validates disclosed contracts and returns their ids, in
-// the order given (repeats left out).
-// A blob must decode to a Metadata.InputContract (what CreatedEventBlob
-// writes) and agree with the given contract and template ids. For a
-// contract the node holds it must authenticate (blob.go): sealed by this
-// node, or, when a submitter (actAs or readAs) is a stakeholder, an exact
-// description of the contract.
-func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedContract, actAs, readAs []string) ([]string, error) {
-	var ids []string
+// checkDisclosed validates disclosed contracts and returns them, in the
+// order given (repeats left out), as their authenticated blobs describe
+// them. A blob must decode to Canton's FatContractInstance, agree with the
+// contract and template ids sent beside it, and authenticate against its
+// contract id (blob.go); what the node holds under that id only says
+// whether the contract is still active.
+func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedContract, actAs, readAs []string) (*disclosedSet, error) {
+	out := &disclosedSet{byID: map[string]*ledger.Contract{}}
 	blobs := map[string][]byte{}
 	for _, dc := range dcs {
 		if len(dc.CreatedEventBlob) == 0 {
@@ -362,73 +362,133 @@ func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedCo
 		if err := e.checkSynchronizer("DisclosedContract.synchronizer_id", dc.SynchronizerID); err != nil {
 			return nil, err
 		}
-		ic := &damlpb.Metadata_InputContract{}
-		if err := proto.Unmarshal(dc.CreatedEventBlob, ic); err != nil || ic.GetV1() == nil {
-			msg := "it holds no contract"
-			if err != nil {
-				msg = err.Error()
-			}
-			return nil, invalidArgument("Unable to decode disclosed contract event payload: %s", msg)
+		c, err := contract.DecodeBlob(dc.CreatedEventBlob)
+		if err != nil {
+			return nil, invalidArgument("Unable to decode disclosed contract event payload: %v", err)
 		}
-		create := ic.GetV1()
-		if dc.ContractID != "" && dc.ContractID != create.GetContractId() {
-			return nil, invalidArgument("Mismatch between DisclosedContract.contract_id (%s) and contract_id from decoded DisclosedContract.created_event_blob (%s)", dc.ContractID, create.GetContractId())
+		cid := string(c.ID)
+		if dc.ContractID != "" && dc.ContractID != cid {
+			return nil, invalidArgument("Mismatch between DisclosedContract.contract_id (%s) and contract_id from decoded DisclosedContract.created_event_blob (%s)", dc.ContractID, cid)
 		}
 		if tmplID != nil {
-			got := create.GetTemplateId()
-			same := tmplID.Module == got.GetModuleName() && tmplID.Entity == got.GetEntityName() &&
-				(tmplID.ByName() && tmplID.PackageName == create.GetPackageName() || !tmplID.ByName() && tmplID.PackageID == got.GetPackageId())
+			got := c.TemplateID
+			same := tmplID.Module == got.ModuleName && tmplID.Entity == got.EntityName &&
+				(tmplID.ByName() && tmplID.PackageName == c.PackageName || !tmplID.ByName() && tmplID.PackageID == got.PackageID)
 			if !same {
-				return nil, invalidArgument("Mismatch between DisclosedContract.template_id (%s) and template_id from decoded DisclosedContract.created_event_blob (%s)", dc.TemplateID, identifierString(got))
+				return nil, invalidArgument("Mismatch between DisclosedContract.template_id (%s) and template_id from decoded DisclosedContract.created_event_blob (%s:%s:%s)",
+					dc.TemplateID, got.PackageID, got.ModuleName, got.EntityName)
 			}
 		}
-		cid := create.GetContractId()
-		if prev, dup := blobs[cid]; dup && !bytes.Equal(prev, dc.CreatedEventBlob) {
-			return nil, invalidArgument("Disclosed contract %s is given twice with different payloads", cid)
+		if prev, dup := blobs[cid]; dup {
+			if !bytes.Equal(prev, dc.CreatedEventBlob) {
+				return nil, invalidArgument("Disclosed contract %s is given twice with different payloads", cid)
+			}
+			continue
 		}
 		blobs[cid] = dc.CreatedEventBlob
+		if err := ValidateContractID(cid); err != nil {
+			return nil, invalidArgument("Unable to decode disclosed contract event payload: %v", err)
+		}
 		stored, err := e.contracts.LookupContract(ctx, cid)
 		if err != nil {
 			return nil, err
 		}
-		if stored != nil {
-			if err := e.authenticateDisclosed(ic, dc.CreatedEventBlob, stored, actAs, readAs); err != nil {
-				return nil, err
+		if err := e.authenticate(c, dc.CreatedEventBlob, stored, actAs, readAs, "the created_event_blob of contract"); err != nil {
+			return nil, err
+		}
+		if stored == nil {
+			// A contract this node never held may come from another
+			// participant, but not one with a party of this node among
+			// its stakeholders: that participant is this node, which
+			// would hold it (Canton's confirming participant refuses
+			// such a contract as inactive).
+			for _, p := range c.Stakeholders {
+				known, err := e.parties.IsKnownParty(ctx, p)
+				if err != nil {
+					return nil, err
+				}
+				if known {
+					return nil, ContractNotFound(cid)
+				}
 			}
+			out.foreign = append(out.foreign, c.Stakeholders...)
+			out.notHeld = append(out.notHeld, cid)
 		}
-		if !slices.Contains(ids, cid) {
-			ids = append(ids, cid)
+		lc, err := e.ledgerContractOf(c, stored)
+		if err != nil {
+			return nil, invalidArgument("Unable to decode disclosed contract event payload: %v", err)
 		}
+		if stored != nil && (stored.Salt == nil || e.typesOf(c) == nil) {
+			// Created before Canton's ids, the blob was its exact
+			// description; of the generic model, the authenticated blob
+			// is its content but for the field labels, which the blob
+			// does not carry and the stored copy keeps.
+			lc = stored
+		}
+		out.ids = append(out.ids, cid)
+		out.byID[cid] = lc
 	}
-	return ids, nil
+	return out, nil
 }
 
-// authenticateDisclosed checks the disclosed blob of a contract the node
-// holds (stored), decoded as ic. To a submission none of whose parties is
-// a stakeholder it answers one thing for every blob without this node's
-// seal, matching the contract or not, naming nothing but the contract id
-// the submitter sent: what follows a match must not tell an outsider that
-// its guess of the contract was right.
-func (e *Engine) authenticateDisclosed(ic *damlpb.Metadata_InputContract, blob []byte, stored *ledger.Contract, actAs, readAs []string) error {
-	want, err := e.inputContract(stored)
-	if err != nil {
-		return err
+// disclosedSet are the disclosed contracts of a request, authenticated,
+// in the order given.
+type disclosedSet struct {
+	ids  []string
+	byID map[string]*ledger.Contract
+	// foreign are the stakeholders of the disclosed contracts this node
+	// does not hold: parties of other participants, known to the
+	// synchronizer the contracts come from.
+	foreign []string
+	// notHeld are the ids of the disclosed contracts this node does not
+	// hold: the node cannot tell whether they are active (the synchronizer
+	// they come from does), so a transaction that uses them does not ask
+	// the store to check them.
+	notHeld []string
+}
+
+// held returns ids without those of disclosed contracts the node does not
+// hold.
+func (d *disclosedSet) held(ids []string) []string {
+	if d == nil || len(d.notHeld) == 0 {
+		return ids
 	}
-	ic.EventBlob, want.EventBlob = nil, nil
-	ic.ProtoReflect().SetUnknown(nil) // the seal
-	same := proto.Equal(ic, want)
-	if e.sealed(blob) && same {
+	out := ids[:0:0]
+	for _, id := range ids {
+		if !slices.Contains(d.notHeld, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Foreign returns the stakeholders of disclosed contracts the node does
+// not hold (nil for a nil set).
+func (d *disclosedSet) Foreign() []string {
+	if d == nil {
 		return nil
 	}
-	switch {
-	case !isViewer(stored, actAs, readAs):
-		return disclosedAuthenticationFailed("the created_event_blob of contract %s is not one this participant gave out; "+
-			"send the createdEventBlob exactly as the ledger API gave it", stored.ContractID)
-	case same || !stored.Active():
+	return d.foreign
+}
+
+// IDs returns the contract ids in order (nil for a nil set).
+func (d *disclosedSet) IDs() []string {
+	if d == nil {
 		return nil
-	default:
-		return disclosedAuthenticationFailed("the created_event_blob of contract %s does not match the contract", stored.ContractID)
 	}
+	return d.ids
+}
+
+// lookupContract finds a contract for a command: a disclosed one as its
+// blob describes it, else the store's.
+func (e *Engine) lookupContract(ctx context.Context, d *disclosedSet, id string) (*ledger.Contract, error) {
+	if d != nil {
+		if c := d.byID[id]; c != nil {
+			cp := *c
+			return &cp, nil
+		}
+	}
+	return e.contracts.LookupContract(ctx, id)
 }
 
 func validatePackagePreference(prefs []string) error {

@@ -47,6 +47,10 @@ type Contract struct {
 	// splicing rather than encoding (opaque to the store; nil for contracts
 	// stored before schema version 6).
 	CreatedJSON []byte
+	// Salt is the contract salt (32 bytes) from which the unicum of the
+	// contract's suffixed id was made (daml/contract); nil for contracts
+	// stored before schema version 8, whose ids have no suffix.
+	Salt []byte
 	// Seq orders contracts by creation: the store's position of the contract,
 	// set when it is read back.
 	Seq int64

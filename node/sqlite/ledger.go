@@ -242,8 +242,8 @@ func prepareBatch(ctx context.Context, tx *sql.Tx) (*batchStmts, error) {
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&b.insContract, `INSERT INTO contracts (contract_id, template_id, package_name, create_argument,
 			signatories, stakeholders, created_at, created_offset, archived_offset, node_id, argument_json,
-			workflow_id, key_hash, contract_key, created_json, key_json)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			workflow_id, key_hash, contract_key, created_json, key_json, salt)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&b.archive, `UPDATE contracts SET archived_offset = ? WHERE contract_id = ? AND archived_offset IS NULL`},
 		{&b.dedupPut, `INSERT INTO dedup (change_id, ledger_offset, submission_id, record_time) VALUES (?, ?, ?, ?)
 			ON CONFLICT (change_id) DO UPDATE SET ledger_offset = excluded.ledger_offset,
@@ -415,7 +415,7 @@ func (s *Store) write(ctx context.Context, st *batchStmts, e *ledger.Entry, t *l
 		if _, err := st.insContract.ExecContext(ctx, c.ContractID, c.TemplateID, c.PackageName, c.Argument,
 			encodeList(c.Signatories), encodeList(c.Stakeholders), micros(c.CreatedAt), offset, archived,
 			c.NodeID, c.ArgumentJSON, t.WorkflowID, nullBytes(c.KeyHash), nullBytes(c.Key), nullBytes(c.CreatedJSON),
-			nullBytes(c.KeyJSON)); err != nil {
+			nullBytes(c.KeyJSON), nullBytes(c.Salt)); err != nil {
 			return fmt.Errorf("write contract %s: %w", c.ContractID, err)
 		}
 	}

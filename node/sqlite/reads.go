@@ -48,7 +48,7 @@ func (r *readStmts) close() {
 // replaced by NULL where the caller does not need it.
 const contractColumns = `id, contract_id, template_id, package_name, %s, argument_json, signatories,
 	stakeholders, created_at, created_offset, archived_offset, node_id, workflow_id, key_hash, contract_key,
-	created_json, key_json`
+	created_json, key_json, salt`
 
 // encodedColumns are those of ACSQuery.Encoded, with and without
 // ByTemplate.
@@ -99,7 +99,7 @@ func (sc *contractScan) scan(row interface{ Scan(...any) error }) (ledger.Contra
 	default:
 		sc.dest = []any{&c.Seq, &c.ContractID, &sc.tmpl, &sc.pkg, &c.Argument, &c.ArgumentJSON,
 			&sc.sigs, &sc.stks, &sc.created, &c.CreatedOffset, &sc.archived, &sc.nodeID, &sc.wf, &c.KeyHash, &c.Key,
-			&c.CreatedJSON, &c.KeyJSON}
+			&c.CreatedJSON, &c.KeyJSON, &c.Salt}
 	}
 	*c = ledger.Contract{}
 	if err := row.Scan(sc.dest...); err != nil {
@@ -211,6 +211,18 @@ func (s *Store) ContractByID(ctx context.Context, contractID string) (ledger.Con
 	var sc contractScan
 	return queryOne(ctx, s, `SELECT `+fmt.Sprintf(contractColumns, "create_argument")+
 		` FROM contracts WHERE contract_id = ?`, []any{contractID}, sc.scan, "contract "+contractID)
+}
+
+// ContractWithDiscriminator returns a contract, active or archived, whose
+// id starts with the V1 version byte and this discriminator (64 hex
+// characters) — the contract, suffixed or not, that a local id names — or
+// ErrNotFound.
+func (s *Store) ContractWithDiscriminator(ctx context.Context, discriminator string) (ledger.Contract, error) {
+	var sc contractScan
+	lo := "00" + discriminator
+	return queryOne(ctx, s, `SELECT `+fmt.Sprintf(contractColumns, "create_argument")+
+		` FROM contracts WHERE contract_id >= ? AND contract_id < ? ORDER BY contract_id LIMIT 1`,
+		[]any{lo, lo + "g"}, sc.scan, "contract "+lo)
 }
 
 // queryOne reads the one row of a query with scan: ErrNotFound when there

@@ -174,6 +174,15 @@ ALTER TABLE contracts ADD COLUMN created_json BLOB;
 	`
 ALTER TABLE contracts ADD COLUMN key_json BLOB;
 `,
+	// 8: Canton's contract ids. A contract the node commits from this
+	// version on has a suffixed id (ca12, or ca11 for the generic model)
+	// and keeps the salt its unicum was made with
+	// (ledger.Contract.Salt), from which its createdEventBlob carries
+	// Canton's authentication data. Contracts stored before keep their
+	// unsuffixed ids and have no salt.
+	`
+ALTER TABLE contracts ADD COLUMN salt BLOB;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

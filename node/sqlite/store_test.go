@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -205,5 +206,56 @@ func TestIdentity(t *testing.T) {
 	}
 	if d := time.Duration(s2.maxDedup.Load()); d != time.Hour {
 		t.Errorf("max dedup loaded at open = %v, want 1h", d)
+	}
+}
+
+// TestSchema8KeepsOldContracts opens a database written at schema version
+// 7 (contracts with unsuffixed ids and no salt): the upgrade keeps its
+// contracts readable with their ids as they were, and contracts committed
+// after it keep their salt.
+func TestSchema8KeepsOldContracts(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (7)`); err != nil {
+		t.Fatal(err)
+	}
+	for v := 0; v < 7; v++ {
+		if _, err := db.Exec(migrations[v]); err != nil {
+			t.Fatalf("schema step %d: %v", v+1, err)
+		}
+	}
+	old := "00" + strings.Repeat("ab", 32)
+	if _, err := db.Exec(`INSERT INTO contracts (contract_id, template_id, package_name, create_argument,
+		signatories, stakeholders, created_at, created_offset) VALUES (?, 'pkg:Iou:Iou', 'iou', x'01', '["Alice"]', '["Alice"]', 1, 0)`, old); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("open a schema 7 database: %v", err)
+	}
+	defer s.Close()
+	c, err := s.Contract(ctx, old)
+	if err != nil {
+		t.Fatalf("old contract after the upgrade: %v", err)
+	}
+	if c.ContractID != old || c.Salt != nil || string(c.Argument) != "\x01" {
+		t.Errorf("old contract = %s salt %x argument %x, want its id, no salt and its argument", c.ContractID, c.Salt, c.Argument)
+	}
+	e := withContracts(accepted("u", "c1", "Alice"), []string{old[:66] + "ca12" + "1220" + strings.Repeat("cd", 32)})
+	e.Transaction.Created[0].Salt = []byte(strings.Repeat("s", 32))
+	if _, err := s.Commit(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.Contract(ctx, e.Transaction.Created[0].ContractID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(n.Salt) != strings.Repeat("s", 32) {
+		t.Errorf("salt of a new contract = %q, want it kept", n.Salt)
 	}
 }
