@@ -243,6 +243,10 @@ func (s *Server) wrap(rt Route) http.Handler {
 	})
 }
 
+// UploadsRunning is how many uploads hold one of the MaxConcurrentUploads
+// slots now.
+func (s *Server) UploadsRunning() int { return len(s.uploads) }
+
 // waitUpload takes one of the MaxConcurrentUploads tokens, waiting for it
 // until ctx ends.
 func (s *Server) waitUpload(ctx context.Context) error {

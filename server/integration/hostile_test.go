@@ -150,11 +150,18 @@ func TestUploadsQueued(t *testing.T) {
 			resp.Body.Close()
 			status[i] = resp.StatusCode
 		})
-		if _, err := pw.Write(ping[:1000]); err != nil { // the server has begun reading
+		if _, err := pw.Write(ping[:1000]); err != nil { // the client has begun sending
 			t.Fatal(err)
 		}
 	}
-	// Both slots are taken: a third upload waits until its client gives up.
+	// Both slots are taken (a written first chunk says only that the client
+	// sent it): a third upload waits until its client gives up.
+	for deadline := time.Now().Add(30 * time.Second); n.run.Server.UploadsRunning() < 2; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d uploads hold a slot after 30 s, want 2", n.run.Server.UploadsRunning())
+		}
+		time.Sleep(time.Millisecond)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "POST", n.url+"/v2/dars", bytes.NewReader(ping))
