@@ -1,49 +1,26 @@
 package contract
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/base64"
 	"encoding/hex"
-	"os"
 	"strconv"
-	"strings"
 	"testing"
-
-	"google.golang.org/protobuf/proto"
 
 	"github.com/ledger-cli/ledger/daml/tx"
 	"github.com/ledger-cli/ledger/daml/value"
+	"github.com/ledger-cli/ledger/internal/vectors"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
 
-// goldenPath is a real Canton Coin transfer prepared by Canton (the
-// LedgerHQ fixture, spec/vectors/npm-peers): five input contracts with
-// their event blobs (ca10 and ca11 ids) and four contracts created with
-// local ids.
-const goldenPath = "../../testdata/vectors/npm-peers/golden-ledgerhq-v2.tsv"
-
+// goldenTransaction is the real Canton Coin transfer of
+// vectors.LedgerHQTransfer.
 func goldenTransaction(t testing.TB) *damlpb.PreparedTransaction {
 	t.Helper()
-	f, err := os.Open(goldenPath)
+	pt, err := vectors.FirstPrepared("../../" + vectors.LedgerHQTransfer)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	if !sc.Scan() {
-		t.Fatal("empty vector file")
-	}
-	raw, err := base64.StdEncoding.DecodeString(strings.Split(sc.Text(), "\t")[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pt damlpb.PreparedTransaction
-	if err := proto.Unmarshal(raw, &pt); err != nil {
-		t.Fatal(err)
-	}
-	return &pt
+	return pt
 }
 
 func goldenBlobs(t testing.TB) [][]byte {

@@ -1,22 +1,19 @@
 package engine
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/ledger-cli/ledger/daml/archive"
 	"github.com/ledger-cli/ledger/daml/contract"
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/daml/value"
+	"github.com/ledger-cli/ledger/internal/vectors"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
@@ -25,22 +22,8 @@ import (
 // Canton prepared (testdata/vectors/npm-peers/golden-ledgerhq-v2.tsv).
 func goldenInputs(t *testing.T) []*damlpb.Metadata_InputContract {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "testdata", "vectors", "npm-peers", "golden-ledgerhq-v2.tsv"))
+	pt, err := vectors.FirstPrepared(filepath.Join("..", "..", vectors.LedgerHQTransfer))
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	if !sc.Scan() {
-		t.Fatal("empty vector file")
-	}
-	raw, err := base64.StdEncoding.DecodeString(strings.Split(sc.Text(), "\t")[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pt damlpb.PreparedTransaction
-	if err := proto.Unmarshal(raw, &pt); err != nil {
 		t.Fatal(err)
 	}
 	return pt.GetMetadata().GetInputContracts()

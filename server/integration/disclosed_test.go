@@ -1,24 +1,20 @@
 package integration
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/base64"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/ledger-cli/ledger/daml/contract"
 	"github.com/ledger-cli/ledger/daml/value"
+	"github.com/ledger-cli/ledger/internal/vectors"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/node/local"
-	"github.com/ledger-cli/ledger/proto/damlpb"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
 )
@@ -132,22 +128,10 @@ func TestRealCantonContractsOnServe(t *testing.T) {
 		n.ok("POST", "/v2/dars", "", sharedDar(t, dar), nil)
 	}
 	validator := n.allocate("Validator").Party
-	f, err := os.Open(filepath.Join("..", "..", "testdata", "vectors", "npm-peers", "golden-ledgerhq-v2.tsv"))
+	pt, err := vectors.FirstPrepared(filepath.Join("..", "..", vectors.LedgerHQTransfer))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	if !sc.Scan() {
-		t.Fatal("empty vector file")
-	}
-	raw, err := base64.StdEncoding.DecodeString(strings.Split(sc.Text(), "\t")[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pt damlpb.PreparedTransaction
-	mustUnmarshalProto(t, raw, &pt)
 	var disclosed []any
 	ids := map[string]string{}
 	dso := ""
