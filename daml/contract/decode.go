@@ -302,6 +302,7 @@ func (d *decoder) fatContract(b []byte, c *Contract) error {
 func strictlySortedParties(ps []string) ([]string, error) {
 	for i, p := range ps {
 		if !value.ValidParty(p) {
+			//lint:ignore ST1005 Canton's message, word for word
 			return nil, fmt.Errorf("Cannot decode party: invalid party %q", clip(p))
 		}
 		if i > 0 && ps[i-1] >= p {
@@ -418,6 +419,7 @@ func DecodeValue(b []byte) (value.Value, error) {
 
 func (d *decoder) value(b []byte, nesting int) (value.Value, error) {
 	if nesting > maxNesting {
+		//lint:ignore ST1005 Canton's message, word for word
 		return nil, fmt.Errorf("Provided proto value to decode exceeds maximum nesting level of %d", maxNesting)
 	}
 	var out value.Value
@@ -505,6 +507,7 @@ func (d *decoder) value(b []byte, nesting int) (value.Value, error) {
 		return nil, err
 	}
 	if out == nil {
+		//lint:ignore ST1005 Canton's message, word for word
 		return nil, errors.New("Value not set")
 	}
 	return out, nil

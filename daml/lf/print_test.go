@@ -145,7 +145,7 @@ func TestNodeOf(t *testing.T) {
 	if NodeOf(left) != NodeOf(right) {
 		t.Error("the two halves of a doubled type are not one node")
 	}
-	if NodeOf(doubling(1)) == NodeOf(doubling(1)) {
+	if a, b := doubling(1), doubling(1); NodeOf(a) == NodeOf(b) {
 		t.Error("two types built apart share a node")
 	}
 	if NodeOf(TBuiltin{Builtin: BuiltinUnit}) == NodeOf(TNat{N: 0}) {

@@ -158,9 +158,9 @@ func TestExponentialTypesBounded(t *testing.T) {
 	for name, edit := range cases {
 		t.Run(name, func(t *testing.T) {
 			var id lf.PackageID
-			p, lookup := pingWith(t, func(m *lf.Module) {})
+			p, _ := pingWith(t, func(m *lf.Module) {})
 			id = p.ID
-			p, lookup = pingWith(t, func(m *lf.Module) { edit(m, id) })
+			p, lookup := pingWith(t, func(m *lf.Module) { edit(m, id) })
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			start := time.Now()

@@ -59,17 +59,6 @@ func lookupIn(pkgs ...*lf.Package) validate.Lookup {
 	return func(id lf.PackageID) *lf.Package { return m[id] }
 }
 
-// checkDar checks every package of a DAR against the DAR's packages.
-func checkDar(d *archive.Dar) error {
-	c := validate.NewChecker(lookupIn(d.Packages...), validate.Options{})
-	for _, p := range d.Packages {
-		if err := c.Check(context.Background(), p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // TestRealDarsPass: every package of every real DAR is well typed.
 func TestRealDarsPass(t *testing.T) {
 	for _, path := range realDars(t) {

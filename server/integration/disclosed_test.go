@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"testing"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/ledger-cli/ledger/daml/contract"
 	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/internal/vectors"
@@ -105,13 +103,6 @@ var requestIDs = regexp.MustCompile(`"(correlationId|traceId|tid)":"[0-9a-f]*"`)
 
 func withoutRequestIDs(body []byte) []byte {
 	return requestIDs.ReplaceAll(body, []byte(`"$1":""`))
-}
-
-func mustUnmarshalProto(t *testing.T, b []byte, m proto.Message) {
-	t.Helper()
-	if err := proto.Unmarshal(b, m); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestRealCantonContractsOnServe is issue 22's item 4 on a started node:
