@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
 )
@@ -56,6 +57,16 @@ func TestServeFlags(t *testing.T) {
 	if o.ParticipantID != "p2" || o.AuthMode != auth.ModeHS256 || o.MaxRequestBytes != 1000 || o.DB != ":memory:" {
 		t.Errorf("parsed %+v", o)
 	}
+	// The budgets of a command's Daml code: the interpreter's defaults, or
+	// what the flags say (sizes with units).
+	o, code, msg = parseServe(t)
+	if code != 0 || o.MaxCommandSteps != interp.DefaultSteps || int64(o.MaxCommandMemory) != interp.DefaultMemory {
+		t.Errorf("budgets by default: exit %d (%s), steps %d, memory %d", code, msg, o.MaxCommandSteps, o.MaxCommandMemory)
+	}
+	o, code, msg = parseServe(t, "--max-command-steps", "5000", "--max-command-memory", "64MiB")
+	if code != 0 || o.MaxCommandSteps != 5000 || o.MaxCommandMemory != 64<<20 {
+		t.Errorf("budgets set: exit %d (%s), steps %d, memory %d", code, msg, o.MaxCommandSteps, o.MaxCommandMemory)
+	}
 }
 
 func TestServeUsageErrors(t *testing.T) {
@@ -69,6 +80,9 @@ func TestServeUsageErrors(t *testing.T) {
 		{[]string{"--auth", "jwks"}, "--auth-jwks"},
 		{[]string{"--log-format", "xml"}, "--log-format"},
 		{[]string{"--max-request-bytes", "0"}, "--max-request-bytes"},
+		{[]string{"--max-command-steps", "0"}, "--max-command-steps"},
+		{[]string{"--max-command-memory", "0"}, "--max-command-memory"},
+		{[]string{"--max-command-memory", "lots"}, "--max-command-memory"},
 		{[]string{"--auth-audience", "a", "--auth-scope", "s"}, "not both"},
 		{[]string{"extra"}, "arg"},
 	} {
