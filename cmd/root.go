@@ -99,6 +99,7 @@ Start with:  ledger quickstart`,
 		users.NewCmdUsers(f),
 		NewCmdBench(f, nil),
 		NewCmdVersion(f, nil),
+		NewCmdStatus(f, nil),
 		NewCmdErrors(f, nil),
 		NewCmdDaml(f),
 	)
