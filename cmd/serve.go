@@ -34,6 +34,8 @@ type ServeOptions struct {
 	Addr            string
 	DB              string
 	PortFile        string
+	// Dars are uploaded (and vetted) once the node is open.
+	Dars []string
 	ParticipantID   string // "" unless --participant-id was given
 	SynchronizerID  string
 	LogFormat       string
@@ -160,6 +162,9 @@ The node stops cleanly on SIGINT or SIGTERM.`,
   ledger serve --strict-packages &
   ledger dars upload my-app-1.0.0.dar
 
+  # a sandbox with its DARs: uploaded at start, kept across restarts
+  ledger serve --dar my-app-1.0.0.dar --dar my-lib-1.0.0.dar
+
   # choices named Observe and Report keep their contract active
   ledger serve --nonconsuming-choices Observe,Report
 
@@ -195,6 +200,7 @@ The node stops cleanly on SIGINT or SIGTERM.`,
 	fl.StringVar(&opts.Addr, "addr", server.DefaultAddr, "address to listen on (port 0 picks a free port)")
 	fl.StringVar(&opts.DB, "db", "", `SQLite database file, or ":memory:" (default: the user's data directory)`)
 	fl.StringVar(&opts.PortFile, "port-file", "", "write the bound port to this file once listening")
+	fl.StringArrayVar(&opts.Dars, "dar", nil, "upload and vet this DAR at start, before serving (repeat for several; one the node has is kept as it is)")
 	fl.StringVar(&participantID, "participant-id", auth.DefaultParticipantID, "participant name of a new node (the id is NAME::fingerprint)")
 	fl.StringVar(&opts.SynchronizerID, "synchronizer-id", "", `synchronizer id of a new node (default "local::<fingerprint>")`)
 	fl.StringVar(&opts.LogFormat, "log-format", "text", "log format: text or json")
@@ -301,6 +307,14 @@ func checkOrigin(origin string) error {
 type serveSetup struct {
 	local.Config
 	Server server.Config
+	// Dars are uploaded before the node serves, by file name.
+	Dars []namedDar
+}
+
+// namedDar is a DAR's bytes and the file they came from.
+type namedDar struct {
+	Path  string
+	Bytes []byte
 }
 
 // serveConfig turns the options into a serveSetup, reading key files.
@@ -358,6 +372,13 @@ func serveConfig(o *ServeOptions) (serveSetup, error) {
 		}
 		cfg.Server.Auth.Secret = secret
 	}
+	for _, path := range o.Dars {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return cfg, fmt.Errorf("--dar: %w", err)
+		}
+		cfg.Dars = append(cfg.Dars, namedDar{Path: path, Bytes: b})
+	}
 	if o.AuthPublicKey != "" {
 		pem, err := os.ReadFile(o.AuthPublicKey)
 		if err != nil {
@@ -374,6 +395,18 @@ func startServe(ctx context.Context, cfg serveSetup) (*server.Running, error) {
 	n, err := local.Open(ctx, cfg.Config)
 	if err != nil {
 		return nil, err
+	}
+	for _, d := range cfg.Dars {
+		// Uploading a DAR the node has changes nothing, so a restart
+		// with the same --dar flags is harmless.
+		main, err := n.UploadDar(ctx, d.Bytes, true)
+		if err != nil {
+			n.Close()
+			return nil, fmt.Errorf("--dar %s: %w", d.Path, err)
+		}
+		if cfg.Node.Logger != nil {
+			cfg.Node.Logger.Info("DAR uploaded at start", "file", d.Path, "mainPackage", main)
+		}
 	}
 	return server.Start(ctx, n, cfg.Server)
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -209,6 +210,63 @@ func TestServeNoAuthStaysOnLoopback(t *testing.T) {
 		log := stop()
 		if want := `"url":"http://` + host + ":" + port + `"`; !strings.Contains(log, want) {
 			t.Errorf("--addr %s: log lacks %s:\n%s", addr, want, log)
+		}
+	}
+}
+
+// `ledger serve --dar` uploads DARs before serving: the Ping's packages
+// are listed at once; a restart with the same flag on the same database
+// keeps them (nothing uploaded twice); a missing file or an ill-formed DAR
+// stops the start, naming the file.
+func TestServeDarsAtStart(t *testing.T) {
+	dir := t.TempDir()
+	ping := filepath.Join("..", "daml", "archive", "testdata", "canton-builtin-admin-workflow-ping.dar")
+	opts := func() *ServeOptions {
+		return &ServeOptions{Addr: "127.0.0.1:0", DB: filepath.Join(dir, "node.db"), MaxRequestBytes: server.DefaultMaxRequestBytes,
+			AuthMode: auth.ModeNone, Dars: []string{ping}}
+	}
+	packages := func(port string) string {
+		resp, err := http.Get("http://127.0.0.1:" + port + "/v2/packages")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	port, stop := runServe(t, opts())
+	first := packages(port)
+	var list struct {
+		PackageIDs []string `json:"packageIds"`
+	}
+	if err := json.Unmarshal([]byte(first), &list); err != nil || len(list.PackageIDs) < 2 {
+		t.Fatalf("packages after --dar: %v %s", err, first)
+	}
+	if log := stop(); !strings.Contains(log, "DAR uploaded at start") {
+		t.Errorf("the log does not say the DAR was uploaded:\n%s", log)
+	}
+	port, stop = runServe(t, opts())
+	if again := packages(port); again != first {
+		t.Errorf("after a restart with the same --dar: %s, want %s", again, first)
+	}
+	stop()
+
+	for _, c := range []struct{ dar, want string }{
+		{filepath.Join(dir, "missing.dar"), "--dar"},
+		{filepath.Join("..", "..", "shared", "dars", "illformed.dar"), "illformed.dar"},
+	} {
+		o := opts()
+		o.Dars = []string{c.dar}
+		o.IO, _, _, _ = cmdutil.Test()
+		o.Context = context.Background()
+		o.LogFormat, o.LogLevel = "json", "info"
+		if c.want == "illformed.dar" {
+			if _, err := os.Stat(c.dar); err != nil {
+				continue // the shared DARs are absent
+			}
+		}
+		if err := serveRun(o); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--dar %s: %v, want an error naming %s", c.dar, err, c.want)
 		}
 	}
 }
