@@ -31,11 +31,11 @@ type ServeOptions struct {
 	// Context ends the node (nil: SIGINT/SIGTERM do).
 	Context context.Context
 
-	Addr            string
-	DB              string
-	PortFile        string
+	Addr     string
+	DB       string
+	PortFile string
 	// Dars are uploaded (and vetted) once the node is open.
-	Dars []string
+	Dars            []string
 	ParticipantID   string // "" unless --participant-id was given
 	SynchronizerID  string
 	LogFormat       string
