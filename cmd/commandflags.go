@@ -67,6 +67,14 @@ func (c *commandFlags) build(stdin io.Reader) ([]ledgerapi.Command, error) {
 	if _, err := ledgerapi.ParseTemplateID(template); err != nil {
 		return nil, cmdutil.UsageError("template %q: %s (write #package-name:Module:Entity or packageId:Module:Entity)", template, err)
 	}
+	// --args (create arguments) and --arg (choice argument) differ by one
+	// letter; the one a command does not take is refused, not ignored.
+	if c.Args != "" && (c.Exercise != "" || c.ExerciseByKey != "") {
+		return nil, cmdutil.UsageError("--args is the create arguments; %s takes the choice argument as --arg", given[0])
+	}
+	if c.Arg != "" && c.Create != "" {
+		return nil, cmdutil.UsageError("--arg is a choice argument; --create takes the contract's fields as --args")
+	}
 	choiceArg := func() (json.RawMessage, error) {
 		if c.Choice == "" {
 			return nil, cmdutil.UsageError("--choice is required with %s", given[0])
