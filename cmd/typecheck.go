@@ -56,9 +56,36 @@ func (c *commandFlags) checkTypes(cl *client.Client, cmds []ledgerapi.Command, a
 			return fmt.Errorf("--check-types: %w", cmdutil.WithHint(err))
 		}
 		pkgs, from = append(pkgs, fetched...), "the node's packages"
+		if err := checkResolved(pkgs, cmds); err != nil {
+			return err
+		}
 	}
 	if err := engine.CheckCommands(engine.PackageSetOf(pkgs...), cmds, preference); err != nil {
 		return cmdutil.WithExit(1, fmt.Errorf("the command does not fit the types of %s, nothing was sent: %w", from, err))
+	}
+	return nil
+}
+
+// checkResolved refuses a --check-types whose commands name a template no
+// package at hand defines a package for: the node would serve it with the
+// generic contract model, which checks no types, so passing would say
+// nothing.
+func checkResolved(pkgs []*lf.Package, cmds []ledgerapi.Command) error {
+	for _, cmd := range cmds {
+		t, err := ledgerapi.ParseTemplateID(commandTemplate(cmd))
+		if err != nil {
+			continue // the check reports it
+		}
+		found := false
+		for _, p := range pkgs {
+			if t.ByName() && p.Name == t.PackageName || !t.ByName() && string(p.ID) == t.PackageID {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return cmdutil.WithExit(1, fmt.Errorf("--check-types: cannot check %s: the node has no package for it (it would serve the template with the generic contract model, which checks no types); upload its DAR, or give it with --dar", t))
+		}
 	}
 	return nil
 }
