@@ -109,7 +109,7 @@ Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
   ledger completions --party "$ALICE"
 
   # tail forever, resumable after a crash or restart
-  ledger completions --party "$ALICE" --follow --checkpoint alice.offset -o json --out completions.ndjson
+  ledger completions --party "$ALICE" --follow --checkpoint alice-completions.offset -o json --out completions.ndjson
 
   # wait for the outcome of one command (exit 4 if rejected)
   ledger completions --party "$ALICE" --until-command-id "$CMD" --max-wait 2m
@@ -219,6 +219,9 @@ func completionsRun(opts *CompletionsOptions) error {
 	}
 	text := display.TextOptions{Color: opts.IO.ColorEnabled(), FullIDs: opts.FullIDs}
 	w := opts.IO.Out
+	if err := o.CheckCheckpoint(); err != nil {
+		return cmdutil.UsageError("--checkpoint: %s", err)
+	}
 	if opts.OutPath != "" {
 		file, err := completions.OpenOutputFile(opts.OutPath, opts.Checkpoint)
 		if err != nil {

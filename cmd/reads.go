@@ -255,7 +255,7 @@ exactly once.`,
   ledger updates --party "$ALICE"
 
   # a resumable, exactly-once export of everything, following new updates
-  ledger updates --party "$ALICE" --follow --checkpoint alice.offset -o json --out alice.ndjson
+  ledger updates --party "$ALICE" --follow --checkpoint alice-updates.offset -o json --out alice-updates.ndjson
 
   # the exercises too, between two offsets
   ledger updates --party "$ALICE" --shape ledger-effects --from 10 --to 20
@@ -341,6 +341,9 @@ func updatesRun(opts *UpdatesOptions) error {
 	defer stop()
 	text := display.TextOptions{Color: opts.IO.ColorEnabled(), FullIDs: opts.FullIDs}
 	var w io.Writer = opts.IO.Out
+	if err := o.CheckCheckpoint(); err != nil {
+		return cmdutil.UsageError("--checkpoint: %s", err)
+	}
 	if opts.OutPath != "" {
 		file, err := completions.OpenOutputFile(opts.OutPath, opts.Checkpoint)
 		if err != nil {
