@@ -49,6 +49,9 @@ type CompletionsOptions struct {
 	Format  string
 	// Context is cancelled to stop a follower (nil: stopped by SIGINT/SIGTERM).
 	Context context.Context
+	// BeginSet: --begin was given; without it a pruned node is read from
+	// its pruned offset.
+	BeginSet bool
 
 	Parties        []string
 	UserID         string
@@ -149,6 +152,7 @@ Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
 		if opts.Limit <= 0 || opts.IdleTimeout < 0 || opts.MaxWait < 0 {
 			return cmdutil.UsageError("--limit must be positive, --idle-timeout and --max-wait not negative")
 		}
+		opts.BeginSet = c.Flags().Changed("begin")
 		opts.Connect = conn.Connect
 		if runF != nil {
 			return runF(opts)
@@ -205,6 +209,9 @@ func completionsRun(opts *CompletionsOptions) error {
 	o.UserID = conn.UserID
 	if err := checkPartiesKnown(conn, opts.Parties); err != nil {
 		return err
+	}
+	if !opts.BeginSet {
+		o.Begin = beginAfterPruned(conn, opts.IO, opts.Checkpoint, "completions", "--begin")
 	}
 	ctx := opts.Context
 	if ctx == nil {

@@ -207,6 +207,7 @@ type UpdatesOptions struct {
 	Interfaces  []string
 	Blob        bool
 	From, To    int64
+	FromSet     bool // --from given; else a pruned node is read from its pruned offset
 	Follow      bool
 	Checkpoint  string
 	OutPath     string
@@ -303,6 +304,7 @@ exactly once.`,
 		if opts.Follow && opts.To != 0 {
 			return cmdutil.UsageError("--follow and --to exclude each other")
 		}
+		opts.FromSet = c.Flags().Changed("from")
 		if _, err := shapeOf(opts.Shape); err != nil {
 			return err
 		}
@@ -336,6 +338,9 @@ func updatesRun(opts *UpdatesOptions) error {
 	conn, err := opts.Connect()
 	if err != nil {
 		return err
+	}
+	if !opts.FromSet {
+		o.Begin = beginAfterPruned(conn, opts.IO, opts.Checkpoint, "updates", "--from")
 	}
 	ctx, stop := signalContext(opts.Context)
 	defer stop()
@@ -614,4 +619,26 @@ func pruneRun(opts *PruneOptions) error {
 	fmt.Fprintf(opts.IO.Out, "pruned up to offset %d: %d completions, %d archived contracts removed\n",
 		res.PrunedUpTo, res.CompletionsRemoved, res.ContractsRemoved)
 	return nil
+}
+
+// beginAfterPruned is where a read without an explicit start begins: after
+// the node's pruned offset, said on stderr, where reading from the
+// beginning would only meet PARTICIPANT_PRUNED_DATA_ACCESSED; 0 on a node
+// that has pruned nothing, or when an existing checkpoint decides. A failed
+// look-up leaves the start at 0, and the read itself reports the failure.
+func beginAfterPruned(conn *cmdutil.Connection, ios *cmdutil.IOStreams, checkpoint, what, flag string) int64 {
+	if checkpoint != "" {
+		if _, ok, err := completions.ReadCheckpoint(checkpoint); ok || err != nil {
+			return 0
+		}
+	}
+	ctx, cancel := conn.Context()
+	defer cancel()
+	res, err := conn.Client.LatestPrunedOffsets(ctx)
+	if err != nil || res.ParticipantPrunedUpToInclusive <= 0 {
+		return 0
+	}
+	pruned := int64(res.ParticipantPrunedUpToInclusive)
+	fmt.Fprintf(ios.ErrOut, "note: the node has pruned its history up to offset %d; reading %s after it (%s chooses the start)\n", pruned, what, flag)
+	return pruned
 }
