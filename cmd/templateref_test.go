@@ -10,7 +10,8 @@ import (
 // binary: a package name written without its # was read as a package id
 // the node never saw and created a generic contract (exit 0); an unknown
 // entity of an uploaded package is refused by name; --check-types on a
-// template the node has no package for passed without checking anything.
+// template the node has no package for passed without checking anything;
+// a command the generic model served looked like any other.
 func TestTemplateReferencesThatWouldGoGeneric(t *testing.T) {
 	url := startOpenNode(t)
 	conn := []string{"--url", url, "--user", "participant_admin"}
@@ -41,5 +42,15 @@ func TestTemplateReferencesThatWouldGoGeneric(t *testing.T) {
 	if strings.Contains(r.out, "Ping") {
 		t.Errorf("a refused command left a contract:\n%s", r.out)
 	}
-	create("#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping", "--check-types").must(t, 0)
+	r = create("#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping", "--check-types").must(t, 0)
+	if strings.Contains(r.err, "generic") {
+		t.Errorf("a typed template is reported as generic:\n%s", r.err)
+	}
+	// The generic model serves a package the node never saw, and says so.
+	for _, tmpl := range []string{"#iou:Iou:Iou", strings.Repeat("ab", 32) + ":Iou:Iou"} {
+		r = create(tmpl).must(t, 0)
+		if !strings.Contains(r.err, "no package for "+tmpl) || !strings.Contains(r.err, "generic contract model") {
+			t.Errorf("%s: the generic model served it without a word:\n%s", tmpl, r.err)
+		}
+	}
 }
