@@ -253,10 +253,11 @@ func setAttempts(err error, n int) {
 	}
 }
 
-// retryWorthy is IsRetryable plus requests that got no answer.
+// retryWorthy is IsRetryable plus requests that got no answer because the
+// connection failed; a TLS or name failure meets the same end each time.
 func retryWorthy(err error) bool {
 	var te *TransportError
-	return IsRetryable(err) || errors.As(err, &te)
+	return IsRetryable(err) || errors.As(err, &te) && !te.Permanent()
 }
 
 // backoff is the wait before retry i (1-based).

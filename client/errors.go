@@ -1,9 +1,12 @@
 package client
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"mime"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -229,3 +232,25 @@ func (e *TransportError) Error() string {
 }
 
 func (e *TransportError) Unwrap() error { return e.Err }
+
+// Permanent reports a failure that sending the request again cannot cure:
+// https to a plain-HTTP node, a certificate this machine does not accept,
+// a host name that does not resolve. A refused or broken connection, or a
+// timeout, may be a node that is starting or busy, and is not permanent.
+func (e *TransportError) Permanent() bool {
+	var dns *net.DNSError
+	var record tls.RecordHeaderError
+	var verify *tls.CertificateVerificationError
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	switch {
+	case errors.As(e.Err, &dns):
+		return dns.IsNotFound
+	case errors.As(e.Err, &record), errors.As(e.Err, &verify), errors.As(e.Err, &unknownCA),
+		errors.As(e.Err, &hostname), errors.As(e.Err, &invalid):
+		return true
+	}
+	// net/http says so in words only (transport.go).
+	return strings.Contains(e.Err.Error(), "server gave HTTP response to HTTPS client")
+}

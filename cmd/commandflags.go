@@ -64,8 +64,23 @@ func (c *commandFlags) build(stdin io.Reader) ([]ledgerapi.Command, error) {
 		return readCommandsFile(c.CommandsFile, stdin)
 	}
 	template := c.Create + c.Exercise + c.CreateAndExercise + c.ExerciseByKey
-	if _, err := ledgerapi.ParseTemplateID(template); err != nil {
+	tid, err := ledgerapi.ParseTemplateID(template)
+	if err != nil {
 		return nil, cmdutil.UsageError("template %q: %s (write #package-name:Module:Entity or packageId:Module:Entity)", template, err)
+	}
+	// A package name without its # reads as a package id the node never
+	// saw, and the generic contract model would take the command.
+	if !tid.ByName() && !isPackageID(tid.PackageID) {
+		return nil, cmdutil.UsageError("template %q: %q is neither a package id (64 hex digits) nor a package name (write #%s:%s:%s)",
+			template, tid.PackageID, tid.PackageID, tid.Module, tid.Entity)
+	}
+	// --args (create arguments) and --arg (choice argument) differ by one
+	// letter; the one a command does not take is refused, not ignored.
+	if c.Args != "" && (c.Exercise != "" || c.ExerciseByKey != "") {
+		return nil, cmdutil.UsageError("--args is the create arguments; %s takes the choice argument as --arg", given[0])
+	}
+	if c.Arg != "" && c.Create != "" {
+		return nil, cmdutil.UsageError("--arg is a choice argument; --create takes the contract's fields as --args")
 	}
 	choiceArg := func() (json.RawMessage, error) {
 		if c.Choice == "" {
@@ -124,6 +139,19 @@ func (c *commandFlags) build(stdin io.Reader) ([]ledgerapi.Command, error) {
 		cmd.ExerciseByKey = &ledgerapi.ExerciseByKeyCommand{TemplateID: template, ContractKey: key, Choice: c.Choice, ChoiceArgument: arg}
 	}
 	return []ledgerapi.Command{cmd}, nil
+}
+
+// isPackageID reports a Daml-LF package id: 64 lower-case hex digits.
+func isPackageID(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // readJSONArg reads a flag's JSON value: literal JSON, @FILE or @- (stdin).

@@ -49,6 +49,9 @@ type CompletionsOptions struct {
 	Format  string
 	// Context is cancelled to stop a follower (nil: stopped by SIGINT/SIGTERM).
 	Context context.Context
+	// BeginSet: --begin was given; without it a pruned node is read from
+	// its pruned offset.
+	BeginSet bool
 
 	Parties        []string
 	UserID         string
@@ -109,7 +112,7 @@ Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
   ledger completions --party "$ALICE"
 
   # tail forever, resumable after a crash or restart
-  ledger completions --party "$ALICE" --follow --checkpoint alice.offset -o json --out completions.ndjson
+  ledger completions --party "$ALICE" --follow --checkpoint alice-completions.offset -o json --out completions.ndjson
 
   # wait for the outcome of one command (exit 4 if rejected)
   ledger completions --party "$ALICE" --until-command-id "$CMD" --max-wait 2m
@@ -149,6 +152,7 @@ Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
 		if opts.Limit <= 0 || opts.IdleTimeout < 0 || opts.MaxWait < 0 {
 			return cmdutil.UsageError("--limit must be positive, --idle-timeout and --max-wait not negative")
 		}
+		opts.BeginSet = c.Flags().Changed("begin")
 		opts.Connect = conn.Connect
 		if runF != nil {
 			return runF(opts)
@@ -206,6 +210,9 @@ func completionsRun(opts *CompletionsOptions) error {
 	if err := checkPartiesKnown(conn, opts.Parties); err != nil {
 		return err
 	}
+	if !opts.BeginSet {
+		o.Begin = beginAfterPruned(conn, opts.IO, opts.Checkpoint, "completions", "--begin")
+	}
 	ctx := opts.Context
 	if ctx == nil {
 		var stop context.CancelFunc
@@ -219,6 +226,9 @@ func completionsRun(opts *CompletionsOptions) error {
 	}
 	text := display.TextOptions{Color: opts.IO.ColorEnabled(), FullIDs: opts.FullIDs}
 	w := opts.IO.Out
+	if err := o.CheckCheckpoint(); err != nil {
+		return cmdutil.UsageError("--checkpoint: %s", err)
+	}
 	if opts.OutPath != "" {
 		file, err := completions.OpenOutputFile(opts.OutPath, opts.Checkpoint)
 		if err != nil {

@@ -239,6 +239,7 @@ func prepareRun(opts *PrepareOptions) error {
 	if err != nil {
 		return conn.WithHint(err)
 	}
+	noteGeneric(ctx, conn.Client, req.Commands, req.ActAs, opts.IO.ErrOut)
 	env, err := wallet.NewEnvelope(req, resp, conn.Client.URL(), opts.Now())
 	if err != nil {
 		return err

@@ -207,6 +207,7 @@ type UpdatesOptions struct {
 	Interfaces  []string
 	Blob        bool
 	From, To    int64
+	FromSet     bool // --from given; else a pruned node is read from its pruned offset
 	Follow      bool
 	Checkpoint  string
 	OutPath     string
@@ -255,7 +256,7 @@ exactly once.`,
   ledger updates --party "$ALICE"
 
   # a resumable, exactly-once export of everything, following new updates
-  ledger updates --party "$ALICE" --follow --checkpoint alice.offset -o json --out alice.ndjson
+  ledger updates --party "$ALICE" --follow --checkpoint alice-updates.offset -o json --out alice-updates.ndjson
 
   # the exercises too, between two offsets
   ledger updates --party "$ALICE" --shape ledger-effects --from 10 --to 20
@@ -303,6 +304,7 @@ exactly once.`,
 		if opts.Follow && opts.To != 0 {
 			return cmdutil.UsageError("--follow and --to exclude each other")
 		}
+		opts.FromSet = c.Flags().Changed("from")
 		if _, err := shapeOf(opts.Shape); err != nil {
 			return err
 		}
@@ -337,10 +339,16 @@ func updatesRun(opts *UpdatesOptions) error {
 	if err != nil {
 		return err
 	}
+	if !opts.FromSet {
+		o.Begin = beginAfterPruned(conn, opts.IO, opts.Checkpoint, "updates", "--from")
+	}
 	ctx, stop := signalContext(opts.Context)
 	defer stop()
 	text := display.TextOptions{Color: opts.IO.ColorEnabled(), FullIDs: opts.FullIDs}
 	var w io.Writer = opts.IO.Out
+	if err := o.CheckCheckpoint(); err != nil {
+		return cmdutil.UsageError("--checkpoint: %s", err)
+	}
 	if opts.OutPath != "" {
 		file, err := completions.OpenOutputFile(opts.OutPath, opts.Checkpoint)
 		if err != nil {
@@ -611,4 +619,26 @@ func pruneRun(opts *PruneOptions) error {
 	fmt.Fprintf(opts.IO.Out, "pruned up to offset %d: %d completions, %d archived contracts removed\n",
 		res.PrunedUpTo, res.CompletionsRemoved, res.ContractsRemoved)
 	return nil
+}
+
+// beginAfterPruned is where a read without an explicit start begins: after
+// the node's pruned offset, said on stderr, where reading from the
+// beginning would only meet PARTICIPANT_PRUNED_DATA_ACCESSED; 0 on a node
+// that has pruned nothing, or when an existing checkpoint decides. A failed
+// look-up leaves the start at 0, and the read itself reports the failure.
+func beginAfterPruned(conn *cmdutil.Connection, ios *cmdutil.IOStreams, checkpoint, what, flag string) int64 {
+	if checkpoint != "" {
+		if _, ok, err := completions.ReadCheckpoint(checkpoint); ok || err != nil {
+			return 0
+		}
+	}
+	ctx, cancel := conn.Context()
+	defer cancel()
+	res, err := conn.Client.LatestPrunedOffsets(ctx)
+	if err != nil || res.ParticipantPrunedUpToInclusive <= 0 {
+		return 0
+	}
+	pruned := int64(res.ParticipantPrunedUpToInclusive)
+	fmt.Fprintf(ios.ErrOut, "note: the node has pruned its history up to offset %d; reading %s after it (%s chooses the start)\n", pruned, what, flag)
+	return pruned
 }

@@ -201,6 +201,7 @@ func submitRun(opts *SubmitOptions) error {
 	if err != nil {
 		return conn.Rejection(err)
 	}
+	noteGeneric(ctx, conn.Client, req.Commands, req.ActAs, opts.IO.ErrOut)
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, ledgerapi.SubmitAndWaitForTransactionTreeResponse{TransactionTree: *tree})
 	}

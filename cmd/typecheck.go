@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/pflag"
 
@@ -56,11 +57,67 @@ func (c *commandFlags) checkTypes(cl *client.Client, cmds []ledgerapi.Command, a
 			return fmt.Errorf("--check-types: %w", cmdutil.WithHint(err))
 		}
 		pkgs, from = append(pkgs, fetched...), "the node's packages"
+		if err := checkResolved(pkgs, cmds); err != nil {
+			return err
+		}
 	}
 	if err := engine.CheckCommands(engine.PackageSetOf(pkgs...), cmds, preference); err != nil {
 		return cmdutil.WithExit(1, fmt.Errorf("the command does not fit the types of %s, nothing was sent: %w", from, err))
 	}
 	return nil
+}
+
+// checkResolved refuses a --check-types whose commands name a template no
+// package at hand defines a package for: the node would serve it with the
+// generic contract model, which checks no types, so passing would say
+// nothing.
+func checkResolved(pkgs []*lf.Package, cmds []ledgerapi.Command) error {
+	for _, cmd := range cmds {
+		t, err := ledgerapi.ParseTemplateID(commandTemplate(cmd))
+		if err != nil {
+			continue // the check reports it
+		}
+		found := false
+		for _, p := range pkgs {
+			if t.ByName() && p.Name == t.PackageName || !t.ByName() && string(p.ID) == t.PackageID {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return cmdutil.WithExit(1, fmt.Errorf("--check-types: cannot check %s: the node has no package for it (it would serve the template with the generic contract model, which checks no types); upload its DAR, or give it with --dar", t))
+		}
+	}
+	return nil
+}
+
+// noteGeneric says on w which of the commands' templates the node has no
+// package for: its generic contract model served them, which keeps the
+// arguments as JSON and checks no Daml types, so a typo in a package name
+// or a template is no error. A failed look-up only loses the note.
+func noteGeneric(ctx context.Context, cl *client.Client, cmds []ledgerapi.Command, actAs []string, w io.Writer) {
+	seen := map[string]bool{}
+	for _, cmd := range cmds {
+		t, err := ledgerapi.ParseTemplateID(commandTemplate(cmd))
+		if err != nil || seen[t.String()] {
+			continue
+		}
+		seen[t.String()] = true
+		var apiErr *client.APIError
+		if t.ByName() {
+			if len(actAs) == 0 {
+				continue
+			}
+			_, err = cl.PreferredPackages(ctx, ledgerapi.GetPreferredPackagesRequest{PackageVettingRequirements: []ledgerapi.PackageVettingRequirement{
+				{PackageName: t.PackageName, Parties: actAs[:1]}}})
+			if !errors.As(err, &apiErr) || apiErr.StatusCode >= 500 {
+				continue
+			}
+		} else if status, err := cl.PackageStatus(ctx, t.PackageID); err != nil || status == ledgerapi.PackageStatusRegistered {
+			continue
+		}
+		fmt.Fprintf(w, "note: the node has no package for %s: its generic contract model served the command (arguments kept as JSON, no Daml types checked, no choice bodies run); upload the DAR to run the template\n", t)
+	}
 }
 
 // nodePackages fetches from the node the packages the commands' templates

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -126,6 +127,9 @@ func Tail(ctx context.Context, c *client.Client, o Options, out Output) (*Result
 	begin := o.Begin
 	haveCheckpoint := false
 	if o.Checkpoint != "" {
+		if err := checkStream(o.Checkpoint, o.stream()); err != nil {
+			return nil, err
+		}
 		off, ok, err := ReadCheckpoint(o.Checkpoint)
 		if err != nil {
 			return nil, err
@@ -153,7 +157,7 @@ func Tail(ctx context.Context, c *client.Client, o Options, out Output) (*Result
 		if err != nil {
 			return nil, fmt.Errorf("output: %w", err)
 		}
-		if err := writeCheckpoint(o.Checkpoint, begin, size); err != nil {
+		if err := writeCheckpoint(o.Checkpoint, begin, size, o.stream()); err != nil {
 			return nil, err
 		}
 	}
@@ -162,6 +166,30 @@ func Tail(ctx context.Context, c *client.Client, o Options, out Output) (*Result
 		return t.res, t.listUntil(ctx, end)
 	}
 	return t.res, t.follow(ctx)
+}
+
+// stream names the completions these options read, for the checkpoint:
+// the user, the parties and the filters.
+func (o Options) stream() string {
+	return fmt.Sprintf("completions user=%s parties=%s command-id=%s submission-id=%s",
+		o.UserID, sortedList(o.Parties), o.CommandID, o.SubmissionID)
+}
+
+// CheckCheckpoint refuses a checkpoint file of another stream; Tail checks
+// it too, but a caller that opens an output file by the checkpoint
+// (OpenOutputFile) checks first, before the file is cut back.
+func (o Options) CheckCheckpoint() error {
+	if o.Checkpoint == "" {
+		return nil
+	}
+	return checkStream(o.Checkpoint, o.stream())
+}
+
+// sortedList writes a set of names in one order, comma-separated.
+func sortedList(names []string) string {
+	s := append([]string(nil), names...)
+	sort.Strings(s)
+	return strings.Join(s, ",")
 }
 
 type tail struct {
@@ -224,7 +252,7 @@ func (t *tail) handle(els []ledgerapi.CompletionStreamResponse) error {
 					return fmt.Errorf("output: %w", err)
 				}
 			}
-			if err := writeCheckpoint(t.o.Checkpoint, last, size); err != nil {
+			if err := writeCheckpoint(t.o.Checkpoint, last, size, t.o.stream()); err != nil {
 				return err
 			}
 		}
@@ -397,7 +425,8 @@ func readCheckpoint(path string) (offset, size int64, ok bool, err error) {
 	if err != nil {
 		return 0, -1, false, fmt.Errorf("checkpoint: %w", err)
 	}
-	fields := strings.Fields(string(b))
+	first, _, _ := strings.Cut(string(b), "\n")
+	fields := strings.Fields(first)
 	bad := func() (int64, int64, bool, error) {
 		return 0, -1, false, fmt.Errorf("checkpoint %s: %q is not an offset (a non-negative integer, optionally followed by the output length); fix or remove the file", path, strings.TrimSpace(string(b)))
 	}
@@ -416,18 +445,45 @@ func readCheckpoint(path string) (offset, size int64, ok bool, err error) {
 	return offset, size, true, nil
 }
 
+// streamPrefix starts the checkpoint line that names the stream whose
+// offset the file holds.
+const streamPrefix = "stream "
+
+// checkStream refuses a checkpoint written by another stream: its offset
+// would make this one skip what it never read, and the output file behind
+// it holds another stream's elements. A checkpoint without a stream line
+// (written before they had one) is taken as this stream's.
+func checkStream(path, want string) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		if got, ok := strings.CutPrefix(line, streamPrefix); ok && got != want {
+			return fmt.Errorf("checkpoint %s belongs to another stream (%s), not to this one (%s): give each stream its own --checkpoint file", path, got, want)
+		}
+	}
+	return nil
+}
+
 // WriteCheckpoint replaces the checkpoint file atomically: the new offset is
 // written to a temporary file beside it, synced, and renamed over it.
 func WriteCheckpoint(path string, offset int64) error {
-	return writeCheckpoint(path, offset, -1)
+	return writeCheckpoint(path, offset, -1, "")
 }
 
 // writeCheckpoint writes the offset and, when size is not negative, the
-// length of the output file.
-func writeCheckpoint(path string, offset, size int64) error {
+// length of the output file, and on a second line the stream ("" = none).
+func writeCheckpoint(path string, offset, size int64, stream string) error {
 	line := strconv.FormatInt(offset, 10)
 	if size >= 0 {
 		line += " " + strconv.FormatInt(size, 10)
+	}
+	if stream != "" {
+		line += "\n" + streamPrefix + stream
 	}
 	if err := atomicfile.WriteFile(path, []byte(line+"\n"), 0o644); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)

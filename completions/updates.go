@@ -48,6 +48,25 @@ type UpdateOptions struct {
 	Sync                   func() (int64, error)
 }
 
+// stream names the updates these options read, for the checkpoint: the
+// parties, the template and interface filters, the shape and the blobs.
+func (o UpdateOptions) stream() string {
+	shape := o.Shape
+	if shape == "" {
+		shape = ledgerapi.TransactionShapeACSDelta
+	}
+	return fmt.Sprintf("updates parties=%s templates=%s interfaces=%s shape=%s blob=%t",
+		sortedList(o.Parties), sortedList(o.Templates), sortedList(o.Interfaces), shape, o.Blob)
+}
+
+// CheckCheckpoint is Options.CheckCheckpoint for updates.
+func (o UpdateOptions) CheckCheckpoint() error {
+	if o.Checkpoint == "" {
+		return nil
+	}
+	return checkStream(o.Checkpoint, o.stream())
+}
+
 // UpdateOutput receives each update, in offset order.
 type UpdateOutput func(*ledgerapi.JsUpdate) error
 
@@ -71,6 +90,9 @@ func TailUpdates(ctx context.Context, c *client.Client, o UpdateOptions, out Upd
 	t := &updateTail{c: c, o: o, out: out, res: &Result{}}
 	begin := o.Begin
 	if o.Checkpoint != "" {
+		if err := checkStream(o.Checkpoint, o.stream()); err != nil {
+			return nil, err
+		}
 		off, ok, err := ReadCheckpoint(o.Checkpoint)
 		if err != nil {
 			return nil, err
@@ -82,7 +104,7 @@ func TailUpdates(ctx context.Context, c *client.Client, o UpdateOptions, out Upd
 			if err != nil {
 				return nil, fmt.Errorf("output: %w", err)
 			}
-			if err := writeCheckpoint(o.Checkpoint, begin, size); err != nil {
+			if err := writeCheckpoint(o.Checkpoint, begin, size, o.stream()); err != nil {
 				return nil, err
 			}
 		}
@@ -177,7 +199,7 @@ func (t *updateTail) handle(us []ledgerapi.JsUpdate, through int64) error {
 			return fmt.Errorf("output: %w", err)
 		}
 	}
-	return writeCheckpoint(t.o.Checkpoint, last, size)
+	return writeCheckpoint(t.o.Checkpoint, last, size, t.o.stream())
 }
 
 // page reads one list page up to end, halving the limit on 413.

@@ -128,6 +128,7 @@ var (
 	CodeNegativeOffset                    = ErrorCode{"NEGATIVE_OFFSET", 8}
 	CodeNonPositiveOffset                 = ErrorCode{"NON_POSITIVE_OFFSET", 8}
 	CodeOffsetAfterLedgerEnd              = ErrorCode{"OFFSET_AFTER_LEDGER_END", 12}
+	CodeOffsetOutOfRange                  = ErrorCode{"OFFSET_OUT_OF_RANGE", 9}
 	CodeParticipantPrunedDataAccessed     = ErrorCode{"PARTICIPANT_PRUNED_DATA_ACCESSED", 9}
 	CodePartyNotFound                     = ErrorCode{"PARTY_NOT_FOUND", 11}
 	CodeConcurrentPartyDetailsUpdate      = ErrorCode{"CONCURRENT_PARTY_DETAILS_UPDATE_DETECTED", 2}
@@ -166,7 +167,7 @@ var ErrorCodes = []ErrorCode{
 	CodeUnauthenticated, CodePermissionDenied, CodeAccessTokenExpired, CodeStaleStreamAuthorization,
 	CodeDuplicateCommand, CodeSubmissionAlreadyInFlight, CodeRequestAlreadyInFlight,
 	CodeInvalidDeduplicationPeriod, CodeNegativeOffset, CodeNonPositiveOffset, CodeOffsetAfterLedgerEnd,
-	CodeParticipantPrunedDataAccessed, CodePartyNotFound, CodeConcurrentPartyDetailsUpdate,
+	CodeOffsetOutOfRange, CodeParticipantPrunedDataAccessed, CodePartyNotFound, CodeConcurrentPartyDetailsUpdate,
 	CodeInvalidPartyDetailsUpdateRequest, CodeMaxPartyDetailsAnnotationsSize, CodeUserNotFound,
 	CodeUserAlreadyExists, CodeConcurrentUserUpdate, CodeInvalidUserUpdateRequest, CodeTooManyUserRights,
 	CodeMaxUserAnnotationsSize, CodeIDPConfigNotFound, CodeContractNotFound, CodeContractNotActive,

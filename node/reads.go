@@ -798,9 +798,12 @@ func (n *Node) Prune(ctx context.Context, upTo int64, progress func(ledger.Prune
 	if upTo <= 0 {
 		return NonPositiveOffset("prune_up_to", upTo, "the offset has to be a positive integer (>0)")
 	}
+	// Canton's ApiParticipantPruningService refuses this with
+	// OFFSET_OUT_OF_RANGE, a category no retry cures: a prune past the end
+	// is a mistake, not a read that waits for the ledger to grow.
 	if end := n.store.LedgerEnd(); upTo > end {
-		return ledgerapi.NewError(ledgerapi.CodeOffsetAfterLedgerEnd,
-			fmt.Sprintf("Prune offset (%d) is after ledger end (%d)", upTo, end),
+		return ledgerapi.NewError(ledgerapi.CodeOffsetOutOfRange,
+			fmt.Sprintf("prune_up_to needs to be before ledger end %d", end),
 			map[string]string{"offset_value": offsetField(upTo), "ledger_end": offsetField(end)})
 	}
 	err := n.store.Prune(ctx, upTo, 0, progress)

@@ -248,7 +248,7 @@ func TestPruneKeepsActiveContracts(t *testing.T) {
 	if r, err := l.n.Submit(ctx, createIou("c-4", l.alice), "alice", ""); err != nil || r.At.Offset != 4 {
 		t.Errorf("commit after pruning: %+v %v", r, err)
 	}
-	if err := l.n.Prune(ctx, 9, nil); code(err) != "OFFSET_AFTER_LEDGER_END" {
+	if err := l.n.Prune(ctx, 9, nil); code(err) != "OFFSET_OUT_OF_RANGE" {
 		t.Errorf("prune after the end: %v", err)
 	}
 }

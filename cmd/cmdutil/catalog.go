@@ -73,6 +73,7 @@ var Catalog = sortedCatalog([]CatalogEntry{
 	{"INVALID_UPDATES_PAGE_TOKEN", 8, "the page token of an updates page is not one this node issued for the same request", "send the request that made the token unchanged with it, or start again without a token"},
 	{"INVALID_CONTINUATION_TOKEN", 8, "the stream continuation token does not belong to this active-contracts request", "resume with the same request the token came from, or start again without it"},
 	{"OFFSET_AFTER_LEDGER_END", 12, "the request starts after the ledger end", "read the ledger end (ledger updates --to, GET /v2/state/ledger-end) and start at or before it"},
+	{"OFFSET_OUT_OF_RANGE", 9, "the offset is outside the range the request allows (a prune at or after the ledger end)", "prune up to an offset the ledger has reached: below its end (GET /v2/state/ledger-end)"},
 	{"PARTICIPANT_DATA_ACCESSED_AFTER_LEDGER_END", 9, "a snapshot or lookup asks for an offset the ledger has not reached", "ask at or before the ledger end"},
 	{"PARTICIPANT_PRUNED_DATA_ACCESSED", 9, "the request reads history the participant has pruned", "start at or after the pruned offset the cause names (GET /v2/state/latest-pruned-offsets)"},
 	{"PARTICIPANT_PRUNING_IN_PROGRESS", 9, "a prune is already running on this participant", "wait for it to finish, then prune again if needed"},

@@ -48,6 +48,10 @@ func HintFor(ce *ledgerapi.JsCantonError) string {
 		return unknownPartiesHint(ce.Context["unknownSubmitters"], "--act-as")
 	case "UNKNOWN_INFORMEES":
 		return unknownPartiesHint(ce.Context["unknownInformees"], "the command's parties")
+	case "INVALID_ARGUMENT":
+		if c := ce.Context["choices"]; c != "" {
+			return "no such choice (names are case-sensitive); the template's choices are " + c
+		}
 	}
 	if ce.Code == "FAILED_TO_EXECUTE_TRANSACTION" {
 		for _, s := range []string{"valid signatures", "did not provide an external signature", "registered signing keys"} {
@@ -71,6 +75,11 @@ func (c *Connection) Rejection(err error) error {
 	// A 5xx is the node failing, not the ledger refusing the command.
 	if ce == nil || ce.IsRedacted() || client.StatusCode(err) >= 500 {
 		return c.WithHint(err)
+	}
+	// With no token and no user, a node without authentication cannot tell
+	// whose command it is: the call missed --user, the ledger refused nothing.
+	if ce.Code == "INVALID_TOKEN" && c != nil && c.TokenKey == "" && c.UserID == "" {
+		return WithExit(ExitUsage, hinted{err: fmt.Errorf("the node needs a user id and none was given (%s)", ce.Cause), hint: HintFor(ce)})
 	}
 	return WithExit(ExitRejected, rejectedError{ce: ce, err: err})
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/ledger-cli/ledger/daml/archive"
 	"github.com/ledger-cli/ledger/daml/validate"
 	"github.com/ledger-cli/ledger/display"
+	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
 // NewCmdDars builds `ledger dars` and its subcommands.
@@ -110,6 +111,8 @@ type darInfo struct {
 	Version     string `json:"version"`
 	Packages    int    `json:"packages"`
 	Bytes       int    `json:"bytes"`
+	// AlreadyUploaded: the node had the main package before this upload.
+	AlreadyUploaded bool `json:"alreadyUploaded,omitempty"`
 }
 
 // readDar reads and decodes a DAR file, so that a broken file is named
@@ -164,6 +167,11 @@ func uploadRun(opts *Options) error {
 		if err != nil {
 			return err
 		}
+		// An upload of a DAR the node has succeeds and changes nothing;
+		// say so rather than report it as new. A failed look-up only
+		// loses that remark.
+		status, err := conn.Client.PackageStatus(context.Background(), info.MainPackage)
+		info.AlreadyUploaded = err == nil && status == ledgerapi.PackageStatusRegistered
 		err = conn.Client.UploadDar(context.Background(), b, client.UploadOptions{DontVet: opts.NoVet, Progress: progress(opts, filepath.Base(path), len(b))})
 		if err != nil {
 			return fmt.Errorf("upload %s: %w", path, cmdutil.WithHint(err))
@@ -173,6 +181,9 @@ func uploadRun(opts *Options) error {
 			vetted := "uploaded and vetted"
 			if opts.NoVet {
 				vetted = "uploaded (not vetted)"
+			}
+			if info.AlreadyUploaded {
+				vetted = "already on the node (" + vetted + " again)"
 			}
 			fmt.Fprintf(opts.IO.Out, "%s: %s %s %s, main package %s, %d packages\n", path, vetted, info.Name, info.Version, info.MainPackage, info.Packages)
 		}

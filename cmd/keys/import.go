@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/internal/secretfile"
 	"github.com/ledger-cli/ledger/signer"
 )
 
@@ -112,6 +113,18 @@ func readPrivateKeyInput(opts *KeysImportOptions) (string, error) {
 			return "", fmt.Errorf("--from: %w", err)
 		}
 		defer f.Close()
+		// A seed is as secret as a passphrase, whose file is refused when
+		// others may read it; the same rule holds here (pipes and devices
+		// have no readers to worry about).
+		st, err := f.Stat()
+		if err != nil {
+			return "", fmt.Errorf("--from %s: %w", opts.From, err)
+		}
+		if st.Mode().IsRegular() {
+			if err := secretfile.CheckMode("--from: private key file", opts.From, st.Mode()); err != nil {
+				return "", err
+			}
+		}
 		in = f
 	} else if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return readPrivateKeyFromTerminal(opts.IO)

@@ -293,7 +293,15 @@ func TestKeysUsageErrors(t *testing.T) {
 func TestKeysImportForms(t *testing.T) {
 	seed, _ := hex.DecodeString(keysSeedHex)
 	nacl := ed25519.NewKeyFromSeed(seed)
-	pemPath := filepath.Join("..", "..", "signer", "testdata", "openssl_ed25519.pem")
+	// git keeps the testdata 0644; a private key file must be 0600.
+	pemText, err := os.ReadFile(filepath.Join("..", "..", "signer", "testdata", "openssl_ed25519.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pemPath := filepath.Join(t.TempDir(), "openssl_ed25519.pem")
+	if err := os.WriteFile(pemPath, pemText, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	pubPEM, err := os.ReadFile(filepath.Join("..", "..", "signer", "testdata", "openssl_ed25519.pub.pem"))
 	if err != nil {
 		t.Fatal(err)

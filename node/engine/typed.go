@@ -148,12 +148,33 @@ func typedCreateArgument(set *PackageSet, t template, raw []byte, path string, b
 func typedChoiceArgument(set *PackageSet, t template, choice string, raw []byte, path string, budget *int) (value.Value, *damlpb.Value, error) {
 	c, ok := set.Env.Choice(*t.con, choice)
 	if !ok {
-		return nil, nil, ledgerapi.InvalidArgument("Invalid template:%s or choice:%s", t.con, choice)
+		e := ledgerapi.InvalidArgument("Invalid template:%s or choice:%s", t.con, choice)
+		if names := choicesOf(set, *t.con); names != "" {
+			e.Context["choices"] = names
+		}
+		return nil, nil, e
 	}
 	if isNullJSON(raw) {
 		raw = []byte("{}")
 	}
 	return decodeTyped(set, c.ArgType, raw, path, budget)
+}
+
+// choicesOf lists the choices of template or interface n, for the context
+// of an unknown choice's error: Canton's cause stops at the name, and a
+// list saves the caller a guess.
+func choicesOf(set *PackageSet, n lf.TypeConName) string {
+	var names []string
+	if ts, ok := set.Env.Template(n); ok {
+		for _, c := range ts.Choices {
+			names = append(names, c.Name)
+		}
+	} else if i := set.Env.Interface(n); i != nil {
+		for _, c := range i.Choices {
+			names = append(names, c.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 func isNullJSON(raw []byte) bool {

@@ -306,7 +306,7 @@ func TestEventsContractsAndCommandCompletionsOverHTTP(t *testing.T) {
 func TestPruningOverHTTP(t *testing.T) {
 	n := startReadNode(t)
 	n.fail("POST", server.PrunePath, n.tok, map[string]any{"pruneUpTo": 2}, 403, ledgerapi.RedactedCode)
-	n.fail("POST", server.PrunePath, n.admin, map[string]any{"pruneUpTo": 5}, 400, "OFFSET_AFTER_LEDGER_END")
+	n.fail("POST", server.PrunePath, n.admin, map[string]any{"pruneUpTo": 5}, 400, "OFFSET_OUT_OF_RANGE")
 	var pr ledgerapi.PruneResponse
 	n.ok("POST", server.PrunePath, n.admin, map[string]any{"pruneUpTo": 4}, &pr)
 	if pr.PrunedUpTo != 4 || pr.ContractsRemoved != 1 || pr.CompletionsRemoved != 4 {
