@@ -70,7 +70,7 @@ func (c *commandFlags) build(stdin io.Reader) ([]ledgerapi.Command, error) {
 	}
 	// A package name without its # reads as a package id the node never
 	// saw, and the generic contract model would take the command.
-	if !tid.ByName() && !isPackageID(tid.PackageID) {
+	if !tid.ByName() && !cmdutil.IsPackageID(tid.PackageID) {
 		return nil, cmdutil.UsageError("template %q: %q is neither a package id (64 hex digits) nor a package name (write #%s:%s:%s)",
 			template, tid.PackageID, tid.PackageID, tid.Module, tid.Entity)
 	}
@@ -139,19 +139,6 @@ func (c *commandFlags) build(stdin io.Reader) ([]ledgerapi.Command, error) {
 		cmd.ExerciseByKey = &ledgerapi.ExerciseByKeyCommand{TemplateID: template, ContractKey: key, Choice: c.Choice, ChoiceArgument: arg}
 	}
 	return []ledgerapi.Command{cmd}, nil
-}
-
-// isPackageID reports a Daml-LF package id: 64 lower-case hex digits.
-func isPackageID(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // readJSONArg reads a flag's JSON value: literal JSON, @FILE or @- (stdin).

@@ -11,3 +11,17 @@ import (
 func DecodePackagePayload(id string, payload []byte) (*lf.Package, error) {
 	return archive.DecodePayload(id, payload, archive.Options{AllowDev: true})
 }
+
+// IsPackageID reports whether s is a Daml-LF package id: 64 lower-case hex
+// digits (and so not a #name reference or a file name).
+func IsPackageID(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

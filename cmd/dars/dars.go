@@ -292,24 +292,10 @@ data.`,
 	return darsCommand(f, cmd, opts, true, runF, inspectRun)
 }
 
-// isPackageID reports whether s looks like a package id rather than a file.
-func isPackageID(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	_, err := os.Stat(s)
-	return err != nil
-}
-
 func inspectRun(opts *Options) error {
 	arg := opts.Args[0]
 	var sigs []display.PackageSignature
-	if isPackageID(arg) {
+	if cmdutil.IsPackageID(arg) {
 		conn, err := opts.Connect()
 		if err != nil {
 			return err
