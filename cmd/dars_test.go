@@ -64,6 +64,18 @@ func TestDarsAgainstServe(t *testing.T) {
 		t.Errorf("illformed: %s", r.err)
 	}
 
+	// The table has a header and columns as wide as their content, with no
+	// trailing spaces.
+	r = runCLI(t, "", append([]string{"packages", "list"}, conn...)...).must(t, 0)
+	lines := strings.Split(strings.TrimRight(r.out, "\n"), "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[0], "PACKAGE ID") || !strings.Contains(lines[0], "VETTING") {
+		t.Errorf("packages list:\n%s", r.out)
+	}
+	for _, l := range lines {
+		if strings.HasSuffix(l, " ") {
+			t.Errorf("packages list: trailing spaces in %q", l)
+		}
+	}
 	r = runCLI(t, "", append([]string{"packages", "list", "-o", "json"}, conn...)...).must(t, 0)
 	var rows []struct {
 		PackageID, Name, Version string

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/display"
 )
 
 // StatusOptions are the inputs of `ledger status`.
@@ -86,8 +87,7 @@ func statusRun(opts *StatusOptions) error {
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, res)
 	}
-	writeStatus(opts.IO, res)
-	return nil
+	return writeStatus(opts.IO, res)
 }
 
 // nodeStatus asks the node each part; only a node that does not say its
@@ -134,8 +134,7 @@ func nodeStatus(ctx context.Context, c *client.Client) (*StatusResult, error) {
 	return res, nil
 }
 
-func writeStatus(io *cmdutil.IOStreams, res *StatusResult) {
-	row := func(label, v string) { fmt.Fprintf(io.Out, "%-14s %s\n", label, v) }
+func writeStatus(io *cmdutil.IOStreams, res *StatusResult) error {
 	orWhy := func(field string, v func() string) string {
 		if why, bad := res.Errors[field]; bad {
 			return "? (" + firstLine(why) + ")"
@@ -144,27 +143,29 @@ func writeStatus(io *cmdutil.IOStreams, res *StatusResult) {
 	}
 	num := func(p *int64) func() string { return func() string { return fmt.Sprint(*p) } }
 	count := func(p *int) func() string { return func() string { return fmt.Sprint(*p) } }
-	row("node", res.URL)
-	row("version", res.Version)
-	row("participant", orWhy("participantId", func() string { return res.ParticipantID }))
-	row("synchronizers", orWhy("synchronizers", func() string {
-		if len(res.Synchronizers) == 0 {
-			return "none connected"
-		}
-		var parts []string
-		for _, s := range res.Synchronizers {
-			p := s.ID
-			if s.Alias != "" && s.Alias != s.ID {
-				p = s.Alias + " (" + s.ID + ")"
+	return display.Fields(io.Out, [][2]string{
+		{"Node", res.URL},
+		{"Version", res.Version},
+		{"Participant", orWhy("participantId", func() string { return res.ParticipantID })},
+		{"Synchronizers", orWhy("synchronizers", func() string {
+			if len(res.Synchronizers) == 0 {
+				return "none connected"
 			}
-			parts = append(parts, p)
-		}
-		return strings.Join(parts, ", ")
-	}))
-	row("ledger end", orWhy("ledgerEnd", num(res.LedgerEnd)))
-	row("pruned up to", orWhy("prunedUpTo", num(res.PrunedUpTo)))
-	row("packages", orWhy("packages", count(res.Packages)))
-	row("parties", orWhy("parties", count(res.Parties)))
+			var parts []string
+			for _, s := range res.Synchronizers {
+				p := s.ID
+				if s.Alias != "" && s.Alias != s.ID {
+					p = s.Alias + " (" + s.ID + ")"
+				}
+				parts = append(parts, p)
+			}
+			return strings.Join(parts, ", ")
+		})},
+		{"Ledger end", orWhy("ledgerEnd", num(res.LedgerEnd))},
+		{"Pruned up to", orWhy("prunedUpTo", num(res.PrunedUpTo))},
+		{"Packages", orWhy("packages", count(res.Packages))},
+		{"Parties", orWhy("parties", count(res.Parties))},
+	})
 }
 
 func firstLine(s string) string {

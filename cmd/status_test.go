@@ -20,8 +20,8 @@ func TestStatusAgainstServe(t *testing.T) {
 		"--command-id", "status-1"}, clerk...)...).must(t, 0)
 
 	r := runCLI(t, "", append([]string{"status"}, conn...)...).must(t, 0)
-	for _, want := range []string{"version", "participant", "synchronizers", "ledger end", "pruned up to     ", "packages", "parties"} {
-		if !strings.Contains(r.out, strings.TrimSpace(want)) {
+	for _, want := range []string{"Version:", "Participant:", "Synchronizers:", "Ledger end:", "Pruned up to:", "Packages:", "Parties:"} {
+		if !strings.Contains(r.out, want) {
 			t.Errorf("status lacks %q:\n%s", want, r.out)
 		}
 	}
@@ -45,7 +45,7 @@ func TestStatusAgainstServe(t *testing.T) {
 		t.Errorf("status as a plain user: %s", r.out)
 	}
 	r = runCLI(t, "", append([]string{"status"}, clerk...)...).must(t, 0)
-	if !strings.Contains(r.out, "parties        ? (") {
+	if !strings.Contains(r.out, "Parties:        ? (") {
 		t.Errorf("status table as a plain user:\n%s", r.out)
 	}
 

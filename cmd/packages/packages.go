@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/display"
 	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
@@ -104,14 +105,15 @@ func listRun(opts *Options) error {
 		fmt.Fprintln(opts.IO.Out, "The node has no packages; upload a DAR with: ledger dars upload FILE")
 		return nil
 	}
+	table := make([][]string, 0, len(rows))
 	for _, r := range rows {
 		state := "vetted"
 		if !r.Vetted {
 			state = "not vetted"
 		}
-		fmt.Fprintf(opts.IO.Out, "%s  %-40s %-10s %s\n", r.PackageID, r.Name, r.Version, state)
+		table = append(table, []string{r.PackageID, r.Name, r.Version, state})
 	}
-	return nil
+	return display.Table(opts.IO.Out, []string{"PACKAGE ID", "NAME", "VERSION", "VETTING"}, table)
 }
 
 // NewCmdGet builds `ledger packages get`.
