@@ -136,6 +136,21 @@ func (d *decoder) message(b []byte, name string, field func(num protowire.Number
 	return nil
 }
 
+// repeated walks a message whose only field is 1, a repeated message (a
+// List, Record, TextMap or Map), calling each with every element's bytes.
+func (d *decoder) repeated(b []byte, name string, each func(v []byte) error) error {
+	return d.message(b, name, func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
+		if num != 1 || typ != protowire.BytesType {
+			return 0, errUnknownField
+		}
+		v, n := protowire.ConsumeBytes(b)
+		if n < 0 {
+			return n, nil
+		}
+		return n, each(v)
+	})
+}
+
 // str reads a length-delimited UTF-8 string, as protobuf-java checks proto3
 // strings.
 func (d *decoder) str(b []byte) (string, int, error) {
@@ -557,17 +572,10 @@ func (d *decoder) compound(num protowire.Number, b []byte, nesting int) (value.V
 		return value.Some(v), nil
 	case fList:
 		elems := make([]value.Value, 0, countRepeated(b))
-		err := d.message(b, "List", func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
-			if num != 1 || typ != protowire.BytesType {
-				return 0, errUnknownField
-			}
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return n, nil
-			}
+		err := d.repeated(b, "List", func(v []byte) error {
 			el, err := d.value(v, next)
 			elems = append(elems, el)
-			return n, err
+			return err
 		})
 		if err != nil {
 			return nil, err
@@ -575,17 +583,10 @@ func (d *decoder) compound(num protowire.Number, b []byte, nesting int) (value.V
 		return value.NewList(elems...), nil
 	case fRecord:
 		fields := make([]value.Field, 0, countRepeated(b))
-		err := d.message(b, "Record", func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
-			if num != 1 || typ != protowire.BytesType {
-				return 0, errUnknownField
-			}
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return n, nil
-			}
+		err := d.repeated(b, "Record", func(v []byte) error {
 			fv, err := d.singleValueMessage(v, "Record.Field", next)
 			fields = append(fields, value.Field{Value: fv})
-			return n, err
+			return err
 		})
 		if err != nil {
 			return nil, err
@@ -652,20 +653,13 @@ func (d *decoder) compound(num protowire.Number, b []byte, nesting int) (value.V
 		return &value.Enum{Constructor: ctor}, nil
 	case fTextMap:
 		entries := make([]value.TextMapEntry, 0, countRepeated(b))
-		err := d.message(b, "TextMap", func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
-			if num != 1 || typ != protowire.BytesType {
-				return 0, errUnknownField
-			}
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return n, nil
-			}
+		err := d.repeated(b, "TextMap", func(v []byte) error {
 			k, ev, err := d.entry(v, "TextMap.Entry", true, next)
 			if err != nil {
-				return 0, err
+				return err
 			}
 			entries = append(entries, value.TextMapEntry{Key: string(k.(value.Text)), Value: ev})
-			return n, nil
+			return nil
 		})
 		if err != nil {
 			return nil, err
@@ -677,20 +671,13 @@ func (d *decoder) compound(num protowire.Number, b []byte, nesting int) (value.V
 		return m, nil
 	case fMap:
 		entries := make([]value.GenMapEntry, 0, countRepeated(b))
-		err := d.message(b, "Map", func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
-			if num != 1 || typ != protowire.BytesType {
-				return 0, errUnknownField
-			}
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return n, nil
-			}
+		err := d.repeated(b, "Map", func(v []byte) error {
 			k, ev, err := d.entry(v, "Map.Entry", false, next)
 			if err != nil {
-				return 0, err
+				return err
 			}
 			entries = append(entries, value.GenMapEntry{Key: k, Value: ev})
-			return n, nil
+			return nil
 		})
 		if err != nil {
 			return nil, err
