@@ -327,6 +327,21 @@ func (t *typer) substitute(ty lf.Type, s subst) lf.Type {
 	return r
 }
 
+// mapFields applies f to the fields' types and returns the new fields,
+// copied only when f changed one (changed says so).
+func mapFields(fields []lf.Field, f func(lf.Type) (lf.Type, bool)) (out []lf.Field, changed bool) {
+	for i, fd := range fields {
+		n, c := f(fd.Type)
+		if c && out == nil {
+			out = append(make([]lf.Field, 0, len(fields)), fields[:i]...)
+		}
+		if out != nil {
+			out = append(out, lf.Field{Name: fd.Name, Type: n})
+		}
+	}
+	return out, out != nil
+}
+
 func (t *typer) subst(ty lf.Type, s subst) (lf.Type, bool) {
 	t.enter()
 	defer t.leave()
@@ -359,17 +374,7 @@ func (t *typer) subst(ty lf.Type, s subst) (lf.Type, bool) {
 			return lf.TSyn{Syn: ty.Syn, Args: args}, true
 		}
 	case lf.TStruct:
-		var fs []lf.Field
-		for i, f := range ty.Fields {
-			n, c := t.subst(f.Type, s)
-			if c && fs == nil {
-				fs = append(make([]lf.Field, 0, len(ty.Fields)), ty.Fields[:i]...)
-			}
-			if fs != nil {
-				fs = append(fs, lf.Field{Name: f.Name, Type: n})
-			}
-		}
-		if fs != nil {
+		if fs, changed := mapFields(ty.Fields, func(ft lf.Type) (lf.Type, bool) { return t.subst(ft, s) }); changed {
 			t.built()
 			return lf.TStruct{Fields: fs}, true
 		}
@@ -480,17 +485,7 @@ func (t *typer) expandN(ty lf.Type, depth int) (lf.Type, bool) {
 			return lf.TApp{Fun: f, Arg: a}, true
 		}
 	case lf.TStruct:
-		var fs []lf.Field
-		for i, f := range ty.Fields {
-			n, c := t.expandN(f.Type, depth)
-			if c && fs == nil {
-				fs = append(make([]lf.Field, 0, len(ty.Fields)), ty.Fields[:i]...)
-			}
-			if fs != nil {
-				fs = append(fs, lf.Field{Name: f.Name, Type: n})
-			}
-		}
-		if fs != nil {
+		if fs, changed := mapFields(ty.Fields, func(ft lf.Type) (lf.Type, bool) { return t.expandN(ft, depth) }); changed {
 			t.built()
 			return lf.TStruct{Fields: fs}, true
 		}
