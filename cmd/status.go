@@ -61,8 +61,8 @@ type StatusResult struct {
 	Synchronizers []StatusSynchronizer `json:"synchronizers,omitempty"`
 	LedgerEnd     *int64               `json:"ledgerEnd,omitempty"`
 	PrunedUpTo    *int64               `json:"prunedUpTo,omitempty"`
-	Packages      *int                 `json:"packages,omitempty"`
-	Parties       *int                 `json:"parties,omitempty"`
+	Packages      *int64               `json:"packages,omitempty"`
+	Parties       *int64               `json:"parties,omitempty"`
 	Errors        map[string]string    `json:"errors,omitempty"`
 }
 
@@ -121,11 +121,11 @@ func nodeStatus(ctx context.Context, c *client.Client) (*StatusResult, error) {
 		res.PrunedUpTo = &off
 	}
 	if pkgs, err := c.ListPackages(ctx); note("packages", err) {
-		n := len(pkgs)
+		n := int64(len(pkgs))
 		res.Packages = &n
 	}
 	if ps, err := c.AllParties(ctx, client.ListPartiesOptions{}); note("parties", err) {
-		n := len(ps)
+		n := int64(len(ps))
 		res.Parties = &n
 	}
 	if len(res.Errors) == 0 {
@@ -142,7 +142,6 @@ func writeStatus(io *cmdutil.IOStreams, res *StatusResult) error {
 		return v()
 	}
 	num := func(p *int64) func() string { return func() string { return fmt.Sprint(*p) } }
-	count := func(p *int) func() string { return func() string { return fmt.Sprint(*p) } }
 	return display.Fields(io.Out, [][2]string{
 		{"Node", res.URL},
 		{"Version", res.Version},
@@ -163,8 +162,8 @@ func writeStatus(io *cmdutil.IOStreams, res *StatusResult) error {
 		})},
 		{"Ledger end", orWhy("ledgerEnd", num(res.LedgerEnd))},
 		{"Pruned up to", orWhy("prunedUpTo", num(res.PrunedUpTo))},
-		{"Packages", orWhy("packages", count(res.Packages))},
-		{"Parties", orWhy("parties", count(res.Parties))},
+		{"Packages", orWhy("packages", num(res.Packages))},
+		{"Parties", orWhy("parties", num(res.Parties))},
 	})
 }
 
