@@ -29,10 +29,8 @@ const (
 // gives one command, as for the step budget.
 func (m *Machine) charge(n int) bool {
 	m.mem += int64(n)
-	if l := m.limits.Lane; l != nil && !m.inLane && m.mem >= l.afterBytes {
-		if !m.enterLane(l) {
-			return false
-		}
+	if !m.laneIfDue() {
+		return false
 	}
 	if m.mem <= m.limits.Memory {
 		return true
@@ -86,6 +84,17 @@ type LaneStats struct {
 // Stats returns the lane's counters.
 func (l *Lane) Stats() LaneStats {
 	return LaneStats{Slots: cap(l.slots), Running: l.running.Load(), Waiting: l.waiting.Load(), Peak: l.peak.Load()}
+}
+
+// laneIfDue enters the machine's lane once it has taken more steps or
+// built more bytes than the lane's thresholds; false when its context
+// ended while it waited (the machine has then failed).
+func (m *Machine) laneIfDue() bool {
+	l := m.limits.Lane
+	if l == nil || m.inLane || m.steps < l.after && m.mem < l.afterBytes {
+		return true
+	}
+	return m.enterLane(l)
 }
 
 // enterLane waits for a slot of l; false when the machine's context ended

@@ -86,7 +86,7 @@ type Machine struct {
 	steps int64
 	// mem is the bytes of values the machine has built so far (see charge).
 	mem int64
-	// lane is held once the evaluation has run past the lane's threshold.
+	// inLane is set while the machine holds a slot of its Lane.
 	inLane bool
 	err    *Error
 	// base is the depth of the continuation stack the current loop runs
@@ -121,7 +121,7 @@ type Limits struct {
 	// can keep alive; 0 means DefaultMemory.
 	Memory int64
 	// Lane, when set, is where an evaluation that has run past the lane's
-	// step threshold waits for a slot (see Lane).
+	// step or byte threshold waits for a slot (see Lane).
 	Lane *Lane
 
 	// plain turns the machine's fast paths off, for tests that check they
@@ -225,10 +225,8 @@ func (m *Machine) loop(base int) *Error {
 					continue
 				}
 			}
-			if l := m.limits.Lane; l != nil && !m.inLane && m.steps >= l.after {
-				if !m.enterLane(l) {
-					continue
-				}
+			if !m.laneIfDue() {
+				continue
 			}
 		}
 		if e := m.expr; e != nil {
