@@ -21,8 +21,8 @@ type typeDef struct {
 
 // stdTypes are the standard-library types answers use, by module.
 var stdTypes = map[string][]string{
-	"DA.Types":        {"Either", "Tuple2", "Tuple3"},
-	"DA.Internal.Any": {"AnyTemplate", "AnyChoice", "TemplateTypeRep", "AnyContractKey"},
+	"DA.Types":          {"Either", "Tuple2", "Tuple3"},
+	"DA.Internal.Any":   {"AnyTemplate", "AnyChoice", "TemplateTypeRep", "AnyContractKey"},
 	"DA.Time.Types":     {"RelTime"},
 	"DA.NonEmpty.Types": {"NonEmpty"},
 }
@@ -116,8 +116,10 @@ func (ix *typeIndex) enum(name, con string) *value.Enum {
 
 func (ix *typeIndex) has(name string) bool { _, ok := ix.byName[name]; return ok }
 
-func (ix *typeIndex) left(v value.Value) value.Value  { return ix.variant("DA.Types:Either", "Left", v) }
-func (ix *typeIndex) right(v value.Value) value.Value { return ix.variant("DA.Types:Either", "Right", v) }
+func (ix *typeIndex) left(v value.Value) value.Value { return ix.variant("DA.Types:Either", "Left", v) }
+func (ix *typeIndex) right(v value.Value) value.Value {
+	return ix.variant("DA.Types:Either", "Right", v)
+}
 func (ix *typeIndex) pair(a, b value.Value) value.Value {
 	return ix.record("DA.Types:Tuple2", a, b)
 }
