@@ -22,6 +22,7 @@ import (
 	"github.com/ledger-cli/ledger/cmd/keys"
 	"github.com/ledger-cli/ledger/cmd/packages"
 	"github.com/ledger-cli/ledger/cmd/parties"
+	"github.com/ledger-cli/ledger/cmd/test"
 	"github.com/ledger-cli/ledger/cmd/users"
 )
 
@@ -102,6 +103,7 @@ Start with:  ledger quickstart`,
 		NewCmdStatus(f, nil),
 		NewCmdErrors(f, nil),
 		NewCmdDaml(f),
+		test.NewCmdTest(f, nil),
 	)
 	return root
 }
