@@ -155,8 +155,12 @@ func (st *run) failure(err error) *Failure {
 }
 
 // exceptionText renders an unhandled exception as Daml's runner does:
-// "Unhandled Daml exception: Module:Type@pkg{ fields }" with its message.
+// "Unhandled Daml exception: Module:Type@pkg{ field = value }"; an
+// exception whose payload is not a record shows its message.
 func (st *run) exceptionText(exc *value.Any) string {
+	if r, ok := exc.Value.(*value.Record); ok && r.TypeCon != nil {
+		return "Unhandled Daml exception: " + r.String()
+	}
 	msg, err := st.r.engine.ExceptionMessage(st.ctx, exc, st.limits)
 	if err != nil {
 		msg = "(its message failed: " + err.Error() + ")"
