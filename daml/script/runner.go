@@ -358,8 +358,8 @@ func srcLoc(v value.Value) *lf.Location {
 		return nil
 	}
 	text := func(l string) string { t, _ := loc.Field(l).(value.Text); return string(t) }
-	// SrcLoc lines and columns are 1-based, lf.Location's 0-based.
-	num := func(l string) int32 { n, _ := loc.Field(l).(value.Int64); return int32(n) - 1 }
+	// SrcLoc lines and columns are 0-based, as lf.Location's.
+	num := func(l string) int32 { n, _ := loc.Field(l).(value.Int64); return int32(n) }
 	fn, _ := pair.Fields[0].Value.(value.Text)
 	return &lf.Location{
 		Package:    lf.PackageID(text("srcLocPackage")),
