@@ -45,7 +45,7 @@ func TestStaticTime(t *testing.T) {
 		http.StatusForbidden, "NA") // PERMISSION_DENIED, redacted as Canton does
 	// Commands run at the static time.
 	var tr treeResponse
-	n.ok("POST", "/v2/commands/submit-and-wait-for-transaction-tree", n.admin,
+	n.ok("POST", "/v2/commands/submit-and-wait-for-transaction-tree", n.token("alice"),
 		commands("static-1", []string{alice}, []map[string]any{create(alice, "1.0")}, nil), &tr)
 	if !tr.TransactionTree.EffectiveAt.Equal(later) {
 		t.Errorf("effectiveAt %s, want %s", tr.TransactionTree.EffectiveAt, later)
