@@ -35,6 +35,12 @@ type Ledger interface {
 	SetTime(ctx context.Context, t value.Timestamp) error
 }
 
+// BlobLedger is a Ledger that knows the created-event blobs of the
+// contracts it returned (queryDisclosure answers them, hex-encoded).
+type BlobLedger interface {
+	ContractBlob(id value.ContractID) string
+}
+
 // UserLedger is a Ledger that manages users. Its methods return
 // ErrUserNotFound and ErrUserExists as the Ledger API reports them.
 type UserLedger interface {

@@ -74,7 +74,11 @@ func (st *run) queryContractID(p value.Value) (value.Value, error) {
 		return value.Optional{}, err
 	}
 	ix := st.r.types
-	return value.Optional{Value: ix.triple(ix.anyTemplate(tmpl, c.Argument), ix.typeRep(c.TemplateID), value.Text(""))}, nil
+	blob := ""
+	if b, ok := st.ledger.(BlobLedger); ok {
+		blob = b.ContractBlob(c.ID)
+	}
+	return value.Optional{Value: ix.triple(ix.anyTemplate(tmpl, c.Argument), ix.typeRep(c.TemplateID), value.Text(blob))}, nil
 }
 
 // implementers returns the templates of the runner's packages that

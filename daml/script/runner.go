@@ -154,8 +154,49 @@ func (r *Runner) isScriptType(t lf.Type) bool {
 	return p != nil && p.Module(lowLevel) != nil && con.Con.Module.String() == lowLevel && con.Con.Name.String() == "Script"
 }
 
+// Signature is the type of a script: the type of its argument (nil for a
+// script without one) and of its result.
+type Signature struct {
+	Input, Result lf.Type
+}
+
+// signature reads Script a, or i -> Script a.
+func (r *Runner) signature(t lf.Type) (Signature, bool) {
+	if r.isScriptType(t) {
+		return Signature{Result: t.(lf.TApp).Arg}, true
+	}
+	head, args := lf.SplitApp(t)
+	if b, ok := head.(lf.TBuiltin); ok && b.Builtin == lf.BuiltinArrow && len(args) == 2 && r.isScriptType(args[1]) {
+		return Signature{Input: args[0], Result: args[1].(lf.TApp).Arg}, true
+	}
+	return Signature{}, false
+}
+
+// LookupSignature finds the script "Module:name" of the main package, which
+// may take one argument (i -> Script a, as daml script --input-file runs).
+func (r *Runner) LookupSignature(name string) (lf.ValueName, Signature, error) {
+	n, err := r.lookupValue(name)
+	if err != nil {
+		return n, Signature{}, err
+	}
+	v := r.lfPkgs[n.Package].Module(n.Module.String()).Value(n.Name.String())
+	sig, ok := r.signature(v.Type)
+	if !ok {
+		return n, sig, fmt.Errorf("script %q has type %s, not Script a or a function of one argument to Script a", name, v.Type)
+	}
+	return n, sig, nil
+}
+
 // Lookup finds the script "Module:name" of the main package.
 func (r *Runner) Lookup(name string) (lf.ValueName, error) {
+	n, sig, err := r.LookupSignature(name)
+	if err == nil && sig.Input != nil {
+		return n, fmt.Errorf("script %q takes an argument: it is not Script a", name)
+	}
+	return n, err
+}
+
+func (r *Runner) lookupValue(name string) (lf.ValueName, error) {
 	i := strings.LastIndex(name, ":")
 	if i <= 0 || i == len(name)-1 {
 		return lf.ValueName{}, fmt.Errorf("script %q: want Module:name, e.g. Main:test", name)
@@ -170,9 +211,6 @@ func (r *Runner) Lookup(name string) (lf.ValueName, error) {
 	if v == nil {
 		return lf.ValueName{}, fmt.Errorf("script %q: module %s has no top-level value %s", name, mod, def)
 	}
-	if !r.isScriptType(v.Type) {
-		return lf.ValueName{}, fmt.Errorf("script %q has type %s, not Script a without arguments", name, v.Type)
-	}
 	return lf.ValueName{Package: p.ID, Module: m.Name, Name: v.Name}, nil
 }
 
@@ -184,6 +222,9 @@ type Options struct {
 	// MaxSteps bounds the interpreter steps of the whole script; 0 means
 	// DefaultMaxSteps.
 	MaxSteps int64
+	// Input is the argument of a script that takes one (i -> Script a),
+	// nil for a script that takes none.
+	Input value.Value
 }
 
 // Result is a finished run.
@@ -241,7 +282,11 @@ func (r *Runner) Run(ctx context.Context, name lf.ValueName, ledger Ledger, opts
 		}
 		st.res.Trace = append(st.res.Trace, TraceLine{Message: msg, Location: loc})
 	}
-	v, steps, err := r.engine.Eval(ctx, name, nil, st.limits)
+	var args []value.Value
+	if opts.Input != nil {
+		args = []value.Value{opts.Input}
+	}
+	v, steps, err := r.engine.Eval(ctx, name, args, st.limits)
 	st.res.Steps += steps
 	if err != nil {
 		return st.res, st.failure(err)
