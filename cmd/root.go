@@ -22,6 +22,7 @@ import (
 	"github.com/ledger-cli/ledger/cmd/keys"
 	"github.com/ledger-cli/ledger/cmd/packages"
 	"github.com/ledger-cli/ledger/cmd/parties"
+	"github.com/ledger-cli/ledger/cmd/script"
 	"github.com/ledger-cli/ledger/cmd/test"
 	"github.com/ledger-cli/ledger/cmd/users"
 )
@@ -104,6 +105,7 @@ Start with:  ledger quickstart`,
 		NewCmdErrors(f, nil),
 		NewCmdDaml(f),
 		test.NewCmdTest(f, nil),
+		script.NewCmdScript(f, nil),
 	)
 	return root
 }

@@ -397,3 +397,87 @@ func (l *Ledger) SetTime(ctx context.Context, t value.Timestamp) error {
 	}
 	return errNoStaticTime(err)
 }
+
+// userError maps the Ledger API's user errors to script's.
+func userError(err error) error {
+	var ae *client.APIError
+	if errors.As(err, &ae) && ae.Canton != nil {
+		switch ae.Canton.Code {
+		case ledgerapi.CodeUserNotFound.ID:
+			return script.ErrUserNotFound
+		case ledgerapi.CodeUserAlreadyExists.ID:
+			return script.ErrUserExists
+		}
+	}
+	return err
+}
+
+func toRights(rs []script.UserRight) []ledgerapi.Right {
+	out := make([]ledgerapi.Right, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, ledgerapi.Right{Kind: ledgerapi.RightKind(r.Kind), Party: r.Party})
+	}
+	return out
+}
+
+func fromRights(rs []ledgerapi.Right) []script.UserRight {
+	out := make([]script.UserRight, 0, len(rs))
+	for _, r := range rs {
+		switch r.Kind {
+		case ledgerapi.RightParticipantAdmin, ledgerapi.RightCanActAs, ledgerapi.RightCanReadAs, ledgerapi.RightCanReadAsAnyParty:
+			out = append(out, script.UserRight{Kind: string(r.Kind), Party: r.Party})
+		}
+	}
+	return out
+}
+
+// CreateUser creates a user.
+func (l *Ledger) CreateUser(ctx context.Context, u script.User, rights []script.UserRight) error {
+	_, err := l.c.CreateUser(ctx, ledgerapi.CreateUserRequest{User: &ledgerapi.User{ID: u.ID, PrimaryParty: u.PrimaryParty}, Rights: toRights(rights)})
+	return userError(err)
+}
+
+// GetUser reads a user.
+func (l *Ledger) GetUser(ctx context.Context, id string) (script.User, error) {
+	u, err := l.c.GetUser(ctx, id)
+	if err != nil {
+		return script.User{}, userError(err)
+	}
+	return script.User{ID: u.ID, PrimaryParty: u.PrimaryParty}, nil
+}
+
+// DeleteUser deletes a user.
+func (l *Ledger) DeleteUser(ctx context.Context, id string) error {
+	return userError(l.c.DeleteUser(ctx, id))
+}
+
+// ListUsers lists the users.
+func (l *Ledger) ListUsers(ctx context.Context) ([]script.User, error) {
+	us, err := l.c.AllUsers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]script.User, len(us))
+	for i, u := range us {
+		out[i] = script.User{ID: u.ID, PrimaryParty: u.PrimaryParty}
+	}
+	return out, nil
+}
+
+// GrantUserRights grants rights and returns those newly granted.
+func (l *Ledger) GrantUserRights(ctx context.Context, id string, rights []script.UserRight) ([]script.UserRight, error) {
+	rs, err := l.c.GrantUserRights(ctx, id, toRights(rights), "")
+	return fromRights(rs), userError(err)
+}
+
+// RevokeUserRights revokes rights and returns those revoked.
+func (l *Ledger) RevokeUserRights(ctx context.Context, id string, rights []script.UserRight) ([]script.UserRight, error) {
+	rs, err := l.c.RevokeUserRights(ctx, id, toRights(rights), "")
+	return fromRights(rs), userError(err)
+}
+
+// ListUserRights lists a user's rights.
+func (l *Ledger) ListUserRights(ctx context.Context, id string) ([]script.UserRight, error) {
+	rs, err := l.c.ListUserRights(ctx, id)
+	return fromRights(rs), userError(err)
+}
