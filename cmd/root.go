@@ -20,6 +20,7 @@ import (
 	"github.com/ledger-cli/ledger/cmd/config"
 	"github.com/ledger-cli/ledger/cmd/dars"
 	"github.com/ledger-cli/ledger/cmd/keys"
+	"github.com/ledger-cli/ledger/cmd/ledgertime"
 	"github.com/ledger-cli/ledger/cmd/packages"
 	"github.com/ledger-cli/ledger/cmd/parties"
 	"github.com/ledger-cli/ledger/cmd/script"
@@ -106,6 +107,7 @@ Start with:  ledger quickstart`,
 		NewCmdDaml(f),
 		test.NewCmdTest(f, nil),
 		script.NewCmdScript(f, nil),
+		ledgertime.NewCmdTime(f),
 	)
 	return root
 }
