@@ -33,6 +33,7 @@ type Options struct {
 	JUnit   string   // file to write JUnit XML to, "" for none
 	Jobs    int      // scripts run at once; 0 means the number of CPUs
 	Steps   int64    // interpreter steps per evaluation, 0 for the default
+	OnNode  bool     // run each script on a fresh in-process ledger serve node
 
 	// ReadDar reads the DAR file; nil means archive.ReadDarFile.
 	ReadDar func(path string) (*archive.Dar, error)
@@ -76,6 +77,7 @@ for CI. Scripts run in parallel, up to the number of CPUs (--jobs).`,
 	cmd.Flags().StringArrayVar(&opts.Scripts, "script", nil, "run only this script (Module:name); repeat for several")
 	cmd.Flags().StringVar(&opts.JUnit, "junit", "", "write a JUnit XML report to `FILE`")
 	cmd.Flags().IntVarP(&opts.Jobs, "jobs", "j", 0, "scripts run at once (default: the number of CPUs)")
+	cmd.Flags().BoolVar(&opts.OnNode, "on-node", false, "run each script on a fresh ledger serve node in process (SQLite in memory, static time), over the JSON Ledger API, instead of the in-memory ledger")
 	cmd.Flags().Int64Var(&opts.Steps, "steps", 0, "interpreter steps each evaluation of a script may take (default 100000000)")
 	return cmd
 }
@@ -124,6 +126,18 @@ func testRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", opts.Dar, err)
 	}
+	newLedger := func(ctx context.Context, r *script.Runner) (script.Ledger, func(), error) {
+		return script.NewMemoryLedger(r.Engine()), func() {}, nil
+	}
+	if opts.OnNode {
+		darBytes, err := os.ReadFile(opts.Dar)
+		if err != nil {
+			return err
+		}
+		newLedger = func(ctx context.Context, r *script.Runner) (script.Ledger, func(), error) {
+			return nodeLedger(ctx, dar.Packages, darBytes)
+		}
+	}
 	r, err := script.New(dar.Packages, dar.Main, interp.Limits{Steps: opts.Steps})
 	if err != nil {
 		return fmt.Errorf("%s: %w", opts.Dar, err)
@@ -142,7 +156,7 @@ func testRun(ctx context.Context, opts *Options) error {
 		}
 		names = append(names, n)
 	}
-	outcomes := runAll(ctx, r, names, opts.Jobs)
+	outcomes := runAll(ctx, r, names, opts.Jobs, newLedger)
 	rep := Report{Dar: opts.Dar, Package: dar.MainPackage().Name + "-" + dar.MainPackage().Version, Scripts: outcomes}
 	for _, o := range outcomes {
 		if o.Passed {
@@ -173,7 +187,7 @@ func testRun(ctx context.Context, opts *Options) error {
 
 // runAll runs the scripts, jobs at a time, each on its own ledger, and
 // returns their outcomes in the order of names.
-func runAll(ctx context.Context, r *script.Runner, names []lf.ValueName, jobs int) []Outcome {
+func runAll(ctx context.Context, r *script.Runner, names []lf.ValueName, jobs int, newLedger ledgerFactory) []Outcome {
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
 	}
@@ -185,7 +199,7 @@ func runAll(ctx context.Context, r *script.Runner, names []lf.ValueName, jobs in
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i] = runOne(ctx, r, names[i])
+				out[i] = runOne(ctx, r, names[i], newLedger)
 			}
 		}()
 	}
@@ -197,9 +211,17 @@ func runAll(ctx context.Context, r *script.Runner, names []lf.ValueName, jobs in
 	return out
 }
 
-func runOne(ctx context.Context, r *script.Runner, name lf.ValueName) Outcome {
+// ledgerFactory gives each script a fresh ledger, and what closes it.
+type ledgerFactory func(ctx context.Context, r *script.Runner) (script.Ledger, func(), error)
+
+func runOne(ctx context.Context, r *script.Runner, name lf.ValueName, newLedger ledgerFactory) Outcome {
 	start := time.Now()
-	res, err := r.Run(ctx, name, script.NewMemoryLedger(r.Engine()), script.Options{})
+	var res *script.Result
+	l, closeLedger, err := newLedger(ctx, r)
+	if err == nil {
+		res, err = r.Run(ctx, name, l, script.Options{})
+		closeLedger()
+	}
 	o := Outcome{Name: name.Module.String() + ":" + name.Name.String(), Duration: time.Since(start)}
 	o.Millis = o.Duration.Milliseconds()
 	if res != nil {
