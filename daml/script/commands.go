@@ -87,7 +87,14 @@ func (st *run) perform(q *questionValue) (value.Value, error) {
 }
 
 func (st *run) malformed(q *questionValue) error {
-	return &Failure{Kind: "internal", Command: q.name, Message: fmt.Sprintf("malformed payload of daml-script command %s (daml-script %s): %s", q.name, st.r.version, q.payload)}
+	p := "<none>"
+	if q.payload != nil {
+		p = q.payload.String()
+	}
+	if len(p) > 1024 {
+		p = p[:1024] + "…"
+	}
+	return &Failure{Kind: "internal", Command: q.name, Message: fmt.Sprintf("malformed payload of daml-script command %s (daml-script %s): %s", q.name, st.r.version, p)}
 }
 
 // commandError is a command the ledger could not perform.

@@ -343,7 +343,7 @@ func (st *run) runScript(s value.Value) (value.Value, error) {
 			return nil, err
 		}
 		st.location = q.location
-		answer, err := st.perform(q)
+		answer, err := st.performSafely(q)
 		if err != nil {
 			if f, ok := err.(*Failure); ok && f.Location == nil {
 				f.Location = q.location
@@ -358,6 +358,19 @@ func (st *run) runScript(s value.Value) (value.Value, error) {
 			return nil, err
 		}
 	}
+}
+
+// performSafely performs a command, turning a panic — a daml-script
+// package that lacks a data type an answer is built of, which only a
+// hand-made DAR can cause — into a failure naming the command.
+func (st *run) performSafely(q *questionValue) (answer value.Value, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			answer, err = nil, &Failure{Kind: "internal", Command: q.name, Message: fmt.Sprintf(
+				"cannot perform daml-script command %s (version %d) of daml-script %s: %v", q.name, q.version, st.r.version, p)}
+		}
+	}()
+	return st.perform(q)
 }
 
 // questionValue is a command of a script: Question's fields.
