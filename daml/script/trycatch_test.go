@@ -62,6 +62,9 @@ func scriptsPackage(t *testing.T, dar *archive.Dar) *lf.Package {
 		"uncaught":     app(throwAny, anyExc("boom")),
 		"tryBackwards": app(val("daml-script", testing_, "tryCommands"), app(val("daml-script", tm, "passTime"), relTime(-1))),
 		"tryForwards":  app(val("daml-script", testing_, "tryCommands"), app(val("daml-script", tm, "passTime"), relTime(1_000_000))),
+		// traced = debugRaw "evaluating traced" tryForwards
+		"traced": app(&lf.EBuiltinFun{Fun: lf.BuiltinTrace}, &lf.EText{Value: "evaluating traced"},
+			app(val("daml-script", testing_, "tryCommands"), app(val("daml-script", tm, "passTime"), relTime(1)))),
 	}
 	var vals []*lf.Value
 	for name, body := range defs {
@@ -81,8 +84,8 @@ func TestTryCatchThrowAndTryCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(r.Scripts()); got != 5 {
-		t.Errorf("%d scripts, want 5", got)
+	if got := len(r.Scripts()); got != 6 {
+		t.Errorf("%d scripts, want 6", got)
 	}
 	run := func(name string) (value.Value, error) {
 		n, err := r.Lookup("Scripts:" + name)
@@ -130,5 +133,41 @@ func TestTryCatchThrowAndTryCommands(t *testing.T) {
 	v, err = run("tryForwards")
 	if x, ok := v.(*value.Variant); err != nil || !ok || x.Constructor != "Right" {
 		t.Errorf("tryForwards = %v, %v; want Right ()", v, err)
+	}
+	// debug/trace lines are the script's trace.
+	n, _ := r.Lookup("Scripts:traced")
+	res, err := r.Run(context.Background(), n, NewMemoryLedger(r.Engine()), Options{})
+	if err != nil || len(res.Trace) != 1 || res.Trace[0].Message != "evaluating traced" {
+		t.Errorf("traced: %+v, %v", res, err)
+	}
+}
+
+func TestSubmitErrorValues(t *testing.T) {
+	dar := sharedDar(t, "splice-wallet-test-0.1.8.dar")
+	r := newRunner(t, dar)
+	st := &run{r: r, ctx: context.Background(), res: &Result{}}
+	cid := "00" + strings.Repeat("ab", 32)
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&interp.Error{ID: "DAML_AUTHORIZATION_ERROR", Cause: "missing authorization"}, `AuthorizationError(Daml.Script.Internal.Questions.Submit.Error:SubmitError.AuthorizationError@01584dda{ authorizationErrorMessage = "missing authorization" })`},
+		{&interp.Error{ID: "CONTRACT_NOT_FOUND", Cause: "Contract could not be found with id " + cid}, `ContractNotFound(Daml.Script.Internal.Questions.Submit.Error:SubmitError.ContractNotFound@01584dda{ unknownContractIds = DA.NonEmpty.Types:NonEmpty@bde4bd30{ hd = "` + cid + `", tl = [] }, additionalDebuggingInfo = None })`},
+		{&interp.Error{ID: "TEMPLATE_PRECONDITION_VIOLATED"}, `TemplatePreconditionViolated(<unit>)`},
+		{&interp.Error{ID: "INTERPRETATION_USER_ERROR", Cause: "Interpretation error: Error: User abort: no"}, `UserError(Daml.Script.Internal.Questions.Submit.Error:SubmitError.UserError@01584dda{ userErrorMessage = "no" })`},
+		{&SubmitFailure{ID: "SOMETHING_ELSE", Message: "odd"}, `UnknownError(Daml.Script.Internal.Questions.Submit.Error:SubmitError.UnknownError@01584dda{ unknownErrorMessage = "odd" })`},
+	} {
+		got := st.submitError(c.err).String()
+		if !strings.HasSuffix(got, c.want) {
+			t.Errorf("%v:\n got %s\nwant …%s", c.err, got, c.want)
+		}
+	}
+}
+
+func TestNoDamlScript(t *testing.T) {
+	dar := sharedDar(t, "splice-amulet-0.1.14.dar")
+	_, err := New(dar.Packages, dar.Main, interp.Limits{})
+	if err == nil || !strings.Contains(err.Error(), "the packages hold no daml-script package") {
+		t.Errorf("New = %v", err)
 	}
 }
