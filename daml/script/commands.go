@@ -1,6 +1,8 @@
 package script
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -30,9 +32,9 @@ func (st *run) perform(q *questionValue) (value.Value, error) {
 	case "QueryContractKey":
 		return st.queryContractKey(p)
 	case "AllocateParty":
-		hint := text(field(p, "idHint"))
-		if hint == "" {
-			hint = text(field(p, "requestedName"))
+		hint, err := partyIDHint(text(field(p, "idHint")), text(field(p, "requestedName")))
+		if err != nil {
+			return nil, &Failure{Kind: "command", Command: q.name, Message: err.Error()}
 		}
 		party, err := st.ledger.AllocateParty(st.ctx, hint)
 		if err != nil {
@@ -84,6 +86,25 @@ func (st *run) perform(q *questionValue) (value.Value, error) {
 	}
 	return nil, &Failure{Kind: "command", Command: q.name, Message: fmt.Sprintf(
 		"unknown daml-script command %s (version %d) of daml-script %s: this runner does not perform it", q.name, q.version, st.r.version)}
+}
+
+// partyIDHint is the id hint of allocateParty as Daml's runner makes it:
+// the hint given, or the requested name (else "party") with 8 random hex
+// digits, so that a name allocates a new party each time.
+func partyIDHint(hint, name string) (string, error) {
+	switch {
+	case hint != "" && name != "" && hint != name:
+		return "", fmt.Errorf("Requested name '%s' cannot be different from id hint '%s'", name, hint)
+	case hint != "":
+		return hint, nil
+	case name == "":
+		name = "party"
+	}
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return name + "-" + hex.EncodeToString(b[:]), nil
 }
 
 func (st *run) malformed(q *questionValue) error {

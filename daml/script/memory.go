@@ -190,21 +190,20 @@ func (l *MemoryLedger) ActiveContracts(_ context.Context, parties []string, temp
 	return out, nil
 }
 
-// AllocateParty allocates "hint::namespace"; a hint already taken, or none,
-// gets a number.
+// AllocateParty allocates "hint::namespace" ("party-N" without a hint); a
+// party that exists already is refused, as Canton refuses it.
 func (l *MemoryLedger) AllocateParty(_ context.Context, hint string) (string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.parties) >= MaxMemoryContracts {
 		return "", fmt.Errorf("more than %d parties allocated", MaxMemoryContracts)
 	}
-	base := hint
-	if base == "" {
-		base = "party"
+	if hint == "" {
+		hint = fmt.Sprintf("party-%d", len(l.parties)+1)
 	}
-	p := base + "::" + l.namespace
-	for i := len(l.parties) + 1; hint == "" || l.known[p]; i++ {
-		p, hint = fmt.Sprintf("%s-%d::%s", base, i, l.namespace), base
+	p := hint + "::" + l.namespace
+	if l.known[p] {
+		return "", fmt.Errorf("party %s already exists: allocate it once, or give another hint", p)
 	}
 	l.known[p] = true
 	l.parties = append(l.parties, p)

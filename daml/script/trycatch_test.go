@@ -171,3 +171,29 @@ func TestNoDamlScript(t *testing.T) {
 		t.Errorf("New = %v", err)
 	}
 }
+
+func TestPartyIDHint(t *testing.T) {
+	for _, c := range []struct{ hint, name, prefix, err string }{
+		{"", "alice", "alice-", ""},
+		{"", "", "party-", ""},
+		{"alice", "", "alice", ""},
+		{"alice", "alice", "alice", ""},
+		{"alice", "bob", "", "Requested name 'bob' cannot be different from id hint 'alice'"},
+	} {
+		got, err := partyIDHint(c.hint, c.name)
+		if c.err != "" {
+			if err == nil || err.Error() != c.err {
+				t.Errorf("(%q, %q): %v, want %q", c.hint, c.name, err, c.err)
+			}
+			continue
+		}
+		if err != nil || !strings.HasPrefix(got, c.prefix) || c.hint == "" && len(got) != len(c.prefix)+8 {
+			t.Errorf("(%q, %q) = %q, %v", c.hint, c.name, got, err)
+		}
+	}
+	a, _ := partyIDHint("", "alice")
+	b, _ := partyIDHint("", "alice")
+	if a == b {
+		t.Errorf("two allocations of alice got one hint %s", a)
+	}
+}
