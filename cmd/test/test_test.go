@@ -158,3 +158,17 @@ func TestUnknownScriptIsUsageError(t *testing.T) {
 		t.Errorf("err = %v (exit %d)", err, cmdutil.ExitCode(err))
 	}
 }
+
+// TestOnNode runs a script on a fresh in-process ledger serve node, over
+// the JSON Ledger API.
+func TestOnNode(t *testing.T) {
+	ios, _, out, _ := cmdutil.Test()
+	opts := &Options{IO: ios, Format: cmdutil.FormatTable, Dar: sharedDar(t, "splice-wallet-test-0.1.8.dar"),
+		Scripts: []string{setup}, OnNode: true}
+	if err := testRun(context.Background(), opts); err != nil {
+		t.Fatalf("testRun: %v\n%s", err, out)
+	}
+	if !strings.HasPrefix(out.String(), setup+": ok, 84 commands (") {
+		t.Errorf("output:\n%s", out)
+	}
+}

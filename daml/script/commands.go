@@ -487,6 +487,10 @@ func (st *run) submitError(err error) value.Value {
 	switch {
 	case exc != nil:
 		return con("UnhandledException", value.Optional{Value: exc})
+	case id == "DAML_FAILURE" && strings.Contains(msg, "UNHANDLED_EXCEPTION/"):
+		// Over the JSON API the exception's value is not known, only its
+		// message.
+		return con("UnhandledException", value.Optional{})
 	case id == "CONTRACT_NOT_FOUND" || id == "CONTRACT_NOT_ACTIVE":
 		ids := contractIDPattern.FindAllString(msg, -1)
 		if len(ids) > 0 {

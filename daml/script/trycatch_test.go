@@ -155,6 +155,7 @@ func TestSubmitErrorValues(t *testing.T) {
 		{&interp.Error{ID: "CONTRACT_NOT_FOUND", Cause: "Contract could not be found with id " + cid}, `ContractNotFound(Daml.Script.Internal.Questions.Submit.Error:SubmitError.ContractNotFound@01584dda{ unknownContractIds = DA.NonEmpty.Types:NonEmpty@bde4bd30{ hd = "` + cid + `", tl = [] }, additionalDebuggingInfo = None })`},
 		{&interp.Error{ID: "TEMPLATE_PRECONDITION_VIOLATED"}, `TemplatePreconditionViolated(<unit>)`},
 		{&interp.Error{ID: "INTERPRETATION_USER_ERROR", Cause: "Interpretation error: Error: User abort: no"}, `UserError(Daml.Script.Internal.Questions.Submit.Error:SubmitError.UserError@01584dda{ userErrorMessage = "no" })`},
+		{&SubmitFailure{ID: "DAML_FAILURE", Message: "Interpretation error: Error: User failure: UNHANDLED_EXCEPTION/DA.Exception.GeneralError:GeneralError (error category 9): boom"}, `UnhandledException(Daml.Script.Internal.Questions.Submit.Error:SubmitError.UnhandledException@01584dda{ exc = None })`},
 		{&SubmitFailure{ID: "SOMETHING_ELSE", Message: "odd"}, `UnknownError(Daml.Script.Internal.Questions.Submit.Error:SubmitError.UnknownError@01584dda{ unknownErrorMessage = "odd" })`},
 	} {
 		got := st.submitError(c.err).String()
