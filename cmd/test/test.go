@@ -229,6 +229,9 @@ func runOne(ctx context.Context, r *script.Runner, name lf.ValueName, newLedger 
 		for _, t := range res.Trace {
 			o.Trace = append(o.Trace, t.String())
 		}
+		if res.TraceDropped > 0 {
+			o.Trace = append(o.Trace, fmt.Sprintf("… %d more trace lines not kept", res.TraceDropped))
+		}
 	}
 	if err == nil {
 		o.Passed = true

@@ -94,7 +94,7 @@ func (st *run) perform(q *questionValue) (value.Value, error) {
 func partyIDHint(hint, name string) (string, error) {
 	switch {
 	case hint != "" && name != "" && hint != name:
-		return "", fmt.Errorf("Requested name '%s' cannot be different from id hint '%s'", name, hint)
+		return "", fmt.Errorf("requested name '%s' cannot be different from id hint '%s'", name, hint)
 	case hint != "":
 		return hint, nil
 	case name == "":

@@ -235,8 +235,10 @@ type Result struct {
 	// interpreter steps it took.
 	Commands int
 	Steps    int64
-	// Trace holds the script's debug and trace messages, in order.
-	Trace []TraceLine
+	// Trace holds the script's debug and trace messages, in order, up to
+	// maxTraceLines; TraceDropped counts those after.
+	Trace        []TraceLine
+	TraceDropped int
 }
 
 // TraceLine is one message of debug or trace.
@@ -261,7 +263,6 @@ type run struct {
 	res      *Result
 	limits   interp.Limits
 	depth    int
-	dropped  int
 	location *lf.Location // of the command being performed
 }
 
@@ -277,7 +278,7 @@ func (r *Runner) Run(ctx context.Context, name lf.ValueName, ledger Ledger, opts
 	st := &run{r: r, ctx: ctx, ledger: ledger, opts: opts, res: &Result{}, limits: r.limits}
 	st.limits.Trace = func(msg string, loc *lf.Location) {
 		if len(st.res.Trace) >= maxTraceLines {
-			st.dropped++
+			st.res.TraceDropped++
 			return
 		}
 		st.res.Trace = append(st.res.Trace, TraceLine{Message: msg, Location: loc})

@@ -179,7 +179,7 @@ func TestPartyIDHint(t *testing.T) {
 		{"", "", "party-", ""},
 		{"alice", "", "alice", ""},
 		{"alice", "alice", "alice", ""},
-		{"alice", "bob", "", "Requested name 'bob' cannot be different from id hint 'alice'"},
+		{"alice", "bob", "", "requested name 'bob' cannot be different from id hint 'alice'"},
 	} {
 		got, err := partyIDHint(c.hint, c.name)
 		if c.err != "" {

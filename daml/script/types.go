@@ -103,19 +103,6 @@ func (ix *typeIndex) variant(name, con string, arg value.Value) *value.Variant {
 	panic(fmt.Sprintf("daml-script: %s has no constructor %s", name, con))
 }
 
-// enum builds the constructor con of the enum data type name.
-func (ix *typeIndex) enum(name, con string) *value.Enum {
-	d := ix.get(name)
-	for i, c := range d.def.EnumCons {
-		if c == con {
-			return &value.Enum{TypeCon: d.id, Constructor: con, Rank: i}
-		}
-	}
-	panic(fmt.Sprintf("daml-script: %s has no constructor %s", name, con))
-}
-
-func (ix *typeIndex) has(name string) bool { _, ok := ix.byName[name]; return ok }
-
 func (ix *typeIndex) left(v value.Value) value.Value { return ix.variant("DA.Types:Either", "Left", v) }
 func (ix *typeIndex) right(v value.Value) value.Value {
 	return ix.variant("DA.Types:Either", "Right", v)
