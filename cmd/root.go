@@ -16,12 +16,17 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
+	"github.com/ledger-cli/ledger/cmd/bench"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/cmd/config"
+	"github.com/ledger-cli/ledger/cmd/daml"
 	"github.com/ledger-cli/ledger/cmd/dars"
 	"github.com/ledger-cli/ledger/cmd/keys"
 	"github.com/ledger-cli/ledger/cmd/packages"
 	"github.com/ledger-cli/ledger/cmd/parties"
+	"github.com/ledger-cli/ledger/cmd/quickstart"
+	"github.com/ledger-cli/ledger/cmd/serve"
+	"github.com/ledger-cli/ledger/cmd/token"
 	"github.com/ledger-cli/ledger/cmd/users"
 )
 
@@ -75,14 +80,14 @@ Start with:  ledger quickstart`,
 
 	root.AddCommand(
 		// Commands are registered here, one line each.
-		NewCmdQuickstart(f, nil),
+		quickstart.NewCmdQuickstart(f, NewCmdRoot, nil),
 		NewCmdHash(f, nil),
 		NewCmdVerify(f, nil),
 		NewCmdSign(f, nil),
-		NewCmdToken(f, nil),
+		token.NewCmdToken(f, nil),
 		NewCmdShow(f, nil),
 		keys.NewCmdKeys(f),
-		NewCmdServe(f, nil),
+		serve.NewCmdServe(f, nil),
 		config.NewCmdConfig(f),
 		NewCmdPrepare(f, nil),
 		NewCmdExecute(f, nil),
@@ -97,11 +102,11 @@ Start with:  ledger quickstart`,
 		dars.NewCmdDars(f),
 		packages.NewCmdPackages(f),
 		users.NewCmdUsers(f),
-		NewCmdBench(f, nil),
+		bench.NewCmdBench(f, nil),
 		NewCmdVersion(f, nil),
 		NewCmdStatus(f, nil),
 		NewCmdErrors(f, nil),
-		NewCmdDaml(f),
+		daml.NewCmdDaml(f),
 	)
 	return root
 }
