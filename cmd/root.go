@@ -2,10 +2,12 @@
 // each command an Options struct, a NewCmdX(f, runF) that only parses flags
 // into it, and an xRun(opts) that calls wallet, client or the node and
 // renders through display — no business logic here. A noun with several
-// verbs has its own package (keys, parties, users, config); the verbs of one
-// word (prepare, sign, execute, …) are one file each in this package.
-// cmdutil holds what commands share: IO streams, output formats, the
-// client's settings, exit codes, hints and prompts.
+// verbs has its own package (keys, parties, users, config), and so has a
+// command that runs a node or Daml code (serve, quickstart, token, bench,
+// daml): this package, where sign and verify live, imports neither node nor
+// server. The verbs of one word (prepare, sign, execute, …) are one file
+// each in this package. cmdutil holds what commands share: IO streams,
+// output formats, the client's settings, exit codes, hints and prompts.
 package cmd
 
 import (
