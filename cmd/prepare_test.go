@@ -14,8 +14,6 @@ import (
 	"github.com/ledger-cli/ledger/cmd/internal/cmdtest"
 	"github.com/ledger-cli/ledger/cmd/parties"
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/server"
-	"github.com/ledger-cli/ledger/server/auth"
 	"github.com/ledger-cli/ledger/signer"
 	"github.com/ledger-cli/ledger/wallet"
 )
@@ -27,13 +25,13 @@ type liveNode struct {
 	t     *testing.T
 	url   string
 	admin string
-	run   *server.Running
+	node  *cmdtest.Node
 }
 
 func startLiveNode(t *testing.T) *liveNode {
 	t.Helper()
 	n := cmdtest.StartNode(t)
-	return &liveNode{t: t, url: n.URL, admin: n.Admin, run: n.Running}
+	return &liveNode{t: t, url: n.URL, admin: n.Admin, node: n}
 }
 
 // startOpenNode is an in-process `ledger serve` without authentication,
@@ -43,13 +41,10 @@ func startOpenNode(t *testing.T) string {
 	return cmdtest.StartOpenNode(t)
 }
 
+// token is a token of user for n, valid for an hour.
 func (n *liveNode) token(user string) string {
 	n.t.Helper()
-	tok, err := auth.Mint(onlineSecret, user, time.Hour, "", auth.DefaultParticipantID, time.Now())
-	if err != nil {
-		n.t.Fatal(err)
-	}
-	return tok
+	return n.node.Token(user)
 }
 
 // isolateConfig keeps the user's profiles and LEDGER_* variables out.
