@@ -195,7 +195,7 @@
 // (CreatedEventBlob, Canton's FatContractInstance), min_ledger_effective_time from minLedgerTime (absolute,
 // or now plus the relative duration), no max_ledger_effective_time, and
 // max_record_time from the request. Every list the hash treats as a set is
-// sorted and free of repeats (hashing.md §6). The hash comes from the hashing
+// sorted and free of repeats (docs/hashing.md §6). The hash comes from the hashing
 // package; verboseHashing returns its trace as hashingDetails.
 //
 // The cost estimate (EstimateCost) is a model, not Canton's traffic
