@@ -120,7 +120,7 @@ func (e *Engine) reinterpret(ctx context.Context, pt *damlpb.PreparedTransaction
 	b, err := e.interpret(ctx, cmds, damlRun{
 		set: set, actAs: actAs, rootSeeds: rootSeeds, inputs: inputs,
 		preparationTime: preparedAt, ledgerTime: ledgerTime,
-		preference: set.preference(preparedAt, nil, namedPackages(set, t)),
+		preference: set.Preference(preparedAt, nil, namedPackages(set, t)),
 	})
 	var ie *interp.Error
 	if errors.As(err, &ie) && ie.ID != ledgerapi.CodeLedgerAPIInternalError.ID {
