@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ledger-cli/ledger/daml/contract"
+	damlengine "github.com/ledger-cli/ledger/daml/engine"
+	"github.com/ledger-cli/ledger/daml/typed"
 	"slices"
 	"sort"
 	"strconv"
@@ -230,7 +232,7 @@ func damlRootCommands(roots []string, nodes map[string]*damlpb.Node, seeds map[i
 	}
 	cmds := make([]interp.Command, 0, len(roots))
 	rootSeeds := make([]tx.Hash, 0, len(roots))
-	plans := planCache{set: set}
+	plans := damlengine.NewPlans(set)
 	for _, r := range roots {
 		n := nodes[r]
 		if n == nil {
@@ -249,7 +251,7 @@ func damlRootCommands(roots []string, nodes map[string]*damlpb.Node, seeds map[i
 		case *damlpb.Node_Create:
 			c := x.Create
 			tmpl := valueIdentifier(c.GetTemplateId())
-			arg, err := plans.read(tmpl, "", c.GetArgument())
+			arg, err := fromProto(plans.Argument(tmpl))(c.GetArgument())
 			if err != nil {
 				return nil, nil, notConformant("root node %s: the create argument is not a value of %s: %v", r, tmpl, err)
 			}
@@ -262,7 +264,7 @@ func damlRootCommands(roots []string, nodes map[string]*damlpb.Node, seeds map[i
 			if c.GetInterfaceId() != nil {
 				tmpl = valueIdentifier(c.GetInterfaceId())
 			}
-			arg, err := plans.read(tmpl, c.GetChoiceId(), c.GetChosenValue())
+			arg, err := fromProto(plans.ChoiceArgument(tmpl, c.GetChoiceId()))(c.GetChosenValue())
 			if err != nil {
 				return nil, nil, notConformant("root node %s: the argument of choice %s is not a value of its type: %v", r, c.GetChoiceId(), err)
 			}
@@ -273,7 +275,7 @@ func damlRootCommands(roots []string, nodes map[string]*damlpb.Node, seeds map[i
 			if c.GetKey() == nil || c.GetInterfaceId() != nil {
 				return nil, nil, notConformant("root node %s is an exercise by key without a key, or through an interface", r)
 			}
-			key, err := plans.read(tmpl, keyWhat, c.GetKey().GetKey().GetKey())
+			key, err := fromProto(plans.Key(tmpl))(c.GetKey().GetKey().GetKey())
 			if err != nil {
 				return nil, nil, notConformant("root node %s: the key is not a value of the key type of %s: %v", r, tmpl, err)
 			}
@@ -410,4 +412,13 @@ func boundText(b *uint64) string {
 		return "unbounded"
 	}
 	return ledgerapi.NewTimestamp(time.UnixMicro(int64(*b))).String()
+}
+
+func fromProto(plan *typed.Plan, err error) func(*damlpb.Value) (value.Value, error) {
+	return func(v *damlpb.Value) (value.Value, error) {
+		if err != nil {
+			return nil, err
+		}
+		return plan.FromProto(v)
+	}
 }
