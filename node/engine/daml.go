@@ -111,43 +111,58 @@ func (e *Engine) submissionSeed() (tx.Hash, error) {
 	return h, nil
 }
 
-// interpret runs the commands in the interpreter and returns the
-// transaction they make. Interpretation failures are *interp.Error (see
-// damlError); failures of the store are returned as they are.
+// interpret runs the commands in the interpreter (damlengine.Submit) and
+// returns the transaction they make. Interpretation failures are
+// *interp.Error (see damlError); failures of the store are returned as they
+// are.
 func (e *Engine) interpret(ctx context.Context, cmds []interp.Command, run damlRun) (*built, error) {
-	view := &contractView{e: e, set: run.set, visible: run.visible, disclosed: run.disclosed, read: map[value.ContractID]*ledger.Contract{}}
-	sub := &interp.Submission{
-		Commands:          cmds,
-		ActAs:             run.actAs,
-		SubmissionSeed:    run.submissionSeed,
-		ParticipantID:     e.cfg.ParticipantID,
-		PreparationTime:   timestamp(run.preparationTime),
-		RootSeeds:         run.rootSeeds,
-		LedgerTime:        timestamp(run.ledgerTime),
-		StateMode:         interp.StateNUCK, // Canton 3.5 (protocol version 35)
-		PackagePreference: run.preference,
-		Limits:            e.cfg.Interpretation,
+	view, disclosed, err := e.viewFor(run)
+	if err != nil {
+		return nil, err
 	}
-	if run.inputs != nil {
-		view.inputs = slices.Clone(run.inputs)
-		keyOrder(view.inputs)
-		for _, c := range run.inputs {
-			tc, err := view.typedContract(c)
-			if err != nil {
-				return nil, err
-			}
-			view.read[tc.ID] = c
-			sub.Disclosed = append(sub.Disclosed, tc)
-		}
-	}
-	res, err := run.set.Interpreter().Submit(ctx, sub, view)
+	res, err := damlengine.Submit(ctx, &damlengine.Submission{
+		Packages:        run.set,
+		Preference:      run.preference,
+		ActAs:           run.actAs,
+		Commands:        cmds,
+		Contracts:       view,
+		Disclosed:       disclosed,
+		PreparationTime: run.preparationTime,
+		SubmissionSeed:  run.submissionSeed,
+		ParticipantID:   e.cfg.ParticipantID,
+		RootSeeds:       run.rootSeeds,
+		LedgerTime:      run.ledgerTime,
+		Limits:          e.cfg.Interpretation,
+	})
 	if err != nil {
 		if view.err != nil {
 			return nil, view.err
 		}
 		return nil, err
 	}
-	return e.builtOf(res, view.read, run.set, !run.noInputContracts)
+	return e.builtOf(res, nil, view.read, run.set, !run.noInputContracts)
+}
+
+// viewFor is the interpreter's ledger for a run and, re-interpreting, the
+// input contracts it gives the interpreter as disclosed contracts, most
+// recently created first.
+func (e *Engine) viewFor(run damlRun) (*contractView, []*tx.Contract, error) {
+	view := &contractView{e: e, set: run.set, visible: run.visible, disclosed: run.disclosed, read: map[value.ContractID]*ledger.Contract{}}
+	if run.inputs == nil {
+		return view, nil, nil
+	}
+	view.inputs = slices.Clone(run.inputs)
+	keyOrder(view.inputs)
+	disclosed := make([]*tx.Contract, 0, len(run.inputs))
+	for _, c := range run.inputs {
+		tc, err := view.typedContract(c)
+		if err != nil {
+			return nil, nil, err
+		}
+		view.read[tc.ID] = c
+		disclosed = append(disclosed, tc)
+	}
+	return view, disclosed, nil
 }
 
 // contractView is the interpreter's ledger (an interp.KeyLedger): the
@@ -239,25 +254,29 @@ func (v *contractView) typedContract(c *ledger.Contract) (*tx.Contract, error) {
 // archive nothing and make no event, as Canton's indexer skips them.
 // withInputs adds the input contracts' metadata (a prepared transaction's);
 // rebuilding their create nodes and blobs was a seventh of a submit's
-// engine time.
-func (e *Engine) builtOf(res *interp.Result, read map[value.ContractID]*ledger.Contract, set *PackageSet, withInputs bool) (*built, error) {
+// engine time. encoded, when not nil, is the transaction already encoded
+// (damlengine.EncodeTransaction, re-interpreting): its nodes are used as
+// they are.
+func (e *Engine) builtOf(res *damlengine.Result, encoded *damlpb.DamlTransaction, read map[value.ContractID]*ledger.Contract, set *PackageSet, withInputs bool) (*built, error) {
 	t := res.Transaction
 	b := &built{tx: &damlpb.DamlTransaction{Version: t.Version}, interpreted: true}
-	if res.DependsOnTime {
-		if lo := res.TimeBounds.Min; lo != nil && *lo != value.MinTimestamp {
-			v := uint64(*lo)
-			b.minLedgerTime = &v
-		}
-		if hi := res.TimeBounds.Max; hi != nil && *hi != value.MaxTimestamp {
-			v := uint64(*hi)
-			b.maxLedgerTime = &v
-		}
+	if lo := res.TimeBounds.Min; lo != nil {
+		v := uint64(*lo)
+		b.minLedgerTime = &v
 	}
-	for _, r := range t.Roots {
-		b.tx.Roots = append(b.tx.Roots, r.String())
+	if hi := res.TimeBounds.Max; hi != nil {
+		v := uint64(*hi)
+		b.maxLedgerTime = &v
 	}
-	for _, s := range t.Seeds {
-		b.tx.NodeSeeds = append(b.tx.NodeSeeds, &damlpb.DamlTransaction_NodeSeed{NodeId: int32(s.Node), Seed: append([]byte(nil), s.Seed[:]...)})
+	if encoded != nil {
+		b.tx = &damlpb.DamlTransaction{Version: encoded.Version, Roots: encoded.Roots, NodeSeeds: encoded.NodeSeeds}
+	} else {
+		for _, r := range t.Roots {
+			b.tx.Roots = append(b.tx.Roots, r.String())
+		}
+		for _, s := range t.Seeds {
+			b.tx.NodeSeeds = append(b.tx.NodeSeeds, &damlpb.DamlTransaction_NodeSeed{NodeId: int32(s.Node), Seed: append([]byte(nil), s.Seed[:]...)})
+		}
 	}
 	plans := damlengine.NewPlans(set)
 	consumed := map[value.ContractID]bool{}
@@ -284,7 +303,11 @@ func (e *Engine) builtOf(res *interp.Result, read map[value.ContractID]*ledger.C
 			_, underRollback := t.Nodes[parent].(*tx.Rollback)
 			rolledBack[id] = rolledBack[parent] || underRollback
 		}
-		pn, ev, err := nodeOf(id, n, inherited, last[id], plans)
+		var pn *damlpb.Node
+		if encoded != nil && int(id) < len(encoded.Nodes) && encoded.Nodes[id].GetNodeId() == id.String() {
+			pn = encoded.Nodes[id].GetV1()
+		}
+		pn, ev, err := nodeOf(id, n, pn, inherited, last[id], plans)
 		if err != nil {
 			walkErr = fmt.Errorf("node %d: %w", id, err)
 			return
@@ -395,15 +418,17 @@ func lastDescendants(t *tx.Transaction) []int32 {
 }
 
 // nodeOf writes an interpreted node as a PreparedTransaction writes it
-// (damlengine.EncodeNode) and as the node's events record it, whose values
+// (damlengine.EncodeNode, unless pn is that already) and as the node's events record it, whose values
 // are the JSON API's. inherited are the witnesses of its parent: a node is
 // seen by its informees and by whoever sees its parent (Canton's
 // BlindingTransaction). Fetch, query-by-key and rollback nodes make no
 // event (ev.Kind is empty).
-func nodeOf(id tx.NodeID, n tx.Node, inherited []string, last int32, plans *damlengine.Plans) (*damlpb.Node, eventNode, error) {
-	pn, err := damlengine.EncodeNode(n)
-	if err != nil {
-		return nil, eventNode{}, err
+func nodeOf(id tx.NodeID, n tx.Node, pn *damlpb.Node, inherited []string, last int32, plans *damlengine.Plans) (*damlpb.Node, eventNode, error) {
+	if pn == nil {
+		var err error
+		if pn, err = damlengine.EncodeNode(n); err != nil {
+			return nil, eventNode{}, err
+		}
 	}
 	switch x := n.(type) {
 	case *tx.Create:
