@@ -98,7 +98,7 @@ var (
 )
 
 // timestamp is t in the ledger's microseconds.
-func timestamp(t time.Time) value.Timestamp { return value.Timestamp(t.UnixMicro()) }
+var timestamp = damlengine.Timestamp
 
 // submissionSeed is a fresh submission seed.
 func (e *Engine) submissionSeed() (tx.Hash, error) {
@@ -565,9 +565,4 @@ func damlError(err error) error {
 		e = e.WithResource("CONTRACT_ID", cid)
 	}
 	return e
-}
-
-// equalBound compares two optional bounds.
-func equalBound(a, b *uint64) bool {
-	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	damlengine "github.com/ledger-cli/ledger/daml/engine"
 	"slices"
 
 	"github.com/ledger-cli/ledger/daml/lf"
@@ -26,8 +25,6 @@ import (
 // active contracts with the key that the submitters see, most recently
 // created first. Re-interpreting a prepared transaction (execute), the
 // ledger is its input contracts alone, in the store's order.
-
-var keyProto = damlengine.EncodeKey
 
 // storedKey is what the store keeps of a key: its hash and its encoding.
 func storedKey(k *damlpb.GlobalKeyWithMaintainers) (hash, key []byte, err error) {
