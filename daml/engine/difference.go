@@ -214,7 +214,7 @@ func singularEqual(f protoreflect.FieldDescriptor, x, y protoreflect.Value) bool
 // going into values by their record labels.
 func fieldDifference(prepared, reinterpreted protoreflect.Message, f protoreflect.FieldDescriptor) (path, got, want string) {
 	name := string(f.Name())
-	if !prepared.Has(f) || !reinterpreted.Has(f) {
+	if !prepared.Has(f) || !reinterpreted.Has(f) || f.Kind() != protoreflect.MessageKind && !f.IsList() {
 		return name, fieldText(prepared, f), fieldText(reinterpreted, f)
 	}
 	if f.Kind() == protoreflect.MessageKind && !f.IsList() {
@@ -247,7 +247,7 @@ func fieldDifference(prepared, reinterpreted protoreflect.Message, f protoreflec
 
 // fieldText is a field's value as a short text.
 func fieldText(m protoreflect.Message, f protoreflect.FieldDescriptor) string {
-	if !m.Has(f) {
+	if !m.Has(f) && (f.IsList() || f.Kind() == protoreflect.MessageKind) {
 		return ""
 	}
 	v := m.Get(f)
