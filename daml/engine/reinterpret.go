@@ -67,6 +67,9 @@ type Reinterpreted struct {
 // that fails does not make the transaction.
 func Reinterpret(ctx context.Context, pt *damlpb.PreparedTransaction, r Reinterpretation) (*Reinterpreted, error) {
 	md, t := pt.GetMetadata(), pt.GetTransaction()
+	if md == nil {
+		md = &damlpb.Metadata{}
+	}
 	if d := metadataDifference(md); d != nil {
 		return &Reinterpreted{Difference: d}, nil
 	}
@@ -205,6 +208,9 @@ func timeText(t time.Time) string {
 // ClampLedgerTime moves a ledger time into the bounds a prepared
 // transaction carries, as Canton's decoder does (adjustLedgerTimeToBounds).
 func ClampLedgerTime(t time.Time, md *damlpb.Metadata) time.Time {
+	if md == nil {
+		return t
+	}
 	if lo := md.MinLedgerEffectiveTime; lo != nil && t.Before(time.UnixMicro(int64(*lo))) {
 		return time.UnixMicro(int64(*lo)).UTC()
 	}
