@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/daml/archive"
+	"github.com/ledger-cli/ledger/daml/contract"
 	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/daml/tx"
@@ -237,6 +238,21 @@ func TestInputContractsGolden(t *testing.T) {
 	}
 	if _, err := InputContracts(md, PackageSetOf()); err != nil {
 		t.Errorf("without packages: %v", err)
+	}
+	// Written back from the blob, each entry is Canton's, byte for byte.
+	for _, ic := range md.GetInputContracts() {
+		c, err := contract.DecodeBlob(ic.GetEventBlob())
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := InputContractOf(c, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !proto.Equal(again, ic) {
+			d := NodeDifference(&damlpb.Node{NodeType: &damlpb.Node_Create{Create: ic.GetV1()}}, &damlpb.Node{NodeType: &damlpb.Node_Create{Create: again.GetV1()}})
+			t.Errorf("input contract %s written again differs: %v", c.ID, d)
+		}
 	}
 	for i, ic := range md.GetInputContracts() {
 		cid := ic.GetV1().GetContractId()
