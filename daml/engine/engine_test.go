@@ -333,3 +333,77 @@ func TestAmuletFetchRoundTrip(t *testing.T) {
 	}
 	t.Log(r.Difference)
 }
+
+// TestBongChildCreate: a BongProposal accepted by its last candidate
+// creates an Explode inside the exercise. A changed argument of that child
+// create is named by its record label; a changed seed of the child is
+// named too (a root's seed is the command's, a child's is derived).
+func TestBongChildCreate(t *testing.T) {
+	set := sharedSet(t, "canton-builtin-admin-workflow-ping.dar")
+	var pkg lf.PackageID
+	for _, p := range set.Env.Packages() {
+		if p.Name == "canton-builtin-admin-workflow-ping" {
+			pkg = p.ID
+		}
+	}
+	tmpl := &value.Identifier{PackageID: string(pkg), ModuleName: "Canton.Internal.Bong", EntityName: "BongProposal"}
+	plans := NewPlans(set)
+	argPlan, err := plans.Argument(tmpl)
+	arg := decode(t, argPlan, err, `{"id":"b1","initiator":"`+alice+`","candidates":["`+bob+`"],"validators":[],"responders":["`+bob+`"],"maxLevel":"1","timeout":"2100-01-01T00:00:00Z"}`)
+	acceptPlan, err := plans.ChoiceArgument(tmpl, "Accept")
+	accept := decode(t, acceptPlan, err, `{"validator":"`+bob+`"}`)
+	pt, _ := prepared(t, &Submission{
+		Packages: set, ActAs: []string{alice, bob},
+		Commands:        []interp.Command{&interp.CreateAndExerciseCommand{Template: tmpl, CreateArgument: arg, Choice: "Accept", ChoiceArgument: accept}},
+		PreparationTime: time.Date(2026, 11, 29, 6, 0, 0, 0, time.UTC),
+		SubmissionSeed:  tx.Hash{4},
+	}, nil)
+	r, err := Reinterpret(context.Background(), pt, Reinterpretation{Packages: set})
+	if err != nil || r.Difference != nil {
+		t.Fatalf("untouched: %v %v", err, r.Difference)
+	}
+	child := pt.Transaction.Nodes[2].GetV1().GetCreate()
+	if child.GetTemplateId().GetEntityName() != "Explode" {
+		t.Fatalf("node 2 is %v, want the Explode", pt.Transaction.Nodes[2])
+	}
+	for _, c := range []struct {
+		name       string
+		tamper     func(pt *damlpb.PreparedTransaction)
+		node, path string
+	}{
+		{"path", func(pt *damlpb.PreparedTransaction) {
+			for _, f := range pt.Transaction.Nodes[2].GetV1().GetCreate().Argument.GetRecord().Fields {
+				if f.Label == "path" {
+					f.Value = &damlpb.Value{Sum: &damlpb.Value_Text{Text: "L"}}
+				}
+			}
+		}, "2", "argument.path"},
+		{"validators", func(pt *damlpb.PreparedTransaction) {
+			for _, f := range pt.Transaction.Nodes[2].GetV1().GetCreate().Argument.GetRecord().Fields {
+				if f.Label == "validators" {
+					f.Value.GetList().Elements[0] = &damlpb.Value{Sum: &damlpb.Value_Party{Party: carol}}
+				}
+			}
+		}, "2", "argument.validators[0]"},
+		{"child seed", func(pt *damlpb.PreparedTransaction) {
+			for _, s := range pt.Transaction.NodeSeeds {
+				if s.NodeId == 2 {
+					s.Seed[0] ^= 1
+				}
+			}
+		}, "", "node_seeds[2]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pt := proto.Clone(pt).(*damlpb.PreparedTransaction)
+			c.tamper(pt)
+			r, err := Reinterpret(context.Background(), pt, Reinterpretation{Packages: set})
+			if err != nil || r.Difference == nil || r.Difference.NodeID != c.node || r.Difference.Path != c.path {
+				t.Fatalf("%v %+v, want node %q path %q", err, r.Difference, c.node, c.path)
+			}
+			if c.node != "" && r.Difference.Node != "create Canton.Internal.Bong:Explode" {
+				t.Errorf("node described as %q", r.Difference.Node)
+			}
+			t.Log(r.Difference)
+		})
+	}
+}
