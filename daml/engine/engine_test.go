@@ -407,3 +407,29 @@ func TestBongChildCreate(t *testing.T) {
 		})
 	}
 }
+
+// TestNoPackages: without packages, re-interpreting is an error and a
+// codec is not found, not a nil dereference.
+func TestNoPackages(t *testing.T) {
+	_, pt := pingFlow(t)
+	if _, err := Reinterpret(context.Background(), pt, Reinterpretation{}); err == nil {
+		t.Error("re-interpreted with no packages")
+	}
+	if _, err := NewPlans(nil).Argument(&value.Identifier{PackageID: "p", ModuleName: "M", EntityName: "T"}); err == nil {
+		t.Error("a codec from no packages")
+	}
+	if r, err := Reinterpret(context.Background(), pt, Reinterpretation{Packages: PackageSetOf()}); err != nil || r.Difference == nil || r.Difference.Field != "argument" {
+		t.Errorf("with an empty package set: %v %+v", err, r)
+	}
+	pkg := pt.Transaction.Nodes[0].GetV1().GetCreate().GetTemplateId().GetPackageId()
+	if got := MissingPackages(PackageSetOf(), pt); len(got) != 1 || got[0] != pkg {
+		t.Errorf("missing %v, want [%s]", got, pkg)
+	}
+	set, _ := pingFlow(t)
+	if got := MissingPackages(set, pt); len(got) != 0 {
+		t.Errorf("missing %v with the ping package", got)
+	}
+	if got := MissingPackages(set, golden(t)); len(got) < 2 {
+		t.Errorf("the golden transfer misses only %v of the ping package set", got)
+	}
+}
