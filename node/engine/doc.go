@@ -26,8 +26,8 @@
 //
 // # Daml commands
 //
-// Typed commands run in the Daml-LF interpreter (package daml/interp) over
-// every uploaded package (daml.go): ensure clauses, signatories, observers,
+// Typed commands run in the Daml engine (package daml/engine, over the
+// interpreter daml/interp) with every uploaded package (daml.go): ensure clauses, signatories, observers,
 // controllers, choice observers, authorization, child nodes, node seeds and
 // contract ids are the package's and Canton's. The interpreter's
 // submission has a fresh 32-byte submission seed, Config.ParticipantID,
@@ -234,10 +234,11 @@
 //
 // # Interfaces on the read side
 //
-// A PackageSet resolves the interfaces of read filters (ResolveInterface:
-// by package name, every uploaded package of that name defining it) and the
-// templates they select (Implementors: the direct implementors with every
-// version of them), and computes interface views (InterfaceView) with the
+// A PackageSet (daml/engine's) resolves the interfaces of read filters
+// (ResolveInterface: by package name, every uploaded package of that name
+// defining it) and the templates they select (Implementors: the direct
+// implementors with every version of them); InterfaceView computes
+// interface views with the
 // highest vetted package implementing the interface, a failure becoming
 // the view's status; see interfaces.go. The node fills the events' views
 // and implementedInterfaces from them.
