@@ -1,62 +1,27 @@
 package ledgertime_test
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/spf13/viper"
 
 	"github.com/ledger-cli/ledger/cmd"
-	"github.com/ledger-cli/ledger/cmd/cmdutil"
-	"github.com/ledger-cli/ledger/node"
-	"github.com/ledger-cli/ledger/node/local"
-	"github.com/ledger-cli/ledger/server"
+	"github.com/ledger-cli/ledger/cmd/internal/cmdtest"
 )
 
-// startNode starts ledger serve in process without authentication, with
-// static time when static.
+// startNode starts ledger serve in process without authentication, in
+// memory, on static time when static.
 func startNode(t *testing.T, static bool) string {
 	t.Helper()
-	t.Setenv(cmdutil.ConfigEnv, filepath.Join(t.TempDir(), "config.yaml"))
-	for _, k := range append(cmdutil.ConnectionKeys, "profile") {
-		t.Setenv(cmdutil.EnvName(k), "")
-	}
-	nc := local.Config{DBPath: filepath.Join(t.TempDir(), "ledger.db")}
-	sc := server.Config{Addr: "127.0.0.1:0"}
 	if static {
-		clock := node.NewStaticClock(time.Unix(0, 0))
-		nc.Node.Now, sc.Clock = clock.Now, clock
+		return cmdtest.StartStaticTimeNode(t)
 	}
-	n, err := local.Open(context.Background(), nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := server.Start(context.Background(), n, sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { run.Close() })
-	return run.URL()
+	return cmdtest.StartOpenNode(t)
 }
 
 func runCLI(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	ios, _, out, errOut := cmdutil.Test()
-	root := cmd.NewCmdRoot(&cmdutil.Factory{IO: ios, Config: viper.New(), Now: time.Now})
-	root.SetArgs(args)
-	err := root.Execute()
-	if err != nil {
-		var ee *cmdutil.ExitError
-		if !errors.As(err, &ee) || ee.Err != nil {
-			fmt.Fprintf(errOut, "error: %s\n", err)
-		}
-	}
-	return out.String(), errOut.String(), cmdutil.ExitCode(err)
+	r := cmdtest.Run(t, cmd.NewCmdRoot, "", args...)
+	return r.Out, r.Err, r.Code
 }
 
 func TestTimeGetSetAdvance(t *testing.T) {

@@ -1,23 +1,14 @@
 package script_test
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/spf13/viper"
 
 	"github.com/ledger-cli/ledger/cmd"
-	"github.com/ledger-cli/ledger/cmd/cmdutil"
-	"github.com/ledger-cli/ledger/node"
-	"github.com/ledger-cli/ledger/node/local"
-	"github.com/ledger-cli/ledger/server"
+	"github.com/ledger-cli/ledger/cmd/internal/cmdtest"
 )
 
 func sharedDar(t *testing.T, name string) string {
@@ -29,50 +20,19 @@ func sharedDar(t *testing.T, name string) string {
 	return path
 }
 
-// startNode starts ledger serve in process on loopback without
-// authentication, on static time when static.
+// startNode starts ledger serve in process without authentication, in
+// memory, on static time when static.
 func startNode(t *testing.T, static bool) string {
 	t.Helper()
-	t.Setenv(cmdutil.ConfigEnv, filepath.Join(t.TempDir(), "config.yaml"))
-	for _, k := range append(cmdutil.ConnectionKeys, "profile") {
-		t.Setenv(cmdutil.EnvName(k), "")
-	}
-	nc := local.Config{DBPath: filepath.Join(t.TempDir(), "ledger.db")}
-	sc := server.Config{Addr: "127.0.0.1:0"}
 	if static {
-		clock := node.NewStaticClock(time.Unix(0, 0))
-		nc.Node.Now, sc.Clock = clock.Now, clock
+		return cmdtest.StartStaticTimeNode(t)
 	}
-	n, err := local.Open(context.Background(), nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := server.Start(context.Background(), n, sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { run.Close() })
-	return run.URL()
+	return cmdtest.StartOpenNode(t)
 }
 
-type result struct {
-	out, err string
-	code     int
-}
-
-func runCLI(t *testing.T, args ...string) result {
+func runCLI(t *testing.T, args ...string) cmdtest.Result {
 	t.Helper()
-	ios, _, out, errOut := cmdutil.Test()
-	root := cmd.NewCmdRoot(&cmdutil.Factory{IO: ios, Config: viper.New(), Now: time.Now})
-	root.SetArgs(args)
-	err := root.Execute()
-	if err != nil {
-		var ee *cmdutil.ExitError
-		if !errors.As(err, &ee) || ee.Err != nil {
-			fmt.Fprintf(errOut, "error: %s\n", err)
-		}
-	}
-	return result{out: out.String(), err: errOut.String(), code: cmdutil.ExitCode(err)}
+	return cmdtest.Run(t, cmd.NewCmdRoot, "", args...)
 }
 
 const setup = "Splice.Scripts.Wallet.TestSubscriptions:testSetup"
@@ -85,11 +45,11 @@ func TestScriptAgainstStaticTimeNode(t *testing.T) {
 	url := startNode(t, true)
 	outFile := filepath.Join(t.TempDir(), "result.json")
 	r := runCLI(t, "script", dar, "--script-name", setup, "--url", url, "--upload-dar", "--output-file", outFile)
-	if r.code != 0 {
-		t.Fatalf("ledger script: exit %d\n%s%s", r.code, r.out, r.err)
+	if r.Code != 0 {
+		t.Fatalf("ledger script: exit %d\n%s%s", r.Code, r.Out, r.Err)
 	}
-	if !strings.Contains(r.err, setup+": ok, 84 commands") {
-		t.Errorf("stderr: %s", r.err)
+	if !strings.Contains(r.Err, setup+": ok, 84 commands") {
+		t.Errorf("stderr: %s", r.Err)
 	}
 	// The result: (AmuletApp, Users, ContractId SubscriptionRequest).
 	var res map[string]json.RawMessage
@@ -112,14 +72,14 @@ func TestScriptAgainstStaticTimeNode(t *testing.T) {
 	// What the script created is on the node.
 	c := runCLI(t, "contracts", "--url", url, "--party", users.Alice.PrimaryParty,
 		"--template", "#splice-wallet-payments:Splice.Wallet.Subscriptions:SubscriptionRequest", "-o", "json")
-	if c.code != 0 {
-		t.Fatalf("ledger contracts: exit %d\n%s%s", c.code, c.out, c.err)
+	if c.Code != 0 {
+		t.Fatalf("ledger contracts: exit %d\n%s%s", c.Code, c.Out, c.Err)
 	}
 	var events []struct {
 		ContractID string `json:"contractId"`
 	}
-	if err := json.Unmarshal([]byte(c.out), &events); err != nil {
-		t.Fatalf("%v: %s", err, c.out)
+	if err := json.Unmarshal([]byte(c.Out), &events); err != nil {
+		t.Fatalf("%v: %s", err, c.Out)
 	}
 	if len(events) != 1 || events[0].ContractID != requestCid {
 		t.Errorf("contracts %+v, want the request %s", events, requestCid)
@@ -132,8 +92,8 @@ func TestScriptTimeNeedsStaticTime(t *testing.T) {
 	dar := sharedDar(t, "splice-wallet-test-0.1.8.dar")
 	url := startNode(t, false)
 	r := runCLI(t, "script", dar, "--script-name", setup, "--url", url, "--upload-dar")
-	if r.code != 1 || !strings.Contains(r.err, "time commands (getTime, setTime, passTime) need a node started with ledger serve --static-time") {
-		t.Errorf("exit %d\n%s%s", r.code, r.out, r.err)
+	if r.Code != 1 || !strings.Contains(r.Err, "time commands (getTime, setTime, passTime) need a node started with ledger serve --static-time") {
+		t.Errorf("exit %d\n%s%s", r.Code, r.Out, r.Err)
 	}
 }
 
@@ -148,8 +108,8 @@ func TestScriptUsage(t *testing.T) {
 		{[]string{"script", dar, "--script-name", setup, "--input-file", "x.json"}, "--input-file: script " + setup + " takes no argument"},
 	} {
 		r := runCLI(t, c.args...)
-		if r.code != 2 || !strings.Contains(r.err, c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.err, c.want)
+		if r.Code != 2 || !strings.Contains(r.Err, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, r.Code, r.Err, c.want)
 		}
 	}
 }
