@@ -163,3 +163,24 @@ func TestSpliceAmuletTestScripts(t *testing.T) {
 		}
 	}
 }
+
+func TestMemoryLedgerBounds(t *testing.T) {
+	dar := sharedDar(t, "splice-wallet-test-0.1.8.dar")
+	r := newRunner(t, dar)
+	n, _ := r.Lookup("Splice.Scripts.Wallet.TestSubscriptions:testSetup")
+	for _, c := range []struct {
+		set  func(l *MemoryLedger)
+		want string
+	}{
+		{func(l *MemoryLedger) { l.maxContracts = 5 }, "the script created more than 5 contracts, the bound of the in-memory ledger"},
+		{func(l *MemoryLedger) { l.maxBytes = 10_000 }, "the script's submissions built more than 10000 bytes of values, the bound of the in-memory ledger"},
+	} {
+		l := NewMemoryLedger(r.Engine())
+		c.set(l)
+		_, err := r.Run(context.Background(), n, l, Options{})
+		var f *Failure
+		if !errors.As(err, &f) || f.Command != "Submit" || !strings.Contains(f.Message, c.want) {
+			t.Errorf("err %v, want %q", err, c.want)
+		}
+	}
+}

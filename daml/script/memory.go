@@ -34,6 +34,13 @@ type MemoryLedger struct {
 	known     map[string]bool
 	users     map[string]*memUser
 	userOrder []string
+	// memory is the bytes of values the committed submissions built
+	// (interp's Result.Memory): more than the ledger keeps, a bound on it.
+	memory int64
+	// maxContracts and maxBytes are MaxMemoryContracts and MaxMemoryBytes
+	// (tests lower them).
+	maxContracts int
+	maxBytes     int64
 }
 
 type memUser struct {
@@ -45,17 +52,25 @@ type memUser struct {
 // archived): a script that creates more fails instead of exhausting memory.
 const MaxMemoryContracts = 1_000_000
 
+// MaxMemoryBytes bounds the bytes of values the submissions to one
+// MemoryLedger may build in all (the interpreter's own count, Result.Memory,
+// which is more than the ledger keeps of them): a script that creates
+// contracts without end fails at this bound.
+const MaxMemoryBytes = 2 << 30
+
 // NewMemoryLedger returns an empty ledger whose submissions engine
 // interprets.
 func NewMemoryLedger(engine *interp.Engine) *MemoryLedger {
 	ns := sha256.Sum256([]byte("ledger test participant"))
 	return &MemoryLedger{
-		engine:      engine,
-		participant: "participant::1220" + hex.EncodeToString(ns[:]),
-		namespace:   "1220" + hex.EncodeToString(ns[:]),
-		active:      map[value.ContractID]*tx.Contract{},
-		known:       map[string]bool{},
-		users:       map[string]*memUser{},
+		engine:       engine,
+		participant:  "participant::1220" + hex.EncodeToString(ns[:]),
+		namespace:    "1220" + hex.EncodeToString(ns[:]),
+		active:       map[value.ContractID]*tx.Contract{},
+		known:        map[string]bool{},
+		users:        map[string]*memUser{},
+		maxContracts: MaxMemoryContracts,
+		maxBytes:     MaxMemoryBytes,
 	}
 }
 
@@ -141,9 +156,13 @@ func (l *MemoryLedger) Submit(ctx context.Context, s *Submission) (*tx.Transacti
 		return nil, err
 	}
 	t := res.Transaction
-	if len(l.order)+len(t.Nodes) > MaxMemoryContracts {
-		return nil, fmt.Errorf("the script created more than %d contracts, the bound of the in-memory ledger", MaxMemoryContracts)
+	if len(l.order)+len(t.Nodes) > l.maxContracts {
+		return nil, fmt.Errorf("the script created more than %d contracts, the bound of the in-memory ledger", l.maxContracts)
 	}
+	if l.memory+res.Memory > l.maxBytes {
+		return nil, fmt.Errorf("the script's submissions built more than %d bytes of values, the bound of the in-memory ledger", l.maxBytes)
+	}
+	l.memory += res.Memory
 	l.commit(t, t.Roots)
 	return t, nil
 }
