@@ -481,3 +481,24 @@ func (l *Ledger) ListUserRights(ctx context.Context, id string) ([]script.UserRi
 	rs, err := l.c.ListUserRights(ctx, id)
 	return fromRights(rs), userError(err)
 }
+
+// MaxSleep bounds one sleep of a script.
+const MaxSleep = time.Hour
+
+// Sleep waits d (sleep in a script), at most MaxSleep, or until ctx ends.
+func (l *Ledger) Sleep(ctx context.Context, d time.Duration) error {
+	if d > MaxSleep {
+		return fmt.Errorf("sleep of %s: longer than %s", d, MaxSleep)
+	}
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

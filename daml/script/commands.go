@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/daml/lf"
@@ -67,8 +68,14 @@ func (st *run) perform(q *questionValue) (value.Value, error) {
 		}
 		return value.Unit{}, nil
 	case "Sleep":
-		// Scripts under test run on static time: sleeping would only
-		// slow them down, as for Daml's IDE ledger.
+		// A ledger of scripts under test (static time) does not sleep:
+		// it would only slow them down. A node's ledger sleeps.
+		if s, ok := st.ledger.(Sleeper); ok {
+			us, _ := field(field(p, "duration"), "microseconds").(value.Int64)
+			if err := s.Sleep(st.ctx, time.Duration(us)*time.Microsecond); err != nil {
+				return nil, st.commandError(q.name, err)
+			}
+		}
 		return value.Unit{}, nil
 	case "Throw":
 		exc, ok := field(p, "exc").(*value.Any)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/daml/lf"
@@ -39,6 +40,12 @@ type Ledger interface {
 // contracts it returned (queryDisclosure answers them, hex-encoded).
 type BlobLedger interface {
 	ContractBlob(id value.ContractID) string
+}
+
+// Sleeper is a Ledger on which sleep waits (a node); on others sleep
+// returns at once.
+type Sleeper interface {
+	Sleep(ctx context.Context, d time.Duration) error
 }
 
 // UserLedger is a Ledger that manages users. Its methods return
