@@ -10,6 +10,7 @@ import (
 	"github.com/ledger-cli/ledger/daml/archive"
 	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/daml/value"
 )
 
 // mutate changes, in the decoded DAR, the literals of the definitions of
@@ -182,5 +183,36 @@ func TestMemoryLedgerBounds(t *testing.T) {
 		if !errors.As(err, &f) || f.Command != "Submit" || !strings.Contains(f.Message, c.want) {
 			t.Errorf("err %v, want %q", err, c.want)
 		}
+	}
+}
+
+// TestScriptWithInput runs a script of one argument (as ledger script
+// --input-file does): splice-amulet-test's genericSetupApp, given the name
+// of the DSO party.
+func TestScriptWithInput(t *testing.T) {
+	dar := sharedDar(t, "splice-wallet-test-0.1.8.dar")
+	var id lf.PackageID
+	for _, p := range dar.Packages {
+		if p.Name == "splice-amulet-test" {
+			id = p.ID
+		}
+	}
+	r, err := New(dar.Packages, id, interp.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, sig, err := r.LookupSignature("Splice.Scripts.Util:genericSetupApp")
+	if err != nil || sig.Input == nil || sig.Input.String() != "Text" || sig.Result.String() != "AmuletApp" {
+		t.Fatalf("signature %v, %v", sig, err)
+	}
+	if _, err := r.Lookup("Splice.Scripts.Util:genericSetupApp"); err == nil || !strings.Contains(err.Error(), "takes an argument") {
+		t.Errorf("Lookup of a script with an argument: %v", err)
+	}
+	res, err := r.Run(context.Background(), n, NewMemoryLedger(r.Engine()), Options{Input: value.Text("the-dso")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Value.String(); !strings.Contains(s, "dso = 'the-dso") {
+		t.Errorf("result %s", s)
 	}
 }
