@@ -24,7 +24,16 @@
 // TryCommands and the user-management commands. Any other is an error
 // naming it and the daml-script version.
 //
+// Ledgers: MemoryLedger is the ledger of scripts under test, as Daml's IDE
+// ledger is for daml test — one participant in memory, static time from the
+// epoch, submissions interpreted by the runner's engine with daml-script
+// 3.3's (Canton 3.4's) rollback rules; client/scriptledger is the ledger of
+// a node over the JSON Ledger API.
+//
 // Every script is bounded: each evaluation between two commands by the
-// interpreter's step, depth and memory limits, the number of commands by
-// Options.MaxCommands, and the nesting of try blocks by maxCatchDepth.
+// interpreter's step, depth and memory limits; all of them together by
+// Options.MaxSteps; the number of commands by Options.MaxCommands; the
+// nesting of try blocks by maxCatchDepth; the trace by maxTraceLines; a
+// MemoryLedger's contracts and the bytes its submissions build by
+// MaxMemoryContracts and MaxMemoryBytes. Cancelling the context stops it.
 package script
