@@ -216,3 +216,52 @@ func TestScriptWithInput(t *testing.T) {
 		t.Errorf("result %s", s)
 	}
 }
+
+// TestDamlScriptLackingAnAnswerType: a hand-made daml-script whose
+// PartyManagement module lacks PartyDetails cannot answer
+// listKnownParties; the script fails naming the command, the runner does
+// not panic.
+func TestDamlScriptLackingAnAnswerType(t *testing.T) {
+	dar := sharedDar(t, "splice-wallet-test-0.1.8.dar")
+	const pm = "Daml.Script.Internal.Questions.PartyManagement"
+	for i, p := range dar.Packages {
+		m := p.Module(pm)
+		if m == nil {
+			continue
+		}
+		c := *m
+		c.DataTypes = nil
+		for _, d := range m.DataTypes {
+			if d.Name.String() != "PartyDetails" {
+				c.DataTypes = append(c.DataTypes, d)
+			}
+		}
+		nm, _ := lf.NewModule(c)
+		mods := make([]*lf.Module, len(p.Modules))
+		for j, x := range p.Modules {
+			mods[j] = x
+			if x == m {
+				mods[j] = nm
+			}
+		}
+		cp := *p
+		cp.Modules = mods
+		dar.Packages[i] = lf.NewPackage(cp)
+	}
+	r := newRunner(t, dar)
+	failed := false
+	for _, n := range r.Scripts() {
+		_, err := r.Run(context.Background(), n, NewMemoryLedger(r.Engine()), Options{})
+		var f *Failure
+		if errors.As(err, &f) && f.Command == "ListKnownParties" {
+			if f.Kind != "internal" || !strings.Contains(f.Message, "cannot perform daml-script command ListKnownParties (version 1) of daml-script 3.3.0.20250214.13611.0: daml-script: no data type "+pm+":PartyDetails") {
+				t.Errorf("failure %+v", f)
+			}
+			failed = true
+			break
+		}
+	}
+	if !failed {
+		t.Error("no script reached listKnownParties")
+	}
+}
