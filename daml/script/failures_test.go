@@ -265,3 +265,50 @@ func TestDamlScriptLackingAnAnswerType(t *testing.T) {
 		t.Error("no script reached listKnownParties")
 	}
 }
+
+// TestContractNotFound: a submission that exercises a contract archived
+// before fails as Daml's runner reports it, naming the contract; as a
+// SubmitError it is ContractNotFound with that id.
+func TestContractNotFound(t *testing.T) {
+	dar := sharedDar(t, "splice-wallet-test-0.1.8.dar")
+	r := newRunner(t, dar)
+	n, _ := r.Lookup("Splice.Scripts.Wallet.TestSubscriptions:testSetup")
+	l := NewMemoryLedger(r.Engine())
+	ctx := context.Background()
+	if _, err := r.Run(ctx, n, l, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ps, _ := l.ListKnownParties(ctx)
+	var alice string
+	for _, p := range ps {
+		if strings.HasPrefix(p.Party, "alice") {
+			alice = p.Party
+		}
+	}
+	cs, _ := l.ActiveContracts(ctx, []string{alice}, nil)
+	if len(cs) == 0 {
+		t.Fatal("alice sees no contract")
+	}
+	c := cs[0]
+	var archive *value.Identifier
+	for _, p := range dar.Packages {
+		if m := p.Module("DA.Internal.Template"); m != nil && m.DataType("Archive") != nil {
+			archive = value.IdentifierOf(lf.TypeConName{Package: p.ID, Module: m.Name, Name: lf.DottedName{"Archive"}})
+		}
+	}
+	cmd := &interp.ExerciseCommand{Template: c.TemplateID, ContractID: c.ID, Choice: "Archive", Argument: &value.Record{TypeCon: archive}}
+	sub := &Submission{ActAs: c.Signatories, Commands: []interp.Command{cmd}}
+	if _, err := l.Submit(ctx, sub); err != nil {
+		t.Fatalf("archive: %v", err)
+	}
+	_, err := l.Submit(ctx, sub)
+	st := &run{r: r, ctx: ctx, res: &Result{}}
+	f := st.failure(err)
+	if f.Kind != "error" || !strings.Contains(f.Message, string(c.ID)) {
+		t.Errorf("failure %+v", f)
+	}
+	se := st.submitError(err).String()
+	if !strings.Contains(se, "ContractNotFound(") || !strings.Contains(se, `hd = "`+string(c.ID)+`"`) {
+		t.Errorf("SubmitError %s", se)
+	}
+}
