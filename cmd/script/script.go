@@ -19,6 +19,7 @@ import (
 	"github.com/ledger-cli/ledger/daml/script"
 	"github.com/ledger-cli/ledger/daml/typed"
 	"github.com/ledger-cli/ledger/daml/value"
+	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
 // maxInputBytes bounds --input-file.
@@ -122,6 +123,12 @@ func scriptRun(opts *Options) error {
 		if err := conn.Client.UploadDar(ctx, darBytes, client.UploadOptions{}); err != nil {
 			return fmt.Errorf("uploading %s: %w", opts.Dar, err)
 		}
+	} else if status, err := conn.Client.PackageStatus(ctx, string(dar.Main)); err == nil && status != ledgerapi.PackageStatusRegistered {
+		// Without the DAR a node refuses the script's templates — or, a
+		// ledger serve without --strict-packages, runs them by its
+		// generic contract model, which is not the DAR's code.
+		return fmt.Errorf("the node does not have %s's main package %s: upload it (ledger dars upload %s) or run with --upload-dar",
+			opts.Dar, dar.Main, opts.Dar)
 	}
 	user := conn.UserID
 	if user == "" {

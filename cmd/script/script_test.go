@@ -113,3 +113,14 @@ func TestScriptUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptNeedsTheDar: without --upload-dar, a node that lacks the DAR
+// is named as such before any command runs.
+func TestScriptNeedsTheDar(t *testing.T) {
+	dar := sharedDar(t, "splice-wallet-test-0.1.8.dar")
+	url := startNode(t, true)
+	r := runCLI(t, "script", dar, "--script-name", setup, "--url", url)
+	if r.Code != 1 || !strings.Contains(r.Err, "the node does not have "+dar+"'s main package 3d2f18d0bf2d75d2aa491665065a176910a5fce5150539d2072b2e3a49984ef5: upload it") {
+		t.Errorf("exit %d\n%s%s", r.Code, r.Out, r.Err)
+	}
+}
