@@ -166,14 +166,17 @@ func (st *run) catch(q *questionValue) (value.Value, error) {
 }
 
 // exceptionOf returns the Daml exception an error carries, if any.
+//
+// Only an exception of the script itself counts: thrown (Throw) or raised
+// while evaluating it. A command that failed — a submission whose Daml code
+// raised one included — is a *Failure, which try/catch does not handle, as
+// in Daml's runner (tryCommands and trySubmit do).
 func exceptionOf(err error) *value.Any {
-	var thrown *thrownError
-	if errors.As(err, &thrown) {
-		return thrown.exc
-	}
-	var ie *interp.Error
-	if errors.As(err, &ie) && ie.Exception != nil {
-		return ie.Exception
+	switch e := err.(type) {
+	case *thrownError:
+		return e.exc
+	case *interp.Error:
+		return e.Exception
 	}
 	return nil
 }
