@@ -198,3 +198,26 @@ func TestPartyIDHint(t *testing.T) {
 		t.Errorf("two allocations of alice got one hint %s", a)
 	}
 }
+
+// TestCatchHandlesOnlyTheScriptsOwnExceptions: Daml's runner lets
+// try/catch handle an exception the script threw or raised while being
+// evaluated; a command that failed (a submission whose code threw) is a
+// FailedCmd, for tryCommands only.
+func TestCatchHandlesOnlyTheScriptsOwnExceptions(t *testing.T) {
+	exc := &value.Any{Type: lf.TBuiltin{Builtin: lf.BuiltinUnit}, Value: value.Unit{}}
+	raised := &interp.Error{ID: "DAML_FAILURE", Exception: exc}
+	for _, c := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"thrown", &thrownError{exc: exc}, true},
+		{"raised while evaluating", raised, true},
+		{"a failed submission", &Failure{Kind: "exception", Command: "Submit", Err: raised}, false},
+		{"another error", &interp.Error{ID: "INTERPRETATION_USER_ERROR"}, false},
+	} {
+		if got := exceptionOf(c.err) != nil; got != c.want {
+			t.Errorf("%s: caught %v, want %v", c.name, got, c.want)
+		}
+	}
+}
