@@ -87,6 +87,8 @@ func (st *run) perform(q *questionValue) (value.Value, error) {
 		return st.catch(q)
 	case "TryCommands":
 		return st.tryCommands(q)
+	case "ListAllPackages", "ListVettedPackages", "VetPackages", "UnvetPackages", "VetDar", "UnvetDar":
+		return st.packageCommand(q)
 	case "ValidateUserId", "CreateUser", "GetUser", "DeleteUser", "ListAllUsers",
 		"GrantUserRights", "RevokeUserRights", "ListUserRights":
 		return st.userCommand(q)

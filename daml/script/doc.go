@@ -21,8 +21,10 @@
 // submitMustFail, trySubmit, disclosures), QueryACS, QueryContractId,
 // QueryInterface, QueryInterfaceContractId, QueryContractKey,
 // AllocateParty, ListKnownParties, GetTime, SetTime, Sleep, Catch, Throw,
-// TryCommands and the user-management commands. Any other is an error
-// naming it and the daml-script version.
+// TryCommands, the user-management commands and, on a ledger that lets
+// scripts change vetting (MemoryLedger), the package commands
+// (ListAllPackages, ListVettedPackages, VetPackages, UnvetPackages, VetDar,
+// UnvetDar). Any other is an error naming it and the daml-script version.
 //
 // Ledgers: MemoryLedger is the ledger of scripts under test, as Daml's IDE
 // ledger is for daml test — one participant in memory, static time from the

@@ -19,7 +19,8 @@ func fuzzValue(b []byte, depth int) (value.Value, []byte) {
 	}
 	labels := []string{"submissions", "sActAs", "hd", "tl", "sReadAs", "sDisclosures", "sCommands", "command", "argC",
 		"tplId", "cId", "argE", "parties", "cid", "time", "exc", "act", "idHint", "requestedName", "userId", "rights",
-		"user", "primaryParty", "name", "interfaceId", "key", "sErrorBehaviour", "sPackagePreference", "sLocation"}
+		"user", "primaryParty", "name", "interfaceId", "key", "sErrorBehaviour", "sPackagePreference", "sLocation",
+		"packages", "darName", "version"}
 	tag, b := b[0], b[1:]
 	if depth <= 0 {
 		tag %= 5
@@ -84,7 +85,8 @@ func FuzzCommandPayload(f *testing.F) {
 	commands := []string{"Submit", "QueryACS", "QueryContractId", "QueryInterface", "QueryInterfaceContractId",
 		"QueryContractKey", "AllocateParty", "ListKnownParties", "GetTime", "SetTime", "Sleep", "Throw",
 		"ValidateUserId", "CreateUser", "GetUser", "DeleteUser", "ListAllUsers", "GrantUserRights",
-		"RevokeUserRights", "ListUserRights", "NoSuchCommand"}
+		"RevokeUserRights", "ListUserRights", "ListAllPackages", "ListVettedPackages", "VetPackages",
+		"UnvetPackages", "VetDar", "UnvetDar", "NoSuchCommand"}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzRunner.once.Do(func() { fuzzRunner.r = newRunner(t, sharedDar(t, "splice-wallet-test-0.1.8.dar")) })
 		r := fuzzRunner.r

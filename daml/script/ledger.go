@@ -42,6 +42,20 @@ type BlobLedger interface {
 	ContractBlob(id value.ContractID) string
 }
 
+// PackageLedger is a Ledger whose package vetting scripts may read and
+// change (listAllPackages, listVettedPackages, vetPackages, unvetPackages,
+// vetDar, unvetDar).
+type PackageLedger interface {
+	// ListPackages lists the ledger's packages, only the vetted ones when
+	// vetted is set, sorted by name and version.
+	ListPackages(ctx context.Context, vetted bool) ([]PackageRef, error)
+	// SetVetting vets (vet) or unvets the packages.
+	SetVetting(ctx context.Context, pkgs []PackageRef, vet bool) error
+}
+
+// PackageRef names a package by name and version.
+type PackageRef struct{ Name, Version string }
+
 // Sleeper is a Ledger on which sleep waits (a node); on others sleep
 // returns at once.
 type Sleeper interface {

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/ledger-cli/ledger/daml/interp"
+	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/daml/tx"
 	"github.com/ledger-cli/ledger/daml/value"
 )
@@ -37,6 +39,8 @@ type MemoryLedger struct {
 	// memory is the bytes of values the committed submissions built
 	// (interp's Result.Memory): more than the ledger keeps, a bound on it.
 	memory int64
+	// unvetted holds the packages a script unvetted.
+	unvetted map[PackageRef]bool
 	// maxContracts and maxBytes are MaxMemoryContracts and MaxMemoryBytes
 	// (tests lower them).
 	maxContracts int
@@ -69,6 +73,7 @@ func NewMemoryLedger(engine *interp.Engine) *MemoryLedger {
 		active:       map[value.ContractID]*tx.Contract{},
 		known:        map[string]bool{},
 		users:        map[string]*memUser{},
+		unvetted:     map[PackageRef]bool{},
 		maxContracts: MaxMemoryContracts,
 		maxBytes:     MaxMemoryBytes,
 	}
@@ -128,6 +133,13 @@ func (l *MemoryLedger) Submit(ctx context.Context, s *Submission) (*tx.Transacti
 	}
 	for _, p := range s.ReadAs {
 		v.parties[p] = true
+	}
+	for _, c := range s.Commands {
+		if id := commandTemplate(c); id != nil {
+			if p := l.engine.Packages().Package(lf.PackageID(id.PackageID)); p != nil && l.unvetted[PackageRef{p.Name, p.Version}] {
+				return nil, &SubmitFailure{ID: "PACKAGE_SELECTION_FAILED", Message: fmt.Sprintf("package %s-%s of %s is not vetted", p.Name, p.Version, id)}
+			}
+		}
 	}
 	var disclosed []*tx.Contract
 	for _, d := range s.Disclosed {
@@ -364,4 +376,61 @@ func dedupRights(have, add []UserRight) []UserRight {
 		}
 	}
 	return have
+}
+
+// commandTemplate is the template or interface a command names.
+func commandTemplate(c interp.Command) *value.Identifier {
+	switch x := c.(type) {
+	case *interp.CreateCommand:
+		return x.Template
+	case *interp.ExerciseCommand:
+		return x.Template
+	case *interp.CreateAndExerciseCommand:
+		return x.Template
+	case *interp.ExerciseByKeyCommand:
+		return x.Template
+	}
+	return nil
+}
+
+// ListPackages lists the packages the ledger has (those of the runner's
+// DAR), all vetted unless a script unvetted them.
+func (l *MemoryLedger) ListPackages(_ context.Context, vetted bool) ([]PackageRef, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	seen := map[PackageRef]bool{}
+	var out []PackageRef
+	for _, p := range l.engine.Packages().Packages() {
+		r := PackageRef{Name: p.Name, Version: p.Version}
+		if seen[r] || vetted && l.unvetted[r] {
+			continue
+		}
+		seen[r] = true
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b PackageRef) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Version, b.Version)
+	})
+	return out, nil
+}
+
+// SetVetting vets or unvets packages the ledger has.
+func (l *MemoryLedger) SetVetting(ctx context.Context, pkgs []PackageRef, vet bool) error {
+	all, _ := l.ListPackages(ctx, false)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, p := range pkgs {
+		if !slices.Contains(all, p) {
+			return fmt.Errorf("the ledger has no package %s-%s", p.Name, p.Version)
+		}
+		if vet {
+			delete(l.unvetted, p)
+		} else {
+			l.unvetted[p] = true
+		}
+	}
+	return nil
 }
