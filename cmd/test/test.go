@@ -156,7 +156,13 @@ func testRun(ctx context.Context, opts *Options) error {
 		}
 		names = append(names, n)
 	}
-	outcomes := runAll(ctx, r, names, opts.Jobs, newLedger)
+	// In table form each script's line is printed as soon as it and those
+	// before it are done, so a long suite shows its progress.
+	var done func(o Outcome)
+	if opts.Format == cmdutil.FormatTable {
+		done = func(o Outcome) { printOutcome(opts.IO.Out, o) }
+	}
+	outcomes := runAll(ctx, r, names, opts.Jobs, newLedger, done)
 	rep := Report{Dar: opts.Dar, Package: dar.MainPackage().Name + "-" + dar.MainPackage().Version, Scripts: outcomes}
 	for _, o := range outcomes {
 		if o.Passed {
@@ -177,7 +183,7 @@ func testRun(ctx context.Context, opts *Options) error {
 			return err
 		}
 	} else {
-		printReport(opts.IO.Out, rep, elapsed)
+		fmt.Fprintf(opts.IO.Out, "\n%d scripts: %d passed, %d failed (%s)\n", len(rep.Scripts), rep.Passed, rep.Failed, elapsed.Round(time.Millisecond))
 	}
 	if rep.Failed > 0 {
 		return cmdutil.WithExit(cmdutil.ExitFailure, nil)
@@ -186,12 +192,17 @@ func testRun(ctx context.Context, opts *Options) error {
 }
 
 // runAll runs the scripts, jobs at a time, each on its own ledger, and
-// returns their outcomes in the order of names.
-func runAll(ctx context.Context, r *script.Runner, names []lf.ValueName, jobs int, newLedger ledgerFactory) []Outcome {
+// returns their outcomes in the order of names. done, when set, is called
+// with each outcome in that order, as soon as it and those before it are
+// known.
+func runAll(ctx context.Context, r *script.Runner, names []lf.ValueName, jobs int, newLedger ledgerFactory, done func(Outcome)) []Outcome {
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
 	}
 	out := make([]Outcome, len(names))
+	finished := make([]bool, len(names))
+	reported := 0
+	var mu sync.Mutex
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(jobs, len(names)) {
@@ -199,7 +210,16 @@ func runAll(ctx context.Context, r *script.Runner, names []lf.ValueName, jobs in
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i] = runOne(ctx, r, names[i], newLedger)
+				o := runOne(ctx, r, names[i], newLedger)
+				mu.Lock()
+				out[i], finished[i] = o, true
+				for reported < len(names) && finished[reported] {
+					if done != nil {
+						done(out[reported])
+					}
+					reported++
+				}
+				mu.Unlock()
 			}
 		}()
 	}
@@ -249,16 +269,14 @@ func runOne(ctx context.Context, r *script.Runner, name lf.ValueName, newLedger 
 	return o
 }
 
-func printReport(w io.Writer, rep Report, elapsed time.Duration) {
-	for _, o := range rep.Scripts {
-		if o.Passed {
-			fmt.Fprintf(w, "%s: ok, %d commands (%s)\n", o.Name, o.Commands, o.Duration.Round(time.Millisecond))
-			continue
-		}
-		fmt.Fprintf(w, "%s: FAILED\n", o.Name)
-		writeFailure(w, "  ", o)
+// printOutcome prints a script's line, and its failure.
+func printOutcome(w io.Writer, o Outcome) {
+	if o.Passed {
+		fmt.Fprintf(w, "%s: ok, %d commands (%s)\n", o.Name, o.Commands, o.Duration.Round(time.Millisecond))
+		return
 	}
-	fmt.Fprintf(w, "\n%d scripts: %d passed, %d failed (%s)\n", len(rep.Scripts), rep.Passed, rep.Failed, elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "%s: FAILED\n", o.Name)
+	writeFailure(w, "  ", o)
 }
 
 // writeFailure prints a failure: its message, the command and location,
