@@ -323,3 +323,18 @@ func (c *Client) Completions(ctx context.Context, req ledgerapi.CompletionStream
 		idempotent: true, extraTimeout: 2 * idle})
 	return out, err
 }
+
+// Time calls GET /v2/testing/time: the time of a node with static time
+// (ledger serve --static-time). A node without static time answers 404.
+func (c *Client) Time(ctx context.Context) (*ledgerapi.GetTimeResponse, error) {
+	var out ledgerapi.GetTimeResponse
+	return &out, c.do(ctx, call{method: http.MethodGet, path: "/v2/testing/time", out: &out, idempotent: true})
+}
+
+// SetTime calls POST /v2/testing/time: move a static-time node's clock
+// from req.CurrentTime to req.NewTime. Not idempotent: a retry after a
+// lost answer fails as the time has moved.
+func (c *Client) SetTime(ctx context.Context, req ledgerapi.SetTimeRequest) (*ledgerapi.GetTimeResponse, error) {
+	var out ledgerapi.GetTimeResponse
+	return &out, c.do(ctx, call{method: http.MethodPost, path: "/v2/testing/time", body: req, out: &out})
+}

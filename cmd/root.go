@@ -24,10 +24,13 @@ import (
 	"github.com/ledger-cli/ledger/cmd/daml"
 	"github.com/ledger-cli/ledger/cmd/dars"
 	"github.com/ledger-cli/ledger/cmd/keys"
+	"github.com/ledger-cli/ledger/cmd/ledgertime"
 	"github.com/ledger-cli/ledger/cmd/packages"
 	"github.com/ledger-cli/ledger/cmd/parties"
 	"github.com/ledger-cli/ledger/cmd/quickstart"
+	"github.com/ledger-cli/ledger/cmd/script"
 	"github.com/ledger-cli/ledger/cmd/serve"
+	"github.com/ledger-cli/ledger/cmd/test"
 	"github.com/ledger-cli/ledger/cmd/token"
 	"github.com/ledger-cli/ledger/cmd/users"
 )
@@ -109,6 +112,9 @@ Start with:  ledger quickstart`,
 		NewCmdStatus(f, nil),
 		NewCmdErrors(f, nil),
 		daml.NewCmdDaml(f),
+		test.NewCmdTest(f, nil),
+		script.NewCmdScript(f, nil),
+		ledgertime.NewCmdTime(f),
 	)
 	return root
 }

@@ -46,6 +46,7 @@ func (s *Server) routes() []Route {
 		// Public: the websocket authenticates from its subprotocols itself.
 		{Method: http.MethodGet, Pattern: "/v2/commands/completions", Public: true, Handler: s.streamCompletions},
 	}, s.packageRoutes()...)
+	base = append(base, s.timeRoutes()...)
 	return append(base, s.readRoutes()...)
 }
 

@@ -87,6 +87,10 @@ type Server struct {
 	// a user's token checks that user again (stale.go).
 	UserRightsCheckInterval time.Duration
 
+	// Clock is the static clock of a node with static time, nil for a node
+	// on wall-clock time; it enables /v2/testing/time (time.go).
+	Clock *node.StaticClock
+
 	mux     *http.ServeMux
 	handler http.Handler // mux behind the guard
 	// uploads holds a token per upload route request being served
@@ -120,7 +124,8 @@ func New(n *node.Node, v *auth.Verifier, cfg Config) *Server {
 		corsOrigins:             cfg.CORSOrigins,
 		allowedHosts:            cfg.AllowedHosts,
 		wsOrigins:               websocketOrigins(cfg.CORSOrigins),
-		checkHost:               cfg.loopbackOnly}
+		checkHost:               cfg.loopbackOnly,
+		Clock:                   cfg.Clock}
 	s.handler = s.guard(s.mux)
 	if s.MaxRequestBytes <= 0 {
 		s.MaxRequestBytes = DefaultMaxRequestBytes

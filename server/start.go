@@ -75,6 +75,9 @@ type Config struct {
 	// address other than loopback; without it Start refuses with
 	// ErrNoAuthOnNetwork.
 	InsecureNoAuth bool
+	// Clock, when set, is the node's static clock (give its Now to the
+	// node's Config.Now too): /v2/testing/time reads and sets it.
+	Clock *node.StaticClock
 
 	loopbackOnly bool // set by Start: the listener is on loopback
 }

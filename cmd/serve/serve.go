@@ -64,6 +64,7 @@ type Options struct {
 	MaxCommandMemory    cmdutil.ByteSize
 	TopologyEvents      bool
 	StrictPackages      bool
+	StaticTime          bool
 	AllowLFDev          bool
 
 	ReadHeaderTimeout time.Duration
@@ -222,6 +223,7 @@ The node stops cleanly on SIGINT or SIGTERM.`,
 	fl.IntVar(&opts.MaxStreams, "max-streams", node.DefaultMaxStreams, "most completion streams (lists and websockets) open at once")
 	fl.IntVar(&opts.MaxStreamsPerUser, "max-streams-per-user", node.DefaultMaxStreamsPerUser, "most streams one user may have open at once")
 	fl.DurationVar(&opts.StreamIdleMax, "max-stream-idle-timeout", server.DefaultCompletionsMaxWait, "largest stream_idle_timeout_ms a completions list gets (larger values are capped)")
+	fl.BoolVar(&opts.StaticTime, "static-time", false, "run on static time, starting at 1970-01-01T00:00:00Z and moved only by POST /v2/testing/time (ledger time set, Daml Script's setTime)")
 	fl.BoolVar(&opts.StrictPackages, "strict-packages", false, "refuse templates of packages never uploaded (TEMPLATES_OR_INTERFACES_NOT_FOUND), as Canton does, instead of serving them by the generic contract model")
 	fl.BoolVar(&opts.AllowLFDev, "allow-lf-dev", false, "accept DARs of Daml-LF 2.dev, as Canton does in dev mode only")
 	fl.Int64Var(&opts.MaxCommandSteps, "max-command-steps", interp.DefaultSteps, "step budget of the Daml code of one command (INTERPRETATION_TIME_EXCEEDED past it)")
@@ -361,6 +363,10 @@ func serveConfig(o *Options) (Setup, error) {
 		},
 	}
 
+	if o.StaticTime {
+		clock := node.NewStaticClock(time.Unix(0, 0))
+		cfg.Node.Now, cfg.Server.Clock = clock.Now, clock
+	}
 	if cfg.DBPath == "" {
 		p, err := local.DefaultDBPath()
 		if err != nil {

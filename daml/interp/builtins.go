@@ -85,6 +85,9 @@ var builtinImpls [lf.NumBuiltinFunctions]func(m *Machine, f lf.BuiltinFunction, 
 func init() {
 	for f, impl := range map[lf.BuiltinFunction]func(m *Machine, f lf.BuiltinFunction, args []value.Value){
 		lf.BuiltinTrace: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {
+			if m.limits.Trace != nil {
+				m.limits.Trace(string(args[0].(value.Text)), m.loc)
+			}
 			m.val = args[1]
 		},
 		lf.BuiltinError: func(m *Machine, f lf.BuiltinFunction, args []value.Value) {

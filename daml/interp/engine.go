@@ -190,6 +190,9 @@ func (e *Engine) limitsFor(l Limits) Limits {
 	if l.Lane == nil {
 		l.Lane = e.limits.Lane
 	}
+	if l.Trace == nil {
+		l.Trace = e.limits.Trace
+	}
 	l.plain = l.plain || e.limits.plain
 	return l
 }
@@ -503,6 +506,38 @@ func (e *Engine) Eval(ctx context.Context, name lf.ValueName, args []value.Value
 		}
 	}
 	return v, m.steps, nil
+}
+
+// Apply applies the function value f (a closure or partially applied
+// builtin an earlier evaluation returned) to args as a pure evaluation,
+// with its own step budget. Daml Script's runner uses it to step a
+// script: apply a continuation to a command's answer, to the next command.
+// Errors are *Error.
+func (e *Engine) Apply(ctx context.Context, f value.Value, args []value.Value, limits Limits) (value.Value, int64, error) {
+	m := newMachine(ctx, e.pkgs, e.limitsFor(limits))
+	defer m.leaveLane()
+	if _, ok := f.(*Function); !ok {
+		return nil, 0, m.newError(errCommand, fmt.Sprintf("cannot apply %s: not a function", f))
+	}
+	v, err := m.runApply(f, args)
+	return v, m.steps, err
+}
+
+// ExceptionMessage computes the message of an exception (an AnyException,
+// as Error.Exception holds), as Daml's message function does.
+func (e *Engine) ExceptionMessage(ctx context.Context, exc *value.Any, limits Limits) (string, error) {
+	m := newMachine(ctx, e.pkgs, e.limitsFor(limits))
+	defer m.leaveLane()
+	f := &Function{op: &resolve.Builtin{Fn: lf.BuiltinAnyExceptionMessage}, arity: 1}
+	v, err := m.runApply(f, []value.Value{exc})
+	if err != nil {
+		return "", err
+	}
+	t, ok := v.(value.Text)
+	if !ok {
+		return "", m.newError(errInternal, "an exception message is not text: "+v.String())
+	}
+	return string(t), nil
 }
 
 // EvalLambda evaluates a resolved closed expression (tests, fuzzing).

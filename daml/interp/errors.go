@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/daml/value"
 )
 
 // Error is an interpretation failure. ID and Category are the error id and
@@ -37,6 +38,10 @@ type Error struct {
 	// Metadata is the error metadata of DAML_FAILURE (failWithStatus and
 	// unhandled exceptions): error_id and the user's entries.
 	Metadata map[string]string
+	// Exception is the exception of an unhandled-exception error (an
+	// AnyException: its type and payload), nil for other errors; Daml
+	// Script's try/catch and SubmitError values carry it on.
+	Exception *value.Any
 
 	kind    errKind
 	goStack string

@@ -96,6 +96,9 @@ func (m *Machine) unhandled(exc *value.Any) {
 	}
 	if msg, ok := arithmeticMessage(tc.Con, exc.Value); ok {
 		m.failStatus("UNHANDLED_EXCEPTION/"+qn, categoryInvalidGiven, msg, nil)
+		if m.err != nil && m.err.Exception == nil {
+			m.err.Exception = exc
+		}
 		return
 	}
 	ex, err := m.pkgs.Exception(tc.Con)
@@ -104,7 +107,7 @@ func (m *Machine) unhandled(exc *value.Any) {
 		return
 	}
 	m.converting = qn
-	m.push(&kUnhandled{exception: qn})
+	m.push(&kUnhandled{exception: qn, exc: exc})
 	m.push(&kApplyTo{args: []value.Value{exc.Value}})
 	m.enter(ex.Message, nil, nil)
 }
@@ -182,11 +185,17 @@ func arithmeticMessage(tc lf.TypeConName, payload value.Value) (string, bool) {
 }
 
 // kUnhandled reports an unhandled exception once its message is known.
-type kUnhandled struct{ exception string }
+type kUnhandled struct {
+	exception string
+	exc       *value.Any
+}
 
 func (k *kUnhandled) resume(m *Machine, v value.Value) {
 	m.converting = ""
 	m.failStatus("UNHANDLED_EXCEPTION/"+k.exception, categoryInvalidGiven, string(v.(value.Text)), nil)
+	if m.err != nil && m.err.Exception == nil {
+		m.err.Exception = k.exc
+	}
 }
 
 // anyExceptionMessage is ANY_EXCEPTION_MESSAGE.

@@ -123,6 +123,10 @@ type Limits struct {
 	// Lane, when set, is where an evaluation that has run past the lane's
 	// step or byte threshold waits for a slot (see Lane).
 	Lane *Lane
+	// Trace, when set, receives the message of each trace (Daml's
+	// debug) and the location evaluated last; Daml Script's runner shows
+	// them. Otherwise trace only returns its second argument.
+	Trace func(msg string, loc *lf.Location)
 
 	// plain turns the machine's fast paths off, for tests that check they
 	// agree with the plain evaluator.

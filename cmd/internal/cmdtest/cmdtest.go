@@ -19,6 +19,7 @@ import (
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/cmd/serve"
+	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/node/local"
 	"github.com/ledger-cli/ledger/server"
@@ -64,6 +65,24 @@ func StartOpenNode(t testing.TB) string {
 	run, err := serve.Start(context.Background(), serve.Setup{
 		Config: local.Config{DBPath: ":memory:"},
 		Server: server.Config{Addr: "127.0.0.1:0"},
+	})
+	if err != nil {
+		t.Fatalf("start node: %v", err)
+	}
+	t.Cleanup(func() { run.Close() })
+	return run.URL()
+}
+
+// StartStaticTimeNode starts an in-process `ledger serve --static-time`
+// without authentication, in memory: its clock stands at the epoch until
+// set. It returns the node's URL.
+func StartStaticTimeNode(t testing.TB) string {
+	t.Helper()
+	IsolateConfig(t)
+	clock := node.NewStaticClock(time.Unix(0, 0))
+	run, err := serve.Start(context.Background(), serve.Setup{
+		Config: local.Config{DBPath: ":memory:", Node: node.Config{Now: clock.Now}},
+		Server: server.Config{Addr: "127.0.0.1:0", Clock: clock},
 	})
 	if err != nil {
 		t.Fatalf("start node: %v", err)
