@@ -82,7 +82,10 @@ func TestGoldenReinterpretsExactly(t *testing.T) {
 	if len(b.inputs) != len(md.GetInputContracts()) {
 		t.Errorf("inputs %d vs %d", len(b.inputs), len(md.GetInputContracts()))
 	}
-	for _, ic := range b.inputs {
+	for i, ic := range b.inputs {
+		if i < len(md.GetInputContracts()) && md.GetInputContracts()[i].GetV1().GetContractId() != ic.GetV1().GetContractId() {
+			t.Errorf("input contract %d is %s, re-interpreted %s", i, md.GetInputContracts()[i].GetV1().GetContractId(), ic.GetV1().GetContractId())
+		}
 		g := byID[ic.GetV1().GetContractId()]
 		if g == nil {
 			t.Errorf("input %s not in the prepared transaction", ic.GetV1().GetContractId())
