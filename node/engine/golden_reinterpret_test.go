@@ -2,39 +2,63 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/ledger-cli/ledger/daml/contract"
+	"github.com/ledger-cli/ledger/internal/tamper"
 	"github.com/ledger-cli/ledger/internal/vectors"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
-	"google.golang.org/protobuf/encoding/prototext"
 )
 
 // TestGoldenReinterpretsExactly is issue 23's heart on today's engine: the
 // real Canton Coin transfer Canton prepared, re-interpreted from its root
 // commands (act_as, root seeds, preparation time, the input contracts as
 // their blobs describe them, the packages its nodes name), is the prepared
-// transaction node for node, with the same seeds, input contracts and
-// ledger-time bounds. It moves to daml/engine with the re-interpretation.
+// transaction node for node, with the same seeds, input contracts (in
+// Canton's order) and ledger-time bounds. Each tampered variant of it is
+// found. It moves to daml/engine with the re-interpretation.
 func TestGoldenReinterpretsExactly(t *testing.T) {
 	f := amuletFixture(t)
 	pt, err := vectors.FirstPrepared(filepath.Join("..", "..", vectors.LedgerHQTransfer))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if d := goldenDifference(f, pt); d != "" {
+		t.Fatalf("the golden transfer: %s", d)
+	}
+	variants, err := tamper.Golden(pt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range variants {
+		d := goldenDifference(f, v.Prepared)
+		if d == "" {
+			t.Errorf("%s: not found", v.Name)
+		}
+		t.Logf("%s: %s", v.Name, d)
+	}
+}
+
+// goldenDifference re-interprets pt offline and says what differs, or "".
+func goldenDifference(f *fixture, pt *damlpb.PreparedTransaction) string {
 	md, tr := pt.GetMetadata(), pt.GetTransaction()
 	var inputs []*ledger.Contract
 	for _, ic := range md.GetInputContracts() {
 		c, err := contract.DecodeBlob(ic.GetEventBlob())
 		if err != nil {
-			t.Fatal(err)
+			return err.Error()
+		}
+		if err := f.eng.authenticate(c, ic.GetEventBlob(), nil, nil, nil, "input contract"); err != nil {
+			return err.Error()
 		}
 		lc, err := f.eng.ledgerContractOf(c, nil)
 		if err != nil {
-			t.Fatal(err)
+			return err.Error()
 		}
 		inputs = append(inputs, lc)
 	}
@@ -49,7 +73,7 @@ func TestGoldenReinterpretsExactly(t *testing.T) {
 	set := f.eng.cfg.Packages()
 	cmds, rootSeeds, err := damlRootCommands(tr.GetRoots(), nodes, seeds, set)
 	if err != nil {
-		t.Fatal(err)
+		return err.Error()
 	}
 	preparedAt := time.UnixMicro(int64(md.GetPreparationTime())).UTC()
 	b, err := f.eng.interpret(context.Background(), cmds, damlRun{
@@ -58,48 +82,26 @@ func TestGoldenReinterpretsExactly(t *testing.T) {
 		preference: set.preference(preparedAt, nil, namedPackages(set, tr)),
 	})
 	if err != nil {
-		t.Fatal(err)
+		return err.Error()
 	}
 	if d := interpretedDifference(b.tx, tr); d != "" {
-		t.Errorf("%s", d)
-		want := map[string]*damlpb.Node{}
-		for _, n := range b.tx.GetNodes() {
-			want[n.GetNodeId()] = n.GetV1()
-		}
-		for _, n := range tr.GetNodes() {
-			if nodeDifference(want[n.GetNodeId()], n.GetV1()) != "" {
-				t.Logf("node %s prepared:\n%s\ninterpreted:\n%s", n.GetNodeId(), prototext.Format(n.GetV1()), prototext.Format(want[n.GetNodeId()]))
-			}
-		}
+		return d
 	}
 	if !equalBound(md.MinLedgerEffectiveTime, b.minLedgerTime) || !equalBound(md.MaxLedgerEffectiveTime, b.maxLedgerTime) {
-		t.Errorf("bounds [%v, %v], re-interpreted [%v, %v]", ptr(md.MinLedgerEffectiveTime), ptr(md.MaxLedgerEffectiveTime), ptr(b.minLedgerTime), ptr(b.maxLedgerTime))
+		return fmt.Sprintf("ledger-time bounds [%s, %s], re-interpreted [%s, %s]", boundText(md.MinLedgerEffectiveTime), boundText(md.MaxLedgerEffectiveTime), boundText(b.minLedgerTime), boundText(b.maxLedgerTime))
 	}
-	byID := map[string]*damlpb.Metadata_InputContract{}
+	var got, want []string
 	for _, ic := range md.GetInputContracts() {
-		byID[ic.GetV1().GetContractId()] = ic
-	}
-	if len(b.inputs) != len(md.GetInputContracts()) {
-		t.Errorf("inputs %d vs %d", len(b.inputs), len(md.GetInputContracts()))
+		got = append(got, ic.GetV1().GetContractId())
 	}
 	for i, ic := range b.inputs {
-		if i < len(md.GetInputContracts()) && md.GetInputContracts()[i].GetV1().GetContractId() != ic.GetV1().GetContractId() {
-			t.Errorf("input contract %d is %s, re-interpreted %s", i, md.GetInputContracts()[i].GetV1().GetContractId(), ic.GetV1().GetContractId())
-		}
-		g := byID[ic.GetV1().GetContractId()]
-		if g == nil {
-			t.Errorf("input %s not in the prepared transaction", ic.GetV1().GetContractId())
-			continue
-		}
-		if !sameInputContract(ic, g) {
-			t.Errorf("input %s differs:\nprepared %s\nours %s", ic.GetV1().GetContractId(), prototext.Format(g), prototext.Format(ic))
+		want = append(want, ic.GetV1().GetContractId())
+		if i < len(md.GetInputContracts()) && !sameInputContract(ic, md.GetInputContracts()[i]) {
+			return fmt.Sprintf("input contract %s differs", ic.GetV1().GetContractId())
 		}
 	}
-}
-
-func ptr(p *uint64) any {
-	if p == nil {
-		return nil
+	if !slices.Equal(got, want) {
+		return fmt.Sprintf("input contracts %v, re-interpreted %v", got, want)
 	}
-	return *p
+	return ""
 }
