@@ -1,0 +1,316 @@
+package wallet
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ledger-cli/ledger/daml/archive"
+	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/proto/damlpb"
+)
+
+// The Daml code a signer re-runs comes from two places: the packages the
+// envelope carries (ledger prepare --with-packages fetched them from the
+// node) and DAR files the signer holds. A package id is the SHA-256 of the
+// package's payload, so a package is what its id says whoever handed it
+// over; each is checked against its id before it is decoded.
+
+// EnvelopePackage is a Daml package carried in an envelope: its id and its
+// archive payload (a Daml-LF ArchivePayload, as GET /v2/packages/{id}
+// returns it), base64 in JSON.
+type EnvelopePackage struct {
+	PackageID string `json:"packageId"`
+	Payload   []byte `json:"payload"`
+}
+
+// MaxEnvelopePackages bounds the packages one envelope may carry; a Canton
+// Coin transfer needs about 40.
+const MaxEnvelopePackages = archive.DefaultMaxDalfs
+
+// PayloadSuffix ends the name of a package payload file in a directory of
+// DARs: PACKAGE_ID.payload, as ledger packages get writes it.
+const PayloadSuffix = ".payload"
+
+// NamedPackages are the ids of the packages a prepared transaction names —
+// the template and interface of every node, the template of every input
+// contract — sorted, each once.
+func NamedPackages(pt *damlpb.PreparedTransaction) []string {
+	seen := map[string]bool{}
+	note := func(id *damlpb.Identifier) {
+		if p := id.GetPackageId(); p != "" {
+			seen[p] = true
+		}
+	}
+	for _, n := range pt.GetTransaction().GetNodes() {
+		switch x := n.GetV1().GetNodeType().(type) {
+		case *damlpb.Node_Create:
+			note(x.Create.GetTemplateId())
+		case *damlpb.Node_Exercise:
+			note(x.Exercise.GetTemplateId())
+			note(x.Exercise.GetInterfaceId())
+		case *damlpb.Node_Fetch:
+			note(x.Fetch.GetTemplateId())
+			note(x.Fetch.GetInterfaceId())
+		case *damlpb.Node_QueryByKey:
+			note(x.QueryByKey.GetTemplateId())
+		}
+	}
+	for _, ic := range pt.GetMetadata().GetInputContracts() {
+		note(ic.GetV1().GetTemplateId())
+	}
+	out := make([]string, 0, len(seen))
+	for id := range seen {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// FetchPackages fetches, with get (GET /v2/packages/{id}), the packages
+// pt names and every package they depend on, each checked against its id.
+func FetchPackages(ctx context.Context, pt *damlpb.PreparedTransaction, get func(ctx context.Context, id string) ([]byte, error)) ([]EnvelopePackage, error) {
+	queue := NamedPackages(pt)
+	seen := map[string]bool{}
+	var out []EnvelopePackage
+	for len(queue) > 0 {
+		id := queue[0]
+		queue = queue[1:]
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if len(out) == MaxEnvelopePackages {
+			return nil, fmt.Errorf("the transaction needs more than %d packages", MaxEnvelopePackages)
+		}
+		payload, err := get(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("package %s: %w", id, err)
+		}
+		p, err := decodePayload(id, payload)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, EnvelopePackage{PackageID: id, Payload: payload})
+		for _, dep := range p.DirectDeps {
+			queue = append(queue, string(dep))
+		}
+	}
+	slices.SortFunc(out, func(a, b EnvelopePackage) int { return strings.Compare(a.PackageID, b.PackageID) })
+	return out, nil
+}
+
+// archiveOptions are the limits packages are decoded with: daml/archive's
+// defaults, Daml-LF 2.dev accepted as ledger serve accepts it (a package's
+// id authenticates its code whatever its version).
+var archiveOptions = archive.Options{AllowDev: true}
+
+func decodePayload(id string, payload []byte) (*lf.Package, error) {
+	p, err := archive.DecodePayload(id, payload, archiveOptions)
+	if err != nil {
+		return nil, fmt.Errorf("package %s: %w", id, err)
+	}
+	return p, nil
+}
+
+// Packages are the packages a signer re-interprets with, by id, and where
+// each came from.
+type Packages struct {
+	byID map[lf.PackageID]*lf.Package
+	from map[lf.PackageID]string
+	// payloads are the envelope's packages not decoded yet: only those a
+	// transaction needs are.
+	payloads map[lf.PackageID][]byte
+}
+
+// PackageError is a package that is not what its id says, or does not
+// decode.
+type PackageError struct {
+	PackageID string
+	From      string // "the envelope" or a file
+	Err       error
+}
+
+func (e *PackageError) Error() string {
+	return fmt.Sprintf("package %s in %s: %v", e.PackageID, e.From, e.Err)
+}
+
+func (e *PackageError) Unwrap() error { return e.Err }
+
+const fromEnvelope = "the envelope"
+
+// LoadPackages gathers the packages of env and of the DAR files at paths (a
+// path may be a directory: its *.dar files and PACKAGE_ID.payload files
+// are read, not its subdirectories). An envelope package whose payload
+// does not hash to its id is refused (a *PackageError); so is a DAR or a
+// payload file that does not decode within daml/archive's limits.
+func LoadPackages(env *Envelope, paths []string) (*Packages, error) {
+	ps := &Packages{byID: map[lf.PackageID]*lf.Package{}, from: map[lf.PackageID]string{}, payloads: map[lf.PackageID][]byte{}}
+	if env.Info != nil {
+		if n := len(env.Info.Packages); n > MaxEnvelopePackages {
+			return nil, fmt.Errorf("the envelope carries %d packages, more than the limit of %d", n, MaxEnvelopePackages)
+		}
+		for _, p := range env.Info.Packages {
+			sum := sha256.Sum256(p.Payload)
+			if got := hex.EncodeToString(sum[:]); got != p.PackageID {
+				return nil, &PackageError{PackageID: p.PackageID, From: fromEnvelope,
+					Err: fmt.Errorf("%w: its payload's SHA-256 is %s", archive.ErrHashMismatch, got)}
+			}
+			ps.payloads[lf.PackageID(p.PackageID)] = p.Payload
+		}
+	}
+	for _, path := range paths {
+		if err := ps.loadPath(path); err != nil {
+			return nil, err
+		}
+	}
+	return ps, nil
+}
+
+func (ps *Packages) loadPath(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return ps.loadFile(path)
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return err
+	}
+	found := 0
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".dar") && !strings.HasSuffix(name, PayloadSuffix) {
+			continue
+		}
+		found++
+		if err := ps.loadFile(filepath.Join(path, name)); err != nil {
+			return err
+		}
+	}
+	if found == 0 {
+		return fmt.Errorf("%s holds no .dar or %s files", path, PayloadSuffix)
+	}
+	return nil
+}
+
+// loadFile reads a DAR, or a payload file named by its package id.
+func (ps *Packages) loadFile(path string) error {
+	if id, ok := strings.CutSuffix(filepath.Base(path), PayloadSuffix); ok {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		if fi.Size() > archive.DefaultMaxDalfSize {
+			return fmt.Errorf("%s: %d bytes, more than a package may have (%d)", path, fi.Size(), archive.DefaultMaxDalfSize)
+		}
+		payload, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		p, err := archive.DecodePayload(id, payload, archiveOptions)
+		if err != nil {
+			return &PackageError{PackageID: id, From: path, Err: err}
+		}
+		ps.add(p, path)
+		return nil
+	}
+	d, err := archive.ReadDarFile(path, archiveOptions)
+	if err != nil {
+		return err
+	}
+	for _, p := range d.Packages {
+		ps.add(p, path)
+	}
+	return nil
+}
+
+func (ps *Packages) add(p *lf.Package, from string) {
+	if _, ok := ps.byID[p.ID]; !ok {
+		ps.byID[p.ID] = p
+		ps.from[p.ID] = from
+	}
+}
+
+// lookup returns package id, decoding it from the envelope's
+// payloads the first time; nil when there is none.
+func (ps *Packages) lookup(id lf.PackageID) (*lf.Package, error) {
+	if p := ps.byID[id]; p != nil {
+		return p, nil
+	}
+	payload, ok := ps.payloads[id]
+	if !ok {
+		return nil, nil
+	}
+	delete(ps.payloads, id)
+	p, err := archive.DecodePayload(string(id), payload, archiveOptions)
+	if err != nil {
+		return nil, &PackageError{PackageID: string(id), From: fromEnvelope, Err: err}
+	}
+	ps.add(p, fromEnvelope)
+	return p, nil
+}
+
+// Empty reports whether there are no packages at all.
+func (ps *Packages) Empty() bool { return len(ps.byID) == 0 && len(ps.payloads) == 0 }
+
+// MissingPackagesError names the packages a transaction needs that were
+// not given: to re-run its Daml code, every package it names and every
+// package those depend on is needed.
+type MissingPackagesError struct {
+	IDs []string
+}
+
+func (e *MissingPackagesError) Error() string {
+	return fmt.Sprintf("the Daml code of the transaction cannot be re-run: %d package(s) it needs are missing: %s",
+		len(e.IDs), strings.Join(e.IDs, ", "))
+}
+
+// ErrNoPackages: re-interpretation was required and no package was given.
+var ErrNoPackages = errors.New("no Daml packages to re-run the transaction's code with")
+
+// For returns the packages pt needs — those it names and their
+// dependencies, each decoded once — or a *MissingPackagesError naming
+// every one of them that was not given, or a *PackageError.
+func (ps *Packages) For(pt *damlpb.PreparedTransaction) ([]*lf.Package, error) {
+	queue := NamedPackages(pt)
+	seen := map[string]bool{}
+	var out []*lf.Package
+	var missing []string
+	for len(queue) > 0 {
+		id := queue[0]
+		queue = queue[1:]
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		p, err := ps.lookup(lf.PackageID(id))
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			missing = append(missing, id)
+			continue
+		}
+		out = append(out, p)
+		for _, dep := range p.DirectDeps {
+			queue = append(queue, string(dep))
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return nil, &MissingPackagesError{IDs: missing}
+	}
+	return out, nil
+}
+
+// From says where package id came from: "the envelope" or a file.
+func (ps *Packages) From(id lf.PackageID) string { return ps.from[id] }
