@@ -44,6 +44,9 @@ type PrepareOptions struct {
 	TapsSet            bool
 	Scheme             string
 	Show               bool
+	// WithPackages puts the Daml packages the transaction needs into the
+	// envelope, for the signer to re-run its code offline.
+	WithPackages bool
 }
 
 // NewCmdPrepare builds `ledger prepare`.
@@ -80,6 +83,13 @@ With --out, the summary goes to standard output, as text or, with -o json or
 -o yaml, as a structure for scripts (commandId, actAs, envelope, scheme,
 hash, matchesNode, cost). A YAML envelope is never written. --show also
 renders the transaction for review.
+
+--with-packages also fetches (GET /v2/packages/{id}) every Daml package the
+prepared transaction names and every package those depend on, and puts them
+in the envelope: "ledger sign" then re-runs the transaction's Daml code on
+the offline machine with nothing else at hand and refuses any difference
+from what the node prepared. A package's id is the SHA-256 of its content,
+checked here and again by the signer, so the node cannot slip in other code.
 
 Exit status: 0 prepared and the hash matches, 1 error or refusal by the node,
 2 usage error, 3 the node's hash differs from the recomputed one.`,
@@ -118,6 +128,7 @@ Exit status: 0 prepared and the hash matches, 1 error or refusal by the node,
 	fl.IntVar(&opts.TapsMaxPasses, "taps-max-passes", 0, "maximum passes of the topology-aware package selection")
 	fl.StringVar(&opts.Scheme, "scheme", "", "hashing scheme to ask for: v2 or v3 (default: the node's, V2)")
 	fl.BoolVar(&opts.Show, "show", false, "render the prepared transaction for review")
+	fl.BoolVar(&opts.WithPackages, "with-packages", false, "put the Daml packages the transaction needs into the envelope, for the signer to re-run its code offline")
 	fl.StringVar(&opts.Out, "out", "", "write the envelope to FILE (default: standard output)")
 
 	cmd.RunE = func(c *cobra.Command, args []string) error {
@@ -249,6 +260,13 @@ func prepareRun(opts *PrepareOptions) error {
 	if verr == nil && rv.HashErr != nil {
 		verr = rv.HashErr
 	}
+	if opts.WithPackages && verr == nil {
+		pkgs, err := wallet.FetchPackages(ctx, rv.Transaction, conn.Client.GetPackage)
+		if err != nil {
+			return fmt.Errorf("--with-packages: %w", conn.WithHint(err))
+		}
+		env.Info.Packages = pkgs
+	}
 
 	// The envelope goes to the file or to stdout; what people read goes
 	// to stdout when the envelope is in a file, else to stderr.
@@ -274,6 +292,7 @@ func prepareRun(opts *PrepareOptions) error {
 	res := PrepareResult{
 		CommandID: req.CommandID, ActAs: req.ActAs, Envelope: opts.Out, Scheme: rv.Scheme.String(),
 		Hash: base64.StdEncoding.EncodeToString(rv.Result.Hash[:]), MatchesNode: rv.MatchesNode(), Cost: resp.CostEstimation,
+		Packages: len(env.Info.Packages),
 	}
 	structured := opts.Out != "" && opts.Format != cmdutil.FormatTable
 	if structured {
@@ -313,6 +332,9 @@ type PrepareResult struct {
 	// MatchesNode says whether the node's preparedTransactionHash is Hash.
 	MatchesNode bool                      `json:"matchesNode"`
 	Cost        *ledgerapi.CostEstimation `json:"cost,omitempty"`
+	// Packages is how many Daml packages the envelope carries
+	// (--with-packages).
+	Packages int `json:"packages,omitempty"`
 }
 
 // writePrepareSummary prints what prepare did and what comes next.
@@ -322,6 +344,9 @@ func writePrepareSummary(w io.Writer, r PrepareResult, hints *ledgerapi.CostEsti
 	writeCost(w, r.Cost, hints)
 	if r.Envelope != "" {
 		fmt.Fprintf(w, "  envelope:   %s\n", r.Envelope)
+	}
+	if r.Packages > 0 {
+		fmt.Fprintf(w, "  packages:   %d in the envelope, for the signer to re-run the Daml code\n", r.Packages)
 	}
 	if !r.MatchesNode {
 		return
