@@ -30,6 +30,9 @@ type Reviewed struct {
 	// carries none (a bare base64 transaction).
 	NodeHash []byte
 	Review   *review.Review
+	// Reinterpretation is the outcome of re-running the Daml code; nil
+	// when no package was at hand (Open).
+	Reinterpretation *Reinterpretation
 }
 
 // ReviewEnvelope decodes env's prepared transaction, recomputes its hash
