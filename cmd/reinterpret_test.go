@@ -4,12 +4,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ledger-cli/ledger/daml/archive"
 	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/hashing"
+	"github.com/ledger-cli/ledger/internal/tamper"
+	"github.com/ledger-cli/ledger/internal/vectors"
+	"github.com/ledger-cli/ledger/proto/damlpb"
 	"github.com/ledger-cli/ledger/wallet"
 )
 
@@ -50,5 +56,69 @@ func TestPrepareWithPackages(t *testing.T) {
 	}
 	if !slices.Contains(got, string(d.Main)) || res.Packages != len(got) || len(got) < 2 {
 		t.Errorf("packages %v (summary %d), want the Ping package %s and its dependencies", got, res.Packages, d.Main)
+	}
+}
+
+// goldenResponse writes the golden Canton Coin transfer as the prepare
+// response Canton answered, with its hash.
+func goldenResponse(t *testing.T) string {
+	t.Helper()
+	pt, err := vectors.FirstPrepared(filepath.Join("..", vectors.LedgerHQTransfer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeResponse(t, "golden.json", pt)
+}
+
+// writeResponse writes pt as a prepare response whose hash (V2) is
+// recomputed here.
+func writeResponse(t *testing.T, name string, pt *damlpb.PreparedTransaction) string {
+	t.Helper()
+	b, err := tamper.PrepareResponse(pt, hashing.V2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// splicePath is a DAR of ../shared/dars, or skips.
+func splicePath(t *testing.T, name string) string {
+	t.Helper()
+	path := filepath.Join("..", "..", "shared", "dars", name)
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("%s not found in ../shared/dars (the shared folder beside the repository); skipping", name)
+	}
+	return path
+}
+
+// TestVerifyNamesMissingPackages: with splice-amulet 0.1.14 alone, the
+// golden transfer lacks the package its ExternalPartyAmuletRules was
+// created with; verify, show and sign exit 1 naming it and the command
+// that fetches it, and sign writes nothing.
+func TestVerifyNamesMissingPackages(t *testing.T) {
+	tx := goldenResponse(t)
+	dar := splicePath(t, "splice-amulet-0.1.14.dar")
+	const old = "979ec710c3ae3a05cb44edf8461a9b4d7dd2053add95664f94fc89e5f18df80f"
+	key := filepath.Join(t.TempDir(), "k.key")
+	runCLI(t, "", "keys", "generate", "--out", key, "--insecure-plaintext").must(t, 0)
+	out := filepath.Join(t.TempDir(), "signed.json")
+	for _, args := range [][]string{
+		{"verify", tx, "--dar", dar},
+		{"show", tx, "--dar", dar},
+		{"sign", tx, "--dar", dar, "--key", key, "--yes", "--out", out},
+	} {
+		r := runCLI(t, "", args...).must(t, 1)
+		for _, want := range []string{old, "ledger packages get " + old + " --out DIR/" + old + ".payload", "--with-packages"} {
+			if !strings.Contains(r.err, want) {
+				t.Errorf("%s: stderr lacks %q:\n%s", args[0], want, r.err)
+			}
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("sign wrote %s", out)
 	}
 }
