@@ -3,6 +3,7 @@ package tamper
 import (
 	"encoding/base64"
 	"encoding/json"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 
@@ -52,5 +53,33 @@ func TestGoldenVariantsPassTheHashCheck(t *testing.T) {
 		if got := base64.StdEncoding.EncodeToString(sum[:]); got != resp.PreparedTransactionHash {
 			t.Errorf("%s: hash %s, recomputed %s", v.Name, resp.PreparedTransactionHash, got)
 		}
+	}
+}
+
+// TestRandomChangesOneField: every change Random reports leaves the
+// transaction different, and a seed gives the same change each time.
+func TestRandomChangesOneField(t *testing.T) {
+	pt, err := vectors.FirstPrepared(filepath.Join("..", "..", vectors.LedgerHQTransfer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := 0
+	for i := uint64(0); i < 500; i++ {
+		v := proto.Clone(pt).(*damlpb.PreparedTransaction)
+		what := Random(rand.New(rand.NewPCG(i, 0)), v)
+		if what == "" {
+			continue
+		}
+		changed++
+		if proto.Equal(v, pt) {
+			t.Errorf("seed %d: %s left the transaction as it was", i, what)
+		}
+		again := proto.Clone(pt).(*damlpb.PreparedTransaction)
+		if Random(rand.New(rand.NewPCG(i, 0)), again) != what || !proto.Equal(again, v) {
+			t.Errorf("seed %d: not the same change twice", i)
+		}
+	}
+	if changed < 400 {
+		t.Errorf("only %d of 500 seeds changed a field", changed)
 	}
 }
