@@ -245,7 +245,7 @@ func (f *EventFilter) resolve(set *engine.PackageSet) error {
 				unknownIDs = append(unknownIDs, i.InterfaceID)
 				continue
 			}
-			ifaces, knownName := set.ResolveInterface(id)
+			ifaces, knownName := set.ResolveInterface(id.PackageName, id.PackageID, id.Module+":"+id.Entity)
 			switch {
 			case len(ifaces) > 0:
 			case id.PackageName == "":

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/engine"
 )
 
 // What interface filters add to the events a read returns, as Canton's
@@ -28,7 +29,7 @@ func (n *Node) addViews(ctx context.Context, f *EventFilter, ev *ledgerapi.Creat
 	}
 	views := make(ledgerapi.List[ledgerapi.InterfaceView], 0, len(ids))
 	for _, id := range ids {
-		v, err := f.packages.InterfaceView(ctx, ev.TemplateID, ev.CreateArgument, id, n.identity.SynchronizerID, &f.viewPackages)
+		v, err := engine.InterfaceView(ctx, f.packages, ev.TemplateID, ev.CreateArgument, id, n.identity.SynchronizerID, &f.viewPackages)
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	damlengine "github.com/ledger-cli/ledger/daml/engine"
 	"slices"
 	"sort"
 	"strings"
@@ -90,16 +91,14 @@ func damlCommands(cmds []command) ([]interp.Command, error) {
 	return out, nil
 }
 
-func valueIdentifier(id *damlpb.Identifier) *value.Identifier {
-	return &value.Identifier{PackageID: id.GetPackageId(), ModuleName: id.GetModuleName(), EntityName: id.GetEntityName()}
-}
-
-func protoIdentifier(id *value.Identifier) *damlpb.Identifier {
-	return &damlpb.Identifier{PackageId: id.PackageID, ModuleName: id.ModuleName, EntityName: id.EntityName}
-}
+var (
+	valueIdentifier = damlengine.ValueIdentifier
+	protoIdentifier = damlengine.ProtoIdentifier
+	conOfIdentifier = damlengine.ConOf
+)
 
 // timestamp is t in the ledger's microseconds.
-func timestamp(t time.Time) value.Timestamp { return value.Timestamp(t.UnixMicro()) }
+var timestamp = damlengine.Timestamp
 
 // submissionSeed is a fresh submission seed.
 func (e *Engine) submissionSeed() (tx.Hash, error) {
@@ -112,43 +111,58 @@ func (e *Engine) submissionSeed() (tx.Hash, error) {
 	return h, nil
 }
 
-// interpret runs the commands in the interpreter and returns the
-// transaction they make. Interpretation failures are *interp.Error (see
-// damlError); failures of the store are returned as they are.
+// interpret runs the commands in the interpreter (damlengine.Submit) and
+// returns the transaction they make. Interpretation failures are
+// *interp.Error (see damlError); failures of the store are returned as they
+// are.
 func (e *Engine) interpret(ctx context.Context, cmds []interp.Command, run damlRun) (*built, error) {
-	view := &contractView{e: e, set: run.set, visible: run.visible, disclosed: run.disclosed, read: map[value.ContractID]*ledger.Contract{}}
-	sub := &interp.Submission{
-		Commands:          cmds,
-		ActAs:             run.actAs,
-		SubmissionSeed:    run.submissionSeed,
-		ParticipantID:     e.cfg.ParticipantID,
-		PreparationTime:   timestamp(run.preparationTime),
-		RootSeeds:         run.rootSeeds,
-		LedgerTime:        timestamp(run.ledgerTime),
-		StateMode:         interp.StateNUCK, // Canton 3.5 (protocol version 35)
-		PackagePreference: run.preference,
-		Limits:            e.cfg.Interpretation,
+	view, disclosed, err := e.viewFor(run)
+	if err != nil {
+		return nil, err
 	}
-	if run.inputs != nil {
-		view.inputs = slices.Clone(run.inputs)
-		keyOrder(view.inputs)
-		for _, c := range run.inputs {
-			tc, err := view.typedContract(c)
-			if err != nil {
-				return nil, err
-			}
-			view.read[tc.ID] = c
-			sub.Disclosed = append(sub.Disclosed, tc)
-		}
-	}
-	res, err := run.set.Interpreter().Submit(ctx, sub, view)
+	res, err := damlengine.Submit(ctx, &damlengine.Submission{
+		Packages:        run.set,
+		Preference:      run.preference,
+		ActAs:           run.actAs,
+		Commands:        cmds,
+		Contracts:       view,
+		Disclosed:       disclosed,
+		PreparationTime: run.preparationTime,
+		SubmissionSeed:  run.submissionSeed,
+		ParticipantID:   e.cfg.ParticipantID,
+		RootSeeds:       run.rootSeeds,
+		LedgerTime:      run.ledgerTime,
+		Limits:          e.cfg.Interpretation,
+	})
 	if err != nil {
 		if view.err != nil {
 			return nil, view.err
 		}
 		return nil, err
 	}
-	return e.builtOf(res, view.read, run.set, !run.noInputContracts)
+	return e.builtOf(res, nil, view.read, run.set, !run.noInputContracts)
+}
+
+// viewFor is the interpreter's ledger for a run and, re-interpreting, the
+// input contracts it gives the interpreter as disclosed contracts, most
+// recently created first.
+func (e *Engine) viewFor(run damlRun) (*contractView, []*tx.Contract, error) {
+	view := &contractView{e: e, set: run.set, visible: run.visible, disclosed: run.disclosed, read: map[value.ContractID]*ledger.Contract{}}
+	if run.inputs == nil {
+		return view, nil, nil
+	}
+	view.inputs = slices.Clone(run.inputs)
+	keyOrder(view.inputs)
+	disclosed := make([]*tx.Contract, 0, len(run.inputs))
+	for _, c := range run.inputs {
+		tc, err := view.typedContract(c)
+		if err != nil {
+			return nil, nil, err
+		}
+		view.read[tc.ID] = c
+		disclosed = append(disclosed, tc)
+	}
+	return view, disclosed, nil
 }
 
 // contractView is the interpreter's ledger (an interp.KeyLedger): the
@@ -240,27 +254,31 @@ func (v *contractView) typedContract(c *ledger.Contract) (*tx.Contract, error) {
 // archive nothing and make no event, as Canton's indexer skips them.
 // withInputs adds the input contracts' metadata (a prepared transaction's);
 // rebuilding their create nodes and blobs was a seventh of a submit's
-// engine time.
-func (e *Engine) builtOf(res *interp.Result, read map[value.ContractID]*ledger.Contract, set *PackageSet, withInputs bool) (*built, error) {
+// engine time. encoded, when not nil, is the transaction already encoded
+// (damlengine.EncodeTransaction, re-interpreting): its nodes are used as
+// they are.
+func (e *Engine) builtOf(res *damlengine.Result, encoded *damlpb.DamlTransaction, read map[value.ContractID]*ledger.Contract, set *PackageSet, withInputs bool) (*built, error) {
 	t := res.Transaction
 	b := &built{tx: &damlpb.DamlTransaction{Version: t.Version}, interpreted: true}
-	if res.DependsOnTime {
-		if lo := res.TimeBounds.Min; lo != nil && *lo != value.MinTimestamp {
-			v := uint64(*lo)
-			b.minLedgerTime = &v
+	if lo := res.TimeBounds.Min; lo != nil {
+		v := uint64(*lo)
+		b.minLedgerTime = &v
+	}
+	if hi := res.TimeBounds.Max; hi != nil {
+		v := uint64(*hi)
+		b.maxLedgerTime = &v
+	}
+	if encoded != nil {
+		b.tx = &damlpb.DamlTransaction{Version: encoded.Version, Roots: encoded.Roots, NodeSeeds: encoded.NodeSeeds}
+	} else {
+		for _, r := range t.Roots {
+			b.tx.Roots = append(b.tx.Roots, r.String())
 		}
-		if hi := res.TimeBounds.Max; hi != nil && *hi != value.MaxTimestamp {
-			v := uint64(*hi)
-			b.maxLedgerTime = &v
+		for _, s := range t.Seeds {
+			b.tx.NodeSeeds = append(b.tx.NodeSeeds, &damlpb.DamlTransaction_NodeSeed{NodeId: int32(s.Node), Seed: append([]byte(nil), s.Seed[:]...)})
 		}
 	}
-	for _, r := range t.Roots {
-		b.tx.Roots = append(b.tx.Roots, r.String())
-	}
-	for _, s := range t.Seeds {
-		b.tx.NodeSeeds = append(b.tx.NodeSeeds, &damlpb.DamlTransaction_NodeSeed{NodeId: int32(s.Node), Seed: append([]byte(nil), s.Seed[:]...)})
-	}
-	plans := planCache{set: set}
+	plans := damlengine.NewPlans(set)
 	consumed := map[value.ContractID]bool{}
 	local := map[value.ContractID]bool{}
 	last := lastDescendants(t)
@@ -285,7 +303,11 @@ func (e *Engine) builtOf(res *interp.Result, read map[value.ContractID]*ledger.C
 			_, underRollback := t.Nodes[parent].(*tx.Rollback)
 			rolledBack[id] = rolledBack[parent] || underRollback
 		}
-		pn, ev, err := nodeOf(id, n, inherited, last[id], &plans)
+		var pn *damlpb.Node
+		if encoded != nil && int(id) < len(encoded.Nodes) && encoded.Nodes[id].GetNodeId() == id.String() {
+			pn = encoded.Nodes[id].GetV1()
+		}
+		pn, ev, err := nodeOf(id, n, pn, inherited, last[id], plans)
 		if err != nil {
 			walkErr = fmt.Errorf("node %d: %w", id, err)
 			return
@@ -396,34 +418,28 @@ func lastDescendants(t *tx.Transaction) []int32 {
 }
 
 // nodeOf writes an interpreted node as a PreparedTransaction writes it
-// (values with their type ids and labels, trailing None fields left out,
-// parties as sorted sets, keys with their hash and maintainers, the
-// interface of an exercise or fetch through one) and as the node's events
-// record it. inherited are the witnesses of its parent: a node is seen by
-// its informees and by whoever sees its parent (Canton's
+// (damlengine.EncodeNode, unless pn is that already) and as the node's events record it, whose values
+// are the JSON API's. inherited are the witnesses of its parent: a node is
+// seen by its informees and by whoever sees its parent (Canton's
 // BlindingTransaction). Fetch, query-by-key and rollback nodes make no
 // event (ev.Kind is empty).
-func nodeOf(id tx.NodeID, n tx.Node, inherited []string, last int32, plans *planCache) (*damlpb.Node, eventNode, error) {
+func nodeOf(id tx.NodeID, n tx.Node, pn *damlpb.Node, inherited []string, last int32, plans *damlengine.Plans) (*damlpb.Node, eventNode, error) {
+	if pn == nil {
+		var err error
+		if pn, err = damlengine.EncodeNode(n); err != nil {
+			return nil, eventNode{}, err
+		}
+	}
 	switch x := n.(type) {
 	case *tx.Create:
-		arg, js, err := plans.write(x.TemplateID, "", x.Argument)
+		js, err := jsonOf(plans.Argument(x.TemplateID))(x.Argument)
 		if err != nil {
 			return nil, eventNode{}, err
 		}
-		key, keyJSON, err := plans.key(x.Key)
+		keyJSON, err := keyJSON(plans, x.Key)
 		if err != nil {
 			return nil, eventNode{}, err
 		}
-		pn := &damlpb.Node{NodeType: &damlpb.Node_Create{Create: &damlpb.Create{
-			LfVersion:    x.Version,
-			ContractId:   string(x.ContractID),
-			PackageName:  x.PackageName,
-			TemplateId:   protoIdentifier(x.TemplateID),
-			Argument:     arg,
-			Signatories:  x.Signatories,
-			Stakeholders: x.Stakeholders,
-			Key:          key,
-		}}}
 		ev := eventNode{
 			NodeID: int32(id), Kind: kindCreate, ContractID: string(x.ContractID), TemplateID: x.TemplateID.String(),
 			PackageName: x.PackageName, Argument: js, Signatories: x.Signatories, Stakeholders: x.Stakeholders,
@@ -439,45 +455,21 @@ func nodeOf(id tx.NodeID, n tx.Node, inherited []string, last int32, plans *plan
 		if x.InterfaceID != nil {
 			owner = x.InterfaceID
 		}
-		arg, argJSON, err := plans.write(owner, x.Choice, x.ChosenValue)
+		argJSON, err := jsonOf(plans.ChoiceArgument(owner, x.Choice))(x.ChosenValue)
 		if err != nil {
 			return nil, eventNode{}, err
 		}
-		// An exercise a rollback cut short has no result (Canton leaves
-		// exercise_result unset); it makes no event either.
-		var result *damlpb.Value
+		// An exercise a rollback cut short has no result; it makes no
+		// event either.
 		var resultJSON json.RawMessage
 		if x.Result != nil {
-			if result, resultJSON, err = plans.write(owner, x.Choice+resultSuffix, x.Result); err != nil {
+			if resultJSON, err = jsonOf(plans.ChoiceResult(owner, x.Choice))(x.Result); err != nil {
 				return nil, eventNode{}, err
 			}
 		}
-		key, _, err := plans.key(x.Key)
-		if err != nil {
+		if _, err := keyJSON(plans, x.Key); err != nil {
 			return nil, eventNode{}, err
 		}
-		children := make([]string, len(x.Children))
-		for i, c := range x.Children {
-			children[i] = c.String()
-		}
-		pn := &damlpb.Node{NodeType: &damlpb.Node_Exercise{Exercise: &damlpb.Exercise{
-			LfVersion:       x.Version,
-			ContractId:      string(x.ContractID),
-			PackageName:     x.PackageName,
-			TemplateId:      protoIdentifier(x.TemplateID),
-			Signatories:     x.Signatories,
-			Stakeholders:    x.Stakeholders,
-			ActingParties:   x.ActingParties,
-			InterfaceId:     optionalIdentifier(x.InterfaceID),
-			ChoiceId:        x.Choice,
-			ChosenValue:     arg,
-			Consuming:       x.Consuming,
-			Children:        children,
-			ExerciseResult:  result,
-			ChoiceObservers: x.ChoiceObservers,
-			Key:             key,
-			ByKey:           x.ByKey,
-		}}}
 		parties := x.Signatories
 		if x.Consuming {
 			parties = x.Stakeholders
@@ -490,57 +482,37 @@ func nodeOf(id tx.NodeID, n tx.Node, inherited []string, last int32, plans *plan
 			LastDescendant: last, Witnesses: partyUnion(inherited, parties, x.ActingParties, x.ChoiceObservers),
 		}, nil
 	case *tx.Fetch:
-		key, _, err := plans.key(x.Key)
-		if err != nil {
+		if _, err := keyJSON(plans, x.Key); err != nil {
 			return nil, eventNode{}, err
 		}
-		pn := &damlpb.Node{NodeType: &damlpb.Node_Fetch{Fetch: &damlpb.Fetch{
-			LfVersion:     x.Version,
-			ContractId:    string(x.ContractID),
-			PackageName:   x.PackageName,
-			TemplateId:    protoIdentifier(x.TemplateID),
-			Signatories:   x.Signatories,
-			Stakeholders:  x.Stakeholders,
-			ActingParties: x.ActingParties,
-			InterfaceId:   optionalIdentifier(x.InterfaceID),
-			Key:           key,
-			ByKey:         x.ByKey,
-		}}}
 		return pn, eventNode{Witnesses: partyUnion(inherited, x.Signatories, x.ActingParties)}, nil
 	case *tx.QueryByKey:
-		key, _, err := plans.key(x.Key)
-		if err != nil {
+		if _, err := keyJSON(plans, x.Key); err != nil {
 			return nil, eventNode{}, err
 		}
-		result := make([]string, len(x.Result))
-		for i, c := range x.Result {
-			result[i] = string(c)
-		}
-		pn := &damlpb.Node{NodeType: &damlpb.Node_QueryByKey{QueryByKey: &damlpb.QueryByKey{
-			LfVersion:   x.Version,
-			PackageName: x.PackageName,
-			TemplateId:  protoIdentifier(x.TemplateID),
-			Exhaustive:  x.Exhaustive,
-			Key:         key,
-			Result:      result,
-		}}}
 		return pn, eventNode{Witnesses: partyUnion(inherited, x.Key.Maintainers)}, nil
 	case *tx.Rollback:
-		children := make([]string, len(x.Children))
-		for i, c := range x.Children {
-			children[i] = c.String()
-		}
-		return &damlpb.Node{NodeType: &damlpb.Node_Rollback{Rollback: &damlpb.Rollback{Children: children}}},
-			eventNode{Witnesses: inherited}, nil
+		return pn, eventNode{Witnesses: inherited}, nil
 	}
 	return nil, eventNode{}, fmt.Errorf("%T nodes are not supported", n)
 }
 
-func optionalIdentifier(id *value.Identifier) *damlpb.Identifier {
-	if id == nil {
-		return nil
+// jsonOf returns the events' JSON writer of a codec (or its error).
+func jsonOf(plan *typed.Plan, err error) func(value.Value) (json.RawMessage, error) {
+	return func(v value.Value) (json.RawMessage, error) {
+		if err != nil {
+			return nil, err
+		}
+		return plan.EncodeJSON(v)
 	}
-	return protoIdentifier(id)
+}
+
+// keyJSON is a contract key's value as the events' JSON (nil for none).
+func keyJSON(plans *damlengine.Plans, k *tx.KeyWithMaintainers) (json.RawMessage, error) {
+	if k == nil {
+		return nil, nil
+	}
+	return jsonOf(plans.Key(k.TemplateID))(k.Key)
 }
 
 func identifierText(id *value.Identifier) string {
@@ -548,110 +520,6 @@ func identifierText(id *value.Identifier) string {
 		return ""
 	}
 	return id.String()
-}
-
-// resultSuffix marks the result type of a choice in planCache keys, and
-// keyWhat the key type of a template.
-const (
-	resultSuffix = "/result"
-	keyWhat      = "/key"
-)
-
-// planCache finds the codecs of the values of one transaction: create
-// arguments (choice ""), choice arguments and choice results
-// (choice+resultSuffix) by template.
-type planCache struct {
-	set   *PackageSet
-	plans map[string]*typed.Plan
-}
-
-// plan returns the codec of a create argument (what ""), a choice argument
-// (what = the choice) or a choice result (the choice and resultSuffix).
-func (c *planCache) plan(tmpl *value.Identifier, what string) (*typed.Plan, error) {
-	key := tmpl.String() + "/" + what
-	if plan := c.plans[key]; plan != nil {
-		return plan, nil
-	}
-	con := conOfIdentifier(tmpl)
-	var typ lf.Type = lf.TCon{Con: con}
-	switch sig, found := c.set.Env.Template(con); {
-	case what == keyWhat && (!found || sig.Key == nil):
-		return nil, fmt.Errorf("%s has no key", tmpl)
-	case what == keyWhat:
-		typ = sig.Key
-	case what != "":
-		choice, isResult := strings.CutSuffix(what, resultSuffix)
-		sig, ok := c.set.Env.Choice(con, choice)
-		if !ok {
-			return nil, fmt.Errorf("%s has no choice %s", tmpl, choice)
-		}
-		typ = sig.ArgType
-		if isResult {
-			typ = sig.ReturnType
-		}
-	case !found:
-		return nil, fmt.Errorf("no uploaded package defines template %s", tmpl)
-	}
-	plan, err := c.set.Env.Plan(typ)
-	if err != nil {
-		return nil, fmt.Errorf("the type of %s %s: %w", tmpl, what, err)
-	}
-	if c.plans == nil {
-		c.plans = map[string]*typed.Plan{}
-	}
-	c.plans[key] = plan
-	return plan, nil
-}
-
-// read reads a transaction value by its type.
-func (c *planCache) read(tmpl *value.Identifier, what string, v *damlpb.Value) (value.Value, error) {
-	plan, err := c.plan(tmpl, what)
-	if err != nil {
-		return nil, err
-	}
-	return plan.FromProto(v)
-}
-
-// write returns v in its transaction form and as the events' JSON.
-func (c *planCache) write(tmpl *value.Identifier, what string, v value.Value) (*damlpb.Value, json.RawMessage, error) {
-	plan, err := c.plan(tmpl, what)
-	if err != nil {
-		return nil, nil, err
-	}
-	pv, err := typed.ToProto(v)
-	if err != nil {
-		return nil, nil, err
-	}
-	js, err := plan.EncodeJSON(v)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pv, js, nil
-}
-
-// key returns a contract key as a PreparedTransaction writes it and its
-// value as the events' JSON (nil, nil for none).
-func (c *planCache) key(k *tx.KeyWithMaintainers) (*damlpb.GlobalKeyWithMaintainers, json.RawMessage, error) {
-	if k == nil {
-		return nil, nil, nil
-	}
-	pk, err := keyProto(k)
-	if err != nil {
-		return nil, nil, err
-	}
-	plan, err := c.plan(k.TemplateID, keyWhat)
-	if err != nil {
-		return nil, nil, err
-	}
-	js, err := plan.EncodeJSON(k.Key)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pk, js, nil
-}
-
-func conOfIdentifier(id *value.Identifier) lf.TypeConName {
-	return lf.TypeConName{Package: lf.PackageID(id.PackageID), Module: strings.Split(id.ModuleName, "."), Name: strings.Split(id.EntityName, ".")}
 }
 
 // partyUnion is the union of sets of parties, sorted.
@@ -697,9 +565,4 @@ func damlError(err error) error {
 		e = e.WithResource("CONTRACT_ID", cid)
 	}
 	return e
-}
-
-// equalBound compares two optional bounds.
-func equalBound(a, b *uint64) bool {
-	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	damlengine "github.com/ledger-cli/ledger/daml/engine"
 	"slices"
 	"strings"
 	"sync"
@@ -16,7 +17,8 @@ import (
 	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
-// Interfaces on the read side, as Canton's participant answers interface
+// Interface views on the read side (which interfaces and templates a filter
+// names is the package set's: daml/engine), as Canton's participant answers interface
 // filters (PackageMetadata, IndexServiceImpl and EventProjectionProperties
 // in community/ledger/ledger-api-core):
 //
@@ -35,102 +37,6 @@ import (
 //     preference for the vetting valid at the end of time: a vetting with
 //     an end date does not count); none is NO_VETTED_INTERFACE_IMPLEMENTATION_PACKAGE.
 
-// interfaceIndex is what interface filters need of a package set, built
-// once per set.
-type interfaceIndex struct {
-	// byName maps "name:Module:Entity" to the interface ids of that
-	// package name (package id form), sorted.
-	byName map[string][]string
-	// known holds every interface id.
-	known map[string]bool
-	// implementors maps an interface id to the template ids (package id
-	// form) of the templates implementing it, with all their versions,
-	// sorted.
-	implementors map[string][]string
-}
-
-func (s *PackageSet) interfaces() *interfaceIndex {
-	s.ifaceOnce.Do(func() {
-		x := &interfaceIndex{byName: map[string][]string{}, known: map[string]bool{}, implementors: map[string][]string{}}
-		if s.Env == nil {
-			s.ifaces = x
-			return
-		}
-		versions := map[string][]string{} // "name:Module:Entity" of a template → its template ids
-		direct := map[string][]string{}   // interface id → "name:Module:Entity" of its implementors
-		for _, p := range s.Env.Packages() {
-			name := s.packageName(p)
-			for _, i := range p.Interfaces() {
-				id := i.Name.String()
-				x.known[id] = true
-				key := name + ":" + qualified(i.Name)
-				x.byName[key] = append(x.byName[key], id)
-			}
-			for _, t := range p.Templates() {
-				key := name + ":" + qualified(t.Name)
-				versions[key] = append(versions[key], t.Name.String())
-				for _, i := range t.Implements {
-					direct[i.String()] = append(direct[i.String()], key)
-				}
-			}
-		}
-		for iface, keys := range direct {
-			set := map[string]bool{}
-			for _, k := range keys {
-				for _, id := range versions[k] {
-					set[id] = true
-				}
-			}
-			x.implementors[iface] = sortedSet(set)
-		}
-		for k := range x.byName {
-			slices.Sort(x.byName[k])
-		}
-		s.ifaces = x
-	})
-	return s.ifaces
-}
-
-// packageName is the name the node knows package p by.
-func (s *PackageSet) packageName(p *lf.Package) string {
-	if n, ok := s.names[string(p.ID)]; ok {
-		return n
-	}
-	return p.Name
-}
-
-func qualified(n lf.TypeConName) string { return n.Module.String() + ":" + n.Name.String() }
-
-// ResolveInterface returns the interface ids (package id form) an interface
-// filter's id names: for a package name, those of every uploaded package of
-// that name defining the interface; for a package id, that interface if the
-// package defines it. knownName reports, for a package name, whether any
-// uploaded package has it.
-func (s *PackageSet) ResolveInterface(id ledgerapi.TemplateID) (ids []string, knownName bool) {
-	if s == nil {
-		return nil, false
-	}
-	x := s.interfaces()
-	if id.PackageName != "" {
-		return x.byName[id.PackageName+":"+id.Module+":"+id.Entity], s.HasName(id.PackageName)
-	}
-	full := id.PackageID + ":" + id.Module + ":" + id.Entity
-	if x.known[full] {
-		return []string{full}, true
-	}
-	return nil, true
-}
-
-// Implementors returns the template ids (package id form) of the templates
-// an interface filter on iface selects: those implementing it and every
-// other version of them. The slice is shared: do not change it.
-func (s *PackageSet) Implementors(iface string) []string {
-	if s == nil {
-		return nil
-	}
-	return s.interfaces().implementors[iface]
-}
-
 // InterfaceView computes the view of a contract — its template (package id
 // form) and create argument as events show it (Daml-LF JSON) — through
 // iface, as Canton's LfValueTranslation fills CreatedEvent.interface_views:
@@ -146,7 +52,7 @@ func (s *PackageSet) Implementors(iface string) []string {
 // included, for the read it belongs to: Canton memoizes the choice for the
 // lifetime of a stream or query, so vetting changes while it runs do not
 // change it. The error result is for internal failures only.
-func (s *PackageSet) InterfaceView(ctx context.Context, templateID string, argument json.RawMessage, iface, synchronizerID string, memo *ViewPackages) (ledgerapi.InterfaceView, error) {
+func InterfaceView(ctx context.Context, s *PackageSet, templateID string, argument json.RawMessage, iface, synchronizerID string, memo *ViewPackages) (ledgerapi.InterfaceView, error) {
 	out := ledgerapi.InterfaceView{InterfaceID: iface}
 	if s == nil {
 		return out, fmt.Errorf("interface view of %s through %s: no packages", templateID, iface)
@@ -230,19 +136,19 @@ type viewChoice struct {
 
 func (m *ViewPackages) choose(s *PackageSet, tmpl, iface lf.TypeConName, synchronizerID string) (string, *ledgerapi.JsCantonError) {
 	if m == nil {
-		return s.viewPackage(tmpl, iface, synchronizerID)
+		return viewPackage(s, tmpl, iface, synchronizerID)
 	}
 	name, ok := s.Name(string(tmpl.Package))
 	if !ok {
 		name = string(tmpl.Package)
 	}
-	key := iface.String() + " " + name + " " + qualified(tmpl)
+	key := iface.String() + " " + name + " " + damlengine.Qualified(tmpl)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if c, ok := m.chosen[key]; ok {
 		return c.pkg, c.err
 	}
-	pkg, err := s.viewPackage(tmpl, iface, synchronizerID)
+	pkg, err := viewPackage(s, tmpl, iface, synchronizerID)
 	if m.chosen == nil {
 		m.chosen = map[string]viewChoice{}
 	}
@@ -254,7 +160,7 @@ func (m *ViewPackages) choose(s *PackageSet, tmpl, iface lf.TypeConName, synchro
 // of a contract of template tmpl through iface: the highest version of the
 // template's package name vetted without end date whose template implements
 // iface directly.
-func (s *PackageSet) viewPackage(tmpl, iface lf.TypeConName, synchronizerID string) (string, *ledgerapi.JsCantonError) {
+func viewPackage(s *PackageSet, tmpl, iface lf.TypeConName, synchronizerID string) (string, *ledgerapi.JsCantonError) {
 	name, ok := s.Name(string(tmpl.Package))
 	if !ok {
 		name = string(tmpl.Package)
@@ -278,12 +184,11 @@ func (s *PackageSet) viewPackage(tmpl, iface lf.TypeConName, synchronizerID stri
 		candidates = append(candidates, v.ID)
 	}
 	var withInstance []string
-	for id, n := range s.names {
-		if n == name && implements(id) {
+	for _, id := range s.PackagesNamed(name) {
+		if implements(id) {
 			withInstance = append(withInstance, id)
 		}
 	}
-	slices.Sort(withInstance)
 	return "", ledgerapi.Errorf(ledgerapi.CodeNoVettedInterfaceImplementationPackage,
 		"No vetted package for rendering the interface view for package-name '%s'. Reason: No synchronizer satisfies the vetting requirements. "+
 			"Discarded synchronizers: %s: No vetted package candidate satisfies the package-id filter "+

@@ -114,7 +114,7 @@ func TestResolveInterfaceAndImplementors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, known := set.ResolveInterface(id)
+		got, known := set.ResolveInterface(id.PackageName, id.PackageID, id.Module+":"+id.Entity)
 		if strings.Join(got, ",") != c.want || known != c.known {
 			t.Errorf("%s: %v %v, want %q %v", c.id, got, known, c.want, c.known)
 		}
@@ -137,7 +137,7 @@ func TestInterfaceViews(t *testing.T) {
 	v1Asset := string(assetsV1) + ":Assets:Asset"
 	view := func(set *PackageSet, tmpl, arg string) ledgerapi.InterfaceView {
 		t.Helper()
-		v, err := set.InterfaceView(ctx, tmpl, []byte(arg), shownIface, "sync::1220", nil)
+		v, err := InterfaceView(ctx, set, tmpl, []byte(arg), shownIface, "sync::1220", nil)
 		if err != nil {
 			t.Fatalf("%s: %v", tmpl, err)
 		}
@@ -172,10 +172,10 @@ func TestInterfaceViews(t *testing.T) {
 	// One read keeps its choice when the vetting changes while it runs,
 	// as Canton memoizes it for a stream.
 	var memo ViewPackages
-	if v, err := all.InterfaceView(ctx, v1Asset, []byte(`{"owner":"`+alice+`","n":"1"}`), shownIface, "", &memo); err != nil || v.ViewStatus.Code != 0 {
+	if v, err := InterfaceView(ctx, all, v1Asset, []byte(`{"owner":"`+alice+`","n":"1"}`), shownIface, "", &memo); err != nil || v.ViewStatus.Code != 0 {
 		t.Fatalf("memoized read: %+v %v", v, err)
 	}
-	if v, err := viewPackages(shownPkg, assetsV1).InterfaceView(ctx, v1Asset, []byte(`{"owner":"`+alice+`","n":"2"}`), shownIface, "", &memo); err != nil ||
+	if v, err := InterfaceView(ctx, viewPackages(shownPkg, assetsV1), v1Asset, []byte(`{"owner":"`+alice+`","n":"2"}`), shownIface, "", &memo); err != nil ||
 		v.ViewStatus.Code != 0 || string(v.ViewValue) != `{"n":"2"}` || *v.ImplementationPackageID != string(assetsV2) {
 		t.Errorf("memoized read after unvetting: %+v %v", v, err)
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/daml/tx"
-	"github.com/ledger-cli/ledger/daml/typed"
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
@@ -26,28 +25,6 @@ import (
 // active contracts with the key that the submitters see, most recently
 // created first. Re-interpreting a prepared transaction (execute), the
 // ledger is its input contracts alone, in the store's order.
-
-// keyProto writes a key as a PreparedTransaction does: the key value with
-// its type ids and labels (Canton enriches keys as it enriches arguments),
-// the hash, the maintainers sorted.
-func keyProto(k *tx.KeyWithMaintainers) (*damlpb.GlobalKeyWithMaintainers, error) {
-	if k == nil {
-		return nil, nil
-	}
-	v, err := typed.ToProto(k.Key)
-	if err != nil {
-		return nil, fmt.Errorf("contract key: %w", err)
-	}
-	return &damlpb.GlobalKeyWithMaintainers{
-		Key: &damlpb.GlobalKey{
-			TemplateId:  protoIdentifier(k.TemplateID),
-			PackageName: k.PackageName,
-			Key:         v,
-			Hash:        append([]byte(nil), k.Hash[:]...),
-		},
-		Maintainers: k.Maintainers,
-	}, nil
-}
 
 // storedKey is what the store keeps of a key: its hash and its encoding.
 func storedKey(k *damlpb.GlobalKeyWithMaintainers) (hash, key []byte, err error) {

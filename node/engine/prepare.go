@@ -265,7 +265,7 @@ func (e *Engine) run(ctx context.Context, cmds []command, r runRequest) (*built,
 	b, err := e.interpret(ctx, dcmds, damlRun{
 		set: set, actAs: r.actAs, visible: visible, disclosed: r.disclosed,
 		submissionSeed: seed, preparationTime: r.now, ledgerTime: r.ledgerTime,
-		preference: set.preference(r.now, r.preference, nil), noInputContracts: r.noInputContracts,
+		preference: set.Preference(r.now, r.preference, nil), noInputContracts: r.noInputContracts,
 	})
 	if err != nil {
 		return nil, damlError(err)

@@ -242,21 +242,6 @@ func canonicalArgument(set *PackageSet, tmplID *damlpb.Identifier, choice string
 	return typed.ToProto(v)
 }
 
-// PackageSetOf returns the set of pkgs, every one of them uploaded and
-// vetted: what a node holding exactly these packages would use.
-func PackageSetOf(pkgs ...*lf.Package) *PackageSet {
-	names := make(map[string]string, len(pkgs))
-	var vetted []VettedPackage
-	for _, p := range pkgs {
-		if _, dup := names[string(p.ID)]; dup {
-			continue
-		}
-		names[string(p.ID)] = p.Name
-		vetted = append(vetted, VettedPackage{ID: string(p.ID), Name: p.Name, Version: p.Version})
-	}
-	return NewPackageSet(typed.NewEnv(pkgs...), names, vetted)
-}
-
 // CheckCommands reads the commands as a node holding exactly the packages
 // of set would, without a ledger: template ids, choices and arguments, by
 // the Daml-LF types for templates of those packages and by the generic rule
