@@ -91,4 +91,3 @@ func reinterpretOffline(t testing.TB, set *PackageSet, pt *damlpb.PreparedTransa
 	}
 	return offlineOutcome{Reinterpreted: r}
 }
-
