@@ -267,6 +267,12 @@ func prepareRun(opts *PrepareOptions) error {
 		}
 		env.Info.Packages = pkgs
 	}
+	// The review is the signer's: re-run with the packages it will have.
+	if verr == nil {
+		if err := rv.CheckDamlCode(nil, opts.Now()); err != nil {
+			return reinterpretationError(err)
+		}
+	}
 
 	// The envelope goes to the file or to stdout; what people read goes
 	// to stdout when the envelope is in a file, else to stderr.
@@ -294,6 +300,9 @@ func prepareRun(opts *PrepareOptions) error {
 		Hash: base64.StdEncoding.EncodeToString(rv.Result.Hash[:]), MatchesNode: rv.MatchesNode(), Cost: resp.CostEstimation,
 		Packages: len(env.Info.Packages),
 	}
+	if r := rv.Reinterpretation; r != nil {
+		res.DamlCode, res.MatchesDamlCode = r.Code, r.Matches()
+	}
 	structured := opts.Out != "" && opts.Format != cmdutil.FormatTable
 	if structured {
 		info = opts.IO.ErrOut // stdout carries the structure; people read stderr
@@ -316,6 +325,9 @@ func prepareRun(opts *PrepareOptions) error {
 			base64.StdEncoding.EncodeToString(rv.NodeHash), rv.Mismatch())
 		return cmdutil.WithExit(cmdutil.ExitHashMismatch, nil)
 	}
+	if r := rv.Reinterpretation; r != nil && !r.Matches() {
+		return reinterpretationError(&wallet.NotDamlCodeError{Source: "the prepared transaction", Difference: r.Difference})
+	}
 	return nil
 }
 
@@ -333,8 +345,11 @@ type PrepareResult struct {
 	MatchesNode bool                      `json:"matchesNode"`
 	Cost        *ledgerapi.CostEstimation `json:"cost,omitempty"`
 	// Packages is how many Daml packages the envelope carries
-	// (--with-packages).
-	Packages int `json:"packages,omitempty"`
+	// (--with-packages); DamlCode names them and MatchesDamlCode says
+	// whether re-running it made exactly this transaction.
+	Packages        int    `json:"packages,omitempty"`
+	DamlCode        string `json:"damlCode,omitempty"`
+	MatchesDamlCode bool   `json:"matchesDamlCode,omitempty"`
 }
 
 // writePrepareSummary prints what prepare did and what comes next.
@@ -347,6 +362,9 @@ func writePrepareSummary(w io.Writer, r PrepareResult, hints *ledgerapi.CostEsti
 	}
 	if r.Packages > 0 {
 		fmt.Fprintf(w, "  packages:   %d in the envelope, for the signer to re-run the Daml code\n", r.Packages)
+	}
+	if r.MatchesDamlCode {
+		fmt.Fprintf(w, "  re-interpreted: matches the Daml code of %s\n", r.DamlCode)
 	}
 	if !r.MatchesNode {
 		return

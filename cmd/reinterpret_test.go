@@ -122,3 +122,90 @@ func TestVerifyNamesMissingPackages(t *testing.T) {
 		t.Errorf("sign wrote %s", out)
 	}
 }
+
+// goldenDarDir is a directory holding the golden transfer's DARs:
+// splice-amulet 0.1.14 and 0.1.6, each with its dependencies.
+func goldenDarDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range []string{"splice-amulet-0.1.14.dar", "splice-amulet-0.1.6.dar"} {
+		abs, err := filepath.Abs(splicePath(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestGoldenReinterpretedOffline: the real Canton Coin transfer verifies
+// with exit 0 once its Daml code is re-run from the DARs alone (no node:
+// the test has none to talk to), show opens with the re-interpreted line,
+// and sign signs it; each tampered variant, its hash recomputed so that
+// the hash check alone passes, exits 3 from verify, show and sign, naming
+// the node and the field, and sign writes nothing.
+func TestGoldenReinterpretedOffline(t *testing.T) {
+	dars := goldenDarDir(t)
+	tx := goldenResponse(t)
+	key := filepath.Join(t.TempDir(), "k.key")
+	runCLI(t, "", "keys", "generate", "--out", key, "--insecure-plaintext").must(t, 0)
+
+	r := runCLI(t, "", "verify", tx, "--dar", dars).must(t, 0)
+	if !strings.Contains(r.out, "OK: re-interpreted: matches the Daml code of splice-amulet 0.1.14 and 3 more") {
+		t.Errorf("verify:\n%s", r.out)
+	}
+	r = runCLI(t, "", "show", tx, "--dar", dars).must(t, 0)
+	if first, _, _ := strings.Cut(r.out, "\n"); first != "re-interpreted: matches the Daml code of splice-amulet 0.1.14 and 3 more" {
+		t.Errorf("show opens with %q", first)
+	}
+	if !strings.Contains(r.out, "whether its 5 input contract(s) are still active is the synchronizer's to decide") {
+		t.Errorf("show does not say who decides whether the inputs are active:\n%s", r.out)
+	}
+	signed := filepath.Join(t.TempDir(), "signed.json")
+	runCLI(t, "", "sign", tx, "--dar", dars, "--key", key, "--allow-foreign-key", "--yes", "--out", signed).must(t, 0)
+	// Without packages, the review says whose word the effects are.
+	r = runCLI(t, "", "show", tx).must(t, 0)
+	if !strings.Contains(r.out, "not re-interpreted: the effects shown are the preparing node's word") {
+		t.Errorf("show without packages:\n%s", r.out)
+	}
+
+	pt, err := vectors.FirstPrepared(filepath.Join("..", vectors.LedgerHQTransfer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	variants, err := tamper.Golden(pt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range variants {
+		t.Run(strings.ReplaceAll(v.Name, " ", "_"), func(t *testing.T) {
+			tx := writeResponse(t, "tampered.json", v.Prepared)
+			runCLI(t, "", "verify", tx).must(t, 0) // the hash alone passes
+			words := append([]string(nil), v.Words...)
+			if v.Node != "" {
+				words = append(words, "node "+v.Node+", ")
+			}
+			out := filepath.Join(t.TempDir(), "signed.json")
+			for _, args := range [][]string{
+				{"verify", tx, "--dar", dars},
+				{"show", tx, "--dar", dars},
+				{"sign", tx, "--dar", dars, "--key", key, "--allow-foreign-key", "--yes", "--out", out},
+			} {
+				r := runCLI(t, "", args...).must(t, 3)
+				if args[0] == "verify" {
+					t.Logf("%s%s", r.out, r.err)
+				}
+				for _, w := range words {
+					if !strings.Contains(r.out+r.err, w) {
+						t.Errorf("%s does not say %q:\n%s\n%s", args[0], w, r.out, r.err)
+					}
+				}
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("sign wrote %s", out)
+			}
+		})
+	}
+}

@@ -135,8 +135,8 @@ func showRun(opts *ShowOptions) error {
 	if err != nil {
 		return err
 	}
-	if len(opts.Dars) > 0 && opts.Format == cmdutil.FormatTable {
-		args, err := typedArguments(env, opts.Dars)
+	if len(opts.Dars) > 0 && opts.Format == cmdutil.FormatTable && rv.Reinterpretation != nil {
+		args, err := typedArguments(env, rv.Reinterpretation.Packages)
 		if err != nil {
 			return err
 		}

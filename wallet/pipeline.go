@@ -94,7 +94,7 @@ func Open(src Source, o OpenOptions) (*Reviewed, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	rv.Name = name
-	if err := rv.reinterpret(o.Dars); err != nil {
+	if err := rv.CheckDamlCode(o.Dars, o.Now); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return rv, nil
@@ -104,10 +104,14 @@ func Open(src Source, o OpenOptions) (*Reviewed, error) {
 const notReinterpreted = "not re-interpreted: the effects shown are the preparing node's word, not checked against the Daml code; " +
 	"give the transaction's Daml packages (its DARs, or an envelope prepared with its packages) to re-run the code before signing"
 
-// reinterpret is the pipeline's re-interpretation step: with the packages
-// of the envelope and of dars, re-run the Daml code and say in the review
-// whether the transaction is what it makes.
-func (rv *Reviewed) reinterpret(dars []string) error {
+// CheckDamlCode is the pipeline's re-interpretation step (Open runs it;
+// prepare --show too, once the packages are in the envelope): with the
+// packages of the envelope and of dars, re-run the Daml code; when it makes
+// exactly this transaction, with the hash to sign, the review is rebuilt
+// from what it made (at now); either way the review says what was found,
+// and Reinterpretation holds it. Without any package the review warns that
+// its effects are the preparing node's word.
+func (rv *Reviewed) CheckDamlCode(dars []string, now time.Time) error {
 	ps, err := LoadPackages(rv.Envelope, dars)
 	if err != nil {
 		return err
@@ -116,15 +120,19 @@ func (rv *Reviewed) reinterpret(dars []string) error {
 		rv.Review.Warnings = append(rv.Review.Warnings, notReinterpreted)
 		return nil
 	}
-	r, err := Reinterpret(context.Background(), rv.Transaction, ps)
-	if errors.Is(err, errUnavailable) {
-		rv.Review.Warnings = append(rv.Review.Warnings, notReinterpreted)
-		return nil
-	}
+	r, err := Reinterpret(context.Background(), rv.Transaction, ps, rv.Scheme)
 	if err != nil {
 		return err
 	}
+	if rv.Result != nil {
+		r.checkHash(rv.Result.Hash)
+	}
 	rv.Reinterpretation = r
+	if r.Matches() && rv.Result != nil {
+		if err := rv.summarize(r.Transaction, now); err != nil {
+			return err
+		}
+	}
 	rv.Review.Reinterpreted = r.reviewOf()
 	return nil
 }
@@ -189,7 +197,7 @@ func Verify(src Source, req VerifyRequest) (*Verification, error) {
 	}
 	v := &Verification{Envelope: env, Check: check}
 	if check.Match {
-		if v.Reinterpretation, err = reinterpretEnvelope(env, req.Dars); err != nil && !errors.Is(err, errUnavailable) {
+		if v.Reinterpretation, err = reinterpretEnvelope(env, req.Dars, check); err != nil {
 			return nil, fmt.Errorf("%s: %w", src.Name(), err)
 		}
 	}
@@ -204,8 +212,9 @@ func Verify(src Source, req VerifyRequest) (*Verification, error) {
 }
 
 // reinterpretEnvelope re-runs the Daml code of env's transaction with the
-// packages of env and dars; nil when there is none.
-func reinterpretEnvelope(env *Envelope, dars []string) (*Reinterpretation, error) {
+// packages of env and dars, its hash to be the one check recomputed; nil
+// when there is no package.
+func reinterpretEnvelope(env *Envelope, dars []string, check *HashCheck) (*Reinterpretation, error) {
 	ps, err := LoadPackages(env, dars)
 	if err != nil || ps.Empty() {
 		return nil, err
@@ -218,7 +227,12 @@ func reinterpretEnvelope(env *Envelope, dars []string) (*Reinterpretation, error
 	if err := proto.Unmarshal(raw, &pt); err != nil {
 		return nil, fmt.Errorf("preparedTransaction does not decode as a PreparedTransaction: %w", err)
 	}
-	return Reinterpret(context.Background(), &pt, ps)
+	r, err := Reinterpret(context.Background(), &pt, ps, check.Scheme)
+	if err != nil {
+		return nil, err
+	}
+	r.checkHash(check.Recomputed)
+	return r, nil
 }
 
 // CheckHash refuses a review whose hash was not recomputed or differs from

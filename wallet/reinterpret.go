@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
+	"github.com/ledger-cli/ledger/daml/engine"
+	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/hashing"
+	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"github.com/ledger-cli/ledger/wallet/review"
 )
@@ -32,59 +35,38 @@ type Reinterpretation struct {
 	// Difference is the first place where the prepared transaction is not
 	// what the code makes; nil when it is exactly that.
 	Difference *Difference
+	// Transaction is the prepared transaction as the code made it (its
+	// metadata the prepared one, every part of which was checked), and
+	// Hash its hash under the scheme asked for; both only when there is no
+	// difference.
+	Transaction *damlpb.PreparedTransaction
+	Hash        [32]byte
 }
 
 // Matches reports whether the transaction is exactly what its code makes.
 func (r *Reinterpretation) Matches() bool { return r != nil && r.Difference == nil }
 
 // Difference is where a prepared transaction departs from what its Daml
-// code makes.
+// code makes, or why its input contracts cannot be used.
 type Difference struct {
-	// Node is the node's id; "" when the difference is in the metadata (an
-	// input contract, the ledger-time bounds, the seeds).
+	// Node is the node's id; "" when the difference is not in a node (an
+	// input contract, the ledger-time bounds, the hash).
 	Node string
-	// What describes the node ("create Splice.AmuletTransferInstruction:
-	// AmuletTransferInstruction") or the metadata part.
-	What string
-	// Field is the path to the field, record labels joined by dots
-	// ("transfer.receiver"); "" when the whole is different.
-	Field string
-	// Prepared and Reinterpreted are the two sides, as text; Reason stands
-	// for both when there are no two values to show.
+	// Path is the field that differs, into values by record labels
+	// ("argument.transfer.receiver"); "" when there is no one field.
+	Path string
+	// Prepared and Reinterpreted are the two sides, as short texts ("" when
+	// a side has nothing there or there are no two sides).
 	Prepared, Reinterpreted string
-	Reason                  string
+
+	text string
 }
 
 // String says the difference as a custodian reads it: "node 17, create
-// …: transfer.receiver is A in the transaction, B when the Daml code runs".
-func (d *Difference) String() string {
-	var b strings.Builder
-	if d.Node != "" {
-		fmt.Fprintf(&b, "node %s, ", d.Node)
-	}
-	b.WriteString(d.What)
-	if d.Field != "" || d.Prepared != "" || d.Reinterpreted != "" || d.Reason != "" {
-		b.WriteString(": ")
-	}
-	if d.Field != "" {
-		b.WriteString(d.Field + " ")
-	}
-	if d.Reason != "" {
-		b.WriteString(d.Reason)
-		return b.String()
-	}
-	if d.Prepared != "" || d.Reinterpreted != "" {
-		fmt.Fprintf(&b, "is %s in the transaction, %s when the Daml code runs", orNothing(d.Prepared), orNothing(d.Reinterpreted))
-	}
-	return b.String()
-}
-
-func orNothing(s string) string {
-	if s == "" {
-		return "nothing"
-	}
-	return s
-}
+// Splice.AmuletTransferInstruction:AmuletTransferInstruction:
+// argument.transfer.receiver is A in the transaction, B when the Daml code
+// runs".
+func (d *Difference) String() string { return d.text }
 
 // NotDamlCodeError is the refusal of a transaction that is not what its
 // Daml code makes, or whose input contracts do not authenticate.
@@ -97,30 +79,62 @@ func (e *NotDamlCodeError) Error() string {
 	return fmt.Sprintf("%s is not what its Daml code makes: %s", e.Source, e.Difference)
 }
 
-// errUnavailable stands where daml/engine's re-interpretation goes: until
-// then, nothing claims a match.
-var errUnavailable = errors.New("re-running the Daml code offline is not available in this build")
-
-// Reinterpret re-runs pt's Daml code with the packages ps holds. Missing
+// Reinterpret re-runs pt's Daml code with the packages ps holds, offline,
+// and recomputes the hash under scheme over what the code made. Missing
 // packages are a *MissingPackagesError, a package that is not what its id
-// says a *PackageError; a transaction that is not what its code makes is
-// not an error: the outcome's Difference says where.
-func Reinterpret(ctx context.Context, pt *damlpb.PreparedTransaction, ps *Packages) (*Reinterpretation, error) {
+// says a *PackageError; a transaction that is not what its code makes,
+// input contracts that do not authenticate and code that fails are no
+// error: the outcome's Difference says what. Code that runs out of its
+// budget (interp's default limits) is an error: nothing was decided.
+func Reinterpret(ctx context.Context, pt *damlpb.PreparedTransaction, ps *Packages, scheme hashing.Scheme) (*Reinterpretation, error) {
 	pkgs, err := ps.For(pt)
 	if err != nil {
 		return nil, err
 	}
 	r := &Reinterpretation{Code: codeName(pt, pkgs), Packages: pkgs}
-	d, err := runDamlCode(ctx, pt, pkgs)
+	set := engine.PackageSetOf(pkgs...)
+	inputs, err := engine.InputContracts(pt.GetMetadata(), set)
+	var ie *engine.InputContractError
+	if errors.As(err, &ie) {
+		r.Difference = &Difference{text: ie.Error()}
+		return r, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	r.Difference = d
+	out, err := engine.Reinterpret(ctx, pt, engine.Reinterpretation{Packages: set, Inputs: inputs})
+	var fails *interp.Error
+	if errors.As(err, &fails) && fails.ID != ledgerapi.CodeLedgerAPIInternalError.ID && fails.ID != interpretationTimeExceeded {
+		r.Difference = &Difference{text: "the Daml code of its root nodes fails: " + fails.Error()}
+		return r, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("re-running the Daml code: %w", err)
+	}
+	if d := out.Difference; d != nil {
+		r.Difference = &Difference{Node: d.NodeID, Path: d.Path, Prepared: d.Prepared, Reinterpreted: d.Reinterpreted, text: d.String()}
+		return r, nil
+	}
+	r.Transaction = &damlpb.PreparedTransaction{Transaction: out.Transaction, Metadata: pt.GetMetadata()}
+	if r.Hash, err = hashing.HashMessage(r.Transaction, scheme); err != nil {
+		return nil, fmt.Errorf("hashing the re-interpreted transaction: %w", err)
+	}
 	return r, nil
 }
 
-func runDamlCode(ctx context.Context, pt *damlpb.PreparedTransaction, pkgs []*lf.Package) (*Difference, error) {
-	return nil, errUnavailable
+// interpretationTimeExceeded is the interpreter's error id for code that
+// ran out of its budget.
+const interpretationTimeExceeded = "INTERPRETATION_TIME_EXCEEDED"
+
+// checkHash makes a difference of a re-interpreted transaction whose hash
+// is not the one to sign: every field compared equal, so the two encodings
+// part somewhere the comparison does not look.
+func (r *Reinterpretation) checkHash(signed [32]byte) {
+	if r.Matches() && r.Hash != signed {
+		r.Difference = &Difference{Path: "hash", Prepared: hashing.Hex(signed), Reinterpreted: hashing.Hex(r.Hash),
+			text: fmt.Sprintf("the hash to sign is %s; the transaction the Daml code makes hashes to %s", hashing.Hex(signed), hashing.Hex(r.Hash))}
+		r.Transaction = nil
+	}
 }
 
 // codeName names the packages pt names by name and version, the package
