@@ -1,0 +1,63 @@
+package wallet
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/ledger-cli/ledger/hashing"
+	"github.com/ledger-cli/ledger/internal/tamper"
+	"github.com/ledger-cli/ledger/proto/damlpb"
+)
+
+// goldenPackages are the golden transfer's packages, from its DARs.
+func goldenPackages(t testing.TB) *Packages {
+	t.Helper()
+	ps, err := LoadPackages(&Envelope{}, []string{goldenDarDir(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
+}
+
+// TestReinterpretRefusesEveryChange is the property: one field of one node
+// of the golden transfer changed at random — ids, parties, flags,
+// versions, children, one leaf of a value — is refused every time: as a
+// difference, as code that fails, or (a package id changed) as a package
+// nobody can give. Seeded and bounded.
+func TestReinterpretRefusesEveryChange(t *testing.T) {
+	pt := goldenPrepared(t)
+	ps := goldenPackages(t)
+	r, err := Reinterpret(context.Background(), pt, ps, hashing.V2)
+	if err != nil || !r.Matches() {
+		t.Fatalf("the golden transfer: %v %v", err, r.Difference)
+	}
+	iterations := 150
+	if testing.Short() {
+		iterations = 20
+	}
+	start := time.Now()
+	refused := 0
+	for seed := uint64(1); refused < iterations; seed++ {
+		v := proto.Clone(pt).(*damlpb.PreparedTransaction)
+		what := tamper.Random(rand.New(rand.NewPCG(seed, 23)), v)
+		if what == "" {
+			continue
+		}
+		r, err := Reinterpret(context.Background(), v, ps, hashing.V2)
+		var missing *MissingPackagesError
+		switch {
+		case errors.As(err, &missing):
+		case err != nil:
+			t.Errorf("seed %d, %s: %v", seed, what, err)
+		case r.Matches():
+			t.Errorf("seed %d, %s: re-interpreted without a difference", seed, what)
+		}
+		refused++
+	}
+	t.Logf("%d random changes refused in %s", refused, time.Since(start).Round(time.Millisecond))
+}
