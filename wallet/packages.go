@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ledger-cli/ledger/daml/archive"
+	"github.com/ledger-cli/ledger/daml/engine"
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
@@ -127,6 +128,25 @@ type Packages struct {
 	// payloads are the envelope's packages not decoded yet: only those a
 	// transaction needs are.
 	payloads map[lf.PackageID][]byte
+	// set is the engine's package set of the packages setOf was last
+	// asked for (setKey): its resolved code is kept between transactions.
+	set    *engine.PackageSet
+	setKey string
+}
+
+// setOf is the engine's package set of pkgs, the one built before when
+// pkgs are the same packages.
+func (ps *Packages) setOf(pkgs []*lf.Package) *engine.PackageSet {
+	ids := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		ids[i] = string(p.ID)
+	}
+	slices.Sort(ids)
+	key := strings.Join(ids, ",")
+	if ps.set == nil || ps.setKey != key {
+		ps.set, ps.setKey = engine.PackageSetOf(pkgs...), key
+	}
+	return ps.set
 }
 
 // PackageError is a package that is not what its id says, or does not

@@ -92,7 +92,7 @@ func Reinterpret(ctx context.Context, pt *damlpb.PreparedTransaction, ps *Packag
 		return nil, err
 	}
 	r := &Reinterpretation{Code: codeName(pt, pkgs), Packages: pkgs}
-	set := engine.PackageSetOf(pkgs...)
+	set := ps.setOf(pkgs)
 	inputs, err := engine.InputContracts(pt.GetMetadata(), set)
 	var ie *engine.InputContractError
 	if errors.As(err, &ie) {

@@ -61,3 +61,21 @@ func TestReinterpretRefusesEveryChange(t *testing.T) {
 	}
 	t.Logf("%d random changes refused in %s", refused, time.Since(start).Round(time.Millisecond))
 }
+
+// BenchmarkReinterpretGolden re-runs and compares the golden Canton Coin
+// transfer with its packages already decoded: authenticating the five
+// input contracts, the interpretation, the comparison and the hash.
+func BenchmarkReinterpretGolden(b *testing.B) {
+	pt := goldenPrepared(b)
+	ps := goldenPackages(b)
+	if _, err := ps.For(pt); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := Reinterpret(context.Background(), pt, ps, hashing.V2)
+		if err != nil || !r.Matches() {
+			b.Fatalf("%v %v", err, r.Difference)
+		}
+	}
+}
