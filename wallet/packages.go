@@ -15,6 +15,7 @@ import (
 	"github.com/ledger-cli/ledger/daml/engine"
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/proto/damlpb"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // The Daml code a signer re-runs comes from two places: the packages the
@@ -125,13 +126,21 @@ func decodePayload(id string, payload []byte) (*lf.Package, error) {
 type Packages struct {
 	byID map[lf.PackageID]*lf.Package
 	from map[lf.PackageID]string
-	// payloads are the envelope's packages not decoded yet: only those a
-	// transaction needs are.
+	// payloads are the envelope's packages not decoded yet, and dalfs the
+	// DARs' (with the file each came from): only those a transaction needs
+	// are decoded, each once however many DARs carry it.
 	payloads map[lf.PackageID][]byte
+	dalfs    map[lf.PackageID]dalf
 	// set is the engine's package set of the packages setOf was last
 	// asked for (setKey): its resolved code is kept between transactions.
 	set    *engine.PackageSet
 	setKey string
+}
+
+// dalf is a DAR's Archive of a package, not decoded yet.
+type dalf struct {
+	bytes []byte
+	from  string
 }
 
 // setOf is the engine's package set of pkgs, the one built before when
@@ -168,10 +177,13 @@ const fromEnvelope = "the envelope"
 // LoadPackages gathers the packages of env and of the DAR files at paths (a
 // path may be a directory: its *.dar files and PACKAGE_ID.payload files
 // are read, not its subdirectories). An envelope package whose payload
-// does not hash to its id is refused (a *PackageError); so is a DAR or a
-// payload file that does not decode within daml/archive's limits.
+// does not hash to its id is refused (a *PackageError); so is a payload
+// file that does not decode, and a DAR beyond daml/archive's limits. A
+// DAR's package is decoded only when a transaction needs it (For), which
+// refuses one that is not what its id says.
 func LoadPackages(env *Envelope, paths []string) (*Packages, error) {
-	ps := &Packages{byID: map[lf.PackageID]*lf.Package{}, from: map[lf.PackageID]string{}, payloads: map[lf.PackageID][]byte{}}
+	ps := &Packages{byID: map[lf.PackageID]*lf.Package{}, from: map[lf.PackageID]string{}, payloads: map[lf.PackageID][]byte{},
+		dalfs: map[lf.PackageID]dalf{}}
 	if env.Info != nil {
 		if n := len(env.Info.Packages); n > MaxEnvelopePackages {
 			return nil, fmt.Errorf("the envelope carries %d packages, more than the limit of %d", n, MaxEnvelopePackages)
@@ -243,12 +255,14 @@ func (ps *Packages) loadFile(path string) error {
 		ps.add(p, path)
 		return nil
 	}
-	d, err := archive.ReadDarFile(path, archiveOptions)
+	archives, err := archive.ReadDarArchives(path, archiveOptions)
 	if err != nil {
 		return err
 	}
-	for _, p := range d.Packages {
-		ps.add(p, path)
+	for id, b := range archives {
+		if _, ok := ps.dalfs[id]; !ok {
+			ps.dalfs[id] = dalf{bytes: b, from: path}
+		}
 	}
 	return nil
 }
@@ -260,27 +274,48 @@ func (ps *Packages) add(p *lf.Package, from string) {
 	}
 }
 
-// lookup returns package id, decoding it from the envelope's
-// payloads the first time; nil when there is none.
-func (ps *Packages) lookup(id lf.PackageID) (*lf.Package, error) {
-	if p := ps.byID[id]; p != nil {
-		return p, nil
+// lookup returns the packages ids, nil for each that was not given,
+// decoding those not decoded yet, several at once.
+func (ps *Packages) lookup(ids []lf.PackageID) ([]*lf.Package, error) {
+	out := make([]*lf.Package, len(ids))
+	var pending []int
+	var dalfs [][]byte
+	var from []string
+	for i, id := range ids {
+		if p := ps.byID[id]; p != nil {
+			out[i] = p
+			continue
+		}
+		if payload, ok := ps.payloads[id]; ok {
+			delete(ps.payloads, id)
+			// As an Archive, whose decoding checks the payload against id.
+			b := protowire.AppendTag(nil, 3, protowire.BytesType)
+			b = protowire.AppendBytes(b, payload)
+			b = protowire.AppendTag(b, 4, protowire.BytesType)
+			pending, dalfs, from = append(pending, i), append(dalfs, protowire.AppendString(b, string(id))), append(from, fromEnvelope)
+			continue
+		}
+		if d, ok := ps.dalfs[id]; ok {
+			delete(ps.dalfs, id)
+			// Decoding checks the id the DAR states against the payload.
+			pending, dalfs, from = append(pending, i), append(dalfs, d.bytes), append(from, d.from)
+		}
 	}
-	payload, ok := ps.payloads[id]
-	if !ok {
-		return nil, nil
+	pkgs, errs := archive.DecodeArchives(dalfs, archiveOptions)
+	for j, i := range pending {
+		if errs[j] != nil {
+			return nil, &PackageError{PackageID: string(ids[i]), From: from[j], Err: errs[j]}
+		}
+		ps.add(pkgs[j], from[j])
+		out[i] = pkgs[j]
 	}
-	delete(ps.payloads, id)
-	p, err := archive.DecodePayload(string(id), payload, archiveOptions)
-	if err != nil {
-		return nil, &PackageError{PackageID: string(id), From: fromEnvelope, Err: err}
-	}
-	ps.add(p, fromEnvelope)
-	return p, nil
+	return out, nil
 }
 
 // Empty reports whether there are no packages at all.
-func (ps *Packages) Empty() bool { return len(ps.byID) == 0 && len(ps.payloads) == 0 }
+func (ps *Packages) Empty() bool {
+	return len(ps.byID) == 0 && len(ps.payloads) == 0 && len(ps.dalfs) == 0
+}
 
 // MissingPackagesError names the packages a transaction needs that were
 // not given: to re-run its Daml code, every package it names and every
@@ -301,28 +336,33 @@ var ErrNoPackages = errors.New("no Daml packages to re-run the transaction's cod
 // dependencies, each decoded once — or a *MissingPackagesError naming
 // every one of them that was not given, or a *PackageError.
 func (ps *Packages) For(pt *damlpb.PreparedTransaction) ([]*lf.Package, error) {
-	queue := NamedPackages(pt)
+	level := NamedPackages(pt)
 	seen := map[string]bool{}
 	var out []*lf.Package
 	var missing []string
-	for len(queue) > 0 {
-		id := queue[0]
-		queue = queue[1:]
-		if seen[id] {
-			continue
+	// Level by level of the dependency graph, each level decoded at once.
+	for len(level) > 0 {
+		var ids []lf.PackageID
+		for _, id := range level {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, lf.PackageID(id))
+			}
 		}
-		seen[id] = true
-		p, err := ps.lookup(lf.PackageID(id))
+		pkgs, err := ps.lookup(ids)
 		if err != nil {
 			return nil, err
 		}
-		if p == nil {
-			missing = append(missing, id)
-			continue
-		}
-		out = append(out, p)
-		for _, dep := range p.DirectDeps {
-			queue = append(queue, string(dep))
+		level = nil
+		for i, p := range pkgs {
+			if p == nil {
+				missing = append(missing, string(ids[i]))
+				continue
+			}
+			out = append(out, p)
+			for _, dep := range p.DirectDeps {
+				level = append(level, string(dep))
+			}
 		}
 	}
 	if len(missing) > 0 {

@@ -1,11 +1,14 @@
 package wallet
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -235,4 +238,81 @@ func TestPackagePayloadFiles(t *testing.T) {
 func sha256Hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// TestForgedDarPackage: a DAR whose dalf states another package's id (a
+// dalf of the Ping DAR renamed to the golden's splice-amulet 0.1.6) is
+// refused when the transaction needs that package, naming the DAR.
+func TestForgedDarPackage(t *testing.T) {
+	pt := goldenPrepared(t)
+	old := ""
+	for _, ic := range pt.GetMetadata().GetInputContracts() {
+		if strings.HasPrefix(ic.GetV1().GetTemplateId().GetPackageId(), "979ec710") {
+			old = ic.GetV1().GetTemplateId().GetPackageId()
+		}
+	}
+	ping := filepath.Join("..", "daml", "archive", "testdata", "canton-builtin-admin-workflow-ping.dar")
+	zr, err := zip.OpenReader(ping)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(f.Name, ".dalf") {
+			b = restateArchiveHash(t, b, old)
+		}
+		w, err := zw.Create(f.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(b)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	forged := filepath.Join(t.TempDir(), "forged.dar")
+	if err := os.WriteFile(forged, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := LoadPackages(&Envelope{}, []string{forged, sharedDar(t, goldenDars[0])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ps.For(pt)
+	var perr *PackageError
+	if !errors.As(err, &perr) || perr.PackageID != old || perr.From != forged || !errors.Is(err, archive.ErrHashMismatch) {
+		t.Fatalf("a forged dalf: %v", err)
+	}
+}
+
+// restateArchiveHash rewrites an Archive's hash field (4) to id.
+func restateArchiveHash(t *testing.T, dalf []byte, id string) []byte {
+	t.Helper()
+	var out []byte
+	for len(dalf) > 0 {
+		num, typ, n := protowire.ConsumeTag(dalf)
+		m := protowire.ConsumeFieldValue(num, typ, dalf[n:])
+		if n < 0 || m < 0 {
+			t.Fatal("malformed dalf")
+		}
+		if num == 4 {
+			out = protowire.AppendTag(out, 4, protowire.BytesType)
+			out = protowire.AppendString(out, id)
+		} else {
+			out = append(out, dalf[:n+m]...)
+		}
+		dalf = dalf[n+m:]
+	}
+	return out
 }

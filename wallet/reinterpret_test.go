@@ -79,3 +79,22 @@ func BenchmarkReinterpretGolden(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkVerifyGoldenFromDisk is what ledger verify --dar DIR spends on
+// the golden transfer in one process: the DARs read and decoded, the code
+// resolved, re-run and compared.
+func BenchmarkVerifyGoldenFromDisk(b *testing.B) {
+	pt := goldenPrepared(b)
+	dir := goldenDarDir(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		ps, err := LoadPackages(&Envelope{}, []string{dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := Reinterpret(context.Background(), pt, ps, hashing.V2)
+		if err != nil || !r.Matches() {
+			b.Fatalf("%v %v", err, r.Difference)
+		}
+	}
+}
