@@ -1,15 +1,19 @@
 package cmd
 
 import (
+	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
+	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/display"
 	"github.com/ledger-cli/ledger/hashing"
@@ -261,11 +265,14 @@ func prepareRun(opts *PrepareOptions) error {
 		verr = rv.HashErr
 	}
 	if opts.WithPackages && verr == nil {
-		pkgs, err := wallet.FetchPackages(ctx, rv.Transaction, conn.Client.GetPackage)
+		pkgs, absent, err := wallet.FetchPackages(ctx, rv.Transaction, nodePackage(conn.Client))
 		if err != nil {
 			return fmt.Errorf("--with-packages: %w", conn.WithHint(err))
 		}
 		env.Info.Packages = pkgs
+		for _, id := range absent {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: the node has no package %s (its generic contract model serves the template): there is no Daml code for the signer to re-run\n", id)
+		}
 	}
 	// The review is the signer's: re-run with the packages it will have.
 	if verr == nil {
@@ -388,5 +395,18 @@ func writeCost(w io.Writer, c *ledgerapi.CostEstimation, hints *ledgerapi.CostEs
 		fmt.Fprintf(w, "  cost:       not estimated (--no-cost-estimate)\n")
 	default:
 		fmt.Fprintf(w, "  cost:       the node gave no estimate (Canton before 3.4 does not)\n")
+	}
+}
+
+// nodePackage is GET /v2/packages/{id}, nil for a package the node does
+// not have.
+func nodePackage(cl *client.Client) func(ctx context.Context, id string) ([]byte, error) {
+	return func(ctx context.Context, id string) ([]byte, error) {
+		b, err := cl.GetPackage(ctx, id)
+		var apiErr *client.APIError
+		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound {
+			return nil, nil
+		}
+		return b, err
 	}
 }

@@ -209,3 +209,22 @@ func TestGoldenReinterpretedOffline(t *testing.T) {
 		})
 	}
 }
+
+// TestPrepareWithPackagesOfGenericTemplate: a template no package defines
+// (the node's generic contract model) has no package to carry; prepare
+// --with-packages says so and still writes the envelope, whose review
+// warns that the effects are the preparing node's word.
+func TestPrepareWithPackagesOfGenericTemplate(t *testing.T) {
+	n := startLiveNode(t)
+	party, _, _, tok := n.externalParty("alice")
+	tx := filepath.Join(t.TempDir(), "iou.json")
+	r := runCLI(t, "", "prepare", "--create", "#iou:Iou:Iou", "--args", `{"owner":"`+party+`"}`, "--act-as", party,
+		"--with-packages", "--out", tx, "--url", n.url, "--token", tok).must(t, 0)
+	if !strings.Contains(r.err, "warning: the node has no package ") || !strings.Contains(r.err, "no Daml code for the signer to re-run") {
+		t.Errorf("prepare's warning:\n%s", r.err)
+	}
+	r = runCLI(t, "", "show", tx).must(t, 0)
+	if !strings.Contains(r.out, "not re-interpreted: the effects shown are the preparing node's word") {
+		t.Errorf("show:\n%s", r.out)
+	}
+}

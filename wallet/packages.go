@@ -77,10 +77,12 @@ func NamedPackages(pt *damlpb.PreparedTransaction) []string {
 
 // FetchPackages fetches, with get (GET /v2/packages/{id}), the packages
 // pt names and every package they depend on, each checked against its id.
-func FetchPackages(ctx context.Context, pt *damlpb.PreparedTransaction, get func(ctx context.Context, id string) ([]byte, error)) ([]EnvelopePackage, error) {
+// get answers nil, nil for a package the node does not have (a template
+// its generic contract model serves): those are returned as absent, and
+// the signer will not find them either.
+func FetchPackages(ctx context.Context, pt *damlpb.PreparedTransaction, get func(ctx context.Context, id string) ([]byte, error)) (pkgs []EnvelopePackage, absent []string, err error) {
 	queue := NamedPackages(pt)
 	seen := map[string]bool{}
-	var out []EnvelopePackage
 	for len(queue) > 0 {
 		id := queue[0]
 		queue = queue[1:]
@@ -88,24 +90,29 @@ func FetchPackages(ctx context.Context, pt *damlpb.PreparedTransaction, get func
 			continue
 		}
 		seen[id] = true
-		if len(out) == MaxEnvelopePackages {
-			return nil, fmt.Errorf("the transaction needs more than %d packages", MaxEnvelopePackages)
+		if len(pkgs) == MaxEnvelopePackages {
+			return nil, nil, fmt.Errorf("the transaction needs more than %d packages", MaxEnvelopePackages)
 		}
 		payload, err := get(ctx, id)
 		if err != nil {
-			return nil, fmt.Errorf("package %s: %w", id, err)
+			return nil, nil, fmt.Errorf("package %s: %w", id, err)
+		}
+		if payload == nil {
+			absent = append(absent, id)
+			continue
 		}
 		p, err := decodePayload(id, payload)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out = append(out, EnvelopePackage{PackageID: id, Payload: payload})
+		pkgs = append(pkgs, EnvelopePackage{PackageID: id, Payload: payload})
 		for _, dep := range p.DirectDeps {
 			queue = append(queue, string(dep))
 		}
 	}
-	slices.SortFunc(out, func(a, b EnvelopePackage) int { return strings.Compare(a.PackageID, b.PackageID) })
-	return out, nil
+	slices.SortFunc(pkgs, func(a, b EnvelopePackage) int { return strings.Compare(a.PackageID, b.PackageID) })
+	slices.Sort(absent)
+	return pkgs, absent, nil
 }
 
 // archiveOptions are the limits packages are decoded with: daml/archive's

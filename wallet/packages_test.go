@@ -151,9 +151,9 @@ func TestPackagesFromEnvelope(t *testing.T) {
 	for _, name := range goldenDars {
 		paths = append(paths, sharedDar(t, name))
 	}
-	fetched, err := FetchPackages(context.Background(), pt, darPayloads(t, paths...))
-	if err != nil {
-		t.Fatal(err)
+	fetched, absent, err := FetchPackages(context.Background(), pt, darPayloads(t, paths...))
+	if err != nil || len(absent) > 0 {
+		t.Fatal(err, absent)
 	}
 	env := &Envelope{PreparedTransaction: "AA==", Info: &EnvelopeInfo{Format: EnvelopeFormat, Version: EnvelopeVersion, Packages: fetched}}
 	b, err := env.Marshal()
