@@ -5,6 +5,7 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,7 +15,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/cmd/typecheck"
+	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/wallet"
 )
@@ -25,10 +29,8 @@ type commandFlags struct {
 	Create, Exercise, CreateAndExercise, ExerciseByKey string
 	Args, ContractID, Choice, Arg, Key                 string
 	CommandsFile                                       string
-	// Dars are DAR files to check the arguments against, CheckTypes asks
-	// for a check against the node's packages (typecheck.go).
-	Dars       []string
-	CheckTypes bool
+	// --dar and --check-types (cmd/typecheck)
+	typecheck.Flags
 }
 
 func addCommandFlags(fl *pflag.FlagSet, c *commandFlags) {
@@ -42,8 +44,23 @@ func addCommandFlags(fl *pflag.FlagSet, c *commandFlags) {
 	fl.StringVar(&c.Arg, "arg", "", "choice argument as JSON, or @FILE (default {})")
 	fl.StringVar(&c.Key, "key", "", "contract key as JSON, or @FILE (with --exercise-by-key)")
 	fl.StringVar(&c.CommandsFile, "commands", "", "the commands as the JSON API writes them: @FILE holding a JSON array (or one command)")
-	addTypeCheckFlags(fl, c)
+	c.AddFlags(fl)
 }
+
+// checkTypes refuses cmds that do not fit the types of --dar's packages,
+// or with --check-types of the node's (typecheck.Flags.Check).
+func (c *commandFlags) checkTypes(cl *client.Client, cmds []ledgerapi.Command, actAs, preference []string) error {
+	return c.Check(cl, cmds, actAs, preference)
+}
+
+// noteGeneric notes on w the commands the node's generic contract model
+// served (typecheck.NoteGeneric).
+func noteGeneric(ctx context.Context, cl *client.Client, cmds []ledgerapi.Command, actAs []string, w io.Writer) {
+	typecheck.NoteGeneric(ctx, cl, cmds, actAs, w)
+}
+
+// readDars decodes DAR files into their packages (typecheck.ReadDars).
+func readDars(paths []string) ([]*lf.Package, error) { return typecheck.ReadDars(paths) }
 
 // build turns the flags into commands.
 func (c *commandFlags) build(stdin io.Reader) ([]ledgerapi.Command, error) {

@@ -179,10 +179,10 @@ func writeExecuteResult(opts *ExecuteOptions, r ExecuteResult) error {
 	if r.Status == "submitted" {
 		var follow strings.Builder
 		for _, p := range r.ActAs {
-			follow.WriteString(" --party " + shellQuote(p))
+			follow.WriteString(" --party " + cmdutil.ShellQuote(p))
 		}
 		fmt.Fprintf(w, "Submitted command %s (submission %s).\nThe outcome arrives as a completion: ledger completions%s --until-command-id %s\n",
-			r.CommandID, r.SubmissionID, follow.String(), shellQuote(r.CommandID))
+			r.CommandID, r.SubmissionID, follow.String(), cmdutil.ShellQuote(r.CommandID))
 		return nil
 	}
 	fmt.Fprintf(w, "Committed command %s\n", r.CommandID)

@@ -1,10 +1,7 @@
 package cmd
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,74 +11,46 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/cmd/internal/cmdtest"
 	"github.com/ledger-cli/ledger/cmd/parties"
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/node/ledger"
-	"github.com/ledger-cli/ledger/node/local"
-	"github.com/ledger-cli/ledger/server"
-	"github.com/ledger-cli/ledger/server/auth"
 	"github.com/ledger-cli/ledger/signer"
 	"github.com/ledger-cli/ledger/wallet"
 )
 
-var onlineSecret = []byte("online-commands-test-secret-0123456789")
+var onlineSecret = cmdtest.Secret
 
 // liveNode is an in-process `ledger serve` with HS256 tokens.
 type liveNode struct {
 	t     *testing.T
 	url   string
 	admin string
-	run   *server.Running
+	node  *cmdtest.Node
 }
 
 func startLiveNode(t *testing.T) *liveNode {
 	t.Helper()
-	isolateConfig(t)
-	run, err := startServe(context.Background(), serveSetup{
-		Config: local.Config{DBPath: filepath.Join(t.TempDir(), "ledger.db")},
-		Server: server.Config{Addr: "127.0.0.1:0", Auth: auth.Config{Mode: auth.ModeHS256, Secret: onlineSecret}},
-	})
-	if err != nil {
-		t.Fatalf("start node: %v", err)
-	}
-	t.Cleanup(func() { run.Close() })
-	n := &liveNode{t: t, url: run.URL(), run: run}
-	n.admin = n.token(ledger.AdminUserID)
-	return n
+	n := cmdtest.StartNode(t)
+	return &liveNode{t: t, url: n.URL, admin: n.Admin, node: n}
 }
 
 // startOpenNode is an in-process `ledger serve` without authentication,
 // the default of ledger serve; it returns the node's URL.
 func startOpenNode(t *testing.T) string {
 	t.Helper()
-	isolateConfig(t)
-	run, err := startServe(context.Background(), serveSetup{
-		Config: local.Config{DBPath: ":memory:"},
-		Server: server.Config{Addr: "127.0.0.1:0"},
-	})
-	if err != nil {
-		t.Fatalf("start node: %v", err)
-	}
-	t.Cleanup(func() { run.Close() })
-	return run.URL()
+	return cmdtest.StartOpenNode(t)
 }
 
+// token is a token of user for n, valid for an hour.
 func (n *liveNode) token(user string) string {
 	n.t.Helper()
-	tok, err := auth.Mint(onlineSecret, user, time.Hour, "", auth.DefaultParticipantID, time.Now())
-	if err != nil {
-		n.t.Fatal(err)
-	}
-	return tok
+	return n.node.Token(user)
 }
 
 // isolateConfig keeps the user's profiles and LEDGER_* variables out.
 func isolateConfig(t *testing.T) {
 	t.Helper()
-	t.Setenv(cmdutil.ConfigEnv, filepath.Join(t.TempDir(), "config.yaml"))
-	for _, k := range append(cmdutil.ConnectionKeys, "profile", "key-passphrase") {
-		t.Setenv(cmdutil.EnvName(k), "")
-	}
+	cmdtest.IsolateConfig(t)
 }
 
 // cliResult is one run of the CLI.
@@ -93,19 +62,8 @@ type cliResult struct {
 // runCLI runs ledger with args as the binary does, on buffers.
 func runCLI(t *testing.T, stdin string, args ...string) cliResult {
 	t.Helper()
-	ios, in, out, errOut := cmdutil.Test()
-	in.WriteString(stdin)
-	f := &cmdutil.Factory{IO: ios, Config: viper.New(), Now: time.Now}
-	root := NewCmdRoot(f)
-	root.SetArgs(args)
-	err := root.Execute()
-	if err != nil {
-		var ee *cmdutil.ExitError
-		if !errors.As(err, &ee) || ee.Err != nil {
-			fmt.Fprintf(errOut, "error: %s\n", err)
-		}
-	}
-	return cliResult{out: out.String(), err: errOut.String(), code: cmdutil.ExitCode(err)}
+	r := cmdtest.Run(t, NewCmdRoot, stdin, args...)
+	return cliResult{out: r.Out, err: r.Err, code: r.Code}
 }
 
 func (r cliResult) must(t *testing.T, code int) cliResult {

@@ -2,10 +2,12 @@
 // each command an Options struct, a NewCmdX(f, runF) that only parses flags
 // into it, and an xRun(opts) that calls wallet, client or the node and
 // renders through display — no business logic here. A noun with several
-// verbs has its own package (keys, parties, users, config); the verbs of one
-// word (prepare, sign, execute, …) are one file each in this package.
-// cmdutil holds what commands share: IO streams, output formats, the
-// client's settings, exit codes, hints and prompts.
+// verbs has its own package (keys, parties, users, config), and so has a
+// command that runs a node or Daml code (serve, quickstart, token, bench,
+// daml): this package, where sign and verify live, imports neither node nor
+// server. The verbs of one word (prepare, sign, execute, …) are one file
+// each in this package. cmdutil holds what commands share: IO streams,
+// output formats, the client's settings, exit codes, hints and prompts.
 package cmd
 
 import (
@@ -16,12 +18,17 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
+	"github.com/ledger-cli/ledger/cmd/bench"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/cmd/config"
+	"github.com/ledger-cli/ledger/cmd/daml"
 	"github.com/ledger-cli/ledger/cmd/dars"
 	"github.com/ledger-cli/ledger/cmd/keys"
 	"github.com/ledger-cli/ledger/cmd/packages"
 	"github.com/ledger-cli/ledger/cmd/parties"
+	"github.com/ledger-cli/ledger/cmd/quickstart"
+	"github.com/ledger-cli/ledger/cmd/serve"
+	"github.com/ledger-cli/ledger/cmd/token"
 	"github.com/ledger-cli/ledger/cmd/users"
 )
 
@@ -75,14 +82,14 @@ Start with:  ledger quickstart`,
 
 	root.AddCommand(
 		// Commands are registered here, one line each.
-		NewCmdQuickstart(f, nil),
+		quickstart.NewCmdQuickstart(f, NewCmdRoot, nil),
 		NewCmdHash(f, nil),
 		NewCmdVerify(f, nil),
 		NewCmdSign(f, nil),
-		NewCmdToken(f, nil),
+		token.NewCmdToken(f, nil),
 		NewCmdShow(f, nil),
 		keys.NewCmdKeys(f),
-		NewCmdServe(f, nil),
+		serve.NewCmdServe(f, nil),
 		config.NewCmdConfig(f),
 		NewCmdPrepare(f, nil),
 		NewCmdExecute(f, nil),
@@ -97,11 +104,11 @@ Start with:  ledger quickstart`,
 		dars.NewCmdDars(f),
 		packages.NewCmdPackages(f),
 		users.NewCmdUsers(f),
-		NewCmdBench(f, nil),
+		bench.NewCmdBench(f, nil),
 		NewCmdVersion(f, nil),
 		NewCmdStatus(f, nil),
 		NewCmdErrors(f, nil),
-		NewCmdDaml(f),
+		daml.NewCmdDaml(f),
 	)
 	return root
 }

@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/ledger-cli/ledger/internal/pbwire"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/engine"
 	"github.com/ledger-cli/ledger/node/ledger"
@@ -44,9 +46,17 @@ func (n *Node) Submit(ctx context.Context, cmds ledgerapi.Commands, userID, trac
 // external parties and commits the outcome. A transaction that was executed
 // before, within the deduplication period, is committed as a
 // DUPLICATE_COMMAND rejection, as Canton answers it. userID is the
-// effective user; the caller has checked execute rights for the act_as
-// parties of the prepared transaction.
-func (n *Node) Execute(ctx context.Context, req ledgerapi.ExecuteSubmissionRequest, userID, traceParent string) (*Receipt, error) {
+// effective user; traceParent is as for Submit.
+//
+// authorize is called first, with the act_as parties of the prepared
+// transaction as the engine reads them (a metadata field given twice acts
+// as the parties of both), and its error ends the execution: the caller
+// checks its execute rights there. Bytes that do not decode give it no
+// parties; the engine then says what is wrong with them.
+func (n *Node) Execute(ctx context.Context, req ledgerapi.ExecuteSubmissionRequest, userID, traceParent string, authorize func(actAs []string) error) (*Receipt, error) {
+	if err := authorize(preparedActAs(req.PreparedTransaction)); err != nil {
+		return nil, err
+	}
 	out, err := n.engine.Execute(ctx, req, userID, n.signingKeys)
 	if err != nil {
 		out = n.executedBefore(ctx, err, req, userID)
@@ -59,6 +69,32 @@ func (n *Node) Execute(ctx context.Context, req ledgerapi.ExecuteSubmissionReque
 		sigs += len(ps.Signatures)
 	}
 	return n.commit(ctx, out, trafficBasis{size: len(req.PreparedTransaction), signatures: sigs}, traceParent)
+}
+
+// metadataField is the number of PreparedTransaction.metadata.
+var metadataField = (&damlpb.PreparedTransaction{}).ProtoReflect().Descriptor().Fields().ByName("metadata").Number()
+
+// preparedActAs is metadata.submitter_info.act_as of a prepared
+// transaction as the engine's decoding reads it: every metadata field of
+// the message merged into one, as protobuf merges a message field given
+// more than once. The transaction's nodes are not decoded. Nil when the
+// bytes are no message or the metadata does not decode.
+func preparedActAs(b []byte) []string {
+	md := &damlpb.Metadata{}
+	merge := proto.UnmarshalOptions{Merge: true}
+	for len(b) > 0 {
+		f, rest, err := pbwire.Next(b)
+		if err != nil {
+			return nil
+		}
+		b = rest
+		if f.Num == metadataField && f.Type == protowire.BytesType {
+			if merge.Unmarshal(f.Bytes, md) != nil {
+				return nil
+			}
+		}
+	}
+	return md.GetSubmitterInfo().GetActAs()
 }
 
 // Receipt is a submission's outcome once committed: where it landed and,

@@ -15,7 +15,7 @@ import (
 // archived events and consuming exercised events list the same interfaces
 // as implementedInterfaces (non-consuming exercises list none). Views are
 // computed by the interpreter with the package set the filter was resolved
-// with (engine.PackageSet.InterfaceView): a view that fails is reported in
+// with (engine.InterfaceView): a view that fails is reported in
 // its viewStatus, never as the read's error.
 
 // addViews fills ev's interface views.

@@ -33,10 +33,26 @@ import (
 	"github.com/ledger-cli/ledger/node/ledger"
 )
 
-// Store keeps the node's records. Its methods are safe for concurrent use
-// and report the sentinel errors of package ledger; node/sqlite implements
-// it.
+// Store keeps the node's records: the composition of the stores of each
+// role below, which node/sqlite implements in one database. Its methods are
+// safe for concurrent use and report the sentinel errors of package ledger.
 type Store interface {
+	IdentityStore
+	UserStore
+	PartyStore
+	CommitLog
+	ContractStore
+	ReadStore
+	// PackageStore keeps uploaded packages (packages.go).
+	PackageStore
+
+	// String names the store for logs (for a file, its path).
+	String() string
+	Close() error
+}
+
+// IdentityStore keeps the node's identity and settings.
+type IdentityStore interface {
 	// Init records want as the node's identity, with the bootstrap user
 	// ledger.AdminUserID, unless the node has one; it returns the identity
 	// in force and whether it was created now.
@@ -46,7 +62,11 @@ type Store interface {
 	// SetMaxDeduplication changes the recorded maximum deduplication
 	// duration, which commits apply to ledger.DedupDefault.
 	SetMaxDeduplication(ctx context.Context, d time.Duration) error
+}
 
+// UserStore keeps users, their rights and the identity providers they
+// belong to (idps.go).
+type UserStore interface {
 	CreateUser(ctx context.Context, u ledger.User, rights []ledger.Right) (ledger.User, error)
 	User(ctx context.Context, id string) (ledger.User, error)
 	// UserAndRights is User and UserRights together, cheap enough to call
@@ -59,6 +79,16 @@ type Store interface {
 	GrantRights(ctx context.Context, id string, rights []ledger.Right) (granted []ledger.Right, err error)
 	RevokeRights(ctx context.Context, id string, rights []ledger.Right) (revoked []ledger.Right, err error)
 
+	CreateIdentityProvider(ctx context.Context, p ledger.IdentityProvider) error
+	IdentityProvider(ctx context.Context, id string) (ledger.IdentityProvider, error)
+	ListIdentityProviders(ctx context.Context) ([]ledger.IdentityProvider, error)
+	UpdateIdentityProvider(ctx context.Context, id string, upd ledger.IdentityProviderUpdate) (ledger.IdentityProvider, error)
+	DeleteIdentityProvider(ctx context.Context, id string) error
+}
+
+// PartyStore keeps the parties the node hosts, their signing keys and
+// annotations.
+type PartyStore interface {
 	AllocateParty(ctx context.Context, a ledger.PartyAllocation) (ledger.Party, error)
 	Party(ctx context.Context, id string) (ledger.Party, error)
 	// Parties returns the records of those ids that exist, in id order.
@@ -66,7 +96,11 @@ type Store interface {
 	ListParties(ctx context.Context, q ledger.PartyQuery) (parties []ledger.Party, next string, err error)
 	SigningKeys(ctx context.Context, party string) ([]ledger.SigningKey, error)
 	UpdatePartyAnnotations(ctx context.Context, party string, expectedVersion *int64, change map[string]string) (ledger.Party, error)
+}
 
+// CommitLog is the ledger's append-only log: entries committed durably,
+// its end, and the completions it records.
+type CommitLog interface {
 	// Commit appends an entry durably. For an accepted transaction it checks,
 	// atomically with the append, deduplication (ledger.Dedup.Covers;
 	// *ledger.DuplicateCommandError), that the contracts it uses are active
@@ -82,14 +116,24 @@ type Store interface {
 	Changed() <-chan struct{}
 	Completions(ctx context.Context, q ledger.CompletionQuery) ([]ledger.Completion, error)
 	CompletionAt(ctx context.Context, offset int64) (ledger.Completion, error)
+	// Stats counts the commits since the store was opened.
+	Stats() ledger.CommitStats
+}
+
+// ContractStore finds the contracts the engine interprets commands
+// against.
+type ContractStore interface {
 	Contract(ctx context.Context, id string) (ledger.Contract, error)
 	ContractWithDiscriminator(ctx context.Context, discriminator string) (ledger.Contract, error)
 	// ActiveContractsByKey returns up to limit active contracts whose key
 	// has the hash keyHash, most recently created first, among those
 	// created before position before (ledger.Contract.Seq; 0 for no bound).
 	ActiveContractsByKey(ctx context.Context, keyHash []byte, before int64, limit int) ([]ledger.Contract, error)
+}
 
-	// The read side (reads.go).
+// ReadStore is the read side (reads.go): the active contracts, updates and
+// topology events as the API's reads page them, and pruning.
+type ReadStore interface {
 	ActiveContracts(ctx context.Context, q ledger.ACSQuery, withArgument bool) ([]ledger.Contract, error)
 	ContractByID(ctx context.Context, id string) (ledger.Contract, error)
 	UpdateRange(ctx context.Context, q ledger.UpdateQuery) ([]ledger.Update, error)
@@ -105,21 +149,6 @@ type Store interface {
 	Prune(ctx context.Context, upTo int64, batch int, progress func(ledger.PruneProgress)) error
 	// OffsetBefore is the last offset recorded before t (0: none).
 	OffsetBefore(ctx context.Context, t time.Time) (int64, error)
-
-	// Identity providers (idps.go).
-	CreateIdentityProvider(ctx context.Context, p ledger.IdentityProvider) error
-	IdentityProvider(ctx context.Context, id string) (ledger.IdentityProvider, error)
-	ListIdentityProviders(ctx context.Context) ([]ledger.IdentityProvider, error)
-	UpdateIdentityProvider(ctx context.Context, id string, upd ledger.IdentityProviderUpdate) (ledger.IdentityProvider, error)
-	DeleteIdentityProvider(ctx context.Context, id string) error
-	// PackageStore keeps uploaded packages (packages.go).
-	PackageStore
-
-	// Stats counts the commits since the store was opened.
-	Stats() ledger.CommitStats
-	// String names the store for logs (for a file, its path).
-	String() string
-	Close() error
 }
 
 // Defaults of Config fields left at zero.
@@ -330,7 +359,7 @@ func (n *Node) now() time.Time {
 }
 
 // storeContracts reads contracts for the engine.
-type storeContracts struct{ st Store }
+type storeContracts struct{ st ContractStore }
 
 func (c storeContracts) LookupContract(ctx context.Context, id string) (*ledger.Contract, error) {
 	sc, err := c.st.Contract(ctx, id)
@@ -362,7 +391,7 @@ func (c storeContracts) ActiveContractsByKey(ctx context.Context, keyHash []byte
 // are never removed, so a known party is remembered; unknown strings are
 // asked again (the party may be allocated later).
 type partyDirectory struct {
-	st    Store
+	st    PartyStore
 	known sync.Map
 }
 

@@ -17,7 +17,6 @@ import (
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/engine"
 	"github.com/ledger-cli/ledger/node/ledger"
-	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // PackageStore keeps uploaded packages and their vetting; node/sqlite
@@ -149,37 +148,6 @@ func decodeDar(ctx context.Context, dar []byte, allowDev bool) (*decodedDar, err
 		}
 	}
 	return &decodedDar{main: d.Main, pkgs: d.Packages, dalfs: d.Archives}, nil
-}
-
-// archivePayload returns the payload of a dalf (field 3 of Archive): the
-// bytes whose SHA-256 is the package id, which GET /v2/packages/{id} serves.
-func archivePayload(dalf []byte) ([]byte, error) {
-	var payload []byte
-	for len(dalf) > 0 {
-		num, typ, n := protowire.ConsumeTag(dalf)
-		if n < 0 {
-			return nil, protowire.ParseError(n)
-		}
-		dalf = dalf[n:]
-		if num == 3 && typ == protowire.BytesType {
-			v, m := protowire.ConsumeBytes(dalf)
-			if m < 0 {
-				return nil, protowire.ParseError(m)
-			}
-			payload = v
-			dalf = dalf[m:]
-			continue
-		}
-		m := protowire.ConsumeFieldValue(num, typ, dalf)
-		if m < 0 {
-			return nil, protowire.ParseError(m)
-		}
-		dalf = dalf[m:]
-	}
-	if payload == nil {
-		return nil, errors.New("the archive has no payload")
-	}
-	return payload, nil
 }
 
 // UploadDar stores the packages of a DAR (POST /v2/dars and
@@ -424,7 +392,8 @@ func (n *Node) PackagePayload(ctx context.Context, id string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return archivePayload(dalf)
+	_, payload, err := archive.ArchivePayload(dalf)
+	return payload, err
 }
 
 // PackageStatus is PACKAGE_STATUS_REGISTERED for an uploaded package,

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"google.golang.org/protobuf/encoding/protowire"
-
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
 )
@@ -82,88 +80,24 @@ func (s *Server) execute(req *Request, body ledgerapi.ExecuteSubmissionRequest, 
 	if err != nil {
 		return nil, err
 	}
-	// Execute rights for every act_as party the prepared transaction names.
-	// Bytes that do not decode are left to the engine's error.
-	if actAs, ok := preparedActAs(body.PreparedTransaction); ok {
+	// Execute rights for every act_as party the prepared transaction
+	// names, as the node reads them, then the view of the answer: both
+	// before the node does any work.
+	var view transactionView
+	authorize := func(actAs []string) (err error) {
 		for _, p := range actAs {
 			if !req.Caller.CanExecuteAs(p) {
-				return nil, permissionDenied("user %q may not execute as party %q", userID, p)
+				return permissionDenied("user %q may not execute as party %q", userID, p)
 			}
 		}
+		view, err = s.transactionView(req, format, nil)
+		return err
 	}
-	view, err := s.transactionView(req, format, nil)
-	if err != nil {
-		return nil, err
-	}
-	r, err := s.Node.Execute(req.Context(), body, userID, req.traceParent())
+	r, err := s.Node.Execute(req.Context(), body, userID, req.traceParent(), authorize)
 	if err != nil {
 		return nil, err
 	}
 	return s.answer(req, r, view, mode)
-}
-
-// preparedActAs reads metadata.submitter_info.act_as out of a prepared
-// transaction's bytes without decoding the rest.
-func preparedActAs(b []byte) ([]string, bool) {
-	md, ok := protoField(b, 2) // PreparedTransaction.metadata
-	if !ok {
-		return nil, false
-	}
-	si, ok := protoField(md, 2) // Metadata.submitter_info
-	if !ok {
-		return nil, false
-	}
-	var out []string
-	for len(si) > 0 {
-		num, typ, n := protowire.ConsumeTag(si)
-		if n < 0 {
-			return nil, false
-		}
-		si = si[n:]
-		if num == 1 && typ == protowire.BytesType {
-			v, m := protowire.ConsumeBytes(si)
-			if m < 0 {
-				return nil, false
-			}
-			out = append(out, string(v))
-			si = si[m:]
-			continue
-		}
-		m := protowire.ConsumeFieldValue(num, typ, si)
-		if m < 0 {
-			return nil, false
-		}
-		si = si[m:]
-	}
-	return out, true
-}
-
-// protoField returns the last length-delimited field num of a message.
-func protoField(b []byte, num protowire.Number) ([]byte, bool) {
-	var out []byte
-	found := false
-	for len(b) > 0 {
-		n, typ, l := protowire.ConsumeTag(b)
-		if l < 0 {
-			return nil, false
-		}
-		b = b[l:]
-		if n == num && typ == protowire.BytesType {
-			v, m := protowire.ConsumeBytes(b)
-			if m < 0 {
-				return nil, false
-			}
-			out, found = v, true
-			b = b[m:]
-			continue
-		}
-		m := protowire.ConsumeFieldValue(n, typ, b)
-		if m < 0 {
-			return nil, false
-		}
-		b = b[m:]
-	}
-	return out, found
 }
 
 // ---- command submission ----

@@ -44,7 +44,7 @@ func (s *Server) checkSynchronizer(field, id string) error {
 }
 
 // allocateAuth checks who may allocate a party for identity provider idp
-// (json-api.md §4.4): an admin of that provider. Self-allocation by a plain
+// (docs/json-api.md §4.4): an admin of that provider. Self-allocation by a plain
 // user is off, as with Canton's default max-self-allocated-parties = 0.
 func (s *Server) allocateAuth(req *Request, idp string) (string, error) {
 	c := req.Caller

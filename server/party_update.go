@@ -54,7 +54,7 @@ func checkMask(paths, known []string, code ledgerapi.ErrorCode, kind, id string)
 }
 
 // updatePartyDetails is PATCH /v2/parties/{party}, in the order of checks of
-// json-api.md §6.
+// docs/json-api.md §6.
 func (s *Server) updatePartyDetails(req *Request) (any, error) {
 	var body ledgerapi.UpdatePartyDetailsRequest
 	if err := decodeBody(req.Request, &body); err != nil {

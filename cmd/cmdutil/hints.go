@@ -236,3 +236,11 @@ func CompletionRejection(c *ledgerapi.Completion) error {
 	}
 	return WithExit(ExitRejected, rejectedError{ce: ce, err: ce})
 }
+
+// ShellQuote quotes a word for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
+	if s == "&" || s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

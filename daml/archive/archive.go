@@ -130,16 +130,40 @@ func DecodeArchive(dalf []byte, opts Options) (*lf.Package, error) {
 }
 
 func decodeArchive(b []byte, opts Options, sc *scratch) (*lf.Package, error) {
+	id, payload, err := splitArchive(b)
+	if err != nil {
+		return nil, err
+	}
+	p, err := decodePayload(lf.PackageID(id), payload, opts, sc)
+	if err != nil {
+		return nil, in("ArchivePayload", err)
+	}
+	return p, nil
+}
+
+// ArchivePayload returns the package id and the payload of a dalf, the
+// bytes whose SHA-256 the id is and which GET /v2/packages/{id} serves,
+// without decoding the package. The archive's hash field must be that id.
+// The payload aliases dalf.
+func ArchivePayload(dalf []byte) (id string, payload []byte, err error) {
+	id, payload, err = splitArchive(dalf)
+	if err != nil {
+		return "", nil, fmt.Errorf("archive: %w", err)
+	}
+	return id, payload, nil
+}
+
+// splitArchive reads an Archive message: the hash function (SHA-256), the
+// payload and the hash field, which must be the payload's SHA-256.
+func splitArchive(b []byte) (id string, payload []byte, err error) {
 	var (
 		hashFunction int32
-		payload      []byte
 		hash         string
-		err          error
 	)
 	for len(b) > 0 {
 		var f field
 		if f, b, err = nextField(b); err != nil {
-			return nil, in("Archive", err)
+			return "", nil, in("Archive", err)
 		}
 		switch f.Num {
 		case 1:
@@ -152,22 +176,18 @@ func decodeArchive(b []byte, opts Options, sc *scratch) (*lf.Package, error) {
 			err = unknownField("Archive", f)
 		}
 		if err != nil {
-			return nil, in("Archive", err)
+			return "", nil, in("Archive", err)
 		}
 	}
 	if hashFunction != 0 {
-		return nil, in("Archive", fmt.Errorf("hash function %d is not SHA256 (0)", hashFunction))
+		return "", nil, in("Archive", fmt.Errorf("hash function %d is not SHA256 (0)", hashFunction))
 	}
 	sum := sha256.Sum256(payload)
-	id := hex.EncodeToString(sum[:])
+	id = hex.EncodeToString(sum[:])
 	if hash != id {
-		return nil, in("Archive", fmt.Errorf("%w: hash field is %q, SHA-256 of the payload is %s", ErrHashMismatch, hash, id))
+		return "", nil, in("Archive", fmt.Errorf("%w: hash field is %q, SHA-256 of the payload is %s", ErrHashMismatch, hash, id))
 	}
-	p, err := decodePayload(lf.PackageID(id), payload, opts, sc)
-	if err != nil {
-		return nil, in("ArchivePayload", err)
-	}
-	return p, nil
+	return id, payload, nil
 }
 
 // DecodePayload decodes a package's ArchivePayload on its own, as

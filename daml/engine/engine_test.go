@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/daml/archive"
+	"github.com/ledger-cli/ledger/daml/contract"
 	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/daml/tx"
@@ -238,6 +239,21 @@ func TestInputContractsGolden(t *testing.T) {
 	if _, err := InputContracts(md, PackageSetOf()); err != nil {
 		t.Errorf("without packages: %v", err)
 	}
+	// Written back from the blob, each entry is Canton's, byte for byte.
+	for _, ic := range md.GetInputContracts() {
+		c, err := contract.DecodeBlob(ic.GetEventBlob())
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := InputContractOf(c, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !proto.Equal(again, ic) {
+			d := NodeDifference(&damlpb.Node{NodeType: &damlpb.Node_Create{Create: ic.GetV1()}}, &damlpb.Node{NodeType: &damlpb.Node_Create{Create: again.GetV1()}})
+			t.Errorf("input contract %s written again differs: %v", c.ID, d)
+		}
+	}
 	for i, ic := range md.GetInputContracts() {
 		cid := ic.GetV1().GetContractId()
 		for _, c := range []struct {
@@ -316,4 +332,104 @@ func TestAmuletFetchRoundTrip(t *testing.T) {
 		t.Fatalf("changed result: %v %+v", err, r.Difference)
 	}
 	t.Log(r.Difference)
+}
+
+// TestBongChildCreate: a BongProposal accepted by its last candidate
+// creates an Explode inside the exercise. A changed argument of that child
+// create is named by its record label; a changed seed of the child is
+// named too (a root's seed is the command's, a child's is derived).
+func TestBongChildCreate(t *testing.T) {
+	set := sharedSet(t, "canton-builtin-admin-workflow-ping.dar")
+	var pkg lf.PackageID
+	for _, p := range set.Env.Packages() {
+		if p.Name == "canton-builtin-admin-workflow-ping" {
+			pkg = p.ID
+		}
+	}
+	tmpl := &value.Identifier{PackageID: string(pkg), ModuleName: "Canton.Internal.Bong", EntityName: "BongProposal"}
+	plans := NewPlans(set)
+	argPlan, err := plans.Argument(tmpl)
+	arg := decode(t, argPlan, err, `{"id":"b1","initiator":"`+alice+`","candidates":["`+bob+`"],"validators":[],"responders":["`+bob+`"],"maxLevel":"1","timeout":"2100-01-01T00:00:00Z"}`)
+	acceptPlan, err := plans.ChoiceArgument(tmpl, "Accept")
+	accept := decode(t, acceptPlan, err, `{"validator":"`+bob+`"}`)
+	pt, _ := prepared(t, &Submission{
+		Packages: set, ActAs: []string{alice, bob},
+		Commands:        []interp.Command{&interp.CreateAndExerciseCommand{Template: tmpl, CreateArgument: arg, Choice: "Accept", ChoiceArgument: accept}},
+		PreparationTime: time.Date(2026, 11, 29, 6, 0, 0, 0, time.UTC),
+		SubmissionSeed:  tx.Hash{4},
+	}, nil)
+	r, err := Reinterpret(context.Background(), pt, Reinterpretation{Packages: set})
+	if err != nil || r.Difference != nil {
+		t.Fatalf("untouched: %v %v", err, r.Difference)
+	}
+	child := pt.Transaction.Nodes[2].GetV1().GetCreate()
+	if child.GetTemplateId().GetEntityName() != "Explode" {
+		t.Fatalf("node 2 is %v, want the Explode", pt.Transaction.Nodes[2])
+	}
+	for _, c := range []struct {
+		name       string
+		tamper     func(pt *damlpb.PreparedTransaction)
+		node, path string
+	}{
+		{"path", func(pt *damlpb.PreparedTransaction) {
+			for _, f := range pt.Transaction.Nodes[2].GetV1().GetCreate().Argument.GetRecord().Fields {
+				if f.Label == "path" {
+					f.Value = &damlpb.Value{Sum: &damlpb.Value_Text{Text: "L"}}
+				}
+			}
+		}, "2", "argument.path"},
+		{"validators", func(pt *damlpb.PreparedTransaction) {
+			for _, f := range pt.Transaction.Nodes[2].GetV1().GetCreate().Argument.GetRecord().Fields {
+				if f.Label == "validators" {
+					f.Value.GetList().Elements[0] = &damlpb.Value{Sum: &damlpb.Value_Party{Party: carol}}
+				}
+			}
+		}, "2", "argument.validators[0]"},
+		{"child seed", func(pt *damlpb.PreparedTransaction) {
+			for _, s := range pt.Transaction.NodeSeeds {
+				if s.NodeId == 2 {
+					s.Seed[0] ^= 1
+				}
+			}
+		}, "", "node_seeds[2]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pt := proto.Clone(pt).(*damlpb.PreparedTransaction)
+			c.tamper(pt)
+			r, err := Reinterpret(context.Background(), pt, Reinterpretation{Packages: set})
+			if err != nil || r.Difference == nil || r.Difference.NodeID != c.node || r.Difference.Path != c.path {
+				t.Fatalf("%v %+v, want node %q path %q", err, r.Difference, c.node, c.path)
+			}
+			if c.node != "" && r.Difference.Node != "create Canton.Internal.Bong:Explode" {
+				t.Errorf("node described as %q", r.Difference.Node)
+			}
+			t.Log(r.Difference)
+		})
+	}
+}
+
+// TestNoPackages: without packages, re-interpreting is an error and a
+// codec is not found, not a nil dereference.
+func TestNoPackages(t *testing.T) {
+	_, pt := pingFlow(t)
+	if _, err := Reinterpret(context.Background(), pt, Reinterpretation{}); err == nil {
+		t.Error("re-interpreted with no packages")
+	}
+	if _, err := NewPlans(nil).Argument(&value.Identifier{PackageID: "p", ModuleName: "M", EntityName: "T"}); err == nil {
+		t.Error("a codec from no packages")
+	}
+	if r, err := Reinterpret(context.Background(), pt, Reinterpretation{Packages: PackageSetOf()}); err != nil || r.Difference == nil || r.Difference.Field != "argument" {
+		t.Errorf("with an empty package set: %v %+v", err, r)
+	}
+	pkg := pt.Transaction.Nodes[0].GetV1().GetCreate().GetTemplateId().GetPackageId()
+	if got := MissingPackages(PackageSetOf(), pt); len(got) != 1 || got[0] != pkg {
+		t.Errorf("missing %v, want [%s]", got, pkg)
+	}
+	set, _ := pingFlow(t)
+	if got := MissingPackages(set, pt); len(got) != 0 {
+		t.Errorf("missing %v with the ping package", got)
+	}
+	if got := MissingPackages(set, golden(t)); len(got) < 2 {
+		t.Errorf("the golden transfer misses only %v of the ping package set", got)
+	}
 }

@@ -66,10 +66,7 @@ func InputContract(ic *damlpb.Metadata_InputContract, set *PackageSet) (*tx.Cont
 	if string(c.ID) != cid {
 		return nil, fail("its event blob holds contract %s", c.ID)
 	}
-	var types *typed.Env
-	if set != nil && set.Env != nil && set.Env.Package(lf.PackageID(c.TemplateID.PackageID)) != nil {
-		types = set.Env
-	}
+	types := typesFor(set, c)
 	if err := contract.Authenticate(c, types, ""); err != nil {
 		var ae *contract.AuthenticationError
 		if errors.As(err, &ae) {
@@ -80,37 +77,9 @@ func InputContract(ic *damlpb.Metadata_InputContract, set *PackageSet) (*tx.Cont
 	if ic.GetCreatedAt() != uint64(c.CreatedAt) {
 		return nil, fail("created_at is %s; its event blob says %s", timeText(timeOf(value.Timestamp(ic.GetCreatedAt()))), timeText(timeOf(c.CreatedAt)))
 	}
-	out := &tx.Contract{
-		ID:           c.ID,
-		PackageName:  c.PackageName,
-		TemplateID:   &value.Identifier{PackageID: c.TemplateID.PackageID, ModuleName: c.TemplateID.ModuleName, EntityName: c.TemplateID.EntityName},
-		Argument:     value.Unit{},
-		Signatories:  c.Signatories,
-		Stakeholders: c.Stakeholders,
-		CreatedAt:    c.CreatedAt,
-	}
-	arg := c.Argument
-	if types != nil {
-		if arg, err = contract.Translate(types, ConOf(out.TemplateID), c.Argument); err != nil {
-			return nil, fail("its argument is not a value of template %s: %v", out.TemplateID, err)
-		}
-		out.Argument = arg
-	}
-	if c.Key != nil {
-		key := c.Key.Value
-		if types != nil {
-			plan, err := NewPlans(set).Key(out.TemplateID)
-			if err != nil {
-				return nil, fail("%v", err)
-			}
-			if key, err = contract.TranslateByPlan(plan, c.Key.Value); err != nil {
-				return nil, fail("its key is not a value of the key type of %s: %v", out.TemplateID, err)
-			}
-		}
-		out.Key = &tx.KeyWithMaintainers{
-			GlobalKey:   tx.GlobalKey{TemplateID: out.TemplateID, PackageName: c.PackageName, Key: key, Hash: tx.Hash(c.Key.Hash)},
-			Maintainers: c.Key.Maintainers,
-		}
+	out, arg, err := contractOf(c, types, set)
+	if err != nil {
+		return nil, fail("%v", err)
 	}
 	want, err := createOf(out, arg)
 	if err != nil {
@@ -133,6 +102,77 @@ func InputContract(ic *damlpb.Metadata_InputContract, set *PackageSet) (*tx.Cont
 		out.Key = nil
 	}
 	return out, nil
+}
+
+// contractOf is an authenticated contract as the interpreter reads it:
+// typed by its creating package when types holds it; arg is its argument
+// as a prepared transaction writes it (untyped otherwise).
+func contractOf(c *contract.Contract, types *typed.Env, set *PackageSet) (out *tx.Contract, arg value.Value, err error) {
+	out = &tx.Contract{
+		ID:           c.ID,
+		PackageName:  c.PackageName,
+		TemplateID:   &value.Identifier{PackageID: c.TemplateID.PackageID, ModuleName: c.TemplateID.ModuleName, EntityName: c.TemplateID.EntityName},
+		Argument:     value.Unit{},
+		Signatories:  c.Signatories,
+		Stakeholders: c.Stakeholders,
+		CreatedAt:    c.CreatedAt,
+	}
+	arg = c.Argument
+	if types != nil {
+		if arg, err = contract.Translate(types, ConOf(out.TemplateID), c.Argument); err != nil {
+			return nil, nil, fmt.Errorf("its argument is not a value of template %s: %v", out.TemplateID, err)
+		}
+		out.Argument = arg
+	}
+	if c.Key != nil {
+		key := c.Key.Value
+		if types != nil {
+			plan, err := NewPlans(set).Key(out.TemplateID)
+			if err != nil {
+				return nil, nil, err
+			}
+			if key, err = contract.TranslateByPlan(plan, c.Key.Value); err != nil {
+				return nil, nil, fmt.Errorf("its key is not a value of the key type of %s: %v", out.TemplateID, err)
+			}
+		}
+		out.Key = &tx.KeyWithMaintainers{
+			GlobalKey:   tx.GlobalKey{TemplateID: out.TemplateID, PackageName: c.PackageName, Key: key, Hash: tx.Hash(c.Key.Hash)},
+			Maintainers: c.Key.Maintainers,
+		}
+	}
+	return out, arg, nil
+}
+
+// typesFor is set's types when they hold c's creating package, else nil.
+func typesFor(set *PackageSet, c *contract.Contract) *typed.Env {
+	if set != nil && set.Env != nil && set.Env.Package(lf.PackageID(c.TemplateID.PackageID)) != nil {
+		return set.Env
+	}
+	return nil
+}
+
+// InputContractOf is the metadata entry of a contract a transaction reads,
+// as a prepared transaction carries it: its create node (the argument
+// typed by its creating package when set holds it), its creation time and
+// its event blob.
+func InputContractOf(c *contract.Contract, set *PackageSet) (*damlpb.Metadata_InputContract, error) {
+	tc, arg, err := contractOf(c, typesFor(set, c), set)
+	if err != nil {
+		return nil, fmt.Errorf("contract %s: %w", c.ID, err)
+	}
+	create, err := createOf(tc, arg)
+	if err != nil {
+		return nil, fmt.Errorf("contract %s: %w", c.ID, err)
+	}
+	blob, err := contract.EncodeBlob(c)
+	if err != nil {
+		return nil, fmt.Errorf("contract %s: %w", c.ID, err)
+	}
+	return &damlpb.Metadata_InputContract{
+		Contract:  &damlpb.Metadata_InputContract_V1{V1: create},
+		CreatedAt: uint64(c.CreatedAt),
+		EventBlob: blob,
+	}, nil
 }
 
 // stripTypes removes the labels and type ids of a value, in place.

@@ -61,6 +61,9 @@ func (c *Plans) plan(tmpl *value.Identifier, kind planKind, choice string) (*typ
 	if plan := c.plans[key]; plan != nil {
 		return plan, nil
 	}
+	if c.set == nil || c.set.Env == nil {
+		return nil, fmt.Errorf("no package defines %s: the package set is empty", tmpl)
+	}
 	con := ConOf(tmpl)
 	var typ lf.Type = lf.TCon{Con: con}
 	switch sig, found := c.set.Env.Template(con); {

@@ -66,7 +66,13 @@ type Reinterpreted struct {
 // interpreter limit) and for interpretation failures (*interp.Error): code
 // that fails does not make the transaction.
 func Reinterpret(ctx context.Context, pt *damlpb.PreparedTransaction, r Reinterpretation) (*Reinterpreted, error) {
+	if r.Packages == nil {
+		return nil, fmt.Errorf("reinterpret: no packages")
+	}
 	md, t := pt.GetMetadata(), pt.GetTransaction()
+	if md == nil {
+		md = &damlpb.Metadata{}
+	}
 	if d := metadataDifference(md); d != nil {
 		return &Reinterpreted{Difference: d}, nil
 	}
@@ -205,6 +211,9 @@ func timeText(t time.Time) string {
 // ClampLedgerTime moves a ledger time into the bounds a prepared
 // transaction carries, as Canton's decoder does (adjustLedgerTimeToBounds).
 func ClampLedgerTime(t time.Time, md *damlpb.Metadata) time.Time {
+	if md == nil {
+		return t
+	}
 	if lo := md.MinLedgerEffectiveTime; lo != nil && t.Before(time.UnixMicro(int64(*lo))) {
 		return time.UnixMicro(int64(*lo)).UTC()
 	}
@@ -326,6 +335,45 @@ func NamedPackages(set *PackageSet, t *damlpb.DamlTransaction) []lf.PackageID {
 	for _, id := range best {
 		out = append(out, id)
 	}
+	return out
+}
+
+// MissingPackages lists, sorted, the packages a prepared transaction names
+// (the templates and interfaces of its nodes and input contracts) that set
+// does not hold: re-interpreting it needs them. An offline signer asks
+// before it re-interprets, to name what to fetch.
+func MissingPackages(set *PackageSet, pt *damlpb.PreparedTransaction) []string {
+	missing := map[string]bool{}
+	note := func(id *damlpb.Identifier) {
+		if id == nil {
+			return
+		}
+		if set == nil || set.Env == nil || set.Env.Package(lf.PackageID(id.GetPackageId())) == nil {
+			missing[id.GetPackageId()] = true
+		}
+	}
+	for _, n := range pt.GetTransaction().GetNodes() {
+		switch x := n.GetV1().GetNodeType().(type) {
+		case *damlpb.Node_Create:
+			note(x.Create.GetTemplateId())
+		case *damlpb.Node_Exercise:
+			note(x.Exercise.GetTemplateId())
+			note(x.Exercise.GetInterfaceId())
+		case *damlpb.Node_Fetch:
+			note(x.Fetch.GetTemplateId())
+			note(x.Fetch.GetInterfaceId())
+		case *damlpb.Node_QueryByKey:
+			note(x.QueryByKey.GetTemplateId())
+		}
+	}
+	for _, ic := range pt.GetMetadata().GetInputContracts() {
+		note(ic.GetV1().GetTemplateId())
+	}
+	out := make([]string, 0, len(missing))
+	for id := range missing {
+		out = append(out, id)
+	}
+	slices.Sort(out)
 	return out
 }
 

@@ -26,8 +26,8 @@
 //
 // # Daml commands
 //
-// Typed commands run in the Daml-LF interpreter (package daml/interp) over
-// every uploaded package (daml.go): ensure clauses, signatories, observers,
+// Typed commands run in the Daml engine (package daml/engine, over the
+// interpreter daml/interp) with every uploaded package (daml.go): ensure clauses, signatories, observers,
 // controllers, choice observers, authorization, child nodes, node seeds and
 // contract ids are the package's and Canton's. The interpreter's
 // submission has a fresh 32-byte submission seed, Config.ParticipantID,
@@ -195,7 +195,7 @@
 // (CreatedEventBlob, Canton's FatContractInstance), min_ledger_effective_time from minLedgerTime (absolute,
 // or now plus the relative duration), no max_ledger_effective_time, and
 // max_record_time from the request. Every list the hash treats as a set is
-// sorted and free of repeats (hashing.md §6). The hash comes from the hashing
+// sorted and free of repeats (docs/hashing.md §6). The hash comes from the hashing
 // package; verboseHashing returns its trace as hashingDetails.
 //
 // The cost estimate (EstimateCost) is a model, not Canton's traffic
@@ -234,10 +234,11 @@
 //
 // # Interfaces on the read side
 //
-// A PackageSet resolves the interfaces of read filters (ResolveInterface:
-// by package name, every uploaded package of that name defining it) and the
-// templates they select (Implementors: the direct implementors with every
-// version of them), and computes interface views (InterfaceView) with the
+// A PackageSet (daml/engine's) resolves the interfaces of read filters
+// (ResolveInterface: by package name, every uploaded package of that name
+// defining it) and the templates they select (Implementors: the direct
+// implementors with every version of them); InterfaceView computes
+// interface views with the
 // highest vetted package implementing the interface, a failure becoming
 // the view's status; see interfaces.go. The node fills the events' views
 // and implementedInterfaces from them.

@@ -71,9 +71,9 @@ func onlyCreated(t *testing.T, tree ledgerapi.TransactionTree) string {
 	return ""
 }
 
-// TestSubmitAndWaitForTransactionTree checks the tree's shape (json-api.md
-// §8) on a create and a consuming exercise, and the flat transaction and
-// offset forms of the same path.
+// TestSubmitAndWaitForTransactionTree checks the tree's shape
+// (docs/json-api.md §8) on a create and a consuming exercise, and the flat
+// transaction and offset forms of the same path.
 func TestSubmitAndWaitForTransactionTree(t *testing.T) {
 	n := startCommandNode(t, auth.ModeHS256, node.Config{NonconsumingChoices: []string{"Observe"}})
 	alice := n.allocate("Alice").Party

@@ -6,11 +6,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/ledger-cli/ledger/hashing"
@@ -206,6 +208,36 @@ func TestExternalPartyFlow(t *testing.T) {
 	e = n.fail("POST", "/v2/interactive-submission/executeAndWait", wallet, executeBody(transfer, ext, key, "s-6"), 404, "CONTRACT_NOT_ACTIVE")
 	if id, _ := e.Resource("CONTRACT_ID"); id != cid {
 		t.Errorf("CONTRACT_NOT_ACTIVE names %q, want %q", id, cid)
+	}
+}
+
+// TestExecuteAuthorizesEveryActingParty: the execute rights are checked
+// for the act_as parties the engine reads, not for what a separate reading
+// of the bytes finds. Protobuf merges a message field given twice, so a
+// prepared transaction with a second metadata field acts as the parties of
+// both; the caller must be allowed to execute as each of them.
+func TestExecuteAuthorizesEveryActingParty(t *testing.T) {
+	n := startCommandNode(t, auth.ModeHS256, node.Config{})
+	ext, key := n.onboard("Ext", "wallet")
+	victim, _ := n.onboard("Victim", "victim-user")
+	wallet := n.token("wallet")
+	p := n.prepare(wallet, prepareBody("merge-1", []string{ext}, create(ext, "1")))
+
+	// Metadata{submitter_info{act_as: victim}} before the real metadata:
+	// read last-field-wins it is not there, merged it acts too.
+	si := protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), victim)
+	md := protowire.AppendBytes(protowire.AppendTag(nil, 2, protowire.BytesType), si)
+	extra := protowire.AppendBytes(protowire.AppendTag(nil, 2, protowire.BytesType), md)
+	var merged damlpb.PreparedTransaction
+	body := append(extra, p.PreparedTransaction...)
+	if err := proto.Unmarshal(body, &merged); err != nil || !slices.Contains(merged.GetMetadata().GetSubmitterInfo().GetActAs(), victim) {
+		t.Fatalf("the merged transaction does not act as the victim: %v %v", err, merged.GetMetadata().GetSubmitterInfo().GetActAs())
+	}
+	req := executeBody(p, ext, key, "merge-s1")
+	req["preparedTransaction"] = ledgerapi.Bytes(body)
+	n.fail("POST", "/v2/interactive-submission/executeAndWait", wallet, req, 403, ledgerapi.RedactedCode)
+	if end := n.ledgerEnd(); end != 0 {
+		t.Fatalf("ledger end %d after a refused execute, want 0", end)
 	}
 }
 

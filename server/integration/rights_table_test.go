@@ -43,7 +43,7 @@ var rightColumns = []struct {
 // X's token; every other user is of the default provider.
 const ofX = "xadmin"
 
-// rightsTable is json-api.md §4.4 as a matrix. Columns: the caller's one
+// rightsTable is docs/json-api.md §4.4 as a matrix. Columns: the caller's one
 // right — none; CanReadAs(P); CanActAs(P); CanExecuteAs(P);
 // ParticipantAdmin; IdentityProviderAdmin (of the default provider, where
 // every user and party here lives); CanReadAsAnyParty; CanExecuteAsAnyParty;
@@ -60,7 +60,7 @@ const ofX = "xadmin"
 // "victim" another user, "ghost" a user that does not exist; WS is the
 // completions websocket; a #fragment names a variant of the request (the
 // executeAndWaitForTransaction row above it asks for P's view, which needs
-// read rights too). Reads (json-api.md §4.4 and Canton's
+// read rights too). Reads (docs/json-api.md §4.4 and Canton's
 // *ServiceAuthorization classes): read-as every party of a filter,
 // CanReadAsAnyParty for filtersForAnyParty and for requests naming no
 // party; identity providers and pruning are the participant admin's.

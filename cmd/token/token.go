@@ -1,4 +1,6 @@
-package cmd
+// Package token holds `ledger token`: it mints the HS256 token a `ledger serve
+// --auth hs256` node accepts, with server/auth's rules.
+package token
 
 import (
 	"fmt"
@@ -10,8 +12,8 @@ import (
 	"github.com/ledger-cli/ledger/server/auth"
 )
 
-// TokenOptions are the inputs of `ledger token`.
-type TokenOptions struct {
+// Options are the inputs of `ledger token`.
+type Options struct {
 	IO     *cmdutil.IOStreams
 	Now    func() time.Time
 	Format string
@@ -24,8 +26,8 @@ type TokenOptions struct {
 }
 
 // NewCmdToken builds `ledger token`.
-func NewCmdToken(f *cmdutil.Factory, runF func(*TokenOptions) error) *cobra.Command {
-	opts := &TokenOptions{IO: f.IO, Now: f.Now}
+func NewCmdToken(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := &Options{IO: f.IO, Now: f.Now}
 	cmd := &cobra.Command{
 		Use:   "token --secret-file FILE --user USER",
 		Short: "Mint an HS256 user token for a local node",
@@ -87,7 +89,7 @@ type tokenOutput struct {
 	ExpiresAt time.Time `json:"expiresAt"`
 }
 
-func tokenRun(opts *TokenOptions) error {
+func tokenRun(opts *Options) error {
 	secret, err := auth.ReadSecretFile(opts.SecretFile)
 	if err != nil {
 		return fmt.Errorf("--secret-file: %w", err)

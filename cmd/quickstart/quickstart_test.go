@@ -1,4 +1,4 @@
-package cmd
+package quickstart_test
 
 import (
 	"context"
@@ -11,7 +11,9 @@ import (
 
 	"github.com/spf13/viper"
 
+	"github.com/ledger-cli/ledger/cmd"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/cmd/quickstart"
 )
 
 // TestQuickstart runs the whole walk-through against its in-process node and
@@ -20,7 +22,7 @@ func TestQuickstart(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
 	ios, _, out, _ := cmdutil.Test()
 	t.Setenv("LEDGER_URL", "http://127.0.0.1:1") // must be ignored: quickstart uses its own node
-	err := quickstartRun(context.Background(), &QuickstartOptions{IO: ios, Now: time.Now, Dir: dir})
+	err := quickstart.Run(context.Background(), &quickstart.Options{IO: ios, Now: time.Now, Root: cmd.NewCmdRoot, Dir: dir})
 	text := out.String()
 	if err != nil {
 		t.Fatalf("quickstart: %v\n%s", err, text)
@@ -63,7 +65,7 @@ func TestQuickstartKeepsItsDirectory(t *testing.T) {
 	t.Chdir(t.TempDir())
 	for run := 1; run <= 2; run++ {
 		ios, _, out, _ := cmdutil.Test()
-		if err := quickstartRun(context.Background(), &QuickstartOptions{IO: ios, Now: time.Now, Dir: "demo/keep"}); err != nil {
+		if err := quickstart.Run(context.Background(), &quickstart.Options{IO: ios, Now: time.Now, Root: cmd.NewCmdRoot, Dir: "demo/keep"}); err != nil {
 			t.Fatalf("run %d in ./demo/keep: %v\n%s", run, err, out)
 		}
 		if run == 2 && !strings.Contains(out.String(), "Starting over in demo/keep") {
@@ -77,7 +79,7 @@ func TestQuickstartKeepsItsDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	ios, _, _, _ := cmdutil.Test()
-	err := quickstartRun(context.Background(), &QuickstartOptions{IO: ios, Now: time.Now, Dir: "."})
+	err := quickstart.Run(context.Background(), &quickstart.Options{IO: ios, Now: time.Now, Root: cmd.NewCmdRoot, Dir: "."})
 	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "files quickstart did not make") {
 		t.Errorf("a directory of other files: %v", err)
 	}
@@ -90,7 +92,7 @@ func TestQuickstartKeepsItsDirectory(t *testing.T) {
 // repository, or skips.
 func tokenDars(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "shared", "dars"))
+	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "dars"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +109,7 @@ func tokenDars(t *testing.T) string {
 func TestQuickstartToken(t *testing.T) {
 	dars := tokenDars(t)
 	ios, _, out, errOut := cmdutil.Test()
-	err := quickstartRun(context.Background(), &QuickstartOptions{IO: ios, Now: time.Now, Token: true, Dars: dars, Format: cmdutil.FormatJSON})
+	err := quickstart.Run(context.Background(), &quickstart.Options{IO: ios, Now: time.Now, Root: cmd.NewCmdRoot, Token: true, Dars: dars, Format: cmdutil.FormatJSON})
 	text := errOut.String()
 	if err != nil {
 		t.Fatalf("quickstart --token: %v\n%s", err, text)
@@ -135,11 +137,11 @@ func TestQuickstartToken(t *testing.T) {
 	if strings.Contains(text, "prepare request differs") {
 		t.Errorf("a warning that the transfer is not what was asked for")
 	}
-	var sum TokenDemo
+	var sum quickstart.TokenDemo
 	if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
 		t.Fatalf("-o json: %v\n%s", err, out)
 	}
-	owned := func(hs []DemoHolding) map[string]string {
+	owned := func(hs []quickstart.DemoHolding) map[string]string {
 		m := map[string]string{}
 		for _, h := range hs {
 			m[h.Owner] += h.Amount
@@ -165,7 +167,7 @@ func TestQuickstartToken(t *testing.T) {
 func TestQuickstartTokenWithoutDars(t *testing.T) {
 	empty := t.TempDir()
 	ios, _, out, _ := cmdutil.Test()
-	err := quickstartRun(context.Background(), &QuickstartOptions{IO: ios, Now: time.Now, Token: true, Dars: empty})
+	err := quickstart.Run(context.Background(), &quickstart.Options{IO: ios, Now: time.Now, Root: cmd.NewCmdRoot, Token: true, Dars: empty})
 	if err == nil {
 		t.Fatal("no error without the DARs")
 	}
@@ -183,7 +185,7 @@ func TestQuickstartTokenWithoutDars(t *testing.T) {
 func TestQuickstartTokenFlags(t *testing.T) {
 	for _, args := range [][]string{{"quickstart", "-o", "json"}, {"quickstart", "--dars", "x"}} {
 		ios, _, _, _ := cmdutil.Test()
-		root := NewCmdRoot(&cmdutil.Factory{IO: ios, Config: viper.New(), Now: time.Now})
+		root := cmd.NewCmdRoot(&cmdutil.Factory{IO: ios, Config: viper.New(), Now: time.Now})
 		root.SetArgs(args)
 		if err := root.Execute(); cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--token") {
 			t.Errorf("%v: %v", args, err)

@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"errors"
@@ -11,22 +11,22 @@ import (
 	"github.com/ledger-cli/ledger/internal/splice"
 )
 
-// darsEnv names the folder of the token DARs when --dars is not given.
-const darsEnv = "LEDGER_DARS"
+// DarsEnv names the folder of the token DARs when --dars is not given.
+const DarsEnv = "LEDGER_DARS"
 
-// findTokenDars returns the absolute paths of splice.TokenAppDars, in
+// FindTokenDars returns the absolute paths of splice.TokenAppDars, in
 // upload order, from the folder flag names; with no flag from $LEDGER_DARS,
 // else from the first folder that holds them all of: ./dars and
 // ../shared/dars beside the working directory, and the same two beside the
 // binary. The DARs are not part of this repository; the error says where
 // they were looked for and where to get them.
-func findTokenDars(flag string) ([]string, error) {
+func FindTokenDars(flag string) ([]string, error) {
 	var dirs []string
 	switch {
 	case flag != "":
 		dirs = []string{flag}
-	case os.Getenv(darsEnv) != "":
-		dirs = []string{os.Getenv(darsEnv)}
+	case os.Getenv(DarsEnv) != "":
+		dirs = []string{os.Getenv(DarsEnv)}
 	default:
 		if wd, err := os.Getwd(); err == nil {
 			dirs = append(dirs, filepath.Join(wd, "dars"), filepath.Join(wd, "..", "shared", "dars"))
@@ -61,7 +61,7 @@ func findTokenDars(flag string) ([]string, error) {
 	}
 	where := "--dars DIR"
 	if flag == "" {
-		where = "--dars DIR or " + darsEnv
+		where = "--dars DIR or " + DarsEnv
 	}
 	return nil, fmt.Errorf("the token demo needs %s; looked in %s. %s. Put them in one folder and give it with %s",
 		strings.Join(splice.TokenAppDars, ", "), strings.Join(looked, "; "), splice.TokenAppDarsSource, where)

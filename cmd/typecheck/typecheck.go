@@ -1,7 +1,7 @@
-package cmd
-
-// --dar and --check-types: prepare and submit check their commands against
-// Daml packages before sending, with the node's own rules and messages.
+// Package typecheck is --dar and --check-types: prepare and submit check
+// their commands against Daml packages before sending, with the node's own
+// rules and messages.
+package typecheck
 
 import (
 	"context"
@@ -19,13 +19,22 @@ import (
 	"github.com/ledger-cli/ledger/node/engine"
 )
 
-func addTypeCheckFlags(fl *pflag.FlagSet, c *commandFlags) {
+// Flags are --dar and --check-types: Dars are DAR files to check the
+// arguments against, CheckTypes asks for a check against the node's
+// packages.
+type Flags struct {
+	Dars       []string
+	CheckTypes bool
+}
+
+// AddFlags adds --dar and --check-types to fl.
+func (c *Flags) AddFlags(fl *pflag.FlagSet) {
 	fl.StringArrayVar(&c.Dars, "dar", nil, "check the command's arguments against the Daml types of this DAR before sending (repeatable)")
 	fl.BoolVar(&c.CheckTypes, "check-types", false, "check the command's arguments against the Daml types of the node's packages before sending (fetches them)")
 }
 
-// readDars decodes DAR files into their packages.
-func readDars(paths []string) ([]*lf.Package, error) {
+// ReadDars decodes DAR files into their packages.
+func ReadDars(paths []string) ([]*lf.Package, error) {
 	var pkgs []*lf.Package
 	for _, path := range paths {
 		d, err := archive.ReadDarFile(path, archive.Options{AllowDev: true})
@@ -37,16 +46,16 @@ func readDars(paths []string) ([]*lf.Package, error) {
 	return pkgs, nil
 }
 
-// checkTypes reads cmds as a node holding the packages of the --dar files,
+// Check reads cmds as a node holding the packages of the --dar files,
 // or with --check-types the node's packages the commands use, would
 // (engine.CheckCommands), and refuses them with the node's error before
 // anything is sent. Commands on templates of other packages are read by the
 // node's generic rule. Without either flag nothing is checked.
-func (c *commandFlags) checkTypes(cl *client.Client, cmds []ledgerapi.Command, actAs, preference []string) error {
+func (c *Flags) Check(cl *client.Client, cmds []ledgerapi.Command, actAs, preference []string) error {
 	if len(c.Dars) == 0 && !c.CheckTypes {
 		return nil
 	}
-	pkgs, err := readDars(c.Dars)
+	pkgs, err := ReadDars(c.Dars)
 	if err != nil {
 		return err
 	}
@@ -91,11 +100,11 @@ func checkResolved(pkgs []*lf.Package, cmds []ledgerapi.Command) error {
 	return nil
 }
 
-// noteGeneric says on w which of the commands' templates the node has no
+// NoteGeneric says on w which of the commands' templates the node has no
 // package for: its generic contract model served them, which keeps the
 // arguments as JSON and checks no Daml types, so a typo in a package name
 // or a template is no error. A failed look-up only loses the note.
-func noteGeneric(ctx context.Context, cl *client.Client, cmds []ledgerapi.Command, actAs []string, w io.Writer) {
+func NoteGeneric(ctx context.Context, cl *client.Client, cmds []ledgerapi.Command, actAs []string, w io.Writer) {
 	seen := map[string]bool{}
 	for _, cmd := range cmds {
 		t, err := ledgerapi.ParseTemplateID(commandTemplate(cmd))

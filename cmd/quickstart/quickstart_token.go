@@ -1,4 +1,4 @@
-package cmd
+package quickstart
 
 import (
 	"crypto/rand"

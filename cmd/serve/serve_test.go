@@ -1,4 +1,4 @@
-package cmd
+package serve
 
 import (
 	"context"
@@ -11,93 +11,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/viper"
-
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
-	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/server"
 	"github.com/ledger-cli/ledger/server/auth"
 )
 
-// parseServe runs `ledger serve args…` with runF capturing the options.
-func parseServe(t *testing.T, args ...string) (*ServeOptions, int, string) {
-	t.Helper()
-	ios, _, _, errOut := cmdutil.Test()
-	f := &cmdutil.Factory{IO: ios, Config: viper.New(), Now: time.Now}
-	var got *ServeOptions
-	root := NewCmdRoot(f)
-	for i, c := range root.Commands() {
-		if c.Name() == "serve" {
-			root.RemoveCommand(root.Commands()[i])
-			break
-		}
-	}
-	root.AddCommand(NewCmdServe(f, func(o *ServeOptions) error { got = o; return nil }))
-	root.SetArgs(append([]string{"serve"}, args...))
-	err := root.Execute()
-	if err != nil {
-		return nil, cmdutil.ExitCode(err), err.Error() + errOut.String()
-	}
-	return got, 0, ""
-}
-
-func TestServeFlags(t *testing.T) {
-	o, code, msg := parseServe(t)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, msg)
-	}
-	if o.Addr != server.DefaultAddr || o.DB != "" || o.ParticipantID != "" || o.AuthMode != auth.ModeNone ||
-		o.MaxRequestBytes != server.DefaultMaxRequestBytes || o.LogFormat != "text" {
-		t.Errorf("defaults %+v", o)
-	}
-	o, code, msg = parseServe(t, "--participant-id", "p2", "--auth", "HS256", "--auth-secret-file", "s", "--db", ":memory:",
-		"--max-request-bytes", "1000", "--log-format", "json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, msg)
-	}
-	if o.ParticipantID != "p2" || o.AuthMode != auth.ModeHS256 || o.MaxRequestBytes != 1000 || o.DB != ":memory:" {
-		t.Errorf("parsed %+v", o)
-	}
-	// The budgets of a command's Daml code: the interpreter's defaults, or
-	// what the flags say (sizes with units).
-	o, code, msg = parseServe(t)
-	if code != 0 || o.MaxCommandSteps != interp.DefaultSteps || int64(o.MaxCommandMemory) != interp.DefaultMemory {
-		t.Errorf("budgets by default: exit %d (%s), steps %d, memory %d", code, msg, o.MaxCommandSteps, o.MaxCommandMemory)
-	}
-	o, code, msg = parseServe(t, "--max-command-steps", "5000", "--max-command-memory", "64MiB")
-	if code != 0 || o.MaxCommandSteps != 5000 || o.MaxCommandMemory != 64<<20 {
-		t.Errorf("budgets set: exit %d (%s), steps %d, memory %d", code, msg, o.MaxCommandSteps, o.MaxCommandMemory)
-	}
-}
-
-func TestServeUsageErrors(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--auth", "magic"}, "--auth"},
-		{[]string{"--auth", "hs256"}, "--auth-secret-file"},
-		{[]string{"--auth", "rs256"}, "--auth-public-key"},
-		{[]string{"--auth", "jwks"}, "--auth-jwks"},
-		{[]string{"--log-format", "xml"}, "--log-format"},
-		{[]string{"--max-request-bytes", "0"}, "--max-request-bytes"},
-		{[]string{"--max-command-steps", "0"}, "--max-command-steps"},
-		{[]string{"--max-command-memory", "0"}, "--max-command-memory"},
-		{[]string{"--max-command-memory", "lots"}, "--max-command-memory"},
-		{[]string{"--auth-audience", "a", "--auth-scope", "s"}, "not both"},
-		{[]string{"extra"}, "arg"},
-	} {
-		_, code, msg := parseServe(t, tc.args...)
-		if code != cmdutil.ExitUsage || !strings.Contains(msg, tc.want) {
-			t.Errorf("%v: exit %d, message %q (want %q)", tc.args, code, msg, tc.want)
-		}
-	}
-}
-
 func TestServeRunsAndStops(t *testing.T) {
 	dir := t.TempDir()
 	secret := secretFile(t, "serve-test-secret\n")
-	opts := &ServeOptions{Addr: "127.0.0.1:0", DB: filepath.Join(dir, "node.db"),
+	opts := &Options{Addr: "127.0.0.1:0", DB: filepath.Join(dir, "node.db"),
 		MaxRequestBytes: server.DefaultMaxRequestBytes, AuthMode: auth.ModeHS256, AuthSecretFile: secret}
 	port, stop := runServe(t, opts)
 	url := "http://127.0.0.1:" + port
@@ -133,7 +55,7 @@ func TestServeRunsAndStops(t *testing.T) {
 func TestServeDefaultDatabase(t *testing.T) {
 	data := t.TempDir()
 	t.Setenv("XDG_DATA_HOME", data)
-	cfg, err := serveConfig(&ServeOptions{AuthMode: auth.ModeNone})
+	cfg, err := serveConfig(&Options{AuthMode: auth.ModeNone})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +66,7 @@ func TestServeDefaultDatabase(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("data dir: %v %v", fi.Mode(), err)
 	}
-	if _, err := serveConfig(&ServeOptions{AuthSecretFile: filepath.Join(data, "missing")}); err == nil ||
+	if _, err := serveConfig(&Options{AuthSecretFile: filepath.Join(data, "missing")}); err == nil ||
 		!strings.Contains(err.Error(), "--auth-secret-file") {
 		t.Errorf("missing secret file: %v", err)
 	}
@@ -153,7 +75,7 @@ func TestServeDefaultDatabase(t *testing.T) {
 // runServe runs serveRun with opts (logging JSON to a buffer, the port to a
 // file in a temp dir) until the port file appears. stop ends the node and
 // returns its log.
-func runServe(t *testing.T, opts *ServeOptions) (port string, stop func() string) {
+func runServe(t *testing.T, opts *Options) (port string, stop func() string) {
 	t.Helper()
 	ios, _, _, errOut := cmdutil.Test()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -196,7 +118,7 @@ func runServe(t *testing.T, opts *ServeOptions) (port string, stop func() string
 // an address other machines can reach unless --insecure-no-auth is given,
 // and then logs a URL that works, not the wildcard address.
 func TestServeNoAuthStaysOnLoopback(t *testing.T) {
-	opts := &ServeOptions{Addr: "0.0.0.0:0", DB: ":memory:", MaxRequestBytes: server.DefaultMaxRequestBytes,
+	opts := &Options{Addr: "0.0.0.0:0", DB: ":memory:", MaxRequestBytes: server.DefaultMaxRequestBytes,
 		AuthMode: auth.ModeNone, IO: func() *cmdutil.IOStreams { ios, _, _, _ := cmdutil.Test(); return ios }(),
 		LogFormat: "text", LogLevel: "info", Context: context.Background()}
 	err := serveRun(opts)
@@ -204,7 +126,7 @@ func TestServeNoAuthStaysOnLoopback(t *testing.T) {
 		t.Fatalf("0.0.0.0 with --auth none: %v, want a usage error naming --insecure-no-auth", err)
 	}
 	for addr, host := range map[string]string{"0.0.0.0:0": "127.0.0.1", ":0": "127.0.0.1"} {
-		opts := &ServeOptions{Addr: addr, DB: ":memory:", MaxRequestBytes: server.DefaultMaxRequestBytes,
+		opts := &Options{Addr: addr, DB: ":memory:", MaxRequestBytes: server.DefaultMaxRequestBytes,
 			AuthMode: auth.ModeNone, InsecureNoAuth: true}
 		port, stop := runServe(t, opts)
 		log := stop()
@@ -220,9 +142,9 @@ func TestServeNoAuthStaysOnLoopback(t *testing.T) {
 // stops the start, naming the file.
 func TestServeDarsAtStart(t *testing.T) {
 	dir := t.TempDir()
-	ping := filepath.Join("..", "daml", "archive", "testdata", "canton-builtin-admin-workflow-ping.dar")
-	opts := func() *ServeOptions {
-		return &ServeOptions{Addr: "127.0.0.1:0", DB: filepath.Join(dir, "node.db"), MaxRequestBytes: server.DefaultMaxRequestBytes,
+	ping := filepath.Join("..", "..", "daml", "archive", "testdata", "canton-builtin-admin-workflow-ping.dar")
+	opts := func() *Options {
+		return &Options{Addr: "127.0.0.1:0", DB: filepath.Join(dir, "node.db"), MaxRequestBytes: server.DefaultMaxRequestBytes,
 			AuthMode: auth.ModeNone, Dars: []string{ping}}
 	}
 	packages := func(port string) string {
@@ -253,7 +175,7 @@ func TestServeDarsAtStart(t *testing.T) {
 
 	for _, c := range []struct{ dar, want string }{
 		{filepath.Join(dir, "missing.dar"), "--dar"},
-		{filepath.Join("..", "..", "shared", "dars", "illformed.dar"), "illformed.dar"},
+		{filepath.Join("..", "..", "..", "shared", "dars", "illformed.dar"), "illformed.dar"},
 	} {
 		o := opts()
 		o.Dars = []string{c.dar}
@@ -269,4 +191,13 @@ func TestServeDarsAtStart(t *testing.T) {
 			t.Errorf("--dar %s: %v, want an error naming %s", c.dar, err, c.want)
 		}
 	}
+}
+
+func secretFile(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -1,22 +1,31 @@
-package cmd
+package bench_test
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/ledger-cli/ledger/cmd"
+	"github.com/ledger-cli/ledger/cmd/internal/cmdtest"
 )
 
 // benchJSON runs `ledger bench` against n with -o json and decodes the
 // summary generically, so that the test sees the field names scripts see.
-func benchJSON(t *testing.T, n *liveNode, code int, args ...string) (map[string]any, cliResult) {
+func benchJSON(t *testing.T, n *cmdtest.Node, code int, args ...string) (map[string]any, cmdtest.Result) {
 	t.Helper()
-	args = append(append([]string{"bench"}, args...), "--url", n.url, "--token", n.admin, "-o", "json")
-	r := runCLI(t, "", args...).must(t, code)
+	args = append(append([]string{"bench"}, args...), "--url", n.URL, "--token", n.Admin, "-o", "json")
+	r := run(t, "", args...).Must(t, code)
 	var m map[string]any
-	if err := json.Unmarshal([]byte(r.out), &m); err != nil {
-		t.Fatalf("bench -o json: %v\n%s\nstderr:\n%s", err, r.out, r.err)
+	if err := json.Unmarshal([]byte(r.Out), &m); err != nil {
+		t.Fatalf("bench -o json: %v\n%s\nstderr:\n%s", err, r.Out, r.Err)
 	}
 	return m, r
+}
+
+// run runs ledger with args as the binary does.
+func run(t *testing.T, stdin string, args ...string) cmdtest.Result {
+	t.Helper()
+	return cmdtest.Run(t, cmd.NewCmdRoot, stdin, args...)
 }
 
 func num(t *testing.T, m map[string]any, path ...string) float64 {
@@ -37,7 +46,7 @@ func num(t *testing.T, m map[string]any, path ...string) float64 {
 }
 
 func TestBenchEachScenarioAgainstServe(t *testing.T) {
-	n := startLiveNode(t)
+	n := cmdtest.StartNode(t)
 	for _, sc := range []string{"prepare", "submit", "execute", "completions", "mixed"} {
 		t.Run(sc, func(t *testing.T) {
 			args := []string{sc, "--count", "24", "-c", "4", "--parties", "2", "--warmup", "20ms"}
@@ -69,15 +78,15 @@ func TestBenchEachScenarioAgainstServe(t *testing.T) {
 				}
 			}
 			// the progress line of the measured phase, not a terminal: plain lines
-			if !strings.Contains(r.err, "run ") || !strings.Contains(r.err, "24/24 ops") || strings.Contains(r.err, "\r") {
-				t.Errorf("stderr:\n%q", r.err)
+			if !strings.Contains(r.Err, "run ") || !strings.Contains(r.Err, "24/24 ops") || strings.Contains(r.Err, "\r") {
+				t.Errorf("stderr:\n%q", r.Err)
 			}
 		})
 	}
 }
 
 func TestBenchCountsRejectionsByErrorID(t *testing.T) {
-	n := startLiveNode(t)
+	n := cmdtest.StartNode(t)
 	first, _ := benchJSON(t, n, 0, "submit", "--count", "10", "-c", "2", "--parties", "1", "--command-id-prefix", "again-")
 	party := first["parties"].([]any)[0].(string)
 
@@ -86,19 +95,19 @@ func TestBenchCountsRejectionsByErrorID(t *testing.T) {
 	if num(t, m, "failed") != 10 || num(t, m, "errors", "DUPLICATE_COMMAND") != 10 || num(t, m, "throughput") != 0 {
 		t.Errorf("summary %v", m)
 	}
-	if !strings.Contains(r.err, "10 of 10 operations failed (100.00%), more than --max-error-rate 0.01") {
-		t.Errorf("stderr %s", r.err)
+	if !strings.Contains(r.Err, "10 of 10 operations failed (100.00%), more than --max-error-rate 0.01") {
+		t.Errorf("stderr %s", r.Err)
 	}
 	// Tolerated with --max-error-rate 1; the table names the error id.
-	r = runCLI(t, "", "bench", "prepare", "--count", "4", "-c", "2", "--party", party, "--template", "no-colons",
-		"--max-error-rate", "1", "--url", n.url, "--token", n.admin).must(t, 0)
-	if !strings.Contains(r.out, "4 failed") || !strings.Contains(r.out, "errors\n") {
-		t.Errorf("table:\n%s", r.out)
+	r = run(t, "", "bench", "prepare", "--count", "4", "-c", "2", "--party", party, "--template", "no-colons",
+		"--max-error-rate", "1", "--url", n.URL, "--token", n.Admin).Must(t, 0)
+	if !strings.Contains(r.Out, "4 failed") || !strings.Contains(r.Out, "errors\n") {
+		t.Errorf("table:\n%s", r.Out)
 	}
 }
 
 func TestBenchUsageErrors(t *testing.T) {
-	isolateConfig(t)
+	cmdtest.IsolateConfig(t)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -114,21 +123,9 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "prepare", "--scheme", "v9"}, "--scheme"},
 		{[]string{"bench", "prepare", "--max-error-rate", "2"}, "--max-error-rate"},
 	} {
-		r := runCLI(t, "", c.args...).must(t, 2)
-		if !strings.Contains(r.err, c.want) {
-			t.Errorf("%v: stderr %q, want %q", c.args, r.err, c.want)
-		}
-	}
-}
-
-func TestParseMix(t *testing.T) {
-	m, err := parseMix(" prepare=2, submit=1,execute=0 ")
-	if err != nil || m["prepare"] != 2 || m["submit"] != 1 || m["execute"] != 0 || len(m) != 3 {
-		t.Errorf("parseMix = %v, %v", m, err)
-	}
-	for _, bad := range []string{"", "prepare=0", "prepare", "prepare=-1", "mixed=1"} {
-		if _, err := parseMix(bad); err == nil {
-			t.Errorf("parseMix(%q) accepted", bad)
+		r := run(t, "", c.args...).Must(t, 2)
+		if !strings.Contains(r.Err, c.want) {
+			t.Errorf("%v: stderr %q, want %q", c.args, r.Err, c.want)
 		}
 	}
 }
@@ -136,12 +133,12 @@ func TestParseMix(t *testing.T) {
 // TestBenchReadScenariosAgainstServe runs acs and updates against a node
 // seeded by the scenario itself: every operation reads every element.
 func TestBenchReadScenariosAgainstServe(t *testing.T) {
-	n := startLiveNode(t)
+	n := cmdtest.StartNode(t)
 	for _, c := range []struct{ scenario, count string }{{"acs", "contracts"}, {"updates", "updates"}} {
 		t.Run(c.scenario, func(t *testing.T) {
 			m, r := benchJSON(t, n, 0, c.scenario, "--seed", "150", "--count", "4", "-c", "2", "--parties", "1")
 			if num(t, m, "succeeded") != 4 || num(t, m, "failed") != 0 || num(t, m, c.count) != 4*150 || num(t, m, c.count+"PerSecond") <= 0 {
-				t.Errorf("summary %v\nstderr %s", m, r.err)
+				t.Errorf("summary %v\nstderr %s", m, r.Err)
 			}
 			if _, ok := m["completions"]; ok {
 				t.Errorf("the read scenario reports completions: %v", m)

@@ -1,4 +1,6 @@
-package cmd
+// Package daml holds `ledger daml`: the commands that run a DAR's Daml-LF
+// code here, offline (daml eval).
+package daml
 
 import (
 	"context"
@@ -27,8 +29,8 @@ or a JVM.`,
 	return cmd
 }
 
-// DamlEvalOptions are the inputs of `ledger daml eval`.
-type DamlEvalOptions struct {
+// EvalOptions are the inputs of `ledger daml eval`.
+type EvalOptions struct {
 	IO     *cmdutil.IOStreams
 	Format string
 
@@ -42,8 +44,8 @@ type DamlEvalOptions struct {
 }
 
 // NewCmdDamlEval builds `ledger daml eval`.
-func NewCmdDamlEval(f *cmdutil.Factory, runF func(*DamlEvalOptions) error) *cobra.Command {
-	opts := &DamlEvalOptions{IO: f.IO}
+func NewCmdDamlEval(f *cmdutil.Factory, runF func(*EvalOptions) error) *cobra.Command {
+	opts := &EvalOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "eval DAR VALUE [--arg JSON]...",
 		Short: "Evaluate a top-level value of a DAR",
@@ -98,7 +100,7 @@ type damlEvalOutput struct {
 	Steps int64           `json:"steps"`
 }
 
-func damlEvalRun(ctx context.Context, opts *DamlEvalOptions) error {
+func damlEvalRun(ctx context.Context, opts *EvalOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}

@@ -1,4 +1,4 @@
-package cmd
+package token_test
 
 import (
 	"encoding/json"
@@ -10,7 +10,9 @@ import (
 
 	"github.com/spf13/viper"
 
+	"github.com/ledger-cli/ledger/cmd"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/cmd/token"
 	"github.com/ledger-cli/ledger/server/auth"
 )
 
@@ -20,7 +22,7 @@ func runToken(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	ios, _, out, errOut := cmdutil.Test()
 	f := &cmdutil.Factory{IO: ios, Config: viper.New(), Now: func() time.Time { return tokenNow }}
-	root := NewCmdRoot(f)
+	root := cmd.NewCmdRoot(f)
 	root.SetArgs(append([]string{"token"}, args...))
 	err := root.Execute()
 	return out.String(), errOut.String(), cmdutil.ExitCode(err)
@@ -128,7 +130,7 @@ func TestTokenErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ios, _, out, _ := cmdutil.Test()
 			f := &cmdutil.Factory{IO: ios, Config: viper.New(), Now: func() time.Time { return tokenNow }}
-			root := NewCmdRoot(f)
+			root := cmd.NewCmdRoot(f)
 			root.SetArgs(append([]string{"token"}, tt.args...))
 			err := root.Execute()
 			if got := cmdutil.ExitCode(err); got != tt.code {
@@ -147,10 +149,10 @@ func TestTokenErrors(t *testing.T) {
 func TestTokenRunF(t *testing.T) {
 	ios, _, _, _ := cmdutil.Test()
 	f := &cmdutil.Factory{IO: ios, Config: viper.New(), Now: time.Now}
-	var got *TokenOptions
-	cmd := NewCmdToken(f, func(o *TokenOptions) error { got = o; return nil })
-	cmd.SetArgs([]string{"--secret-file", "f", "--user", "u"})
-	if err := cmd.Execute(); err != nil {
+	var got *token.Options
+	c := token.NewCmdToken(f, func(o *token.Options) error { got = o; return nil })
+	c.SetArgs([]string{"--secret-file", "f", "--user", "u"})
+	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
 	if got.TTL != time.Hour || got.ParticipantID != auth.DefaultParticipantID || got.Audience != "" || got.Format != cmdutil.FormatTable {

@@ -1,4 +1,7 @@
-package cmd
+// Package bench holds `ledger bench`: the flags of a load run, handed to the
+// bench package (imported as ledgerbench) that drives the node, and its
+// report.
+package bench
 
 import (
 	"context"
@@ -13,13 +16,14 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/ledger-cli/ledger/bench"
+	ledgerbench "github.com/ledger-cli/ledger/bench"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/cmd/serve"
 	"github.com/ledger-cli/ledger/hashing"
 )
 
-// BenchOptions are the inputs of `ledger bench`.
-type BenchOptions struct {
+// Options are the inputs of `ledger bench`.
+type Options struct {
 	IO      *cmdutil.IOStreams
 	Connect func() (*cmdutil.Connection, error)
 	Format  string
@@ -51,8 +55,8 @@ type BenchOptions struct {
 }
 
 // NewCmdBench builds `ledger bench`.
-func NewCmdBench(f *cmdutil.Factory, runF func(*BenchOptions) error) *cobra.Command {
-	opts := &BenchOptions{IO: f.IO}
+func NewCmdBench(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := &Options{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "bench SCENARIO",
 		Short: "Measure a node's throughput and latency under load",
@@ -159,25 +163,25 @@ failed (or none finished), 2 usage error.`,
 	}
 	conn := cmdutil.AddConnFlags(cmd)
 	fl := cmd.Flags()
-	fl.IntVarP(&opts.Concurrency, "concurrency", "c", bench.DefaultConcurrency, "concurrent clients")
-	fl.DurationVar(&opts.Duration, "duration", bench.DefaultDuration, "how long to measure")
+	fl.IntVarP(&opts.Concurrency, "concurrency", "c", ledgerbench.DefaultConcurrency, "concurrent clients")
+	fl.DurationVar(&opts.Duration, "duration", ledgerbench.DefaultDuration, "how long to measure")
 	fl.Int64Var(&opts.Count, "count", 0, "measure this many operations instead of a duration")
 	fl.Float64Var(&opts.Rate, "rate", 0, "at most this many operations per second across all clients (0: no limit)")
 	fl.DurationVar(&opts.Warmup, "warmup", 0, "run this long unmeasured before measuring")
-	fl.StringVar(&opts.Template, "template", bench.DefaultTemplate, "template of the created contracts")
-	fl.StringVar(&opts.Args, "args", bench.DefaultArgs, "create arguments: JSON with {{party}}, {{seq}} and {{commandId}} filled in")
+	fl.StringVar(&opts.Template, "template", ledgerbench.DefaultTemplate, "template of the created contracts")
+	fl.StringVar(&opts.Args, "args", ledgerbench.DefaultArgs, "create arguments: JSON with {{party}}, {{seq}} and {{commandId}} filled in")
 	fl.StringArrayVar(&opts.Parties, "party", nil, "existing local party to act as (repeatable; default: allocate --parties fresh ones)")
-	fl.IntVar(&opts.NewParties, "parties", bench.DefaultParties, "how many parties setup allocates (local ones, and external ones for execute)")
+	fl.IntVar(&opts.NewParties, "parties", ledgerbench.DefaultParties, "how many parties setup allocates (local ones, and external ones for execute)")
 	fl.StringVar(&opts.CommandIDPrefix, "command-id-prefix", "", "command ids are this prefix and a number from 1 (default: bench-<random>-)")
 	fl.StringVar(&opts.Synchronizer, "synchronizer", "", "synchronizer of the external parties (default: the node's only one)")
 	fl.StringVar(&opts.Scheme, "scheme", "", "hashing scheme prepare asks for: v2 or v3 (default: the node's)")
 	fl.Int64Var(&opts.Seed, "seed", 0, "submit this many creates before measuring, for completions to read (default: 1000 when there are none)")
-	fl.IntVar(&opts.PageSize, "page-size", bench.DefaultPageSize, "completions per page: the node's maximum list size (Canton's default is 200)")
-	fl.DurationVar(&opts.PageIdle, "page-idle", bench.DefaultPageIdle, "stream_idle_timeout_ms of a completions page; a short page ends a pass")
+	fl.IntVar(&opts.PageSize, "page-size", ledgerbench.DefaultPageSize, "completions per page: the node's maximum list size (Canton's default is 200)")
+	fl.DurationVar(&opts.PageIdle, "page-idle", ledgerbench.DefaultPageIdle, "stream_idle_timeout_ms of a completions page; a short page ends a pass")
 	fl.StringVar(&opts.Mix, "mix", "prepare=1,submit=1,execute=1,completions=1", "weights of the mixed scenario: KIND=N,…")
 	fl.Float64Var(&opts.MaxErrorRate, "max-error-rate", 0.01, "exit 1 when more than this fraction of operations failed")
 	fl.StringVar(&opts.Dar, "dar", "", "DAR to upload at setup (ping: the DAR of Canton's Ping package)")
-	fl.StringVar(&opts.Dars, "dars", "", "token: folder of my-exercise-app.dar and the splice-api-token-* DARs (default: $"+darsEnv+", else ./dars or ../shared/dars)")
+	fl.StringVar(&opts.Dars, "dars", "", "token: folder of my-exercise-app.dar and the splice-api-token-* DARs (default: $"+cmdutil.DarsEnv+", else ./dars or ../shared/dars)")
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		var err error
 		if opts.Format, err = f.OutputFormat(); err != nil {
@@ -190,8 +194,8 @@ failed (or none finished), 2 usage error.`,
 		if c.Flags().Changed("count") {
 			opts.Duration = 0
 		}
-		if opts.Scenario == bench.ScenarioToken && !c.Flags().Changed("concurrency") {
-			opts.Concurrency = bench.TokenConcurrency
+		if opts.Scenario == ledgerbench.ScenarioToken && !c.Flags().Changed("concurrency") {
+			opts.Concurrency = ledgerbench.TokenConcurrency
 		}
 		opts.Connect = conn.Connect
 		opts.ProgressTTY = isTerminal(opts.IO.ErrOut)
@@ -208,21 +212,21 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// config checks the flags and turns them into a bench.Config.
-func (opts *BenchOptions) config() (bench.Config, error) {
-	cfg := bench.Config{
+// config checks the flags and turns them into a ledgerbench.Config.
+func (opts *Options) config() (ledgerbench.Config, error) {
+	cfg := ledgerbench.Config{
 		Scenario: opts.Scenario, Concurrency: opts.Concurrency, Duration: opts.Duration, Count: opts.Count,
 		Rate: opts.Rate, Warmup: opts.Warmup, Template: opts.Template, Args: opts.Args, Parties: opts.Parties,
 		NewParties: opts.NewParties, CommandIDPrefix: opts.CommandIDPrefix, Synchronizer: opts.Synchronizer,
 		Seed: opts.Seed, PageSize: opts.PageSize, PageIdle: opts.PageIdle,
 	}
 	known := false
-	for _, s := range bench.Scenarios {
+	for _, s := range ledgerbench.Scenarios {
 		known = known || s == opts.Scenario
 	}
 	switch {
 	case !known:
-		return cfg, cmdutil.UsageError("unknown scenario %q: use one of %s", opts.Scenario, strings.Join(bench.Scenarios, ", "))
+		return cfg, cmdutil.UsageError("unknown scenario %q: use one of %s", opts.Scenario, strings.Join(ledgerbench.Scenarios, ", "))
 	case opts.Concurrency < 1:
 		return cfg, cmdutil.UsageError("--concurrency must be at least 1")
 	case opts.Count < 0:
@@ -241,17 +245,17 @@ func (opts *BenchOptions) config() (bench.Config, error) {
 		return cfg, cmdutil.UsageError("--page-size must be at least 1")
 	case opts.MaxErrorRate < 0 || opts.MaxErrorRate > 1:
 		return cfg, cmdutil.UsageError("--max-error-rate must be between 0 and 1")
-	case opts.Scenario == bench.ScenarioExecute && len(opts.Parties) > 0:
+	case opts.Scenario == ledgerbench.ScenarioExecute && len(opts.Parties) > 0:
 		return cfg, cmdutil.UsageError("--party cannot be used with execute: it onboards external parties whose keys it generates (--parties sets how many)")
-	case opts.Seed > 0 && opts.Scenario != bench.ScenarioCompletions && opts.Scenario != bench.ScenarioMixed &&
-		opts.Scenario != bench.ScenarioACS && opts.Scenario != bench.ScenarioUpdates:
+	case opts.Seed > 0 && opts.Scenario != ledgerbench.ScenarioCompletions && opts.Scenario != ledgerbench.ScenarioMixed &&
+		opts.Scenario != ledgerbench.ScenarioACS && opts.Scenario != ledgerbench.ScenarioUpdates:
 		return cfg, cmdutil.UsageError("--seed is for the completions, acs, updates and mixed scenarios")
 	}
-	if opts.Dars != "" && opts.Scenario != bench.ScenarioToken {
+	if opts.Dars != "" && opts.Scenario != ledgerbench.ScenarioToken {
 		return cfg, cmdutil.UsageError("--dars is for the token scenario")
 	}
-	if opts.Scenario == bench.ScenarioToken {
-		files, err := findTokenDars(opts.Dars)
+	if opts.Scenario == ledgerbench.ScenarioToken {
+		files, err := cmdutil.FindTokenDars(opts.Dars)
 		if err != nil {
 			return cfg, err
 		}
@@ -277,7 +281,7 @@ func (opts *BenchOptions) config() (bench.Config, error) {
 		}
 		cfg.Scheme = s
 	}
-	if opts.Scenario == bench.ScenarioMixed {
+	if opts.Scenario == ledgerbench.ScenarioMixed {
 		mix, err := parseMix(opts.Mix)
 		if err != nil {
 			return cfg, err
@@ -302,7 +306,7 @@ func parseMix(s string) (map[string]int, error) {
 			return nil, cmdutil.UsageError("--mix: %q is not KIND=WEIGHT with a weight ≥ 0 (e.g. prepare=2,submit=1)", part)
 		}
 		switch k {
-		case bench.ScenarioPrepare, bench.ScenarioSubmit, bench.ScenarioExecute, bench.ScenarioCompletions:
+		case ledgerbench.ScenarioPrepare, ledgerbench.ScenarioSubmit, ledgerbench.ScenarioExecute, ledgerbench.ScenarioCompletions:
 		default:
 			return nil, cmdutil.UsageError("--mix: unknown kind %q: use prepare, submit, execute or completions", k)
 		}
@@ -318,8 +322,8 @@ func parseMix(s string) (map[string]int, error) {
 	return mix, nil
 }
 
-func benchRun(ctx context.Context, opts *BenchOptions) error {
-	throughputGC()
+func benchRun(ctx context.Context, opts *Options) error {
+	serve.ThroughputGC()
 	cfg, err := opts.config()
 	if err != nil {
 		return err
@@ -342,8 +346,8 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 	if opts.ProgressEvery > 0 {
 		cfg.ProgressEvery = opts.ProgressEvery
 	}
-	cfg.Progress = func(p bench.Progress) {
-		line := bench.FormatProgress(p)
+	cfg.Progress = func(p ledgerbench.Progress) {
+		line := ledgerbench.FormatProgress(p)
 		switch {
 		case opts.ProgressTTY && p.Done:
 			fmt.Fprintf(opts.IO.ErrOut, "\r\033[K%s\n", line)
@@ -353,7 +357,7 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 			fmt.Fprintln(opts.IO.ErrOut, line)
 		}
 	}
-	sum, err := bench.Run(ctx, cfg)
+	sum, err := ledgerbench.Run(ctx, cfg)
 	if err != nil {
 		return err
 	}

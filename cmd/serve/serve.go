@@ -1,4 +1,7 @@
-package cmd
+// Package serve holds `ledger serve`: a local participant node (node/local)
+// behind the JSON API server (server), configured from flags. Its Start is
+// also how quickstart and tests run a node in-process.
+package serve
 
 import (
 	"context"
@@ -25,8 +28,8 @@ import (
 	"github.com/ledger-cli/ledger/server/auth"
 )
 
-// ServeOptions are the inputs of `ledger serve`.
-type ServeOptions struct {
+// Options are the inputs of `ledger serve`.
+type Options struct {
 	IO *cmdutil.IOStreams
 	// Context ends the node (nil: SIGINT/SIGTERM do).
 	Context context.Context
@@ -73,8 +76,8 @@ type ServeOptions struct {
 }
 
 // NewCmdServe builds `ledger serve`.
-func NewCmdServe(f *cmdutil.Factory, runF func(*ServeOptions) error) *cobra.Command {
-	opts := &ServeOptions{IO: f.IO}
+func NewCmdServe(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := &Options{IO: f.IO}
 	var participantID string
 	var maxDedup time.Duration
 	cmd := &cobra.Command{
@@ -236,7 +239,7 @@ The node stops cleanly on SIGINT or SIGTERM.`,
 }
 
 // validate checks flag combinations before anything starts.
-func (o *ServeOptions) validate() error {
+func (o *Options) validate() error {
 	o.AuthMode = strings.ToLower(o.AuthMode)
 	known := false
 	for _, m := range auth.Modes {
@@ -302,9 +305,9 @@ func checkOrigin(origin string) error {
 	return nil
 }
 
-// serveSetup is what `ledger serve` starts: the node on its database and
+// Setup is what `ledger serve` starts: the node on its database and
 // the HTTP server in front of it.
-type serveSetup struct {
+type Setup struct {
 	local.Config
 	Server server.Config
 	// Dars are uploaded before the node serves, by file name.
@@ -317,9 +320,9 @@ type namedDar struct {
 	Bytes []byte
 }
 
-// serveConfig turns the options into a serveSetup, reading key files.
-func serveConfig(o *ServeOptions) (serveSetup, error) {
-	cfg := serveSetup{
+// serveConfig turns the options into a Setup, reading key files.
+func serveConfig(o *Options) (Setup, error) {
+	cfg := Setup{
 		Config: local.Config{
 			DBPath: o.DB,
 			Node: node.Config{
@@ -389,9 +392,9 @@ func serveConfig(o *ServeOptions) (serveSetup, error) {
 	return cfg, nil
 }
 
-// startServe opens the node and serves it until the returned server is
+// Start opens the node and serves it until the returned server is
 // closed or ctx ends.
-func startServe(ctx context.Context, cfg serveSetup) (*server.Running, error) {
+func Start(ctx context.Context, cfg Setup) (*server.Running, error) {
 	n, err := local.Open(ctx, cfg.Config)
 	if err != nil {
 		return nil, err
@@ -411,7 +414,7 @@ func startServe(ctx context.Context, cfg serveSetup) (*server.Running, error) {
 	return server.Start(ctx, n, cfg.Server)
 }
 
-// throughputGC makes the collector run at a quarter of the default rate
+// ThroughputGC makes the collector run at a quarter of the default rate
 // unless GOGC says otherwise, for the commands that move many elements
 // (serve, bench): their live heap is small (a few MB) and streams allocate
 // a little per element, so at the default they collect every few thousand
@@ -422,7 +425,7 @@ func startServe(ctx context.Context, cfg serveSetup) (*server.Running, error) {
 // uploads pile up (twelve uploads of 127 MiB dalfs peaked at 1.9 GB), so
 // unless GOMEMLIMIT says otherwise the collector also works harder past
 // server.DefaultMemoryLimit: the same uploads then peak at 0.7 GB.
-func throughputGC() {
+func ThroughputGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
@@ -431,12 +434,12 @@ func throughputGC() {
 	}
 }
 
-func serveRun(o *ServeOptions) error {
+func serveRun(o *Options) error {
 	cfg, err := serveConfig(o)
 	if err != nil {
 		return err
 	}
-	throughputGC()
+	ThroughputGC()
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(o.LogLevel))
 	hopts := &slog.HandlerOptions{Level: level}
@@ -451,7 +454,7 @@ func serveRun(o *ServeOptions) error {
 		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 	}
-	running, err := startServe(ctx, cfg)
+	running, err := Start(ctx, cfg)
 	var locked *local.LockedError
 	if errors.As(err, &locked) {
 		return fmt.Errorf("%w: stop that ledger serve, or give another --db", err)

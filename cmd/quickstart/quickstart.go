@@ -1,4 +1,7 @@
-package cmd
+// Package quickstart holds `ledger quickstart`: a node started in this
+// process (serve.Start) and a walk-through of ledger's commands against it,
+// each printed as a user would type it and run through the root command.
+package quickstart
 
 import (
 	"bytes"
@@ -19,21 +22,25 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
+	"github.com/ledger-cli/ledger/cmd/serve"
 	"github.com/ledger-cli/ledger/node/local"
 	"github.com/ledger-cli/ledger/server"
 )
 
-// QuickstartOptions are the inputs of `ledger quickstart`.
-type QuickstartOptions struct {
+// Options are the inputs of `ledger quickstart`.
+type Options struct {
 	IO  *cmdutil.IOStreams
 	Now func() time.Time
+	// Root builds the command tree each step runs in, as the binary does
+	// (cmd.NewCmdRoot, which registers quickstart itself).
+	Root func(*cmdutil.Factory) *cobra.Command
 
 	// Dir keeps the node's database, the key and the envelopes; "" means a
 	// temporary directory removed at the end.
 	Dir string
 
 	// Token runs the token demo instead: the DARs of my-exercise-app (from
-	// Dars, see findTokenDars), a token moved between two external parties.
+	// Dars, see cmdutil.FindTokenDars), a token moved between two external parties.
 	Token bool
 	Dars  string
 	// Format "json" writes the token demo's outcome to Out as one object,
@@ -42,8 +49,8 @@ type QuickstartOptions struct {
 }
 
 // NewCmdQuickstart builds `ledger quickstart`.
-func NewCmdQuickstart(f *cmdutil.Factory, runF func(*QuickstartOptions) error) *cobra.Command {
-	opts := &QuickstartOptions{IO: f.IO, Now: f.Now}
+func NewCmdQuickstart(f *cmdutil.Factory, root func(*cmdutil.Factory) *cobra.Command, runF func(*Options) error) *cobra.Command {
+	opts := &Options{IO: f.IO, Now: f.Now, Root: root}
 	cmd := &cobra.Command{
 		Use:   "quickstart",
 		Short: "Walk through the whole flow on a local node, printing each command",
@@ -95,18 +102,18 @@ then goes to standard error.`,
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "keep the node's database, the key and the envelopes in this directory (created if missing; a rerun starts over)")
 	cmd.Flags().BoolVar(&opts.Token, "token", false, "walk through a token-standard transfer between two external parties instead")
-	cmd.Flags().StringVar(&opts.Dars, "dars", "", "folder of my-exercise-app.dar and the splice-api-token-* DARs (default: $"+darsEnv+", else ./dars or ../shared/dars)")
+	cmd.Flags().StringVar(&opts.Dars, "dars", "", "folder of my-exercise-app.dar and the splice-api-token-* DARs (default: $"+cmdutil.DarsEnv+", else ./dars or ../shared/dars)")
 	return cmd
 }
 
 // structured says whether -o asks for a structure rather than text.
-func (opts *QuickstartOptions) structured() bool {
+func (opts *Options) structured() bool {
 	return opts.Format != "" && opts.Format != cmdutil.FormatTable
 }
 
 // quickstart holds the state of one walk-through.
 type quickstart struct {
-	opts  *QuickstartOptions
+	opts  *Options
 	out   io.Writer
 	step  int
 	start time.Time
@@ -120,7 +127,7 @@ type quickstart struct {
 // the user's own configuration leaks in.
 var quickstartEnv = []string{"LEDGER_URL", "LEDGER_USER", "LEDGER_CONFIG", "LEDGER_PROFILE", "LEDGER_TOKEN", "LEDGER_TOKEN_FILE", "LEDGER_KEY_PASSPHRASE", "LEDGER_OUTPUT"}
 
-func quickstartRun(ctx context.Context, opts *QuickstartOptions) (err error) {
+func quickstartRun(ctx context.Context, opts *Options) (err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -129,7 +136,7 @@ func quickstartRun(ctx context.Context, opts *QuickstartOptions) (err error) {
 	if opts.Token {
 		// Found before anything starts, and before the walk-through changes
 		// into its directory.
-		if dars, err = findTokenDars(opts.Dars); err != nil {
+		if dars, err = cmdutil.FindTokenDars(opts.Dars); err != nil {
 			return err
 		}
 		if opts.structured() {
@@ -155,7 +162,7 @@ func quickstartRun(ctx context.Context, opts *QuickstartOptions) (err error) {
 
 	q.heading("start a local participant node")
 	q.command("serve", "--db", "ledger.db", "--addr", "127.0.0.1:0", "&")
-	node, err := startServe(ctx, serveSetup{Config: local.Config{DBPath: filepath.Join(dir, "ledger.db")}, Server: server.Config{Addr: "127.0.0.1:0"}})
+	node, err := serve.Start(ctx, serve.Setup{Config: local.Config{DBPath: filepath.Join(dir, "ledger.db")}, Server: server.Config{Addr: "127.0.0.1:0"}})
 	if err != nil {
 		return fmt.Errorf("starting the node: %w", err)
 	}
@@ -327,7 +334,7 @@ func (q *quickstart) exec(show bool, args ...string) (string, error) {
 	}
 	ios.SetColorEnabled(q.opts.IO.ColorEnabled())
 	f := &cmdutil.Factory{IO: ios, Config: viper.New(), Now: q.opts.Now}
-	root := NewCmdRoot(f)
+	root := q.opts.Root(f)
 	root.SetArgs(args)
 	if err := root.Execute(); err != nil {
 		return "", fmt.Errorf("quickstart step %d (ledger %s) failed: %w", q.step, args[0], err)
@@ -351,11 +358,11 @@ next:
 		for value, name := range q.vars {
 			// A path in an assigned folder: "$DARS"/my-exercise-app.dar.
 			if rest, ok := strings.CutPrefix(a, value+string(filepath.Separator)); ok && value != "" {
-				quoted[i] = `"$` + name + `"/` + shellQuote(rest)
+				quoted[i] = `"$` + name + `"/` + cmdutil.ShellQuote(rest)
 				continue next
 			}
 		}
-		quoted[i] = shellQuote(a)
+		quoted[i] = cmdutil.ShellQuote(a)
 	}
 	fmt.Fprintf(q.out, "  $ ledger %s\n", strings.Join(quoted, " "))
 }
@@ -389,14 +396,6 @@ func findParty(out, hint string) (string, error) {
 		return "", fmt.Errorf("quickstart: no %s::1220… party id in the output", hint)
 	}
 	return m, nil
-}
-
-// shellQuote quotes a word for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s == "&" || s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // indenter indents every line written through it by four spaces, so a
