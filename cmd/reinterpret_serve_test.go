@@ -14,14 +14,12 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/ledger-cli/ledger/client"
+	"github.com/ledger-cli/ledger/cmd/internal/cmdtest"
 	"github.com/ledger-cli/ledger/internal/splice"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/node/ledger"
-	"github.com/ledger-cli/ledger/node/local"
 	"github.com/ledger-cli/ledger/proto/damlpb"
-	"github.com/ledger-cli/ledger/server"
-	"github.com/ledger-cli/ledger/server/auth"
 	"github.com/ledger-cli/ledger/wallet"
 )
 
@@ -40,18 +38,8 @@ type serveFlow struct {
 // API's keyed test DAR), as ledger serve --allow-lf-dev.
 func startDevNode(t *testing.T) *liveNode {
 	t.Helper()
-	isolateConfig(t)
-	run, err := startServe(context.Background(), serveSetup{
-		Config: local.Config{DBPath: filepath.Join(t.TempDir(), "ledger.db"), Node: node.Config{AllowDevPackages: true}},
-		Server: server.Config{Addr: "127.0.0.1:0", Auth: auth.Config{Mode: auth.ModeHS256, Secret: onlineSecret}},
-	})
-	if err != nil {
-		t.Fatalf("start node: %v", err)
-	}
-	t.Cleanup(func() { run.Close() })
-	n := &liveNode{t: t, url: run.URL(), run: run}
-	n.admin = n.token(ledger.AdminUserID)
-	return n
+	n := cmdtest.StartNodeWith(t, node.Config{AllowDevPackages: true})
+	return &liveNode{t: t, url: n.URL, admin: n.Admin, node: n}
 }
 
 // prepare prepares cmd for party with the packages, checks that verify and
