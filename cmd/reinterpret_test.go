@@ -156,6 +156,15 @@ func TestGoldenReinterpretedOffline(t *testing.T) {
 	if !strings.Contains(r.out, "OK: re-interpreted: matches the Daml code of splice-amulet 0.1.14 and 3 more") {
 		t.Errorf("verify:\n%s", r.out)
 	}
+	r = runCLI(t, "", "verify", tx, "--dar", dars, "-o", "json").must(t, 0)
+	var out struct {
+		Match, Reinterpreted, MatchesDamlCode bool
+		DamlCode, DamlDifference              string
+	}
+	if err := json.Unmarshal([]byte(r.out), &out); err != nil || !out.Match || !out.Reinterpreted || !out.MatchesDamlCode ||
+		out.DamlCode != "splice-amulet 0.1.14 and 3 more" || out.DamlDifference != "" {
+		t.Errorf("verify -o json: %v %s", err, r.out)
+	}
 	r = runCLI(t, "", "show", tx, "--dar", dars).must(t, 0)
 	if first, _, _ := strings.Cut(r.out, "\n"); first != "re-interpreted: matches the Daml code of splice-amulet 0.1.14 and 3 more" {
 		t.Errorf("show opens with %q", first)
@@ -196,6 +205,10 @@ func TestGoldenReinterpretedOffline(t *testing.T) {
 				r := runCLI(t, "", args...).must(t, 3)
 				if args[0] == "verify" {
 					t.Logf("%s%s", r.out, r.err)
+					js := runCLI(t, "", "verify", tx, "--dar", dars, "-o", "json").must(t, 3)
+					if !strings.Contains(js.out, `"matchesDamlCode": false`) && !strings.Contains(js.out, `"damlDifference": "`) {
+						t.Errorf("verify -o json:\n%s", js.out)
+					}
 				}
 				for _, w := range words {
 					if !strings.Contains(r.out+r.err, w) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,5 +97,25 @@ func BenchmarkVerifyGoldenFromDisk(b *testing.B) {
 		if err != nil || !r.Matches() {
 			b.Fatalf("%v %v", err, r.Difference)
 		}
+	}
+}
+
+// TestReinterpretChecksTheHash: the transaction the code made must hash to
+// the hash about to be signed; one that does not is a difference, whatever
+// the comparison found, and nothing of it is kept for the review.
+func TestReinterpretChecksTheHash(t *testing.T) {
+	r, err := Reinterpret(context.Background(), goldenPrepared(t), goldenPackages(t), hashing.V2)
+	if err != nil || !r.Matches() {
+		t.Fatalf("%v %v", err, r.Difference)
+	}
+	signed := r.Hash
+	r.checkHash(signed)
+	if !r.Matches() {
+		t.Fatalf("the same hash: %v", r.Difference)
+	}
+	signed[0] ^= 1
+	r.checkHash(signed)
+	if r.Matches() || r.Transaction != nil || !strings.Contains(r.Difference.String(), "hashes to "+hashing.Hex(r.Hash)) {
+		t.Fatalf("another hash: %v", r.Difference)
 	}
 }
