@@ -316,3 +316,20 @@ func restateArchiveHash(t *testing.T, dalf []byte, id string) []byte {
 	}
 	return out
 }
+
+// TestEnvelopePackageLimit: an envelope carrying more packages than any
+// transaction needs is refused before any is hashed or decoded.
+func TestEnvelopePackageLimit(t *testing.T) {
+	pkgs := make([]EnvelopePackage, MaxEnvelopePackages+1)
+	for i := range pkgs {
+		payload := []byte(fmt.Sprint(i))
+		pkgs[i] = EnvelopePackage{PackageID: sha256Hex(payload), Payload: payload}
+	}
+	_, err := LoadPackages(&Envelope{Info: &EnvelopeInfo{Packages: pkgs}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "more than the limit of 1000") {
+		t.Fatalf("%d packages: %v", len(pkgs), err)
+	}
+	if _, err := LoadPackages(&Envelope{Info: &EnvelopeInfo{Packages: pkgs[:MaxEnvelopePackages]}}, nil); err != nil {
+		t.Fatalf("%d packages: %v", MaxEnvelopePackages, err)
+	}
+}
