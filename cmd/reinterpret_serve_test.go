@@ -69,6 +69,11 @@ func (f *serveFlow) prepare(name, party, token, scheme string, cmd splice.Object
 	if first, _, _ := strings.Cut(r.out, "\n"); !strings.HasPrefix(first, "re-interpreted: matches the Daml code of ") {
 		t.Errorf("%s: show opens with %q", name, first)
 	}
+	// The code came from the node that prepared the transaction: the
+	// review says whose choice the package ids were.
+	if !strings.Contains(r.out, "the Daml code re-run came in the envelope, from the node that prepared the transaction") {
+		t.Errorf("%s: show does not say where the code came from:\n%s", name, r.out)
+	}
 	env, err := wallet.ReadEnvelope(tx, nil)
 	if err != nil {
 		t.Fatal(err)

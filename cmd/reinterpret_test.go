@@ -172,6 +172,9 @@ func TestGoldenReinterpretedOffline(t *testing.T) {
 	if !strings.Contains(r.out, "whether its 5 input contract(s) are still active is the synchronizer's to decide") {
 		t.Errorf("show does not say who decides whether the inputs are active:\n%s", r.out)
 	}
+	if strings.Contains(r.out, "came in the envelope") {
+		t.Errorf("the code came from --dar, not the envelope:\n%s", r.out)
+	}
 	signed := filepath.Join(t.TempDir(), "signed.json")
 	runCLI(t, "", "sign", tx, "--dar", dars, "--key", key, "--allow-foreign-key", "--yes", "--out", signed).must(t, 0)
 	// Without packages, the review says whose word the effects are.

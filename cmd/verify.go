@@ -183,6 +183,9 @@ func writeReinterpretationText(opts *VerifyOptions, r *wallet.Reinterpretation) 
 		fmt.Fprintf(w, "NOT RE-INTERPRETED: no Daml packages at hand, so the transaction is the preparing node's word;\n  pass --dar with its DARs, or prepare it with --with-packages, to re-run its Daml code\n")
 	case r.Matches():
 		fmt.Fprintf(w, "OK: re-interpreted: matches the Daml code of %s\n  whether its input contracts are still active is the synchronizer's to decide when it executes\n", r.Code)
+		for _, p := range r.Named {
+			fmt.Fprintf(w, "  code: %s %s %s, from %s\n", p.Name, p.Version, p.ID, p.From)
+		}
 	default:
 		fmt.Fprintf(w, "DIFFERENT from the Daml code of %s: %s\nDo not sign this transaction.\n", r.Code, r.Difference)
 	}

@@ -134,6 +134,9 @@ func (rv *Reviewed) CheckDamlCode(dars []string, now time.Time) error {
 		}
 	}
 	rv.Review.Reinterpreted = r.reviewOf()
+	if w := r.fromThePreparingNode(); w != "" {
+		rv.Review.Warnings = append(rv.Review.Warnings, w)
+	}
 	return nil
 }
 

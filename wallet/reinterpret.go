@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ledger-cli/ledger/daml/engine"
 	"github.com/ledger-cli/ledger/daml/interp"
@@ -32,6 +33,10 @@ type Reinterpretation struct {
 	// Packages are every package the code ran with: those the transaction
 	// names and their dependencies.
 	Packages []*lf.Package
+	// Named are the packages the transaction names, with where each came
+	// from: a package id is its content, but which ids a transaction names
+	// is the preparing node's choice.
+	Named []review.CodePackage
 	// Difference is the first place where the prepared transaction is not
 	// what the code makes; nil when it is exactly that.
 	Difference *Difference
@@ -92,6 +97,14 @@ func Reinterpret(ctx context.Context, pt *damlpb.PreparedTransaction, ps *Packag
 		return nil, err
 	}
 	r := &Reinterpretation{Code: codeName(pt, pkgs), Packages: pkgs}
+	byID := map[lf.PackageID]*lf.Package{}
+	for _, p := range pkgs {
+		byID[p.ID] = p
+	}
+	for _, id := range NamedPackages(pt) {
+		p := byID[lf.PackageID(id)]
+		r.Named = append(r.Named, review.CodePackage{ID: id, Name: p.Name, Version: p.Version, From: ps.From(p.ID)})
+	}
 	set := ps.setOf(pkgs)
 	inputs, err := engine.InputContracts(pt.GetMetadata(), set)
 	var ie *engine.InputContractError
@@ -176,9 +189,27 @@ func (r *Reinterpretation) reviewOf() *review.Reinterpreted {
 	if r == nil {
 		return nil
 	}
-	out := &review.Reinterpreted{Code: r.Code, Matches: r.Matches()}
+	out := &review.Reinterpreted{Code: r.Code, Matches: r.Matches(), Packages: r.Named}
 	if r.Difference != nil {
 		out.Difference = r.Difference.String()
 	}
 	return out
+}
+
+// fromThePreparingNode is the review's warning when code the transaction
+// names came in the envelope: the node that prepared the transaction
+// chose which packages it names, and sent them.
+func (r *Reinterpretation) fromThePreparingNode() string {
+	var sent []string
+	for _, p := range r.Named {
+		if p.From == fromEnvelope {
+			sent = append(sent, fmt.Sprintf("%s %s %s", p.Name, p.Version, p.ID))
+		}
+	}
+	if len(sent) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the Daml code re-run came in the envelope, from the node that prepared the transaction (%s): a package id is its content, "+
+		"but whether these are the packages you mean to run — those vetted on the synchronizer — cannot be known offline; "+
+		"compare their ids with those you trust, give your own DARs, or pin the ids in the policy's templates", strings.Join(sent, ", "))
 }

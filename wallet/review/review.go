@@ -74,6 +74,18 @@ type Reinterpreted struct {
 	Code string `json:"code"`
 	// Difference is the first difference, as a custodian reads it.
 	Difference string `json:"difference,omitempty"`
+	// Packages are the packages the transaction names, as the code was
+	// re-run.
+	Packages []CodePackage `json:"packages,omitempty"`
+}
+
+// CodePackage is a package whose code was re-run, and where it came from:
+// "the envelope" (the preparing node sent it) or a file.
+type CodePackage struct {
+	ID      string `json:"packageId"`
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	From    string `json:"from"`
 }
 
 // Origin is the context an envelope or prepare response carries next to the
