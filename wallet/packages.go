@@ -293,6 +293,13 @@ func (ps *Packages) lookup(ids []lf.PackageID) ([]*lf.Package, error) {
 			out[i] = p
 			continue
 		}
+		// The signer's own files first: the review names them as the source.
+		if d, ok := ps.dalfs[id]; ok {
+			delete(ps.dalfs, id)
+			// Decoding checks the id the DAR states against the payload.
+			pending, dalfs, from = append(pending, i), append(dalfs, d.bytes), append(from, d.from)
+			continue
+		}
 		if payload, ok := ps.payloads[id]; ok {
 			delete(ps.payloads, id)
 			// As an Archive, whose decoding checks the payload against id.
@@ -300,12 +307,6 @@ func (ps *Packages) lookup(ids []lf.PackageID) ([]*lf.Package, error) {
 			b = protowire.AppendBytes(b, payload)
 			b = protowire.AppendTag(b, 4, protowire.BytesType)
 			pending, dalfs, from = append(pending, i), append(dalfs, protowire.AppendString(b, string(id))), append(from, fromEnvelope)
-			continue
-		}
-		if d, ok := ps.dalfs[id]; ok {
-			delete(ps.dalfs, id)
-			// Decoding checks the id the DAR states against the payload.
-			pending, dalfs, from = append(pending, i), append(dalfs, d.bytes), append(from, d.from)
 		}
 	}
 	pkgs, errs := archive.DecodeArchives(dalfs, archiveOptions)

@@ -181,6 +181,20 @@ func TestPackagesFromEnvelope(t *testing.T) {
 		}
 	}
 
+	// The same packages in the signer's own DARs: those are the source.
+	ps, err = LoadPackages(back, []string{goldenDarDir(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pkgs, err = ps.For(pt); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pkgs {
+		if ps.From(p.ID) == "the envelope" {
+			t.Errorf("package %s from the envelope, though a DAR given holds it", p.ID)
+		}
+	}
+
 	bad := slices.Clone(back.Info.Packages)
 	bad[3].Payload = slices.Clone(bad[3].Payload)
 	bad[3].Payload[len(bad[3].Payload)/2] ^= 1
