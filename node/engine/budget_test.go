@@ -136,8 +136,17 @@ func TestLongCommandsShareALane(t *testing.T) {
 	if err := spin(context.Background(), "10"); err != nil {
 		t.Fatalf("short command while the lane is full: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	// A fourth long command's request ends once it is seen waiting — not
+	// after a fixed time, which under load could pass before the command
+	// reaches the lane's threshold.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	go func() {
+		for lane.Stats().Waiting < 3 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
 	if err := spin(ctx, "1000000"); errorID(err) != "INTERPRETATION_TIME_EXCEEDED" || !strings.Contains(err.Error(), "waiting for a slot") {
 		t.Errorf("long command whose request ended while waiting: %v", err)
 	}
