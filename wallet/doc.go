@@ -23,9 +23,10 @@
 //   - NewEnvelope: the envelope of a node's prepare response (prepare.go).
 //
 // show, verify and sign run one pipeline (pipeline.go): read, recompute,
-// review, re-interpret, check, sign. Open stops after the review, Verify after the
-// recomputation, Sign runs it all in one call, with the question and the
-// passphrase as callbacks.
+// review, re-interpret, check, sign. Open stops after the re-interpretation,
+// Verify after the recomputation (and the re-interpretation, when the
+// hashes match and packages are at hand), Sign runs it all in one call,
+// with the question and the passphrase as callbacks.
 //
 // Nothing here prints or reads a terminal, and no error names a command-line
 // flag: the commands in cmd/ add that, and display/ renders the models.
