@@ -1,15 +1,19 @@
 package cmd
 
 import (
+	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
+	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/display"
 	"github.com/ledger-cli/ledger/hashing"
@@ -44,6 +48,9 @@ type PrepareOptions struct {
 	TapsSet            bool
 	Scheme             string
 	Show               bool
+	// WithPackages puts the Daml packages the transaction needs into the
+	// envelope, for the signer to re-run its code offline.
+	WithPackages bool
 }
 
 // NewCmdPrepare builds `ledger prepare`.
@@ -80,6 +87,13 @@ With --out, the summary goes to standard output, as text or, with -o json or
 -o yaml, as a structure for scripts (commandId, actAs, envelope, scheme,
 hash, matchesNode, cost). A YAML envelope is never written. --show also
 renders the transaction for review.
+
+--with-packages also fetches (GET /v2/packages/{id}) every Daml package the
+prepared transaction names and every package those depend on, and puts them
+in the envelope: "ledger sign" then re-runs the transaction's Daml code on
+the offline machine with nothing else at hand and refuses any difference
+from what the node prepared. A package's id is the SHA-256 of its content,
+checked here and again by the signer, so the node cannot slip in other code.
 
 Exit status: 0 prepared and the hash matches, 1 error or refusal by the node,
 2 usage error, 3 the node's hash differs from the recomputed one.`,
@@ -118,6 +132,7 @@ Exit status: 0 prepared and the hash matches, 1 error or refusal by the node,
 	fl.IntVar(&opts.TapsMaxPasses, "taps-max-passes", 0, "maximum passes of the topology-aware package selection")
 	fl.StringVar(&opts.Scheme, "scheme", "", "hashing scheme to ask for: v2 or v3 (default: the node's, V2)")
 	fl.BoolVar(&opts.Show, "show", false, "render the prepared transaction for review")
+	fl.BoolVar(&opts.WithPackages, "with-packages", false, "put the Daml packages the transaction needs into the envelope, for the signer to re-run its code offline")
 	fl.StringVar(&opts.Out, "out", "", "write the envelope to FILE (default: standard output)")
 
 	cmd.RunE = func(c *cobra.Command, args []string) error {
@@ -249,6 +264,22 @@ func prepareRun(opts *PrepareOptions) error {
 	if verr == nil && rv.HashErr != nil {
 		verr = rv.HashErr
 	}
+	if opts.WithPackages && verr == nil {
+		pkgs, absent, err := wallet.FetchPackages(ctx, rv.Transaction, nodePackage(conn.Client))
+		if err != nil {
+			return fmt.Errorf("--with-packages: %w", conn.WithHint(err))
+		}
+		env.Info.Packages = pkgs
+		for _, id := range absent {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: the node has no package %s (its generic contract model serves the template): there is no Daml code for the signer to re-run\n", id)
+		}
+	}
+	// The review is the signer's: re-run with the packages it will have.
+	if verr == nil {
+		if err := rv.CheckDamlCode(nil, opts.Now()); err != nil {
+			return reinterpretationError(err)
+		}
+	}
 
 	// The envelope goes to the file or to stdout; what people read goes
 	// to stdout when the envelope is in a file, else to stderr.
@@ -274,6 +305,10 @@ func prepareRun(opts *PrepareOptions) error {
 	res := PrepareResult{
 		CommandID: req.CommandID, ActAs: req.ActAs, Envelope: opts.Out, Scheme: rv.Scheme.String(),
 		Hash: base64.StdEncoding.EncodeToString(rv.Result.Hash[:]), MatchesNode: rv.MatchesNode(), Cost: resp.CostEstimation,
+		Packages: len(env.Info.Packages),
+	}
+	if r := rv.Reinterpretation; r != nil {
+		res.DamlCode, res.MatchesDamlCode = r.Code, r.Matches()
 	}
 	structured := opts.Out != "" && opts.Format != cmdutil.FormatTable
 	if structured {
@@ -297,6 +332,9 @@ func prepareRun(opts *PrepareOptions) error {
 			base64.StdEncoding.EncodeToString(rv.NodeHash), rv.Mismatch())
 		return cmdutil.WithExit(cmdutil.ExitHashMismatch, nil)
 	}
+	if r := rv.Reinterpretation; r != nil && !r.Matches() {
+		return reinterpretationError(&wallet.NotDamlCodeError{Source: "the prepared transaction", Difference: r.Difference})
+	}
 	return nil
 }
 
@@ -313,6 +351,12 @@ type PrepareResult struct {
 	// MatchesNode says whether the node's preparedTransactionHash is Hash.
 	MatchesNode bool                      `json:"matchesNode"`
 	Cost        *ledgerapi.CostEstimation `json:"cost,omitempty"`
+	// Packages is how many Daml packages the envelope carries
+	// (--with-packages); DamlCode names them and MatchesDamlCode says
+	// whether re-running it made exactly this transaction.
+	Packages        int    `json:"packages,omitempty"`
+	DamlCode        string `json:"damlCode,omitempty"`
+	MatchesDamlCode bool   `json:"matchesDamlCode,omitempty"`
 }
 
 // writePrepareSummary prints what prepare did and what comes next.
@@ -322,6 +366,12 @@ func writePrepareSummary(w io.Writer, r PrepareResult, hints *ledgerapi.CostEsti
 	writeCost(w, r.Cost, hints)
 	if r.Envelope != "" {
 		fmt.Fprintf(w, "  envelope:   %s\n", r.Envelope)
+	}
+	if r.Packages > 0 {
+		fmt.Fprintf(w, "  packages:   %d in the envelope, for the signer to re-run the Daml code\n", r.Packages)
+	}
+	if r.MatchesDamlCode {
+		fmt.Fprintf(w, "  re-interpreted: matches the Daml code of %s\n", r.DamlCode)
 	}
 	if !r.MatchesNode {
 		return
@@ -345,5 +395,18 @@ func writeCost(w io.Writer, c *ledgerapi.CostEstimation, hints *ledgerapi.CostEs
 		fmt.Fprintf(w, "  cost:       not estimated (--no-cost-estimate)\n")
 	default:
 		fmt.Fprintf(w, "  cost:       the node gave no estimate (Canton before 3.4 does not)\n")
+	}
+}
+
+// nodePackage is GET /v2/packages/{id}, nil for a package the node does
+// not have.
+func nodePackage(cl *client.Client) func(ctx context.Context, id string) ([]byte, error) {
+	return func(ctx context.Context, id string) ([]byte, error) {
+		b, err := cl.GetPackage(ctx, id)
+		var apiErr *client.APIError
+		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound {
+			return nil, nil
+		}
+		return b, err
 	}
 }

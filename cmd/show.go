@@ -55,9 +55,15 @@ non-empty value or CLICOLOR=0; CLICOLOR_FORCE=1 forces it.
 -o json and -o yaml print the decoded structure for scripts: full ids,
 int64 and numeric values as exact text, times as UTC RFC 3339.
 
+` + reinterpretationHelp + `
+The review then opens with "re-interpreted: matches the Daml code of …";
+without packages it warns that the effects shown are the preparing node's
+word. With --dar each argument's fields are also listed with their Daml types.
+
 Exit status: 0 when shown, 3 when the input's preparedTransactionHash
-differs from the recomputed hash (the transaction is still shown), 1 when
-the input cannot be decoded or hashed, 2 on a usage error.`,
+differs from the recomputed hash or the transaction is not what its Daml
+code makes (the transaction is still shown), 1 when the input cannot be
+decoded or hashed or packages it needs are missing, 2 on a usage error.`,
 		Example: `  # review a prepare response before signing it
   ledger show prepared.json
 
@@ -66,6 +72,9 @@ the input cannot be decoded or hashed, 2 on a usage error.`,
 
   # a bare base64 transaction prepared with V3
   ledger show --scheme v3 tx.b64
+
+  # re-run its Daml code offline with the DARs at hand
+  ledger show tx.json --dar splice-dars/
 
   # what the transaction creates, for a script
   ledger show -o json tx.json | jq '.effects.created'`,
@@ -88,7 +97,7 @@ the input cannot be decoded or hashed, 2 on a usage error.`,
 	cmd.Flags().StringVar(&opts.Scheme, "scheme", "", "hashing scheme: v2 or v3 (default: the one the input names, V2 for bare base64)")
 	cmd.Flags().BoolVar(&opts.FullIDs, "full-ids", false, "print party, contract and package ids in full")
 	cmd.Flags().IntVar(&opts.Width, "width", display.DefaultWidth, "fit the text output to this many columns")
-	cmd.Flags().StringArrayVar(&opts.Dars, "dar", nil, "also show each argument's fields with their Daml types from this DAR (repeatable)")
+	addDarFlag(cmd.Flags(), &opts.Dars)
 	return cmd
 }
 
@@ -103,7 +112,7 @@ func showRun(opts *ShowOptions) error {
 	}
 	src := wallet.Source{Path: opts.File, Stdin: opts.IO.In}
 	name := src.Name()
-	rv, err := wallet.Open(src, wallet.OpenOptions{Now: opts.Now(), Scheme: flagScheme})
+	rv, err := wallet.Open(src, wallet.OpenOptions{Now: opts.Now(), Scheme: flagScheme, Dars: opts.Dars})
 	var conflict *wallet.SchemeConflictError
 	switch {
 	case errors.Is(err, wallet.ErrNoScheme):
@@ -111,7 +120,7 @@ func showRun(opts *ShowOptions) error {
 	case errors.As(err, &conflict):
 		return cmdutil.UsageError("--scheme %s contradicts %s, which names %s: drop --scheme", conflict.Given, conflict.Source, conflict.Named)
 	case err != nil:
-		return err
+		return reinterpretationError(err)
 	}
 	env, scheme := rv.Envelope, rv.Scheme
 	if opts.Format != cmdutil.FormatTable {
@@ -126,8 +135,8 @@ func showRun(opts *ShowOptions) error {
 	if err != nil {
 		return err
 	}
-	if len(opts.Dars) > 0 && opts.Format == cmdutil.FormatTable {
-		args, err := typedArguments(env, opts.Dars)
+	if len(opts.Dars) > 0 && opts.Format == cmdutil.FormatTable && rv.Reinterpretation != nil {
+		args, err := typedArguments(env, rv.Reinterpretation.Packages)
 		if err != nil {
 			return err
 		}
@@ -141,6 +150,8 @@ func showRun(opts *ShowOptions) error {
 	case rv.NodeHash != nil && !rv.MatchesNode():
 		return cmdutil.WithExit(cmdutil.ExitHashMismatch, fmt.Errorf(
 			"%s: the node's preparedTransactionHash differs from the hash recomputed under %s: do not sign", name, scheme))
+	case rv.Reinterpretation != nil && !rv.Reinterpretation.Matches():
+		return reinterpretationError(&wallet.NotDamlCodeError{Source: name, Difference: rv.Reinterpretation.Difference})
 	}
 	return nil
 }

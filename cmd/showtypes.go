@@ -19,13 +19,9 @@ import (
 )
 
 // typedArguments reads the create and exercise arguments of env's
-// transaction by the types of the packages in dars; nodes on other
-// templates are left out.
-func typedArguments(env *wallet.Envelope, dars []string) ([]display.TypedArgument, error) {
-	pkgs, err := readDars(dars)
-	if err != nil {
-		return nil, err
-	}
+// transaction by the types of pkgs (those the Daml code was re-run with);
+// nodes on other templates are left out.
+func typedArguments(env *wallet.Envelope, pkgs []*lf.Package) ([]display.TypedArgument, error) {
 	tenv := typed.NewEnv(pkgs...)
 	raw, err := base64.StdEncoding.DecodeString(env.PreparedTransaction)
 	if err != nil {

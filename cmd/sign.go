@@ -37,6 +37,8 @@ type SignOptions struct {
 	// AllowForeignKey signs with a key that is not the party's namespace
 	// key (a key registered for a party with several keys).
 	AllowForeignKey bool
+	// Dars give packages to re-run the Daml code with (--dar).
+	Dars []string
 }
 
 // NewCmdSign builds `ledger sign`.
@@ -54,7 +56,10 @@ Before signing, sign:
   - recomputes the hash under the scheme the file names and refuses (exit 3)
     when it differs from the node's preparedTransactionHash;
   - refuses an unknown or unspecified scheme and a max_record_time already past;
-  - refuses anything outside --policy, when given;
+  - re-runs the transaction's Daml code offline when its packages are at
+    hand (see below) and refuses (exit 3, nothing written) any difference;
+  - refuses anything outside --policy, when given ("requireReinterpretation":
+    true refuses to sign without re-running the Daml code);
   - refuses a key that is not the namespace key of the party it signs for
     (--allow-foreign-key when the key is registered for the party);
   - shows what the transaction does and asks for confirmation on a terminal
@@ -72,12 +77,17 @@ in turn. The signed envelope, JSON like every envelope, goes to --out FILE
 prints what was signed (party, fingerprint, file) for scripts.
 
 With --verify-only nothing is signed: every signature in the file is checked
-against the recomputed hash and the keys given with --pubkey or --key.`,
+against the recomputed hash and the keys given with --pubkey or --key.
+
+` + reinterpretationHelp,
 		Example: `  # on the air-gapped machine
   ledger sign tx.json --key alice.key --out tx.signed.json
 
   # in a script, with the passphrase in a file and a policy
   ledger sign tx.json --key alice.key --passphrase-file pass.txt --policy policy.json --yes > tx.signed.json
+
+  # re-run the Daml code with the DARs at hand before signing
+  ledger sign tx.json --key alice.key --dar splice-dars/ --out tx.signed.json
 
   # check the signatures of a signed envelope
   ledger sign --verify-only tx.signed.json --pubkey 2RwUiIHVUVdulxzD8NKtPmIaaBqMer1A90rDjoklJPY=`,
@@ -109,6 +119,7 @@ against the recomputed hash and the keys given with --pubkey or --key.`,
 	cmd.Flags().BoolVar(&opts.VerifyOnly, "verify-only", false, "check the signatures in FILE instead of signing")
 	cmd.Flags().BoolVar(&opts.AllowForeignKey, "allow-foreign-key", false, "sign with a key that is not the party's namespace key (one registered for the party)")
 	cmd.Flags().StringArrayVar(&opts.PubKeys, "pubkey", nil, "public key to check signatures against (base64, hex or SPKI PEM file); repeatable")
+	addDarFlag(cmd.Flags(), &opts.Dars)
 	return cmd
 }
 
@@ -120,7 +131,7 @@ func signRun(opts *SignOptions) error {
 	if opts.VerifyOnly {
 		return verifyOnlyRun(opts, src)
 	}
-	req := wallet.SignRequest{Now: opts.Now(), Party: opts.Party, KeyFile: opts.KeyFile, AllowForeignKey: opts.AllowForeignKey}
+	req := wallet.SignRequest{Now: opts.Now(), Party: opts.Party, KeyFile: opts.KeyFile, AllowForeignKey: opts.AllowForeignKey, Dars: opts.Dars}
 	if opts.PolicyFile != "" {
 		var err error
 		if req.Policy, err = wallet.LoadPolicy(opts.PolicyFile); err != nil {
@@ -171,9 +182,9 @@ func signRun(opts *SignOptions) error {
 // verifyOnlyRun is sign --verify-only: the signatures in the file are
 // checked against the hash recomputed here, once it is the node's.
 func verifyOnlyRun(opts *SignOptions, src wallet.Source) error {
-	rv, err := wallet.Open(src, wallet.OpenOptions{Now: opts.Now(), RefuseBare: true})
+	rv, err := wallet.Open(src, wallet.OpenOptions{Now: opts.Now(), RefuseBare: true, Dars: opts.Dars})
 	if err != nil {
-		return err
+		return reinterpretationError(err)
 	}
 	var mismatch *wallet.HashMismatchError
 	if err := rv.CheckHash(); errors.As(err, &mismatch) {
@@ -224,7 +235,7 @@ func signRefusal(opts *SignOptions, err error) error {
 	case errors.As(err, &foreign):
 		return fmt.Errorf("refusing to sign: %w; check --key, or pass --allow-foreign-key if the key is registered for the party", err)
 	}
-	return err
+	return reinterpretationError(err)
 }
 
 // confirmSigning shows the review and asks, unless yes. Every warning

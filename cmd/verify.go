@@ -23,6 +23,7 @@ type VerifyOptions struct {
 	Trace   bool
 	PubKeys []string
 	KeyFile string
+	Dars    []string
 }
 
 // NewCmdVerify builds `ledger verify`.
@@ -46,8 +47,12 @@ ours; without them, our full trace is printed for comparison.
 
 On a signed envelope, every signature is also checked against the recomputed
 hash, with the public keys given by --pubkey or --key; a signature that does
-not verify makes the exit status 1.`,
+not verify makes the exit status 1.
+
+` + reinterpretationHelp + `
+Without packages only the hash is checked, and verify says so.`,
 		Example: `  ledger verify prepared.json
+  ledger verify tx.json --dar splice-dars/   # also re-run the Daml code offline
   ledger verify --trace prepared.json   # locate a mismatch
   ledger verify tx.signed.json --pubkey alice.pub.pem`,
 		Args: cmdutil.ExactArgs(1),
@@ -67,6 +72,7 @@ not verify makes the exit status 1.`,
 	cmd.Flags().BoolVar(&opts.Trace, "trace", false, "on a mismatch, show where the encodings part")
 	cmd.Flags().StringArrayVar(&opts.PubKeys, "pubkey", nil, "public key to check signatures against (base64, hex, or a PEM file); repeatable")
 	cmd.Flags().StringVar(&opts.KeyFile, "key", "", "check signatures against this key file's public key (no passphrase needed)")
+	addDarFlag(cmd.Flags(), &opts.Dars)
 	return cmd
 }
 
@@ -78,6 +84,13 @@ type verifyOutput struct {
 	Diagnosis            string `json:"diagnosis,omitempty"`
 	DifferenceOffset     *int   `json:"differenceOffset,omitempty"`
 	DifferenceContext    string `json:"differenceContext,omitempty"`
+	// Reinterpreted is whether the Daml code was re-run (packages at
+	// hand); MatchesDamlCode whether it made exactly this transaction,
+	// DamlDifference the first difference when not.
+	Reinterpreted   bool   `json:"reinterpreted"`
+	MatchesDamlCode bool   `json:"matchesDamlCode,omitempty"`
+	DamlCode        string `json:"damlCode,omitempty"`
+	DamlDifference  string `json:"damlDifference,omitempty"`
 }
 
 func verifyRun(opts *VerifyOptions) error {
@@ -89,14 +102,14 @@ func verifyRun(opts *VerifyOptions) error {
 		}
 		scheme = s
 	}
-	req := wallet.VerifyRequest{Scheme: scheme, Trace: opts.Trace}
+	req := wallet.VerifyRequest{Scheme: scheme, Trace: opts.Trace, Dars: opts.Dars}
 	keysGiven := len(opts.PubKeys) > 0 || opts.KeyFile != ""
 	if opts.Format == cmdutil.FormatTable && keysGiven {
 		req.Keys = func() ([]signer.PublicKey, error) { return publicKeys(opts.PubKeys, opts.KeyFile) }
 	}
 	v, err := wallet.Verify(wallet.Source{Path: opts.File, Stdin: opts.IO.In}, req)
 	if err != nil {
-		return err
+		return reinterpretationError(err)
 	}
 	check := v.Check
 	out := verifyOutput{
@@ -109,14 +122,26 @@ func verifyRun(opts *VerifyOptions) error {
 	if d := check.Difference; d != nil {
 		out.DifferenceOffset, out.DifferenceContext = &d.Offset, d.Context
 	}
+	if r := v.Reinterpretation; r != nil {
+		out.Reinterpreted, out.MatchesDamlCode, out.DamlCode = true, r.Matches(), r.Code
+		if r.Difference != nil {
+			out.DamlDifference = r.Difference.String()
+		}
+	}
 	if opts.Format != cmdutil.FormatTable {
 		if err := cmdutil.WriteStructured(opts.IO.Out, opts.Format, out); err != nil {
 			return err
 		}
 	} else {
 		writeVerifyText(opts, check, out)
+		if check.Match {
+			writeReinterpretationText(opts, v.Reinterpretation)
+		}
 	}
 	if !check.Match {
+		return cmdutil.WithExit(cmdutil.ExitHashMismatch, nil)
+	}
+	if r := v.Reinterpretation; r != nil && !r.Matches() {
 		return cmdutil.WithExit(cmdutil.ExitHashMismatch, nil)
 	}
 	if n := len(v.Envelope.PartySignatures.Signatures); n > 0 && opts.Format == cmdutil.FormatTable {
@@ -147,4 +172,21 @@ func writeVerifyText(opts *VerifyOptions, check *wallet.HashCheck, out verifyOut
 		return
 	}
 	fmt.Fprintf(w, "\nThe input has no hashingDetails to compare with; our encoding follows.\n\n%s", check.Result.Trace)
+}
+
+// writeReinterpretationText says whether the Daml code was re-run and what
+// it found.
+func writeReinterpretationText(opts *VerifyOptions, r *wallet.Reinterpretation) {
+	w := opts.IO.Out
+	switch {
+	case r == nil:
+		fmt.Fprintf(w, "NOT RE-INTERPRETED: no Daml packages at hand, so the transaction is the preparing node's word;\n  pass --dar with its DARs, or prepare it with --with-packages, to re-run its Daml code\n")
+	case r.Matches():
+		fmt.Fprintf(w, "OK: re-interpreted: matches the Daml code of %s\n  whether its input contracts are still active is the synchronizer's to decide when it executes\n", r.Code)
+		for _, p := range r.Named {
+			fmt.Fprintf(w, "  code: %s %s %s, from %s\n", p.Name, p.Version, p.ID, p.From)
+		}
+	default:
+		fmt.Fprintf(w, "DIFFERENT from the Daml code of %s: %s\nDo not sign this transaction.\n", r.Code, r.Difference)
+	}
 }

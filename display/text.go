@@ -36,6 +36,7 @@ const labelWidth = 13
 // input contracts and the full party ids.
 func RenderText(w io.Writer, r *review.Review, opts TextOptions) error {
 	p := newPrinter(r, opts)
+	p.reinterpreted(r)
 	p.summary(r)
 	p.warnings(r)
 	p.effects(r)
@@ -126,6 +127,25 @@ func (p *printer) kv(label, value string) {
 func (p *printer) summary(r *review.Review) {
 	for _, l := range wrap(review.SummaryLine(r, p.nm), p.width) {
 		p.line(p.st.title.Render(l))
+	}
+}
+
+// reinterpreted opens the review with whether the transaction is what its
+// Daml code makes, when that was checked.
+func (p *printer) reinterpreted(r *review.Review) {
+	ri := r.Reinterpreted
+	if ri == nil {
+		return
+	}
+	text, style := "re-interpreted: matches the Daml code of "+ri.Code, p.st.ok
+	if !ri.Matches {
+		text, style = "re-interpreted: NOT what the Daml code of "+ri.Code+" makes, do not sign: "+ri.Difference, p.st.warn
+	}
+	for _, l := range wrap(format.Escape(text), p.width) {
+		p.line(style.Render(l))
+	}
+	if n := len(r.InputContracts); n > 0 {
+		p.line(p.st.faint.Render(fmt.Sprintf("  whether its %d input contract(s) are still active is the synchronizer's to decide when it executes", n)))
 	}
 }
 

@@ -55,7 +55,10 @@ const (
 // deduplicationPeriod, submissionId, userId, hashingSchemeVersion,
 // minLedgerTime) it keeps the node's preparedTransactionHash and, under the
 // single key "envelope", what the online machine knew: the prepare request,
-// the node URL, when it was prepared and the cost estimate.
+// the node URL, when it was prepared and the cost estimate, and, when asked
+// for, the Daml packages the transaction needs. (ledger execute sends the
+// execute fields alone; a curl of the whole file sends the packages too,
+// which Canton ignores.)
 //
 // ParseEnvelope also accepts the two other forms a user is likely to hold:
 // the prepare response exactly as a Canton node returns it, and a bare
@@ -90,6 +93,11 @@ type EnvelopeInfo struct {
 	NodeURL        string          `json:"nodeUrl,omitempty"`
 	PreparedAt     string          `json:"preparedAt,omitempty"`
 	PrepareRequest json.RawMessage `json:"prepareRequest,omitempty"`
+	// Packages are the Daml packages the transaction names and those they
+	// depend on (ledger prepare --with-packages), for the signer to re-run
+	// its Daml code with nothing else at hand. Each is checked against its
+	// id before use.
+	Packages []EnvelopePackage `json:"packages,omitempty"`
 }
 
 // MaxEnvelopeSize bounds what ReadEnvelope reads; prepared transactions are

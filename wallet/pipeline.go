@@ -1,13 +1,17 @@
 package wallet
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/proto/damlpb"
 	"github.com/ledger-cli/ledger/signer"
 )
 
@@ -17,9 +21,9 @@ import (
 //
 // show stops after the review (Open), verify after the recomputation
 // (Verify), sign --verify-only checks the signatures where sign would add
-// one (Open, then VerifySignatures), and sign runs it all (Sign). A step
-// added to the pipeline, such as re-running the Daml code of the root
-// commands, goes into Open and reaches the three commands at once.
+// one (Open, then VerifySignatures), and sign runs it all (Sign). The
+// re-interpretation is in Open, so show, sign and sign --verify-only run
+// it alike; Verify runs it once the hashes match.
 
 // Source is where an envelope is read from: the file Path, or Stdin when
 // Path is "-".
@@ -45,6 +49,11 @@ type OpenOptions struct {
 	// RefuseBare refuses a bare base64 transaction (a *BareTransactionError):
 	// without the node's hash there is nothing to sign against.
 	RefuseBare bool
+	// Dars are DAR files, directories of them, or package payload files
+	// whose packages, with those the envelope carries, re-run the
+	// transaction's Daml code (LoadPackages). With no package at all, the
+	// review warns that its effects are the preparing node's word.
+	Dars []string
 }
 
 // SchemeConflictError is Open's refusal of an input that names a scheme
@@ -85,7 +94,50 @@ func Open(src Source, o OpenOptions) (*Reviewed, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	rv.Name = name
+	if err := rv.CheckDamlCode(o.Dars, o.Now); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	return rv, nil
+}
+
+// notReinterpreted is the review's warning when no package was at hand.
+const notReinterpreted = "not re-interpreted: the effects shown are the preparing node's word, not checked against the Daml code; " +
+	"give the transaction's Daml packages (its DARs, or an envelope prepared with its packages) to re-run the code before signing"
+
+// CheckDamlCode is the pipeline's re-interpretation step (Open runs it;
+// prepare --show too, once the packages are in the envelope): with the
+// packages of the envelope and of dars, re-run the Daml code; when it makes
+// exactly this transaction, with the hash to sign, the review is rebuilt
+// from what it made (at now); either way the review says what was found,
+// and Reinterpretation holds it. Without any package the review warns that
+// its effects are the preparing node's word.
+func (rv *Reviewed) CheckDamlCode(dars []string, now time.Time) error {
+	ps, err := LoadPackages(rv.Envelope, dars)
+	if err != nil {
+		return err
+	}
+	if ps.Empty() {
+		rv.Review.Warnings = append(rv.Review.Warnings, notReinterpreted)
+		return nil
+	}
+	r, err := Reinterpret(context.Background(), rv.Transaction, ps, rv.Scheme)
+	if err != nil {
+		return err
+	}
+	if rv.Result != nil {
+		r.checkHash(rv.Result.Hash)
+	}
+	rv.Reinterpretation = r
+	if r.Matches() && rv.Result != nil {
+		if err := rv.summarize(r.Transaction, now); err != nil {
+			return err
+		}
+	}
+	rv.Review.Reinterpreted = r.reviewOf()
+	if w := r.fromThePreparingNode(); w != "" {
+		rv.Review.Warnings = append(rv.Review.Warnings, w)
+	}
+	return nil
 }
 
 // schemeFor is the scheme to hash env under: given for a bare transaction,
@@ -110,6 +162,10 @@ type VerifyRequest struct {
 	Scheme hashing.Scheme
 	// Trace records the preimages, to locate a mismatch.
 	Trace bool
+	// Dars give packages to re-run the Daml code with, beside the
+	// envelope's (OpenOptions.Dars); with none at all, only the hash is
+	// checked.
+	Dars []string
 	// Keys gives the public keys to check the envelope's signatures
 	// against. It is asked only when the hashes match and the envelope
 	// carries signatures; nil checks none.
@@ -123,6 +179,9 @@ type Verification struct {
 	// Signatures are the checks of every signature against the recomputed
 	// hash, when the hashes match and keys were given.
 	Signatures []SignatureCheck
+	// Reinterpretation is the outcome of re-running the Daml code, when
+	// the hashes match and packages were at hand; nil otherwise.
+	Reinterpretation *Reinterpretation
 }
 
 // Verify reads the envelope at src, recomputes its hash and compares it
@@ -140,6 +199,11 @@ func Verify(src Source, req VerifyRequest) (*Verification, error) {
 		return nil, err
 	}
 	v := &Verification{Envelope: env, Check: check}
+	if check.Match {
+		if v.Reinterpretation, err = reinterpretEnvelope(env, req.Dars, check); err != nil {
+			return nil, fmt.Errorf("%s: %w", src.Name(), err)
+		}
+	}
 	if check.Match && req.Keys != nil && len(env.PartySignatures.Signatures) > 0 {
 		keys, err := req.Keys()
 		if err != nil {
@@ -148,6 +212,30 @@ func Verify(src Source, req VerifyRequest) (*Verification, error) {
 		v.Signatures = env.CheckSignatures(check.Recomputed, keys)
 	}
 	return v, nil
+}
+
+// reinterpretEnvelope re-runs the Daml code of env's transaction with the
+// packages of env and dars, its hash to be the one check recomputed; nil
+// when there is no package.
+func reinterpretEnvelope(env *Envelope, dars []string, check *HashCheck) (*Reinterpretation, error) {
+	ps, err := LoadPackages(env, dars)
+	if err != nil || ps.Empty() {
+		return nil, err
+	}
+	raw, err := env.Raw()
+	if err != nil {
+		return nil, err
+	}
+	var pt damlpb.PreparedTransaction
+	if err := proto.Unmarshal(raw, &pt); err != nil {
+		return nil, fmt.Errorf("preparedTransaction does not decode as a PreparedTransaction: %w", err)
+	}
+	r, err := Reinterpret(context.Background(), &pt, ps, check.Scheme)
+	if err != nil {
+		return nil, err
+	}
+	r.checkHash(check.Recomputed)
+	return r, nil
 }
 
 // CheckHash refuses a review whose hash was not recomputed or differs from
@@ -185,6 +273,9 @@ type SignRequest struct {
 	// AllowForeignKey signs with a key that is not the party's namespace
 	// key; Confirm then gets the *ForeignKeyError as a warning.
 	AllowForeignKey bool
+	// Dars give packages to re-run the Daml code with, beside the
+	// envelope's (OpenOptions.Dars).
+	Dars []string
 	// Confirm is asked once every refusal has passed; an error stops
 	// signing. nil confirms.
 	Confirm func(*Confirmation) error
@@ -217,9 +308,10 @@ type Signed struct {
 // the deadline, the policy, the party, the key), ask for confirmation,
 // open the key and sign the recomputed hash. Refusals are the typed errors
 // of this package (*HashMismatchError, *DeadlinePassedError, *PolicyError,
-// *PartyError, *ForeignKeyError, *BareTransactionError).
+// *PartyError, *ForeignKeyError, *BareTransactionError, *NotDamlCodeError,
+// *MissingPackagesError, *PackageError).
 func Sign(src Source, req SignRequest) (*Signed, error) {
-	rv, err := Open(src, OpenOptions{Now: req.Now, RefuseBare: true})
+	rv, err := Open(src, OpenOptions{Now: req.Now, RefuseBare: true, Dars: req.Dars})
 	if err != nil {
 		return nil, err
 	}

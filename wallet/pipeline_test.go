@@ -99,6 +99,9 @@ func TestSignPipeline(t *testing.T) {
 	}{
 		"past the deadline":  {func(r *SignRequest) { r.Now = signNow.Add(24 * 365 * time.Hour) }, new(*DeadlinePassedError)},
 		"outside the policy": {func(r *SignRequest) { r.Policy = &Policy{Templates: []string{"Other:Template"}} }, new(*PolicyError)},
+		// No packages in the envelope, none given: the policy makes them
+		// mandatory.
+		"not re-interpreted": {func(r *SignRequest) { r.Policy = &Policy{RequireReinterpretation: true} }, new(*PolicyError)},
 		"another party":      {func(r *SignRequest) { r.Party = "bob::1220" }, new(*PartyError)},
 		"declined": {func(r *SignRequest) {
 			r.Confirm = func(*Confirmation) error { return errDeclined }

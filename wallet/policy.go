@@ -29,7 +29,8 @@ import (
 //	  "synchronizers": ["global-domain::1220…"],
 //	  "hashingSchemes": ["V3"],
 //	  "minTimeLeft": "10m",
-//	  "maxAmounts": {"Amulet": "1000.0", "USDx@registry::1220…": "250"}
+//	  "maxAmounts": {"Amulet": "1000.0", "USDx@registry::1220…": "250"},
+//	  "requireReinterpretation": true
 //	}
 //
 // minTimeLeft (a Go duration) refuses a transaction whose earliest deadline
@@ -41,7 +42,9 @@ import (
 // transfer (an exercise of TransferFactory_Transfer, the amount and
 // instrument of its transfer argument) per instrument id, "ID" for any
 // admin or "ID@ADMIN" for one; a transfer of an instrument it does not list
-// is refused too.
+// is refused too. requireReinterpretation refuses to sign unless the
+// transaction's Daml code was re-run here (packages in the envelope or
+// given as DARs) and made exactly this transaction.
 //
 // A template entry "Module:Entity" matches that entity in any package,
 // "#name:Module:Entity" only in the package of that name, and
@@ -59,6 +62,9 @@ type Policy struct {
 	HashingSchemes []string          `json:"hashingSchemes" yaml:"hashingSchemes"`
 	MinTimeLeft    string            `json:"minTimeLeft" yaml:"minTimeLeft"`
 	MaxAmounts     map[string]string `json:"maxAmounts" yaml:"maxAmounts"`
+	// RequireReinterpretation makes the Daml packages mandatory: no
+	// signature without re-running the code.
+	RequireReinterpretation bool `json:"requireReinterpretation" yaml:"requireReinterpretation"`
 }
 
 // LoadPolicy reads a policy file; unknown keys are refused so that a misspelt
@@ -80,7 +86,7 @@ func LoadPolicy(path string) (*Policy, error) {
 		err = dec.Decode(&p)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w (want keys templates, choices, parties, synchronizers, hashingSchemes, minTimeLeft, maxAmounts)", path, err)
+		return nil, fmt.Errorf("policy %s: %w (want keys templates, choices, parties, synchronizers, hashingSchemes, minTimeLeft, maxAmounts, requireReinterpretation)", path, err)
 	}
 	if p.MinTimeLeft != "" {
 		if d, err := time.ParseDuration(p.MinTimeLeft); err != nil || d < 0 {

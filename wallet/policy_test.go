@@ -86,6 +86,12 @@ func TestLoad(t *testing.T) {
 	if p, err := LoadPolicy(write("ok.yaml", "choices: [Transfer]\n")); err != nil || p.Choices[0] != "Transfer" {
 		t.Fatalf("yaml: %v %v", p, err)
 	}
+	if p, err := LoadPolicy(write("reinterpret.json", `{"requireReinterpretation":true}`)); err != nil || !p.RequireReinterpretation {
+		t.Errorf("requireReinterpretation: %+v %v", p, err)
+	}
+	if p, err := LoadPolicy(write("reinterpret.yaml", "requireReinterpretation: true\n")); err != nil || !p.RequireReinterpretation {
+		t.Errorf("requireReinterpretation in YAML: %+v %v", p, err)
+	}
 	if _, err := LoadPolicy(write("typo.json", `{"template":["Iou:Iou"]}`)); err == nil {
 		t.Fatal("misspelt key accepted: it would allow everything")
 	}

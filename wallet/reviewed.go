@@ -30,6 +30,9 @@ type Reviewed struct {
 	// carries none (a bare base64 transaction).
 	NodeHash []byte
 	Review   *review.Review
+	// Reinterpretation is the outcome of re-running the Daml code; nil
+	// when no package was at hand (Open).
+	Reinterpretation *Reinterpretation
 }
 
 // ReviewEnvelope decodes env's prepared transaction, recomputes its hash
@@ -47,22 +50,33 @@ func ReviewEnvelope(env *Envelope, scheme hashing.Scheme, now time.Time) (*Revie
 	if err := proto.Unmarshal(rc.raw, rv.Transaction); err != nil {
 		return nil, fmt.Errorf("preparedTransaction does not decode as a PreparedTransaction: %w", err)
 	}
-	rv.Review, err = review.Summarize(rv.Transaction, recomputed(rv.Result), now)
-	if err != nil {
+	if err := rv.summarize(rv.Transaction, now); err != nil {
 		if rv.HashErr != nil {
 			return nil, rv.HashErr
 		}
 		return nil, err
 	}
-	if rv.HashErr != nil {
-		rv.Review.HashError = rv.HashErr.Error()
-	}
-	rv.Review.Origin = env.Origin()
-	rv.Review.Warnings = append(rv.Review.Warnings, requestWarnings(env, rv.Review)...)
-	if rv.NodeHash != nil && rv.Result != nil {
-		rv.Review.CompareNodeHash(rv.NodeHash)
-	}
 	return rv, nil
+}
+
+// summarize builds the review of pt — the prepared transaction, or the one
+// its Daml code made when that is exactly it — at now, with what the
+// envelope says beside it and the comparison with the node's hash.
+func (rv *Reviewed) summarize(pt *damlpb.PreparedTransaction, now time.Time) error {
+	r, err := review.Summarize(pt, recomputed(rv.Result), now)
+	if err != nil {
+		return err
+	}
+	if rv.HashErr != nil {
+		r.HashError = rv.HashErr.Error()
+	}
+	r.Origin = rv.Envelope.Origin()
+	r.Warnings = append(r.Warnings, requestWarnings(rv.Envelope, r)...)
+	if rv.NodeHash != nil && rv.Result != nil {
+		r.CompareNodeHash(rv.NodeHash)
+	}
+	rv.Review = r
+	return nil
 }
 
 // recomputed is what the review needs to know of the hasher's result.

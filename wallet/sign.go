@@ -40,11 +40,16 @@ func (e *PolicyError) Error() string {
 }
 
 // CheckSignable runs every refusal that needs neither the key nor a person:
-// the hash must be recomputed and equal the node's (CheckHash), max_record_time must not have passed at now, and the
+// the hash must be recomputed and equal the node's (CheckHash), the
+// transaction must be what its Daml code makes when that was re-run (a
+// *NotDamlCodeError), max_record_time must not have passed at now, and the
 // transaction must keep within policy (nil: no policy).
 func (rv *Reviewed) CheckSignable(now time.Time, policy *Policy) error {
 	if err := rv.CheckHash(); err != nil {
 		return err
+	}
+	if r := rv.Reinterpretation; r != nil && r.Difference != nil {
+		return &NotDamlCodeError{Source: rv.Name, Difference: r.Difference}
 	}
 	if mrt := rv.Transaction.GetMetadata().MaxRecordTime; mrt != nil {
 		deadline := time.UnixMicro(int64(*mrt)).UTC()
@@ -53,7 +58,11 @@ func (rv *Reviewed) CheckSignable(now time.Time, policy *Policy) error {
 		}
 	}
 	if policy != nil {
-		if v := policy.Check(rv.Review); len(v) > 0 {
+		v := policy.Check(rv.Review)
+		if policy.RequireReinterpretation && rv.Reinterpretation == nil {
+			v = append(v, "the policy requires re-running the Daml code before signing (requireReinterpretation), and no Daml packages were given")
+		}
+		if len(v) > 0 {
 			return &PolicyError{Violations: v}
 		}
 	}

@@ -7,9 +7,11 @@ import (
 
 // Exit codes, documented in README.md.
 const (
-	ExitOK           = 0
-	ExitFailure      = 1
-	ExitUsage        = 2
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitUsage   = 2
+	// ExitHashMismatch: the transaction is not what it claims to be — its
+	// hash is not the node's, or it is not what its Daml code makes.
 	ExitHashMismatch = 3
 	ExitRejected     = 4
 )

@@ -5,6 +5,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ledger-cli/ledger/daml/lf"
 )
@@ -267,4 +270,40 @@ func languageVersion(minor string, opts Options) (lf.LanguageVersion, error) {
 		return lf.LanguageVersion{Major: 2, Minor: lf.DevMinor}, nil
 	}
 	return lf.LanguageVersion{}, fmt.Errorf("%w: the package is Daml-LF 2.%q; supported are 2.1, 2.2, 2.3 and, in dev mode, 2.dev", ErrUnsupportedVersion, minor)
+}
+
+// DecodeArchives decodes dalfs as DecodeArchive does, several at once (up
+// to GOMAXPROCS), reusing the decoding tables from one to the next as
+// DecodeDar does. Package i or error i is that of dalfs[i].
+func DecodeArchives(dalfs [][]byte, opts Options) ([]*lf.Package, []error) {
+	out := make([]*lf.Package, len(dalfs))
+	errs := make([]error, len(dalfs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var panicked atomic.Pointer[any]
+	for range min(runtime.GOMAXPROCS(0), len(dalfs)) {
+		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					panicked.CompareAndSwap(nil, &r)
+				}
+			}()
+			st := getState()
+			defer putState(st)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(dalfs) {
+					return
+				}
+				if out[i], errs[i] = decodeArchive(dalfs[i], opts, &st.sc); errs[i] != nil {
+					errs[i] = fmt.Errorf("archive: %w", errs[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if r := panicked.Load(); r != nil {
+		panic(*r)
+	}
+	return out, errs
 }

@@ -111,49 +111,11 @@ func checkEntry(f *zip.File, limit string, maxSize, ratio int64) error {
 // order and the error is that of the first dalf in manifest order that
 // fails, as when they are decoded one after the other.
 func decodeDarWorkers(ctx context.Context, dar []byte, opts Options, workers int) (*Dar, error) {
-	zr, err := zip.NewReader(bytes.NewReader(dar), int64(len(dar)))
+	m, files, err := openDar(dar, opts)
 	if err != nil {
-		return nil, fmt.Errorf("DAR is not a zip file: %w", err)
-	}
-	files := make(map[string]*zip.File, len(zr.File))
-	for _, f := range zr.File {
-		files[f.Name] = f
-	}
-	mf, ok := files[manifestPath]
-	if !ok {
-		return nil, fmt.Errorf("DAR has no %s", manifestPath)
-	}
-	ratio := opts.limit(opts.MaxCompressionRatio, DefaultMaxCompressionRatio)
-	maxManifest := opts.limit(opts.MaxManifestSize, DefaultMaxManifestSize)
-	if err := checkEntry(mf, "MaxManifestSize", maxManifest, ratio); err != nil {
 		return nil, err
 	}
-	text, err := readZipFile(mf, maxManifest, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", manifestPath, err)
-	}
-	m, err := ParseManifest(text)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", manifestPath, err)
-	}
-	if maxDalfs := int(opts.limit(int64(opts.MaxDalfs), DefaultMaxDalfs)); len(m.Dalfs) > maxDalfs {
-		return nil, &LimitError{Limit: "MaxDalfs", Value: int64(len(m.Dalfs)), Max: int64(maxDalfs)}
-	}
 	maxSize := opts.limit(opts.MaxDalfSize, DefaultMaxDalfSize)
-	maxTotal := opts.limit(opts.MaxDarSize, DefaultMaxDarSize)
-	total := mf.UncompressedSize64
-	for _, name := range m.Dalfs {
-		f, ok := files[name]
-		if !ok {
-			continue // reported in manifest order below
-		}
-		if err := checkEntry(f, "MaxDalfSize", maxSize, ratio); err != nil {
-			return nil, err
-		}
-		if total += f.UncompressedSize64; total > uint64(maxTotal) {
-			return nil, &LimitError{Limit: "MaxDarSize", Value: int64(min(total, 1<<62)), Max: maxTotal}
-		}
-	}
 	packages := make([]*lf.Package, len(m.Dalfs))
 	errs := make([]error, len(m.Dalfs))
 	var archives [][]byte
@@ -225,6 +187,118 @@ func decodeDarWorkers(ctx context.Context, dar []byte, opts Options, workers int
 		}
 	}
 	return d, nil
+}
+
+// openDar opens a DAR's zip directory and reads its manifest, refusing,
+// before any dalf is inflated, a DAR that exceeds the limits of opts.
+func openDar(dar []byte, opts Options) (Manifest, map[string]*zip.File, error) {
+	zr, err := zip.NewReader(bytes.NewReader(dar), int64(len(dar)))
+	if err != nil {
+		return Manifest{}, nil, fmt.Errorf("DAR is not a zip file: %w", err)
+	}
+	files := make(map[string]*zip.File, len(zr.File))
+	for _, f := range zr.File {
+		files[f.Name] = f
+	}
+	mf, ok := files[manifestPath]
+	if !ok {
+		return Manifest{}, nil, fmt.Errorf("DAR has no %s", manifestPath)
+	}
+	ratio := opts.limit(opts.MaxCompressionRatio, DefaultMaxCompressionRatio)
+	maxManifest := opts.limit(opts.MaxManifestSize, DefaultMaxManifestSize)
+	if err := checkEntry(mf, "MaxManifestSize", maxManifest, ratio); err != nil {
+		return Manifest{}, nil, err
+	}
+	text, err := readZipFile(mf, maxManifest, nil)
+	if err != nil {
+		return Manifest{}, nil, fmt.Errorf("%s: %w", manifestPath, err)
+	}
+	m, err := ParseManifest(text)
+	if err != nil {
+		return Manifest{}, nil, fmt.Errorf("%s: %w", manifestPath, err)
+	}
+	if maxDalfs := int(opts.limit(int64(opts.MaxDalfs), DefaultMaxDalfs)); len(m.Dalfs) > maxDalfs {
+		return Manifest{}, nil, &LimitError{Limit: "MaxDalfs", Value: int64(len(m.Dalfs)), Max: int64(maxDalfs)}
+	}
+	maxSize := opts.limit(opts.MaxDalfSize, DefaultMaxDalfSize)
+	maxTotal := opts.limit(opts.MaxDarSize, DefaultMaxDarSize)
+	total := mf.UncompressedSize64
+	for _, name := range m.Dalfs {
+		f, ok := files[name]
+		if !ok {
+			continue // reported in manifest order by the reader
+		}
+		if err := checkEntry(f, "MaxDalfSize", maxSize, ratio); err != nil {
+			return Manifest{}, nil, err
+		}
+		if total += f.UncompressedSize64; total > uint64(maxTotal) {
+			return Manifest{}, nil, &LimitError{Limit: "MaxDarSize", Value: int64(min(total, 1<<62)), Max: maxTotal}
+		}
+	}
+	return m, files, nil
+}
+
+// ReadDarArchives reads the dalfs of the DAR at path, within the limits of
+// opts as DecodeDar, without decoding them: each Archive's bytes by the
+// package id its hash field states. DecodeArchive checks that id against
+// the payload when the package is decoded, so a caller may decode only
+// the packages it needs, each once however many DARs carry it.
+func ReadDarArchives(path string, opts Options) (map[lf.PackageID][]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("archive: %w", err)
+	}
+	out, err := readDarArchives(b, opts)
+	if err != nil {
+		return nil, fmt.Errorf("archive: %s: %w", path, err)
+	}
+	return out, nil
+}
+
+func readDarArchives(dar []byte, opts Options) (map[lf.PackageID][]byte, error) {
+	m, files, err := openDar(dar, opts)
+	if err != nil {
+		return nil, err
+	}
+	maxSize := opts.limit(opts.MaxDalfSize, DefaultMaxDalfSize)
+	out := make(map[lf.PackageID][]byte, len(m.Dalfs))
+	for _, name := range m.Dalfs {
+		f, ok := files[name]
+		if !ok {
+			return nil, fmt.Errorf("manifest names dalf %q, which the DAR does not contain", name)
+		}
+		b, err := readZipFile(f, maxSize, nil)
+		if err != nil {
+			return nil, fmt.Errorf("dalf %q: %w", name, err)
+		}
+		id, err := archiveHash(b)
+		if err != nil {
+			return nil, fmt.Errorf("dalf %q: %w", name, err)
+		}
+		out[id] = b
+	}
+	return out, nil
+}
+
+// archiveHash is the hash field of an Archive: the package id it states.
+func archiveHash(b []byte) (lf.PackageID, error) {
+	var hash string
+	for len(b) > 0 {
+		f, rest, err := nextField(b)
+		if err != nil {
+			return "", in("Archive", err)
+		}
+		b = rest
+		if f.Num == 4 {
+			if hash, err = f.Text(); err != nil {
+				return "", in("Archive", err)
+			}
+		}
+	}
+	if hash == "" {
+		return "", in("Archive", errors.New("no hash field"))
+	}
+	return lf.PackageID(hash), nil
 }
 
 // decodeParallel calls decode for each dalf on workers goroutines, the

@@ -124,3 +124,66 @@ func TestKeepArchives(t *testing.T) {
 		}
 	}
 }
+
+// TestReadDarArchives: a DAR's dalfs read without decoding are those
+// DecodeDar decodes, by the same ids, each decoding to its package; the
+// limits refuse what they refuse DecodeDar, before anything inflates.
+func TestReadDarArchives(t *testing.T) {
+	ping := archivetest.SharedDar(t, archivetest.PingDar)
+	d, err := DecodeDar(ping, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	archives, err := readDarArchives(ping, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(archives) != len(d.Packages) {
+		t.Fatalf("%d archives for %d packages", len(archives), len(d.Packages))
+	}
+	for _, p := range d.Packages {
+		q, err := DecodeArchive(archives[p.ID], Options{})
+		if err != nil || q.ID != p.ID {
+			t.Errorf("archive of %s decodes to %v, %v", p.ID, q, err)
+		}
+	}
+	for _, opts := range []Options{{MaxDarSize: 1 << 20}, {MaxDalfSize: 100 << 10}, {MaxManifestSize: 100}, {MaxDalfs: 3}} {
+		_, want := DecodeDar(ping, opts)
+		_, err := readDarArchives(ping, opts)
+		if le := limitOf(t, err); le.Limit != limitOf(t, want).Limit {
+			t.Errorf("%+v: %v, DecodeDar: %v", opts, err, want)
+		}
+	}
+	if _, err := readDarArchives(archivetest.RepeatedManifest(t, ping, 200_000), Options{}); limitOf(t, err).Limit != "MaxManifestSize" {
+		t.Errorf("a manifest of 200,000 names: %v", err)
+	}
+}
+
+// TestDecodeArchives: dalfs decoded several at once are the packages
+// DecodeArchive makes of each, in order; a dalf that fails has its error
+// at its place, the others still decoded.
+func TestDecodeArchives(t *testing.T) {
+	archives, err := readDarArchives(archivetest.SharedDar(t, archivetest.PingDar), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dalfs [][]byte
+	for _, b := range archives {
+		dalfs = append(dalfs, b)
+	}
+	bad := len(dalfs) / 2
+	dalfs[bad] = append([]byte(nil), dalfs[bad]...)
+	dalfs[bad][len(dalfs[bad])-1] ^= 1 // the hash field's last character
+	pkgs, errs := DecodeArchives(dalfs, Options{})
+	for i, b := range dalfs {
+		want, wantErr := DecodeArchive(b, Options{})
+		switch {
+		case i == bad:
+			if errs[i] == nil || wantErr == nil || !errors.Is(errs[i], ErrHashMismatch) {
+				t.Errorf("dalf %d: %v, DecodeArchive: %v", i, errs[i], wantErr)
+			}
+		case errs[i] != nil || pkgs[i].ID != want.ID || len(pkgs[i].Modules) != len(want.Modules):
+			t.Errorf("dalf %d: %v %v, DecodeArchive: %v", i, pkgs[i], errs[i], want)
+		}
+	}
+}

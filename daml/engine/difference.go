@@ -79,8 +79,9 @@ func (d *Difference) String() string {
 
 // TransactionDifference names the first place where a prepared
 // transaction differs from the one re-interpretation makes, nil when none:
-// version, roots, node count, then node by node in node id order, field by
-// field, then the node seeds.
+// version, roots, then node by node in node id order, field by field (a
+// node added or dropped is first seen in its parent's children), then the
+// node count and the node seeds.
 func TransactionDifference(prepared, reinterpreted *damlpb.DamlTransaction) *Difference {
 	got, want := prepared, reinterpreted
 	if want.GetVersion() != got.GetVersion() {
@@ -91,14 +92,12 @@ func TransactionDifference(prepared, reinterpreted *damlpb.DamlTransaction) *Dif
 		return &Difference{Field: "roots", Path: "roots", Prepared: fmt.Sprint(got.GetRoots()), Reinterpreted: fmt.Sprint(want.GetRoots()),
 			reason: fmt.Sprintf("its roots are %v; re-interpreting its root commands gives %v", got.GetRoots(), want.GetRoots())}
 	}
-	if len(want.GetNodes()) != len(got.GetNodes()) {
-		return &Difference{Field: "nodes", Path: "nodes", Prepared: fmt.Sprintf("%d nodes", len(got.GetNodes())), Reinterpreted: fmt.Sprintf("%d nodes", len(want.GetNodes())),
-			reason: fmt.Sprintf("it has %d nodes; re-interpreting its root commands gives %d", len(got.GetNodes()), len(want.GetNodes()))}
-	}
 	gotNodes := make(map[string]*damlpb.Node, len(got.GetNodes()))
 	for _, n := range got.GetNodes() {
 		gotNodes[n.GetNodeId()] = n.GetV1()
 	}
+	// Node by node first: a node added or dropped shows in its parent's
+	// children, which names the place; the counts only say how many.
 	for _, n := range want.GetNodes() {
 		g, ok := gotNodes[n.GetNodeId()]
 		if !ok {
@@ -110,6 +109,20 @@ func TransactionDifference(prepared, reinterpreted *damlpb.DamlTransaction) *Dif
 			d.reason = fmt.Sprintf("node %s %s", n.GetNodeId(), d.reason)
 			return d
 		}
+	}
+	if len(want.GetNodes()) != len(got.GetNodes()) {
+		wantIDs := make(map[string]bool, len(want.GetNodes()))
+		for _, n := range want.GetNodes() {
+			wantIDs[n.GetNodeId()] = true
+		}
+		for _, n := range got.GetNodes() {
+			if !wantIDs[n.GetNodeId()] {
+				return &Difference{NodeID: n.GetNodeId(), Node: describe(n.GetV1()), Kind: kindOf(n.GetV1()), Field: "node_id", Path: "node_id",
+					reason: fmt.Sprintf("it has a node %s, which re-interpreting its root commands does not make", n.GetNodeId())}
+			}
+		}
+		return &Difference{Field: "nodes", Path: "nodes", Prepared: fmt.Sprintf("%d nodes", len(got.GetNodes())), Reinterpreted: fmt.Sprintf("%d nodes", len(want.GetNodes())),
+			reason: fmt.Sprintf("it has %d nodes; re-interpreting its root commands gives %d", len(got.GetNodes()), len(want.GetNodes()))}
 	}
 	wantSeeds, gotSeeds := sortedSeeds(want.GetNodeSeeds()), sortedSeeds(got.GetNodeSeeds())
 	if len(wantSeeds) != len(gotSeeds) {

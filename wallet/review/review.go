@@ -35,6 +35,10 @@ type Review struct {
 	HashError string `json:"hashError,omitempty"`
 	// Warnings are things a reviewer must read before signing.
 	Warnings []string `json:"warnings,omitempty"`
+	// Reinterpreted says whether the transaction was checked here against
+	// its Daml code; nil when it was not (no packages at hand). The caller
+	// that re-ran the code fills it in.
+	Reinterpreted *Reinterpreted `json:"reinterpreted,omitempty"`
 
 	Submitter          Submitter `json:"submitter"`
 	SynchronizerID     string    `json:"synchronizerId"`
@@ -58,6 +62,30 @@ type Review struct {
 	// Origin is what the input file says beside the transaction; the caller
 	// that read the file fills it in.
 	Origin *Origin `json:"origin,omitempty"`
+}
+
+// Reinterpreted is the outcome of re-running a transaction's Daml code
+// offline, as the review shows it.
+type Reinterpreted struct {
+	// Matches is true when the transaction is exactly what the code makes.
+	Matches bool `json:"matches"`
+	// Code names the packages the transaction names: "splice-amulet 0.1.14
+	// and 3 more".
+	Code string `json:"code"`
+	// Difference is the first difference, as a custodian reads it.
+	Difference string `json:"difference,omitempty"`
+	// Packages are the packages the transaction names, as the code was
+	// re-run.
+	Packages []CodePackage `json:"packages,omitempty"`
+}
+
+// CodePackage is a package whose code was re-run, and where it came from:
+// "the envelope" (the preparing node sent it) or a file.
+type CodePackage struct {
+	ID      string `json:"packageId"`
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	From    string `json:"from"`
 }
 
 // Origin is the context an envelope or prepare response carries next to the

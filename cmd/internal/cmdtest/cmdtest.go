@@ -42,9 +42,16 @@ type Node struct {
 // is isolated first (IsolateConfig).
 func StartNode(t testing.TB) *Node {
 	t.Helper()
+	return StartNodeWith(t, node.Config{})
+}
+
+// StartNodeWith is StartNode with the ledger service configured by nc
+// (AllowDevPackages, as ledger serve --allow-lf-dev, …).
+func StartNodeWith(t testing.TB, nc node.Config) *Node {
+	t.Helper()
 	IsolateConfig(t)
 	run, err := serve.Start(context.Background(), serve.Setup{
-		Config: local.Config{DBPath: filepath.Join(t.TempDir(), "ledger.db")},
+		Config: local.Config{DBPath: filepath.Join(t.TempDir(), "ledger.db"), Node: nc},
 		Server: server.Config{Addr: "127.0.0.1:0", Auth: auth.Config{Mode: auth.ModeHS256, Secret: Secret}},
 	})
 	if err != nil {
