@@ -101,6 +101,7 @@ var Catalog = sortedCatalog([]CatalogEntry{
 	{"NO_SYNCHRONIZER_FOR_SUBMISSION", 9, "no connected synchronizer can carry this transaction (parties not hosted, packages not vetted)", "check that every party is hosted and every package vetted on one synchronizer"},
 	{"NO_SYNCHRONIZER_ON_WHICH_ALL_SUBMITTERS_CAN_SUBMIT", 11, "the submitting parties share no synchronizer on which they may all submit", "host the submitters with submission rights on a common synchronizer"},
 	{"NOT_CONNECTED_TO_SYNCHRONIZER", 9, "the participant is not connected to the synchronizer the request names", "name a synchronizer the participant is connected to, or connect it first"},
+	{"INVALID_PRESCRIBED_SYNCHRONIZER_ID", 9, "the synchronizer the request names is not one the participant can submit to", "name a synchronizer the participant is connected to (ledger status shows it), or leave synchronizerId empty"},
 	{"SUBMISSION_SYNCHRONIZER_NOT_READY", 11, "the synchronizer chosen for the submission is not ready", "retry once the participant's synchronizer connection is up"},
 	{"ABORTED_DUE_TO_SHUTDOWN", 1, "the participant is shutting down and dropped the request", "retry against the restarted node"},
 	{"SUBMISSION_DURING_SHUTDOWN", 2, "a submission arrived while the participant was shutting down", "retry against the restarted node"},

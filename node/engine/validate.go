@@ -101,14 +101,21 @@ func (e *Engine) checkSynchronizer(field, s string) error {
 	if s == "" || s == e.cfg.SynchronizerID {
 		return nil
 	}
-	if err := ledgerapi.ValidateLedgerString(field, s); err != nil || !strings.Contains(s, "::") {
+	// Canton parses the id as a unique identifier (name::namespace), then
+	// routing resolves it to a synchronizer the participant is connected to.
+	switch pos := strings.Index(s, "::"); {
+	case ledgerapi.ValidateLedgerString(field, s) != nil:
 		return invalidField(field, "%q is not a synchronizer id (name::namespace)", clip(s))
+	case pos < 0:
+		return invalidField(field, "Invalid unique identifier `%s` with missing namespace.", clip(s))
+	case pos == 0:
+		return invalidField(field, "Invalid unique identifier `%s` with empty identifier.", clip(s))
 	}
 	if strings.HasPrefix(e.cfg.SynchronizerID, s+"::") {
 		return nil
 	}
-	return ledgerapi.NewError(CodeNotConnectedToSynchronizer,
-		fmt.Sprintf("This participant is not connected to synchronizer %s.", s),
+	return ledgerapi.NewError(CodeInvalidPrescribedSynchronizerID,
+		fmt.Sprintf("Cannot submit transaction to prescribed synchronizer `%s` because: cannot resolve %s to a physical synchronizer id", s, s),
 		map[string]string{"synchronizer_id": s})
 }
 

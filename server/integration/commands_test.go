@@ -276,7 +276,7 @@ func TestSubmitFieldRules(t *testing.T) {
 		{"dedup beyond the maximum", with("deduplicationPeriod", map[string]any{"DeduplicationDuration": map[string]any{"value": map[string]any{"seconds": 7200}}}), 400, "INVALID_DEDUPLICATION_PERIOD"},
 		{"tapsMaxPasses over the limit", with("tapsMaxPasses", 3), 400, "INVALID_ARGUMENT"},
 		{"tapsMaxPasses zero", with("tapsMaxPasses", 0), 400, "INVALID_ARGUMENT"},
-		{"other synchronizer", with("synchronizerId", "other::1220ab"), 400, "NOT_CONNECTED_TO_SYNCHRONIZER"},
+		{"other synchronizer", with("synchronizerId", "other::1220ab"), 400, "INVALID_PRESCRIBED_SYNCHRONIZER_ID"},
 		{"exercise by key", with("commands", []any{map[string]any{"ExerciseByKeyCommand": map[string]any{
 			"templateId": iouTemplate, "contractKey": "k", "choice": "C", "choiceArgument": map[string]any{}}}}), 400, "COMMAND_PREPROCESSING_FAILED"},
 		{"unknown contract", with("commands", []any{exercise("00"+fmt.Sprintf("%064x", 7), "Transfer")}), 404, "CONTRACT_NOT_FOUND"},

@@ -235,7 +235,7 @@ func TestPrepareRules(t *testing.T) {
 		{"no user id without a token", func(b map[string]any) { delete(b, "userId") }, 400, "INVALID_TOKEN"},
 		{"tapsMaxPasses over the limit", func(b map[string]any) { b["tapsMaxPasses"] = 4 }, 400, "INVALID_ARGUMENT"},
 		{"unknown scheme version", func(b map[string]any) { b["hashingSchemeVersion"] = "HASHING_SCHEME_VERSION_UNSPECIFIED" }, 400, "INVALID_FIELD"},
-		{"other synchronizer", func(b map[string]any) { b["synchronizerId"] = "other::1220ab" }, 400, "NOT_CONNECTED_TO_SYNCHRONIZER"},
+		{"other synchronizer", func(b map[string]any) { b["synchronizerId"] = "other::1220ab" }, 400, "INVALID_PRESCRIBED_SYNCHRONIZER_ID"},
 		{"negative min ledger time rel", func(b map[string]any) {
 			b["minLedgerTime"] = map[string]any{"time": map[string]any{"MinLedgerTimeRel": map[string]any{"value": map[string]any{"seconds": -1}}}}
 		}, 400, "INVALID_FIELD"},
