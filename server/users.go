@@ -85,25 +85,33 @@ func pageToken(last string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(last))
 }
 
-func parsePageToken(tok string) (string, error) {
+// parsePageToken reads a token of pageToken: the last id of the page before,
+// which valid checks (a user or party id). Like Canton, which decodes its
+// tokens as protobuf, anything else is INVALID_ARGUMENT "Invalid page token".
+func parsePageToken(tok string, valid func(field, s string) error) (string, error) {
 	if tok == "" {
 		return "", nil
 	}
 	b, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil || len(b) == 0 {
+	if err != nil || len(b) == 0 || valid("pageToken", string(b)) != nil {
 		return "", ledgerapi.InvalidArgument("Invalid page token")
 	}
 	return string(b), nil
 }
 
-// pageSize reads pageSize: 0 means the maximum; above it is clamped.
-func pageSize(req *Request, max int) (int, error) {
+// pageSize reads pageSize: 0 means the maximum; above it is clamped, or
+// refused when refuseAbove (Canton's party list refuses, its user list
+// clamps).
+func pageSize(req *Request, max int, refuseAbove bool) (int, error) {
 	n, err := queryInt(req.Request, "pageSize")
 	if err != nil {
 		return 0, err
 	}
 	if n < 0 {
 		return 0, ledgerapi.InvalidArgument("Page size must be non-negative")
+	}
+	if n > max && refuseAbove {
+		return 0, ledgerapi.InvalidArgument("Page size must not exceed the server's maximum of %d", max)
 	}
 	if n == 0 || n > max {
 		n = max
@@ -168,11 +176,11 @@ func (s *Server) listUsers(req *Request) (any, error) {
 	if err := s.checkIDP(req.Context(), idp); err != nil {
 		return nil, err
 	}
-	size, err := pageSize(req, node.MaxUsersPageSize)
+	size, err := pageSize(req, node.MaxUsersPageSize, false)
 	if err != nil {
 		return nil, err
 	}
-	after, err := parsePageToken(req.URL.Query().Get("pageToken"))
+	after, err := parsePageToken(req.URL.Query().Get("pageToken"), ledgerapi.ValidateUserID)
 	if err != nil {
 		return nil, err
 	}
