@@ -38,10 +38,15 @@ func ledgerRights(rs []ledgerapi.Right) ([]ledger.Right, error) {
 	for i, r := range rs {
 		field := fmt.Sprintf("rights[%d]", i)
 		if r.Kind == "" {
-			return nil, ledgerapi.MissingField(field + ".kind")
+			return nil, ledgerapi.InvalidArgument("unknown kind of right - check that the Ledger API version of the server is recent enough")
 		}
 		k := ledger.RightKind(r.Kind)
 		if k.HasParty() {
+			// Canton reads the party as a Daml-LF party (requireParty):
+			// INVALID_ARGUMENT with its reason, no field.
+			if reason := ledgerapi.DamlLFPartyReason(r.Party); reason != "" {
+				return nil, ledgerapi.InvalidArgument("%s", reason)
+			}
 			if err := ledgerapi.ValidatePartyID(field+".party", r.Party); err != nil {
 				return nil, ledgerapi.InvalidField(field+".party", fieldReason(err))
 			}
@@ -57,7 +62,7 @@ func ledgerRights(rs []ledgerapi.Right) ([]ledger.Right, error) {
 func pathUserID(req *Request) (string, error) {
 	id := req.PathValue("userID")
 	if err := ledgerapi.ValidateUserID("user_id", id); err != nil {
-		return "", ledgerapi.InvalidArgument("Invalid user id in the path: %s", fieldReason(err))
+		return "", ledgerapi.InvalidArgument("Malformed user-id: %s", fieldReason(err))
 	}
 	return id, nil
 }
@@ -222,16 +227,16 @@ func (s *Server) createUser(req *Request) (any, error) {
 	// ApiUserManagementService does (its verifyPartiesExistInIdp looks at
 	// the rights alone): it grants nothing, and an identity provider's
 	// admin gets the same answer for any party, its provider's or not.
-	if u.PrimaryParty != "" {
-		if err := ledgerapi.ValidatePartyID("user.primary_party", u.PrimaryParty); err != nil {
-			return nil, ledgerapi.InvalidField("user.primary_party", fieldReason(err))
-		}
+	if u.Metadata.ResourceVersion != "" {
+		return nil, ledgerapi.InvalidArgument("field user.metadata.resource_version must be not set")
 	}
 	if err := ledgerapi.ValidateAnnotations(u.Metadata.Annotations, false); err != nil {
 		return nil, annotationsError(err, u.Metadata.Annotations, ledgerapi.CodeMaxUserAnnotationsSize, "user", u.ID)
 	}
-	if u.Metadata.ResourceVersion != "" {
-		return nil, ledgerapi.InvalidField("user.metadata.resource_version", "must be empty when creating a user")
+	if u.PrimaryParty != "" {
+		if reason := ledgerapi.DamlLFPartyReason(u.PrimaryParty); reason != "" {
+			return nil, ledgerapi.InvalidArgument("%s", reason)
+		}
 	}
 	if err := s.checkIDP(req.Context(), idp); err != nil {
 		return nil, err

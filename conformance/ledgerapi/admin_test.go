@@ -52,3 +52,69 @@ func TestPartyManagementServiceIT(t *testing.T) {
 			failure{code: "INVALID_ARGUMENT", cause: "Page size must not exceed the server's maximum"})
 	})
 }
+// UserManagementServiceIT.scala.
+func TestUserManagementServiceIT(t *testing.T) {
+	p := startParticipant(t, node.Config{})
+	t.Run("UserManagementCreateUserInvalidArguments", func(t *testing.T) {
+		userID := uuid.NewString()
+		check := func(problem string, user map[string]any, rights []map[string]any, code string) {
+			t.Helper()
+			if rights == nil {
+				rights = []map[string]any{}
+			}
+			e := p.mustFail(t, "POST", "/v2/users", map[string]any{"user": user, "rights": rights}, failure{code: code})
+			if e.Code != code {
+				t.Errorf("%s: %s", problem, e.Error())
+			}
+		}
+		check("empty user-id", map[string]any{"id": ""}, nil, "MISSING_FIELD")
+		check("invalid user-id", map[string]any{"id": "?"}, nil, "INVALID_FIELD")
+		check("invalid primary-party", map[string]any{"id": "u1-" + userID, "primaryParty": "party2-!!"}, nil, "INVALID_ARGUMENT")
+		check("invalid party in right", map[string]any{"id": "u2-" + userID},
+			[]map[string]any{{"kind": map[string]any{"CanActAs": map[string]any{"value": map[string]any{"party": "party3-!!"}}}}}, "INVALID_ARGUMENT")
+	})
+
+	t.Run("UserManagementGetUserInvalidArguments", func(t *testing.T) {
+		// Over JSON the user id is a path segment that Canton's JSON layer
+		// parses itself: INVALID_ARGUMENT "Malformed user-id: …"
+		// (JsUserManagementService.getUser), not the gRPC service's
+		// INVALID_FIELD user_id the Scala case sees. An empty user id is a
+		// path the JSON API has no GetUser for.
+		p.mustFail(t, "GET", "/v2/users/"+url.PathEscape("?"), nil, failure{code: "INVALID_ARGUMENT", cause: "Malformed user-id: "})
+	})
+
+	t.Run("TestInvalidResourceVersionInCreateUser", func(t *testing.T) {
+		p.mustFail(t, "POST", "/v2/users", map[string]any{"user": map[string]any{"id": p.next("user"),
+			"metadata": map[string]any{"resourceVersion": "someResourceVersion1", "annotations": map[string]any{}}}, "rights": []any{}},
+			failure{code: "INVALID_ARGUMENT", cause: "user.metadata.resource_version"})
+	})
+
+	t.Run("TestListUsersOnInvalidRequests", func(t *testing.T) {
+		p.mustFail(t, "GET", "/v2/users?pageSize=0&pageToken="+url.QueryEscape(uuid.NewString()), nil, failure{code: "INVALID_ARGUMENT"})
+		p.mustFail(t, "GET", "/v2/users?pageSize=-100", nil, failure{code: "INVALID_ARGUMENT"})
+	})
+
+	t.Run("TestGrantTheEmptyRight", func(t *testing.T) {
+		userID := p.next("user")
+		p.ok(t, "POST", "/v2/users", map[string]any{"user": map[string]any{"id": userID}, "rights": []any{}}, nil)
+		p.mustFail(t, "POST", "/v2/users/"+url.PathEscape(userID)+"/rights", map[string]any{"userId": userID,
+			"rights": []any{map[string]any{"kind": map[string]any{"Empty": map[string]any{}}}}},
+			failure{code: "INVALID_ARGUMENT", cause: "unknown kind of right"})
+	})
+
+	t.Run("TestPrimaryPartyAuthenticationCreateUser", func(t *testing.T) {
+		t.Skip("primaryPartyAuthentication is not stored yet (docs/conformance.md)")
+		for _, auth := range []bool{false, true} {
+			userID := p.next("user")
+			user := map[string]any{"id": userID, "primaryParty": p.next("party"), "primaryPartyAuthentication": auth}
+			var created, got struct {
+				User ledgerapi.User `json:"user"`
+			}
+			p.ok(t, "POST", "/v2/users", map[string]any{"user": user, "rights": []any{}}, &created)
+			p.ok(t, "GET", "/v2/users/"+url.PathEscape(userID), nil, &got)
+			if created.User.PrimaryPartyAuthentication != auth || got.User.PrimaryPartyAuthentication != auth {
+				t.Errorf("primaryPartyAuthentication %v: created %+v, read %+v", auth, created.User, got.User)
+			}
+		}
+	})
+}
