@@ -52,6 +52,7 @@ func TestPartyManagementServiceIT(t *testing.T) {
 			failure{code: "INVALID_ARGUMENT", cause: "Page size must not exceed the server's maximum"})
 	})
 }
+
 // UserManagementServiceIT.scala.
 func TestUserManagementServiceIT(t *testing.T) {
 	p := startParticipant(t, node.Config{})
