@@ -1,6 +1,7 @@
 package ledgerapi
 
 import (
+	"regexp"
 	"testing"
 
 	"github.com/ledger-cli/ledger/node"
@@ -28,6 +29,32 @@ func TestCommandServiceIT(t *testing.T) {
 		body := p.jsCommands([]string{party}, createCmd(dummy, map[string]any{"operator": party}))
 		body["synchronizerId"] = invalidSynchronizerID
 		p.mustFail(t, "POST", "/v2/commands/submit-and-wait-for-transaction", map[string]any{"commands": body}, invalidSynchronizer)
+	})
+}
+
+// The typed cases of CommandServiceIT: the test tool's Dummy is Ping here,
+// a template of an uploaded package, so its arguments are read by type.
+func TestCommandServiceITTyped(t *testing.T) {
+	p := startParticipant(t, node.Config{})
+	p.upload(t, pingDar(t))
+
+	t.Run("CSRefuseBadParameter", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		e := p.mustFail(t, "POST", "/v2/commands/submit-and-wait", p.jsCommands([]string{party}, createCmd(pingTemplate,
+			map[string]any{"INVALID_PARAM": "ping", "initiator": party, "responder": party})),
+			failure{code: "COMMAND_PREPROCESSING_FAILED", definite: true})
+		// Either problem may be found first.
+		if re := regexp.MustCompile("Found non-optional extra field|Missing non-optional field"); !re.MatchString(e.Cause) {
+			t.Errorf("cause %q does not match %s", e.Cause, re)
+		}
+	})
+
+	t.Run("CSBadCreateAndExercise", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		p.mustFail(t, "POST", "/v2/commands/submit-and-wait", p.jsCommands([]string{party},
+			map[string]any{"CreateAndExerciseCommand": map[string]any{"templateId": pingTemplate,
+				"createArguments": map[string]any{}, "choice": "Respond", "choiceArgument": map[string]any{}}}),
+			failure{code: "COMMAND_PREPROCESSING_FAILED", cause: "Missing non-optional field", definite: true})
 	})
 }
 
