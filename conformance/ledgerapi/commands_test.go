@@ -2,8 +2,10 @@ package ledgerapi
 
 import (
 	"regexp"
+	"slices"
 	"testing"
 
+	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
 )
 
@@ -75,5 +77,60 @@ func TestCommandSubmissionCompletionIT(t *testing.T) {
 		body["synchronizerId"] = "unknown_" + p.run.Server.Node.Identity().SynchronizerID
 		p.mustFail(t, "POST", "/v2/commands/async/submit", body, failure{code: "INVALID_PRESCRIBED_SYNCHRONIZER_ID",
 			cause: "Cannot submit transaction to prescribed synchronizer", definite: true})
+	})
+
+	t.Run("CSCDisallowEmptyTransactionsSubmission", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		p.mustFail(t, "POST", "/v2/commands/async/submit", p.jsCommands([]string{party}),
+			failure{code: "MISSING_FIELD", cause: "commands", definite: true})
+	})
+
+	t.Run("CSCHandleMultiPartySubscriptions", func(t *testing.T) {
+		alice, bob := p.allocate(t, "alice"), p.allocate(t, "bob")
+		submit := func(actAs ...string) string {
+			body := p.jsCommands(actAs, createCmd(dummy, map[string]any{"operator": actAs[0]}))
+			p.ok(t, "POST", "/v2/commands/async/submit", body, nil)
+			return body["commandId"].(string)
+		}
+		aliceCmd, bobCmd, aliceBobCmd := submit(alice), submit(bob), submit(alice, bob)
+		find := func(cmd string, parties ...string) *ledgerapi.Completion {
+			t.Helper()
+			var els []ledgerapi.CompletionStreamResponse
+			p.ok(t, "POST", "/v2/commands/completions?stream_idle_timeout_ms=200", map[string]any{"userId": p.user, "parties": parties, "beginExclusive": 0}, &els)
+			for _, el := range els {
+				if el.Completion != nil && el.Completion.CommandID == cmd {
+					return el.Completion
+				}
+			}
+			return nil
+		}
+		actAs := func(c *ledgerapi.Completion) []string {
+			if c == nil {
+				return nil
+			}
+			out := slices.Clone([]string(c.ActAs))
+			slices.Sort(out)
+			return out
+		}
+		both := []string{alice, bob}
+		slices.Sort(both)
+		if find(aliceCmd, alice, bob) == nil || find(bobCmd, alice, bob) == nil {
+			t.Error("alice and bob together should see both single-party completions")
+		}
+		if got := actAs(find(aliceBobCmd, alice, bob)); !slices.Equal(got, both) {
+			t.Errorf("If filtered with both alice and bob, the multi-party submissions should have both act_as parties: %v", got)
+		}
+		if find(aliceCmd, alice) == nil || find(bobCmd, alice) != nil {
+			t.Error("alice sees her command and not bob's")
+		}
+		if got := actAs(find(aliceBobCmd, alice)); !slices.Equal(got, []string{alice}) {
+			t.Errorf("If filtered with only alice, the multi-party submissions should have only alice act_as party: %v", got)
+		}
+		if find(bobCmd, bob) == nil || find(aliceCmd, bob) != nil {
+			t.Error("bob sees his command and not alice's")
+		}
+		if got := actAs(find(aliceBobCmd, bob)); !slices.Equal(got, []string{bob}) {
+			t.Errorf("If filtered with only bob, the multi-party submissions should have only bob act_as party: %v", got)
+		}
 	})
 }
