@@ -196,13 +196,22 @@ func (n *Node) executedBefore(ctx context.Context, err error, req ledgerapi.Exec
 		if subID == "" {
 			subID = uuid.NewString()
 		}
+		reported := max(done.Offset-1, 0) // as duplicateDedup
 		return &engine.Outcome{
 			UserID: userID, CommandID: si.GetCommandId(), SubmissionID: subID,
-			ActAs: si.GetActAs(), Dedup: req.DeduplicationPeriod,
+			ActAs: si.GetActAs(), Dedup: ledgerapi.DeduplicationPeriod{Offset: &reported},
 			Rejection: duplicateCommand(done.Offset, done.SubmissionID, subID),
 		}
 	}
 	return nil
+}
+
+// duplicateDedup is the period the completion of a duplicate reports, as
+// Canton's TransactionProcessingSteps does: up to just before the earlier
+// acceptance at offset, so that the period includes it (offsets are
+// exclusive).
+func duplicateDedup(offset int64) ledger.Dedup {
+	return ledger.Dedup{Kind: ledger.DedupOffset, Offset: max(offset-1, 0)}
 }
 
 // duplicateCommand is the rejection of a change accepted before at offset.
@@ -270,6 +279,7 @@ func (n *Node) commit(ctx context.Context, out *engine.Outcome, traffic trafficB
 	case errors.As(err, &dup):
 		rej := duplicateCommand(dup.CompletionOffset, dup.SubmissionID, out.SubmissionID)
 		entry.Transaction, entry.PaidTrafficCost = nil, 0
+		entry.Dedup = duplicateDedup(dup.CompletionOffset)
 		return n.commitRejection(ctx, r, entry, rej)
 	case errors.As(err, &inactive):
 		return nil, engine.ContractNotActive(inactive.ContractID).WithCorrelationID(out.SubmissionID)

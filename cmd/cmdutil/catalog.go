@@ -148,6 +148,7 @@ var Catalog = sortedCatalog([]CatalogEntry{
 	{"PACKAGE_NOT_FOUND", 11, "the package a template id or a request names is not on the participant", "the node does not know the template's package: check the template id or upload the package"},
 	{"PACKAGE_NAMES_NOT_FOUND", 11, "no uploaded package has a package name the request uses (#name:Module:Entity)", "upload the DAR defining it (ledger dars upload), or check the name"},
 	{"TEMPLATES_OR_INTERFACES_NOT_FOUND", 11, "a template or interface id of a filter is in no uploaded package", "check the id, or upload its package"},
+	{"NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME", 11, "none of the package name's packages defines that template", "check the module and template name of the filter"},
 	{"NO_INTERFACE_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME", 11, "none of the package name's packages defines that interface", "check the module and interface name of the filter"},
 	{"NO_VETTED_INTERFACE_IMPLEMENTATION_PACKAGE", 9, "no vetted package implements the interface for the contract's template, so its view cannot be computed", "vet a package of the template's package name that implements the interface"},
 	{"JSON_API_PACKAGE_SELECTION_FAILED", 9, "the JSON API could not choose package versions for the command", "check the package preferences and that the packages are vetted"},

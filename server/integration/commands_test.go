@@ -362,7 +362,9 @@ func TestDuplicateCommand(t *testing.T) {
 			t.Errorf("rejected completion %+v (%+v)", c, rej)
 		}
 	}
-	if cs[2].SubmissionID != "sub-3" || cs[2].DeduplicationPeriod.Duration == nil || cs[2].DeduplicationPeriod.Duration.Seconds != 7*24*3600 {
+	// The duplicate reports the period up to just before the acceptance it
+	// collides with, as an offset (Canton's TransactionProcessingSteps).
+	if cs[2].SubmissionID != "sub-3" || cs[2].DeduplicationPeriod.Offset == nil || *cs[2].DeduplicationPeriod.Offset != int64(first.CompletionOffset)-1 {
 		t.Errorf("async duplicate completion %+v", cs[2])
 	}
 	// a zero window does not deduplicate
