@@ -1,8 +1,11 @@
 package typed
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ledger-cli/ledger/daml/lf"
 )
 
 // TestNestingBoundary pins Daml's bound where Canton's ValueTranslator puts
@@ -23,5 +26,26 @@ func TestNestingBoundary(t *testing.T) {
 		if (err == nil) != tt.ok {
 			t.Errorf("%d lists: err = %v, want accepted %v", tt.lists, err, tt.ok)
 		}
+	}
+}
+
+// TestRefuseLocalIDs: with RefuseLocalIDs a V1 contract id without suffix
+// is Canton's "Illegal Contract ID"; a suffixed one passes, and without the
+// option both do.
+func TestRefuseLocalIDs(t *testing.T) {
+	local := "00" + strings.Repeat("ab", 32)
+	suffixed := local + "ca12" + strings.Repeat("cd", 32)
+	p := plan(t, testEnv(t), tList(bt(lf.BuiltinContractID, tUnit)))
+	in := func(cid string) []byte { return []byte(`["` + cid + `"]`) }
+	_, err := p.DecodeJSON(in(local), DecodeOptions{Path: "arg", RefuseLocalIDs: true})
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != ErrIllegalContractID || !strings.Contains(e.Message, `Illegal Contract ID "`+local+`"`) || e.Path != "arg[0]" {
+		t.Errorf("local id refused with %v", err)
+	}
+	if _, err := p.DecodeJSON(in(suffixed), DecodeOptions{RefuseLocalIDs: true}); err != nil {
+		t.Errorf("suffixed id: %v", err)
+	}
+	if _, err := p.DecodeJSON(in(local), DecodeOptions{}); err != nil {
+		t.Errorf("local id without the option: %v", err)
 	}
 }

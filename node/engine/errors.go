@@ -42,7 +42,7 @@ func invalidField(field, format string, args ...any) *ledgerapi.JsCantonError {
 
 func invalidArgument(format string, args ...any) *ledgerapi.JsCantonError {
 	return ledgerapi.NewError(ledgerapi.CodeInvalidArgument,
-		"The submitted command has invalid arguments: "+fmt.Sprintf(format, args...), nil)
+		"The submitted request has invalid arguments: "+fmt.Sprintf(format, args...), nil)
 }
 
 func preprocessingFailed(format string, args ...any) *ledgerapi.JsCantonError {

@@ -74,8 +74,11 @@ func TestPrepareRequestRules(t *testing.T) {
 			r.Commands = []ledgerapi.Command{exerciseCmd(iouTemplate, cid, "Transfer", ``)}
 		}, "MISSING_FIELD"},
 		{"exercise: unknown contract", "user1", func(r *ledgerapi.PrepareSubmissionRequest) {
-			r.Commands = []ledgerapi.Command{exerciseCmd(iouTemplate, "00"+strings.Repeat("b", 64), "Transfer", `{}`)}
+			r.Commands = []ledgerapi.Command{exerciseCmd(iouTemplate, "00"+strings.Repeat("b", 64)+"ca12"+strings.Repeat("c", 64), "Transfer", `{}`)}
 		}, "CONTRACT_NOT_FOUND"},
+		{"exercise: a contract id without suffix", "user1", func(r *ledgerapi.PrepareSubmissionRequest) {
+			r.Commands = []ledgerapi.Command{exerciseCmd(iouTemplate, "00"+strings.Repeat("b", 64), "Transfer", `{}`)}
+		}, "COMMAND_PREPROCESSING_FAILED"},
 		{"exercise: wrong template", "user1", func(r *ledgerapi.PrepareSubmissionRequest) {
 			r.Commands = []ledgerapi.Command{exerciseCmd("#iou-pkg:Iou:Other", cid, "Transfer", `{}`)}
 		}, "WRONGLY_TYPED_CONTRACT"},

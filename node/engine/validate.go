@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ledger-cli/ledger/daml/typed"
 	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
@@ -171,6 +172,9 @@ func (p *commandParser) parse(c ledgerapi.Command, path string) (command, error)
 		}
 		if err := ValidateContractID(x.ContractID); err != nil {
 			return command{}, invalidField("contract_id", "%v", err)
+		}
+		if typed.IsLocalV1ContractID(x.ContractID) {
+			return command{}, preprocessingFailed("%s", typed.IllegalContractIDMessage(x.ContractID))
 		}
 		if err := choiceField(x.Choice); err != nil {
 			return command{}, err
@@ -371,7 +375,7 @@ func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedCo
 		}
 		c, err := contract.DecodeBlob(dc.CreatedEventBlob)
 		if err != nil {
-			return nil, invalidArgument("Unable to decode disclosed contract event payload: %v", err)
+			return nil, invalidArgument("Unable to decode disclosed contract event payload: DecodeError(%v)", err)
 		}
 		cid := string(c.ID)
 		if dc.ContractID != "" && dc.ContractID != cid {
@@ -394,7 +398,7 @@ func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedCo
 		}
 		blobs[cid] = dc.CreatedEventBlob
 		if err := ValidateContractID(cid); err != nil {
-			return nil, invalidArgument("Unable to decode disclosed contract event payload: %v", err)
+			return nil, invalidArgument("Unable to decode disclosed contract event payload: DecodeError(%v)", err)
 		}
 		stored, err := e.contracts.LookupContract(ctx, cid)
 		if err != nil {
@@ -423,7 +427,7 @@ func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedCo
 		}
 		lc, err := e.ledgerContractOf(c, stored)
 		if err != nil {
-			return nil, invalidArgument("Unable to decode disclosed contract event payload: %v", err)
+			return nil, invalidArgument("Unable to decode disclosed contract event payload: DecodeError(%v)", err)
 		}
 		if stored != nil && (stored.Salt == nil || e.typesOf(c) == nil) {
 			// Created before Canton's ids, the blob was its exact

@@ -279,8 +279,10 @@ func TestSubmitFieldRules(t *testing.T) {
 		{"other synchronizer", with("synchronizerId", "other::1220ab"), 400, "INVALID_PRESCRIBED_SYNCHRONIZER_ID"},
 		{"exercise by key", with("commands", []any{map[string]any{"ExerciseByKeyCommand": map[string]any{
 			"templateId": iouTemplate, "contractKey": "k", "choice": "C", "choiceArgument": map[string]any{}}}}), 400, "COMMAND_PREPROCESSING_FAILED"},
-		{"unknown contract", with("commands", []any{exercise("00"+fmt.Sprintf("%064x", 7), "Transfer")}), 404, "CONTRACT_NOT_FOUND"},
+		{"unknown contract", with("commands", []any{exercise("00"+fmt.Sprintf("%064x", 7)+"ca11"+fmt.Sprintf("%064x", 8), "Transfer")}), 404, "CONTRACT_NOT_FOUND"},
 		{"malformed template id", with("commands", []any{map[string]any{"CreateCommand": map[string]any{"templateId": "nocolons", "createArguments": map[string]any{}}}}), 400, "INVALID_FIELD"},
+		// A V1 id without suffix names no committed contract: Canton's preprocessing refuses it.
+		{"contract id without suffix", with("commands", []any{exercise("00"+fmt.Sprintf("%064x", 7), "Transfer")}), 400, "COMMAND_PREPROCESSING_FAILED"},
 	}
 	cases[11].body["minLedgerTimeRel"] = map[string]any{"seconds": 5}
 	cases[11].status, cases[11].code = 400, "INVALID_ARGUMENT"

@@ -161,7 +161,7 @@ func TestExternalPartyFlow(t *testing.T) {
 	c := cs[0]
 	if !c.Succeeded() || c.Status == nil || c.Status.Code != 0 || c.UpdateID != done.UpdateID || c.CommandID != "ext-1" ||
 		c.UserID != "wallet" || len(c.ActAs) != 1 || c.ActAs[0] != ext || c.SubmissionID != "s-1" || c.Offset != 1 ||
-		c.DeduplicationPeriod.Duration == nil || c.DeduplicationPeriod.Duration.Seconds != 7*24*3600 ||
+		c.DeduplicationPeriod.Offset == nil || *c.DeduplicationPeriod.Offset != 0 || // reported as Canton's deduplicator does
 		c.SynchronizerTime.SynchronizerID != n.identity().SynchronizerID || c.SynchronizerTime.RecordTime.IsZero() ||
 		c.PaidTrafficCost <= 0 || c.TraceContext == nil || c.TraceContext.Traceparent == nil || *c.TraceContext.Traceparent != traceparent {
 		t.Errorf("completion %+v", c)
