@@ -21,9 +21,9 @@ func offerArgs(sender, receiver, admin string, cids ...string) map[string]any {
 	now := time.Now().UTC()
 	return map[string]any{"transfer": map[string]any{
 		"sender": sender, "receiver": receiver, "amount": "1.0",
-		"instrumentId":  map[string]any{"admin": admin, "id": "TOK"},
-		"requestedAt":   now.Add(-time.Minute).Format(time.RFC3339Nano),
-		"executeBefore": now.Add(time.Hour).Format(time.RFC3339Nano),
+		"instrumentId":     map[string]any{"admin": admin, "id": "TOK"},
+		"requestedAt":      now.Add(-time.Minute).Format(time.RFC3339Nano),
+		"executeBefore":    now.Add(time.Hour).Format(time.RFC3339Nano),
 		"inputHoldingCids": cids, "meta": map[string]any{"values": map[string]any{}}}}
 }
 
