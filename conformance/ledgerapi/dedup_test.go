@@ -9,7 +9,7 @@ import (
 )
 
 // CommandDeduplicationIT.scala. The deduplication duration is 1 s instead
-// of the Scala 3 s: the assertions hold for any duration.
+// of the Scala 2 s: the assertions hold for any duration.
 func TestCommandDeduplicationIT(t *testing.T) {
 	p := startParticipant(t, node.Config{})
 
