@@ -20,6 +20,8 @@ func apiUser(u ledger.User) ledgerapi.User {
 		IsDeactivated:      u.IsDeactivated,
 		Metadata:           ledgerapi.ObjectMeta{ResourceVersion: strconv.FormatInt(u.ResourceVersion, 10), Annotations: u.Annotations},
 		IdentityProviderID: u.IdentityProviderID,
+
+		PrimaryPartyAuthentication: u.PrimaryPartyAuthentication,
 	}
 }
 
@@ -254,6 +256,7 @@ func (s *Server) createUser(req *Request) (any, error) {
 	created, err := s.Node.CreateUser(req.Context(), ledger.User{
 		ID: u.ID, PrimaryParty: u.PrimaryParty, IsDeactivated: u.IsDeactivated,
 		Annotations: u.Metadata.Annotations, IdentityProviderID: idp,
+		PrimaryPartyAuthentication: u.PrimaryPartyAuthentication,
 	}, rights)
 	if err != nil {
 		return nil, err
@@ -450,9 +453,7 @@ func (s *Server) updateUser(req *Request) (any, error) {
 				return nil, badUpdate("attempted to modify not-modifiable 'identity_provider_id'")
 			}
 		case "primary_party_authentication":
-			if u.PrimaryPartyAuthentication {
-				return nil, badUpdate("primary_party_authentication is not supported by this node")
-			}
+			upd.PrimaryPartyAuthentication = &u.PrimaryPartyAuthentication
 		}
 	}
 	updated, err := s.Node.UpdateUser(req.Context(), id, upd)

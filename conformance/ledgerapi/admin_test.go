@@ -104,7 +104,6 @@ func TestUserManagementServiceIT(t *testing.T) {
 	})
 
 	t.Run("TestPrimaryPartyAuthenticationCreateUser", func(t *testing.T) {
-		t.Skip("primaryPartyAuthentication is not stored yet (docs/conformance.md)")
 		for _, auth := range []bool{false, true} {
 			userID := p.next("user")
 			user := map[string]any{"id": userID, "primaryParty": p.next("party"), "primaryPartyAuthentication": auth}
