@@ -2,7 +2,6 @@ package ledgerapi
 
 import (
 	"encoding/base64"
-	"fmt"
 	"slices"
 	"testing"
 
@@ -158,6 +157,71 @@ func TestActiveContractsServiceIT(t *testing.T) {
 			cause: "The submitted request has invalid arguments: Requested page size must not exceed 10000, but got 10000000"})
 	})
 
+	t.Run("ACSusableOffset", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		d := p.create(t, party, dummy, map[string]any{"operator": party})
+		offset := p.ledgerEnd(t)
+		onlyDummy := p.activeContractsAt(t, offset, party)
+		dp := p.create(t, party, dummyWithParam, map[string]any{"operator": party})
+		txs := p.updates(t, party, offset, nil, ledgerapi.TransactionShapeACSDelta)
+		if got := contractIDs(onlyDummy); !slices.Equal(got, []string{d}) {
+			t.Errorf("Expected to receive %s in active contracts, but received %v", d, got)
+		}
+		if len(txs) != 1 || len(txs[0].Transaction.Events) != 1 || txs[0].Transaction.Events[0].Created == nil ||
+			txs[0].Transaction.Events[0].Created.ContractID != dp {
+			t.Errorf("Expected only the create of %s from offset %d, but received %+v", dp, offset, txs)
+		}
+	})
+
+	t.Run("ActiveAtOffsetInfluencesAcs", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		c1 := p.create(t, party, dummy, map[string]any{"operator": party})
+		offset1 := p.ledgerEnd(t)
+		c2 := p.create(t, party, dummy, map[string]any{"operator": party})
+		offset2 := p.ledgerEnd(t)
+		if got := contractIDs(p.activeContractsAt(t, offset1, party)); !slices.Equal(got, []string{c1}) {
+			t.Errorf("acs1 %v, want [%s]", got, c1)
+		}
+		got := contractIDs(p.activeContractsAt(t, offset2, party))
+		slices.Sort(got)
+		want := []string{c1, c2}
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("ACS at the second offset %v, want %v", got, want)
+		}
+	})
+
+	t.Run("AcsContinuation", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		createDummies(t, party)
+		end := p.ledgerEnd(t)
+		var all []ledgerapi.JsGetActiveContractsResponse
+		p.ok(t, "POST", "/v2/state/active-contracts", acsRequest(end, party), &all)
+		if len(all) != 3 {
+			t.Fatalf("Expected 3 contracts, but received %d.", len(all))
+		}
+		for i, el := range all {
+			req := acsRequest(end, party)
+			req["streamContinuationToken"] = el.StreamContinuationToken
+			var rest []ledgerapi.JsGetActiveContractsResponse
+			p.ok(t, "POST", "/v2/state/active-contracts", req, &rest)
+			if !slices.Equal(responseKeys(rest), responseKeys(all[i+1:])) {
+				t.Errorf("Continuation did not match the original stream at index %d: %v", i, rest)
+			}
+		}
+	})
+
+	t.Run("AcsInvalidContinuationToken", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		createDummies(t, party)
+		end := p.ledgerEnd(t)
+		var all []ledgerapi.JsGetActiveContractsResponse
+		p.ok(t, "POST", "/v2/state/active-contracts", acsRequest(end, party), &all)
+		req := acsRequest(end, party)
+		req["streamContinuationToken"] = all[0].StreamContinuationToken[1:]
+		p.mustFail(t, "POST", "/v2/state/active-contracts", req, failure{code: "INVALID_FIELD"})
+	})
+
 	// The pruning cases run last: they prune the suite's node.
 	t.Run("AcsAtPruningOffsetIsAllowed", func(t *testing.T) {
 		party := p.allocate(t, "party")
@@ -194,4 +258,17 @@ func (p *participant) prune(t *testing.T, upTo int64) {
 	}
 }
 
-var _ = fmt.Sprint
+
+// responseKeys is what identifies each element of an ACS answer: its
+// contract id and continuation token.
+func responseKeys(els []ledgerapi.JsGetActiveContractsResponse) []string {
+	var out []string
+	for _, el := range els {
+		id := ""
+		if ac := el.ContractEntry.ActiveContract; ac != nil {
+			id = ac.CreatedEvent.ContractID
+		}
+		out = append(out, id+"@"+el.StreamContinuationToken)
+	}
+	return out
+}
