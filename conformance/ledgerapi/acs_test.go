@@ -258,7 +258,6 @@ func (p *participant) prune(t *testing.T, upTo int64) {
 	}
 }
 
-
 // responseKeys is what identifies each element of an ACS answer: its
 // contract id and continuation token.
 func responseKeys(els []ledgerapi.JsGetActiveContractsResponse) []string {
