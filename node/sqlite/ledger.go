@@ -450,6 +450,11 @@ func checkDedup(ctx context.Context, st *batchStmts, change ledger.ChangeID, d l
 	err := st.dedupGet.QueryRowContext(ctx, change[:]).Scan(&off, &sub, &at)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
+		// Nothing accepted since the pruning offset: an offset before it
+		// asks about history the node no longer has.
+		if d.Kind == ledger.DedupOffset && d.Offset < pruned {
+			return d, &ledger.DedupPeriodTooEarlyError{EarliestOffset: pruned}
+		}
 		off = pruned
 	case err != nil:
 		return d, fmt.Errorf("read deduplication record: %w", err)
