@@ -464,8 +464,8 @@ func (n *Node) ReadUpdates(format *UpdateFormat, begin, end int64, desc bool) (*
 		if err := n.checkOffset("End", "end_inclusive", end); err != nil {
 			return nil, err
 		}
-		if end < begin {
-			return nil, ledgerapi.InvalidArgument("end_inclusive (%d) is before begin_exclusive (%d)", end, begin)
+		if end < begin { // Canton's IndexServiceImpl.between
+			return nil, ledgerapi.Errorf(ledgerapi.CodeOffsetOutOfRange, "End offset %d is before begin offset %d.", end, begin)
 		}
 	} else if desc {
 		return nil, ledgerapi.Errorf(CodeDescendingOrderMissingEnd, "end_inclusive is not provided when descending_order is true")
