@@ -3,7 +3,9 @@ package ledgerapi
 import (
 	"math/rand/v2"
 	"net/url"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -27,6 +29,64 @@ func TestPartyManagementServiceIT(t *testing.T) {
 	p := startParticipant(t, node.Config{})
 	var version ledgerapi.GetVersionResponse
 	p.ok(t, "GET", "/v2/version", nil, &version)
+
+	t.Run("PMNonEmptyParticipantID", func(t *testing.T) {
+		var r ledgerapi.GetParticipantIDResponse
+		p.ok(t, "GET", "/v2/parties/participant-id", nil, &r)
+		if r.ParticipantID == "" {
+			t.Error("The ledger returned an empty participant identifier")
+		}
+	})
+
+	t.Run("PMAllocateWithoutHint", func(t *testing.T) {
+		var r ledgerapi.AllocatePartyResponse
+		p.ok(t, "POST", "/v2/parties", map[string]any{"partyIdHint": ""}, &r)
+		if r.PartyDetails.Party == "" {
+			t.Error("The allocated party identifier is an empty string")
+		}
+	})
+
+	t.Run("PMFailToAllocateWhenAnnotationsHaveEmptyValues", func(t *testing.T) {
+		p.mustFail(t, "POST", "/v2/parties", map[string]any{"partyIdHint": "", "localMetadata": map[string]any{
+			"resourceVersion": "", "annotations": map[string]any{"key1": "val1", "key2": ""}}}, failure{code: "INVALID_ARGUMENT"})
+	})
+
+	t.Run("PMRejectionDuplicateHint", func(t *testing.T) {
+		hint := "party_hint_" + alphanumeric(10)
+		p.ok(t, "POST", "/v2/parties", map[string]any{"partyIdHint": hint}, nil)
+		e := p.mustFail(t, "POST", "/v2/parties", map[string]any{"partyIdHint": hint}, failure{code: "INVALID_ARGUMENT"})
+		if re := regexp.MustCompile("Party already exists|PartyToParticipant"); !re.MatchString(e.Cause) {
+			t.Errorf("cause %q does not match %s", e.Cause, re)
+		}
+	})
+
+	t.Run("PMGetPartiesBoundaryConditions", func(t *testing.T) {
+		alice := p.allocate(t, "alice")
+		p.create(t, alice, dummy, map[string]any{"operator": alice})
+		nonExisting := "nonexisting-" + alphanumeric(8) + "::1220" + strings.Repeat("ab", 32)
+		get := func(parties ...string) ledgerapi.GetPartiesResponse {
+			path := "/v2/parties/" + url.PathEscape(parties[0])
+			for i, q := range parties[1:] {
+				sep := "&"
+				if i == 0 {
+					sep = "?"
+				}
+				path += sep + "parties=" + url.QueryEscape(q)
+			}
+			var r ledgerapi.GetPartiesResponse
+			p.ok(t, "GET", path, nil, &r)
+			return r
+		}
+		one := get(alice)
+		if len(one.PartyDetails) != 1 || one.PartyDetails[0].Party != alice || !one.PartyDetails[0].IsLocal {
+			t.Errorf("Missing expected party from the participant: %+v", one)
+		}
+		two := get(alice, nonExisting)
+		if len(two.PartyDetails) != 1 || two.PartyDetails[0].Party != alice {
+			t.Errorf("Non existing party found in getParties response: %+v", two)
+		}
+		get(nonExisting)
+	})
 
 	t.Run("PMRejectLongPartyHints", func(t *testing.T) {
 		p.mustFail(t, "POST", "/v2/parties", map[string]any{"partyIdHint": alphanumeric(256)},
