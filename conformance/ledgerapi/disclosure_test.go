@@ -22,25 +22,10 @@ func TestExplicitDisclosureIT(t *testing.T) {
 	p := startParticipant(t, node.Config{})
 	p.upload(t, sharedDar(t, "splice-test-token-v1-1.0.0.dar"))
 
-	// initializeTest: the owner's contract and its disclosure, read from
-	// the owner's active contracts with the created event blob.
+	// initializeTest: the owner's contract and its disclosure.
 	initialize := func(t *testing.T, owner string) map[string]any {
 		t.Helper()
-		cid := p.create(t, owner, testTokenRules, map[string]any{"admin": owner})
-		var els []ledgerapi.JsGetActiveContractsResponse
-		p.ok(t, "POST", "/v2/state/active-contracts", map[string]any{"activeAtOffset": p.ledgerEnd(t),
-			"eventFormat": ledgerapi.EventFormatOf([]string{owner}, []string{testTokenRules}, nil, true)}, &els)
-		for _, el := range els {
-			if ac := el.ContractEntry.ActiveContract; ac != nil && ac.CreatedEvent.ContractID == cid {
-				if len(ac.CreatedEvent.CreatedEventBlob) == 0 {
-					t.Fatal("the owner's active contract has no created event blob")
-				}
-				return map[string]any{"templateId": testTokenRules, "contractId": cid,
-					"createdEventBlob": base64.StdEncoding.EncodeToString(ac.CreatedEvent.CreatedEventBlob), "synchronizerId": ""}
-			}
-		}
-		t.Fatalf("the owner's contract %s is not in its active contracts", cid)
-		return nil
+		return disclosure(t, p, owner, p.create(t, owner, testTokenRules, map[string]any{"admin": owner}))
 	}
 	// exerciseFetchDelegated: the delegate's fetch of the owner's contract,
 	// with the given disclosed contracts.
@@ -103,4 +88,24 @@ func TestExplicitDisclosureIT(t *testing.T) {
 			failure{code: "MISSING_FIELD", definite: true,
 				cause: "The submitted command is missing a mandatory field: DisclosedContract.createdEventBlob"})
 	})
+}
+
+// disclosure is the disclosed contract of the owner's TokenRules cid, read
+// from the owner's active contracts with its created event blob.
+func disclosure(t *testing.T, p *participant, owner, cid string) map[string]any {
+	t.Helper()
+	var els []ledgerapi.JsGetActiveContractsResponse
+	p.ok(t, "POST", "/v2/state/active-contracts", map[string]any{"activeAtOffset": p.ledgerEnd(t),
+		"eventFormat": ledgerapi.EventFormatOf([]string{owner}, []string{testTokenRules}, nil, true)}, &els)
+	for _, el := range els {
+		if ac := el.ContractEntry.ActiveContract; ac != nil && ac.CreatedEvent.ContractID == cid {
+			if len(ac.CreatedEvent.CreatedEventBlob) == 0 {
+				t.Fatal("the owner's active contract has no created event blob")
+			}
+			return map[string]any{"templateId": testTokenRules, "contractId": cid,
+				"createdEventBlob": base64.StdEncoding.EncodeToString(ac.CreatedEvent.CreatedEventBlob), "synchronizerId": ""}
+		}
+	}
+	t.Fatalf("the owner's contract %s is not in its active contracts", cid)
+	return nil
 }
