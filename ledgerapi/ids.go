@@ -3,6 +3,7 @@ package ledgerapi
 import (
 	"fmt"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -307,4 +308,24 @@ func validDottedName(s string) bool {
 		}
 	}
 	return true
+}
+
+// DamlLFPartyReason is why s is not a Daml-LF Party string, in Canton's
+// words (Ref.Party.fromString), or "" when it is one. Canton counts and
+// reports in UTF-16 units, so a character outside the BMP is reported by
+// its high surrogate, as Canton does.
+func DamlLFPartyReason(s string) string {
+	units := utf16.Encode([]rune(s))
+	switch {
+	case len(units) == 0:
+		return "Daml-LF Party is empty"
+	case len(units) > MaxPartyIDLength:
+		return fmt.Sprintf("Daml-LF Party is too long (max: %d)", MaxPartyIDLength)
+	}
+	for _, u := range units {
+		if u > 0x7f || !isAlnum(rune(u)) && !strings.ContainsRune(partyIDExtra, rune(u)) {
+			return fmt.Sprintf("non expected character 0x%x in Daml-LF Party %q", u, s)
+		}
+	}
+	return ""
 }

@@ -37,6 +37,10 @@ var (
 	// CodePackageNamesNotFound: a read filter names a package name no
 	// uploaded package has.
 	CodePackageNamesNotFound = ErrorCode{"PACKAGE_NAMES_NOT_FOUND", 11}
+	// CodeNoTemplatesForPackageNameAndQualifiedName: a read filter's
+	// template names an uploaded package name none of whose packages
+	// defines it.
+	CodeNoTemplatesForPackageNameAndQualifiedName = ErrorCode{"NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME", 11}
 	// CodeNoInterfaceForPackageNameAndQualifiedName: a read filter's
 	// interface "#name:Module:Entity" names a known package name none of
 	// whose packages defines that interface.

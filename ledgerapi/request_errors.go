@@ -7,13 +7,13 @@ package ledgerapi
 // MissingField is MISSING_FIELD for a proto field name.
 func MissingField(field string) *JsCantonError {
 	return Errorf(CodeMissingField,
-		"The submitted request is missing a mandatory field: %s", field)
+		"The submitted command is missing a mandatory field: %s", field)
 }
 
 // InvalidField is INVALID_FIELD for a proto field name.
 func InvalidField(field, reason string) *JsCantonError {
 	return Errorf(CodeInvalidField,
-		"The submitted request has a field with invalid value: Invalid field %s: %s", field, reason)
+		"The submitted command has a field with invalid value: Invalid field %s: %s", field, reason)
 }
 
 // InvalidArgument is INVALID_ARGUMENT.

@@ -232,13 +232,33 @@ func (n *Node) executedBefore(ctx context.Context, err error, req ledgerapi.Exec
 		if subID == "" {
 			subID = uuid.NewString()
 		}
+		reported := max(done.Offset-1, 0) // as duplicateDedup
 		return &engine.Outcome{
 			UserID: userID, CommandID: si.GetCommandId(), SubmissionID: subID,
-			ActAs: si.GetActAs(), Dedup: req.DeduplicationPeriod,
+			ActAs: si.GetActAs(), Dedup: ledgerapi.DeduplicationPeriod{Offset: &reported},
 			Rejection: duplicateCommand(done.Offset, done.SubmissionID, subID),
 		}
 	}
 	return nil
+}
+
+// duplicateDedup is the period the completion of a duplicate reports, as
+// Canton's TransactionProcessingSteps does: up to just before the earlier
+// acceptance at offset, so that the period includes it (offsets are
+// exclusive).
+func duplicateDedup(offset int64) ledger.Dedup {
+	return ledger.Dedup{Kind: ledger.DedupOffset, Offset: max(offset-1, 0)}
+}
+
+// dedupPeriodTooEarly is Canton's rejection of a deduplication offset
+// below the pruning offset (CommandDeduplicationError
+// .DeduplicationPeriodStartsTooEarlyErrorWithOffset): a definite answer,
+// with the earliest offset allowed.
+func dedupPeriodTooEarly(earliest int64, submissionID string) *ledgerapi.JsCantonError {
+	return ledgerapi.NewError(ledgerapi.CodeInvalidDeduplicationPeriod,
+		"Deduplication period starts too early. The error metadata field earliest_offset contains the earliest deduplication offset currently allowed.",
+		map[string]string{"earliest_offset": strconv.FormatInt(earliest, 10), "definite_answer": "true"}).
+		WithCorrelationID(submissionID)
 }
 
 // duplicateCommand is the rejection of a change accepted before at offset.
@@ -299,12 +319,18 @@ func (n *Node) commit(ctx context.Context, out *engine.Outcome, traffic trafficB
 	at, err := n.store.Commit(ctx, entry)
 	var dup *ledger.DuplicateCommandError
 	var inactive *ledger.ContractNotActiveError
+	var tooEarly *ledger.DedupPeriodTooEarlyError
 	switch {
 	case err == nil:
 		r.At, r.cost = at, entry.PaidTrafficCost
 		return r, nil
 	case errors.As(err, &dup):
 		rej := duplicateCommand(dup.CompletionOffset, dup.SubmissionID, out.SubmissionID)
+		entry.Transaction, entry.PaidTrafficCost = nil, 0
+		entry.Dedup = duplicateDedup(dup.CompletionOffset)
+		return n.commitRejection(ctx, r, entry, rej)
+	case errors.As(err, &tooEarly):
+		rej := dedupPeriodTooEarly(tooEarly.EarliestOffset, out.SubmissionID)
 		entry.Transaction, entry.PaidTrafficCost = nil, 0
 		return n.commitRejection(ctx, r, entry, rej)
 	case errors.As(err, &inactive):

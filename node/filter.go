@@ -229,7 +229,14 @@ func (n *Node) ResolveUpdateFormat(f *UpdateFormat) error { return f.resolve(n.P
 // as it does for template filters) TEMPLATES_OR_INTERFACES_NOT_FOUND, as
 // Canton 3.3 answered it. On an error the filter is left as it was.
 func (f *EventFilter) resolve(set *engine.PackageSet) error {
-	if f.packages == set && set != nil || !f.hasInterfaces() {
+	if f.packages == set && set != nil {
+		return nil
+	}
+	if err := f.checkTemplates(set); err != nil {
+		return err
+	}
+	if !f.hasInterfaces() {
+		f.packages = set
 		return nil
 	}
 	var unknownNames, noInterface, unknownIDs []string
@@ -288,6 +295,34 @@ func (f *EventFilter) resolve(set *engine.PackageSet) error {
 	}
 	f.packages = set
 	return nil
+}
+
+// checkTemplates refuses a template filter "#name:Module:Entity" whose
+// package name is uploaded but none of whose packages defines the template:
+// Canton's NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME
+// (IndexServiceImpl.checkUnknownIdentifiers). A package name never
+// uploaded stays accepted, for the generic model's templates, where Canton
+// answers PACKAGE_NAMES_NOT_FOUND.
+func (f *EventFilter) checkTemplates(set *engine.PackageSet) error {
+	var missing []string
+	f.sets(func(t *TemplateSet) {
+		for tmpl := range t.Templates {
+			id, err := ledgerapi.ParseTemplateID(tmpl)
+			if err != nil || id.PackageName == "" || !set.HasName(id.PackageName) {
+				continue
+			}
+			if !set.HasTemplate(id.PackageName, id.Module, id.Entity) {
+				missing = append(missing, "("+id.PackageName+","+id.Module+":"+id.Entity+")")
+			}
+		}
+	})
+	if len(missing) == 0 {
+		return nil
+	}
+	slices.Sort(missing)
+	return ledgerapi.Errorf(ledgerapi.CodeNoTemplatesForPackageNameAndQualifiedName,
+		"The following package-name/template qualified-name pairs do not reference any template-id uploaded on this participant: [%s].",
+		strings.Join(slices.Compact(missing), ", "))
 }
 
 // interfaces returns the interfaces whose views a created event of

@@ -464,8 +464,8 @@ func (n *Node) ReadUpdates(format *UpdateFormat, begin, end int64, desc bool) (*
 		if err := n.checkOffset("End", "end_inclusive", end); err != nil {
 			return nil, err
 		}
-		if end < begin {
-			return nil, ledgerapi.InvalidArgument("end_inclusive (%d) is before begin_exclusive (%d)", end, begin)
+		if end < begin { // Canton's IndexServiceImpl.between
+			return nil, ledgerapi.Errorf(ledgerapi.CodeOffsetOutOfRange, "End offset %d is before begin offset %d.", end, begin)
 		}
 	} else if desc {
 		return nil, ledgerapi.Errorf(CodeDescendingOrderMissingEnd, "end_inclusive is not provided when descending_order is true")
@@ -483,13 +483,17 @@ func (n *Node) ReadUpdates(format *UpdateFormat, begin, end int64, desc bool) (*
 	return r, nil
 }
 
+// checkRange refuses a read of updates that starts below the pruning
+// offset, in the words of Canton 3.5's UpdateReader (which checks the range
+// first). An empty range (end at or before begin) reads nothing, so it is
+// answered empty even in pruned space, as Canton does.
 func (n *Node) checkRange(begin, end int64) error {
-	if p := n.store.PrunedUpTo(); begin < p {
+	if p := n.store.PrunedUpTo(); begin < p && (end == 0 || end > begin) {
 		shown := end
 		if shown == 0 {
 			shown = n.store.LedgerEnd()
 		}
-		return prunedError(fmt.Sprintf("Updates request from %d to %d precedes pruned offset %d", begin+1, shown, p), p)
+		return prunedError(fmt.Sprintf("Transactions request from %d to %d precedes pruned offset %d", begin+1, shown, p), p)
 	}
 	return nil
 }
@@ -622,11 +626,13 @@ func (n *Node) UpdateByOffset(ctx context.Context, offset int64, f *UpdateFormat
 	if offset <= 0 {
 		return Update{}, NonPositiveOffset("offset", offset, "the offset has to be a positive integer (>0)")
 	}
-	if p := n.store.PrunedUpTo(); offset <= p {
-		return Update{}, prunedError(fmt.Sprintf("Transactions request from %d to %d precedes pruned offset %d", offset, offset, p), p)
-	}
 	if err := f.resolve(n.Packages()); err != nil {
 		return Update{}, err
+	}
+	if offset <= n.store.PrunedUpTo() {
+		// Pruned is gone: Canton's lookup finds nothing (ParticipantPruningIT
+		// PRPruneByOffset wants UPDATE_NOT_FOUND, not PARTICIPANT_PRUNED_DATA_ACCESSED).
+		return n.oneUpdate(ctx, ledger.Update{}, ledger.ErrNotFound, f, "OFFSET", offsetField(offset))
 	}
 	u, err := n.store.UpdateAt(ctx, offset)
 	if errors.Is(err, ledger.ErrNotFound) && f.TopologyParties != nil {
@@ -792,16 +798,20 @@ var CodeParticipantPruningInProgress = ledgerapi.ErrorCode{ID: "PARTICIPANT_PRUN
 
 // Prune removes the ledger's history at or below upTo, keeping the
 // contracts still active (see Store.Prune); reads below upTo are refused
-// from the moment it starts. upTo must be positive and not after the ledger
+// from the moment it starts. upTo must be positive and before the ledger
 // end.
 func (n *Node) Prune(ctx context.Context, upTo int64, progress func(ledger.PruneProgress)) error {
-	if upTo <= 0 {
+	if upTo == 0 {
+		return ledgerapi.InvalidArgument("prune_up_to not specified or zero")
+	}
+	if upTo < 0 {
 		return NonPositiveOffset("prune_up_to", upTo, "the offset has to be a positive integer (>0)")
 	}
-	// Canton's ApiParticipantPruningService refuses this with
-	// OFFSET_OUT_OF_RANGE, a category no retry cures: a prune past the end
-	// is a mistake, not a read that waits for the ledger to grow.
-	if end := n.store.LedgerEnd(); upTo > end {
+	// Canton's ApiParticipantPruningService refuses an offset at or past
+	// the ledger end with OFFSET_OUT_OF_RANGE, a category no retry cures: a
+	// prune past the end is a mistake, not a read that waits for the ledger
+	// to grow.
+	if end := n.store.LedgerEnd(); upTo >= end {
 		return ledgerapi.NewError(ledgerapi.CodeOffsetOutOfRange,
 			fmt.Sprintf("prune_up_to needs to be before ledger end %d", end),
 			map[string]string{"offset_value": offsetField(upTo), "ledger_end": offsetField(end)})

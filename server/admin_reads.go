@@ -30,6 +30,9 @@ func (s *Server) prune(req *Request) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if end := s.Node.LedgerEnd(); off >= end {
+			off = end - 1 // Canton prunes only below the ledger end
+		}
 		if off <= s.Node.PrunedUpTo() {
 			return ledgerapi.PruneResponse{PrunedUpTo: ledgerapi.Int64(s.Node.PrunedUpTo())}, nil
 		}

@@ -117,6 +117,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if redact {
 		out = ledgerapi.Redacted(e)
 	}
+	out = out.WithDefiniteAnswer()
 	if af != nil && af.tokenResolution {
 		// Canton's JSON layer marks a failure of its own token resolution
 		// (Endpoints.validateJwtToken), on top of what the error says.

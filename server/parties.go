@@ -98,8 +98,14 @@ func (s *Server) allocateParty(req *Request) (any, error) {
 	if hint == "" {
 		hint = "party-" + uuid.NewString()
 	}
+	// Canton reads the hint as a Daml-LF party, then as the identifier of
+	// a unique identifier (at most 185 characters, no "::"); both refusals
+	// are INVALID_ARGUMENT (ApiPartyManagementService.allocateParty).
+	if reason := ledgerapi.DamlLFPartyReason(hint); reason != "" {
+		return nil, ledgerapi.InvalidArgument("%s", reason)
+	}
 	if err := ledgerapi.ValidatePartyHint("party_id_hint", hint); err != nil {
-		return nil, ledgerapi.InvalidField("party_id_hint", fieldReason(err))
+		return nil, ledgerapi.InvalidArgument("Invalid party ID: %s", fieldReason(err))
 	}
 	var ann map[string]string
 	if body.LocalMetadata != nil {
@@ -131,11 +137,11 @@ func (s *Server) listParties(req *Request) (any, error) {
 	if err := s.checkIDP(req.Context(), idp); err != nil {
 		return nil, err
 	}
-	size, err := pageSize(req, node.MaxPartiesPageSize)
+	size, err := pageSize(req, node.MaxPartiesPageSize, true)
 	if err != nil {
 		return nil, err
 	}
-	after, err := parsePageToken(q.Get("pageToken"))
+	after, err := parsePageToken(q.Get("pageToken"), ledgerapi.ValidatePartyID)
 	if err != nil {
 		return nil, err
 	}

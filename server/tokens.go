@@ -31,6 +31,14 @@ const (
 	tokenUpdates   = "upd1"
 )
 
+// malformedToken is Canton's reason for a token of kind that does not
+// decode (AcsContinuationToken, AcsPageToken, UpdatesPageToken).
+var malformedToken = map[string]string{
+	tokenACSStream: "Invalid continuation token for GetActiveContractsRequest",
+	tokenACSPage:   "Invalid page token for GetActiveContractsPageRequest",
+	tokenUpdates:   "Invalid page token for GetUpdatesPageRequest",
+}
+
 // checksum is the first 8 bytes of the SHA-256 of purpose and the JSON of
 // parts, in hex.
 func checksum(purpose string, parts ...any) string {
@@ -63,7 +71,7 @@ type tokenMismatch string
 // returned as a mismatch for the caller's error.
 func (s *Server) parseToken(field, kind, req, tok string) (a, b int64, bad tokenMismatch, err error) {
 	parts := strings.Split(tok, ".")
-	malformed := ledgerapi.InvalidField(field, "Invalid "+field+" for this request")
+	malformed := ledgerapi.InvalidField(field, malformedToken[kind])
 	if len(parts) != 5 || parts[0] != kind {
 		return 0, 0, "", malformed
 	}

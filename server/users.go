@@ -20,6 +20,8 @@ func apiUser(u ledger.User) ledgerapi.User {
 		IsDeactivated:      u.IsDeactivated,
 		Metadata:           ledgerapi.ObjectMeta{ResourceVersion: strconv.FormatInt(u.ResourceVersion, 10), Annotations: u.Annotations},
 		IdentityProviderID: u.IdentityProviderID,
+
+		PrimaryPartyAuthentication: u.PrimaryPartyAuthentication,
 	}
 }
 
@@ -38,10 +40,15 @@ func ledgerRights(rs []ledgerapi.Right) ([]ledger.Right, error) {
 	for i, r := range rs {
 		field := fmt.Sprintf("rights[%d]", i)
 		if r.Kind == "" {
-			return nil, ledgerapi.MissingField(field + ".kind")
+			return nil, ledgerapi.InvalidArgument("unknown kind of right - check that the Ledger API version of the server is recent enough")
 		}
 		k := ledger.RightKind(r.Kind)
 		if k.HasParty() {
+			// Canton reads the party as a Daml-LF party (requireParty):
+			// INVALID_ARGUMENT with its reason, no field.
+			if reason := ledgerapi.DamlLFPartyReason(r.Party); reason != "" {
+				return nil, ledgerapi.InvalidArgument("%s", reason)
+			}
 			if err := ledgerapi.ValidatePartyID(field+".party", r.Party); err != nil {
 				return nil, ledgerapi.InvalidField(field+".party", fieldReason(err))
 			}
@@ -57,7 +64,7 @@ func ledgerRights(rs []ledgerapi.Right) ([]ledger.Right, error) {
 func pathUserID(req *Request) (string, error) {
 	id := req.PathValue("userID")
 	if err := ledgerapi.ValidateUserID("user_id", id); err != nil {
-		return "", ledgerapi.InvalidArgument("Invalid user id in the path: %s", fieldReason(err))
+		return "", ledgerapi.InvalidArgument("Malformed user-id: %s", fieldReason(err))
 	}
 	return id, nil
 }
@@ -85,25 +92,33 @@ func pageToken(last string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(last))
 }
 
-func parsePageToken(tok string) (string, error) {
+// parsePageToken reads a token of pageToken: the last id of the page before,
+// which valid checks (a user or party id). Like Canton, which decodes its
+// tokens as protobuf, anything else is INVALID_ARGUMENT "Invalid page token".
+func parsePageToken(tok string, valid func(field, s string) error) (string, error) {
 	if tok == "" {
 		return "", nil
 	}
 	b, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil || len(b) == 0 {
+	if err != nil || len(b) == 0 || valid("pageToken", string(b)) != nil {
 		return "", ledgerapi.InvalidArgument("Invalid page token")
 	}
 	return string(b), nil
 }
 
-// pageSize reads pageSize: 0 means the maximum; above it is clamped.
-func pageSize(req *Request, max int) (int, error) {
+// pageSize reads pageSize: 0 means the maximum; above it is clamped, or
+// refused when refuseAbove (Canton's party list refuses, its user list
+// clamps).
+func pageSize(req *Request, max int, refuseAbove bool) (int, error) {
 	n, err := queryInt(req.Request, "pageSize")
 	if err != nil {
 		return 0, err
 	}
 	if n < 0 {
 		return 0, ledgerapi.InvalidArgument("Page size must be non-negative")
+	}
+	if n > max && refuseAbove {
+		return 0, ledgerapi.InvalidArgument("Page size must not exceed the server's maximum of %d", max)
 	}
 	if n == 0 || n > max {
 		n = max
@@ -168,11 +183,11 @@ func (s *Server) listUsers(req *Request) (any, error) {
 	if err := s.checkIDP(req.Context(), idp); err != nil {
 		return nil, err
 	}
-	size, err := pageSize(req, node.MaxUsersPageSize)
+	size, err := pageSize(req, node.MaxUsersPageSize, false)
 	if err != nil {
 		return nil, err
 	}
-	after, err := parsePageToken(req.URL.Query().Get("pageToken"))
+	after, err := parsePageToken(req.URL.Query().Get("pageToken"), ledgerapi.ValidateUserID)
 	if err != nil {
 		return nil, err
 	}
@@ -214,16 +229,16 @@ func (s *Server) createUser(req *Request) (any, error) {
 	// ApiUserManagementService does (its verifyPartiesExistInIdp looks at
 	// the rights alone): it grants nothing, and an identity provider's
 	// admin gets the same answer for any party, its provider's or not.
-	if u.PrimaryParty != "" {
-		if err := ledgerapi.ValidatePartyID("user.primary_party", u.PrimaryParty); err != nil {
-			return nil, ledgerapi.InvalidField("user.primary_party", fieldReason(err))
-		}
+	if u.Metadata.ResourceVersion != "" {
+		return nil, ledgerapi.InvalidArgument("field user.metadata.resource_version must be not set")
 	}
 	if err := ledgerapi.ValidateAnnotations(u.Metadata.Annotations, false); err != nil {
 		return nil, annotationsError(err, u.Metadata.Annotations, ledgerapi.CodeMaxUserAnnotationsSize, "user", u.ID)
 	}
-	if u.Metadata.ResourceVersion != "" {
-		return nil, ledgerapi.InvalidField("user.metadata.resource_version", "must be empty when creating a user")
+	if u.PrimaryParty != "" {
+		if reason := ledgerapi.DamlLFPartyReason(u.PrimaryParty); reason != "" {
+			return nil, ledgerapi.InvalidArgument("%s", reason)
+		}
 	}
 	if err := s.checkIDP(req.Context(), idp); err != nil {
 		return nil, err
@@ -241,6 +256,7 @@ func (s *Server) createUser(req *Request) (any, error) {
 	created, err := s.Node.CreateUser(req.Context(), ledger.User{
 		ID: u.ID, PrimaryParty: u.PrimaryParty, IsDeactivated: u.IsDeactivated,
 		Annotations: u.Metadata.Annotations, IdentityProviderID: idp,
+		PrimaryPartyAuthentication: u.PrimaryPartyAuthentication,
 	}, rights)
 	if err != nil {
 		return nil, err
@@ -437,9 +453,7 @@ func (s *Server) updateUser(req *Request) (any, error) {
 				return nil, badUpdate("attempted to modify not-modifiable 'identity_provider_id'")
 			}
 		case "primary_party_authentication":
-			if u.PrimaryPartyAuthentication {
-				return nil, badUpdate("primary_party_authentication is not supported by this node")
-			}
+			upd.PrimaryPartyAuthentication = &u.PrimaryPartyAuthentication
 		}
 	}
 	updated, err := s.Node.UpdateUser(req.Context(), id, upd)

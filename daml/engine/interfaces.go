@@ -110,6 +110,22 @@ func (s *PackageSet) ResolveInterface(packageName, packageID, qualified string) 
 	return nil, true
 }
 
+// HasTemplate reports whether an uploaded package named name defines the
+// template module:entity.
+func (s *PackageSet) HasTemplate(name, module, entity string) bool {
+	if s == nil || s.Env == nil {
+		return false
+	}
+	for _, p := range s.Env.Packages() {
+		if s.packageName(p) == name {
+			if _, ok := p.Template(module, entity); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Implementors returns the template ids (package id form) of the templates
 // an interface filter on iface selects: those implementing it and every
 // other version of them. The slice is shared: do not change it.

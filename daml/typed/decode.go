@@ -27,6 +27,11 @@ type DecodeOptions struct {
 	// spends it and fails with ErrTooLarge once it is spent. Several
 	// values of one request may share a budget.
 	Budget *int
+	// RefuseLocalIDs refuses a V1 contract id without its suffix (a local
+	// id of a transaction not yet committed) with ErrIllegalContractID, as
+	// Canton's command preprocessing does; commands may only name
+	// committed contracts.
+	RefuseLocalIDs bool
 }
 
 // DecodeJSON reads Canton's JSON encoding of a value of the plan's type
@@ -35,7 +40,7 @@ type DecodeOptions struct {
 // variants and enums with their rank, maps sorted by key (of two equal keys
 // the later wins, as in Canton). Errors are *Error.
 func (p *Plan) DecodeJSON(data []byte, opts DecodeOptions) (value.Value, error) {
-	d := decoder{data: data, base: opts.Path, budget: opts.Budget}
+	d := decoder{data: data, base: opts.Path, budget: opts.Budget, refuseLocal: opts.RefuseLocalIDs}
 	v, err := d.value(p)
 	if err != nil {
 		return nil, err
@@ -63,6 +68,8 @@ type decoder struct {
 	depth   int
 	budget  *int
 	scratch []byte
+
+	refuseLocal bool
 }
 
 func (d *decoder) pathString() string {
@@ -750,6 +757,9 @@ func (d *decoder) scalar(p *Plan, s string) (value.Value, error) {
 		if err != nil {
 			return nil, d.fail(ErrInvalidValue, "%v", err)
 		}
+		if d.refuseLocal && IsLocalV1ContractID(s) {
+			return nil, d.fail(ErrIllegalContractID, "%s", IllegalContractIDMessage(s))
+		}
 		return cid, nil
 	case KindTimestamp:
 		ts, err := parseTimestamp(s)
@@ -1077,4 +1087,14 @@ func parseUTCTimestamp(s string) (value.Timestamp, bool) {
 	}
 	ts, err := value.TimestampFromMicros(t.Unix()*1e6 + int64(micros))
 	return ts, err == nil
+}
+
+// IsLocalV1ContractID reports whether s is a V1 contract id without a
+// suffix: 00 and a 32-byte discriminator, nothing more.
+func IsLocalV1ContractID(s string) bool { return len(s) == 66 && s[:2] == "00" }
+
+// IllegalContractIDMessage is Canton's refusal of a local V1 contract id in
+// a command (Preprocessing.IllegalContractId.NonSuffixV1ContractId).
+func IllegalContractIDMessage(cid string) string {
+	return fmt.Sprintf("Illegal Contract ID %q, non-suffixed V1 Contract IDs are forbidden", cid)
 }

@@ -33,6 +33,9 @@ const (
 	// ErrTooLarge: the value nests deeper than Daml's limit of 100, or
 	// holds more values than the decoder's budget.
 	ErrTooLarge
+	// ErrIllegalContractID: a contract id without its suffix, refused
+	// with DecodeOptions.RefuseLocalIDs (COMMAND_PREPROCESSING_FAILED).
+	ErrIllegalContractID
 )
 
 // Error is a JSON value that does not decode by its type. Path names the

@@ -168,7 +168,8 @@ func (e *Engine) build(ctx context.Context, cmds []command, actAs []string, seed
 type errWrongTemplate struct{ contractID, want, have string }
 
 func (e *errWrongTemplate) Error() string {
-	return fmt.Sprintf("contract %s is of template %s, not %s (interface choices are not supported by this node)", e.contractID, e.have, e.want)
+	// Canton's (speedy's) words, then why the generic model cannot do better.
+	return fmt.Sprintf("Update failed due to wrongly typed contract id %s\nExpected contract of type %s but got %s (the generic model serves no interface choices)", e.contractID, e.want, e.have)
 }
 
 func (b *built) nextID() int32 { return int32(len(b.nodes)) }

@@ -15,9 +15,9 @@ var (
 	// transaction or its signatures (Canton 3.5 answers signature problems
 	// found by the executing participant with this id).
 	CodeFailedToExecuteTransaction = ledgerapi.ErrorCode{ID: "FAILED_TO_EXECUTE_TRANSACTION", Category: 8}
-	// CodeNotConnectedToSynchronizer: the request names a synchronizer
-	// other than the node's.
-	CodeNotConnectedToSynchronizer = ledgerapi.ErrorCode{ID: "NOT_CONNECTED_TO_SYNCHRONIZER", Category: 9}
+	// CodeInvalidPrescribedSynchronizerID: the request names a synchronizer
+	// other than the node's (Canton's routing cannot resolve it).
+	CodeInvalidPrescribedSynchronizerID = ledgerapi.ErrorCode{ID: "INVALID_PRESCRIBED_SYNCHRONIZER_ID", Category: 9}
 	// CodeUnknownSubmitters: an actAs party is not known to the node.
 	CodeUnknownSubmitters = ledgerapi.ErrorCode{ID: "UNKNOWN_SUBMITTERS", Category: 11}
 	// CodeUnknownInformees: a prepared transaction names a party the node
@@ -42,7 +42,7 @@ func invalidField(field, format string, args ...any) *ledgerapi.JsCantonError {
 
 func invalidArgument(format string, args ...any) *ledgerapi.JsCantonError {
 	return ledgerapi.NewError(ledgerapi.CodeInvalidArgument,
-		"The submitted command has invalid arguments: "+fmt.Sprintf(format, args...), nil)
+		"The submitted request has invalid arguments: "+fmt.Sprintf(format, args...), nil)
 }
 
 func preprocessingFailed(format string, args ...any) *ledgerapi.JsCantonError {

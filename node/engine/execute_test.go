@@ -224,7 +224,7 @@ func TestExecuteRejections(t *testing.T) {
 		{"re-signed: another synchronizer", func() ledgerapi.ExecuteSubmissionRequest {
 			q := remake(t, prep(), func(pt *damlpb.PreparedTransaction) { pt.Metadata.SynchronizerId = "other::1220ab" })
 			return executeReq(q, f.alice, f.aliceK)
-		}, "user1", "NOT_CONNECTED_TO_SYNCHRONIZER"},
+		}, "user1", "INVALID_PRESCRIBED_SYNCHRONIZER_ID"},
 		{"re-signed: two roots", func() ledgerapi.ExecuteSubmissionRequest {
 			p := prep()
 			p2 := prep()

@@ -74,8 +74,11 @@ func TestPrepareRequestRules(t *testing.T) {
 			r.Commands = []ledgerapi.Command{exerciseCmd(iouTemplate, cid, "Transfer", ``)}
 		}, "MISSING_FIELD"},
 		{"exercise: unknown contract", "user1", func(r *ledgerapi.PrepareSubmissionRequest) {
-			r.Commands = []ledgerapi.Command{exerciseCmd(iouTemplate, "00"+strings.Repeat("b", 64), "Transfer", `{}`)}
+			r.Commands = []ledgerapi.Command{exerciseCmd(iouTemplate, "00"+strings.Repeat("b", 64)+"ca12"+strings.Repeat("c", 64), "Transfer", `{}`)}
 		}, "CONTRACT_NOT_FOUND"},
+		{"exercise: a contract id without suffix", "user1", func(r *ledgerapi.PrepareSubmissionRequest) {
+			r.Commands = []ledgerapi.Command{exerciseCmd(iouTemplate, "00"+strings.Repeat("b", 64), "Transfer", `{}`)}
+		}, "COMMAND_PREPROCESSING_FAILED"},
 		{"exercise: wrong template", "user1", func(r *ledgerapi.PrepareSubmissionRequest) {
 			r.Commands = []ledgerapi.Command{exerciseCmd("#iou-pkg:Iou:Other", cid, "Transfer", `{}`)}
 		}, "WRONGLY_TYPED_CONTRACT"},
@@ -90,7 +93,7 @@ func TestPrepareRequestRules(t *testing.T) {
 		}, ""},
 		{"synchronizer: ours", "user1", func(r *ledgerapi.PrepareSubmissionRequest) { r.SynchronizerID = testSynchronizer }, ""},
 		{"synchronizer: malformed", "user1", func(r *ledgerapi.PrepareSubmissionRequest) { r.SynchronizerID = "nocolons" }, "INVALID_FIELD"},
-		{"synchronizer: another", "user1", func(r *ledgerapi.PrepareSubmissionRequest) { r.SynchronizerID = "other::1220ab" }, "NOT_CONNECTED_TO_SYNCHRONIZER"},
+		{"synchronizer: another", "user1", func(r *ledgerapi.PrepareSubmissionRequest) { r.SynchronizerID = "other::1220ab" }, "INVALID_PRESCRIBED_SYNCHRONIZER_ID"},
 		{"taps: 1", "user1", func(r *ledgerapi.PrepareSubmissionRequest) { r.TapsMaxPasses = i32(1) }, ""},
 		{"taps: at limit", "user1", func(r *ledgerapi.PrepareSubmissionRequest) { r.TapsMaxPasses = i32(4) }, ""},
 		{"taps: 0", "user1", func(r *ledgerapi.PrepareSubmissionRequest) { r.TapsMaxPasses = i32(0) }, "INVALID_ARGUMENT"},
@@ -128,7 +131,7 @@ func TestPrepareRequestRules(t *testing.T) {
 		}, "INVALID_FIELD"},
 		{"disclosed: another synchronizer", "user1", func(r *ledgerapi.PrepareSubmissionRequest) {
 			r.DisclosedContracts = []ledgerapi.DisclosedContract{{ContractID: cid, CreatedEventBlob: f.blob(cid), SynchronizerID: "x::1220ab"}}
-		}, "NOT_CONNECTED_TO_SYNCHRONIZER"},
+		}, "INVALID_PRESCRIBED_SYNCHRONIZER_ID"},
 		{"disclosed: contract id mismatch", "user1", func(r *ledgerapi.PrepareSubmissionRequest) {
 			r.DisclosedContracts = []ledgerapi.DisclosedContract{{ContractID: "00" + strings.Repeat("c", 64), CreatedEventBlob: f.blob(cid)}}
 		}, "INVALID_ARGUMENT"},

@@ -39,7 +39,7 @@ func TestSubmitRules(t *testing.T) {
 		{"missing command id", func(c *ledgerapi.Commands) { c.CommandID = "" }, "MISSING_FIELD"},
 		{"empty actAs", func(c *ledgerapi.Commands) { c.ActAs = nil }, "MISSING_FIELD"},
 		{"no commands", func(c *ledgerapi.Commands) { c.Commands = nil }, "MISSING_FIELD"},
-		{"other synchronizer", func(c *ledgerapi.Commands) { c.SynchronizerID = strp("x::1220ab") }, "NOT_CONNECTED_TO_SYNCHRONIZER"},
+		{"other synchronizer", func(c *ledgerapi.Commands) { c.SynchronizerID = strp("x::1220ab") }, "INVALID_PRESCRIBED_SYNCHRONIZER_ID"},
 		{"taps over limit", func(c *ledgerapi.Commands) { v := ledgerapi.Int32(99); c.TapsMaxPasses = &v }, "INVALID_ARGUMENT"},
 		{"negative dedup offset", func(c *ledgerapi.Commands) {
 			n := int64(-2)

@@ -110,7 +110,7 @@ func typedError(err error) error {
 		return err
 	}
 	switch te.Kind {
-	case typed.ErrMissingFields, typed.ErrTypeMismatch, typed.ErrTooLarge:
+	case typed.ErrMissingFields, typed.ErrTypeMismatch, typed.ErrTooLarge, typed.ErrIllegalContractID:
 		return preprocessingFailed("%s", te.Error())
 	}
 	return ledgerapi.InvalidArgument("%s", te.Error())
@@ -123,7 +123,7 @@ func decodeTyped(set *PackageSet, typ lf.Type, raw []byte, path string, budget *
 	if err != nil {
 		return nil, nil, preprocessingFailed("%s: the type of this value cannot be read: %v", path, err)
 	}
-	v, err := plan.DecodeJSON(raw, typed.DecodeOptions{Path: path, Budget: budget})
+	v, err := plan.DecodeJSON(raw, typed.DecodeOptions{Path: path, Budget: budget, RefuseLocalIDs: true})
 	if err != nil {
 		return nil, nil, typedError(err)
 	}

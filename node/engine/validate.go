@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ledger-cli/ledger/daml/typed"
 	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
@@ -101,14 +102,21 @@ func (e *Engine) checkSynchronizer(field, s string) error {
 	if s == "" || s == e.cfg.SynchronizerID {
 		return nil
 	}
-	if err := ledgerapi.ValidateLedgerString(field, s); err != nil || !strings.Contains(s, "::") {
+	// Canton parses the id as a unique identifier (name::namespace), then
+	// routing resolves it to a synchronizer the participant is connected to.
+	switch pos := strings.Index(s, "::"); {
+	case ledgerapi.ValidateLedgerString(field, s) != nil:
 		return invalidField(field, "%q is not a synchronizer id (name::namespace)", clip(s))
+	case pos < 0:
+		return invalidField(field, "Invalid unique identifier `%s` with missing namespace.", clip(s))
+	case pos == 0:
+		return invalidField(field, "Invalid unique identifier `%s` with empty identifier.", clip(s))
 	}
 	if strings.HasPrefix(e.cfg.SynchronizerID, s+"::") {
 		return nil
 	}
-	return ledgerapi.NewError(CodeNotConnectedToSynchronizer,
-		fmt.Sprintf("This participant is not connected to synchronizer %s.", s),
+	return ledgerapi.NewError(CodeInvalidPrescribedSynchronizerID,
+		fmt.Sprintf("Cannot submit transaction to prescribed synchronizer `%s` because: cannot resolve %s to a physical synchronizer id", s, s),
 		map[string]string{"synchronizer_id": s})
 }
 
@@ -164,6 +172,9 @@ func (p *commandParser) parse(c ledgerapi.Command, path string) (command, error)
 		}
 		if err := ValidateContractID(x.ContractID); err != nil {
 			return command{}, invalidField("contract_id", "%v", err)
+		}
+		if typed.IsLocalV1ContractID(x.ContractID) {
+			return command{}, preprocessingFailed("%s", typed.IllegalContractIDMessage(x.ContractID))
 		}
 		if err := choiceField(x.Choice); err != nil {
 			return command{}, err
@@ -364,7 +375,7 @@ func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedCo
 		}
 		c, err := contract.DecodeBlob(dc.CreatedEventBlob)
 		if err != nil {
-			return nil, invalidArgument("Unable to decode disclosed contract event payload: %v", err)
+			return nil, invalidArgument("Unable to decode disclosed contract event payload: DecodeError(%v)", err)
 		}
 		cid := string(c.ID)
 		if dc.ContractID != "" && dc.ContractID != cid {
@@ -387,7 +398,7 @@ func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedCo
 		}
 		blobs[cid] = dc.CreatedEventBlob
 		if err := ValidateContractID(cid); err != nil {
-			return nil, invalidArgument("Unable to decode disclosed contract event payload: %v", err)
+			return nil, invalidArgument("Unable to decode disclosed contract event payload: DecodeError(%v)", err)
 		}
 		stored, err := e.contracts.LookupContract(ctx, cid)
 		if err != nil {
@@ -416,7 +427,7 @@ func (e *Engine) checkDisclosed(ctx context.Context, dcs []ledgerapi.DisclosedCo
 		}
 		lc, err := e.ledgerContractOf(c, stored)
 		if err != nil {
-			return nil, invalidArgument("Unable to decode disclosed contract event payload: %v", err)
+			return nil, invalidArgument("Unable to decode disclosed contract event payload: DecodeError(%v)", err)
 		}
 		if stored != nil && (stored.Salt == nil || e.typesOf(c) == nil) {
 			// Created before Canton's ids, the blob was its exact

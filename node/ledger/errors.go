@@ -46,6 +46,18 @@ func (e *DuplicateCommandError) Error() string {
 // Is makes errors.Is(err, ErrDuplicateCommand) true.
 func (e *DuplicateCommandError) Is(target error) bool { return target == ErrDuplicateCommand }
 
+// DedupPeriodTooEarlyError is a deduplication offset below the pruning
+// offset for a change with no acceptance since: the node no longer knows
+// whether the change was accepted in between (Canton's
+// DeduplicationPeriodTooEarly).
+type DedupPeriodTooEarlyError struct {
+	EarliestOffset int64 // the earliest deduplication offset allowed: the pruning offset
+}
+
+func (e *DedupPeriodTooEarlyError) Error() string {
+	return fmt.Sprintf("deduplication period starts too early: the earliest deduplication offset is %d", e.EarliestOffset)
+}
+
 // ContractNotActiveError names the contract that is unknown or archived.
 type ContractNotActiveError struct {
 	ContractID     string

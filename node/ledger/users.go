@@ -13,6 +13,10 @@ type User struct {
 	Annotations        map[string]string // never nil when read
 	ResourceVersion    int64             // bumped by every update
 	IdentityProviderID string            // "" = the default identity provider
+	// PrimaryPartyAuthentication lets the user authenticate with a JWT its
+	// primary party signs (Canton 3.5). The node stores and reports it; it
+	// takes no party-signed tokens, so the flag grants nothing here.
+	PrimaryPartyAuthentication bool
 }
 
 // RightKind is a kind of user right, spelled as the JSON variant names it.
@@ -72,9 +76,10 @@ type UserUpdate struct {
 	IsDeactivated   *bool
 	// Annotations are merged into the stored ones ("" deletes a key), or
 	// replace them when ReplaceAnnotations is set. nil leaves them alone.
-	Annotations        map[string]string
-	ReplaceAnnotations bool
-	IdentityProviderID *string
+	Annotations                map[string]string
+	ReplaceAnnotations         bool
+	IdentityProviderID         *string
+	PrimaryPartyAuthentication *bool
 }
 
 // UserQuery selects a page of users in id order.

@@ -342,7 +342,7 @@ func (s *Store) apply(ctx context.Context, tx *sql.Tx, st *batchStmts, e *ledger
 		}
 		change = ledger.ChangeIDOf(e.UserID, e.ActAs, e.CommandID)
 		var err error
-		if dedup, err = checkDedup(ctx, st, change, dedup, rt); err != nil {
+		if dedup, err = checkDedup(ctx, st, change, dedup, rt, s.PrunedUpTo()); err != nil {
 			return err
 		}
 		for _, id := range t.Inputs {
@@ -439,26 +439,29 @@ func (s *Store) write(ctx context.Context, st *batchStmts, e *ledger.Entry, t *l
 
 // checkDedup checks an accepted transaction of change, recorded at rt,
 // against its deduplication period d and returns the period its completion
-// reports. For an offset, that is what Canton's CommandDeduplicator.dedupOffset
-// reports: the offset of the change's latest acceptance, or 0 (participant
-// begin) when there is none. Canton does not check an offset against the
-// ledger end: one beyond it deduplicates nothing, and is reported as such.
-func checkDedup(ctx context.Context, st *batchStmts, change ledger.ChangeID, d ledger.Dedup, rt int64) (ledger.Dedup, error) {
+// reports. Whether d is an offset or a duration, that is an offset, as
+// Canton's CommandDeduplicator reports it: the offset of the change's latest
+// acceptance, else the pruning offset pruned, else 0 (participant begin).
+// Canton does not check an offset against the ledger end: one beyond it
+// deduplicates nothing, and is reported as such.
+func checkDedup(ctx context.Context, st *batchStmts, change ledger.ChangeID, d ledger.Dedup, rt, pruned int64) (ledger.Dedup, error) {
 	var off, at int64
 	var sub string
 	err := st.dedupGet.QueryRowContext(ctx, change[:]).Scan(&off, &sub, &at)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		off = 0
+		// Nothing accepted since the pruning offset: an offset before it
+		// asks about history the node no longer has.
+		if d.Kind == ledger.DedupOffset && d.Offset < pruned {
+			return d, &ledger.DedupPeriodTooEarlyError{EarliestOffset: pruned}
+		}
+		off = pruned
 	case err != nil:
 		return d, fmt.Errorf("read deduplication record: %w", err)
 	case d.Covers(off, fromMicros(at), fromMicros(rt)):
 		return d, &ledger.DuplicateCommandError{CompletionOffset: off, SubmissionID: sub}
 	}
-	if d.Kind == ledger.DedupOffset {
-		d.Offset = off
-	}
-	return d, nil
+	return ledger.Dedup{Kind: ledger.DedupOffset, Offset: off}, nil
 }
 
 func checkActive(ctx context.Context, st *batchStmts, id string) error {

@@ -69,7 +69,9 @@ func TestCommitAppendsGapFree(t *testing.T) {
 	}
 	want := ledger.Completion{Offset: 1, RecordTime: c1.RecordTime, UserID: "alice", CommandID: "c1", SubmissionID: "sub-c1",
 		ActAs: []string{"Alice", "Bob"}, UpdateID: e.Transaction.UpdateID,
-		Dedup:       ledger.Dedup{Kind: ledger.DedupDuration, Duration: ledger.DefaultMaxDeduplication},
+		// The duration asked for is reported as Canton's deduplicator
+		// reports it: an offset (participant begin, no earlier acceptance).
+		Dedup:       ledger.Dedup{Kind: ledger.DedupOffset, Offset: 0},
 		TraceParent: e.TraceParent, PaidTrafficCost: 42}
 	if !reflect.DeepEqual(comp, want) {
 		t.Errorf("completion 1 = %+v\nwant %+v", comp, want)

@@ -183,6 +183,10 @@ ALTER TABLE contracts ADD COLUMN key_json BLOB;
 	`
 ALTER TABLE contracts ADD COLUMN salt BLOB;
 `,
+	// 9: a user's primaryPartyAuthentication (Canton 3.5).
+	`
+ALTER TABLE users ADD COLUMN primary_party_authentication INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

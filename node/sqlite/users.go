@@ -9,12 +9,12 @@ import (
 	"github.com/ledger-cli/ledger/node/ledger"
 )
 
-const userColumns = `id, primary_party, is_deactivated, annotations, resource_version, identity_provider_id`
+const userColumns = `id, primary_party, is_deactivated, annotations, resource_version, identity_provider_id, primary_party_authentication`
 
 func scanUser(row interface{ Scan(...any) error }) (ledger.User, error) {
 	var u ledger.User
 	var ann string
-	if err := row.Scan(&u.ID, &u.PrimaryParty, &u.IsDeactivated, &ann, &u.ResourceVersion, &u.IdentityProviderID); err != nil {
+	if err := row.Scan(&u.ID, &u.PrimaryParty, &u.IsDeactivated, &ann, &u.ResourceVersion, &u.IdentityProviderID, &u.PrimaryPartyAuthentication); err != nil {
 		return ledger.User{}, err
 	}
 	m, err := decodeMap(ann)
@@ -41,9 +41,9 @@ func (s *Store) CreateUser(ctx context.Context, u ledger.User, rights []ledger.R
 	}
 	ann := mergeAnnotations(nil, u.Annotations)
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO users (`+userColumns+`) VALUES (?, ?, ?, ?, 0, ?)
+		res, err := tx.ExecContext(ctx, `INSERT INTO users (`+userColumns+`) VALUES (?, ?, ?, ?, 0, ?, ?)
 			ON CONFLICT (id) DO NOTHING`,
-			u.ID, u.PrimaryParty, boolInt(u.IsDeactivated), encodeMap(ann), u.IdentityProviderID)
+			u.ID, u.PrimaryParty, boolInt(u.IsDeactivated), encodeMap(ann), u.IdentityProviderID, boolInt(u.PrimaryPartyAuthentication))
 		if err != nil {
 			return err
 		}
@@ -131,6 +131,9 @@ func (s *Store) UpdateUser(ctx context.Context, id string, upd ledger.UserUpdate
 		if upd.IdentityProviderID != nil {
 			u.IdentityProviderID = *upd.IdentityProviderID
 		}
+		if upd.PrimaryPartyAuthentication != nil {
+			u.PrimaryPartyAuthentication = *upd.PrimaryPartyAuthentication
+		}
 		if upd.ReplaceAnnotations {
 			u.Annotations = mergeAnnotations(nil, upd.Annotations)
 		} else if upd.Annotations != nil {
@@ -141,9 +144,9 @@ func (s *Store) UpdateUser(ctx context.Context, id string, upd ledger.UserUpdate
 		}
 		u.ResourceVersion++
 		if _, err := tx.ExecContext(ctx, `UPDATE users SET primary_party = ?, is_deactivated = ?,
-			annotations = ?, resource_version = ?, identity_provider_id = ? WHERE id = ?`,
+			annotations = ?, resource_version = ?, identity_provider_id = ?, primary_party_authentication = ? WHERE id = ?`,
 			u.PrimaryParty, boolInt(u.IsDeactivated), encodeMap(u.Annotations), u.ResourceVersion,
-			u.IdentityProviderID, id); err != nil {
+			u.IdentityProviderID, boolInt(u.PrimaryPartyAuthentication), id); err != nil {
 			return err
 		}
 		out = u

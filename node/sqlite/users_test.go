@@ -197,3 +197,25 @@ func TestRightsGrantRevokeDelete(t *testing.T) {
 		t.Errorf("re-created user has rights %v", rights)
 	}
 }
+
+// TestPrimaryPartyAuthentication: the flag is stored on create, changed by
+// an update that names it and kept by one that does not.
+func TestPrimaryPartyAuthentication(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	u, err := s.CreateUser(ctx, ledger.User{ID: "bob", PrimaryParty: "Bob::1220", PrimaryPartyAuthentication: true}, nil)
+	if err != nil || !u.PrimaryPartyAuthentication {
+		t.Fatalf("CreateUser = %+v, %v", u, err)
+	}
+	party := "Bob2::1220"
+	if u, err = s.UpdateUser(ctx, "bob", ledger.UserUpdate{PrimaryParty: &party}); err != nil || !u.PrimaryPartyAuthentication {
+		t.Errorf("an update that does not name it: %+v, %v", u, err)
+	}
+	off := false
+	if u, err = s.UpdateUser(ctx, "bob", ledger.UserUpdate{PrimaryPartyAuthentication: &off}); err != nil || u.PrimaryPartyAuthentication {
+		t.Errorf("an update that clears it: %+v, %v", u, err)
+	}
+	if u, err = s.User(ctx, "bob"); err != nil || u.PrimaryPartyAuthentication || u.PrimaryParty != party {
+		t.Errorf("read back: %+v, %v", u, err)
+	}
+}

@@ -276,11 +276,13 @@ func TestSubmitFieldRules(t *testing.T) {
 		{"dedup beyond the maximum", with("deduplicationPeriod", map[string]any{"DeduplicationDuration": map[string]any{"value": map[string]any{"seconds": 7200}}}), 400, "INVALID_DEDUPLICATION_PERIOD"},
 		{"tapsMaxPasses over the limit", with("tapsMaxPasses", 3), 400, "INVALID_ARGUMENT"},
 		{"tapsMaxPasses zero", with("tapsMaxPasses", 0), 400, "INVALID_ARGUMENT"},
-		{"other synchronizer", with("synchronizerId", "other::1220ab"), 400, "NOT_CONNECTED_TO_SYNCHRONIZER"},
+		{"other synchronizer", with("synchronizerId", "other::1220ab"), 400, "INVALID_PRESCRIBED_SYNCHRONIZER_ID"},
 		{"exercise by key", with("commands", []any{map[string]any{"ExerciseByKeyCommand": map[string]any{
 			"templateId": iouTemplate, "contractKey": "k", "choice": "C", "choiceArgument": map[string]any{}}}}), 400, "COMMAND_PREPROCESSING_FAILED"},
-		{"unknown contract", with("commands", []any{exercise("00"+fmt.Sprintf("%064x", 7), "Transfer")}), 404, "CONTRACT_NOT_FOUND"},
+		{"unknown contract", with("commands", []any{exercise("00"+fmt.Sprintf("%064x", 7)+"ca11"+fmt.Sprintf("%064x", 8), "Transfer")}), 404, "CONTRACT_NOT_FOUND"},
 		{"malformed template id", with("commands", []any{map[string]any{"CreateCommand": map[string]any{"templateId": "nocolons", "createArguments": map[string]any{}}}}), 400, "INVALID_FIELD"},
+		// A V1 id without suffix names no committed contract: Canton's preprocessing refuses it.
+		{"contract id without suffix", with("commands", []any{exercise("00"+fmt.Sprintf("%064x", 7), "Transfer")}), 400, "COMMAND_PREPROCESSING_FAILED"},
 	}
 	cases[11].body["minLedgerTimeRel"] = map[string]any{"seconds": 5}
 	cases[11].status, cases[11].code = 400, "INVALID_ARGUMENT"
@@ -362,7 +364,9 @@ func TestDuplicateCommand(t *testing.T) {
 			t.Errorf("rejected completion %+v (%+v)", c, rej)
 		}
 	}
-	if cs[2].SubmissionID != "sub-3" || cs[2].DeduplicationPeriod.Duration == nil || cs[2].DeduplicationPeriod.Duration.Seconds != 7*24*3600 {
+	// The duplicate reports the period up to just before the acceptance it
+	// collides with, as an offset (Canton's TransactionProcessingSteps).
+	if cs[2].SubmissionID != "sub-3" || cs[2].DeduplicationPeriod.Offset == nil || *cs[2].DeduplicationPeriod.Offset != int64(first.CompletionOffset)-1 {
 		t.Errorf("async duplicate completion %+v", cs[2])
 	}
 	// a zero window does not deduplicate

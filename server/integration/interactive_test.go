@@ -163,7 +163,7 @@ func TestExternalPartyFlow(t *testing.T) {
 	c := cs[0]
 	if !c.Succeeded() || c.Status == nil || c.Status.Code != 0 || c.UpdateID != done.UpdateID || c.CommandID != "ext-1" ||
 		c.UserID != "wallet" || len(c.ActAs) != 1 || c.ActAs[0] != ext || c.SubmissionID != "s-1" || c.Offset != 1 ||
-		c.DeduplicationPeriod.Duration == nil || c.DeduplicationPeriod.Duration.Seconds != 7*24*3600 ||
+		c.DeduplicationPeriod.Offset == nil || *c.DeduplicationPeriod.Offset != 0 || // reported as Canton's deduplicator does
 		c.SynchronizerTime.SynchronizerID != n.identity().SynchronizerID || c.SynchronizerTime.RecordTime.IsZero() ||
 		c.PaidTrafficCost <= 0 || c.TraceContext == nil || c.TraceContext.Traceparent == nil || *c.TraceContext.Traceparent != traceparent {
 		t.Errorf("completion %+v", c)
@@ -267,7 +267,7 @@ func TestPrepareRules(t *testing.T) {
 		{"no user id without a token", func(b map[string]any) { delete(b, "userId") }, 400, "INVALID_TOKEN"},
 		{"tapsMaxPasses over the limit", func(b map[string]any) { b["tapsMaxPasses"] = 4 }, 400, "INVALID_ARGUMENT"},
 		{"unknown scheme version", func(b map[string]any) { b["hashingSchemeVersion"] = "HASHING_SCHEME_VERSION_UNSPECIFIED" }, 400, "INVALID_FIELD"},
-		{"other synchronizer", func(b map[string]any) { b["synchronizerId"] = "other::1220ab" }, 400, "NOT_CONNECTED_TO_SYNCHRONIZER"},
+		{"other synchronizer", func(b map[string]any) { b["synchronizerId"] = "other::1220ab" }, 400, "INVALID_PRESCRIBED_SYNCHRONIZER_ID"},
 		{"negative min ledger time rel", func(b map[string]any) {
 			b["minLedgerTime"] = map[string]any{"time": map[string]any{"MinLedgerTimeRel": map[string]any{"value": map[string]any{"seconds": -1}}}}
 		}, 400, "INVALID_FIELD"},

@@ -33,8 +33,8 @@ func TestAllocateAndReadParties(t *testing.T) {
 	}
 	// errors
 	n.fail("POST", "/v2/parties", n.admin, map[string]any{"partyIdHint": "Alice"}, 400, "INVALID_ARGUMENT")
-	n.fail("POST", "/v2/parties", n.admin, map[string]any{"partyIdHint": "bad/hint"}, 400, "INVALID_FIELD")
-	n.fail("POST", "/v2/parties", n.admin, map[string]any{"partyIdHint": "Has::Colons"}, 400, "INVALID_FIELD")
+	n.fail("POST", "/v2/parties", n.admin, map[string]any{"partyIdHint": "bad/hint"}, 400, "INVALID_ARGUMENT")
+	n.fail("POST", "/v2/parties", n.admin, map[string]any{"partyIdHint": "Has::Colons"}, 400, "INVALID_ARGUMENT")
 	n.fail("POST", "/v2/parties", n.admin, map[string]any{"partyIdHint": "U", "userId": "ghost"}, 404, "USER_NOT_FOUND")
 	n.fail("POST", "/v2/parties", n.admin, map[string]any{"partyIdHint": "S", "synchronizerId": "other::1220ab"}, 400, "INVALID_ARGUMENT")
 	// an empty hint gets a generated one

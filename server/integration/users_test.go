@@ -35,7 +35,7 @@ func TestUsersLifecycle(t *testing.T) {
 	n.fail("POST", "/v2/users", n.admin, ledgerapi.CreateUserRequest{User: &ledgerapi.User{ID: "alice"}}, 409, "USER_ALREADY_EXISTS")
 	n.fail("POST", "/v2/users", n.admin, map[string]any{"rights": []any{}}, 400, "MISSING_FIELD")
 	n.fail("POST", "/v2/users", n.admin, ledgerapi.CreateUserRequest{User: &ledgerapi.User{ID: "bad id!"}}, 400, "INVALID_FIELD")
-	n.fail("POST", "/v2/users", n.admin, ledgerapi.CreateUserRequest{User: &ledgerapi.User{ID: "x", PrimaryParty: "no/slash"}}, 400, "INVALID_FIELD")
+	n.fail("POST", "/v2/users", n.admin, ledgerapi.CreateUserRequest{User: &ledgerapi.User{ID: "x", PrimaryParty: "no/slash"}}, 400, "INVALID_ARGUMENT") // Canton's requireParty
 	n.fail("POST", "/v2/users", n.admin, map[string]any{"user": map[string]any{"id": "y",
 		"metadata": map[string]any{"annotations": map[string]string{"k": ""}}}}, 400, "INVALID_ARGUMENT")
 
@@ -79,7 +79,7 @@ func TestUsersLifecycle(t *testing.T) {
 	}
 	n.fail("POST", "/v2/users/alice/rights", n.admin, ledgerapi.GrantUserRightsRequest{UserID: "bob"}, 400, "INVALID_ARGUMENT")
 	n.fail("POST", "/v2/users/ghost/rights", n.admin, ledgerapi.GrantUserRightsRequest{UserID: "ghost"}, 404, "USER_NOT_FOUND")
-	n.fail("POST", "/v2/users/alice/rights", n.admin, `{"userId":"alice","rights":[{"kind":{"CanActAs":{"value":{"party":"bad/party"}}}}]}`, 400, "INVALID_FIELD")
+	n.fail("POST", "/v2/users/alice/rights", n.admin, `{"userId":"alice","rights":[{"kind":{"CanActAs":{"value":{"party":"bad/party"}}}}]}`, 400, "INVALID_ARGUMENT") // Canton's requireParty
 
 	// update: annotations merge, CAS, mask rules, path/body mismatch
 	var upd ledgerapi.UpdateUserResponse

@@ -1,0 +1,136 @@
+package ledgerapi
+
+import (
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node"
+)
+
+// invalidSynchronizerID is the test tool's id without a namespace.
+const invalidSynchronizerID = "invalidSynchronizerId"
+
+var invalidSynchronizer = failure{code: "INVALID_FIELD", definite: true,
+	cause: "Invalid field synchronizer_id: Invalid unique identifier `invalidSynchronizerId` with missing namespace."}
+
+// CommandServiceIT.scala.
+func TestCommandServiceIT(t *testing.T) {
+	p := startParticipant(t, node.Config{})
+
+	t.Run("CSsubmitAndWaitInvalidSynchronizerId", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		body := p.jsCommands([]string{party}, createCmd(dummy, map[string]any{"operator": party}))
+		body["synchronizerId"] = invalidSynchronizerID
+		p.mustFail(t, "POST", "/v2/commands/submit-and-wait", body, invalidSynchronizer)
+	})
+
+	t.Run("CSsubmitAndWaitForTransactionInvalidSynchronizerId", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		body := p.jsCommands([]string{party}, createCmd(dummy, map[string]any{"operator": party}))
+		body["synchronizerId"] = invalidSynchronizerID
+		p.mustFail(t, "POST", "/v2/commands/submit-and-wait-for-transaction", map[string]any{"commands": body}, invalidSynchronizer)
+	})
+}
+
+// The typed cases of CommandServiceIT: the test tool's Dummy is Ping here,
+// a template of an uploaded package, so its arguments are read by type.
+func TestCommandServiceITTyped(t *testing.T) {
+	p := startParticipant(t, node.Config{})
+	p.upload(t, pingDar(t))
+
+	t.Run("CSRefuseBadParameter", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		e := p.mustFail(t, "POST", "/v2/commands/submit-and-wait", p.jsCommands([]string{party}, createCmd(pingTemplate,
+			map[string]any{"INVALID_PARAM": "ping", "initiator": party, "responder": party})),
+			failure{code: "COMMAND_PREPROCESSING_FAILED", definite: true})
+		// Either problem may be found first.
+		if re := regexp.MustCompile("Found non-optional extra field|Missing non-optional field"); !re.MatchString(e.Cause) {
+			t.Errorf("cause %q does not match %s", e.Cause, re)
+		}
+	})
+
+	t.Run("CSBadCreateAndExercise", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		p.mustFail(t, "POST", "/v2/commands/submit-and-wait", p.jsCommands([]string{party},
+			map[string]any{"CreateAndExerciseCommand": map[string]any{"templateId": pingTemplate,
+				"createArguments": map[string]any{}, "choice": "Respond", "choiceArgument": map[string]any{}}}),
+			failure{code: "COMMAND_PREPROCESSING_FAILED", cause: "Missing non-optional field", definite: true})
+	})
+}
+
+// CommandSubmissionCompletionIT.scala.
+func TestCommandSubmissionCompletionIT(t *testing.T) {
+	p := startParticipant(t, node.Config{})
+
+	t.Run("CSCSubmitInvalidSynchronizerId", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		body := p.jsCommands([]string{party}, createCmd(dummy, map[string]any{"operator": party}))
+		body["synchronizerId"] = invalidSynchronizerID
+		p.mustFail(t, "POST", "/v2/commands/async/submit", body, invalidSynchronizer)
+	})
+
+	t.Run("CSCSubmitUnknownSynchronizerId", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		body := p.jsCommands([]string{party}, createCmd(dummy, map[string]any{"operator": party}))
+		body["synchronizerId"] = "unknown_" + p.run.Server.Node.Identity().SynchronizerID
+		p.mustFail(t, "POST", "/v2/commands/async/submit", body, failure{code: "INVALID_PRESCRIBED_SYNCHRONIZER_ID",
+			cause: "Cannot submit transaction to prescribed synchronizer", definite: true})
+	})
+
+	t.Run("CSCDisallowEmptyTransactionsSubmission", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		p.mustFail(t, "POST", "/v2/commands/async/submit", p.jsCommands([]string{party}),
+			failure{code: "MISSING_FIELD", cause: "commands", definite: true})
+	})
+
+	t.Run("CSCHandleMultiPartySubscriptions", func(t *testing.T) {
+		alice, bob := p.allocate(t, "alice"), p.allocate(t, "bob")
+		submit := func(actAs ...string) string {
+			body := p.jsCommands(actAs, createCmd(dummy, map[string]any{"operator": actAs[0]}))
+			p.ok(t, "POST", "/v2/commands/async/submit", body, nil)
+			return body["commandId"].(string)
+		}
+		aliceCmd, bobCmd, aliceBobCmd := submit(alice), submit(bob), submit(alice, bob)
+		find := func(cmd string, parties ...string) *ledgerapi.Completion {
+			t.Helper()
+			var els []ledgerapi.CompletionStreamResponse
+			p.ok(t, "POST", "/v2/commands/completions?stream_idle_timeout_ms=200", map[string]any{"userId": p.user, "parties": parties, "beginExclusive": 0}, &els)
+			for _, el := range els {
+				if el.Completion != nil && el.Completion.CommandID == cmd {
+					return el.Completion
+				}
+			}
+			return nil
+		}
+		actAs := func(c *ledgerapi.Completion) []string {
+			if c == nil {
+				return nil
+			}
+			out := slices.Clone([]string(c.ActAs))
+			slices.Sort(out)
+			return out
+		}
+		both := []string{alice, bob}
+		slices.Sort(both)
+		if find(aliceCmd, alice, bob) == nil || find(bobCmd, alice, bob) == nil {
+			t.Error("alice and bob together should see both single-party completions")
+		}
+		if got := actAs(find(aliceBobCmd, alice, bob)); !slices.Equal(got, both) {
+			t.Errorf("If filtered with both alice and bob, the multi-party submissions should have both act_as parties: %v", got)
+		}
+		if find(aliceCmd, alice) == nil || find(bobCmd, alice) != nil {
+			t.Error("alice sees her command and not bob's")
+		}
+		if got := actAs(find(aliceBobCmd, alice)); !slices.Equal(got, []string{alice}) {
+			t.Errorf("If filtered with only alice, the multi-party submissions should have only alice act_as party: %v", got)
+		}
+		if find(bobCmd, bob) == nil || find(aliceCmd, bob) != nil {
+			t.Error("bob sees his command and not alice's")
+		}
+		if got := actAs(find(aliceBobCmd, bob)); !slices.Equal(got, []string{bob}) {
+			t.Errorf("If filtered with only bob, the multi-party submissions should have only bob act_as party: %v", got)
+		}
+	})
+}
