@@ -448,20 +448,31 @@ func (st *exprState) value(ref ValueName, args []Expr, env map[string]binding, d
 			return st.app(&EApp{Fun: v.Body, Args: args}, env, depth+1)
 		}
 	}
+	// Printed by name, a value's dictionary arguments are left out, as
+	// Daml source leaves them.
+	kept := args[:0:0]
+	for _, a := range args {
+		if !isDictionary(a) {
+			kept = append(kept, a)
+		}
+	}
+	args = kept
 	if field, ok := selectorField(name); ok && len(args) >= 1 {
 		rec := printed{paren(st.expr(&ERecProj{Field: field, Record: args[0]}, env, depth+1), precAtom), precAtom}
 		return st.callPrinted(rec, args[1:], env, depth)
 	}
+	// A class method prints by its name: its instance is "$c" + name +
+	// a number, its selector the bare name.
 	if method, ok := strings.CutPrefix(name, "$c"); ok {
-		method = strings.TrimRight(method, "0123456789")
-		switch {
-		case method == "toParties" && len(args) == 1:
-			return st.expr(args[0], env, depth+1)
-		case isOperator(method) && len(args) == 2:
-			return st.infix(method, operatorPrec(method), args[0], args[1], env, depth)
-		case method != "":
+		if method = strings.TrimRight(method, "0123456789"); method != "" {
 			name = method
 		}
+	}
+	switch {
+	case name == "toParties" && len(args) == 1:
+		return st.expr(args[0], env, depth+1)
+	case isOperator(name) && len(args) == 2:
+		return st.infix(name, operatorPrec(name), args[0], args[1], env, depth)
 	}
 	if isOperator(name) {
 		name = "(" + name + ")"
