@@ -51,6 +51,17 @@ func TestPartyHintsAgainstServe(t *testing.T) {
 		t.Errorf("completions --party alice:\n%s", r.err)
 	}
 
+	// Users' rights and primary party too.
+	r = runCLI(t, "", append([]string{"users", "create", "clerk", "--primary-party", "alice", "--act-as", "alice", "--read-as", "bob", "-o", "json"}, conn...)...).must(t, 0)
+	if !strings.Contains(r.err, "--act-as alice is "+alice) || !strings.Contains(r.err, "--read-as bob is "+bob) ||
+		!strings.Contains(r.err, "--primary-party alice is "+alice) || strings.Count(r.out, alice) < 2 || !strings.Contains(r.out, bob) {
+		t.Errorf("users create with hints:\nstdout %s\nstderr %s", r.out, r.err)
+	}
+	r = runCLI(t, "", append([]string{"users", "grant", "clerk", "--execute-as", "bob"}, conn...)...).must(t, 0)
+	if !strings.Contains(r.err, "--execute-as bob is "+bob) || !strings.Contains(r.out, bob) {
+		t.Errorf("users grant with a hint:\nstdout %s\nstderr %s", r.out, r.err)
+	}
+
 	// A hint no party has: the candidates are similar hints, else every
 	// party.
 	r = runCLI(t, "", append([]string{"submit", "--create", tid, "--act-as", "ali", "--args", args}, conn...)...).must(t, 2)
