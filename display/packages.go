@@ -123,6 +123,7 @@ type signatureBuilder struct {
 	seen    map[string]bool
 	skip    map[string]bool // records shown as templates or choice arguments
 	visits  int
+	walked  map[lf.TypeNode]bool
 	pending []lf.TypeConName
 	out     *PackageSignature
 }
@@ -165,7 +166,7 @@ func TemplateID(p *lf.Package, n lf.TypeConName) string {
 }
 
 func newSignatureBuilder(p *lf.Package, dar []*lf.Package, out *PackageSignature) *signatureBuilder {
-	b := &signatureBuilder{pkg: p, pkgs: map[lf.PackageID]*lf.Package{p.ID: p}, seen: map[string]bool{}, skip: map[string]bool{}, out: out}
+	b := &signatureBuilder{pkg: p, pkgs: map[lf.PackageID]*lf.Package{p.ID: p}, seen: map[string]bool{}, skip: map[string]bool{}, walked: map[lf.TypeNode]bool{}, out: out}
 	all := []*lf.Package{p}
 	for _, d := range dar {
 		if d != nil && b.pkgs[d.ID] == nil {
@@ -257,12 +258,21 @@ func (b *signatureBuilder) choice(c lf.ChoiceSignature, param string) ChoiceSign
 	return cs
 }
 
-// mention queues the data types t names.
+// mention queues the data types t names. Parts of types that are shared
+// (the decoder interns them) are walked once.
 func (b *signatureBuilder) mention(t lf.Type) {
 	if b.visits >= maxTypeVisits {
 		return
 	}
 	b.visits++
+	switch t.(type) {
+	case lf.TApp, lf.TSyn, lf.TStruct, lf.TForall:
+		n := lf.NodeOf(t)
+		if b.walked[n] {
+			return
+		}
+		b.walked[n] = true
+	}
 	switch t := t.(type) {
 	case lf.TCon:
 		if k := t.Con.String(); !b.seen[k] {
