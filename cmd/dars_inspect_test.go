@@ -3,8 +3,13 @@ package cmd
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ledger-cli/ledger/daml/archive/archivetest"
 )
 
 // sharedDarPath is a DAR of the shared folder beside the repository, or
@@ -155,4 +160,32 @@ func TestDarsInspectTemplateKeyed(t *testing.T) {
 			t.Errorf("inspect --template lacks %q:\n%s", want, r.out)
 		}
 	}
+}
+
+// TestDarsInspectTemplateHostile: --template on a DAR whose choice
+// argument and a record have a type of 2^41 leaves prints at once, with a
+// bounded skeleton.
+func TestDarsInspectTemplateHostile(t *testing.T) {
+	isolateConfig(t)
+	ping := archivetest.SharedDar(t, archivetest.PingDar)
+	doubling := filepath.Join(t.TempDir(), "doubling.dar")
+	if err := os.WriteFile(doubling, archivetest.Doubling(t, ping, 40, "3.5.0"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	for _, format := range []string{"table", "json"} {
+		r := runCLI(t, "", "dars", "inspect", doubling, "--template", "Canton.Internal.Ping:Ping", "-o", format).must(t, 0)
+		if len(r.out) > 64<<10 || !strings.Contains(r.out, "--choice Respond") {
+			t.Errorf("-o %s: %d bytes of output:\n%.3000s", format, len(r.out), r.out)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	took, alloc := time.Since(start), after.TotalAlloc-before.TotalAlloc
+	if took > 5*time.Second || alloc > 256<<20 {
+		t.Errorf("inspect --template took %v and allocated %d bytes", took, alloc)
+	}
+	t.Logf("inspect --template, text and json: %v, %d MiB allocated", took, alloc>>20)
 }
