@@ -409,6 +409,9 @@ func (st *exprState) beta(f *EAbs, args []Expr, env map[string]binding, depth in
 		inner[f.Params[i].Name] = bindingOf(args[i], v, env)
 	}
 	if n < len(f.Params) {
+		for _, b := range f.Params[n:] {
+			delete(inner, b.Name) // the lambda's own parameter shadows
+		}
 		return printed{`\` + paramNames(f.Params[n:]) + " -> " + st.expr(f.Body, inner, depth+1).text, precLow}
 	}
 	if n == len(args) {

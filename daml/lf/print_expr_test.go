@@ -190,3 +190,40 @@ func TestDecodeName(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintExprShapes: the common shapes, read with the template
+// parameter "this" and the choice argument "arg".
+func TestPrintExprShapes(t *testing.T) {
+	this := &lf.EVar{Name: "this"}
+	proj := func(f string, r lf.Expr) lf.Expr { return &lf.ERecProj{Field: f, Record: r} }
+	fn := func(name string) lf.Expr { return &lf.EVal{Ref: val("M", name)} }
+	app := func(f lf.Expr, args ...lf.Expr) lf.Expr { return &lf.EApp{Fun: f, Args: args} }
+	vals := map[string]*lf.Value{
+		// \x y -> y.owner, applied to one argument: a function of y.
+		"$$sc_partial": {Body: &lf.EAbs{Params: []lf.Binder{{Name: "x"}, {Name: "this"}}, Body: proj("owner", this)}},
+	}
+	look := func(n lf.ValueName) *lf.Value { return vals[n.Name.String()] }
+	for _, tt := range []struct {
+		e    lf.Expr
+		want string
+	}{
+		{proj("owner", this), "owner"},
+		{proj("anyone", &lf.EVar{Name: "arg"}), "anyone"},
+		{proj("f", &lf.EVar{Name: "other"}), "other.f"},
+		{&lf.ECons{Front: []lf.Expr{proj("a", this), proj("b", this)}, Tail: &lf.ENil{}}, "[a, b]"},
+		{&lf.ECons{Front: []lf.Expr{proj("a", this)}, Tail: proj("rest", this)}, "a :: rest"},
+		{&lf.ESome{Value: proj("a", this)}, "Some a"},
+		{app(fn("$$ctoParties"), fn("$$fIsPartiesParty"), proj("a", this)), "a"},
+		{app(fn("validate"), proj("a", this), &lf.ENumeric{Value: "1.5000000000", Scale: 10}), "validate a 1.5"},
+		{app(&lf.EBuiltinFun{Fun: lf.BuiltinAddInt64}, proj("a", this), app(&lf.EBuiltinFun{Fun: lf.BuiltinMulInt64}, &lf.EInt64{Value: 2}, proj("b", this))), "a + 2 * b"},
+		{app(&lf.EBuiltinFun{Fun: lf.BuiltinMulInt64}, app(&lf.EBuiltinFun{Fun: lf.BuiltinAddInt64}, &lf.EInt64{Value: 1}, proj("b", this)), &lf.EInt64{Value: 2}), "(1 + b) * 2"},
+		{app(&lf.EBuiltinFun{Fun: lf.BuiltinPartyToText}, proj("a", this)), "partyToText a"},
+		{app(fn("$$sc_partial"), &lf.EInt64{Value: 1}), `\this -> this.owner`},
+		{&lf.EText{Value: "a\x00b"}, `"a\x00b"`},
+		{&lf.EUpdate{Update: &lf.UGetTime{}}, lf.ExprUnread},
+	} {
+		if got := (lf.ExprPrinter{Lookup: look, Fields: []string{"this", "arg"}}).Print(tt.e); got != tt.want {
+			t.Errorf("got %q, want %q", got, tt.want)
+		}
+	}
+}
