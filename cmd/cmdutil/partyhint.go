@@ -59,27 +59,29 @@ func ResolvePartyHints(ctx context.Context, cl *client.Client, flag string, part
 }
 
 func resolvePartyHint(ctx context.Context, cl *client.Client, flag, hint string) (string, error) {
-	matches, err := listParties(ctx, cl, hint+"::", func(p ledgerapi.PartyDetails) bool {
+	matches, cut, err := listParties(ctx, cl, hint+"::", func(p ledgerapi.PartyDetails) bool {
 		return strings.HasPrefix(p.Party, hint+"::")
 	})
 	if err != nil {
 		return "", UsageError("%s %q is a party hint, and the node's parties could not be read to find its party id (%s): give the full party id (hint::namespace)", flag, hint, WithHint(err))
 	}
-	switch len(matches) {
-	case 1:
+	switch {
+	case len(matches) == 1:
 		return matches[0], nil
-	case 0:
+	case len(matches) == 0 && cut:
+		return "", UsageError("%s %q: no party with the hint %s among the first %d parties the node lists (it does not filter them by hint): give the full party id", flag, hint, hint, maxHintPages*hintPageSize)
+	case len(matches) == 0:
 		// Candidates: parties whose hint has this one in it, whatever the
 		// case; else any parties the node has.
 		lower := strings.ToLower(hint)
-		similar, err := listParties(ctx, cl, "", func(p ledgerapi.PartyDetails) bool {
+		similar, _, err := listParties(ctx, cl, "", func(p ledgerapi.PartyDetails) bool {
 			h, _, _ := strings.Cut(p.Party, "::")
 			return strings.Contains(strings.ToLower(h), lower)
 		})
 		what := "parties with a similar hint"
 		if err == nil && len(similar) == 0 {
 			what = "parties the node knows"
-			similar, err = listParties(ctx, cl, "", func(ledgerapi.PartyDetails) bool { return true })
+			similar, _, err = listParties(ctx, cl, "", func(ledgerapi.PartyDetails) bool { return true })
 		}
 		msg := fmt.Sprintf("%s %q: no party the node knows has the hint %s", flag, hint, hint)
 		if err == nil && len(similar) > 0 {
@@ -92,29 +94,29 @@ func resolvePartyHint(ctx context.Context, cl *client.Client, flag, hint string)
 
 // listParties reads the node's parties whose id starts with prefix, within
 // the look-up's bounds, and returns the ids keep keeps, at most
-// maxCandidate+1 of them (enough to tell one from several).
-func listParties(ctx context.Context, cl *client.Client, prefix string, keep func(ledgerapi.PartyDetails) bool) ([]string, error) {
-	var ids []string
+// maxCandidate+1 of them (enough to tell one from several); cut says the
+// node had more pages than the bounds read.
+func listParties(ctx context.Context, cl *client.Client, prefix string, keep func(ledgerapi.PartyDetails) bool) (ids []string, cut bool, err error) {
 	o := client.ListPartiesOptions{FilterParty: prefix, PageSize: hintPageSize}
 	for range maxHintPages {
 		page, err := cl.ListParties(ctx, o)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		for _, p := range page.PartyDetails {
 			if keep(p) {
 				ids = append(ids, p.Party)
 				if len(ids) > maxCandidate {
-					return ids, nil
+					return ids, false, nil
 				}
 			}
 		}
 		if page.NextPageToken == "" || page.NextPageToken == o.PageToken {
-			break
+			return ids, false, nil
 		}
 		o.PageToken = page.NextPageToken
 	}
-	return ids, nil
+	return ids, true, nil
 }
 
 // candidates lists party ids, the first maxCandidate of them.
