@@ -160,8 +160,9 @@ func NewCmdUsersCreate(f *cmdutil.Factory, runF func(*UsersOptions) error) *cobr
 }
 
 func usersCreateRun(opts *UsersOptions) error {
-	rights, err := opts.Rights.rights()
-	if err != nil {
+	// The rights are checked before connecting, and built once their
+	// party hints are resolved.
+	if _, err := opts.Rights.rights(); err != nil {
 		return err
 	}
 	ann, err := cmdutil.ParseAnnotations(opts.Annotations, nil, false)
@@ -180,7 +181,8 @@ func usersCreateRun(opts *UsersOptions) error {
 	if err := opts.Rights.resolve(conn, opts.IO.ErrOut); err != nil {
 		return err
 	}
-	if rights, err = opts.Rights.rights(); err != nil {
+	rights, err := opts.Rights.rights()
+	if err != nil {
 		return err
 	}
 	if opts.PrimaryParty != "" {
