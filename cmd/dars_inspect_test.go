@@ -32,7 +32,8 @@ func TestDarsInspectClauses(t *testing.T) {
 	r := runCLI(t, "", "dars", "inspect", dar).must(t, 0)
 	for _, want := range []string{
 		"  template Amulet with\n      dso: Party\n      owner: Party\n      amount: ExpiringAmount\n" +
-			"    templateId #splice-amulet:Splice.Amulet:Amulet\n    signatory concat [owner, dso]\n    ensure validExpiringAmount amount\n",
+			"    templateId #splice-amulet:Splice.Amulet:Amulet\n    signatory concat [owner, dso]\n    ensure validExpiringAmount amount\n" +
+			"    implements #splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding\n",
 		"    templateId #splice-amulet:Splice.Amulet:AppRewardCoupon\n    signatory dso\n    observer concat [beneficiary, provider]\n    ensure amount > 0.0\n",
 		"    ensure 0.0 < weight && weight <= 1.0\n",
 		"    choice Amulet_Expire : Amulet_ExpireResult with\n        roundCid: ContractId OpenMiningRound\n      controller dso\n",

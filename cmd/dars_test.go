@@ -166,7 +166,7 @@ func TestDarsInspectKeysAndInterfaces(t *testing.T) {
 	}
 	r := runCLI(t, "", "dars", "inspect", dar, "--all").must(t, 0)
 	for _, want := range []string{"package DamlDefinitionsServiceMain 3.4.0 (main)", "package DamlDefinitionsServiceDep 3.4.0",
-		"    key (anotherParty, someRecordForKey) : (Party, SomeParamRecord Int)\n    maintainer key._1\n    implements ExternalDep:MyInterface\n",
+		"    key (anotherParty, someRecordForKey) : (Party, SomeParamRecord Int)\n    maintainer key._1\n    implements #DamlDefinitionsServiceDep:ExternalDep:MyInterface\n",
 		"  interface MyInterface\n    interfaceId #DamlDefinitionsServiceDep:ExternalDep:MyInterface\n    viewtype MyInterfaceViewType\n    method method1 : Party\n",
 		"    nonconsuming choice MyNonConsumingChoice : Int\n      controller method1 this\n"} {
 		if !strings.Contains(r.out, want) {

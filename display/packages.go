@@ -197,7 +197,7 @@ func (b *signatureBuilder) template(sig lf.TemplateSignature) TemplateSignature 
 		b.mention(t.Key.Type)
 	}
 	for _, i := range sig.Implements {
-		ts.Implements = append(ts.Implements, qualified(b.pkg, i))
+		ts.Implements = append(ts.Implements, b.id(i))
 	}
 	for _, c := range sig.Choices {
 		ts.Choices = append(ts.Choices, b.choice(c, t.Param))
@@ -212,7 +212,7 @@ func (b *signatureBuilder) iface(is lf.InterfaceSignature) InterfaceSignature {
 		b.mention(is.View)
 	}
 	for _, r := range is.Requires {
-		i.Requires = append(i.Requires, qualified(b.pkg, r))
+		i.Requires = append(i.Requires, b.id(r))
 	}
 	for _, meth := range is.Methods {
 		i.Methods = append(i.Methods, FieldSignature{Name: meth.Name, Type: meth.Type.String()})
@@ -221,15 +221,6 @@ func (b *signatureBuilder) iface(is lf.InterfaceSignature) InterfaceSignature {
 		i.Choices = append(i.Choices, b.choice(c, is.Interface.Param))
 	}
 	return i
-}
-
-// qualified names a definition by its module when it is in p, else by its
-// package too.
-func qualified(p *lf.Package, n lf.TypeConName) string {
-	if n.Package == p.ID {
-		return n.Module.String() + ":" + n.Name.String()
-	}
-	return n.String()
 }
 
 // choice expands a choice's argument record when Daml made it of the
