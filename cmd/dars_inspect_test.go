@@ -190,3 +190,16 @@ func TestDarsInspectTemplateHostile(t *testing.T) {
 	}
 	t.Logf("inspect --template, text and json: %v, %d MiB allocated", took, alloc>>20)
 }
+
+// TestDarsInspectTemplateOnNode: --template on a package the node has,
+// named by its id.
+func TestDarsInspectTemplateOnNode(t *testing.T) {
+	n := startLiveNode(t)
+	conn := []string{"--url", n.url, "--token", n.admin}
+	runCLI(t, "", append([]string{"dars", "upload", pingDarPath}, conn...)...).must(t, 0)
+	r := runCLI(t, "", append([]string{"dars", "inspect", "de2cc2f90eb523414ff54e899951dadd8789a4c07e0f71f6d6c9eaf57d412a54", "--template", "Canton.Internal.Ping:Ping"}, conn...)...).must(t, 0)
+	if !strings.Contains(r.out, "    signatory initiator\n") || !strings.Contains(r.out, `"responder": "alice::1220…"`) ||
+		!strings.Contains(r.out, "ledger submit --create '#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping' --act-as alice --args '{") {
+		t.Errorf("inspect --template by package id:\n%s", r.out)
+	}
+}
