@@ -128,7 +128,7 @@ Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
 	}
 	conn := cmdutil.AddConnFlags(cmd)
 	fl := cmd.Flags()
-	fl.StringArrayVar(&opts.Parties, "party", nil, "act-as party whose completions to read (repeatable; required)")
+	fl.StringArrayVar(&opts.Parties, "party", nil, "act-as party whose completions to read, by id or hint (repeatable; required)")
 	fl.StringVar(&opts.Begin, "begin", "0", `offset to start after, or "end"`)
 	fl.IntVar(&opts.Limit, "limit", completions.DefaultLimit, "elements per list request (the node's maximum is usually 200)")
 	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", 500*time.Millisecond, "how long one list request waits for more completions")
@@ -207,7 +207,10 @@ func completionsRun(opts *CompletionsOptions) error {
 		return err
 	}
 	o.UserID = conn.UserID
-	if err := checkPartiesKnown(conn, opts.Parties); err != nil {
+	if o.Parties, err = conn.ResolvePartyHints("--party", opts.Parties, opts.IO.ErrOut); err != nil {
+		return err
+	}
+	if err := checkPartiesKnown(conn, o.Parties); err != nil {
 		return err
 	}
 	if !opts.BeginSet {

@@ -19,7 +19,10 @@ func TestDarsInspectPing(t *testing.T) {
 	r := runCLI(t, "", "dars", "inspect", pingDarPath).must(t, 0)
 	for _, want := range []string{
 		"package canton-builtin-admin-workflow-ping 3.4.0 (main)",
-		"module Canton.Internal.Ping\n  template Ping with\n      id: Text\n      initiator: Party\n      responder: Party\n    choice Respond : ()\n    choice Archive : () (argument Archive)\n    choice AbortPing : () with\n        anyone: Party\n",
+		"module Canton.Internal.Ping\n  template Ping with\n      id: Text\n      initiator: Party\n      responder: Party\n" +
+			"    templateId #canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping\n    signatory initiator\n    observer responder\n" +
+			"    choice Respond : ()\n      controller responder\n    choice Archive : () (argument Archive)\n      controller initiator\n" +
+			"    choice AbortPing : () with\n        anyone: Party\n      controller anyone\n",
 		"  template BongProposal with",
 		"choice Accept : Either (ContractId BongProposal) (ContractId Explode) with\n        validator: Party",
 		"  template Explode with",
@@ -163,8 +166,9 @@ func TestDarsInspectKeysAndInterfaces(t *testing.T) {
 	}
 	r := runCLI(t, "", "dars", "inspect", dar, "--all").must(t, 0)
 	for _, want := range []string{"package DamlDefinitionsServiceMain 3.4.0 (main)", "package DamlDefinitionsServiceDep 3.4.0",
-		"    key (Party, SomeParamRecord Int)\n", "    implements ExternalDep:MyInterface\n",
-		"  interface MyInterface\n    viewtype MyInterfaceViewType\n    method method1 : Party\n"} {
+		"    key (anotherParty, someRecordForKey) : (Party, SomeParamRecord Int)\n    maintainer key._1\n    implements #DamlDefinitionsServiceDep:ExternalDep:MyInterface\n",
+		"  interface MyInterface\n    interfaceId #DamlDefinitionsServiceDep:ExternalDep:MyInterface\n    viewtype MyInterfaceViewType\n    method method1 : Party\n",
+		"    nonconsuming choice MyNonConsumingChoice : Int\n      controller method1 this\n"} {
 		if !strings.Contains(r.out, want) {
 			t.Errorf("inspect --all lacks %q", want)
 		}

@@ -97,7 +97,7 @@ createdEventBlob, which disclosedContracts of a later command takes.`,
 	}
 	conn := cmdutil.AddConnFlags(cmd)
 	fl := cmd.Flags()
-	fl.StringArrayVar(&opts.Parties, "party", nil, "party whose contracts to list (repeatable; none: every party)")
+	fl.StringArrayVar(&opts.Parties, "party", nil, "party whose contracts to list, by id or hint (repeatable; none: every party)")
 	fl.StringArrayVar(&opts.Templates, "template", nil, "keep contracts of this template (repeatable)")
 	fl.StringArrayVar(&opts.Interfaces, "interface", nil, "keep contracts implementing this interface, with their views (repeatable)")
 	fl.Int64Var(&opts.At, "at", 0, "offset of the snapshot (default: the ledger end)")
@@ -135,6 +135,9 @@ createdEventBlob, which disclosedContracts of a later command takes.`,
 func contractsRun(opts *ContractsOptions) error {
 	conn, err := opts.Connect()
 	if err != nil {
+		return err
+	}
+	if opts.Parties, err = conn.ResolvePartyHints("--party", opts.Parties, opts.IO.ErrOut); err != nil {
 		return err
 	}
 	ctx := context.Background()
@@ -267,7 +270,7 @@ exactly once.`,
 	}
 	conn := cmdutil.AddConnFlags(cmd)
 	fl := cmd.Flags()
-	fl.StringArrayVar(&opts.Parties, "party", nil, "party whose updates to read (repeatable; required)")
+	fl.StringArrayVar(&opts.Parties, "party", nil, "party whose updates to read, by id or hint (repeatable; required)")
 	fl.StringArrayVar(&opts.Templates, "template", nil, "keep events of this template (repeatable)")
 	fl.StringArrayVar(&opts.Interfaces, "interface", nil, "keep events of templates implementing this interface, with their views (repeatable)")
 	fl.BoolVar(&opts.Blob, "blob", false, "include each created event's createdEventBlob (with -o json)")
@@ -337,6 +340,9 @@ func updatesRun(opts *UpdatesOptions) error {
 		Transport: opts.Transport, Limit: opts.Limit, IdleTimeout: opts.IdleTimeout, Log: opts.IO.ErrOut}
 	conn, err := opts.Connect()
 	if err != nil {
+		return err
+	}
+	if o.Parties, err = conn.ResolvePartyHints("--party", opts.Parties, opts.IO.ErrOut); err != nil {
 		return err
 	}
 	if !opts.FromSet {
@@ -411,7 +417,7 @@ CanReadAsAnyParty).`,
 	conn := cmdutil.AddConnFlags(get)
 	fl := get.Flags()
 	fl.Int64Var(&opts.Offset, "offset", 0, "look the update up by offset")
-	fl.StringArrayVar(&opts.Parties, "party", nil, "read as this party (repeatable; none: every party)")
+	fl.StringArrayVar(&opts.Parties, "party", nil, "read as this party, by id or hint (repeatable; none: every party)")
 	fl.BoolVar(&opts.FullIDs, "full-ids", false, "print ids in full")
 	get.RunE = func(c *cobra.Command, args []string) error {
 		var err error
@@ -442,6 +448,9 @@ CanReadAsAnyParty).`,
 func updateGetRun(opts *UpdateGetOptions) error {
 	conn, err := opts.Connect()
 	if err != nil {
+		return err
+	}
+	if opts.Parties, err = conn.ResolvePartyHints("--party", opts.Parties, opts.IO.ErrOut); err != nil {
 		return err
 	}
 	format := &ledgerapi.UpdateFormat{IncludeTransactions: &ledgerapi.TransactionFormat{
@@ -492,7 +501,7 @@ read as every party (the token's user needs CanReadAsAnyParty).`,
 		Args:    cmdutil.ExactArgs(1),
 	}
 	conn := cmdutil.AddConnFlags(cmd)
-	cmd.Flags().StringArrayVar(&opts.Parties, "party", nil, "read as this party (repeatable; none: every party)")
+	cmd.Flags().StringArrayVar(&opts.Parties, "party", nil, "read as this party, by id or hint (repeatable; none: every party)")
 	cmd.Flags().BoolVar(&opts.FullIDs, "full-ids", false, "print ids in full")
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		var err error
@@ -515,6 +524,9 @@ read as every party (the token's user needs CanReadAsAnyParty).`,
 func eventsRun(opts *EventsOptions) error {
 	conn, err := opts.Connect()
 	if err != nil {
+		return err
+	}
+	if opts.Parties, err = conn.ResolvePartyHints("--party", opts.Parties, opts.IO.ErrOut); err != nil {
 		return err
 	}
 	ev, err := conn.Client.EventsByContractID(context.Background(), ledgerapi.GetEventsByContractIDRequest{

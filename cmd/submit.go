@@ -56,6 +56,11 @@ has a flag: --command-id (default a fresh UUID), --workflow-id, --read-as,
 --submission-id, --disclosed, --synchronizer, --package-preference,
 --prefetch-key, --taps-max-passes. The user id is --user (else the token's).
 
+A party flag (--act-as, --read-as) takes a party id, or the hint of one
+the node knows: --act-as alice is the one party alice::…, said on standard
+error; a hint that no party or several parties have is refused with the
+candidates.
+
 -o json prints the node's answer ({"transactionTree": …}) for scripts.
 
 Exit status: 0 committed, 1 error, 2 usage error, 4 the node rejected the
@@ -73,8 +78,8 @@ command (error id and a hint are printed).`,
 	conn := cmdutil.AddConnFlags(cmd)
 	fl := cmd.Flags()
 	addCommandFlags(fl, &opts.Commands)
-	fl.StringArrayVar(&opts.ActAs, "act-as", nil, "party the command acts as (repeatable; required)")
-	fl.StringArrayVar(&opts.ReadAs, "read-as", nil, "extra party whose contracts the command may read (repeatable)")
+	fl.StringArrayVar(&opts.ActAs, "act-as", nil, "party the command acts as: a party id, or the hint of one the node knows (repeatable; required)")
+	fl.StringArrayVar(&opts.ReadAs, "read-as", nil, "extra party whose contracts the command may read, by id or hint (repeatable)")
 	fl.StringVar(&opts.CommandID, "command-id", "", "command id (default: a fresh UUID)")
 	fl.StringVar(&opts.WorkflowID, "workflow-id", "", "workflow id recorded with the transaction")
 	fl.DurationVar(&opts.DedupDuration, "dedup-duration", 0, "deduplication period as a duration (default: the node's maximum)")
@@ -192,6 +197,12 @@ func submitRun(opts *SubmitOptions) error {
 	defer cancel()
 	req, err := opts.commands(conn.UserID)
 	if err != nil {
+		return err
+	}
+	if req.ActAs, err = conn.ResolvePartyHints("--act-as", req.ActAs, opts.IO.ErrOut); err != nil {
+		return err
+	}
+	if req.ReadAs, err = conn.ResolvePartyHints("--read-as", req.ReadAs, opts.IO.ErrOut); err != nil {
 		return err
 	}
 	if err := opts.Commands.checkTypes(conn.Client, req.Commands, req.ActAs, req.PackageIDSelectionPreference); err != nil {

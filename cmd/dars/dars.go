@@ -18,6 +18,8 @@ import (
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/daml/archive"
+	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/daml/typed"
 	"github.com/ledger-cli/ledger/daml/validate"
 	"github.com/ledger-cli/ledger/display"
 	"github.com/ledger-cli/ledger/ledgerapi"
@@ -51,6 +53,7 @@ type Options struct {
 	Args       []string // DAR files; inspect: a file or a package id
 	NoVet      bool     // upload
 	All        bool     // inspect: the dependencies too
+	Template   string   // inspect: one template, with an --args skeleton
 	Offline    bool     // validate: type-check here, without a node
 	AllowLFDev bool     // validate --offline: accept Daml-LF 2.dev
 }
@@ -276,52 +279,89 @@ func NewCmdInspect(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command
 	opts := &Options{IO: f.IO, Now: f.Now}
 	cmd := &cobra.Command{
 		Use:   "inspect FILE|PACKAGE_ID",
-		Short: "Show the templates, choices and interfaces of a DAR or package",
-		Long: `Show what a Daml package defines, in Daml-like syntax: each template with its
-fields, key and interfaces, each choice with its argument and result types,
-each interface with its view, methods and choices. FILE is a DAR on disk,
-read offline (its main package; --all adds the dependencies); PACKAGE_ID is
-a package the node has (GET /v2/packages/{id}). -o json gives the same as
-data.`,
+		Short: "Show what a DAR or package defines: what a command on its templates needs",
+		Long: `Show what a Daml package defines, in Daml-like syntax, with what a developer
+needs to write a command: each template with its fields, the template id a
+command names it by (#package-name:Module:Entity), its signatories,
+observers, ensure clause, key and maintainers and the interfaces it
+implements; each choice with its controllers, argument and result types and
+whether it is consuming; each interface with its view, methods and choices;
+then the records, variants and enums those mention, with their fields.
+Signatories, controllers and the other clauses are read from the package's
+Daml-LF as its source writes them where the printer can ("initiator",
+"amount > 0.0"); what it cannot read shows as <expression>.
+
+FILE is a DAR on disk, read offline (its main package; --all adds the
+dependencies); PACKAGE_ID is a package the node has (GET /v2/packages/{id}).
+
+--template T shows one template (T is Module:Entity, or #package-name:Module:Entity
+or packageId:Module:Entity) with a skeleton of its create arguments, placeholders
+by type as the JSON API reads them (Party "alice::1220…", Numeric "0.0",
+Optional null, lists [], records expanded a few levels deep), and a
+"ledger submit --create" line that uses it. -o json gives the same as data.`,
 		Example: `  ledger dars inspect canton-builtin-admin-workflow-ping.dar
-  ledger dars inspect my-app.dar --all -o json | jq '.[].modules[].templates[].name'
+  ledger dars inspect canton-builtin-admin-workflow-ping.dar --template Canton.Internal.Ping:Ping
+  ledger dars inspect my-app.dar --all -o json | jq '.[].modules[].templates[].id'
   ledger dars inspect de2cc2f90eb523414ff54e899951dadd8789a4c07e0f71f6d6c9eaf57d412a54`,
 		Args: cmdutil.ExactArgs(1),
 	}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "also show the DAR's dependencies")
+	cmd.Flags().StringVar(&opts.Template, "template", "", "show only template `T` (Module:Entity or #package-name:Module:Entity), with an --args skeleton")
 	return darsCommand(f, cmd, opts, true, runF, inspectRun)
 }
 
-func inspectRun(opts *Options) error {
+// inspected is what inspect reads: the packages to show (main first) and
+// every package it has, where values and data types are looked up.
+type inspected struct {
+	show []*lf.Package
+	main lf.PackageID
+	all  []*lf.Package
+}
+
+func readInspected(opts *Options) (inspected, error) {
 	arg := opts.Args[0]
-	var sigs []display.PackageSignature
 	if cmdutil.IsPackageID(arg) {
 		conn, err := opts.Connect()
 		if err != nil {
-			return err
+			return inspected{}, err
 		}
 		payload, err := conn.Client.GetPackage(context.Background(), arg)
 		if err != nil {
-			return cmdutil.WithHint(err)
+			return inspected{}, cmdutil.WithHint(err)
 		}
 		p, err := cmdutil.DecodePackagePayload(arg, payload)
 		if err != nil {
-			return fmt.Errorf("package %s: %w", arg, err)
+			return inspected{}, fmt.Errorf("package %s: %w", arg, err)
 		}
-		sigs = append(sigs, display.NewPackageSignature(p, true))
-	} else {
-		d, err := archive.ReadDarFile(arg, archive.Options{AllowDev: true})
-		if err != nil {
-			if strings.HasSuffix(arg, ".dar") || !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-			return cmdutil.UsageError("%s is neither a DAR file nor a package id (64 hex digits)", arg)
+		return inspected{show: []*lf.Package{p}, main: p.ID, all: []*lf.Package{p}}, nil
+	}
+	d, err := archive.ReadDarFile(arg, archive.Options{AllowDev: true})
+	if err != nil {
+		if strings.HasSuffix(arg, ".dar") || !errors.Is(err, fs.ErrNotExist) {
+			return inspected{}, err
 		}
-		for _, p := range d.Packages {
-			if p.ID == d.Main || opts.All {
-				sigs = append(sigs, display.NewPackageSignature(p, p.ID == d.Main))
-			}
+		return inspected{}, cmdutil.UsageError("%s is neither a DAR file nor a package id (64 hex digits)", arg)
+	}
+	in := inspected{main: d.Main, all: d.Packages}
+	for _, p := range d.Packages {
+		if p.ID == d.Main || opts.All {
+			in.show = append(in.show, p)
 		}
+	}
+	return in, nil
+}
+
+func inspectRun(opts *Options) error {
+	in, err := readInspected(opts)
+	if err != nil {
+		return err
+	}
+	if opts.Template != "" {
+		return inspectTemplateRun(opts, in)
+	}
+	var sigs []display.PackageSignature
+	for _, p := range in.show {
+		sigs = append(sigs, display.NewPackageSignature(p, p.ID == in.main, in.all))
 	}
 	if opts.Format != cmdutil.FormatTable {
 		if len(sigs) == 1 && !opts.All {
@@ -338,4 +378,105 @@ func inspectRun(opts *Options) error {
 		}
 	}
 	return nil
+}
+
+// findTemplate finds --template among the packages inspect shows (a
+// #name or package id may name any package of the DAR).
+func findTemplate(in inspected, ref string) (*lf.Package, string, string, error) {
+	pkgs, module, entity := in.show, "", ""
+	if strings.Count(ref, ":") >= 2 {
+		tid, err := ledgerapi.ParseTemplateID(ref)
+		if err != nil {
+			return nil, "", "", cmdutil.UsageError("--template %q: %s", ref, err)
+		}
+		module, entity, pkgs = tid.Module, tid.Entity, nil
+		for _, p := range in.all {
+			if tid.ByName() && p.Name == tid.PackageName || !tid.ByName() && string(p.ID) == tid.PackageID {
+				pkgs = append(pkgs, p)
+			}
+		}
+		if len(pkgs) == 0 {
+			return nil, "", "", cmdutil.UsageError("--template %q: no package %s in %s", ref, strings.TrimSuffix(ref, ":"+module+":"+entity), in.describe())
+		}
+	} else {
+		var ok bool
+		module, entity, ok = strings.Cut(ref, ":")
+		if !ok || module == "" || entity == "" {
+			return nil, "", "", cmdutil.UsageError("--template %q: write Module:Entity or #package-name:Module:Entity", ref)
+		}
+	}
+	var found []*lf.Package
+	for _, p := range pkgs {
+		if _, ok := p.Template(module, entity); ok {
+			found = append(found, p)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], module, entity, nil
+	case 0:
+		return nil, "", "", cmdutil.UsageError("--template %q: no such template in %s; its templates: %s", ref, in.describe(), templateList(pkgs))
+	}
+	ids := make([]string, len(found))
+	for i, p := range found {
+		ids[i] = display.TemplateID(p, lf.TypeConName{Package: p.ID, Module: lf.SplitDotted(module), Name: lf.SplitDotted(entity)}) + " (" + string(p.ID) + ")"
+	}
+	return nil, "", "", cmdutil.UsageError("--template %q names a template of %d packages: write one of %s", ref, len(found), strings.Join(ids, ", "))
+}
+
+func (in inspected) describe() string {
+	for _, p := range in.all {
+		if p.ID == in.main {
+			return "package " + p.Name + " " + p.Version
+		}
+	}
+	return "the package"
+}
+
+// templateList names the templates of pkgs, the first 20 of them.
+func templateList(pkgs []*lf.Package) string {
+	var names []string
+	for _, p := range pkgs {
+		for _, t := range p.Templates() {
+			names = append(names, t.Name.Module.String()+":"+t.Name.Name.String())
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	if len(names) > 20 {
+		return strings.Join(names[:20], ", ") + fmt.Sprintf(" and %d more (ledger dars inspect lists them)", len(names)-20)
+	}
+	return strings.Join(names, ", ")
+}
+
+func inspectTemplateRun(opts *Options, in inspected) error {
+	p, module, entity, err := findTemplate(in, opts.Template)
+	if err != nil {
+		return err
+	}
+	d, _ := display.NewTemplateDetail(p, in.all, module, entity)
+	env := typed.NewEnv(in.all...)
+	sig, _ := p.Template(module, entity)
+	id := display.ShellQuote(d.Template.ID)
+	plan, err := env.Plan(lf.TCon{Con: sig.Name})
+	if err != nil {
+		d.ExampleProblem = err.Error()
+	} else {
+		d.ExampleArgs = plan.Example()
+		d.ExampleCommand = "ledger submit --create " + id + " --act-as alice --args " + display.ShellQuote(string(d.ExampleArgs))
+	}
+	for _, c := range sig.Choices {
+		line := "ledger submit --exercise " + id + ` --contract-id "$CID" --choice ` + c.Name + " --act-as alice"
+		if plan, err := env.Plan(c.ArgType); err == nil {
+			if arg := string(plan.Example()); arg != "{}" {
+				line += " --arg " + display.ShellQuote(arg)
+			}
+		}
+		d.ExampleExercises = append(d.ExampleExercises, line)
+	}
+	if opts.Format != cmdutil.FormatTable {
+		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, d)
+	}
+	return display.RenderTemplateDetail(opts.IO.Out, d)
 }

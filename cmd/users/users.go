@@ -3,6 +3,7 @@ package users
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -66,9 +67,9 @@ type rightFlags struct {
 }
 
 func (r *rightFlags) add(fl *pflag.FlagSet) {
-	fl.StringArrayVar(&r.ActAs, "act-as", nil, "CanActAs PARTY (repeatable)")
-	fl.StringArrayVar(&r.ReadAs, "read-as", nil, "CanReadAs PARTY (repeatable)")
-	fl.StringArrayVar(&r.ExecuteAs, "execute-as", nil, "CanExecuteAs PARTY (repeatable)")
+	fl.StringArrayVar(&r.ActAs, "act-as", nil, "CanActAs PARTY, by id or hint (repeatable)")
+	fl.StringArrayVar(&r.ReadAs, "read-as", nil, "CanReadAs PARTY, by id or hint (repeatable)")
+	fl.StringArrayVar(&r.ExecuteAs, "execute-as", nil, "CanExecuteAs PARTY, by id or hint (repeatable)")
 	fl.BoolVar(&r.Admin, "admin", false, "ParticipantAdmin")
 	fl.BoolVar(&r.IDPAdmin, "idp-admin", false, "IdentityProviderAdmin")
 	fl.BoolVar(&r.ReadAsAnyParty, "read-as-any-party", false, "CanReadAsAnyParty")
@@ -99,6 +100,21 @@ func (r *rightFlags) rights() ([]ledgerapi.Right, error) {
 		}
 	}
 	return out, nil
+}
+
+// resolve replaces party hints by the ids of the parties the node knows
+// with them (cmdutil.ResolvePartyHints).
+func (r *rightFlags) resolve(conn *cmdutil.Connection, w io.Writer) error {
+	var err error
+	for _, g := range []struct {
+		flag    string
+		parties *[]string
+	}{{"--act-as", &r.ActAs}, {"--read-as", &r.ReadAs}, {"--execute-as", &r.ExecuteAs}} {
+		if *g.parties, err = conn.ResolvePartyHints(g.flag, *g.parties, w); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func usersCommand(f *cmdutil.Factory, cmd *cobra.Command, opts *UsersOptions, runF, run func(*UsersOptions) error) *cobra.Command {
@@ -144,8 +160,9 @@ func NewCmdUsersCreate(f *cmdutil.Factory, runF func(*UsersOptions) error) *cobr
 }
 
 func usersCreateRun(opts *UsersOptions) error {
-	rights, err := opts.Rights.rights()
-	if err != nil {
+	// The rights are checked before connecting, and built once their
+	// party hints are resolved.
+	if _, err := opts.Rights.rights(); err != nil {
 		return err
 	}
 	ann, err := cmdutil.ParseAnnotations(opts.Annotations, nil, false)
@@ -160,6 +177,20 @@ func usersCreateRun(opts *UsersOptions) error {
 	conn, err := opts.Connect()
 	if err != nil {
 		return err
+	}
+	if err := opts.Rights.resolve(conn, opts.IO.ErrOut); err != nil {
+		return err
+	}
+	rights, err := opts.Rights.rights()
+	if err != nil {
+		return err
+	}
+	if opts.PrimaryParty != "" {
+		p, err := conn.ResolvePartyHints("--primary-party", []string{opts.PrimaryParty}, opts.IO.ErrOut)
+		if err != nil {
+			return err
+		}
+		opts.PrimaryParty = p[0]
 	}
 	ctx, cancel := conn.Context()
 	defer cancel()
@@ -338,6 +369,12 @@ func usersRightsRun(opts *UsersOptions, grant bool) error {
 	}
 	conn, err := opts.Connect()
 	if err != nil {
+		return err
+	}
+	if err := opts.Rights.resolve(conn, opts.IO.ErrOut); err != nil {
+		return err
+	}
+	if rights, err = opts.Rights.rights(); err != nil {
 		return err
 	}
 	ctx, cancel := conn.Context()
