@@ -58,22 +58,11 @@ func (e *Engine) Execute(ctx context.Context, req ledgerapi.ExecuteSubmissionReq
 		return nil, err
 	}
 	now := e.now()
-	effectiveAt := now
-	if m := req.MinLedgerTime; m != nil {
-		switch {
-		case m.Abs != nil && m.Rel != nil:
-			return nil, invalidArgument("min_ledger_time_abs cannot be specified at the same time as min_ledger_time_rel")
-		case m.Abs != nil:
-			if t := m.Abs.Time.UTC().Truncate(time.Microsecond); t.After(effectiveAt) {
-				effectiveAt = t
-			}
-		case m.Rel != nil:
-			if m.Rel.Seconds < 0 || m.Rel.Nanos < 0 {
-				return nil, invalidField("min_ledger_time_rel", "Duration must be positive")
-			}
-			effectiveAt = now.Add(m.Rel.Std()).Truncate(time.Microsecond)
-		}
+	minLET, err := minLedgerTimeOf(now, req.MinLedgerTime)
+	if err != nil {
+		return nil, err
 	}
+	effectiveAt := ledgerTimeOf(now, minLET)
 
 	pt := &damlpb.PreparedTransaction{}
 	if err := proto.Unmarshal(req.PreparedTransaction, pt); err != nil {

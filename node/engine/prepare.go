@@ -80,21 +80,9 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 		return nil, err
 	}
 	now := e.now()
-	var minLET *time.Time
-	if m := req.MinLedgerTime; m != nil {
-		switch {
-		case m.Abs != nil && m.Rel != nil:
-			return nil, invalidArgument("min_ledger_time_abs cannot be specified at the same time as min_ledger_time_rel")
-		case m.Abs != nil:
-			t := m.Abs.Time.UTC().Truncate(time.Microsecond)
-			minLET = &t
-		case m.Rel != nil:
-			if m.Rel.Seconds < 0 || m.Rel.Nanos < 0 {
-				return nil, invalidField("min_ledger_time_rel", "Duration must be positive")
-			}
-			t := now.Add(m.Rel.Std()).Truncate(time.Microsecond)
-			minLET = &t
-		}
+	minLET, err := minLedgerTimeOf(now, req.MinLedgerTime)
+	if err != nil {
+		return nil, err
 	}
 	disclosed, err := e.checkDisclosed(ctx, req.DisclosedContracts, actAs, readAs)
 	if err != nil {
@@ -210,6 +198,34 @@ func EstimateCost(size, signatures int, at time.Time) *ledgerapi.CostEstimation 
 }
 
 func (e *Engine) randomSeed(int32) ([]byte, error) { return e.random(32) }
+
+// minLedgerTime is the one minimum-ledger-time rule of prepare, execute
+// and submit: an absolute time (to the microsecond), or now plus a
+// relative duration, at most one of them; nil when neither is given.
+func minLedgerTime(now time.Time, abs *ledgerapi.Timestamp, rel *ledgerapi.Duration) (*time.Time, error) {
+	switch {
+	case abs != nil && rel != nil:
+		return nil, invalidArgument("min_ledger_time_abs cannot be specified at the same time as min_ledger_time_rel")
+	case abs != nil:
+		t := abs.Time.UTC().Truncate(time.Microsecond)
+		return &t, nil
+	case rel != nil:
+		if rel.Seconds < 0 || rel.Nanos < 0 {
+			return nil, invalidField("min_ledger_time_rel", "Duration must be positive")
+		}
+		t := now.Add(rel.Std()).Truncate(time.Microsecond)
+		return &t, nil
+	}
+	return nil, nil
+}
+
+// minLedgerTimeOf is minLedgerTime of the oneof prepare and execute take.
+func minLedgerTimeOf(now time.Time, m *ledgerapi.MinLedgerTime) (*time.Time, error) {
+	if m == nil {
+		return nil, nil
+	}
+	return minLedgerTime(now, m.Abs, m.Rel)
+}
 
 // ledgerTimeOf is the ledger time of a command: now, or its minimum
 // ledger time when later.

@@ -75,20 +75,11 @@ func (e *Engine) Submit(ctx context.Context, cmds ledgerapi.Commands, userID str
 		return nil, missingField("commands")
 	}
 	now := e.now()
-	effectiveAt := now
-	switch {
-	case cmds.MinLedgerTimeAbs != nil && cmds.MinLedgerTimeRel != nil:
-		return nil, invalidArgument("min_ledger_time_abs cannot be specified at the same time as min_ledger_time_rel")
-	case cmds.MinLedgerTimeAbs != nil:
-		if t := cmds.MinLedgerTimeAbs.Time.UTC().Truncate(time.Microsecond); t.After(effectiveAt) {
-			effectiveAt = t
-		}
-	case cmds.MinLedgerTimeRel != nil:
-		if cmds.MinLedgerTimeRel.Seconds < 0 || cmds.MinLedgerTimeRel.Nanos < 0 {
-			return nil, invalidField("min_ledger_time_rel", "Duration must be positive")
-		}
-		effectiveAt = now.Add(cmds.MinLedgerTimeRel.Std()).Truncate(time.Microsecond)
+	minLET, err := minLedgerTime(now, cmds.MinLedgerTimeAbs, cmds.MinLedgerTimeRel)
+	if err != nil {
+		return nil, err
 	}
+	effectiveAt := ledgerTimeOf(now, minLET)
 	var dedup ledgerapi.DeduplicationPeriod
 	if cmds.DeduplicationPeriod != nil {
 		dedup = *cmds.DeduplicationPeriod
