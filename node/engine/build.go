@@ -24,18 +24,23 @@ const (
 )
 
 // command is a validated command with its arguments already Daml values.
+// A command carries its arguments in one value model, by its path: a typed
+// command (tmpl.con set) only as value.Value, the interpreter's input; a
+// command of the generic model, and execute's root commands, only as the
+// protobuf values the generic model writes into its transactions.
 type command struct {
 	kind       commandKind
 	tmpl       template // create, createAndExercise
 	tmplRef    string   // exercise: the template id as the command wrote it
-	createArg  *damlpb.Value
-	contractID string // exercise
+	contractID string   // exercise
 	choice     string
-	choiceArg  *damlpb.Value
-	// createValue and choiceValue are the arguments of a typed command as
-	// Daml values (nil for the generic model, and in execute, which reads
-	// the transaction's protobuf); keyValue is the contract key of an
-	// exercise by key.
+	// createArg and choiceArg are the arguments of a generic command (nil
+	// for a typed one).
+	createArg *damlpb.Value
+	choiceArg *damlpb.Value
+	// createValue and choiceValue are the arguments of a typed command (nil
+	// for a generic one); keyValue is the contract key of an exercise by
+	// key.
 	createValue value.Value
 	choiceValue value.Value
 	keyValue    value.Value

@@ -116,28 +116,26 @@ func typedError(err error) error {
 	return ledgerapi.InvalidArgument("%s", te.Error())
 }
 
-// decodeTyped reads a JSON argument of type typ, as a value and in its
-// transaction form.
-func decodeTyped(set *PackageSet, typ lf.Type, raw []byte, path string, budget *int) (value.Value, *damlpb.Value, error) {
+// decodeTyped reads a JSON argument of type typ as a Daml value. It is
+// the interpreter's input; the transaction's protobuf form is written from
+// what the interpreter makes of it (damlengine.EncodeTransaction), so the
+// typed path makes no protobuf value here.
+func decodeTyped(set *PackageSet, typ lf.Type, raw []byte, path string, budget *int) (value.Value, error) {
 	plan, err := set.Env.Plan(typ)
 	if err != nil {
-		return nil, nil, preprocessingFailed("%s: the type of this value cannot be read: %v", path, err)
+		return nil, preprocessingFailed("%s: the type of this value cannot be read: %v", path, err)
 	}
 	v, err := plan.DecodeJSON(raw, typed.DecodeOptions{Path: path, Budget: budget})
 	if err != nil {
-		return nil, nil, typedError(err)
+		return nil, typedError(err)
 	}
-	pv, err := typed.ToProto(v)
-	if err != nil {
-		return nil, nil, preprocessingFailed("%s: %v", path, err)
-	}
-	return v, pv, nil
+	return v, nil
 }
 
 // typedCreateArgument reads the create argument of a typed template.
-func typedCreateArgument(set *PackageSet, t template, raw []byte, path string, budget *int) (value.Value, *damlpb.Value, error) {
+func typedCreateArgument(set *PackageSet, t template, raw []byte, path string, budget *int) (value.Value, error) {
 	if isNullJSON(raw) {
-		return nil, nil, missingField("create_arguments")
+		return nil, missingField("create_arguments")
 	}
 	return decodeTyped(set, lf.TCon{Con: *t.con}, raw, path, budget)
 }
@@ -145,14 +143,14 @@ func typedCreateArgument(set *PackageSet, t template, raw []byte, path string, b
 // typedChoiceArgument reads the argument of a choice of a typed template
 // or interface; null reads as {} (Canton's nullToEmpty). An unknown choice
 // is Canton's INVALID_ARGUMENT "Invalid template:… or choice:…".
-func typedChoiceArgument(set *PackageSet, t template, choice string, raw []byte, path string, budget *int) (value.Value, *damlpb.Value, error) {
+func typedChoiceArgument(set *PackageSet, t template, choice string, raw []byte, path string, budget *int) (value.Value, error) {
 	c, ok := set.Env.Choice(*t.con, choice)
 	if !ok {
 		e := ledgerapi.InvalidArgument("Invalid template:%s or choice:%s", t.con, choice)
 		if names := choicesOf(set, *t.con); names != "" {
 			e.Context["choices"] = names
 		}
-		return nil, nil, e
+		return nil, e
 	}
 	if isNullJSON(raw) {
 		raw = []byte("{}")

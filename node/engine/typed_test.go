@@ -337,3 +337,28 @@ func TestUnknownInformees(t *testing.T) {
 		t.Errorf("the generic model took an unknown party id for a party: stakeholders %v", c.Stakeholders)
 	}
 }
+
+// TestTypedCommandsOneValueModel: a command on a typed template carries its
+// arguments only as Daml values (the interpreter's input), a generic one
+// only as protobuf values (what the generic model writes), never both.
+func TestTypedCommandsOneValueModel(t *testing.T) {
+	f := newFixture(t, withPackages(PackageSetOf(pingPackages(t)...)))
+	cmds := []ledgerapi.Command{
+		createCmd(pingTmpl, `{"id":"ping-1","initiator":"`+f.alice+`","responder":"`+f.bob+`"}`),
+		exerciseCmd(pingTmpl, "00"+strings.Repeat("ab", 32), "AbortPing", `{"anyone":"`+f.alice+`"}`),
+		createCmd(iouTemplate, `{"owner":"`+f.bob+`"}`),
+		exerciseCmd(iouTemplate, "00"+strings.Repeat("cd", 32), "Transfer", `{"newOwner":"`+f.bob+`"}`),
+	}
+	parsed, err := f.eng.parseCommands(context.Background(), cmds, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range parsed {
+		typedCmd := c.tmpl.con != nil
+		hasValue := c.createValue != nil || c.choiceValue != nil
+		hasProto := c.createArg != nil || c.choiceArg != nil
+		if typedCmd != hasValue || typedCmd == hasProto {
+			t.Errorf("command %d (typed %v): Daml values %v, protobuf values %v", i, typedCmd, hasValue, hasProto)
+		}
+	}
+}

@@ -251,14 +251,13 @@ func (p *commandParser) contractKey(t template, raw []byte, path string) (value.
 	if sig.Key == nil {
 		return nil, preprocessingFailed("unknown template without contract key %s.", t.con)
 	}
-	v, _, err := decodeTyped(p.set, sig.Key, raw, path, p.budget)
-	return v, err
+	return decodeTyped(p.set, sig.Key, raw, path, p.budget)
 }
 
 func (p *commandParser) createArgument(cmd *command, raw []byte, path string) error {
 	var err error
 	if cmd.tmpl.con != nil {
-		cmd.createValue, cmd.createArg, err = typedCreateArgument(p.set, cmd.tmpl, raw, path, p.budget)
+		cmd.createValue, err = typedCreateArgument(p.set, cmd.tmpl, raw, path, p.budget)
 	} else {
 		cmd.createArg, err = createArgument(raw, path, p.check, p.budget, cmd.tmpl.id)
 	}
@@ -271,7 +270,7 @@ func (p *commandParser) choiceArgument(cmd *command, t template, raw []byte, pat
 	var err error
 	switch {
 	case t.con != nil:
-		cmd.choiceValue, cmd.choiceArg, err = typedChoiceArgument(p.set, t, cmd.choice, raw, path, p.budget)
+		cmd.choiceValue, err = typedChoiceArgument(p.set, t, cmd.choice, raw, path, p.budget)
 	case local:
 		cmd.choiceArg, err = choiceArgument(raw, path, p.check, p.budget, t.id, cmd.choice)
 	default:
