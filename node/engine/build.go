@@ -9,6 +9,7 @@ import (
 
 	"github.com/ledger-cli/ledger/daml/tx"
 	"github.com/ledger-cli/ledger/daml/value"
+	"github.com/ledger-cli/ledger/node/events"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"google.golang.org/protobuf/proto"
@@ -53,7 +54,7 @@ type seedSource func(nodeID int32) ([]byte, error)
 type built struct {
 	tx      *damlpb.DamlTransaction
 	inputs  []*damlpb.Metadata_InputContract // sorted by contract id
-	nodes   []eventNode                      // pre-order, index = node id
+	nodes   []events.Node                    // pre-order, index = node id
 	created []ledger.Contract                // CreatedAt left zero
 	// args are the typed create arguments of created (interpreted
 	// transactions; nil for the generic model), and pos where each create
@@ -146,10 +147,10 @@ func (e *Engine) build(ctx context.Context, cmds []command, actAs []string, seed
 	}
 	for i := range b.nodes {
 		n := &b.nodes[i]
-		if n.Kind == kindCreate && consumed[n.ContractID] {
+		if n.Kind == events.KindCreate && consumed[n.ContractID] {
 			n.Transient = true
 		}
-		if n.Kind == kindExercise && n.Consuming && local[n.ContractID] != nil {
+		if n.Kind == events.KindExercise && n.Consuming && local[n.ContractID] != nil {
 			n.Transient = true
 		}
 	}
@@ -240,8 +241,8 @@ func (b *built) create(t template, arg *damlpb.Value, actAs []string, seed seedS
 	local[cid] = &c
 	b.created = append(b.created, c)
 	b.pos = append(b.pos, createPos{root: int(id)}) // every node is a root
-	b.nodes = append(b.nodes, eventNode{
-		NodeID: id, Kind: kindCreate, ContractID: cid, TemplateID: c.TemplateID,
+	b.nodes = append(b.nodes, events.Node{
+		NodeID: id, Kind: events.KindCreate, ContractID: cid, TemplateID: c.TemplateID,
 		PackageName: t.packageName, Argument: argJSON,
 		Signatories: signatories, Stakeholders: stakeholders,
 	})
@@ -286,8 +287,8 @@ func (e *Engine) exercise(ctx context.Context, b *built, c *ledger.Contract, tmp
 	if err != nil {
 		return modelErrorf("choice argument: %v", err)
 	}
-	b.nodes = append(b.nodes, eventNode{
-		NodeID: id, Kind: kindExercise, ContractID: c.ContractID, TemplateID: c.TemplateID,
+	b.nodes = append(b.nodes, events.Node{
+		NodeID: id, Kind: events.KindExercise, ContractID: c.ContractID, TemplateID: c.TemplateID,
 		PackageName: c.PackageName, Argument: argJSON,
 		Signatories: c.Signatories, Stakeholders: c.Stakeholders,
 		Choice: cmd.choice, ActingParties: acting, Consuming: consuming,

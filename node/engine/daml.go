@@ -17,6 +17,7 @@ import (
 	"github.com/ledger-cli/ledger/daml/typed"
 	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/events"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
@@ -287,7 +288,7 @@ func (e *Engine) builtOf(res *damlengine.Result, encoded *damlpb.DamlTransaction
 	// The walk is pre-order: a root's descendants come before the next
 	// root, so the current root and its count of creates suffice.
 	root, createsInRoot := -1, 0
-	b.nodes = make([]eventNode, 0, len(t.Nodes))
+	b.nodes = make([]events.Node, 0, len(t.Nodes))
 	// The walk is pre-order, which is node id order: the nodes are written
 	// in that order.
 	var walkErr error
@@ -367,7 +368,7 @@ func (e *Engine) builtOf(res *damlengine.Result, encoded *damlpb.DamlTransaction
 	for i := range b.nodes {
 		n := &b.nodes[i]
 		cid := value.ContractID(n.ContractID)
-		if n.Kind == kindCreate && consumed[cid] || n.Kind == kindExercise && n.Consuming && local[cid] {
+		if n.Kind == events.KindCreate && consumed[cid] || n.Kind == events.KindExercise && n.Consuming && local[cid] {
 			n.Transient = true
 		}
 	}
@@ -423,25 +424,25 @@ func lastDescendants(t *tx.Transaction) []int32 {
 // seen by its informees and by whoever sees its parent (Canton's
 // BlindingTransaction). Fetch, query-by-key and rollback nodes make no
 // event (ev.Kind is empty).
-func nodeOf(id tx.NodeID, n tx.Node, pn *damlpb.Node, inherited []string, last int32, plans *damlengine.Plans) (*damlpb.Node, eventNode, error) {
+func nodeOf(id tx.NodeID, n tx.Node, pn *damlpb.Node, inherited []string, last int32, plans *damlengine.Plans) (*damlpb.Node, events.Node, error) {
 	if pn == nil {
 		var err error
 		if pn, err = damlengine.EncodeNode(n); err != nil {
-			return nil, eventNode{}, err
+			return nil, events.Node{}, err
 		}
 	}
 	switch x := n.(type) {
 	case *tx.Create:
 		js, err := jsonOf(plans.Argument(x.TemplateID))(x.Argument)
 		if err != nil {
-			return nil, eventNode{}, err
+			return nil, events.Node{}, err
 		}
 		keyJSON, err := keyJSON(plans, x.Key)
 		if err != nil {
-			return nil, eventNode{}, err
+			return nil, events.Node{}, err
 		}
-		ev := eventNode{
-			NodeID: int32(id), Kind: kindCreate, ContractID: string(x.ContractID), TemplateID: x.TemplateID.String(),
+		ev := events.Node{
+			NodeID: int32(id), Kind: events.KindCreate, ContractID: string(x.ContractID), TemplateID: x.TemplateID.String(),
 			PackageName: x.PackageName, Argument: js, Signatories: x.Signatories, Stakeholders: x.Stakeholders,
 			ContractKey: keyJSON, Witnesses: partyUnion(inherited, x.Stakeholders),
 		}
@@ -457,25 +458,25 @@ func nodeOf(id tx.NodeID, n tx.Node, pn *damlpb.Node, inherited []string, last i
 		}
 		argJSON, err := jsonOf(plans.ChoiceArgument(owner, x.Choice))(x.ChosenValue)
 		if err != nil {
-			return nil, eventNode{}, err
+			return nil, events.Node{}, err
 		}
 		// An exercise a rollback cut short has no result; it makes no
 		// event either.
 		var resultJSON json.RawMessage
 		if x.Result != nil {
 			if resultJSON, err = jsonOf(plans.ChoiceResult(owner, x.Choice))(x.Result); err != nil {
-				return nil, eventNode{}, err
+				return nil, events.Node{}, err
 			}
 		}
 		if _, err := keyJSON(plans, x.Key); err != nil {
-			return nil, eventNode{}, err
+			return nil, events.Node{}, err
 		}
 		parties := x.Signatories
 		if x.Consuming {
 			parties = x.Stakeholders
 		}
-		return pn, eventNode{
-			NodeID: int32(id), Kind: kindExercise, ContractID: string(x.ContractID), TemplateID: x.TemplateID.String(),
+		return pn, events.Node{
+			NodeID: int32(id), Kind: events.KindExercise, ContractID: string(x.ContractID), TemplateID: x.TemplateID.String(),
 			InterfaceID: identifierText(x.InterfaceID), PackageName: x.PackageName, Argument: argJSON,
 			Signatories: x.Signatories, Stakeholders: x.Stakeholders,
 			Choice: x.Choice, ActingParties: x.ActingParties, Consuming: x.Consuming, Result: resultJSON,
@@ -483,18 +484,18 @@ func nodeOf(id tx.NodeID, n tx.Node, pn *damlpb.Node, inherited []string, last i
 		}, nil
 	case *tx.Fetch:
 		if _, err := keyJSON(plans, x.Key); err != nil {
-			return nil, eventNode{}, err
+			return nil, events.Node{}, err
 		}
-		return pn, eventNode{Witnesses: partyUnion(inherited, x.Signatories, x.ActingParties)}, nil
+		return pn, events.Node{Witnesses: partyUnion(inherited, x.Signatories, x.ActingParties)}, nil
 	case *tx.QueryByKey:
 		if _, err := keyJSON(plans, x.Key); err != nil {
-			return nil, eventNode{}, err
+			return nil, events.Node{}, err
 		}
-		return pn, eventNode{Witnesses: partyUnion(inherited, x.Key.Maintainers)}, nil
+		return pn, events.Node{Witnesses: partyUnion(inherited, x.Key.Maintainers)}, nil
 	case *tx.Rollback:
-		return pn, eventNode{Witnesses: inherited}, nil
+		return pn, events.Node{Witnesses: inherited}, nil
 	}
-	return nil, eventNode{}, fmt.Errorf("%T nodes are not supported", n)
+	return nil, events.Node{}, fmt.Errorf("%T nodes are not supported", n)
 }
 
 // jsonOf returns the events' JSON writer of a codec (or its error).

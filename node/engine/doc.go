@@ -225,12 +225,12 @@
 //
 // Execute and Submit return an Outcome: the completion's fields and either
 // an asynchronous Rejection or a Transaction (created, archived and used
-// contracts, and Events). Events record the nodes; once the store has given
-// the transaction an offset and record time, Events.Tree makes the
-// transaction tree Canton 3.4+ returns (eventsById keyed by node id,
-// lastDescendantNodeId, witnesses, acsDelta, createdAt = ledger effective
-// time, empty interface views and key fields) and Events.Transaction the
-// flat or ledger-effects transaction.
+// contracts, and Events). Events (package node/events) record the nodes;
+// once the store has given the transaction an offset and record time,
+// Events.Tree makes the transaction tree Canton 3.4+ returns (eventsById
+// keyed by node id, lastDescendantNodeId, witnesses, acsDelta, createdAt =
+// ledger effective time, empty interface views and key fields) and
+// Events.Transaction the flat or ledger-effects transaction.
 //
 // # Interfaces on the read side
 //

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/events"
 	"github.com/ledger-cli/ledger/node/ledger"
 )
 
@@ -32,7 +33,7 @@ type Outcome struct {
 	Transaction *ledger.Transaction
 	// Events are the accepted transaction's events, from which the answers
 	// are made once it is committed; nil when rejected.
-	Events *Events
+	Events *events.Events
 }
 
 // Tree is the transaction tree once committed, as the submitting parties
@@ -151,7 +152,7 @@ func (e *Engine) accept(out *Outcome, b *built, workflowID string, effectiveAt, 
 		c.CreatedAt = effectiveAt
 		created[i] = c
 	}
-	out.Events = newEvents(b, updateID, out.CommandID, workflowID, e.cfg.SynchronizerID, effectiveAt, externalHash)
+	out.Events = events.New(b.nodes, updateID, out.CommandID, workflowID, e.cfg.SynchronizerID, effectiveAt, externalHash)
 	out.Transaction = &ledger.Transaction{
 		UpdateID:      updateID,
 		WorkflowID:    workflowID,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/events"
 	"github.com/ledger-cli/ledger/node/ledger"
 )
 
@@ -177,7 +178,7 @@ func TestTreeShape(t *testing.T) {
 	at := f.ledger.commit(t, o, testNow.Add(time.Second))
 
 	// The stored events decode to the same tree.
-	ev, err := UnmarshalEvents(tx.Events)
+	ev, err := events.Unmarshal(tx.Events)
 	if err != nil {
 		t.Fatal(err)
 	}
