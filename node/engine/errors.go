@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"fmt"
-
 	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
@@ -28,26 +26,14 @@ var (
 	CodeWronglyTypedContract = ledgerapi.ErrorCode{ID: "WRONGLY_TYPED_CONTRACT", Category: 9}
 )
 
-func missingField(field string) *ledgerapi.JsCantonError {
-	return ledgerapi.NewError(ledgerapi.CodeMissingField,
-		"The submitted command is missing a mandatory field: "+field,
-		map[string]string{"field_name": field})
-}
-
-func invalidField(field, format string, args ...any) *ledgerapi.JsCantonError {
-	return ledgerapi.NewError(ledgerapi.CodeInvalidField,
-		fmt.Sprintf("The submitted command has a field with invalid value: Invalid field %s: %s", field, fmt.Sprintf(format, args...)),
-		map[string]string{"field_name": field})
-}
-
-func invalidArgument(format string, args ...any) *ledgerapi.JsCantonError {
-	return ledgerapi.NewError(ledgerapi.CodeInvalidArgument,
-		"The submitted command has invalid arguments: "+fmt.Sprintf(format, args...), nil)
-}
-
-func preprocessingFailed(format string, args ...any) *ledgerapi.JsCantonError {
-	return ledgerapi.Errorf(ledgerapi.CodeCommandPreprocessingFailed, format, args...)
-}
+// The command errors the engine's preprocessing raises too, named as the
+// pipeline has always called them.
+var (
+	missingField        = ledgerapi.MissingCommandField
+	invalidField        = ledgerapi.InvalidCommandField
+	invalidArgument     = ledgerapi.InvalidCommandArgument
+	preprocessingFailed = ledgerapi.PreprocessingFailed
+)
 
 func failedToPrepare(format string, args ...any) *ledgerapi.JsCantonError {
 	return ledgerapi.Errorf(CodeFailedToPrepareTransaction,
