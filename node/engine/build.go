@@ -21,30 +21,19 @@ const (
 	cmdCreate commandKind = iota + 1
 	cmdExercise
 	cmdCreateAndExercise
-	cmdExerciseByKey // typed templates only
 )
 
-// command is a validated command with its arguments already Daml values.
-// A command carries its arguments in one value model, by its path: a typed
-// command (tmpl.con set) only as value.Value, the interpreter's input; a
-// command of the generic model, and execute's root commands, only as the
-// protobuf values the generic model writes into its transactions.
+// command is a validated command of the generic contract model, its
+// arguments the protobuf values the model writes into its transactions (a
+// typed command is the interpreter's, read by daml/engine/preprocess).
 type command struct {
 	kind       commandKind
 	tmpl       template // create, createAndExercise
 	tmplRef    string   // exercise: the template id as the command wrote it
 	contractID string   // exercise
 	choice     string
-	// createArg and choiceArg are the arguments of a generic command (nil
-	// for a typed one).
-	createArg *damlpb.Value
-	choiceArg *damlpb.Value
-	// createValue and choiceValue are the arguments of a typed command (nil
-	// for a generic one); keyValue is the contract key of an exercise by
-	// key.
-	createValue value.Value
-	choiceValue value.Value
-	keyValue    value.Value
+	createArg  *damlpb.Value
+	choiceArg  *damlpb.Value
 }
 
 // seedSource gives the 32-byte seed of a node.

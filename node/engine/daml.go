@@ -57,41 +57,6 @@ type damlRun struct {
 	noInputContracts bool
 }
 
-// damlCommands returns the interpreter's commands when every command names
-// a template (or, exercising, an interface) of an uploaded package, and nil
-// when none does; a mix is refused.
-func damlCommands(cmds []command) ([]interp.Command, error) {
-	typedCount := 0
-	for _, c := range cmds {
-		if c.tmpl.con != nil {
-			typedCount++
-		}
-	}
-	if typedCount == 0 {
-		return nil, nil
-	}
-	if typedCount < len(cmds) {
-		return nil, preprocessingFailed("commands on templates of uploaded packages (run by the Daml interpreter) and on templates of packages never uploaded (the generic contract model) cannot be mixed in one submission; submit them separately")
-	}
-	out := make([]interp.Command, 0, len(cmds))
-	for _, c := range cmds {
-		// An interface id names the interface: the interpreter runs the
-		// interface's choice on the contract's template (ExerciseInterface).
-		id := valueIdentifier(c.tmpl.id)
-		switch c.kind {
-		case cmdCreate:
-			out = append(out, &interp.CreateCommand{Template: id, Argument: c.createValue})
-		case cmdExercise:
-			out = append(out, &interp.ExerciseCommand{Template: id, ContractID: value.ContractID(c.contractID), Choice: c.choice, Argument: c.choiceValue})
-		case cmdCreateAndExercise:
-			out = append(out, &interp.CreateAndExerciseCommand{Template: id, CreateArgument: c.createValue, Choice: c.choice, ChoiceArgument: c.choiceValue})
-		case cmdExerciseByKey:
-			out = append(out, &interp.ExerciseByKeyCommand{Template: id, Key: c.keyValue, Choice: c.choice, Argument: c.choiceValue})
-		}
-	}
-	return out, nil
-}
-
 var (
 	valueIdentifier = damlengine.ValueIdentifier
 	protoIdentifier = damlengine.ProtoIdentifier

@@ -11,7 +11,9 @@
 // # Typed commands
 //
 // A command whose template id names an uploaded package (Config.Packages)
-// is typed (typed.go): "pkg:M:E" when package pkg was uploaded, "#name:M:E"
+// is typed, and read by the engine's command preprocessing
+// (daml/engine/preprocess, which the client's type check shares):
+// "pkg:M:E" when package pkg was uploaded, "#name:M:E"
 // by the preferred vetted package of that name (the packageIdSelectionPreference
 // entry of that name, else the highest version). Its create and choice
 // arguments are read by the package's Daml-LF types as Canton's JSON API

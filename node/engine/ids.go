@@ -4,9 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"strings"
 
-	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/daml/engine/preprocess"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
@@ -20,17 +19,10 @@ const LFVersion = "2.1"
 // contractIDPrefix is the version byte of Canton's V1 contract ids.
 const contractIDPrefix = "00"
 
-// template is a resolved template identifier.
+// template is a template identifier the generic contract model resolved.
 type template struct {
 	id          *damlpb.Identifier // package id form
 	packageName string
-	// con is the template's (or interface's) type constructor when its
-	// package was uploaded: the command is typed (typed.go). nil for the
-	// generic contract model.
-	con *lf.TypeConName
-	// isInterface is set when con names an interface (an exercise by
-	// interface).
-	isInterface bool
 }
 
 // String prints pkg:Module:Entity.
@@ -122,24 +114,9 @@ func ContractIDFromSeed(seed []byte) string {
 	return contractIDPrefix + hex.EncodeToString(h.Sum(nil))
 }
 
-// ValidateContractID checks Canton's V1 contract id syntax: "00", a 32-byte
-// discriminator and an optional suffix of at most 94 bytes, all lower-case
-// hex.
-func ValidateContractID(s string) error {
-	if len(s) < 66 || len(s)%2 != 0 || len(s) > 66+2*94 {
-		return fmt.Errorf("contract id %q is not a Canton V1 contract id (00, a 32-byte discriminator and an optional suffix, in lower-case hex)", clip(s))
-	}
-	if !strings.HasPrefix(s, contractIDPrefix) {
-		return fmt.Errorf("contract id %q does not start with the V1 version byte 00", clip(s))
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return fmt.Errorf("contract id %q is not lower-case hex", clip(s))
-		}
-	}
-	return nil
-}
+// ValidateContractID checks Canton's V1 contract id syntax
+// (preprocess.ValidateContractID).
+var ValidateContractID = preprocess.ValidateContractID
 
 // validatePackageID checks a package id: 1–64 characters of [A-Za-z0-9-_ ].
 func validatePackageID(s string) error {

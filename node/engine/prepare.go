@@ -106,7 +106,7 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 	// refuses several commands here, but not one command that makes several
 	// root nodes: a CreateAndExerciseCommand is prepared (two roots) and
 	// refused at execute (ExternalTransactionProcessor.processExecute).
-	if len(cmds) > 1 {
+	if cmds.len() > 1 {
 		return nil, failedToPrepare("Preparing multiple commands is currently not supported")
 	}
 	if err := e.checkKnownSubmitters(ctx, actAs); err != nil {
@@ -254,15 +254,14 @@ type runRequest struct {
 // run makes the transaction of validated commands: by the interpreter when
 // they name templates of uploaded packages, else by the generic contract
 // model.
-func (e *Engine) run(ctx context.Context, cmds []command, r runRequest) (*built, error) {
+func (e *Engine) run(ctx context.Context, cmds commands, r runRequest) (*built, error) {
 	set := e.cfg.Packages()
 	visible := visibleTo(r.actAs, r.readAs, r.disclosed.IDs())
-	dcmds, err := damlCommands(cmds)
-	if err != nil {
-		return nil, err
+	if len(cmds.daml) > 0 && len(cmds.generic) > 0 {
+		return nil, preprocessingFailed("commands on templates of uploaded packages (run by the Daml interpreter) and on templates of packages never uploaded (the generic contract model) cannot be mixed in one submission; submit them separately")
 	}
-	if dcmds == nil {
-		b, err := e.build(ctx, cmds, r.actAs, e.randomSeed, buildOptions{
+	if len(cmds.daml) == 0 {
+		b, err := e.build(ctx, cmds.generic, r.actAs, e.randomSeed, buildOptions{
 			visible:   visible,
 			inactive:  func(cid string) error { return ContractNotFound(cid) },
 			packages:  set,
@@ -278,7 +277,7 @@ func (e *Engine) run(ctx context.Context, cmds []command, r runRequest) (*built,
 	if err != nil {
 		return nil, err
 	}
-	b, err := e.interpret(ctx, dcmds, damlRun{
+	b, err := e.interpret(ctx, cmds.daml, damlRun{
 		set: set, actAs: r.actAs, visible: visible, disclosed: r.disclosed,
 		submissionSeed: seed, preparationTime: r.now, ledgerTime: r.ledgerTime,
 		preference: set.Preference(r.now, r.preference, nil), noInputContracts: r.noInputContracts,

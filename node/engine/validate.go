@@ -5,11 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ledger-cli/ledger/daml/contract"
 	"slices"
 	"strings"
 
-	"github.com/ledger-cli/ledger/daml/value"
+	"github.com/ledger-cli/ledger/daml/contract"
+	"github.com/ledger-cli/ledger/daml/engine/preprocess"
+	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/ledger"
@@ -112,22 +113,44 @@ func (e *Engine) checkSynchronizer(field, s string) error {
 		map[string]string{"synchronizer_id": s})
 }
 
+// commands are the commands of a request, read: by the types of their
+// packages (daml, the interpreter's), or by the generic contract model
+// (generic). run refuses a request with both.
+type commands struct {
+	daml    []interp.Command
+	generic []command
+}
+
+func (c *commands) len() int { return len(c.daml) + len(c.generic) }
+
 // parseCommands checks the syntax of each command and turns its JSON
 // arguments into Daml values: by the Daml-LF types of the template's
-// package when it was uploaded (typed.go), else by the generic rule.
-func (e *Engine) parseCommands(ctx context.Context, cmds []ledgerapi.Command, preference []string) ([]command, error) {
+// package when it was uploaded (daml/engine/preprocess), else by the
+// generic rule.
+func (e *Engine) parseCommands(ctx context.Context, cmds []ledgerapi.Command, preference []string) (commands, error) {
 	if len(cmds) == 0 {
-		return nil, missingField("commands")
+		return commands{}, missingField("commands")
 	}
-	out := make([]command, 0, len(cmds))
 	budget := e.cfg.MaxValueNodes
-	p := commandParser{e: e, preference: preference, check: e.partyCheck(ctx), budget: &budget, set: e.cfg.Packages()}
+	p := commandParser{e: e, preference: preference, check: e.partyCheck(ctx), budget: &budget,
+		typed: preprocess.Reader{Packages: e.cfg.Packages(), Preference: preference, Now: e.now(), Budget: &budget}}
+	var out commands
 	for i, c := range cmds {
-		cmd, err := p.parse(c, fmt.Sprintf("commands[%d]", i))
+		path := fmt.Sprintf("commands[%d]", i)
+		tc, typed, err := p.typed.Command(c, path)
 		if err != nil {
-			return nil, err
+			return commands{}, err
 		}
-		out = append(out, cmd)
+		if typed {
+			e.logModel(tc.Template.String(), tc.Template.PackageName, true)
+			out.daml = append(out.daml, tc.Daml)
+			continue
+		}
+		cmd, err := p.parse(c, path)
+		if err != nil {
+			return commands{}, err
+		}
+		out.generic = append(out.generic, cmd)
 	}
 	return out, nil
 }
@@ -138,24 +161,25 @@ type commandParser struct {
 	preference []string
 	check      PartyCheck
 	budget     *int
-	set        *PackageSet
+	typed      preprocess.Reader
 }
 
+// parse reads a command on a template of the generic contract model.
 func (p *commandParser) parse(c ledgerapi.Command, path string) (command, error) {
 	switch {
 	case c.Create != nil:
-		t, err := p.template(c.Create.TemplateID, false)
+		t, err := p.template(c.Create.TemplateID)
 		if err != nil {
 			return command{}, err
 		}
 		cmd := command{kind: cmdCreate, tmpl: t}
-		if err := p.createArgument(&cmd, c.Create.CreateArguments, path+".CreateCommand.createArguments"); err != nil {
+		if cmd.createArg, err = createArgument(c.Create.CreateArguments, path+".CreateCommand.createArguments", p.check, p.budget, t.id); err != nil {
 			return command{}, err
 		}
 		return cmd, nil
 	case c.Exercise != nil:
 		x := c.Exercise
-		t, err := p.template(x.TemplateID, true)
+		t, err := p.template(x.TemplateID)
 		if err != nil {
 			return command{}, err
 		}
@@ -165,128 +189,57 @@ func (p *commandParser) parse(c ledgerapi.Command, path string) (command, error)
 		if err := ValidateContractID(x.ContractID); err != nil {
 			return command{}, invalidField("contract_id", "%v", err)
 		}
-		if err := choiceField(x.Choice); err != nil {
+		if err := preprocess.ChoiceField(x.Choice); err != nil {
 			return command{}, err
 		}
 		cmd := command{kind: cmdExercise, tmpl: t, tmplRef: x.TemplateID, contractID: x.ContractID, choice: x.Choice}
-		if err := p.choiceArgument(&cmd, t, x.ChoiceArgument, path+".ExerciseCommand.choiceArgument", false); err != nil {
+		if cmd.choiceArg, err = choiceArgument(x.ChoiceArgument, path+".ExerciseCommand.choiceArgument", p.check, p.budget, nil, cmd.choice); err != nil {
 			return command{}, err
 		}
 		return cmd, nil
 	case c.CreateAndExercise != nil:
 		x := c.CreateAndExercise
-		t, err := p.template(x.TemplateID, false)
+		t, err := p.template(x.TemplateID)
 		if err != nil {
 			return command{}, err
 		}
 		cmd := command{kind: cmdCreateAndExercise, tmpl: t, choice: x.Choice}
-		if err := p.createArgument(&cmd, x.CreateArguments, path+".CreateAndExerciseCommand.createArguments"); err != nil {
+		if cmd.createArg, err = createArgument(x.CreateArguments, path+".CreateAndExerciseCommand.createArguments", p.check, p.budget, t.id); err != nil {
 			return command{}, err
 		}
-		if err := choiceField(x.Choice); err != nil {
+		if err := preprocess.ChoiceField(x.Choice); err != nil {
 			return command{}, err
 		}
-		if err := p.choiceArgument(&cmd, t, x.ChoiceArgument, path+".CreateAndExerciseCommand.choiceArgument", true); err != nil {
+		if cmd.choiceArg, err = choiceArgument(x.ChoiceArgument, path+".CreateAndExerciseCommand.choiceArgument", p.check, p.budget, t.id, cmd.choice); err != nil {
 			return command{}, err
 		}
 		return cmd, nil
 	case c.ExerciseByKey != nil:
-		x := c.ExerciseByKey
-		t, err := p.template(x.TemplateID, false)
+		t, err := p.template(c.ExerciseByKey.TemplateID)
 		if err != nil {
 			return command{}, err
 		}
-		if t.con == nil {
-			return command{}, preprocessingFailed("ExerciseByKeyCommand on %s: the generic contract model keeps no contract keys; upload the template's package, or exercise by contract id", t)
-		}
-		if err := choiceField(x.Choice); err != nil {
-			return command{}, err
-		}
-		cmd := command{kind: cmdExerciseByKey, tmpl: t, choice: x.Choice}
-		if cmd.keyValue, err = p.contractKey(t, x.ContractKey, path+".ExerciseByKeyCommand.contractKey"); err != nil {
-			return command{}, err
-		}
-		if err := p.choiceArgument(&cmd, t, x.ChoiceArgument, path+".ExerciseByKeyCommand.choiceArgument", false); err != nil {
-			return command{}, err
-		}
-		return cmd, nil
+		return command{}, preprocessingFailed("ExerciseByKeyCommand on %s: the generic contract model keeps no contract keys; upload the template's package, or exercise by contract id", t)
 	}
 	return command{}, missingField("command")
 }
 
-// template resolves a command's template id: typed when its package was
-// uploaded, refused when StrictPackages, else by the generic model. iface
-// admits an interface id (an exercise).
-func (p *commandParser) template(s string, iface bool) (template, error) {
-	if s == "" {
-		return template{}, missingField("template_id")
-	}
-	tid, err := ledgerapi.ParseTemplateID(s)
-	if err != nil {
-		return template{}, invalidField("template_id", "%s", reason(err))
-	}
-	t, typed, err := p.e.resolveTyped(tid, p.preference, p.set, iface)
+// template resolves the template id of a command no uploaded package
+// serves: refused when StrictPackages, else by the generic model.
+func (p *commandParser) template(s string) (template, error) {
+	tid, err := preprocess.ParseTemplateField(s)
 	if err != nil {
 		return template{}, err
 	}
-	if !typed {
-		if p.e.cfg.StrictPackages {
-			return template{}, strictRefusal(tid, p.preference)
-		}
-		if t, err = p.e.resolveTemplate(s, p.preference); err != nil {
-			return template{}, invalidField("template_id", "%s", reason(err))
-		}
+	if p.e.cfg.StrictPackages {
+		return template{}, preprocess.StrictRefusal(tid, p.preference)
 	}
-	p.e.logModel(t)
+	t, err := p.e.resolveTemplate(s, p.preference)
+	if err != nil {
+		return template{}, invalidField("template_id", "%s", reason(err))
+	}
+	p.e.logModel(t.String(), t.packageName, false)
 	return t, nil
-}
-
-// contractKey reads a contract key of typed template t by the template's
-// key type. A template without a key is Canton's lookup error.
-func (p *commandParser) contractKey(t template, raw []byte, path string) (value.Value, error) {
-	if isNullJSON(raw) {
-		return nil, missingField("contract_key")
-	}
-	sig, _ := p.set.Env.Template(*t.con)
-	if sig.Key == nil {
-		return nil, preprocessingFailed("unknown template without contract key %s.", t.con)
-	}
-	return decodeTyped(p.set, sig.Key, raw, path, p.budget)
-}
-
-func (p *commandParser) createArgument(cmd *command, raw []byte, path string) error {
-	var err error
-	if cmd.tmpl.con != nil {
-		cmd.createValue, err = typedCreateArgument(p.set, cmd.tmpl, raw, path, p.budget)
-	} else {
-		cmd.createArg, err = createArgument(raw, path, p.check, p.budget, cmd.tmpl.id)
-	}
-	return err
-}
-
-// choiceArgument reads the choice argument of cmd on template t; local
-// tells that t is the template of the command itself (createAndExercise).
-func (p *commandParser) choiceArgument(cmd *command, t template, raw []byte, path string, local bool) error {
-	var err error
-	switch {
-	case t.con != nil:
-		cmd.choiceValue, err = typedChoiceArgument(p.set, t, cmd.choice, raw, path, p.budget)
-	case local:
-		cmd.choiceArg, err = choiceArgument(raw, path, p.check, p.budget, t.id, cmd.choice)
-	default:
-		cmd.choiceArg, err = choiceArgument(raw, path, p.check, p.budget, nil, cmd.choice)
-	}
-	return err
-}
-
-func choiceField(choice string) error {
-	if choice == "" {
-		return missingField("choice")
-	}
-	if err := checkName(choice); err != nil {
-		return invalidField("choice", "%v", err)
-	}
-	return nil
 }
 
 // createArgument converts create arguments: a JSON object, which becomes a
@@ -521,7 +474,8 @@ func (e *Engine) validatePrefetch(keys []ledgerapi.PrefetchContractKey, preferen
 		if k.Limit != nil && *k.Limit == 0 {
 			return invalidArgument("limit must be a positive integer, but got 0")
 		}
-		t, typed, err := e.resolveTyped(tid, preference, set, false)
+		r := preprocess.Reader{Packages: set, Preference: preference, Now: e.now(), Budget: &budget}
+		t, typed, err := r.Template(tid, false)
 		if err != nil {
 			return err
 		}
@@ -531,11 +485,10 @@ func (e *Engine) validatePrefetch(keys []ledgerapi.PrefetchContractKey, preferen
 			}
 			continue
 		}
-		if sig, _ := set.Env.Template(*t.con); sig.Key == nil {
+		if sig, _ := set.Env.Template(t.Con); sig.Key == nil {
 			return preprocessingFailed("Template of prefetched contract key does not define a key: %s (%s)", k.TemplateID, bytes.TrimSpace(k.ContractKey))
 		}
-		p := commandParser{e: e, preference: preference, budget: &budget, set: set}
-		if _, err := p.contractKey(t, k.ContractKey, fmt.Sprintf("prefetchContractKeys[%d].contractKey", i)); err != nil {
+		if _, err := r.ContractKey(t, k.ContractKey, fmt.Sprintf("prefetchContractKeys[%d].contractKey", i)); err != nil {
 			return err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ledger-cli/ledger/daml/engine/preprocess"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"google.golang.org/protobuf/types/known/emptypb"
@@ -20,21 +21,15 @@ import (
 // MaxValueNesting is Daml's limit on nested values; deeper JSON is refused.
 const MaxValueNesting = 100
 
-// DefaultMaxValueNodes bounds how many values (records, fields' values, list
-// and map elements, scalars) the JSON arguments of one request may hold in
-// total. Each costs a few hundred bytes once converted, so without a bound a
-// body of a few MiB of "[0,0,0,…]" would take hundreds of MiB and seconds
-// of CPU. Canton has no such count; its bound is the message size.
-const DefaultMaxValueNodes = 100_000
+// DefaultMaxValueNodes bounds how many values the JSON arguments of one
+// request may hold in total (preprocess.DefaultMaxValueNodes).
+const DefaultMaxValueNodes = preprocess.DefaultMaxValueNodes
 
 // Daml numerics carry at most 38 significant digits and a scale of at most 37.
 const (
 	numericMaxPrecision = 38
 	numericMaxScale     = 37
 )
-
-// maxNameLength bounds record labels and choice names (Daml-LF names).
-const maxNameLength = 1000
 
 // ValueError says where a JSON value breaks the conversion rule. Path is a
 // JSON path such as "createArguments.owner" or "choiceArgument.items[2]".
@@ -185,23 +180,8 @@ func looksLikeParty(s string) bool {
 	return err == nil
 }
 
-// checkName accepts a Daml-LF name: [A-Za-z$_][A-Za-z0-9$_]*.
-func checkName(s string) error {
-	if s == "" {
-		return errors.New("name is empty")
-	}
-	if len(s) > maxNameLength {
-		return fmt.Errorf("name is longer than %d characters", maxNameLength)
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		ok := c == '$' || c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || i > 0 && '0' <= c && c <= '9'
-		if !ok {
-			return fmt.Errorf("name %q is not a Daml identifier ([A-Za-z$_][A-Za-z0-9$_]*)", clip(s))
-		}
-	}
-	return nil
-}
+// checkName accepts a Daml-LF name (preprocess.CheckName).
+var checkName = preprocess.CheckName
 
 // numberValue converts JSON number text. Integers that fit int64 become
 // int64; everything else becomes a numeric in canonical form, with the scale
@@ -528,9 +508,4 @@ func jsonReason(err error) string {
 }
 
 // clip shortens text quoted in an error message.
-func clip(s string) string {
-	if len(s) > 80 {
-		return s[:64] + "…"
-	}
-	return s
-}
+var clip = preprocess.Clip
