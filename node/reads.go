@@ -10,6 +10,7 @@ import (
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/engine"
 	"github.com/ledger-cli/ledger/node/events"
+	"github.com/ledger-cli/ledger/node/generic"
 	"github.com/ledger-cli/ledger/node/ledger"
 )
 
@@ -361,7 +362,7 @@ func (n *Node) createdNodeOf(c *ledger.Contract) (events.CreatedNode, error) {
 	if err != nil {
 		return events.CreatedNode{}, err
 	}
-	arg, err := engine.ValueToJSON(v)
+	arg, err := generic.ValueToJSON(v)
 	return events.CreatedNode{Argument: arg}, err
 }
 

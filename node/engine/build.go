@@ -10,6 +10,7 @@ import (
 	"github.com/ledger-cli/ledger/daml/tx"
 	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/node/events"
+	"github.com/ledger-cli/ledger/node/generic"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"google.golang.org/protobuf/proto"
@@ -28,9 +29,9 @@ const (
 // typed command is the interpreter's, read by daml/engine/preprocess).
 type command struct {
 	kind       commandKind
-	tmpl       template // create, createAndExercise
-	tmplRef    string   // exercise: the template id as the command wrote it
-	contractID string   // exercise
+	tmpl       generic.Template // create, createAndExercise
+	tmplRef    string           // exercise: the template id as the command wrote it
+	contractID string           // exercise
 	choice     string
 	createArg  *damlpb.Value
 	choiceArg  *damlpb.Value
@@ -103,7 +104,7 @@ func (e *Engine) build(ctx context.Context, cmds []command, actAs []string, seed
 			if err != nil {
 				return nil, err
 			}
-			if err := e.exercise(ctx, b, local[cid], identifierString(cmd.tmpl.id), cmd, actAs, seed, consumed, inputs, usedSet, true, opt); err != nil {
+			if err := e.exercise(ctx, b, local[cid], identifierString(cmd.tmpl.ID), cmd, actAs, seed, consumed, inputs, usedSet, true, opt); err != nil {
 				return nil, err
 			}
 		case cmdExercise:
@@ -124,7 +125,7 @@ func (e *Engine) build(ctx context.Context, cmds []command, actAs []string, seed
 			if consumed[cmd.contractID] {
 				return nil, opt.inactive(cmd.contractID)
 			}
-			if !matchesTemplate(cmd.tmplRef, c) {
+			if !generic.MatchesTemplate(cmd.tmplRef, c) {
 				return nil, &errWrongTemplate{contractID: cmd.contractID, want: cmd.tmplRef, have: c.TemplateID}
 			}
 			if err := e.exercise(ctx, b, c, cmd.tmplRef, cmd, actAs, seed, consumed, inputs, usedSet, isLocal, opt); err != nil {
@@ -179,7 +180,7 @@ func (b *built) addNode(id int32, n *damlpb.Node, seed []byte) {
 }
 
 // create adds a create node and returns the new contract id.
-func (b *built) create(t template, arg *damlpb.Value, actAs []string, seed seedSource, local map[string]*ledger.Contract, pkgs *PackageSet) (string, error) {
+func (b *built) create(t generic.Template, arg *damlpb.Value, actAs []string, seed seedSource, local map[string]*ledger.Contract, pkgs *PackageSet) (string, error) {
 	if _, ok := arg.GetSum().(*damlpb.Value_Record); !ok {
 		return "", modelErrorf("the create argument of %s must be a record (a JSON object)", t)
 	}
@@ -188,7 +189,7 @@ func (b *built) create(t template, arg *damlpb.Value, actAs []string, seed seedS
 	if err != nil {
 		return "", err
 	}
-	cid := ContractIDFromSeed(s)
+	cid := generic.ContractIDFromSeed(s)
 	if local[cid] != nil {
 		return "", modelErrorf("node %d repeats contract id %s", id, cid)
 	}
@@ -197,13 +198,13 @@ func (b *built) create(t template, arg *damlpb.Value, actAs []string, seed seedS
 	for _, p := range actAs {
 		set[p] = true
 	}
-	partiesIn(arg, set)
+	generic.PartiesIn(arg, set)
 	stakeholders := sortedSet(set)
 	node := &damlpb.Node{NodeType: &damlpb.Node_Create{Create: &damlpb.Create{
 		LfVersion:    LFVersion,
 		ContractId:   cid,
-		PackageName:  t.packageName,
-		TemplateId:   t.id,
+		PackageName:  t.PackageName,
+		TemplateId:   t.ID,
 		Argument:     arg,
 		Signatories:  signatories,
 		Stakeholders: stakeholders,
@@ -213,14 +214,14 @@ func (b *built) create(t template, arg *damlpb.Value, actAs []string, seed seedS
 	if err != nil {
 		return "", err
 	}
-	argJSON, err := ArgumentJSON(pkgs, t.id, "", arg)
+	argJSON, err := ArgumentJSON(pkgs, t.ID, "", arg)
 	if err != nil {
 		return "", modelErrorf("create argument: %v", err)
 	}
 	c := ledger.Contract{
 		ContractID:   cid,
 		TemplateID:   t.String(),
-		PackageName:  t.packageName,
+		PackageName:  t.PackageName,
 		Argument:     argBytes,
 		Signatories:  signatories,
 		Stakeholders: stakeholders,
@@ -232,7 +233,7 @@ func (b *built) create(t template, arg *damlpb.Value, actAs []string, seed seedS
 	b.pos = append(b.pos, createPos{root: int(id)}) // every node is a root
 	b.nodes = append(b.nodes, events.Node{
 		NodeID: id, Kind: events.KindCreate, ContractID: cid, TemplateID: c.TemplateID,
-		PackageName: t.packageName, Argument: argJSON,
+		PackageName: t.PackageName, Argument: argJSON,
 		Signatories: signatories, Stakeholders: stakeholders,
 	})
 	return cid, nil
@@ -255,7 +256,7 @@ func (e *Engine) exercise(ctx context.Context, b *built, c *ledger.Contract, tmp
 	}
 	consuming := !e.nonconsuming[cmd.choice]
 	acting := append([]string(nil), actAs...)
-	result := unitValue()
+	result := generic.Unit()
 	node := &damlpb.Node{NodeType: &damlpb.Node_Exercise{Exercise: &damlpb.Exercise{
 		LfVersion:       LFVersion,
 		ContractId:      c.ContractID,

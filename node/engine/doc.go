@@ -91,7 +91,10 @@
 // # The generic contract model
 //
 // Templates of packages never uploaded run no Daml code: the node accepts
-// any such template id and applies one fixed model to it:
+// any such template id and applies one fixed model to it. Its rule from
+// JSON to values and back, its reading of arguments and template ids and
+// its contract ids are package node/generic's; the transactions it makes
+// are built here (build.go) and checked at execute (execute.go):
 //
 //   - Commands. CreateCommand, ExerciseCommand and CreateAndExerciseCommand.
 //     ExerciseByKeyCommand is refused with COMMAND_PREPROCESSING_FAILED (the
@@ -103,7 +106,7 @@
 //   - Template ids. "pkg:Module:Entity" has package id pkg and the package
 //     name Config.PackageNames gives pkg, else pkg itself.
 //     "#name:Module:Entity" has package name name and package id
-//     PackageIDForName(name), the lower-case hex SHA-256 of the name, unless
+//     generic.PackageIDForName(name), the lower-case hex SHA-256 of the name, unless
 //     packageIdSelectionPreference lists a package id that
 //     Config.PackageNames maps to name. Events show the package-id form.
 //

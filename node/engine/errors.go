@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"github.com/ledger-cli/ledger/daml/engine/preprocess"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/generic"
 )
 
 // Canton error codes the engine raises that ledgerapi does not list.
@@ -70,3 +72,13 @@ func MaxRecordTimeExceeded(maxRecordTime string) *ledgerapi.JsCantonError {
 	return ledgerapi.Errorf(ledgerapi.CodeLocalVerdictMaxRecordTimeExceeded,
 		"The transaction could not be recorded before its max record time %s", maxRecordTime)
 }
+
+// The bounds on the JSON arguments of a request.
+const (
+	// MaxValueNesting is Daml's limit on nested values
+	// (generic.MaxValueNesting).
+	MaxValueNesting = generic.MaxValueNesting
+	// DefaultMaxValueNodes bounds how many values the JSON arguments of one
+	// request may hold in total (preprocess.DefaultMaxValueNodes).
+	DefaultMaxValueNodes = preprocess.DefaultMaxValueNodes
+)

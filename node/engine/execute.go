@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/ledger-cli/ledger/daml/engine/preprocess"
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/generic"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"github.com/ledger-cli/ledger/signer"
@@ -428,7 +430,7 @@ func (e *Engine) rootCommands(roots []string, nodes map[string]*damlpb.Node, set
 			if !e.packageNameFits(set, c.GetTemplateId().GetPackageId(), c.GetPackageName()) {
 				return nil, nonConforming("node %s: package name %q does not belong to package id %q", roots[i], c.GetPackageName(), c.GetTemplateId().GetPackageId())
 			}
-			cmd := command{kind: cmdCreate, tmpl: template{id: c.GetTemplateId(), packageName: c.GetPackageName()}, createArg: c.GetArgument()}
+			cmd := command{kind: cmdCreate, tmpl: generic.Template{ID: c.GetTemplateId(), PackageName: c.GetPackageName()}, createArg: c.GetArgument()}
 			if i+1 < len(roots) {
 				if next := nodes[roots[i+1]]; next != nil && next.GetExercise() != nil && next.GetExercise().GetContractId() == c.GetContractId() {
 					x := next.GetExercise()
@@ -440,7 +442,7 @@ func (e *Engine) rootCommands(roots []string, nodes map[string]*damlpb.Node, set
 			cmds = append(cmds, cmd)
 		case *damlpb.Node_Exercise:
 			x := t.Exercise
-			if err := checkName(x.GetChoiceId()); err != nil {
+			if err := preprocess.CheckName(x.GetChoiceId()); err != nil {
 				return nil, nonConforming("node %s: choice %v", roots[i], err)
 			}
 			cmds = append(cmds, command{kind: cmdExercise, tmplRef: identifierString(x.GetTemplateId()),
@@ -469,16 +471,16 @@ func (e *Engine) rootCommands(roots []string, nodes map[string]*damlpb.Node, set
 // type; build then makes the transaction prepare would have made.
 func canonicalCommand(set *PackageSet, c *command) error {
 	if c.kind != cmdExercise {
-		arg, err := canonicalArgument(set, c.tmpl.id, "", c.createArg)
+		arg, err := canonicalArgument(set, c.tmpl.ID, "", c.createArg)
 		if err != nil {
-			return nonConforming("the create argument of %s is not of its type: %v", identifierString(c.tmpl.id), err)
+			return nonConforming("the create argument of %s is not of its type: %v", identifierString(c.tmpl.ID), err)
 		}
 		c.createArg = arg
 	}
 	if c.kind == cmdCreate {
 		return nil
 	}
-	tmplID := c.tmpl.id
+	tmplID := c.tmpl.ID
 	if c.kind == cmdExercise {
 		id, err := parseIdentifier(c.tmplRef)
 		if err != nil {
@@ -503,7 +505,7 @@ func (e *Engine) packageNameFits(set *PackageSet, pkgID, name string) bool {
 	if n, ok := e.cfg.PackageNames[pkgID]; ok {
 		return n == name
 	}
-	return name == pkgID || PackageIDForName(name) == pkgID
+	return name == pkgID || generic.PackageIDForName(name) == pkgID
 }
 
 // firstTxDifference names the first place where got differs from want.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/daml/typed"
+	"github.com/ledger-cli/ledger/node/generic"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
 
@@ -59,7 +60,7 @@ func typedPlan(set *PackageSet, tmplID *damlpb.Identifier, choice string) (*type
 func ArgumentJSON(set *PackageSet, tmplID *damlpb.Identifier, choice string, arg *damlpb.Value) (json.RawMessage, error) {
 	plan, ok, err := typedPlan(set, tmplID, choice)
 	if !ok {
-		return ValueToJSON(arg)
+		return generic.ValueToJSON(arg)
 	}
 	if err != nil {
 		return nil, err

@@ -13,9 +13,8 @@ import (
 	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/generic"
 	"github.com/ledger-cli/ledger/node/ledger"
-	"github.com/ledger-cli/ledger/proto/damlpb"
-	"google.golang.org/protobuf/proto"
 )
 
 // The request checks below follow Canton's validators: an empty mandatory
@@ -159,7 +158,7 @@ func (e *Engine) parseCommands(ctx context.Context, cmds []ledgerapi.Command, pr
 type commandParser struct {
 	e          *Engine
 	preference []string
-	check      PartyCheck
+	check      generic.PartyCheck
 	budget     *int
 	typed      preprocess.Reader
 }
@@ -173,7 +172,7 @@ func (p *commandParser) parse(c ledgerapi.Command, path string) (command, error)
 			return command{}, err
 		}
 		cmd := command{kind: cmdCreate, tmpl: t}
-		if cmd.createArg, err = createArgument(c.Create.CreateArguments, path+".CreateCommand.createArguments", p.check, p.budget, t.id); err != nil {
+		if cmd.createArg, err = generic.CreateArgument(c.Create.CreateArguments, path+".CreateCommand.createArguments", p.check, p.budget, t.ID); err != nil {
 			return command{}, err
 		}
 		return cmd, nil
@@ -193,7 +192,7 @@ func (p *commandParser) parse(c ledgerapi.Command, path string) (command, error)
 			return command{}, err
 		}
 		cmd := command{kind: cmdExercise, tmpl: t, tmplRef: x.TemplateID, contractID: x.ContractID, choice: x.Choice}
-		if cmd.choiceArg, err = choiceArgument(x.ChoiceArgument, path+".ExerciseCommand.choiceArgument", p.check, p.budget, nil, cmd.choice); err != nil {
+		if cmd.choiceArg, err = generic.ChoiceArgument(x.ChoiceArgument, path+".ExerciseCommand.choiceArgument", p.check, p.budget, nil, cmd.choice); err != nil {
 			return command{}, err
 		}
 		return cmd, nil
@@ -204,13 +203,13 @@ func (p *commandParser) parse(c ledgerapi.Command, path string) (command, error)
 			return command{}, err
 		}
 		cmd := command{kind: cmdCreateAndExercise, tmpl: t, choice: x.Choice}
-		if cmd.createArg, err = createArgument(x.CreateArguments, path+".CreateAndExerciseCommand.createArguments", p.check, p.budget, t.id); err != nil {
+		if cmd.createArg, err = generic.CreateArgument(x.CreateArguments, path+".CreateAndExerciseCommand.createArguments", p.check, p.budget, t.ID); err != nil {
 			return command{}, err
 		}
 		if err := preprocess.ChoiceField(x.Choice); err != nil {
 			return command{}, err
 		}
-		if cmd.choiceArg, err = choiceArgument(x.ChoiceArgument, path+".CreateAndExerciseCommand.choiceArgument", p.check, p.budget, t.id, cmd.choice); err != nil {
+		if cmd.choiceArg, err = generic.ChoiceArgument(x.ChoiceArgument, path+".CreateAndExerciseCommand.choiceArgument", p.check, p.budget, t.ID, cmd.choice); err != nil {
 			return command{}, err
 		}
 		return cmd, nil
@@ -226,63 +225,20 @@ func (p *commandParser) parse(c ledgerapi.Command, path string) (command, error)
 
 // template resolves the template id of a command no uploaded package
 // serves: refused when StrictPackages, else by the generic model.
-func (p *commandParser) template(s string) (template, error) {
+func (p *commandParser) template(s string) (generic.Template, error) {
 	tid, err := preprocess.ParseTemplateField(s)
 	if err != nil {
-		return template{}, err
+		return generic.Template{}, err
 	}
 	if p.e.cfg.StrictPackages {
-		return template{}, preprocess.StrictRefusal(tid, p.preference)
+		return generic.Template{}, preprocess.StrictRefusal(tid, p.preference)
 	}
-	t, err := p.e.resolveTemplate(s, p.preference)
+	t, err := generic.ResolveTemplate(s, p.preference, p.e.cfg.PackageNames)
 	if err != nil {
-		return template{}, invalidField("template_id", "%s", reason(err))
+		return generic.Template{}, invalidField("template_id", "%s", reason(err))
 	}
-	p.e.logModel(t.String(), t.packageName, false)
+	p.e.logModel(t.String(), t.PackageName, false)
 	return t, nil
-}
-
-// createArgument converts create arguments: a JSON object, which becomes a
-// record whose type id is the template.
-func createArgument(raw []byte, path string, check PartyCheck, budget *int, tmpl *damlpb.Identifier) (*damlpb.Value, error) {
-	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		return nil, missingField("create_arguments")
-	}
-	v, err := valueFromJSON(raw, path, check, budget)
-	if err != nil {
-		return nil, valueError(err)
-	}
-	r, ok := v.Sum.(*damlpb.Value_Record)
-	if !ok {
-		return nil, preprocessingFailed("%s: the create arguments must be a JSON object (a record)", path)
-	}
-	r.Record.RecordId = proto.Clone(tmpl).(*damlpb.Identifier)
-	return v, nil
-}
-
-// choiceArgument converts a choice argument. A JSON object becomes a record
-// whose type id is the choice (Module:Choice of the template's package) when
-// the template is known here (createAndExercise); null is an empty optional.
-func choiceArgument(raw []byte, path string, check PartyCheck, budget *int, tmpl *damlpb.Identifier, choice string) (*damlpb.Value, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil, missingField("choice_argument")
-	}
-	v, err := valueFromJSON(raw, path, check, budget)
-	if err != nil {
-		return nil, valueError(err)
-	}
-	if r, ok := v.Sum.(*damlpb.Value_Record); ok && tmpl != nil {
-		r.Record.RecordId = &damlpb.Identifier{PackageId: tmpl.PackageId, ModuleName: tmpl.ModuleName, EntityName: choice}
-	}
-	return v, nil
-}
-
-func valueError(err error) error {
-	var ve *ValueError
-	if errors.As(err, &ve) {
-		return preprocessingFailed("%s", ve.Error())
-	}
-	return err
 }
 
 // checkDisclosed validates disclosed contracts and returns them, in the
@@ -480,8 +436,8 @@ func (e *Engine) validatePrefetch(keys []ledgerapi.PrefetchContractKey, preferen
 			return err
 		}
 		if !typed {
-			if _, err := ValueFromJSON(k.ContractKey, "prefetchContractKeys.contractKey", nil); err != nil {
-				return valueError(err)
+			if _, err := generic.ValueFromJSON(k.ContractKey, "prefetchContractKeys.contractKey", nil); err != nil {
+				return generic.ArgumentError(err)
 			}
 			continue
 		}

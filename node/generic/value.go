@@ -1,4 +1,11 @@
-package engine
+// Package generic is the node's generic contract model: what serves the
+// templates of packages never uploaded, running no Daml code. It holds the
+// model's rule from JSON to Daml values and back (this file), its reading
+// of command arguments and template ids, and its contract ids; the rule is
+// documented in full in node/engine's package documentation ("The generic
+// contract model"). Its values are protobuf values (damlpb), the form the
+// model writes into its prepared transactions and the store keeps.
+package generic
 
 import (
 	"bytes"
@@ -20,10 +27,6 @@ import (
 
 // MaxValueNesting is Daml's limit on nested values; deeper JSON is refused.
 const MaxValueNesting = 100
-
-// DefaultMaxValueNodes bounds how many values the JSON arguments of one
-// request may hold in total (preprocess.DefaultMaxValueNodes).
-const DefaultMaxValueNodes = preprocess.DefaultMaxValueNodes
 
 // Daml numerics carry at most 38 significant digits and a scale of at most 37.
 const (
@@ -54,7 +57,7 @@ type PartyCheck func(party string) (bool, error)
 // numbers int64 or numeric, booleans bool, null an empty optional. path names
 // the value in errors. check may be nil (no string is a party).
 func ValueFromJSON(raw []byte, path string, check PartyCheck) (*damlpb.Value, error) {
-	budget := DefaultMaxValueNodes
+	budget := preprocess.DefaultMaxValueNodes
 	return valueFromJSON(raw, path, check, &budget)
 }
 
@@ -195,12 +198,12 @@ func numberValue(text, path string) (*damlpb.Value, error) {
 	scale := int64(len(frac)) - exp
 	if digits == "" { // zero, whatever the exponent
 		if scale <= 0 {
-			return int64Value(0), nil
+			return Int64(0), nil
 		}
 		if scale > numericMaxScale {
 			return nil, &ValueError{Path: path, Reason: fmt.Sprintf("number %q has scale %d, above Daml's maximum of %d", clip(text), scale, numericMaxScale)}
 		}
-		return numericValue("0." + strings.Repeat("0", int(scale))), nil
+		return numeric("0." + strings.Repeat("0", int(scale))), nil
 	}
 	if scale > numericMaxScale {
 		return nil, &ValueError{Path: path, Reason: fmt.Sprintf("number %q has scale %d, above Daml's maximum of %d", clip(text), scale, numericMaxScale)}
@@ -216,9 +219,9 @@ func numberValue(text, path string) (*damlpb.Value, error) {
 			sign = "-"
 		}
 		if n, err := strconv.ParseInt(sign+whole, 10, 64); err == nil {
-			return int64Value(n), nil
+			return Int64(n), nil
 		}
-		return numericValue(sign + whole + "."), nil
+		return numeric(sign + whole + "."), nil
 	}
 	// A fraction remains: integer digits, point, scale digits.
 	all := intPart + frac
@@ -242,7 +245,7 @@ func numberValue(text, path string) (*damlpb.Value, error) {
 	if neg {
 		sign = "-" // digits != "" so this is not negative zero
 	}
-	return numericValue(sign + whole + "." + fraction), nil
+	return numeric(sign + whole + "." + fraction), nil
 }
 
 // splitNumber parses JSON number syntax: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
@@ -299,15 +302,17 @@ func splitNumber(s string) (neg bool, intPart, frac string, exp int64, ok bool) 
 	return neg, intPart, frac, exp, true
 }
 
-func int64Value(n int64) *damlpb.Value {
+// Int64 is the Daml int64 n.
+func Int64(n int64) *damlpb.Value {
 	return &damlpb.Value{Sum: &damlpb.Value_Int64{Int64: n}}
 }
 
-func numericValue(s string) *damlpb.Value {
+func numeric(s string) *damlpb.Value {
 	return &damlpb.Value{Sum: &damlpb.Value_Numeric{Numeric: s}}
 }
 
-func unitValue() *damlpb.Value {
+// Unit is the Daml unit value, the result of every choice of the model.
+func Unit() *damlpb.Value {
 	return &damlpb.Value{Sum: &damlpb.Value_Unit{Unit: &emptypb.Empty{}}}
 }
 
@@ -469,34 +474,34 @@ func writeString(b *bytes.Buffer, s string) {
 	b.Write(out)
 }
 
-// partiesIn adds every party value inside v to set.
-func partiesIn(v *damlpb.Value, set map[string]bool) {
+// PartiesIn adds every party value inside v to set.
+func PartiesIn(v *damlpb.Value, set map[string]bool) {
 	switch s := v.GetSum().(type) {
 	case *damlpb.Value_Party:
 		set[s.Party] = true
 	case *damlpb.Value_Optional:
 		if s.Optional.GetValue() != nil {
-			partiesIn(s.Optional.GetValue(), set)
+			PartiesIn(s.Optional.GetValue(), set)
 		}
 	case *damlpb.Value_List:
 		for _, e := range s.List.GetElements() {
-			partiesIn(e, set)
+			PartiesIn(e, set)
 		}
 	case *damlpb.Value_TextMap:
 		for _, e := range s.TextMap.GetEntries() {
-			partiesIn(e.GetValue(), set)
+			PartiesIn(e.GetValue(), set)
 		}
 	case *damlpb.Value_GenMap:
 		for _, e := range s.GenMap.GetEntries() {
-			partiesIn(e.GetKey(), set)
-			partiesIn(e.GetValue(), set)
+			PartiesIn(e.GetKey(), set)
+			PartiesIn(e.GetValue(), set)
 		}
 	case *damlpb.Value_Record:
 		for _, f := range s.Record.GetFields() {
-			partiesIn(f.GetValue(), set)
+			PartiesIn(f.GetValue(), set)
 		}
 	case *damlpb.Value_Variant:
-		partiesIn(s.Variant.GetValue(), set)
+		PartiesIn(s.Variant.GetValue(), set)
 	}
 }
 
