@@ -91,10 +91,11 @@
 // # The generic contract model
 //
 // Templates of packages never uploaded run no Daml code: the node accepts
-// any such template id and applies one fixed model to it. Its rule from
-// JSON to values and back, its reading of arguments and template ids and
-// its contract ids are package node/generic's; the transactions it makes
-// are built here (build.go) and checked at execute (execute.go):
+// any such template id and applies one fixed model to it, package
+// node/generic: its rule from JSON to values and back, its commands, its
+// template ids and contract ids, and the transactions it makes
+// (generic.Build). The pipeline gives it the node's contracts and checks a
+// prepared transaction of the model at execute (execute.go):
 //
 //   - Commands. CreateCommand, ExerciseCommand and CreateAndExerciseCommand.
 //     ExerciseByKeyCommand is refused with COMMAND_PREPROCESSING_FAILED (the

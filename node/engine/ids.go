@@ -5,29 +5,20 @@ import (
 
 	"github.com/ledger-cli/ledger/daml/engine/preprocess"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/generic"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
 
-// LFVersion is the Daml-LF serialization version of every node and of the
-// transaction: "2.1", which both hashing schemes accept and which carries no
-// contract keys.
-const LFVersion = "2.1"
+// LFVersion is the Daml-LF serialization version of the generic model's
+// nodes and transactions (generic.LFVersion).
+const LFVersion = generic.LFVersion
 
 func identifierString(id *damlpb.Identifier) string {
 	return id.GetPackageId() + ":" + id.GetModuleName() + ":" + id.GetEntityName()
 }
 
-// parseIdentifier reads "pkg:Module:Entity" (package id form only).
-func parseIdentifier(s string) (*damlpb.Identifier, error) {
-	t, err := ledgerapi.ParseTemplateID(s)
-	if err != nil {
-		return nil, err
-	}
-	if t.ByName() {
-		return nil, fmt.Errorf("template id %q names its package by name; stored ids use the package id", s)
-	}
-	return &damlpb.Identifier{PackageId: t.PackageID, ModuleName: t.Module, EntityName: t.Entity}, nil
-}
+// parseIdentifier reads "pkg:Module:Entity" (generic.ParseIdentifier).
+var parseIdentifier = generic.ParseIdentifier
 
 // contractIDPrefix is the version byte of Canton's V1 contract ids.
 const contractIDPrefix = "00"

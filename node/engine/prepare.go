@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/generic"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"google.golang.org/protobuf/proto"
@@ -314,13 +315,13 @@ func visibleTo(actAs, readAs, disclosed []string) func(c *ledger.Contract) bool 
 
 // commandError maps builder errors of prepare and submit.
 func commandError(err error) error {
-	var model *errModel
-	var wrong *errWrongTemplate
+	var model *generic.ModelError
+	var wrong *generic.WrongTemplateError
 	switch {
 	case errors.As(err, &wrong):
-		return ledgerapi.Errorf(CodeWronglyTypedContract, "%s", wrong.Error()).WithResource("CONTRACT_ID", wrong.contractID)
+		return ledgerapi.Errorf(CodeWronglyTypedContract, "%s", wrong.Error()).WithResource("CONTRACT_ID", wrong.ContractID)
 	case errors.As(err, &model):
-		return preprocessingFailed("%s", model.msg)
+		return preprocessingFailed("%s", model.Msg)
 	}
 	return err
 }

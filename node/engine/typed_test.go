@@ -363,7 +363,7 @@ func TestTypedCommandsOneValueModel(t *testing.T) {
 		t.Errorf("typed create %#v", parsed.daml[0])
 	}
 	for i, c := range parsed.generic {
-		if c.createArg == nil && c.choiceArg == nil {
+		if c.CreateArgument == nil && c.ChoiceArgument == nil {
 			t.Errorf("generic command %d has no protobuf argument", i)
 		}
 	}

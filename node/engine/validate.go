@@ -117,7 +117,7 @@ func (e *Engine) checkSynchronizer(field, s string) error {
 // (generic). run refuses a request with both.
 type commands struct {
 	daml    []interp.Command
-	generic []command
+	generic []generic.Command
 }
 
 func (c *commands) len() int { return len(c.daml) + len(c.generic) }
@@ -145,7 +145,7 @@ func (e *Engine) parseCommands(ctx context.Context, cmds []ledgerapi.Command, pr
 			out.daml = append(out.daml, tc.Daml)
 			continue
 		}
-		cmd, err := p.parse(c, path)
+		cmd, err := generic.ReadCommand(c, path, p.template, p.check, p.budget)
 		if err != nil {
 			return commands{}, err
 		}
@@ -161,66 +161,6 @@ type commandParser struct {
 	check      generic.PartyCheck
 	budget     *int
 	typed      preprocess.Reader
-}
-
-// parse reads a command on a template of the generic contract model.
-func (p *commandParser) parse(c ledgerapi.Command, path string) (command, error) {
-	switch {
-	case c.Create != nil:
-		t, err := p.template(c.Create.TemplateID)
-		if err != nil {
-			return command{}, err
-		}
-		cmd := command{kind: cmdCreate, tmpl: t}
-		if cmd.createArg, err = generic.CreateArgument(c.Create.CreateArguments, path+".CreateCommand.createArguments", p.check, p.budget, t.ID); err != nil {
-			return command{}, err
-		}
-		return cmd, nil
-	case c.Exercise != nil:
-		x := c.Exercise
-		t, err := p.template(x.TemplateID)
-		if err != nil {
-			return command{}, err
-		}
-		if x.ContractID == "" {
-			return command{}, missingField("contract_id")
-		}
-		if err := ValidateContractID(x.ContractID); err != nil {
-			return command{}, invalidField("contract_id", "%v", err)
-		}
-		if err := preprocess.ChoiceField(x.Choice); err != nil {
-			return command{}, err
-		}
-		cmd := command{kind: cmdExercise, tmpl: t, tmplRef: x.TemplateID, contractID: x.ContractID, choice: x.Choice}
-		if cmd.choiceArg, err = generic.ChoiceArgument(x.ChoiceArgument, path+".ExerciseCommand.choiceArgument", p.check, p.budget, nil, cmd.choice); err != nil {
-			return command{}, err
-		}
-		return cmd, nil
-	case c.CreateAndExercise != nil:
-		x := c.CreateAndExercise
-		t, err := p.template(x.TemplateID)
-		if err != nil {
-			return command{}, err
-		}
-		cmd := command{kind: cmdCreateAndExercise, tmpl: t, choice: x.Choice}
-		if cmd.createArg, err = generic.CreateArgument(x.CreateArguments, path+".CreateAndExerciseCommand.createArguments", p.check, p.budget, t.ID); err != nil {
-			return command{}, err
-		}
-		if err := preprocess.ChoiceField(x.Choice); err != nil {
-			return command{}, err
-		}
-		if cmd.choiceArg, err = generic.ChoiceArgument(x.ChoiceArgument, path+".CreateAndExerciseCommand.choiceArgument", p.check, p.budget, t.ID, cmd.choice); err != nil {
-			return command{}, err
-		}
-		return cmd, nil
-	case c.ExerciseByKey != nil:
-		t, err := p.template(c.ExerciseByKey.TemplateID)
-		if err != nil {
-			return command{}, err
-		}
-		return command{}, preprocessingFailed("ExerciseByKeyCommand on %s: the generic contract model keeps no contract keys; upload the template's package, or exercise by contract id", t)
-	}
-	return command{}, missingField("command")
 }
 
 // template resolves the template id of a command no uploaded package

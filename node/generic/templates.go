@@ -3,6 +3,7 @@ package generic
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/ledger"
@@ -87,4 +88,16 @@ func ContractIDFromSeed(seed []byte) string {
 	h.Write([]byte("ledger-serve/contract-id"))
 	h.Write(seed)
 	return "00" + hex.EncodeToString(h.Sum(nil))
+}
+
+// ParseIdentifier reads "pkg:Module:Entity" (package id form only).
+func ParseIdentifier(s string) (*damlpb.Identifier, error) {
+	t, err := ledgerapi.ParseTemplateID(s)
+	if err != nil {
+		return nil, err
+	}
+	if t.ByName() {
+		return nil, fmt.Errorf("template id %q names its package by name; stored ids use the package id", s)
+	}
+	return &damlpb.Identifier{PackageId: t.PackageID, ModuleName: t.Module, EntityName: t.Entity}, nil
 }

@@ -1,10 +1,13 @@
 // Package generic is the node's generic contract model: what serves the
 // templates of packages never uploaded, running no Daml code. It holds the
-// model's rule from JSON to Daml values and back (this file), its reading
-// of command arguments and template ids, and its contract ids; the rule is
-// documented in full in node/engine's package documentation ("The generic
-// contract model"). Its values are protobuf values (damlpb), the form the
-// model writes into its prepared transactions and the store keeps.
+// model's rule from JSON to Daml values and back (this file), its commands
+// and their arguments (commands.go, arguments.go), template ids and
+// contract ids (templates.go), and the transactions the commands make
+// (build.go); the model is documented in full in node/engine's package
+// documentation ("The generic contract model"). Its values are protobuf
+// values (damlpb), the form the model writes into its prepared
+// transactions and the store keeps; the node gives it contracts through
+// Ledger.
 package generic
 
 import (

@@ -1,0 +1,69 @@
+package generic
+
+import (
+	"github.com/ledger-cli/ledger/daml/engine/preprocess"
+	"github.com/ledger-cli/ledger/ledgerapi"
+)
+
+// ReadCommand reads command c at path (commands[i]) on a template the
+// model serves: resolve resolves its template id (or refuses it), check
+// tells party ids the node knows, budget is the count of values the
+// request's arguments may still hold.
+func ReadCommand(c ledgerapi.Command, path string, resolve func(templateID string) (Template, error), check PartyCheck, budget *int) (Command, error) {
+	switch {
+	case c.Create != nil:
+		t, err := resolve(c.Create.TemplateID)
+		if err != nil {
+			return Command{}, err
+		}
+		cmd := Command{Kind: Create, Template: t}
+		if cmd.CreateArgument, err = CreateArgument(c.Create.CreateArguments, path+".CreateCommand.createArguments", check, budget, t.ID); err != nil {
+			return Command{}, err
+		}
+		return cmd, nil
+	case c.Exercise != nil:
+		x := c.Exercise
+		t, err := resolve(x.TemplateID)
+		if err != nil {
+			return Command{}, err
+		}
+		if x.ContractID == "" {
+			return Command{}, ledgerapi.MissingCommandField("contract_id")
+		}
+		if err := preprocess.ValidateContractID(x.ContractID); err != nil {
+			return Command{}, ledgerapi.InvalidCommandField("contract_id", "%v", err)
+		}
+		if err := preprocess.ChoiceField(x.Choice); err != nil {
+			return Command{}, err
+		}
+		cmd := Command{Kind: Exercise, Template: t, TemplateRef: x.TemplateID, ContractID: x.ContractID, Choice: x.Choice}
+		if cmd.ChoiceArgument, err = ChoiceArgument(x.ChoiceArgument, path+".ExerciseCommand.choiceArgument", check, budget, nil, cmd.Choice); err != nil {
+			return Command{}, err
+		}
+		return cmd, nil
+	case c.CreateAndExercise != nil:
+		x := c.CreateAndExercise
+		t, err := resolve(x.TemplateID)
+		if err != nil {
+			return Command{}, err
+		}
+		cmd := Command{Kind: CreateAndExercise, Template: t, Choice: x.Choice}
+		if cmd.CreateArgument, err = CreateArgument(x.CreateArguments, path+".CreateAndExerciseCommand.createArguments", check, budget, t.ID); err != nil {
+			return Command{}, err
+		}
+		if err := preprocess.ChoiceField(x.Choice); err != nil {
+			return Command{}, err
+		}
+		if cmd.ChoiceArgument, err = ChoiceArgument(x.ChoiceArgument, path+".CreateAndExerciseCommand.choiceArgument", check, budget, t.ID, cmd.Choice); err != nil {
+			return Command{}, err
+		}
+		return cmd, nil
+	case c.ExerciseByKey != nil:
+		t, err := resolve(c.ExerciseByKey.TemplateID)
+		if err != nil {
+			return Command{}, err
+		}
+		return Command{}, ledgerapi.PreprocessingFailed("ExerciseByKeyCommand on %s: the generic contract model keeps no contract keys; upload the template's package, or exercise by contract id", t)
+	}
+	return Command{}, ledgerapi.MissingCommandField("command")
+}
