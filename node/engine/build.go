@@ -49,6 +49,8 @@ type buildOptions struct {
 	// disclosed are the request's authenticated disclosed contracts, used
 	// instead of the store's copies (nil: none).
 	disclosed *disclosedSet
+	// e is the engine whose contracts the builder reads (set by build).
+	e *Engine
 }
 
 // createNodeOf rebuilds the create node of a stored contract. As Canton
@@ -87,7 +89,8 @@ func createNodeOf(c *ledger.Contract) (*damlpb.Create, error) {
 // (generic.Build) with the node's contracts, input-contract metadata and
 // rendering of arguments.
 func (e *Engine) build(ctx context.Context, cmds []generic.Command, actAs []string, seed seedSource, opt buildOptions) (*built, error) {
-	t, err := generic.Build(ctx, cmds, actAs, seed, genericLedger{e: e, opt: &opt}, generic.Options{
+	opt.e = e
+	t, err := generic.Build(ctx, cmds, actAs, seed, &opt, generic.Options{
 		Visible: opt.visible, Inactive: opt.inactive, Nonconsuming: e.nonconsuming,
 	})
 	if err != nil {
@@ -101,22 +104,19 @@ func (e *Engine) build(ctx context.Context, cmds []generic.Command, actAs []stri
 	return b, nil
 }
 
-// genericLedger is what the generic model's builder reads of the node.
-type genericLedger struct {
-	e   *Engine
-	opt *buildOptions
+// Contract, InputContract and ArgumentJSON are what the generic model's
+// builder reads of the node (generic.Ledger).
+
+func (o *buildOptions) Contract(ctx context.Context, id string) (*ledger.Contract, error) {
+	return o.e.lookupContract(ctx, o.disclosed, id)
 }
 
-func (l genericLedger) Contract(ctx context.Context, id string) (*ledger.Contract, error) {
-	return l.e.lookupContract(ctx, l.opt.disclosed, id)
+func (o *buildOptions) InputContract(c *ledger.Contract) (*damlpb.Metadata_InputContract, error) {
+	return o.e.inputContract(c)
 }
 
-func (l genericLedger) InputContract(c *ledger.Contract) (*damlpb.Metadata_InputContract, error) {
-	return l.e.inputContract(c)
-}
-
-func (l genericLedger) ArgumentJSON(tmplID *damlpb.Identifier, choice string, arg *damlpb.Value) (json.RawMessage, error) {
-	return ArgumentJSON(l.opt.packages, tmplID, choice, arg)
+func (o *buildOptions) ArgumentJSON(tmplID *damlpb.Identifier, choice string, arg *damlpb.Value) (json.RawMessage, error) {
+	return ArgumentJSON(o.packages, tmplID, choice, arg)
 }
 
 // MarshalValue and UnmarshalValue are the encoding of Contract.Argument

@@ -145,7 +145,11 @@ func (e *Engine) parseCommands(ctx context.Context, cmds []ledgerapi.Command, pr
 			out.daml = append(out.daml, tc.Daml)
 			continue
 		}
-		cmd, err := generic.ReadCommand(c, path, p.template, p.check, p.budget)
+		t, err := p.template(tc.TemplateID)
+		if err != nil {
+			return commands{}, err
+		}
+		cmd, err := generic.ReadCommand(c, t, path, p.check, p.budget)
 		if err != nil {
 			return commands{}, err
 		}
@@ -165,18 +169,11 @@ type commandParser struct {
 
 // template resolves the template id of a command no uploaded package
 // serves: refused when StrictPackages, else by the generic model.
-func (p *commandParser) template(s string) (generic.Template, error) {
-	tid, err := preprocess.ParseTemplateField(s)
-	if err != nil {
-		return generic.Template{}, err
-	}
+func (p *commandParser) template(tid ledgerapi.TemplateID) (generic.Template, error) {
 	if p.e.cfg.StrictPackages {
 		return generic.Template{}, preprocess.StrictRefusal(tid, p.preference)
 	}
-	t, err := generic.ResolveTemplate(s, p.preference, p.e.cfg.PackageNames)
-	if err != nil {
-		return generic.Template{}, invalidField("template_id", "%s", reason(err))
-	}
+	t := generic.ResolveTemplate(tid, p.preference, p.e.cfg.PackageNames)
 	p.e.logModel(t.String(), t.PackageName, false)
 	return t, nil
 }

@@ -90,8 +90,8 @@ func modelErrorf(format string, args ...any) error {
 // order a create node, an exercise node, or both (createAndExercise), all of
 // them roots, numbered from 0 in pre-order. actAs must be sorted and unique;
 // seed gives the 32-byte seed of a node.
-func Build(ctx context.Context, cmds []Command, actAs []string, seed func(nodeID int32) ([]byte, error), l Ledger, opt Options) (*Transaction, error) {
-	b := &Transaction{Tx: &damlpb.DamlTransaction{Version: LFVersion}}
+func Build(ctx context.Context, cmds []Command, actAs []string, seed func(nodeID int32) ([]byte, error), l Ledger, opt Options) (Transaction, error) {
+	b := &Transaction{Tx: &damlpb.DamlTransaction{Version: LFVersion}} // stays on the stack: Build returns a copy
 	local := map[string]*ledger.Contract{} // created in this transaction
 	consumed := map[string]bool{}
 	inputs := map[string]*damlpb.Metadata_InputContract{}
@@ -100,42 +100,42 @@ func Build(ctx context.Context, cmds []Command, actAs []string, seed func(nodeID
 		switch cmd.Kind {
 		case Create:
 			if _, err := b.create(cmd.Template, cmd.CreateArgument, actAs, seed, local, l); err != nil {
-				return nil, err
+				return Transaction{}, err
 			}
 		case CreateAndExercise:
 			cid, err := b.create(cmd.Template, cmd.CreateArgument, actAs, seed, local, l)
 			if err != nil {
-				return nil, err
+				return Transaction{}, err
 			}
 			if err := b.exercise(ctx, local[cid], cmd.Template.String(), cmd, actAs, seed, consumed, inputs, usedSet, true, l, opt); err != nil {
-				return nil, err
+				return Transaction{}, err
 			}
 		case Exercise:
 			c, isLocal := local[cmd.ContractID]
 			if !isLocal {
 				stored, err := l.Contract(ctx, cmd.ContractID)
 				if err != nil {
-					return nil, err
+					return Transaction{}, err
 				}
 				if stored == nil || !stored.Active() {
-					return nil, opt.Inactive(cmd.ContractID)
+					return Transaction{}, opt.Inactive(cmd.ContractID)
 				}
 				if opt.Visible != nil && !opt.Visible(stored) {
-					return nil, opt.Inactive(cmd.ContractID)
+					return Transaction{}, opt.Inactive(cmd.ContractID)
 				}
 				c = stored
 			}
 			if consumed[cmd.ContractID] {
-				return nil, opt.Inactive(cmd.ContractID)
+				return Transaction{}, opt.Inactive(cmd.ContractID)
 			}
 			if !MatchesTemplate(cmd.TemplateRef, c) {
-				return nil, &WrongTemplateError{ContractID: cmd.ContractID, Want: cmd.TemplateRef, Have: c.TemplateID}
+				return Transaction{}, &WrongTemplateError{ContractID: cmd.ContractID, Want: cmd.TemplateRef, Have: c.TemplateID}
 			}
 			if err := b.exercise(ctx, c, cmd.TemplateRef, cmd, actAs, seed, consumed, inputs, usedSet, isLocal, l, opt); err != nil {
-				return nil, err
+				return Transaction{}, err
 			}
 		default:
-			return nil, modelErrorf("unknown command kind %d", cmd.Kind)
+			return Transaction{}, modelErrorf("unknown command kind %d", cmd.Kind)
 		}
 	}
 	for i := range b.Nodes {
@@ -161,7 +161,7 @@ func Build(ctx context.Context, cmds []Command, actAs []string, seed func(nodeID
 		}
 	}
 	sort.Strings(b.Used)
-	return b, nil
+	return *b, nil
 }
 
 // WrongTemplateError is an exercise naming a template other than the

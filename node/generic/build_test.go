@@ -17,7 +17,9 @@ import (
 // testLedger holds contracts by id; it renders arguments by the generic rule.
 type testLedger map[string]*ledger.Contract
 
-func (l testLedger) Contract(_ context.Context, id string) (*ledger.Contract, error) { return l[id], nil }
+func (l testLedger) Contract(_ context.Context, id string) (*ledger.Contract, error) {
+	return l[id], nil
+}
 
 func (l testLedger) InputContract(c *ledger.Contract) (*damlpb.Metadata_InputContract, error) {
 	return &damlpb.Metadata_InputContract{Contract: &damlpb.Metadata_InputContract_V1{V1: &damlpb.Create{ContractId: c.ContractID}}}, nil
@@ -35,8 +37,19 @@ func seedOf(id int32) ([]byte, error) {
 func readCommand(t *testing.T, c ledgerapi.Command) Command {
 	t.Helper()
 	budget := 1000
-	cmd, err := ReadCommand(c, "commands[0]", func(s string) (Template, error) { return ResolveTemplate(s, nil, nil) },
-		func(p string) (bool, error) { return p == "bob::1220", nil }, &budget)
+	var id string
+	switch {
+	case c.Create != nil:
+		id = c.Create.TemplateID
+	case c.Exercise != nil:
+		id = c.Exercise.TemplateID
+	}
+	tid, err := ledgerapi.ParseTemplateID(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := ResolveTemplate(tid, nil, nil)
+	cmd, err := ReadCommand(c, tmpl, "commands[0]", func(p string) (bool, error) { return p == "bob::1220", nil }, &budget)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,28 +5,21 @@ import (
 	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
-// ReadCommand reads command c at path (commands[i]) on a template the
-// model serves: resolve resolves its template id (or refuses it), check
-// tells party ids the node knows, budget is the count of values the
-// request's arguments may still hold.
-func ReadCommand(c ledgerapi.Command, path string, resolve func(templateID string) (Template, error), check PartyCheck, budget *int) (Command, error) {
+// ReadCommand reads command c at path (commands[i]) on template t, the
+// model's resolution of TemplateIDOf(c): check tells party ids the node
+// knows, budget is the count of values the request's arguments may still
+// hold.
+func ReadCommand(c ledgerapi.Command, t Template, path string, check PartyCheck, budget *int) (Command, error) {
 	switch {
 	case c.Create != nil:
-		t, err := resolve(c.Create.TemplateID)
-		if err != nil {
-			return Command{}, err
-		}
 		cmd := Command{Kind: Create, Template: t}
+		var err error
 		if cmd.CreateArgument, err = CreateArgument(c.Create.CreateArguments, path+".CreateCommand.createArguments", check, budget, t.ID); err != nil {
 			return Command{}, err
 		}
 		return cmd, nil
 	case c.Exercise != nil:
 		x := c.Exercise
-		t, err := resolve(x.TemplateID)
-		if err != nil {
-			return Command{}, err
-		}
 		if x.ContractID == "" {
 			return Command{}, ledgerapi.MissingCommandField("contract_id")
 		}
@@ -37,17 +30,15 @@ func ReadCommand(c ledgerapi.Command, path string, resolve func(templateID strin
 			return Command{}, err
 		}
 		cmd := Command{Kind: Exercise, Template: t, TemplateRef: x.TemplateID, ContractID: x.ContractID, Choice: x.Choice}
+		var err error
 		if cmd.ChoiceArgument, err = ChoiceArgument(x.ChoiceArgument, path+".ExerciseCommand.choiceArgument", check, budget, nil, cmd.Choice); err != nil {
 			return Command{}, err
 		}
 		return cmd, nil
 	case c.CreateAndExercise != nil:
 		x := c.CreateAndExercise
-		t, err := resolve(x.TemplateID)
-		if err != nil {
-			return Command{}, err
-		}
 		cmd := Command{Kind: CreateAndExercise, Template: t, Choice: x.Choice}
+		var err error
 		if cmd.CreateArgument, err = CreateArgument(x.CreateArguments, path+".CreateAndExerciseCommand.createArguments", check, budget, t.ID); err != nil {
 			return Command{}, err
 		}
@@ -59,10 +50,6 @@ func ReadCommand(c ledgerapi.Command, path string, resolve func(templateID strin
 		}
 		return cmd, nil
 	case c.ExerciseByKey != nil:
-		t, err := resolve(c.ExerciseByKey.TemplateID)
-		if err != nil {
-			return Command{}, err
-		}
 		return Command{}, ledgerapi.PreprocessingFailed("ExerciseByKeyCommand on %s: the generic contract model keeps no contract keys; upload the template's package, or exercise by contract id", t)
 	}
 	return Command{}, ledgerapi.MissingCommandField("command")

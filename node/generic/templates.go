@@ -28,17 +28,13 @@ func PackageIDForName(name string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// ResolveTemplate turns a template id of a command into the package-id form
+// ResolveTemplate turns a parsed template id of a command into the package-id form
 // and its package name. "#name:M:E" has package name name and package id
 // PackageIDForName(name), unless the preference list holds a package id
 // that names (package id → package name, the node's configuration) maps to
 // that name. "pkg:M:E" has package id pkg and the package name names gives
 // pkg, else pkg itself.
-func ResolveTemplate(s string, preference []string, names map[string]string) (Template, error) {
-	t, err := ledgerapi.ParseTemplateID(s)
-	if err != nil {
-		return Template{}, err
-	}
+func ResolveTemplate(t ledgerapi.TemplateID, preference []string, names map[string]string) Template {
 	if t.ByName() {
 		pkgID := PackageIDForName(t.PackageName)
 		for _, p := range preference {
@@ -50,7 +46,7 @@ func ResolveTemplate(s string, preference []string, names map[string]string) (Te
 		return Template{
 			ID:          &damlpb.Identifier{PackageId: pkgID, ModuleName: t.Module, EntityName: t.Entity},
 			PackageName: t.PackageName,
-		}, nil
+		}
 	}
 	name := t.PackageID
 	if n, ok := names[t.PackageID]; ok {
@@ -59,7 +55,7 @@ func ResolveTemplate(s string, preference []string, names map[string]string) (Te
 	return Template{
 		ID:          &damlpb.Identifier{PackageId: t.PackageID, ModuleName: t.Module, EntityName: t.Entity},
 		PackageName: name,
-	}, nil
+	}
 }
 
 // MatchesTemplate reports whether a command's template id names the

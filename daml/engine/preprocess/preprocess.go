@@ -59,7 +59,10 @@ func (t Template) String() string {
 
 // Command is a command read by the types of its package.
 type Command struct {
-	Template Template
+	// TemplateID is the template id as the command wrote it, parsed; of a
+	// command that is not typed, it is all Command holds.
+	TemplateID ledgerapi.TemplateID
+	Template   Template
 	// Daml is the interpreter's command.
 	Daml interp.Command
 }
@@ -78,7 +81,7 @@ type Reader struct {
 
 // Command reads command c at path (commands[i]). typed is false when its
 // template (or interface) is of no package of the set; then nothing but
-// the template id's syntax was checked.
+// the template id's syntax was checked, and cmd holds the parsed id.
 func (r *Reader) Command(c ledgerapi.Command, path string) (cmd Command, typed bool, err error) {
 	var tmplID string
 	iface := false
@@ -98,9 +101,13 @@ func (r *Reader) Command(c ledgerapi.Command, path string) (cmd Command, typed b
 	if err != nil {
 		return Command{}, false, err
 	}
+	cmd.TemplateID = tid
 	t, typed, err := r.Template(tid, iface)
-	if err != nil || !typed {
+	if err != nil {
 		return Command{}, false, err
+	}
+	if !typed {
+		return cmd, false, nil
 	}
 	cmd.Template = t
 	idOf := t.ID
