@@ -91,8 +91,9 @@ func modelErrorf(format string, args ...any) error {
 // them roots, numbered from 0 in pre-order. actAs must be sorted and unique;
 // seed gives the 32-byte seed of a node.
 func Build(ctx context.Context, cmds []Command, actAs []string, seed func(nodeID int32) ([]byte, error), l Ledger, opt Options) (Transaction, error) {
-	b := &Transaction{Tx: &damlpb.DamlTransaction{Version: LFVersion}} // stays on the stack: Build returns a copy
-	local := map[string]*ledger.Contract{}                             // created in this transaction
+	// b stays on the stack: Build returns a copy.
+	b := &Transaction{Tx: &damlpb.DamlTransaction{Version: LFVersion}}
+	local := map[string]*ledger.Contract{} // created in this transaction
 	consumed := map[string]bool{}
 	inputs := map[string]*damlpb.Metadata_InputContract{}
 	usedSet := map[string]bool{}
