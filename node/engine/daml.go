@@ -273,7 +273,14 @@ func (e *Engine) builtOf(res *damlengine.Result, encoded *damlpb.DamlTransaction
 		if encoded != nil && int(id) < len(encoded.Nodes) && encoded.Nodes[id].GetNodeId() == id.String() {
 			pn = encoded.Nodes[id].GetV1()
 		}
-		pn, ev, err := nodeOf(id, n, pn, inherited, last[id], plans)
+		if pn == nil {
+			var err error
+			if pn, err = damlengine.EncodeNode(n); err != nil {
+				walkErr = fmt.Errorf("node %d: %w", id, err)
+				return
+			}
+		}
+		ev, err := eventOf(id, n, inherited, last[id], plans)
 		if err != nil {
 			walkErr = fmt.Errorf("node %d: %w", id, err)
 			return
@@ -383,28 +390,22 @@ func lastDescendants(t *tx.Transaction) []int32 {
 	return last
 }
 
-// nodeOf writes an interpreted node as a PreparedTransaction writes it
-// (damlengine.EncodeNode, unless pn is that already) and as the node's events record it, whose values
-// are the JSON API's. inherited are the witnesses of its parent: a node is
-// seen by its informees and by whoever sees its parent (Canton's
+// eventOf is an interpreted node as the node's events record it, its
+// values the JSON API's (the prepared transaction's encoding of it is
+// damlengine.EncodeNode's). inherited are the witnesses of its parent: a
+// node is seen by its informees and by whoever sees its parent (Canton's
 // BlindingTransaction). Fetch, query-by-key and rollback nodes make no
 // event (ev.Kind is empty).
-func nodeOf(id tx.NodeID, n tx.Node, pn *damlpb.Node, inherited []string, last int32, plans *damlengine.Plans) (*damlpb.Node, events.Node, error) {
-	if pn == nil {
-		var err error
-		if pn, err = damlengine.EncodeNode(n); err != nil {
-			return nil, events.Node{}, err
-		}
-	}
+func eventOf(id tx.NodeID, n tx.Node, inherited []string, last int32, plans *damlengine.Plans) (events.Node, error) {
 	switch x := n.(type) {
 	case *tx.Create:
 		js, err := jsonOf(plans.Argument(x.TemplateID))(x.Argument)
 		if err != nil {
-			return nil, events.Node{}, err
+			return events.Node{}, err
 		}
 		keyJSON, err := keyJSON(plans, x.Key)
 		if err != nil {
-			return nil, events.Node{}, err
+			return events.Node{}, err
 		}
 		ev := events.Node{
 			NodeID: int32(id), Kind: events.KindCreate, ContractID: string(x.ContractID), TemplateID: x.TemplateID.String(),
@@ -414,7 +415,7 @@ func nodeOf(id tx.NodeID, n tx.Node, pn *damlpb.Node, inherited []string, last i
 		if x.Key != nil {
 			ev.KeyHash = append([]byte(nil), x.Key.Hash[:]...)
 		}
-		return pn, ev, nil
+		return ev, nil
 	case *tx.Exercise:
 		// The choice is the interface's when exercised through one.
 		owner := x.TemplateID
@@ -423,24 +424,24 @@ func nodeOf(id tx.NodeID, n tx.Node, pn *damlpb.Node, inherited []string, last i
 		}
 		argJSON, err := jsonOf(plans.ChoiceArgument(owner, x.Choice))(x.ChosenValue)
 		if err != nil {
-			return nil, events.Node{}, err
+			return events.Node{}, err
 		}
 		// An exercise a rollback cut short has no result; it makes no
 		// event either.
 		var resultJSON json.RawMessage
 		if x.Result != nil {
 			if resultJSON, err = jsonOf(plans.ChoiceResult(owner, x.Choice))(x.Result); err != nil {
-				return nil, events.Node{}, err
+				return events.Node{}, err
 			}
 		}
 		if _, err := keyJSON(plans, x.Key); err != nil {
-			return nil, events.Node{}, err
+			return events.Node{}, err
 		}
 		parties := x.Signatories
 		if x.Consuming {
 			parties = x.Stakeholders
 		}
-		return pn, events.Node{
+		return events.Node{
 			NodeID: int32(id), Kind: events.KindExercise, ContractID: string(x.ContractID), TemplateID: x.TemplateID.String(),
 			InterfaceID: identifierText(x.InterfaceID), PackageName: x.PackageName, Argument: argJSON,
 			Signatories: x.Signatories, Stakeholders: x.Stakeholders,
@@ -449,18 +450,18 @@ func nodeOf(id tx.NodeID, n tx.Node, pn *damlpb.Node, inherited []string, last i
 		}, nil
 	case *tx.Fetch:
 		if _, err := keyJSON(plans, x.Key); err != nil {
-			return nil, events.Node{}, err
+			return events.Node{}, err
 		}
-		return pn, events.Node{Witnesses: partyUnion(inherited, x.Signatories, x.ActingParties)}, nil
+		return events.Node{Witnesses: partyUnion(inherited, x.Signatories, x.ActingParties)}, nil
 	case *tx.QueryByKey:
 		if _, err := keyJSON(plans, x.Key); err != nil {
-			return nil, events.Node{}, err
+			return events.Node{}, err
 		}
-		return pn, events.Node{Witnesses: partyUnion(inherited, x.Key.Maintainers)}, nil
+		return events.Node{Witnesses: partyUnion(inherited, x.Key.Maintainers)}, nil
 	case *tx.Rollback:
-		return pn, events.Node{Witnesses: inherited}, nil
+		return events.Node{Witnesses: inherited}, nil
 	}
-	return nil, events.Node{}, fmt.Errorf("%T nodes are not supported", n)
+	return events.Node{}, fmt.Errorf("%T nodes are not supported", n)
 }
 
 // jsonOf returns the events' JSON writer of a codec (or its error).
