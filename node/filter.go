@@ -6,6 +6,7 @@ import (
 
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/engine"
+	"github.com/ledger-cli/ledger/node/events"
 )
 
 // TemplateSet is the template part of one party's filter (a Filters of an
@@ -99,7 +100,7 @@ func WildcardFilter(parties ...string) *EventFilter {
 }
 
 // Match is the filter for the engine's event views.
-func (f *EventFilter) Match() engine.Match {
+func (f *EventFilter) Match() events.Match {
 	return func(party, templateID, packageName string) bool {
 		ok, _ := f.matches(party, templateID, packageName)
 		return ok

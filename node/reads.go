@@ -9,6 +9,8 @@ import (
 
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/engine"
+	"github.com/ledger-cli/ledger/node/events"
+	"github.com/ledger-cli/ledger/node/generic"
 	"github.com/ledger-cli/ledger/node/ledger"
 )
 
@@ -345,12 +347,12 @@ func createdEventOf(c *ledger.Contract, arg []byte, nodeID int32, w []string, ob
 
 // createdNodeOf finds a contract's create node in its creating transaction,
 // for contracts stored before the contracts table kept it.
-func (n *Node) createdNodeOf(c *ledger.Contract) (engine.CreatedNode, error) {
+func (n *Node) createdNodeOf(c *ledger.Contract) (events.CreatedNode, error) {
 	u, err := n.store.UpdateAt(context.Background(), c.CreatedOffset)
 	if err == nil {
-		ev, err := engine.UnmarshalEvents(u.Events)
+		ev, err := events.Unmarshal(u.Events)
 		if err != nil {
-			return engine.CreatedNode{}, err
+			return events.CreatedNode{}, err
 		}
 		if cn, ok := ev.CreatedNodes()[c.ContractID]; ok {
 			return cn, nil
@@ -358,10 +360,10 @@ func (n *Node) createdNodeOf(c *ledger.Contract) (engine.CreatedNode, error) {
 	}
 	v, err := engine.UnmarshalValue(c.Argument)
 	if err != nil {
-		return engine.CreatedNode{}, err
+		return events.CreatedNode{}, err
 	}
-	arg, err := engine.ValueToJSON(v)
-	return engine.CreatedNode{Argument: arg}, err
+	arg, err := generic.ValueToJSON(v)
+	return events.CreatedNode{Argument: arg}, err
 }
 
 func packageIDOf(templateID string) string {
@@ -398,11 +400,11 @@ type Update struct {
 }
 
 // view renders u in format, or reports that the reader sees none of it.
-func (n *Node) view(ctx context.Context, u *ledger.Update, f *UpdateFormat, strs *engine.Strings) (Update, bool, error) {
+func (n *Node) view(ctx context.Context, u *ledger.Update, f *UpdateFormat, strs *events.Strings) (Update, bool, error) {
 	if f.Transactions == nil {
 		return Update{}, false, nil
 	}
-	ev, err := engine.UnmarshalEventsShared(u.Events, strs)
+	ev, err := events.UnmarshalShared(u.Events, strs)
 	if err != nil {
 		return Update{}, false, fmt.Errorf("update at offset %d: %w", u.Offset, err)
 	}
@@ -443,7 +445,7 @@ func (n *Node) view(ctx context.Context, u *ledger.Update, f *UpdateFormat, strs
 // UpdateReader reads the updates of one request in offset order.
 type UpdateReader struct {
 	n       *Node
-	strs    engine.Strings // strings repeating across the updates read
+	strs    events.Strings // strings repeating across the updates read
 	format  *UpdateFormat
 	cursor  int64 // ascending: last offset read; descending: next offset bound (exclusive upper)
 	through int64 // 0: open-ended
@@ -745,7 +747,7 @@ func (n *Node) EventsByContractID(ctx context.Context, contractID string, filter
 		if err != nil {
 			return ContractEvents{}, fmt.Errorf("archival of %s: %w", contractID, err)
 		}
-		ev, err := engine.UnmarshalEvents(u.Events)
+		ev, err := events.Unmarshal(u.Events)
 		if err != nil {
 			return ContractEvents{}, err
 		}

@@ -14,9 +14,10 @@ import (
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/daml/archive"
+	"github.com/ledger-cli/ledger/daml/engine"
+	"github.com/ledger-cli/ledger/daml/engine/preprocess"
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/node/engine"
 )
 
 // Flags are --dar and --check-types: Dars are DAR files to check the
@@ -48,9 +49,10 @@ func ReadDars(paths []string) ([]*lf.Package, error) {
 
 // Check reads cmds as a node holding the packages of the --dar files,
 // or with --check-types the node's packages the commands use, would
-// (engine.CheckCommands), and refuses them with the node's error before
-// anything is sent. Commands on templates of other packages are read by the
-// node's generic rule. Without either flag nothing is checked.
+// (preprocess.Check, the node's own reading of typed commands), and refuses
+// them with the node's error before anything is sent. Commands on templates
+// of other packages are left to the node, whose generic contract model
+// checks no types. Without either flag nothing is checked.
 func (c *Flags) Check(cl *client.Client, cmds []ledgerapi.Command, actAs, preference []string) error {
 	if len(c.Dars) == 0 && !c.CheckTypes {
 		return nil
@@ -70,7 +72,7 @@ func (c *Flags) Check(cl *client.Client, cmds []ledgerapi.Command, actAs, prefer
 			return err
 		}
 	}
-	if err := engine.CheckCommands(engine.PackageSetOf(pkgs...), cmds, preference); err != nil {
+	if err := preprocess.Check(engine.PackageSetOf(pkgs...), cmds, preference); err != nil {
 		return cmdutil.WithExit(1, fmt.Errorf("the command does not fit the types of %s, nothing was sent: %w", from, err))
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/ledger-cli/ledger/node/events"
 	"github.com/ledger-cli/ledger/node/ledger"
 )
 
@@ -45,7 +46,7 @@ func BenchmarkSubmitCreateAndTree(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ev, err := UnmarshalEvents(o.Transaction.Events)
+		ev, err := events.Unmarshal(o.Transaction.Events)
 		if err != nil {
 			b.Fatal(err)
 		}

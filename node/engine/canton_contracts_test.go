@@ -15,6 +15,7 @@ import (
 	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/internal/vectors"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
 
@@ -108,7 +109,7 @@ func TestRealCantonContractsDisclosed(t *testing.T) {
 		if len(o.Transaction.Archived) != 0 {
 			t.Errorf("%s archived %v", tc.choice, o.Transaction.Archived)
 		}
-		t.Logf("%s: %d events, created %d", tc.choice, len(o.Events.rec.Nodes), len(o.Transaction.Created))
+		t.Logf("%s: %d events, created %d", tc.choice, len(o.Events.Transaction(ledger.Committed{}, ledgerapi.TransactionShapeLedgerEffects, nil).Events), len(o.Transaction.Created))
 		// The same contract created at another time.
 		bad := blobVariant(t, disclosedBlob(disclosed, c.ID), func(c *contract.Contract) { c.CreatedAt++ })
 		if _, err := submit(exerciseCmd(tc.tmpl, string(c.ID), tc.choice, tc.arg), []ledgerapi.DisclosedContract{{ContractID: string(c.ID), CreatedEventBlob: bad}}); errorID(err) != "DISCLOSED_CONTRACT_AUTHENTICATION_FAILED" {

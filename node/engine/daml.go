@@ -17,6 +17,7 @@ import (
 	"github.com/ledger-cli/ledger/daml/typed"
 	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/events"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
@@ -54,41 +55,6 @@ type damlRun struct {
 	preference []lf.PackageID
 	// noInputContracts: built.inputs stays empty (see runRequest).
 	noInputContracts bool
-}
-
-// damlCommands returns the interpreter's commands when every command names
-// a template (or, exercising, an interface) of an uploaded package, and nil
-// when none does; a mix is refused.
-func damlCommands(cmds []command) ([]interp.Command, error) {
-	typedCount := 0
-	for _, c := range cmds {
-		if c.tmpl.con != nil {
-			typedCount++
-		}
-	}
-	if typedCount == 0 {
-		return nil, nil
-	}
-	if typedCount < len(cmds) {
-		return nil, preprocessingFailed("commands on templates of uploaded packages (run by the Daml interpreter) and on templates of packages never uploaded (the generic contract model) cannot be mixed in one submission; submit them separately")
-	}
-	out := make([]interp.Command, 0, len(cmds))
-	for _, c := range cmds {
-		// An interface id names the interface: the interpreter runs the
-		// interface's choice on the contract's template (ExerciseInterface).
-		id := valueIdentifier(c.tmpl.id)
-		switch c.kind {
-		case cmdCreate:
-			out = append(out, &interp.CreateCommand{Template: id, Argument: c.createValue})
-		case cmdExercise:
-			out = append(out, &interp.ExerciseCommand{Template: id, ContractID: value.ContractID(c.contractID), Choice: c.choice, Argument: c.choiceValue})
-		case cmdCreateAndExercise:
-			out = append(out, &interp.CreateAndExerciseCommand{Template: id, CreateArgument: c.createValue, Choice: c.choice, ChoiceArgument: c.choiceValue})
-		case cmdExerciseByKey:
-			out = append(out, &interp.ExerciseByKeyCommand{Template: id, Key: c.keyValue, Choice: c.choice, Argument: c.choiceValue})
-		}
-	}
-	return out, nil
 }
 
 var (
@@ -287,7 +253,7 @@ func (e *Engine) builtOf(res *damlengine.Result, encoded *damlpb.DamlTransaction
 	// The walk is pre-order: a root's descendants come before the next
 	// root, so the current root and its count of creates suffice.
 	root, createsInRoot := -1, 0
-	b.nodes = make([]eventNode, 0, len(t.Nodes))
+	b.nodes = make([]events.Node, 0, len(t.Nodes))
 	// The walk is pre-order, which is node id order: the nodes are written
 	// in that order.
 	var walkErr error
@@ -307,7 +273,14 @@ func (e *Engine) builtOf(res *damlengine.Result, encoded *damlpb.DamlTransaction
 		if encoded != nil && int(id) < len(encoded.Nodes) && encoded.Nodes[id].GetNodeId() == id.String() {
 			pn = encoded.Nodes[id].GetV1()
 		}
-		pn, ev, err := nodeOf(id, n, pn, inherited, last[id], plans)
+		if pn == nil {
+			var err error
+			if pn, err = damlengine.EncodeNode(n); err != nil {
+				walkErr = fmt.Errorf("node %d: %w", id, err)
+				return
+			}
+		}
+		ev, err := eventOf(id, n, inherited, last[id], plans)
 		if err != nil {
 			walkErr = fmt.Errorf("node %d: %w", id, err)
 			return
@@ -367,7 +340,7 @@ func (e *Engine) builtOf(res *damlengine.Result, encoded *damlpb.DamlTransaction
 	for i := range b.nodes {
 		n := &b.nodes[i]
 		cid := value.ContractID(n.ContractID)
-		if n.Kind == kindCreate && consumed[cid] || n.Kind == kindExercise && n.Consuming && local[cid] {
+		if n.Kind == events.KindCreate && consumed[cid] || n.Kind == events.KindExercise && n.Consuming && local[cid] {
 			n.Transient = true
 		}
 	}
@@ -417,38 +390,32 @@ func lastDescendants(t *tx.Transaction) []int32 {
 	return last
 }
 
-// nodeOf writes an interpreted node as a PreparedTransaction writes it
-// (damlengine.EncodeNode, unless pn is that already) and as the node's events record it, whose values
-// are the JSON API's. inherited are the witnesses of its parent: a node is
-// seen by its informees and by whoever sees its parent (Canton's
+// eventOf is an interpreted node as the node's events record it, its
+// values the JSON API's (the prepared transaction's encoding of it is
+// damlengine.EncodeNode's). inherited are the witnesses of its parent: a
+// node is seen by its informees and by whoever sees its parent (Canton's
 // BlindingTransaction). Fetch, query-by-key and rollback nodes make no
 // event (ev.Kind is empty).
-func nodeOf(id tx.NodeID, n tx.Node, pn *damlpb.Node, inherited []string, last int32, plans *damlengine.Plans) (*damlpb.Node, eventNode, error) {
-	if pn == nil {
-		var err error
-		if pn, err = damlengine.EncodeNode(n); err != nil {
-			return nil, eventNode{}, err
-		}
-	}
+func eventOf(id tx.NodeID, n tx.Node, inherited []string, last int32, plans *damlengine.Plans) (events.Node, error) {
 	switch x := n.(type) {
 	case *tx.Create:
 		js, err := jsonOf(plans.Argument(x.TemplateID))(x.Argument)
 		if err != nil {
-			return nil, eventNode{}, err
+			return events.Node{}, err
 		}
 		keyJSON, err := keyJSON(plans, x.Key)
 		if err != nil {
-			return nil, eventNode{}, err
+			return events.Node{}, err
 		}
-		ev := eventNode{
-			NodeID: int32(id), Kind: kindCreate, ContractID: string(x.ContractID), TemplateID: x.TemplateID.String(),
+		ev := events.Node{
+			NodeID: int32(id), Kind: events.KindCreate, ContractID: string(x.ContractID), TemplateID: x.TemplateID.String(),
 			PackageName: x.PackageName, Argument: js, Signatories: x.Signatories, Stakeholders: x.Stakeholders,
 			ContractKey: keyJSON, Witnesses: partyUnion(inherited, x.Stakeholders),
 		}
 		if x.Key != nil {
 			ev.KeyHash = append([]byte(nil), x.Key.Hash[:]...)
 		}
-		return pn, ev, nil
+		return ev, nil
 	case *tx.Exercise:
 		// The choice is the interface's when exercised through one.
 		owner := x.TemplateID
@@ -457,25 +424,25 @@ func nodeOf(id tx.NodeID, n tx.Node, pn *damlpb.Node, inherited []string, last i
 		}
 		argJSON, err := jsonOf(plans.ChoiceArgument(owner, x.Choice))(x.ChosenValue)
 		if err != nil {
-			return nil, eventNode{}, err
+			return events.Node{}, err
 		}
 		// An exercise a rollback cut short has no result; it makes no
 		// event either.
 		var resultJSON json.RawMessage
 		if x.Result != nil {
 			if resultJSON, err = jsonOf(plans.ChoiceResult(owner, x.Choice))(x.Result); err != nil {
-				return nil, eventNode{}, err
+				return events.Node{}, err
 			}
 		}
 		if _, err := keyJSON(plans, x.Key); err != nil {
-			return nil, eventNode{}, err
+			return events.Node{}, err
 		}
 		parties := x.Signatories
 		if x.Consuming {
 			parties = x.Stakeholders
 		}
-		return pn, eventNode{
-			NodeID: int32(id), Kind: kindExercise, ContractID: string(x.ContractID), TemplateID: x.TemplateID.String(),
+		return events.Node{
+			NodeID: int32(id), Kind: events.KindExercise, ContractID: string(x.ContractID), TemplateID: x.TemplateID.String(),
 			InterfaceID: identifierText(x.InterfaceID), PackageName: x.PackageName, Argument: argJSON,
 			Signatories: x.Signatories, Stakeholders: x.Stakeholders,
 			Choice: x.Choice, ActingParties: x.ActingParties, Consuming: x.Consuming, Result: resultJSON,
@@ -483,18 +450,18 @@ func nodeOf(id tx.NodeID, n tx.Node, pn *damlpb.Node, inherited []string, last i
 		}, nil
 	case *tx.Fetch:
 		if _, err := keyJSON(plans, x.Key); err != nil {
-			return nil, eventNode{}, err
+			return events.Node{}, err
 		}
-		return pn, eventNode{Witnesses: partyUnion(inherited, x.Signatories, x.ActingParties)}, nil
+		return events.Node{Witnesses: partyUnion(inherited, x.Signatories, x.ActingParties)}, nil
 	case *tx.QueryByKey:
 		if _, err := keyJSON(plans, x.Key); err != nil {
-			return nil, eventNode{}, err
+			return events.Node{}, err
 		}
-		return pn, eventNode{Witnesses: partyUnion(inherited, x.Key.Maintainers)}, nil
+		return events.Node{Witnesses: partyUnion(inherited, x.Key.Maintainers)}, nil
 	case *tx.Rollback:
-		return pn, eventNode{Witnesses: inherited}, nil
+		return events.Node{Witnesses: inherited}, nil
 	}
-	return nil, eventNode{}, fmt.Errorf("%T nodes are not supported", n)
+	return events.Node{}, fmt.Errorf("%T nodes are not supported", n)
 }
 
 // jsonOf returns the events' JSON writer of a codec (or its error).

@@ -11,7 +11,9 @@
 // # Typed commands
 //
 // A command whose template id names an uploaded package (Config.Packages)
-// is typed (typed.go): "pkg:M:E" when package pkg was uploaded, "#name:M:E"
+// is typed, and read by the engine's command preprocessing
+// (daml/engine/preprocess, which the client's type check shares):
+// "pkg:M:E" when package pkg was uploaded, "#name:M:E"
 // by the preferred vetted package of that name (the packageIdSelectionPreference
 // entry of that name, else the highest version). Its create and choice
 // arguments are read by the package's Daml-LF types as Canton's JSON API
@@ -89,7 +91,11 @@
 // # The generic contract model
 //
 // Templates of packages never uploaded run no Daml code: the node accepts
-// any such template id and applies one fixed model to it:
+// any such template id and applies one fixed model to it, package
+// node/generic: its rule from JSON to values and back, its commands, its
+// template ids and contract ids, and the transactions it makes
+// (generic.Build). The pipeline gives it the node's contracts and checks a
+// prepared transaction of the model at execute (execute.go):
 //
 //   - Commands. CreateCommand, ExerciseCommand and CreateAndExerciseCommand.
 //     ExerciseByKeyCommand is refused with COMMAND_PREPROCESSING_FAILED (the
@@ -101,7 +107,7 @@
 //   - Template ids. "pkg:Module:Entity" has package id pkg and the package
 //     name Config.PackageNames gives pkg, else pkg itself.
 //     "#name:Module:Entity" has package name name and package id
-//     PackageIDForName(name), the lower-case hex SHA-256 of the name, unless
+//     generic.PackageIDForName(name), the lower-case hex SHA-256 of the name, unless
 //     packageIdSelectionPreference lists a package id that
 //     Config.PackageNames maps to name. Events show the package-id form.
 //
@@ -225,12 +231,12 @@
 //
 // Execute and Submit return an Outcome: the completion's fields and either
 // an asynchronous Rejection or a Transaction (created, archived and used
-// contracts, and Events). Events record the nodes; once the store has given
-// the transaction an offset and record time, Events.Tree makes the
-// transaction tree Canton 3.4+ returns (eventsById keyed by node id,
-// lastDescendantNodeId, witnesses, acsDelta, createdAt = ledger effective
-// time, empty interface views and key fields) and Events.Transaction the
-// flat or ledger-effects transaction.
+// contracts, and Events). Events (package node/events) record the nodes;
+// once the store has given the transaction an offset and record time,
+// Events.Tree makes the transaction tree Canton 3.4+ returns (eventsById
+// keyed by node id, lastDescendantNodeId, witnesses, acsDelta, createdAt =
+// ledger effective time, empty interface views and key fields) and
+// Events.Transaction the flat or ledger-effects transaction.
 //
 // # Interfaces on the read side
 //

@@ -14,6 +14,7 @@ import (
 	"github.com/ledger-cli/ledger/daml/interp"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/generic"
 	"github.com/ledger-cli/ledger/node/ledger"
 )
 
@@ -198,6 +199,6 @@ func (e *Engine) random(n int) ([]byte, error) {
 	return b, nil
 }
 
-func (e *Engine) partyCheck(ctx context.Context) PartyCheck {
+func (e *Engine) partyCheck(ctx context.Context) generic.PartyCheck {
 	return func(p string) (bool, error) { return e.parties.IsKnownParty(ctx, p) }
 }

@@ -1,9 +1,9 @@
 package engine
 
 import (
-	"fmt"
-
+	"github.com/ledger-cli/ledger/daml/engine/preprocess"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/generic"
 )
 
 // Canton error codes the engine raises that ledgerapi does not list.
@@ -28,26 +28,14 @@ var (
 	CodeWronglyTypedContract = ledgerapi.ErrorCode{ID: "WRONGLY_TYPED_CONTRACT", Category: 9}
 )
 
-func missingField(field string) *ledgerapi.JsCantonError {
-	return ledgerapi.NewError(ledgerapi.CodeMissingField,
-		"The submitted command is missing a mandatory field: "+field,
-		map[string]string{"field_name": field})
-}
-
-func invalidField(field, format string, args ...any) *ledgerapi.JsCantonError {
-	return ledgerapi.NewError(ledgerapi.CodeInvalidField,
-		fmt.Sprintf("The submitted command has a field with invalid value: Invalid field %s: %s", field, fmt.Sprintf(format, args...)),
-		map[string]string{"field_name": field})
-}
-
-func invalidArgument(format string, args ...any) *ledgerapi.JsCantonError {
-	return ledgerapi.NewError(ledgerapi.CodeInvalidArgument,
-		"The submitted request has invalid arguments: "+fmt.Sprintf(format, args...), nil)
-}
-
-func preprocessingFailed(format string, args ...any) *ledgerapi.JsCantonError {
-	return ledgerapi.Errorf(ledgerapi.CodeCommandPreprocessingFailed, format, args...)
-}
+// The command errors the engine's preprocessing raises too, named as the
+// pipeline has always called them.
+var (
+	missingField        = ledgerapi.MissingCommandField
+	invalidField        = ledgerapi.InvalidCommandField
+	invalidArgument     = ledgerapi.InvalidCommandArgument
+	preprocessingFailed = ledgerapi.PreprocessingFailed
+)
 
 func failedToPrepare(format string, args ...any) *ledgerapi.JsCantonError {
 	return ledgerapi.Errorf(CodeFailedToPrepareTransaction,
@@ -84,3 +72,13 @@ func MaxRecordTimeExceeded(maxRecordTime string) *ledgerapi.JsCantonError {
 	return ledgerapi.Errorf(ledgerapi.CodeLocalVerdictMaxRecordTimeExceeded,
 		"The transaction could not be recorded before its max record time %s", maxRecordTime)
 }
+
+// The bounds on the JSON arguments of a request.
+const (
+	// MaxValueNesting is Daml's limit on nested values
+	// (generic.MaxValueNesting).
+	MaxValueNesting = generic.MaxValueNesting
+	// DefaultMaxValueNodes bounds how many values the JSON arguments of one
+	// request may hold in total (preprocess.DefaultMaxValueNodes).
+	DefaultMaxValueNodes = preprocess.DefaultMaxValueNodes
+)

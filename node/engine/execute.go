@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/ledger-cli/ledger/daml/engine/preprocess"
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/generic"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"github.com/ledger-cli/ledger/signer"
@@ -58,22 +60,11 @@ func (e *Engine) Execute(ctx context.Context, req ledgerapi.ExecuteSubmissionReq
 		return nil, err
 	}
 	now := e.now()
-	effectiveAt := now
-	if m := req.MinLedgerTime; m != nil {
-		switch {
-		case m.Abs != nil && m.Rel != nil:
-			return nil, invalidArgument("min_ledger_time_abs cannot be specified at the same time as min_ledger_time_rel")
-		case m.Abs != nil:
-			if t := m.Abs.Time.UTC().Truncate(time.Microsecond); t.After(effectiveAt) {
-				effectiveAt = t
-			}
-		case m.Rel != nil:
-			if m.Rel.Seconds < 0 || m.Rel.Nanos < 0 {
-				return nil, invalidField("min_ledger_time_rel", "Duration must be positive")
-			}
-			effectiveAt = now.Add(m.Rel.Std()).Truncate(time.Microsecond)
-		}
+	minLET, err := minLedgerTimeOf(now, req.MinLedgerTime)
+	if err != nil {
+		return nil, err
 	}
+	effectiveAt := ledgerTimeOf(now, minLET)
 
 	pt := &damlpb.PreparedTransaction{}
 	if err := proto.Unmarshal(req.PreparedTransaction, pt); err != nil {
@@ -320,13 +311,13 @@ func (e *Engine) conform(ctx context.Context, pt *damlpb.PreparedTransaction, ac
 		return s, nil
 	}, buildOptions{visible: visible, inactive: func(cid string) error { return ContractNotActive(cid) }, packages: pkgs})
 	if err != nil {
-		var model *errModel
-		var wrong *errWrongTemplate
+		var model *generic.ModelError
+		var wrong *generic.WrongTemplateError
 		switch {
 		case errors.As(err, &wrong):
 			return nil, nonConforming("%v", wrong)
 		case errors.As(err, &model):
-			return nil, nonConforming("%s", model.msg)
+			return nil, nonConforming("%s", model.Msg)
 		}
 		return nil, err
 	}
@@ -426,8 +417,8 @@ func (e *Engine) checkKnownInformees(ctx context.Context, actAs []string, b *bui
 // rootCommands reads the commands behind the root nodes: a create, an
 // exercise, or a create followed by an exercise of the new contract (what a
 // CreateAndExerciseCommand makes).
-func (e *Engine) rootCommands(roots []string, nodes map[string]*damlpb.Node, set *PackageSet) ([]command, error) {
-	var cmds []command
+func (e *Engine) rootCommands(roots []string, nodes map[string]*damlpb.Node, set *PackageSet) ([]generic.Command, error) {
+	var cmds []generic.Command
 	for i := 0; i < len(roots); i++ {
 		n := nodes[roots[i]]
 		if n == nil {
@@ -439,23 +430,23 @@ func (e *Engine) rootCommands(roots []string, nodes map[string]*damlpb.Node, set
 			if !e.packageNameFits(set, c.GetTemplateId().GetPackageId(), c.GetPackageName()) {
 				return nil, nonConforming("node %s: package name %q does not belong to package id %q", roots[i], c.GetPackageName(), c.GetTemplateId().GetPackageId())
 			}
-			cmd := command{kind: cmdCreate, tmpl: template{id: c.GetTemplateId(), packageName: c.GetPackageName()}, createArg: c.GetArgument()}
+			cmd := generic.Command{Kind: generic.Create, Template: generic.Template{ID: c.GetTemplateId(), PackageName: c.GetPackageName()}, CreateArgument: c.GetArgument()}
 			if i+1 < len(roots) {
 				if next := nodes[roots[i+1]]; next != nil && next.GetExercise() != nil && next.GetExercise().GetContractId() == c.GetContractId() {
 					x := next.GetExercise()
-					cmd.kind = cmdCreateAndExercise
-					cmd.choice, cmd.choiceArg = x.GetChoiceId(), x.GetChosenValue()
+					cmd.Kind = generic.CreateAndExercise
+					cmd.Choice, cmd.ChoiceArgument = x.GetChoiceId(), x.GetChosenValue()
 					i++
 				}
 			}
 			cmds = append(cmds, cmd)
 		case *damlpb.Node_Exercise:
 			x := t.Exercise
-			if err := checkName(x.GetChoiceId()); err != nil {
+			if err := preprocess.CheckName(x.GetChoiceId()); err != nil {
 				return nil, nonConforming("node %s: choice %v", roots[i], err)
 			}
-			cmds = append(cmds, command{kind: cmdExercise, tmplRef: identifierString(x.GetTemplateId()),
-				contractID: x.GetContractId(), choice: x.GetChoiceId(), choiceArg: x.GetChosenValue()})
+			cmds = append(cmds, generic.Command{Kind: generic.Exercise, TemplateRef: identifierString(x.GetTemplateId()),
+				ContractID: x.GetContractId(), Choice: x.GetChoiceId(), ChoiceArgument: x.GetChosenValue()})
 		default:
 			return nil, nonConforming("root %s is neither a create nor an exercise node", roots[i])
 		}
@@ -465,7 +456,7 @@ func (e *Engine) rootCommands(roots []string, nodes map[string]*damlpb.Node, set
 	}
 	for i := range cmds {
 		c := &cmds[i]
-		if c.kind != cmdCreate && c.choiceArg == nil {
+		if c.Kind != generic.Create && c.ChoiceArgument == nil {
 			return nil, nonConforming("an exercise node has no chosen value")
 		}
 		if err := canonicalCommand(set, c); err != nil {
@@ -478,30 +469,30 @@ func (e *Engine) rootCommands(roots []string, nodes map[string]*damlpb.Node, set
 // canonicalCommand replaces the arguments of a command on a typed template
 // by the values prepare makes of them, refusing a value that is not of its
 // type; build then makes the transaction prepare would have made.
-func canonicalCommand(set *PackageSet, c *command) error {
-	if c.kind != cmdExercise {
-		arg, err := canonicalArgument(set, c.tmpl.id, "", c.createArg)
+func canonicalCommand(set *PackageSet, c *generic.Command) error {
+	if c.Kind != generic.Exercise {
+		arg, err := canonicalArgument(set, c.Template.ID, "", c.CreateArgument)
 		if err != nil {
-			return nonConforming("the create argument of %s is not of its type: %v", identifierString(c.tmpl.id), err)
+			return nonConforming("the create argument of %s is not of its type: %v", identifierString(c.Template.ID), err)
 		}
-		c.createArg = arg
+		c.CreateArgument = arg
 	}
-	if c.kind == cmdCreate {
+	if c.Kind == generic.Create {
 		return nil
 	}
-	tmplID := c.tmpl.id
-	if c.kind == cmdExercise {
-		id, err := parseIdentifier(c.tmplRef)
+	tmplID := c.Template.ID
+	if c.Kind == generic.Exercise {
+		id, err := parseIdentifier(c.TemplateRef)
 		if err != nil {
 			return nonConforming("exercise template: %v", err)
 		}
 		tmplID = id
 	}
-	arg, err := canonicalArgument(set, tmplID, c.choice, c.choiceArg)
+	arg, err := canonicalArgument(set, tmplID, c.Choice, c.ChoiceArgument)
 	if err != nil {
-		return nonConforming("the argument of choice %s is not of its type: %v", c.choice, err)
+		return nonConforming("the argument of choice %s is not of its type: %v", c.Choice, err)
 	}
-	c.choiceArg = arg
+	c.ChoiceArgument = arg
 	return nil
 }
 
@@ -514,7 +505,7 @@ func (e *Engine) packageNameFits(set *PackageSet, pkgID, name string) bool {
 	if n, ok := e.cfg.PackageNames[pkgID]; ok {
 		return n == name
 	}
-	return name == pkgID || PackageIDForName(name) == pkgID
+	return name == pkgID || generic.PackageIDForName(name) == pkgID
 }
 
 // firstTxDifference names the first place where got differs from want.

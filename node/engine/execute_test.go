@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/generic"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"github.com/ledger-cli/ledger/signer"
 	"google.golang.org/protobuf/proto"
@@ -188,7 +189,7 @@ func TestExecuteRejections(t *testing.T) {
 				fields := pt.Transaction.Nodes[0].GetV1().GetCreate().Argument.GetRecord().Fields
 				for _, fl := range fields {
 					if fl.Label == "count" {
-						fl.Value = int64Value(4)
+						fl.Value = generic.Int64(4)
 					}
 				}
 			})
@@ -214,7 +215,7 @@ func TestExecuteRejections(t *testing.T) {
 				c := pt.Transaction.Nodes[0].GetV1().GetCreate()
 				for _, fl := range c.Argument.GetRecord().Fields {
 					if fl.Label == "owner" {
-						fl.Value = vParty(unknown)
+						fl.Value = &damlpb.Value{Sum: &damlpb.Value_Party{Party: unknown}}
 					}
 				}
 				c.Stakeholders = sortedSet(map[string]bool{f.alice: true, unknown: true})

@@ -8,35 +8,6 @@ import (
 	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
-// FuzzValueFromJSON: any input either converts or fails with an error,
-// never panics; a converted value renders back to valid JSON that converts
-// again to the same value up to numbers turning into text.
-func FuzzValueFromJSON(f *testing.F) {
-	for _, s := range []string{
-		`{}`, `null`, `[1,2,3]`, `{"a":{"b":[null,true,"x"]}}`, `9223372036854775808`, `-0.00`, `1.5e-3`,
-		`1e400`, `{"a":1,"a":2}`, `"` + knownParty + `"`, `[[[[[]]]]]`, `{"x":0.1234567890123456789012345678901234567}`,
-		`"\ud800"`, `{"":1}`, `12.`, `01`, `{"a":1}x`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := ValueFromJSON(data, "arg", testPartyCheck)
-		if err != nil {
-			return
-		}
-		out, err := ValueToJSON(v)
-		if err != nil {
-			t.Fatalf("converted value does not render: %v", err)
-		}
-		if _, err := ValueFromJSON(out, "arg", testPartyCheck); err != nil {
-			t.Fatalf("rendered JSON %s does not convert: %v", out, err)
-		}
-		if _, err := MarshalValue(v); err != nil {
-			t.Fatal(err)
-		}
-	})
-}
-
 // FuzzExecute feeds arbitrary prepared-transaction bytes (seeded with real
 // ones) to Execute: it must answer with an error or an outcome, never panic,
 // and never accept bytes nobody signed.

@@ -1,145 +1,31 @@
 package engine
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"strings"
 
-	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/daml/engine/preprocess"
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/node/ledger"
+	"github.com/ledger-cli/ledger/node/generic"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 )
 
-// LFVersion is the Daml-LF serialization version of every node and of the
-// transaction: "2.1", which both hashing schemes accept and which carries no
-// contract keys.
-const LFVersion = "2.1"
-
-// contractIDPrefix is the version byte of Canton's V1 contract ids.
-const contractIDPrefix = "00"
-
-// template is a resolved template identifier.
-type template struct {
-	id          *damlpb.Identifier // package id form
-	packageName string
-	// con is the template's (or interface's) type constructor when its
-	// package was uploaded: the command is typed (typed.go). nil for the
-	// generic contract model.
-	con *lf.TypeConName
-	// isInterface is set when con names an interface (an exercise by
-	// interface).
-	isInterface bool
-}
-
-// String prints pkg:Module:Entity.
-func (t template) String() string {
-	return identifierString(t.id)
-}
+// LFVersion is the Daml-LF serialization version of the generic model's
+// nodes and transactions (generic.LFVersion).
+const LFVersion = generic.LFVersion
 
 func identifierString(id *damlpb.Identifier) string {
 	return id.GetPackageId() + ":" + id.GetModuleName() + ":" + id.GetEntityName()
 }
 
-// PackageIDForName is the package id the node gives a package named by name
-// ("#name:Module:Entity"): the lower-case hex SHA-256 of the name.
-func PackageIDForName(name string) string {
-	sum := sha256.Sum256([]byte(name))
-	return hex.EncodeToString(sum[:])
-}
+// parseIdentifier reads "pkg:Module:Entity" (generic.ParseIdentifier).
+var parseIdentifier = generic.ParseIdentifier
 
-// resolveTemplate turns a template id of a command into the package-id form
-// and its package name. "#name:M:E" has package name name and package id
-// PackageIDForName(name), unless the preference list holds a package id the
-// configuration maps to that name. "pkg:M:E" has package id pkg and the
-// package name the configuration gives pkg, else pkg itself.
-func (e *Engine) resolveTemplate(s string, preference []string) (template, error) {
-	t, err := ledgerapi.ParseTemplateID(s)
-	if err != nil {
-		return template{}, err
-	}
-	if t.ByName() {
-		pkgID := PackageIDForName(t.PackageName)
-		for _, p := range preference {
-			if e.cfg.PackageNames[p] == t.PackageName {
-				pkgID = p
-				break
-			}
-		}
-		return template{
-			id:          &damlpb.Identifier{PackageId: pkgID, ModuleName: t.Module, EntityName: t.Entity},
-			packageName: t.PackageName,
-		}, nil
-	}
-	name := t.PackageID
-	if n, ok := e.cfg.PackageNames[t.PackageID]; ok {
-		name = n
-	}
-	return template{
-		id:          &damlpb.Identifier{PackageId: t.PackageID, ModuleName: t.Module, EntityName: t.Entity},
-		packageName: name,
-	}, nil
-}
+// contractIDPrefix is the version byte of Canton's V1 contract ids.
+const contractIDPrefix = "00"
 
-// matchesTemplate reports whether a command's template id names the
-// template of an existing contract: the same module and entity, and the same
-// package id (pkg form) or package name (#name form).
-func matchesTemplate(cmdTemplate string, c *ledger.Contract) bool {
-	t, err := ledgerapi.ParseTemplateID(cmdTemplate)
-	if err != nil {
-		return false
-	}
-	ct, err := ledgerapi.ParseTemplateID(c.TemplateID)
-	if err != nil || t.Module != ct.Module || t.Entity != ct.Entity {
-		return false
-	}
-	if t.ByName() {
-		return t.PackageName == c.PackageName
-	}
-	return t.PackageID == ct.PackageID
-}
-
-// parseIdentifier reads "pkg:Module:Entity" (package id form only).
-func parseIdentifier(s string) (*damlpb.Identifier, error) {
-	t, err := ledgerapi.ParseTemplateID(s)
-	if err != nil {
-		return nil, err
-	}
-	if t.ByName() {
-		return nil, fmt.Errorf("template id %q names its package by name; stored ids use the package id", s)
-	}
-	return &damlpb.Identifier{PackageId: t.PackageID, ModuleName: t.Module, EntityName: t.Entity}, nil
-}
-
-// ContractIDFromSeed derives the contract id of the contract a create node
-// with this 32-byte seed makes: "00" followed by the lower-case hex of the
-// discriminator SHA-256("ledger-serve/contract-id" ‖ seed), no suffix.
-func ContractIDFromSeed(seed []byte) string {
-	h := sha256.New()
-	h.Write([]byte("ledger-serve/contract-id"))
-	h.Write(seed)
-	return contractIDPrefix + hex.EncodeToString(h.Sum(nil))
-}
-
-// ValidateContractID checks Canton's V1 contract id syntax: "00", a 32-byte
-// discriminator and an optional suffix of at most 94 bytes, all lower-case
-// hex.
-func ValidateContractID(s string) error {
-	if len(s) < 66 || len(s)%2 != 0 || len(s) > 66+2*94 {
-		return fmt.Errorf("contract id %q is not a Canton V1 contract id (00, a 32-byte discriminator and an optional suffix, in lower-case hex)", clip(s))
-	}
-	if !strings.HasPrefix(s, contractIDPrefix) {
-		return fmt.Errorf("contract id %q does not start with the V1 version byte 00", clip(s))
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return fmt.Errorf("contract id %q is not lower-case hex", clip(s))
-		}
-	}
-	return nil
-}
+// ValidateContractID checks Canton's V1 contract id syntax
+// (preprocess.ValidateContractID).
+var ValidateContractID = preprocess.ValidateContractID
 
 // validatePackageID checks a package id: 1–64 characters of [A-Za-z0-9-_ ].
 func validatePackageID(s string) error {
@@ -154,3 +40,6 @@ func validatePackageID(s string) error {
 	}
 	return nil
 }
+
+// clip shortens text quoted in an error message.
+var clip = preprocess.Clip

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/generic"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"google.golang.org/protobuf/proto"
@@ -80,21 +81,9 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 		return nil, err
 	}
 	now := e.now()
-	var minLET *time.Time
-	if m := req.MinLedgerTime; m != nil {
-		switch {
-		case m.Abs != nil && m.Rel != nil:
-			return nil, invalidArgument("min_ledger_time_abs cannot be specified at the same time as min_ledger_time_rel")
-		case m.Abs != nil:
-			t := m.Abs.Time.UTC().Truncate(time.Microsecond)
-			minLET = &t
-		case m.Rel != nil:
-			if m.Rel.Seconds < 0 || m.Rel.Nanos < 0 {
-				return nil, invalidField("min_ledger_time_rel", "Duration must be positive")
-			}
-			t := now.Add(m.Rel.Std()).Truncate(time.Microsecond)
-			minLET = &t
-		}
+	minLET, err := minLedgerTimeOf(now, req.MinLedgerTime)
+	if err != nil {
+		return nil, err
 	}
 	disclosed, err := e.checkDisclosed(ctx, req.DisclosedContracts, actAs, readAs)
 	if err != nil {
@@ -118,7 +107,7 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 	// refuses several commands here, but not one command that makes several
 	// root nodes: a CreateAndExerciseCommand is prepared (two roots) and
 	// refused at execute (ExternalTransactionProcessor.processExecute).
-	if len(cmds) > 1 {
+	if cmds.len() > 1 {
 		return nil, failedToPrepare("Preparing multiple commands is currently not supported")
 	}
 	if err := e.checkKnownSubmitters(ctx, actAs); err != nil {
@@ -211,6 +200,34 @@ func EstimateCost(size, signatures int, at time.Time) *ledgerapi.CostEstimation 
 
 func (e *Engine) randomSeed(int32) ([]byte, error) { return e.random(32) }
 
+// minLedgerTime is the one minimum-ledger-time rule of prepare, execute
+// and submit: an absolute time (to the microsecond), or now plus a
+// relative duration, at most one of them; nil when neither is given.
+func minLedgerTime(now time.Time, abs *ledgerapi.Timestamp, rel *ledgerapi.Duration) (*time.Time, error) {
+	switch {
+	case abs != nil && rel != nil:
+		return nil, invalidArgument("min_ledger_time_abs cannot be specified at the same time as min_ledger_time_rel")
+	case abs != nil:
+		t := abs.Time.UTC().Truncate(time.Microsecond)
+		return &t, nil
+	case rel != nil:
+		if rel.Seconds < 0 || rel.Nanos < 0 {
+			return nil, invalidField("min_ledger_time_rel", "Duration must be positive")
+		}
+		t := now.Add(rel.Std()).Truncate(time.Microsecond)
+		return &t, nil
+	}
+	return nil, nil
+}
+
+// minLedgerTimeOf is minLedgerTime of the oneof prepare and execute take.
+func minLedgerTimeOf(now time.Time, m *ledgerapi.MinLedgerTime) (*time.Time, error) {
+	if m == nil {
+		return nil, nil
+	}
+	return minLedgerTime(now, m.Abs, m.Rel)
+}
+
 // ledgerTimeOf is the ledger time of a command: now, or its minimum
 // ledger time when later.
 func ledgerTimeOf(now time.Time, minLET *time.Time) time.Time {
@@ -238,15 +255,14 @@ type runRequest struct {
 // run makes the transaction of validated commands: by the interpreter when
 // they name templates of uploaded packages, else by the generic contract
 // model.
-func (e *Engine) run(ctx context.Context, cmds []command, r runRequest) (*built, error) {
+func (e *Engine) run(ctx context.Context, cmds commands, r runRequest) (*built, error) {
 	set := e.cfg.Packages()
 	visible := visibleTo(r.actAs, r.readAs, r.disclosed.IDs())
-	dcmds, err := damlCommands(cmds)
-	if err != nil {
-		return nil, err
+	if len(cmds.daml) > 0 && len(cmds.generic) > 0 {
+		return nil, preprocessingFailed("commands on templates of uploaded packages (run by the Daml interpreter) and on templates of packages never uploaded (the generic contract model) cannot be mixed in one submission; submit them separately")
 	}
-	if dcmds == nil {
-		b, err := e.build(ctx, cmds, r.actAs, e.randomSeed, buildOptions{
+	if len(cmds.daml) == 0 {
+		b, err := e.build(ctx, cmds.generic, r.actAs, e.randomSeed, buildOptions{
 			visible:   visible,
 			inactive:  func(cid string) error { return ContractNotFound(cid) },
 			packages:  set,
@@ -262,7 +278,7 @@ func (e *Engine) run(ctx context.Context, cmds []command, r runRequest) (*built,
 	if err != nil {
 		return nil, err
 	}
-	b, err := e.interpret(ctx, dcmds, damlRun{
+	b, err := e.interpret(ctx, cmds.daml, damlRun{
 		set: set, actAs: r.actAs, visible: visible, disclosed: r.disclosed,
 		submissionSeed: seed, preparationTime: r.now, ledgerTime: r.ledgerTime,
 		preference: set.Preference(r.now, r.preference, nil), noInputContracts: r.noInputContracts,
@@ -299,13 +315,13 @@ func visibleTo(actAs, readAs, disclosed []string) func(c *ledger.Contract) bool 
 
 // commandError maps builder errors of prepare and submit.
 func commandError(err error) error {
-	var model *errModel
-	var wrong *errWrongTemplate
+	var model *generic.ModelError
+	var wrong *generic.WrongTemplateError
 	switch {
 	case errors.As(err, &wrong):
-		return ledgerapi.Errorf(CodeWronglyTypedContract, "%s", wrong.Error()).WithResource("CONTRACT_ID", wrong.contractID)
+		return ledgerapi.Errorf(CodeWronglyTypedContract, "%s", wrong.Error()).WithResource("CONTRACT_ID", wrong.ContractID)
 	case errors.As(err, &model):
-		return preprocessingFailed("%s", model.msg)
+		return preprocessingFailed("%s", model.Msg)
 	}
 	return err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/generic"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"google.golang.org/protobuf/proto"
 )
@@ -218,10 +219,10 @@ func TestPrepareTransaction(t *testing.T) {
 			if create == nil {
 				t.Fatal("node 0 is not a create")
 			}
-			if create.ContractId != ContractIDFromSeed(tx.NodeSeeds[0].Seed) || len(create.ContractId) != 66 || create.ContractId[:2] != "00" {
+			if create.ContractId != generic.ContractIDFromSeed(tx.NodeSeeds[0].Seed) || len(create.ContractId) != 66 || create.ContractId[:2] != "00" {
 				t.Errorf("contract id %q not derived from the seed", create.ContractId)
 			}
-			if create.PackageName != "iou-pkg" || create.TemplateId.PackageId != PackageIDForName("iou-pkg") ||
+			if create.PackageName != "iou-pkg" || create.TemplateId.PackageId != generic.PackageIDForName("iou-pkg") ||
 				create.TemplateId.ModuleName != "Iou" || create.TemplateId.EntityName != "Iou" {
 				t.Errorf("template = %v / %q", create.TemplateId, create.PackageName)
 			}
@@ -349,11 +350,11 @@ func TestPrepareTemplateIDs(t *testing.T) {
 	cases := []struct {
 		tmpl, prefer, wantID, wantName string
 	}{
-		{"#iou-pkg:Iou:Iou", "", PackageIDForName("iou-pkg"), "iou-pkg"},
+		{"#iou-pkg:Iou:Iou", "", generic.PackageIDForName("iou-pkg"), "iou-pkg"},
 		{"deadbeef:Iou:Iou", "", "deadbeef", "deadbeef"},
 		{"abc123:Iou:Iou", "", "abc123", "named-pkg"},
 		{"#named-pkg:A.B:C", "abc123", "abc123", "named-pkg"},
-		{"#named-pkg:A.B:C", "zzz", PackageIDForName("named-pkg"), "named-pkg"},
+		{"#named-pkg:A.B:C", "zzz", generic.PackageIDForName("named-pkg"), "named-pkg"},
 	}
 	for _, c := range cases {
 		req := prepareReq(f.alice, createCmd(c.tmpl, `{}`))

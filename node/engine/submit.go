@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/events"
 	"github.com/ledger-cli/ledger/node/ledger"
 )
 
@@ -32,7 +33,7 @@ type Outcome struct {
 	Transaction *ledger.Transaction
 	// Events are the accepted transaction's events, from which the answers
 	// are made once it is committed; nil when rejected.
-	Events *Events
+	Events *events.Events
 }
 
 // Tree is the transaction tree once committed, as the submitting parties
@@ -75,20 +76,11 @@ func (e *Engine) Submit(ctx context.Context, cmds ledgerapi.Commands, userID str
 		return nil, missingField("commands")
 	}
 	now := e.now()
-	effectiveAt := now
-	switch {
-	case cmds.MinLedgerTimeAbs != nil && cmds.MinLedgerTimeRel != nil:
-		return nil, invalidArgument("min_ledger_time_abs cannot be specified at the same time as min_ledger_time_rel")
-	case cmds.MinLedgerTimeAbs != nil:
-		if t := cmds.MinLedgerTimeAbs.Time.UTC().Truncate(time.Microsecond); t.After(effectiveAt) {
-			effectiveAt = t
-		}
-	case cmds.MinLedgerTimeRel != nil:
-		if cmds.MinLedgerTimeRel.Seconds < 0 || cmds.MinLedgerTimeRel.Nanos < 0 {
-			return nil, invalidField("min_ledger_time_rel", "Duration must be positive")
-		}
-		effectiveAt = now.Add(cmds.MinLedgerTimeRel.Std()).Truncate(time.Microsecond)
+	minLET, err := minLedgerTime(now, cmds.MinLedgerTimeAbs, cmds.MinLedgerTimeRel)
+	if err != nil {
+		return nil, err
 	}
+	effectiveAt := ledgerTimeOf(now, minLET)
 	var dedup ledgerapi.DeduplicationPeriod
 	if cmds.DeduplicationPeriod != nil {
 		dedup = *cmds.DeduplicationPeriod
@@ -160,7 +152,7 @@ func (e *Engine) accept(out *Outcome, b *built, workflowID string, effectiveAt, 
 		c.CreatedAt = effectiveAt
 		created[i] = c
 	}
-	out.Events = newEvents(b, updateID, out.CommandID, workflowID, e.cfg.SynchronizerID, effectiveAt, externalHash)
+	out.Events = events.New(b.nodes, updateID, out.CommandID, workflowID, e.cfg.SynchronizerID, effectiveAt, externalHash)
 	out.Transaction = &ledger.Transaction{
 		UpdateID:      updateID,
 		WorkflowID:    workflowID,

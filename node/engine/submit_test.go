@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/events"
+	"github.com/ledger-cli/ledger/node/generic"
 	"github.com/ledger-cli/ledger/node/ledger"
 )
 
@@ -177,7 +179,7 @@ func TestTreeShape(t *testing.T) {
 	at := f.ledger.commit(t, o, testNow.Add(time.Second))
 
 	// The stored events decode to the same tree.
-	ev, err := UnmarshalEvents(tx.Events)
+	ev, err := events.Unmarshal(tx.Events)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +202,7 @@ func TestTreeShape(t *testing.T) {
 	}
 	c0 := tree.EventsByID["0"].Created
 	if c0 == nil || c0.NodeID != 0 || int64(c0.Offset) != at.Offset || !c0.ACSDelta || c0.PackageName != "iou-pkg" ||
-		c0.RepresentativePackageID != PackageIDForName("iou-pkg") || c0.TemplateID != PackageIDForName("iou-pkg")+":Iou:Iou" ||
+		c0.RepresentativePackageID != generic.PackageIDForName("iou-pkg") || c0.TemplateID != generic.PackageIDForName("iou-pkg")+":Iou:Iou" ||
 		strings.Join(c0.Signatories, ",") != f.alice || strings.Join(c0.Observers, ",") != f.bob ||
 		!c0.CreatedAt.Equal(tx.EffectiveAt) || len(c0.InterfaceViews) != 0 || c0.ContractKey != nil || len(c0.ContractKeyHash) != 0 {
 		t.Fatalf("created event %+v", c0)

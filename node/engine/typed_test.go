@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/ledger-cli/ledger/daml/archive"
+	"github.com/ledger-cli/ledger/daml/engine/preprocess"
+	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/proto/damlpb"
@@ -335,5 +337,58 @@ func TestUnknownInformees(t *testing.T) {
 	}
 	if c := out.Transaction.Created[0]; fmt.Sprint(c.Stakeholders) != fmt.Sprint([]string{f.alice}) {
 		t.Errorf("the generic model took an unknown party id for a party: stakeholders %v", c.Stakeholders)
+	}
+}
+
+// TestTypedCommandsOneValueModel: a command on a typed template is read
+// into the interpreter's command (Daml values), one of the generic model
+// into the model's command (protobuf values); a request holds each kind
+// apart.
+func TestTypedCommandsOneValueModel(t *testing.T) {
+	f := newFixture(t, withPackages(PackageSetOf(pingPackages(t)...)))
+	cmds := []ledgerapi.Command{
+		createCmd(pingTmpl, `{"id":"ping-1","initiator":"`+f.alice+`","responder":"`+f.bob+`"}`),
+		exerciseCmd(pingTmpl, "00"+strings.Repeat("ab", 32), "AbortPing", `{"anyone":"`+f.alice+`"}`),
+		createCmd(iouTemplate, `{"owner":"`+f.bob+`"}`),
+		exerciseCmd(iouTemplate, "00"+strings.Repeat("cd", 32), "Transfer", `{"newOwner":"`+f.bob+`"}`),
+	}
+	parsed, err := f.eng.parseCommands(context.Background(), cmds, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parsed.daml) != 2 || len(parsed.generic) != 2 {
+		t.Fatalf("%d typed and %d generic commands, want 2 and 2", len(parsed.daml), len(parsed.generic))
+	}
+	if c, ok := parsed.daml[0].(*interp.CreateCommand); !ok || c.Argument == nil || c.Template.EntityName != "Ping" {
+		t.Errorf("typed create %#v", parsed.daml[0])
+	}
+	for i, c := range parsed.generic {
+		if c.CreateArgument == nil && c.ChoiceArgument == nil {
+			t.Errorf("generic command %d has no protobuf argument", i)
+		}
+	}
+}
+
+// TestCheckAgreesWithPrepare: the client's type check (preprocess.Check)
+// answers a typed command the node refuses with the node's own error.
+func TestCheckAgreesWithPrepare(t *testing.T) {
+	set := PackageSetOf(pingPackages(t)...)
+	f := newFixture(t, withPackages(set))
+	cid := "00" + strings.Repeat("ab", 32)
+	for _, cmd := range []ledgerapi.Command{
+		createCmd(pingTmpl, `null`),
+		createCmd(pingTmpl, `{"id":"p"}`),
+		createCmd(pingTmpl, `{"id":1,"initiator":"`+f.alice+`","responder":"`+f.alice+`"}`),
+		createCmd(pingTmpl+"x", `{}`),
+		exerciseCmd(pingTmpl, "", "AbortPing", `{}`),
+		exerciseCmd(pingTmpl, cid, "Abort-Ping", `{}`),
+		exerciseCmd(pingTmpl, cid, "Nope", `{}`),
+		exerciseCmd(pingTmpl, cid, "AbortPing", `{"anyone":3}`),
+	} {
+		_, nodeErr := f.eng.Prepare(context.Background(), prepareReq(f.alice, cmd), "user1")
+		checkErr := preprocess.Check(set, []ledgerapi.Command{cmd}, nil)
+		if nodeErr == nil || checkErr == nil || nodeErr.Error() != checkErr.Error() {
+			t.Errorf("%+v:\nnode  %v\ncheck %v", cmd, nodeErr, checkErr)
+		}
 	}
 }

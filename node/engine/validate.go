@@ -5,17 +5,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ledger-cli/ledger/daml/contract"
 	"slices"
 	"strings"
 
-	"github.com/ledger-cli/ledger/daml/typed"
-	"github.com/ledger-cli/ledger/daml/value"
+	"github.com/ledger-cli/ledger/daml/contract"
+	"github.com/ledger-cli/ledger/daml/engine/preprocess"
+	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node/generic"
 	"github.com/ledger-cli/ledger/node/ledger"
-	"github.com/ledger-cli/ledger/proto/damlpb"
-	"google.golang.org/protobuf/proto"
 )
 
 // The request checks below follow Canton's validators: an empty mandatory
@@ -120,22 +119,48 @@ func (e *Engine) checkSynchronizer(field, s string) error {
 		map[string]string{"synchronizer_id": s})
 }
 
+// commands are the commands of a request, read: by the types of their
+// packages (daml, the interpreter's), or by the generic contract model
+// (generic). run refuses a request with both.
+type commands struct {
+	daml    []interp.Command
+	generic []generic.Command
+}
+
+func (c *commands) len() int { return len(c.daml) + len(c.generic) }
+
 // parseCommands checks the syntax of each command and turns its JSON
 // arguments into Daml values: by the Daml-LF types of the template's
-// package when it was uploaded (typed.go), else by the generic rule.
-func (e *Engine) parseCommands(ctx context.Context, cmds []ledgerapi.Command, preference []string) ([]command, error) {
+// package when it was uploaded (daml/engine/preprocess), else by the
+// generic rule.
+func (e *Engine) parseCommands(ctx context.Context, cmds []ledgerapi.Command, preference []string) (commands, error) {
 	if len(cmds) == 0 {
-		return nil, missingField("commands")
+		return commands{}, missingField("commands")
 	}
-	out := make([]command, 0, len(cmds))
 	budget := e.cfg.MaxValueNodes
-	p := commandParser{e: e, preference: preference, check: e.partyCheck(ctx), budget: &budget, set: e.cfg.Packages()}
+	p := commandParser{e: e, preference: preference, check: e.partyCheck(ctx), budget: &budget,
+		typed: preprocess.Reader{Packages: e.cfg.Packages(), Preference: preference, Now: e.now(), Budget: &budget}}
+	var out commands
 	for i, c := range cmds {
-		cmd, err := p.parse(c, fmt.Sprintf("commands[%d]", i))
+		path := fmt.Sprintf("commands[%d]", i)
+		tc, typed, err := p.typed.Command(c, path)
 		if err != nil {
-			return nil, err
+			return commands{}, err
 		}
-		out = append(out, cmd)
+		if typed {
+			e.logModel(tc.Template.String(), tc.Template.PackageName, true)
+			out.daml = append(out.daml, tc.Daml)
+			continue
+		}
+		t, err := p.template(tc.TemplateID)
+		if err != nil {
+			return commands{}, err
+		}
+		cmd, err := generic.ReadCommand(c, t, path, p.check, p.budget)
+		if err != nil {
+			return commands{}, err
+		}
+		out.generic = append(out.generic, cmd)
 	}
 	return out, nil
 }
@@ -144,204 +169,20 @@ func (e *Engine) parseCommands(ctx context.Context, cmds []ledgerapi.Command, pr
 type commandParser struct {
 	e          *Engine
 	preference []string
-	check      PartyCheck
+	check      generic.PartyCheck
 	budget     *int
-	set        *PackageSet
+	typed      preprocess.Reader
 }
 
-func (p *commandParser) parse(c ledgerapi.Command, path string) (command, error) {
-	switch {
-	case c.Create != nil:
-		t, err := p.template(c.Create.TemplateID, false)
-		if err != nil {
-			return command{}, err
-		}
-		cmd := command{kind: cmdCreate, tmpl: t}
-		if err := p.createArgument(&cmd, c.Create.CreateArguments, path+".CreateCommand.createArguments"); err != nil {
-			return command{}, err
-		}
-		return cmd, nil
-	case c.Exercise != nil:
-		x := c.Exercise
-		t, err := p.template(x.TemplateID, true)
-		if err != nil {
-			return command{}, err
-		}
-		if x.ContractID == "" {
-			return command{}, missingField("contract_id")
-		}
-		if err := ValidateContractID(x.ContractID); err != nil {
-			return command{}, invalidField("contract_id", "%v", err)
-		}
-		if typed.IsLocalV1ContractID(x.ContractID) {
-			return command{}, preprocessingFailed("%s", typed.IllegalContractIDMessage(x.ContractID))
-		}
-		if err := choiceField(x.Choice); err != nil {
-			return command{}, err
-		}
-		cmd := command{kind: cmdExercise, tmpl: t, tmplRef: x.TemplateID, contractID: x.ContractID, choice: x.Choice}
-		if err := p.choiceArgument(&cmd, t, x.ChoiceArgument, path+".ExerciseCommand.choiceArgument", false); err != nil {
-			return command{}, err
-		}
-		return cmd, nil
-	case c.CreateAndExercise != nil:
-		x := c.CreateAndExercise
-		t, err := p.template(x.TemplateID, false)
-		if err != nil {
-			return command{}, err
-		}
-		cmd := command{kind: cmdCreateAndExercise, tmpl: t, choice: x.Choice}
-		if err := p.createArgument(&cmd, x.CreateArguments, path+".CreateAndExerciseCommand.createArguments"); err != nil {
-			return command{}, err
-		}
-		if err := choiceField(x.Choice); err != nil {
-			return command{}, err
-		}
-		if err := p.choiceArgument(&cmd, t, x.ChoiceArgument, path+".CreateAndExerciseCommand.choiceArgument", true); err != nil {
-			return command{}, err
-		}
-		return cmd, nil
-	case c.ExerciseByKey != nil:
-		x := c.ExerciseByKey
-		t, err := p.template(x.TemplateID, false)
-		if err != nil {
-			return command{}, err
-		}
-		if t.con == nil {
-			return command{}, preprocessingFailed("ExerciseByKeyCommand on %s: the generic contract model keeps no contract keys; upload the template's package, or exercise by contract id", t)
-		}
-		if err := choiceField(x.Choice); err != nil {
-			return command{}, err
-		}
-		cmd := command{kind: cmdExerciseByKey, tmpl: t, choice: x.Choice}
-		if cmd.keyValue, err = p.contractKey(t, x.ContractKey, path+".ExerciseByKeyCommand.contractKey"); err != nil {
-			return command{}, err
-		}
-		if err := p.choiceArgument(&cmd, t, x.ChoiceArgument, path+".ExerciseByKeyCommand.choiceArgument", false); err != nil {
-			return command{}, err
-		}
-		return cmd, nil
+// template resolves the template id of a command no uploaded package
+// serves: refused when StrictPackages, else by the generic model.
+func (p *commandParser) template(tid ledgerapi.TemplateID) (generic.Template, error) {
+	if p.e.cfg.StrictPackages {
+		return generic.Template{}, preprocess.StrictRefusal(tid, p.preference)
 	}
-	return command{}, missingField("command")
-}
-
-// template resolves a command's template id: typed when its package was
-// uploaded, refused when StrictPackages, else by the generic model. iface
-// admits an interface id (an exercise).
-func (p *commandParser) template(s string, iface bool) (template, error) {
-	if s == "" {
-		return template{}, missingField("template_id")
-	}
-	tid, err := ledgerapi.ParseTemplateID(s)
-	if err != nil {
-		return template{}, invalidField("template_id", "%s", reason(err))
-	}
-	t, typed, err := p.e.resolveTyped(tid, p.preference, p.set, iface)
-	if err != nil {
-		return template{}, err
-	}
-	if !typed {
-		if p.e.cfg.StrictPackages {
-			return template{}, strictRefusal(tid, p.preference)
-		}
-		if t, err = p.e.resolveTemplate(s, p.preference); err != nil {
-			return template{}, invalidField("template_id", "%s", reason(err))
-		}
-	}
-	p.e.logModel(t)
+	t := generic.ResolveTemplate(tid, p.preference, p.e.cfg.PackageNames)
+	p.e.logModel(t.String(), t.PackageName, false)
 	return t, nil
-}
-
-// contractKey reads a contract key of typed template t by the template's
-// key type. A template without a key is Canton's lookup error.
-func (p *commandParser) contractKey(t template, raw []byte, path string) (value.Value, error) {
-	if isNullJSON(raw) {
-		return nil, missingField("contract_key")
-	}
-	sig, _ := p.set.Env.Template(*t.con)
-	if sig.Key == nil {
-		return nil, preprocessingFailed("unknown template without contract key %s.", t.con)
-	}
-	v, _, err := decodeTyped(p.set, sig.Key, raw, path, p.budget)
-	return v, err
-}
-
-func (p *commandParser) createArgument(cmd *command, raw []byte, path string) error {
-	var err error
-	if cmd.tmpl.con != nil {
-		cmd.createValue, cmd.createArg, err = typedCreateArgument(p.set, cmd.tmpl, raw, path, p.budget)
-	} else {
-		cmd.createArg, err = createArgument(raw, path, p.check, p.budget, cmd.tmpl.id)
-	}
-	return err
-}
-
-// choiceArgument reads the choice argument of cmd on template t; local
-// tells that t is the template of the command itself (createAndExercise).
-func (p *commandParser) choiceArgument(cmd *command, t template, raw []byte, path string, local bool) error {
-	var err error
-	switch {
-	case t.con != nil:
-		cmd.choiceValue, cmd.choiceArg, err = typedChoiceArgument(p.set, t, cmd.choice, raw, path, p.budget)
-	case local:
-		cmd.choiceArg, err = choiceArgument(raw, path, p.check, p.budget, t.id, cmd.choice)
-	default:
-		cmd.choiceArg, err = choiceArgument(raw, path, p.check, p.budget, nil, cmd.choice)
-	}
-	return err
-}
-
-func choiceField(choice string) error {
-	if choice == "" {
-		return missingField("choice")
-	}
-	if err := checkName(choice); err != nil {
-		return invalidField("choice", "%v", err)
-	}
-	return nil
-}
-
-// createArgument converts create arguments: a JSON object, which becomes a
-// record whose type id is the template.
-func createArgument(raw []byte, path string, check PartyCheck, budget *int, tmpl *damlpb.Identifier) (*damlpb.Value, error) {
-	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		return nil, missingField("create_arguments")
-	}
-	v, err := valueFromJSON(raw, path, check, budget)
-	if err != nil {
-		return nil, valueError(err)
-	}
-	r, ok := v.Sum.(*damlpb.Value_Record)
-	if !ok {
-		return nil, preprocessingFailed("%s: the create arguments must be a JSON object (a record)", path)
-	}
-	r.Record.RecordId = proto.Clone(tmpl).(*damlpb.Identifier)
-	return v, nil
-}
-
-// choiceArgument converts a choice argument. A JSON object becomes a record
-// whose type id is the choice (Module:Choice of the template's package) when
-// the template is known here (createAndExercise); null is an empty optional.
-func choiceArgument(raw []byte, path string, check PartyCheck, budget *int, tmpl *damlpb.Identifier, choice string) (*damlpb.Value, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil, missingField("choice_argument")
-	}
-	v, err := valueFromJSON(raw, path, check, budget)
-	if err != nil {
-		return nil, valueError(err)
-	}
-	if r, ok := v.Sum.(*damlpb.Value_Record); ok && tmpl != nil {
-		r.Record.RecordId = &damlpb.Identifier{PackageId: tmpl.PackageId, ModuleName: tmpl.ModuleName, EntityName: choice}
-	}
-	return v, nil
-}
-
-func valueError(err error) error {
-	var ve *ValueError
-	if errors.As(err, &ve) {
-		return preprocessingFailed("%s", ve.Error())
-	}
-	return err
 }
 
 // checkDisclosed validates disclosed contracts and returns them, in the
@@ -533,21 +374,21 @@ func (e *Engine) validatePrefetch(keys []ledgerapi.PrefetchContractKey, preferen
 		if k.Limit != nil && *k.Limit == 0 {
 			return invalidArgument("limit must be a positive integer, but got 0")
 		}
-		t, typed, err := e.resolveTyped(tid, preference, set, false)
+		r := preprocess.Reader{Packages: set, Preference: preference, Now: e.now(), Budget: &budget}
+		t, typed, err := r.Template(tid, false)
 		if err != nil {
 			return err
 		}
 		if !typed {
-			if _, err := ValueFromJSON(k.ContractKey, "prefetchContractKeys.contractKey", nil); err != nil {
-				return valueError(err)
+			if _, err := generic.ValueFromJSON(k.ContractKey, "prefetchContractKeys.contractKey", nil); err != nil {
+				return generic.ArgumentError(err)
 			}
 			continue
 		}
-		if sig, _ := set.Env.Template(*t.con); sig.Key == nil {
+		if sig, _ := set.Env.Template(t.Con); sig.Key == nil {
 			return preprocessingFailed("Template of prefetched contract key does not define a key: %s (%s)", k.TemplateID, bytes.TrimSpace(k.ContractKey))
 		}
-		p := commandParser{e: e, preference: preference, budget: &budget, set: set}
-		if _, err := p.contractKey(t, k.ContractKey, fmt.Sprintf("prefetchContractKeys[%d].contractKey", i)); err != nil {
+		if _, err := r.ContractKey(t, k.ContractKey, fmt.Sprintf("prefetchContractKeys[%d].contractKey", i)); err != nil {
 			return err
 		}
 	}

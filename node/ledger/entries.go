@@ -65,7 +65,7 @@ type Transaction struct {
 	WorkflowID  string
 	EffectiveAt time.Time
 	// Events are the transaction's events, opaque to the store: the
-	// engine's encoding (engine.Events.Marshal).
+	// engine's encoding (events.Events.Marshal).
 	Events []byte
 	// Created are the contracts the transaction creates (CreatedAt =
 	// EffectiveAt), including any it also archives.

@@ -1,4 +1,4 @@
-package engine
+package events
 
 import (
 	"strconv"
@@ -30,7 +30,7 @@ func PartiesMatch(parties []string) Match {
 
 // matching returns the parties of candidates m keeps for node n, sorted as
 // candidates are (nil when none).
-func matching(candidates []string, n *eventNode, m Match) []string {
+func matching(candidates []string, n *Node, m Match) []string {
 	var out []string
 	for _, p := range candidates {
 		if m(p, n.TemplateID, n.PackageName) {
@@ -57,7 +57,7 @@ func (e *Events) TreeMatching(at ledger.Committed, m Match) ledgerapi.Transactio
 			continue
 		}
 		var ev ledgerapi.TreeEvent
-		if n.Kind == kindCreate {
+		if n.Kind == KindCreate {
 			ev.Created = e.createdEvent(n, at.Offset, w)
 		} else {
 			ev.Exercised = e.exercisedEvent(n, at.Offset, w)
@@ -92,21 +92,21 @@ func (e *Events) TransactionMatching(at ledger.Committed, shape ledgerapi.Transa
 			if w == nil {
 				continue
 			}
-			if n.Kind == kindCreate {
+			if n.Kind == KindCreate {
 				events = append(events, ledgerapi.Event{Created: e.createdEvent(n, at.Offset, w)})
 			} else {
 				events = append(events, ledgerapi.Event{Exercised: e.exercisedEvent(n, at.Offset, w)})
 			}
 			continue
 		}
-		if n.Transient || n.Kind != kindCreate && !n.Consuming {
+		if n.Transient || n.Kind != KindCreate && !n.Consuming {
 			continue
 		}
 		w := matching(n.Stakeholders, n, m)
 		if w == nil {
 			continue
 		}
-		if n.Kind == kindCreate {
+		if n.Kind == KindCreate {
 			events = append(events, ledgerapi.Event{Created: e.createdEvent(n, at.Offset, w)})
 			continue
 		}
@@ -130,7 +130,7 @@ func (e *Events) TransactionMatching(at ledger.Committed, shape ledgerapi.Transa
 	}
 }
 
-func archivedEvent(n *eventNode, offset int64, w []string) *ledgerapi.ArchivedEvent {
+func archivedEvent(n *Node, offset int64, w []string) *ledgerapi.ArchivedEvent {
 	return &ledgerapi.ArchivedEvent{
 		Offset:                ledgerapi.Int64(offset),
 		NodeID:                ledgerapi.Int32(n.NodeID),
@@ -149,7 +149,7 @@ func archivedEvent(n *eventNode, offset int64, w []string) *ledgerapi.ArchivedEv
 func (e *Events) Archival(at ledger.Committed, contractID string, m Match) (ev *ledgerapi.ArchivedEvent, ok bool) {
 	for i := range e.rec.Nodes {
 		n := &e.rec.Nodes[i]
-		if n.Kind != kindExercise || !n.Consuming || n.ContractID != contractID {
+		if n.Kind != KindExercise || !n.Consuming || n.ContractID != contractID {
 			continue
 		}
 		w := matching(n.Stakeholders, n, m)
@@ -175,7 +175,7 @@ func (e *Events) CreatedNodes() map[string]CreatedNode {
 	out := map[string]CreatedNode{}
 	for i := range e.rec.Nodes {
 		n := &e.rec.Nodes[i]
-		if n.Kind == kindCreate {
+		if n.Kind == KindCreate {
 			out[n.ContractID] = CreatedNode{NodeID: n.NodeID, Argument: n.Argument, Key: n.ContractKey}
 		}
 	}

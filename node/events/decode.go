@@ -1,4 +1,4 @@
-package engine
+package events
 
 import (
 	"encoding/base64"
@@ -327,17 +327,17 @@ func isDelim(c byte) bool {
 	return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\t' || c == '\r'
 }
 
-func (d *evDecoder) nodes(dst *[]eventNode) bool {
+func (d *evDecoder) nodes(dst *[]Node) bool {
 	if !d.consume('[') {
 		return false
 	}
-	out := []eventNode{}
+	out := []Node{}
 	if d.consume(']') {
 		*dst = out
 		return true
 	}
 	for {
-		var n eventNode
+		var n Node
 		if !d.node(&n) {
 			return false
 		}
@@ -352,7 +352,7 @@ func (d *evDecoder) nodes(dst *[]eventNode) bool {
 	}
 }
 
-func (d *evDecoder) node(n *eventNode) bool {
+func (d *evDecoder) node(n *Node) bool {
 	return d.object(func(k []byte) (int, bool) {
 		switch string(k) {
 		case "nodeId":

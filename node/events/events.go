@@ -1,4 +1,11 @@
-package engine
+// Package events is the node's record of committed transactions and their
+// read encodings. The engine records the nodes of a transaction it accepts
+// (New); the store keeps them as opaque bytes (Marshal, Unmarshal); the
+// reads make the JSON API's transaction trees, flat and ledger-effects
+// transactions and archived events from them once the commit has given
+// the transaction an offset and record time, filtered by the parties and
+// templates a reader selects (Match).
+package events
 
 import (
 	"encoding/hex"
@@ -11,16 +18,18 @@ import (
 	"github.com/ledger-cli/ledger/node/ledger"
 )
 
+// The kinds of recorded nodes (Node.Kind). Fetch, query-by-key and
+// rollback nodes make no event and are not recorded.
 const (
-	kindCreate   = "create"
-	kindExercise = "exercise"
+	KindCreate   = "create"
+	KindExercise = "exercise"
 )
 
 // eventsFormat is the version of the Events encoding.
 const eventsFormat = 1
 
-// eventNode is one node of a committed transaction as the engine records it.
-type eventNode struct {
+// Node is one node of a committed transaction as the engine records it.
+type Node struct {
 	NodeID     int32  `json:"nodeId"`
 	Kind       string `json:"kind"`
 	ContractID string `json:"contractId"`
@@ -50,14 +59,14 @@ type eventNode struct {
 }
 
 type recordedTx struct {
-	Format         int         `json:"format"`
-	UpdateID       string      `json:"updateId"`
-	CommandID      string      `json:"commandId"`
-	WorkflowID     string      `json:"workflowId"`
-	SynchronizerID string      `json:"synchronizerId"`
-	EffectiveAt    int64       `json:"effectiveAtMicros"`
-	ExternalHash   string      `json:"externalTransactionHash,omitempty"` // hex
-	Nodes          []eventNode `json:"nodes"`
+	Format         int    `json:"format"`
+	UpdateID       string `json:"updateId"`
+	CommandID      string `json:"commandId"`
+	WorkflowID     string `json:"workflowId"`
+	SynchronizerID string `json:"synchronizerId"`
+	EffectiveAt    int64  `json:"effectiveAtMicros"`
+	ExternalHash   string `json:"externalTransactionHash,omitempty"` // hex
+	Nodes          []Node `json:"nodes"`
 }
 
 // Events are the events of a committed transaction: the engine's record of
@@ -66,7 +75,7 @@ type recordedTx struct {
 // store keeps them as the opaque bytes of Marshal.
 type Events struct {
 	rec  recordedTx
-	strs *Strings // of UnmarshalEventsShared, for the package ids
+	strs *Strings // of UnmarshalShared, for the package ids
 }
 
 // Marshal encodes the events for storage (JSON, versioned).
@@ -75,14 +84,14 @@ func (e *Events) Marshal() []byte {
 	return b
 }
 
-// UnmarshalEvents decodes what Marshal wrote.
-func UnmarshalEvents(b []byte) (*Events, error) {
-	return UnmarshalEventsShared(b, nil)
+// Unmarshal decodes what Marshal wrote.
+func Unmarshal(b []byte) (*Events, error) {
+	return UnmarshalShared(b, nil)
 }
 
-// UnmarshalEventsShared is UnmarshalEvents sharing repeating strings with
+// UnmarshalShared is Unmarshal sharing repeating strings with
 // the transactions decoded before through strs (nil: none).
-func UnmarshalEventsShared(b []byte, strs *Strings) (*Events, error) {
+func UnmarshalShared(b []byte, strs *Strings) (*Events, error) {
 	var rec recordedTx
 	if !fastUnmarshalEvents(b, &rec, strs) {
 		rec = recordedTx{}
@@ -100,11 +109,11 @@ func UnmarshalEventsShared(b []byte, strs *Strings) (*Events, error) {
 func (e *Events) UpdateID() string { return e.rec.UpdateID }
 
 // informees are the parties that see a node.
-func (n *eventNode) informees() []string {
+func (n *Node) informees() []string {
 	if n.Witnesses != nil {
 		return n.Witnesses
 	}
-	if n.Kind == kindCreate {
+	if n.Kind == KindCreate {
 		return n.Stakeholders
 	}
 	set := map[string]bool{}
@@ -119,6 +128,15 @@ func (n *eventNode) informees() []string {
 		set[p] = true
 	}
 	return sortedSet(set)
+}
+
+func sortedSet(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func packageIDOf(templateID string) string {
@@ -144,7 +162,7 @@ func observersOf(signatories, stakeholders []string) []string {
 	return observers
 }
 
-func (e *Events) createdEvent(n *eventNode, offset int64, w []string) *ledgerapi.CreatedEvent {
+func (e *Events) createdEvent(n *Node, offset int64, w []string) *ledgerapi.CreatedEvent {
 	observers := observersOf(n.Signatories, n.Stakeholders)
 	return &ledgerapi.CreatedEvent{
 		Offset:                  ledgerapi.Int64(offset),
@@ -165,7 +183,7 @@ func (e *Events) createdEvent(n *eventNode, offset int64, w []string) *ledgerapi
 	}
 }
 
-func (e *Events) exercisedEvent(n *eventNode, offset int64, w []string) *ledgerapi.ExercisedEvent {
+func (e *Events) exercisedEvent(n *Node, offset int64, w []string) *ledgerapi.ExercisedEvent {
 	var iface *string
 	if n.InterfaceID != "" {
 		iface = &n.InterfaceID
@@ -203,7 +221,10 @@ func (e *Events) Transaction(at ledger.Committed, shape ledgerapi.TransactionSha
 	return e.TransactionMatching(at, shape, PartiesMatch(parties))
 }
 
-func newEvents(b *built, updateID, commandID, workflowID, synchronizerID string, effectiveAt time.Time, externalHash *[32]byte) *Events {
+// New records the nodes of a transaction the engine accepted (pre-order,
+// index = node id) under its update and command ids; externalHash is the
+// hash an external party signed (nil for an ordinary submission).
+func New(nodes []Node, updateID, commandID, workflowID, synchronizerID string, effectiveAt time.Time, externalHash *[32]byte) *Events {
 	rec := recordedTx{
 		Format:         eventsFormat,
 		UpdateID:       updateID,
@@ -211,7 +232,7 @@ func newEvents(b *built, updateID, commandID, workflowID, synchronizerID string,
 		WorkflowID:     workflowID,
 		SynchronizerID: synchronizerID,
 		EffectiveAt:    effectiveAt.UnixMicro(),
-		Nodes:          b.nodes,
+		Nodes:          nodes,
 	}
 	if externalHash != nil {
 		rec.ExternalHash = hex.EncodeToString(externalHash[:])

@@ -1,4 +1,4 @@
-package engine
+package generic
 
 import (
 	"errors"
@@ -10,8 +10,8 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 )
 
-func vInt(n int64) *damlpb.Value  { return int64Value(n) }
-func vNum(s string) *damlpb.Value { return numericValue(s) }
+func vInt(n int64) *damlpb.Value  { return Int64(n) }
+func vNum(s string) *damlpb.Value { return numeric(s) }
 func vText(s string) *damlpb.Value {
 	return &damlpb.Value{Sum: &damlpb.Value_Text{Text: s}}
 }
@@ -160,7 +160,7 @@ func TestValueToJSON(t *testing.T) {
 		{"party", vParty(knownParty), `"` + knownParty + `"`},
 		{"contract id", &damlpb.Value{Sum: &damlpb.Value_ContractId{ContractId: "00ab"}}, `"00ab"`},
 		{"bool", vBool(false), `false`},
-		{"unit", unitValue(), `{}`},
+		{"unit", Unit(), `{}`},
 		{"unit via Empty", &damlpb.Value{Sum: &damlpb.Value_Unit{Unit: &emptypb.Empty{}}}, `{}`},
 		{"date", &damlpb.Value{Sum: &damlpb.Value_Date{Date: 20658}}, `"2026-07-24"`},
 		{"timestamp", &damlpb.Value{Sum: &damlpb.Value_Timestamp{Timestamp: 1784894400123456}}, `"2026-07-24T12:00:00.123456Z"`},

@@ -1,4 +1,14 @@
-package engine
+// Package generic is the node's generic contract model: what serves the
+// templates of packages never uploaded, running no Daml code. It holds the
+// model's rule from JSON to Daml values and back (this file), its commands
+// and their arguments (commands.go, arguments.go), template ids and
+// contract ids (templates.go), and the transactions the commands make
+// (build.go); the model is documented in full in node/engine's package
+// documentation ("The generic contract model"). Its values are protobuf
+// values (damlpb), the form the model writes into its prepared
+// transactions and the store keeps; the node gives it contracts through
+// Ledger.
+package generic
 
 import (
 	"bytes"
@@ -12,6 +22,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ledger-cli/ledger/daml/engine/preprocess"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"google.golang.org/protobuf/types/known/emptypb"
@@ -20,21 +31,11 @@ import (
 // MaxValueNesting is Daml's limit on nested values; deeper JSON is refused.
 const MaxValueNesting = 100
 
-// DefaultMaxValueNodes bounds how many values (records, fields' values, list
-// and map elements, scalars) the JSON arguments of one request may hold in
-// total. Each costs a few hundred bytes once converted, so without a bound a
-// body of a few MiB of "[0,0,0,…]" would take hundreds of MiB and seconds
-// of CPU. Canton has no such count; its bound is the message size.
-const DefaultMaxValueNodes = 100_000
-
 // Daml numerics carry at most 38 significant digits and a scale of at most 37.
 const (
 	numericMaxPrecision = 38
 	numericMaxScale     = 37
 )
-
-// maxNameLength bounds record labels and choice names (Daml-LF names).
-const maxNameLength = 1000
 
 // ValueError says where a JSON value breaks the conversion rule. Path is a
 // JSON path such as "createArguments.owner" or "choiceArgument.items[2]".
@@ -59,7 +60,7 @@ type PartyCheck func(party string) (bool, error)
 // numbers int64 or numeric, booleans bool, null an empty optional. path names
 // the value in errors. check may be nil (no string is a party).
 func ValueFromJSON(raw []byte, path string, check PartyCheck) (*damlpb.Value, error) {
-	budget := DefaultMaxValueNodes
+	budget := preprocess.DefaultMaxValueNodes
 	return valueFromJSON(raw, path, check, &budget)
 }
 
@@ -185,23 +186,8 @@ func looksLikeParty(s string) bool {
 	return err == nil
 }
 
-// checkName accepts a Daml-LF name: [A-Za-z$_][A-Za-z0-9$_]*.
-func checkName(s string) error {
-	if s == "" {
-		return errors.New("name is empty")
-	}
-	if len(s) > maxNameLength {
-		return fmt.Errorf("name is longer than %d characters", maxNameLength)
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		ok := c == '$' || c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || i > 0 && '0' <= c && c <= '9'
-		if !ok {
-			return fmt.Errorf("name %q is not a Daml identifier ([A-Za-z$_][A-Za-z0-9$_]*)", clip(s))
-		}
-	}
-	return nil
-}
+// checkName accepts a Daml-LF name (preprocess.CheckName).
+var checkName = preprocess.CheckName
 
 // numberValue converts JSON number text. Integers that fit int64 become
 // int64; everything else becomes a numeric in canonical form, with the scale
@@ -215,12 +201,12 @@ func numberValue(text, path string) (*damlpb.Value, error) {
 	scale := int64(len(frac)) - exp
 	if digits == "" { // zero, whatever the exponent
 		if scale <= 0 {
-			return int64Value(0), nil
+			return Int64(0), nil
 		}
 		if scale > numericMaxScale {
 			return nil, &ValueError{Path: path, Reason: fmt.Sprintf("number %q has scale %d, above Daml's maximum of %d", clip(text), scale, numericMaxScale)}
 		}
-		return numericValue("0." + strings.Repeat("0", int(scale))), nil
+		return numeric("0." + strings.Repeat("0", int(scale))), nil
 	}
 	if scale > numericMaxScale {
 		return nil, &ValueError{Path: path, Reason: fmt.Sprintf("number %q has scale %d, above Daml's maximum of %d", clip(text), scale, numericMaxScale)}
@@ -236,9 +222,9 @@ func numberValue(text, path string) (*damlpb.Value, error) {
 			sign = "-"
 		}
 		if n, err := strconv.ParseInt(sign+whole, 10, 64); err == nil {
-			return int64Value(n), nil
+			return Int64(n), nil
 		}
-		return numericValue(sign + whole + "."), nil
+		return numeric(sign + whole + "."), nil
 	}
 	// A fraction remains: integer digits, point, scale digits.
 	all := intPart + frac
@@ -262,7 +248,7 @@ func numberValue(text, path string) (*damlpb.Value, error) {
 	if neg {
 		sign = "-" // digits != "" so this is not negative zero
 	}
-	return numericValue(sign + whole + "." + fraction), nil
+	return numeric(sign + whole + "." + fraction), nil
 }
 
 // splitNumber parses JSON number syntax: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
@@ -319,15 +305,17 @@ func splitNumber(s string) (neg bool, intPart, frac string, exp int64, ok bool) 
 	return neg, intPart, frac, exp, true
 }
 
-func int64Value(n int64) *damlpb.Value {
+// Int64 is the Daml int64 n.
+func Int64(n int64) *damlpb.Value {
 	return &damlpb.Value{Sum: &damlpb.Value_Int64{Int64: n}}
 }
 
-func numericValue(s string) *damlpb.Value {
+func numeric(s string) *damlpb.Value {
 	return &damlpb.Value{Sum: &damlpb.Value_Numeric{Numeric: s}}
 }
 
-func unitValue() *damlpb.Value {
+// Unit is the Daml unit value, the result of every choice of the model.
+func Unit() *damlpb.Value {
 	return &damlpb.Value{Sum: &damlpb.Value_Unit{Unit: &emptypb.Empty{}}}
 }
 
@@ -489,34 +477,34 @@ func writeString(b *bytes.Buffer, s string) {
 	b.Write(out)
 }
 
-// partiesIn adds every party value inside v to set.
-func partiesIn(v *damlpb.Value, set map[string]bool) {
+// PartiesIn adds every party value inside v to set.
+func PartiesIn(v *damlpb.Value, set map[string]bool) {
 	switch s := v.GetSum().(type) {
 	case *damlpb.Value_Party:
 		set[s.Party] = true
 	case *damlpb.Value_Optional:
 		if s.Optional.GetValue() != nil {
-			partiesIn(s.Optional.GetValue(), set)
+			PartiesIn(s.Optional.GetValue(), set)
 		}
 	case *damlpb.Value_List:
 		for _, e := range s.List.GetElements() {
-			partiesIn(e, set)
+			PartiesIn(e, set)
 		}
 	case *damlpb.Value_TextMap:
 		for _, e := range s.TextMap.GetEntries() {
-			partiesIn(e.GetValue(), set)
+			PartiesIn(e.GetValue(), set)
 		}
 	case *damlpb.Value_GenMap:
 		for _, e := range s.GenMap.GetEntries() {
-			partiesIn(e.GetKey(), set)
-			partiesIn(e.GetValue(), set)
+			PartiesIn(e.GetKey(), set)
+			PartiesIn(e.GetValue(), set)
 		}
 	case *damlpb.Value_Record:
 		for _, f := range s.Record.GetFields() {
-			partiesIn(f.GetValue(), set)
+			PartiesIn(f.GetValue(), set)
 		}
 	case *damlpb.Value_Variant:
-		partiesIn(s.Variant.GetValue(), set)
+		PartiesIn(s.Variant.GetValue(), set)
 	}
 }
 
@@ -528,9 +516,4 @@ func jsonReason(err error) string {
 }
 
 // clip shortens text quoted in an error message.
-func clip(s string) string {
-	if len(s) > 80 {
-		return s[:64] + "…"
-	}
-	return s
-}
+var clip = preprocess.Clip
