@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -39,6 +41,16 @@ func TestPartyHintsAgainstServe(t *testing.T) {
 	}
 	if !strings.Contains(r.out, "Ping") {
 		t.Errorf("submit: %s", r.out)
+	}
+
+	// So does prepare, whose envelope names the party the hint stands for.
+	out := filepath.Join(t.TempDir(), "prepared.json")
+	r = runCLI(t, "", append([]string{"prepare", "--create", tid, "--act-as", "alice", "--read-as", "bob", "--args", args, "--out", out}, conn...)...).must(t, 0)
+	if !strings.Contains(r.err, "--act-as alice is "+alice+"\n") || !strings.Contains(r.err, "--read-as bob is "+bob+"\n") {
+		t.Errorf("prepare does not say which parties it took:\n%s", r.err)
+	}
+	if env, err := os.ReadFile(out); err != nil || !strings.Contains(string(env), alice) {
+		t.Errorf("the envelope does not act as %s: %v\n%s", alice, err, env)
 	}
 
 	// Reads take hints too.

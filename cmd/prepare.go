@@ -247,6 +247,12 @@ func prepareRun(opts *PrepareOptions) error {
 	if err != nil {
 		return err
 	}
+	if req.ActAs, err = conn.ResolvePartyHints("--act-as", req.ActAs, opts.IO.ErrOut); err != nil {
+		return err
+	}
+	if req.ReadAs, err = conn.ResolvePartyHints("--read-as", req.ReadAs, opts.IO.ErrOut); err != nil {
+		return err
+	}
 	if err := opts.Commands.checkTypes(conn.Client, req.Commands, req.ActAs, req.PackageIDSelectionPreference); err != nil {
 		return err
 	}
