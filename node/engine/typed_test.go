@@ -348,9 +348,9 @@ func TestTypedCommandsOneValueModel(t *testing.T) {
 	f := newFixture(t, withPackages(PackageSetOf(pingPackages(t)...)))
 	cmds := []ledgerapi.Command{
 		createCmd(pingTmpl, `{"id":"ping-1","initiator":"`+f.alice+`","responder":"`+f.bob+`"}`),
-		exerciseCmd(pingTmpl, "00"+strings.Repeat("ab", 32), "AbortPing", `{"anyone":"`+f.alice+`"}`),
+		exerciseCmd(pingTmpl, "00"+strings.Repeat("ab", 32)+"ca12"+strings.Repeat("ef", 32), "AbortPing", `{"anyone":"`+f.alice+`"}`),
 		createCmd(iouTemplate, `{"owner":"`+f.bob+`"}`),
-		exerciseCmd(iouTemplate, "00"+strings.Repeat("cd", 32), "Transfer", `{"newOwner":"`+f.bob+`"}`),
+		exerciseCmd(iouTemplate, "00"+strings.Repeat("cd", 32)+"ca11"+strings.Repeat("ef", 32), "Transfer", `{"newOwner":"`+f.bob+`"}`),
 	}
 	parsed, err := f.eng.parseCommands(context.Background(), cmds, nil)
 	if err != nil {
