@@ -21,25 +21,34 @@ import (
 	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
-// writeRecord writes one element of a stream: a JSON line (-o json), a
-// YAML document (-o yaml) or the text line.
-func writeRecord(w io.Writer, format string, v any, line func() string) error {
-	switch format {
-	case cmdutil.FormatJSON:
+// writeRecord writes one element of a stream as -o json (a JSON line) or
+// -o yaml (a YAML document) asks; the table form goes through
+// display.Columns.
+func writeRecord(w io.Writer, format string, v any) error {
+	if format == cmdutil.FormatJSON {
 		b, err := json.Marshal(v)
 		if err != nil {
 			return err
 		}
 		_, err = w.Write(append(b, '\n'))
 		return err
-	case cmdutil.FormatYAML:
-		if _, err := fmt.Fprintln(w, "---"); err != nil {
-			return err
-		}
-		return cmdutil.WriteStructured(w, cmdutil.FormatYAML, v)
 	}
-	_, err := fmt.Fprintln(w, line())
-	return err
+	if _, err := fmt.Fprintln(w, "---"); err != nil {
+		return err
+	}
+	return cmdutil.WriteStructured(w, cmdutil.FormatYAML, v)
+}
+
+// tableBatch is how many rows of a stream's table are held to size its
+// columns together: none when following (each row shows as it comes) or
+// with a checkpoint (a row is written before the offset after it is
+// saved), else up to a thousand, which bounds the memory a long history
+// takes.
+func tableBatch(follow bool, checkpoint string) int {
+	if follow || checkpoint != "" {
+		return 1
+	}
+	return 1000
 }
 
 // CompletionsOptions are the inputs of `ledger completions`.
@@ -240,16 +249,13 @@ func completionsRun(opts *CompletionsOptions) error {
 	}
 	// The header goes to a terminal or pipe once; a file appended to across
 	// restarts gets none.
-	header := opts.OutPath == ""
+	table := &display.Columns{W: w, Header: display.CompletionHeader(), NoHeader: opts.OutPath != "", Batch: tableBatch(opts.Follow, opts.Checkpoint)}
+	defer table.Flush()
 	out := func(c *ledgerapi.Completion) error {
-		return writeRecord(w, opts.Format, c, func() string {
-			line := display.CompletionLine(c, text)
-			if header { // the text form's header, once
-				header = false
-				return display.CompletionHeader() + "\n" + line
-			}
-			return line
-		})
+		if opts.Format == cmdutil.FormatTable {
+			return table.Add(display.CompletionCells(c, text))
+		}
+		return writeRecord(w, opts.Format, c)
 	}
 	res, err := completions.Tail(ctx, conn.Client, o, out)
 	switch {

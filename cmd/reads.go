@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -60,7 +59,7 @@ type ContractsOptions struct {
 	At         int64
 	AtSet      bool
 	Blob       bool
-	JSONLines  bool
+	JSONLines  bool // --jsonl, the old name of -o json
 	PageSize   int
 	FullIDs    bool
 }
@@ -73,9 +72,10 @@ func NewCmdContracts(f *cmdutil.Factory, runF func(*ContractsOptions) error) *co
 		Short: "List the active contracts: template, contract id, signatories, argument",
 		Long: `List the contracts active at an offset (the ledger end unless --at) that the
 given parties see, as a table (template, contract id, signatories, the argument
-shortened) or with -o json (or -o yaml) as one array of the created events as the
-JSON API writes them. --jsonl prints one JSON object per line instead, for big
-sets. The set is read page by page (--page-size), never held whole.
+shortened, each column as wide as its content) or with -o json as one JSON
+object per line (NDJSON, as updates and completions print), the created event
+as the JSON API writes it; -o yaml prints one YAML document per contract. The
+set is read page by page (--page-size), never held whole.
 
 Without --party the contracts of every party are listed (the token's user
 needs CanReadAsAnyParty). --template keeps contracts of these templates
@@ -91,8 +91,8 @@ createdEventBlob, which disclosedContracts of a later command takes.`,
   # Alice's token-standard holdings of any registry, as their Holding views
   ledger contracts --party "$ALICE" --interface '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding' -o json
 
-  # the Ious as of offset 42, as JSON lines with their blobs
-  ledger contracts --party "$ALICE" --template '#iou:Iou:Iou' --at 42 --blob --jsonl`,
+  # the Ious as of offset 42, one JSON object per line, with their blobs
+  ledger contracts --party "$ALICE" --template '#iou:Iou:Iou' --at 42 --blob -o json`,
 		Args: cmdutil.ExactArgs(0),
 	}
 	conn := cmdutil.AddConnFlags(cmd)
@@ -102,13 +102,20 @@ createdEventBlob, which disclosedContracts of a later command takes.`,
 	fl.StringArrayVar(&opts.Interfaces, "interface", nil, "keep contracts implementing this interface, with their views (repeatable)")
 	fl.Int64Var(&opts.At, "at", 0, "offset of the snapshot (default: the ledger end)")
 	fl.BoolVar(&opts.Blob, "blob", false, "include each contract's createdEventBlob")
-	fl.BoolVar(&opts.JSONLines, "jsonl", false, "print one JSON object per line")
+	fl.BoolVar(&opts.JSONLines, "jsonl", false, "the same as -o json: one JSON object per line")
+	_ = fl.MarkHidden("jsonl") // the old name of -o json
 	fl.IntVar(&opts.PageSize, "page-size", 1000, "contracts per request")
 	fl.BoolVar(&opts.FullIDs, "full-ids", false, "print ids in full")
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		var err error
 		if opts.Format, err = f.OutputFormat(); err != nil {
 			return err
+		}
+		if opts.JSONLines {
+			if c.Flags().Changed("output") && opts.Format != cmdutil.FormatJSON {
+				return cmdutil.UsageError("--jsonl is -o json; it cannot go with -o %s", opts.Format)
+			}
+			opts.Format = cmdutil.FormatJSON
 		}
 		opts.AtSet = c.Flags().Changed("at")
 		if opts.At < 0 || opts.PageSize <= 0 {
@@ -146,47 +153,31 @@ func contractsRun(opts *ContractsOptions) error {
 		req.ActiveAtOffset = &at
 	}
 	w := opts.IO.Out
-	structured := opts.Format != cmdutil.FormatTable && !opts.JSONLines
-	var all []ledgerapi.CreatedEvent // only for -o json|yaml, which print one document
 	text := display.TextOptions{Color: opts.IO.ColorEnabled(), FullIDs: opts.FullIDs}
+	table := &display.Columns{W: w, Header: display.ContractHeader(len(opts.Interfaces) > 0)}
 	rows := 0
 	err = conn.Client.ActiveContractsPages(ctx, req, func(page *ledgerapi.JsGetActiveContractsPageResponse) error {
+		var cells [][]string // a page is sized as one batch: its rows line up
 		for _, el := range page.ActiveContracts {
 			ac := el.ContractEntry.ActiveContract
 			if ac == nil {
 				continue
 			}
-			switch {
-			case opts.JSONLines:
-				b, err := json.Marshal(ac.CreatedEvent)
-				if err != nil {
-					return err
-				}
-				if _, err := w.Write(append(b, '\n')); err != nil {
-					return err
-				}
-			case structured:
-				all = append(all, ac.CreatedEvent)
-			default:
-				if rows == 0 {
-					fmt.Fprintln(w, display.ContractHeader(text, len(opts.Interfaces) > 0))
-				}
-				fmt.Fprintln(w, display.ContractLine(&ac.CreatedEvent, text))
-			}
 			rows++
+			if opts.Format != cmdutil.FormatTable {
+				if err := writeRecord(w, opts.Format, ac.CreatedEvent); err != nil {
+					return err
+				}
+				continue
+			}
+			cells = append(cells, display.ContractCells(&ac.CreatedEvent, text))
 		}
-		return nil
+		return table.Write(cells...)
 	})
 	if err != nil {
 		return cmdutil.WithHint(err)
 	}
-	if structured {
-		if all == nil {
-			all = []ledgerapi.CreatedEvent{}
-		}
-		return cmdutil.WriteStructured(w, opts.Format, all)
-	}
-	if rows == 0 && !opts.JSONLines {
+	if rows == 0 && opts.Format == cmdutil.FormatTable {
 		fmt.Fprintln(opts.IO.ErrOut, "no active contracts")
 	}
 	return nil
@@ -358,8 +349,15 @@ func updatesRun(opts *UpdatesOptions) error {
 		w, o.Sync = file, file.Sync
 		text.Color = false
 	}
+	// The header goes to a terminal or pipe once; a file appended to across
+	// restarts gets none.
+	table := &display.Columns{W: w, Header: display.UpdateHeader(), NoHeader: opts.OutPath != "", Batch: tableBatch(opts.Follow, opts.Checkpoint)}
+	defer table.Flush()
 	out := func(u *ledgerapi.JsUpdate) error {
-		return writeRecord(w, opts.Format, u, func() string { return display.UpdateLine(u, text) })
+		if opts.Format == cmdutil.FormatTable {
+			return table.Add(display.UpdateCells(u, text))
+		}
+		return writeRecord(w, opts.Format, u)
 	}
 	_, err = completions.TailUpdates(ctx, conn.Client, o, out)
 	if errors.Is(err, context.Canceled) {
@@ -533,7 +531,7 @@ func eventsRun(opts *EventsOptions) error {
 		fmt.Fprintln(w, "  "+display.ContractLine(e, text))
 	}
 	if a := ev.Archived; a != nil {
-		fmt.Fprintf(w, "archived  offset %d node %d (witnesses %s)\n", a.ArchivedEvent.Offset, a.ArchivedEvent.NodeID,
+		fmt.Fprintf(w, "archived  offset %d node %d, witnesses %s\n", a.ArchivedEvent.Offset, a.ArchivedEvent.NodeID,
 			display.PartyList(a.ArchivedEvent.WitnessParties, text))
 	} else {
 		fmt.Fprintln(w, "active")

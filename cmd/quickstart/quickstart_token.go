@@ -193,8 +193,8 @@ func (q *quickstart) tokenDemo(dars []string) error {
 	if err != nil {
 		return err
 	}
-	var pending []ledgerapi.CreatedEvent
-	if err := json.Unmarshal([]byte(out), &pending); err != nil || len(pending) != 1 {
+	pending, err := createdEvents(out)
+	if err != nil || len(pending) != 1 {
 		return fmt.Errorf("quickstart: reading the pending instruction: want 1, got %d (%v)", len(pending), err)
 	}
 	sum.Instruction = pending[0].ContractID
@@ -257,6 +257,21 @@ func holdingOf(ev ledgerapi.CreatedEvent) (DemoHolding, error) {
 	return DemoHolding{Owner: h.Owner, Amount: h.Amount, Instrument: h.InstrumentID.ID, ContractID: ev.ContractID}, nil
 }
 
+// createdEvents reads what `ledger contracts -o json` prints: one created
+// event per line.
+func createdEvents(out string) ([]ledgerapi.CreatedEvent, error) {
+	var evs []ledgerapi.CreatedEvent
+	dec := json.NewDecoder(strings.NewReader(out))
+	for dec.More() {
+		var ev ledgerapi.CreatedEvent
+		if err := dec.Decode(&ev); err != nil {
+			return nil, err
+		}
+		evs = append(evs, ev)
+	}
+	return evs, nil
+}
+
 // holdings reads the parties' holdings and shows them as a table.
 func (q *quickstart) holdings(title string, parties ...string) ([]DemoHolding, error) {
 	q.heading(title)
@@ -264,8 +279,8 @@ func (q *quickstart) holdings(title string, parties ...string) ([]DemoHolding, e
 	if err != nil {
 		return nil, err
 	}
-	var events []ledgerapi.CreatedEvent
-	if err := json.Unmarshal([]byte(out), &events); err != nil {
+	events, err := createdEvents(out)
+	if err != nil {
 		return nil, fmt.Errorf("quickstart: reading the holdings: %w", err)
 	}
 	hs := []DemoHolding{}
