@@ -234,7 +234,9 @@ lastDescendantNodeId.
 
 Without --follow the updates after --from up to --to (default: the current
 ledger end) are printed, and the command exits. With --follow it keeps
-tailing, over the node's websocket when it offers one, else by polling.
+tailing, over the node's websocket when it offers one, else by polling the
+list endpoint (--page-size elements per request, --stream-idle-timeout of
+waiting per request).
 
 --checkpoint FILE makes it resumable as ledger completions is: the offset of
 the last update handled is written to FILE (atomically) after it was printed,
@@ -269,8 +271,10 @@ exactly once.`,
 	fl.StringVar(&opts.OutPath, "out", "", "append the updates to this file, kept in step with --checkpoint")
 	fl.StringVar(&opts.Shape, "shape", "acs-delta", "acs-delta or ledger-effects")
 	fl.StringVar(&opts.Transport, "transport", completions.TransportAuto, "auto, websocket or list")
-	fl.IntVar(&opts.Limit, "limit", completions.DefaultLimit, "elements per list request (the node's maximum is usually 200)")
-	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", 500*time.Millisecond, "how long one list request waits for more updates")
+	fl.IntVar(&opts.Limit, "page-size", completions.DefaultLimit, "elements per list request (the node's maximum is usually 200)")
+	fl.DurationVar(&opts.IdleTimeout, "stream-idle-timeout", 500*time.Millisecond, "how long one list request waits for more updates")
+	cmdutil.OldFlagName(fl, "limit", "page-size")
+	cmdutil.OldFlagName(fl, "idle-timeout", "stream-idle-timeout")
 	fl.BoolVar(&opts.FullIDs, "full-ids", false, "print ids in full")
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		var err error
@@ -300,7 +304,7 @@ exactly once.`,
 			return err
 		}
 		if opts.Limit <= 0 || opts.IdleTimeout < 0 {
-			return cmdutil.UsageError("--limit must be positive, --idle-timeout not negative")
+			return cmdutil.UsageError("--page-size must be positive, --stream-idle-timeout not negative")
 		}
 		opts.Connect = conn.Connect
 		if runF != nil {
