@@ -81,7 +81,20 @@ func TestOutputShapes(t *testing.T) {
 		}
 	}
 
-	r := runCLI(t, "", append([]string{"events", cid, "--party", bank, "--party", alice, "--full-ids"}, as...)...).must(t, 0)
+	// --ids: only the ids, one per line, for $(…) in a shell (README item 16)
+	r := runCLI(t, "", append([]string{"contracts", "--party", bank, "--ids"}, as...)...).must(t, 0)
+	if ids := strings.Fields(r.out); len(ids) != 1 || len(ids[0]) != 138 || ids[0] == cid {
+		t.Errorf("contracts --ids: want the one active contract's id:\n%s", r.out)
+	}
+	r = runCLI(t, "", append([]string{"updates", "--party", bank, "--ids"}, as...)...).must(t, 0)
+	if ids := strings.Fields(r.out); len(ids) != 3 || !strings.HasPrefix(ids[2], "1220") {
+		t.Errorf("updates --ids: want 3 update ids:\n%s", r.out)
+	} else {
+		runCLI(t, "", append([]string{"update", "get", ids[2], "--party", bank}, as...)...).must(t, 0)
+	}
+	runCLI(t, "", append([]string{"contracts", "--party", bank, "--ids", "-o", "json"}, as...)...).must(t, 2)
+
+	r = runCLI(t, "", append([]string{"events", cid, "--party", bank, "--party", alice, "--full-ids"}, as...)...).must(t, 0)
 	if !strings.Contains(r.out, "witnesses "+bank+", "+alice) && !strings.Contains(r.out, "witnesses "+alice+", "+bank) {
 		t.Errorf("events: want \"witnesses a, b\":\n%s", r.out)
 	}

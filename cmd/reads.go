@@ -60,6 +60,7 @@ type ContractsOptions struct {
 	AtSet      bool
 	Blob       bool
 	JSONLines  bool // --jsonl, the old name of -o json
+	IDs        bool // only the contract ids, one per line
 	PageSize   int
 	FullIDs    bool
 }
@@ -75,7 +76,8 @@ given parties see, as a table (template, contract id, signatories, the argument
 shortened, each column as wide as its content) or with -o json as one JSON
 object per line (NDJSON, as updates and completions print), the created event
 as the JSON API writes it; -o yaml prints one YAML document per contract. The
-set is read page by page (--page-size), never held whole.
+set is read page by page (--page-size), never held whole. --ids prints only
+the contract ids, one per line, for a shell variable.
 
 Without --party the contracts of every party are listed (the token's user
 needs CanReadAsAnyParty). --template keeps contracts of these templates
@@ -90,6 +92,9 @@ createdEventBlob, which disclosedContracts of a later command takes.`,
 
   # Alice's token-standard holdings of any registry, as their Holding views
   ledger contracts --party "$ALICE" --interface '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding' -o json
+
+  # the id of Alice's first Iou, for the next command
+  CID=$(ledger contracts --party "$ALICE" --template '#iou:Iou:Iou' --ids | head -n 1)
 
   # the Ious as of offset 42, one JSON object per line, with their blobs
   ledger contracts --party "$ALICE" --template '#iou:Iou:Iou' --at 42 --blob -o json`,
@@ -106,10 +111,14 @@ createdEventBlob, which disclosedContracts of a later command takes.`,
 	_ = fl.MarkHidden("jsonl") // the old name of -o json
 	fl.IntVar(&opts.PageSize, "page-size", 1000, "contracts per request")
 	fl.BoolVar(&opts.FullIDs, "full-ids", false, "print ids in full")
+	fl.BoolVar(&opts.IDs, "ids", false, "print only the contract ids, one per line (for $(…) in a shell)")
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		var err error
 		if opts.Format, err = f.OutputFormat(); err != nil {
 			return err
+		}
+		if opts.IDs && (opts.JSONLines || c.Flags().Changed("output")) {
+			return cmdutil.UsageError("--ids prints ids only; leave out -o and --jsonl")
 		}
 		if opts.JSONLines {
 			if c.Flags().Changed("output") && opts.Format != cmdutil.FormatJSON {
@@ -164,6 +173,12 @@ func contractsRun(opts *ContractsOptions) error {
 				continue
 			}
 			rows++
+			if opts.IDs {
+				if _, err := fmt.Fprintln(w, ac.CreatedEvent.ContractID); err != nil {
+					return err
+				}
+				continue
+			}
 			if opts.Format != cmdutil.FormatTable {
 				if err := writeRecord(w, opts.Format, ac.CreatedEvent); err != nil {
 					return err
@@ -177,7 +192,7 @@ func contractsRun(opts *ContractsOptions) error {
 	if err != nil {
 		return cmdutil.WithHint(err)
 	}
-	if rows == 0 && opts.Format == cmdutil.FormatTable {
+	if rows == 0 && opts.Format == cmdutil.FormatTable && !opts.IDs {
 		fmt.Fprintln(opts.IO.ErrOut, "no active contracts")
 	}
 	return nil
@@ -207,6 +222,7 @@ type UpdatesOptions struct {
 	Limit       int
 	IdleTimeout time.Duration
 	FullIDs     bool
+	IDs         bool // only the update ids, one per line
 }
 
 // NewCmdUpdates builds `ledger updates`.
@@ -251,6 +267,9 @@ exactly once.`,
   # a resumable, exactly-once export of everything, following new updates
   ledger updates --party "$ALICE" --follow --checkpoint alice-updates.offset -o json --out alice-updates.ndjson
 
+  # the id of the last update, for ledger update get
+  UPDATE_ID=$(ledger updates --party "$ALICE" --ids | tail -n 1)
+
   # the exercises too, between two offsets
   ledger updates --party "$ALICE" --shape ledger-effects --from 10 --to 20
 
@@ -276,6 +295,7 @@ exactly once.`,
 	cmdutil.OldFlagName(fl, "limit", "page-size")
 	cmdutil.OldFlagName(fl, "idle-timeout", "stream-idle-timeout")
 	fl.BoolVar(&opts.FullIDs, "full-ids", false, "print ids in full")
+	fl.BoolVar(&opts.IDs, "ids", false, "print only the update ids, one per line (for $(…) in a shell)")
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		var err error
 		if opts.Format, err = f.OutputFormat(); err != nil {
@@ -283,6 +303,9 @@ exactly once.`,
 		}
 		if len(opts.Parties) == 0 {
 			return cmdutil.UsageError("--party is required: updates are read per party")
+		}
+		if opts.IDs && c.Flags().Changed("output") {
+			return cmdutil.UsageError("--ids prints ids only; leave out -o")
 		}
 		if err := cmdutil.ValidateParties("--party", opts.Parties); err != nil {
 			return err
@@ -358,6 +381,9 @@ func updatesRun(opts *UpdatesOptions) error {
 	table := &display.Columns{W: w, Header: display.UpdateHeader(), NoHeader: opts.OutPath != "", Batch: tableBatch(opts.Follow, opts.Checkpoint)}
 	defer table.Flush()
 	out := func(u *ledgerapi.JsUpdate) error {
+		if opts.IDs {
+			return writeUpdateID(w, u)
+		}
 		if opts.Format == cmdutil.FormatTable {
 			return table.Add(display.UpdateCells(u, text))
 		}
@@ -371,6 +397,24 @@ func updatesRun(opts *UpdatesOptions) error {
 		return cmdutil.WithHint(err)
 	}
 	return nil
+}
+
+// writeUpdateID writes the update id of a transaction or a topology
+// transaction on a line; an offset checkpoint has none.
+func writeUpdateID(w io.Writer, u *ledgerapi.JsUpdate) error {
+	var id string
+	switch {
+	case u.Transaction != nil:
+		id = u.Transaction.UpdateID
+	case u.TransactionTree != nil:
+		id = u.TransactionTree.UpdateID
+	case u.TopologyTransaction != nil:
+		id = u.TopologyTransaction.UpdateID
+	default:
+		return nil
+	}
+	_, err := fmt.Fprintln(w, id)
+	return err
 }
 
 // ---- update get ----
