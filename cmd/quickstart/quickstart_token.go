@@ -58,10 +58,14 @@ const (
 )
 
 // tokenDemo walks through my-exercise-app's token on the started node:
-// dars are the files of splice.TokenAppDars.
+// dars are those of splice.TokenAppDars that were found, the app's last.
 func (q *quickstart) tokenDemo(dars []string) error {
 	sum := &TokenDemo{}
-	q.heading("upload the token standard's interfaces (Metadata, Holding, TransferInstruction with TransferFactory) and my-exercise-app, a token that implements them")
+	if len(dars) > 1 {
+		q.heading("upload the token standard's interfaces (Metadata, Holding, TransferInstruction with TransferFactory) and my-exercise-app, a token that implements them")
+	} else {
+		q.heading("upload my-exercise-app, a token that implements the token standard's interfaces (Metadata, Holding, TransferInstruction with TransferFactory): its DAR carries their packages")
+	}
 	q.assign("DARS", filepath.Dir(dars[0]))
 	if _, err := q.exec(true, append([]string{"dars", "upload"}, dars...)...); err != nil {
 		return err
