@@ -93,8 +93,8 @@ createdEventBlob, which disclosedContracts of a later command takes.`,
   # Alice's token-standard holdings of any registry, as their Holding views
   ledger contracts --party "$ALICE" --interface '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding' -o json
 
-  # the id of Alice's first Iou, for the next command
-  CID=$(ledger contracts --party "$ALICE" --template '#iou:Iou:Iou' --ids | head -n 1)
+  # the id of one of Alice's Ious, for the next command
+  CID=$(ledger contracts --party "$ALICE" --template '#iou:Iou:Iou' --ids | tail -n 1)
 
   # the Ious as of offset 42, one JSON object per line, with their blobs
   ledger contracts --party "$ALICE" --template '#iou:Iou:Iou' --at 42 --blob -o json`,
