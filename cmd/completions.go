@@ -254,7 +254,6 @@ func completionsRun(opts *CompletionsOptions) error {
 	// The header goes to a terminal or pipe once; a file appended to across
 	// restarts gets none.
 	table := &display.Columns{W: w, Header: display.CompletionHeader(), NoHeader: opts.OutPath != "", Batch: tableBatch(opts.Follow, opts.Checkpoint)}
-	defer table.Flush()
 	out := func(c *ledgerapi.Completion) error {
 		if opts.Format == cmdutil.FormatTable {
 			return table.Add(display.CompletionCells(c, text))
@@ -262,6 +261,9 @@ func completionsRun(opts *CompletionsOptions) error {
 		return writeRecord(w, opts.Format, c)
 	}
 	res, err := completions.Tail(ctx, conn.Client, o, out)
+	if ferr := table.Flush(); err == nil {
+		err = ferr // the rows held to size the columns
+	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) && opts.MaxWait > 0:
 		if opts.UntilCommandID != "" {

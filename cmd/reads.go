@@ -379,7 +379,6 @@ func updatesRun(opts *UpdatesOptions) error {
 	// The header goes to a terminal or pipe once; a file appended to across
 	// restarts gets none.
 	table := &display.Columns{W: w, Header: display.UpdateHeader(), NoHeader: opts.OutPath != "", Batch: tableBatch(opts.Follow, opts.Checkpoint)}
-	defer table.Flush()
 	out := func(u *ledgerapi.JsUpdate) error {
 		if opts.IDs {
 			return writeUpdateID(w, u)
@@ -390,6 +389,9 @@ func updatesRun(opts *UpdatesOptions) error {
 		return writeRecord(w, opts.Format, u)
 	}
 	_, err = completions.TailUpdates(ctx, conn.Client, o, out)
+	if ferr := table.Flush(); err == nil {
+		err = ferr // the rows held to size the columns
+	}
 	if errors.Is(err, context.Canceled) {
 		return nil // stopped by a signal: the checkpoint is up to date
 	}
