@@ -268,7 +268,7 @@ func TestDefaultsWork(t *testing.T) {
 func TestPingScenarioAgainstServe(t *testing.T) {
 	c := node(t)
 	cfg := Config{Client: c, UserID: ledger.AdminUserID, Scenario: ScenarioPing, Concurrency: 4, Count: 40, NewParties: 2}
-	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "--dar") {
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "--upload-dar") {
 		t.Errorf("ping without the DAR: %v", err)
 	}
 	dar, err := os.ReadFile(filepath.Join("..", "daml", "archive", "testdata", "canton-builtin-admin-workflow-ping.dar"))

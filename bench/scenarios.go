@@ -444,7 +444,7 @@ func (r *runner) setupPing(ctx context.Context) error {
 		}
 		fmt.Fprintf(r.cfg.Log, "uploaded the DAR (%d bytes)\n", len(r.cfg.Dar))
 	}
-	const hint = "ledger serve needs its DAR: --dar daml/archive/testdata/canton-builtin-admin-workflow-ping.dar"
+	const hint = "upload its DAR: ledger bench ping --upload-dar daml/archive/testdata/canton-builtin-admin-workflow-ping.dar"
 	cid, err := r.createPing(ctx, r.local[0], r.local[1], r.cidPre+"setup")
 	if err != nil {
 		return fmt.Errorf("setup: creating a Ping failed; does the node have Canton's Ping package? (%s): %w", hint, err)

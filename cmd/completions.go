@@ -21,25 +21,34 @@ import (
 	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
-// writeRecord writes one element of a stream: a JSON line (-o json), a
-// YAML document (-o yaml) or the text line.
-func writeRecord(w io.Writer, format string, v any, line func() string) error {
-	switch format {
-	case cmdutil.FormatJSON:
+// writeRecord writes one element of a stream as -o json (a JSON line) or
+// -o yaml (a YAML document) asks; the table form goes through
+// display.Columns.
+func writeRecord(w io.Writer, format string, v any) error {
+	if format == cmdutil.FormatJSON {
 		b, err := json.Marshal(v)
 		if err != nil {
 			return err
 		}
 		_, err = w.Write(append(b, '\n'))
 		return err
-	case cmdutil.FormatYAML:
-		if _, err := fmt.Fprintln(w, "---"); err != nil {
-			return err
-		}
-		return cmdutil.WriteStructured(w, cmdutil.FormatYAML, v)
 	}
-	_, err := fmt.Fprintln(w, line())
-	return err
+	if _, err := fmt.Fprintln(w, "---"); err != nil {
+		return err
+	}
+	return cmdutil.WriteStructured(w, cmdutil.FormatYAML, v)
+}
+
+// tableBatch is how many rows of a stream's table are held to size its
+// columns together: none when following (each row shows as it comes) or
+// with a checkpoint (a row is written before the offset after it is
+// saved), else up to a thousand, which bounds the memory a long history
+// takes.
+func tableBatch(follow bool, checkpoint string) int {
+	if follow || checkpoint != "" {
+		return 1
+	}
+	return 1000
 }
 
 // CompletionsOptions are the inputs of `ledger completions`.
@@ -49,7 +58,7 @@ type CompletionsOptions struct {
 	Format  string
 	// Context is cancelled to stop a follower (nil: stopped by SIGINT/SIGTERM).
 	Context context.Context
-	// BeginSet: --begin was given; without it a pruned node is read from
+	// BeginSet: --from was given; without it a pruned node is read from
 	// its pruned offset.
 	BeginSet bool
 
@@ -83,15 +92,16 @@ time, status, command id, and the update id and traffic cost or the error.
 -o json prints one JSON object per line (NDJSON), the completion as the JSON
 API writes it; offset checkpoints are not printed.
 
-Without --follow the completions after --begin up to the current ledger end
+Without --follow the completions after --from up to the current ledger end
 are printed, and the command exits. With --follow it keeps tailing, over the
 node's websocket when it offers one, else by polling the list endpoint
-(--limit elements per request, --idle-timeout of waiting per request);
+(--page-size elements per request, --stream-idle-timeout of waiting per
+request);
 connections that fail are reopened with backoff after the last offset seen.
 
 --checkpoint FILE makes a tail resumable: the offset of the last completion
 handled is written to FILE (atomically) after it was printed, and a new run
-starts after the offset in FILE instead of --begin. With --out OUT the
+starts after the offset in FILE instead of --from. With --out OUT the
 completions go to OUT, which is synced before each checkpoint and whose
 length the checkpoint records; a restart cuts OUT back to that length, so a run
 killed at any moment and restarted writes every completion to OUT exactly once.
@@ -103,7 +113,7 @@ exits: 0 when it succeeded, 4 when it was rejected (with the error id and a
 hint). Only that command's completion is printed, unless --command-id or
 --submission-id are given too. --max-wait bounds the wait.
 
---begin takes an offset (exclusive; 0 = the beginning) or "end" (only
+--from takes an offset (exclusive; 0 = the beginning) or "end" (only
 completions after the current ledger end).
 
 Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
@@ -118,7 +128,7 @@ Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
   ledger completions --party "$ALICE" --until-command-id "$CMD" --max-wait 2m
 
   # only new completions, of one submission
-  ledger completions --party "$ALICE" --begin end --follow --submission-id "$SUB"`,
+  ledger completions --party "$ALICE" --from end --follow --submission-id "$SUB"`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 0 && shellNames[args[0]] {
 				return cmdutil.UsageError("ledger completions reads command completions, the outcomes of submissions; for shell completion run: ledger completion %s", args[0])
@@ -129,9 +139,12 @@ Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
 	conn := cmdutil.AddConnFlags(cmd)
 	fl := cmd.Flags()
 	fl.StringArrayVar(&opts.Parties, "party", nil, "act-as party whose completions to read, by id or hint (repeatable; required)")
-	fl.StringVar(&opts.Begin, "begin", "0", `offset to start after, or "end"`)
-	fl.IntVar(&opts.Limit, "limit", completions.DefaultLimit, "elements per list request (the node's maximum is usually 200)")
-	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", 500*time.Millisecond, "how long one list request waits for more completions")
+	fl.StringVar(&opts.Begin, "from", "0", `offset to start after (0: the beginning), or "end"`)
+	fl.IntVar(&opts.Limit, "page-size", completions.DefaultLimit, "elements per list request (the node's maximum is usually 200)")
+	fl.DurationVar(&opts.IdleTimeout, "stream-idle-timeout", 500*time.Millisecond, "how long one list request waits for more completions")
+	cmdutil.OldFlagName(fl, "begin", "from")
+	cmdutil.OldFlagName(fl, "limit", "page-size")
+	cmdutil.OldFlagName(fl, "idle-timeout", "stream-idle-timeout")
 	fl.BoolVar(&opts.Follow, "follow", false, "keep tailing new completions")
 	fl.StringVar(&opts.Checkpoint, "checkpoint", "", "file holding the last offset handled: resume after it, update it as completions are printed")
 	fl.StringVar(&opts.CommandID, "command-id", "", "print only completions of this command id")
@@ -150,9 +163,9 @@ Exit status: 0 done, 1 error (or --max-wait passed), 2 usage error,
 			return cmdutil.UsageError("--party is required: completions are read per act-as party")
 		}
 		if opts.Limit <= 0 || opts.IdleTimeout < 0 || opts.MaxWait < 0 {
-			return cmdutil.UsageError("--limit must be positive, --idle-timeout and --max-wait not negative")
+			return cmdutil.UsageError("--page-size must be positive, --stream-idle-timeout and --max-wait not negative")
 		}
-		opts.BeginSet = c.Flags().Changed("begin")
+		opts.BeginSet = c.Flags().Changed("from")
 		opts.Connect = conn.Connect
 		if runF != nil {
 			return runF(opts)
@@ -195,7 +208,7 @@ func completionsRun(opts *CompletionsOptions) error {
 	default:
 		b, err := strconv.ParseInt(opts.Begin, 10, 64)
 		if err != nil || b < 0 {
-			return cmdutil.UsageError(`--begin %q: give an offset (a non-negative integer) or "end"`, opts.Begin)
+			return cmdutil.UsageError(`--from %q: give an offset (a non-negative integer) or "end"`, opts.Begin)
 		}
 		o.Begin = b
 	}
@@ -214,7 +227,7 @@ func completionsRun(opts *CompletionsOptions) error {
 		return err
 	}
 	if !opts.BeginSet {
-		o.Begin = beginAfterPruned(conn, opts.IO, opts.Checkpoint, "completions", "--begin")
+		o.Begin = beginAfterPruned(conn, opts.IO, opts.Checkpoint, "completions", "--from")
 	}
 	ctx := opts.Context
 	if ctx == nil {
@@ -243,18 +256,17 @@ func completionsRun(opts *CompletionsOptions) error {
 	}
 	// The header goes to a terminal or pipe once; a file appended to across
 	// restarts gets none.
-	header := opts.OutPath == ""
+	table := &display.Columns{W: w, Header: display.CompletionHeader(), NoHeader: opts.OutPath != "", Batch: tableBatch(opts.Follow, opts.Checkpoint)}
 	out := func(c *ledgerapi.Completion) error {
-		return writeRecord(w, opts.Format, c, func() string {
-			line := display.CompletionLine(c, text)
-			if header { // the text form's header, once
-				header = false
-				return display.CompletionHeader() + "\n" + line
-			}
-			return line
-		})
+		if opts.Format == cmdutil.FormatTable {
+			return table.Add(display.CompletionCells(c, text))
+		}
+		return writeRecord(w, opts.Format, c)
 	}
 	res, err := completions.Tail(ctx, conn.Client, o, out)
+	if ferr := table.Flush(); err == nil {
+		err = ferr // the rows held to size the columns
+	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) && opts.MaxWait > 0:
 		if opts.UntilCommandID != "" {

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -60,7 +59,8 @@ type ContractsOptions struct {
 	At         int64
 	AtSet      bool
 	Blob       bool
-	JSONLines  bool
+	JSONLines  bool // --jsonl, the old name of -o json
+	IDs        bool // only the contract ids, one per line
 	PageSize   int
 	FullIDs    bool
 }
@@ -73,9 +73,11 @@ func NewCmdContracts(f *cmdutil.Factory, runF func(*ContractsOptions) error) *co
 		Short: "List the active contracts: template, contract id, signatories, argument",
 		Long: `List the contracts active at an offset (the ledger end unless --at) that the
 given parties see, as a table (template, contract id, signatories, the argument
-shortened) or with -o json (or -o yaml) as one array of the created events as the
-JSON API writes them. --jsonl prints one JSON object per line instead, for big
-sets. The set is read page by page (--page-size), never held whole.
+shortened, each column as wide as its content) or with -o json as one JSON
+object per line (NDJSON, as updates and completions print), the created event
+as the JSON API writes it; -o yaml prints one YAML document per contract. The
+set is read page by page (--page-size), never held whole. --ids prints only
+the contract ids, one per line, for a shell variable.
 
 Without --party the contracts of every party are listed (the token's user
 needs CanReadAsAnyParty). --template keeps contracts of these templates
@@ -91,8 +93,11 @@ createdEventBlob, which disclosedContracts of a later command takes.`,
   # Alice's token-standard holdings of any registry, as their Holding views
   ledger contracts --party "$ALICE" --interface '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding' -o json
 
-  # the Ious as of offset 42, as JSON lines with their blobs
-  ledger contracts --party "$ALICE" --template '#iou:Iou:Iou' --at 42 --blob --jsonl`,
+  # the id of one of Alice's Ious, for the next command
+  CID=$(ledger contracts --party "$ALICE" --template '#iou:Iou:Iou' --ids | tail -n 1)
+
+  # the Ious as of offset 42, one JSON object per line, with their blobs
+  ledger contracts --party "$ALICE" --template '#iou:Iou:Iou' --at 42 --blob -o json`,
 		Args: cmdutil.ExactArgs(0),
 	}
 	conn := cmdutil.AddConnFlags(cmd)
@@ -102,13 +107,24 @@ createdEventBlob, which disclosedContracts of a later command takes.`,
 	fl.StringArrayVar(&opts.Interfaces, "interface", nil, "keep contracts implementing this interface, with their views (repeatable)")
 	fl.Int64Var(&opts.At, "at", 0, "offset of the snapshot (default: the ledger end)")
 	fl.BoolVar(&opts.Blob, "blob", false, "include each contract's createdEventBlob")
-	fl.BoolVar(&opts.JSONLines, "jsonl", false, "print one JSON object per line")
+	fl.BoolVar(&opts.JSONLines, "jsonl", false, "the same as -o json: one JSON object per line")
+	_ = fl.MarkHidden("jsonl") // the old name of -o json
 	fl.IntVar(&opts.PageSize, "page-size", 1000, "contracts per request")
 	fl.BoolVar(&opts.FullIDs, "full-ids", false, "print ids in full")
+	fl.BoolVar(&opts.IDs, "ids", false, "print only the contract ids, one per line (for $(…) in a shell)")
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		var err error
 		if opts.Format, err = f.OutputFormat(); err != nil {
 			return err
+		}
+		if opts.IDs && (opts.JSONLines || c.Flags().Changed("output")) {
+			return cmdutil.UsageError("--ids prints ids only; leave out -o and --jsonl")
+		}
+		if opts.JSONLines {
+			if c.Flags().Changed("output") && opts.Format != cmdutil.FormatJSON {
+				return cmdutil.UsageError("--jsonl is -o json; it cannot go with -o %s", opts.Format)
+			}
+			opts.Format = cmdutil.FormatJSON
 		}
 		opts.AtSet = c.Flags().Changed("at")
 		if opts.At < 0 || opts.PageSize <= 0 {
@@ -149,47 +165,37 @@ func contractsRun(opts *ContractsOptions) error {
 		req.ActiveAtOffset = &at
 	}
 	w := opts.IO.Out
-	structured := opts.Format != cmdutil.FormatTable && !opts.JSONLines
-	var all []ledgerapi.CreatedEvent // only for -o json|yaml, which print one document
 	text := display.TextOptions{Color: opts.IO.ColorEnabled(), FullIDs: opts.FullIDs}
+	table := &display.Columns{W: w, Header: display.ContractHeader(len(opts.Interfaces) > 0)}
 	rows := 0
 	err = conn.Client.ActiveContractsPages(ctx, req, func(page *ledgerapi.JsGetActiveContractsPageResponse) error {
+		var cells [][]string // a page is sized as one batch: its rows line up
 		for _, el := range page.ActiveContracts {
 			ac := el.ContractEntry.ActiveContract
 			if ac == nil {
 				continue
 			}
-			switch {
-			case opts.JSONLines:
-				b, err := json.Marshal(ac.CreatedEvent)
-				if err != nil {
-					return err
-				}
-				if _, err := w.Write(append(b, '\n')); err != nil {
-					return err
-				}
-			case structured:
-				all = append(all, ac.CreatedEvent)
-			default:
-				if rows == 0 {
-					fmt.Fprintln(w, display.ContractHeader(text, len(opts.Interfaces) > 0))
-				}
-				fmt.Fprintln(w, display.ContractLine(&ac.CreatedEvent, text))
-			}
 			rows++
+			if opts.IDs {
+				if _, err := fmt.Fprintln(w, ac.CreatedEvent.ContractID); err != nil {
+					return err
+				}
+				continue
+			}
+			if opts.Format != cmdutil.FormatTable {
+				if err := writeRecord(w, opts.Format, ac.CreatedEvent); err != nil {
+					return err
+				}
+				continue
+			}
+			cells = append(cells, display.ContractCells(&ac.CreatedEvent, text))
 		}
-		return nil
+		return table.Write(cells...)
 	})
 	if err != nil {
 		return cmdutil.WithHint(err)
 	}
-	if structured {
-		if all == nil {
-			all = []ledgerapi.CreatedEvent{}
-		}
-		return cmdutil.WriteStructured(w, opts.Format, all)
-	}
-	if rows == 0 && !opts.JSONLines {
+	if rows == 0 && opts.Format == cmdutil.FormatTable && !opts.IDs {
 		fmt.Fprintln(opts.IO.ErrOut, "no active contracts")
 	}
 	return nil
@@ -219,6 +225,7 @@ type UpdatesOptions struct {
 	Limit       int
 	IdleTimeout time.Duration
 	FullIDs     bool
+	IDs         bool // only the update ids, one per line
 }
 
 // NewCmdUpdates builds `ledger updates`.
@@ -246,7 +253,9 @@ lastDescendantNodeId.
 
 Without --follow the updates after --from up to --to (default: the current
 ledger end) are printed, and the command exits. With --follow it keeps
-tailing, over the node's websocket when it offers one, else by polling.
+tailing, over the node's websocket when it offers one, else by polling the
+list endpoint (--page-size elements per request, --stream-idle-timeout of
+waiting per request).
 
 --checkpoint FILE makes it resumable as ledger completions is: the offset of
 the last update handled is written to FILE (atomically) after it was printed,
@@ -260,6 +269,9 @@ exactly once.`,
 
   # a resumable, exactly-once export of everything, following new updates
   ledger updates --party "$ALICE" --follow --checkpoint alice-updates.offset -o json --out alice-updates.ndjson
+
+  # the id of the last update, for ledger update get
+  UPDATE_ID=$(ledger updates --party "$ALICE" --ids | tail -n 1)
 
   # the exercises too, between two offsets
   ledger updates --party "$ALICE" --shape ledger-effects --from 10 --to 20
@@ -281,9 +293,12 @@ exactly once.`,
 	fl.StringVar(&opts.OutPath, "out", "", "append the updates to this file, kept in step with --checkpoint")
 	fl.StringVar(&opts.Shape, "shape", "acs-delta", "acs-delta or ledger-effects")
 	fl.StringVar(&opts.Transport, "transport", completions.TransportAuto, "auto, websocket or list")
-	fl.IntVar(&opts.Limit, "limit", completions.DefaultLimit, "elements per list request (the node's maximum is usually 200)")
-	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", 500*time.Millisecond, "how long one list request waits for more updates")
+	fl.IntVar(&opts.Limit, "page-size", completions.DefaultLimit, "elements per list request (the node's maximum is usually 200)")
+	fl.DurationVar(&opts.IdleTimeout, "stream-idle-timeout", 500*time.Millisecond, "how long one list request waits for more updates")
+	cmdutil.OldFlagName(fl, "limit", "page-size")
+	cmdutil.OldFlagName(fl, "idle-timeout", "stream-idle-timeout")
 	fl.BoolVar(&opts.FullIDs, "full-ids", false, "print ids in full")
+	fl.BoolVar(&opts.IDs, "ids", false, "print only the update ids, one per line (for $(…) in a shell)")
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		var err error
 		if opts.Format, err = f.OutputFormat(); err != nil {
@@ -291,6 +306,9 @@ exactly once.`,
 		}
 		if len(opts.Parties) == 0 {
 			return cmdutil.UsageError("--party is required: updates are read per party")
+		}
+		if opts.IDs && c.Flags().Changed("output") {
+			return cmdutil.UsageError("--ids prints ids only; leave out -o")
 		}
 		if err := cmdutil.ValidateParties("--party", opts.Parties); err != nil {
 			return err
@@ -312,7 +330,7 @@ exactly once.`,
 			return err
 		}
 		if opts.Limit <= 0 || opts.IdleTimeout < 0 {
-			return cmdutil.UsageError("--limit must be positive, --idle-timeout not negative")
+			return cmdutil.UsageError("--page-size must be positive, --stream-idle-timeout not negative")
 		}
 		opts.Connect = conn.Connect
 		if runF != nil {
@@ -364,10 +382,22 @@ func updatesRun(opts *UpdatesOptions) error {
 		w, o.Sync = file, file.Sync
 		text.Color = false
 	}
+	// The header goes to a terminal or pipe once; a file appended to across
+	// restarts gets none.
+	table := &display.Columns{W: w, Header: display.UpdateHeader(), NoHeader: opts.OutPath != "", Batch: tableBatch(opts.Follow, opts.Checkpoint)}
 	out := func(u *ledgerapi.JsUpdate) error {
-		return writeRecord(w, opts.Format, u, func() string { return display.UpdateLine(u, text) })
+		if opts.IDs {
+			return writeUpdateID(w, u)
+		}
+		if opts.Format == cmdutil.FormatTable {
+			return table.Add(display.UpdateCells(u, text))
+		}
+		return writeRecord(w, opts.Format, u)
 	}
 	_, err = completions.TailUpdates(ctx, conn.Client, o, out)
+	if ferr := table.Flush(); err == nil {
+		err = ferr // the rows held to size the columns
+	}
 	if errors.Is(err, context.Canceled) {
 		return nil // stopped by a signal: the checkpoint is up to date
 	}
@@ -375,6 +405,24 @@ func updatesRun(opts *UpdatesOptions) error {
 		return cmdutil.WithHint(err)
 	}
 	return nil
+}
+
+// writeUpdateID writes the update id of a transaction or a topology
+// transaction on a line; an offset checkpoint has none.
+func writeUpdateID(w io.Writer, u *ledgerapi.JsUpdate) error {
+	var id string
+	switch {
+	case u.Transaction != nil:
+		id = u.Transaction.UpdateID
+	case u.TransactionTree != nil:
+		id = u.TransactionTree.UpdateID
+	case u.TopologyTransaction != nil:
+		id = u.TopologyTransaction.UpdateID
+	default:
+		return nil
+	}
+	_, err := fmt.Fprintln(w, id)
+	return err
 }
 
 // ---- update get ----
@@ -545,7 +593,7 @@ func eventsRun(opts *EventsOptions) error {
 		fmt.Fprintln(w, "  "+display.ContractLine(e, text))
 	}
 	if a := ev.Archived; a != nil {
-		fmt.Fprintf(w, "archived  offset %d node %d (witnesses %s)\n", a.ArchivedEvent.Offset, a.ArchivedEvent.NodeID,
+		fmt.Fprintf(w, "archived  offset %d node %d, witnesses %s\n", a.ArchivedEvent.Offset, a.ArchivedEvent.NodeID,
 			display.PartyList(a.ArchivedEvent.WitnessParties, text))
 	} else {
 		fmt.Fprintln(w, "active")

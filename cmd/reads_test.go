@@ -41,14 +41,14 @@ func TestReadCommandsAgainstServe(t *testing.T) {
 		t.Errorf("contracts table:\n%s", r.out)
 	}
 	r = runCLI(t, "", append([]string{"contracts", "--party", bank, "-o", "json"}, as...)...).must(t, 0)
-	var evs []ledgerapi.CreatedEvent
-	if err := json.Unmarshal([]byte(r.out), &evs); err != nil || len(evs) != 2 || evs[0].ContractID != cids[1] {
-		t.Errorf("contracts -o json: %v %s", err, r.out)
+	evs := jsonLines[ledgerapi.CreatedEvent](t, r.out)
+	if len(evs) != 2 || evs[0].ContractID != cids[1] {
+		t.Errorf("contracts -o json: %s", r.out)
 	}
-	r = runCLI(t, "", append([]string{"contracts", "--party", bank, "--jsonl", "--page-size", "1", "--at", "3", "--blob"}, as...)...).must(t, 0)
+	r = runCLI(t, "", append([]string{"contracts", "--party", bank, "-o", "json", "--page-size", "1", "--at", "3", "--blob"}, as...)...).must(t, 0)
 	lines := strings.Split(strings.TrimSpace(r.out), "\n")
 	if len(lines) != 3 || strings.Contains(lines[0], `"createdEventBlob":""`) {
-		t.Errorf("contracts --jsonl at 3:\n%s", r.out)
+		t.Errorf("contracts -o json at 3:\n%s", r.out)
 	}
 
 	// updates: NDJSON of both shapes, a range
@@ -72,7 +72,7 @@ func TestReadCommandsAgainstServe(t *testing.T) {
 		t.Errorf("updates --blob: %v\n%s", err, r.out)
 	}
 	r = runCLI(t, "", append([]string{"updates", "--party", bank, "--shape", "ledger-effects", "--from", "3", "--to", "4"}, as...)...).must(t, 0)
-	if strings.Count(strings.TrimSpace(r.out), "\n") != 0 || !strings.Contains(r.out, "exercised 1") {
+	if strings.Count(strings.TrimSpace(r.out), "\n") != 1 || !strings.HasPrefix(r.out, "OFFSET") || !strings.Contains(r.out, "exercised 1") {
 		t.Errorf("updates --shape ledger-effects --from 3 --to 4:\n%s", r.out)
 	}
 
@@ -106,7 +106,7 @@ func TestReadCommandsAgainstServe(t *testing.T) {
 		t.Errorf("updates below the pruning offset: %s", r.err)
 	}
 	r = runCLI(t, "", append([]string{"contracts", "--party", bank, "-o", "json"}, as...)...).must(t, 0)
-	if err := json.Unmarshal([]byte(r.out), &evs); err != nil || len(evs) != 3 {
+	if evs = jsonLines[ledgerapi.CreatedEvent](t, r.out); len(evs) != 3 {
 		t.Errorf("contracts after pruning: %s", r.out)
 	}
 	runCLI(t, "", append([]string{"prune", "--keep", "1h"}, conn...)...).must(t, 0)
@@ -266,9 +266,9 @@ func TestInterfaceReadsAgainstServe(t *testing.T) {
 		"--args", `{"owner":"` + alice + `","dso":"` + admin + `","instrumentId":{"admin":"` + admin + `","id":"TOK"},"amount":"12.5","meta":{"values":{}}}`}, as...)...).must(t, 0)
 
 	r := runCLI(t, "", append([]string{"contracts", "--party", alice, "--interface", holding, "-o", "json"}, as...)...).must(t, 0)
-	var evs []ledgerapi.CreatedEvent
-	if err := json.Unmarshal([]byte(r.out), &evs); err != nil || len(evs) != 1 || len(evs[0].InterfaceViews) != 1 {
-		t.Fatalf("contracts --interface -o json: %v\n%s", err, r.out)
+	evs := jsonLines[ledgerapi.CreatedEvent](t, r.out)
+	if len(evs) != 1 || len(evs[0].InterfaceViews) != 1 {
+		t.Fatalf("contracts --interface -o json:\n%s", r.out)
 	}
 	var view struct {
 		Owner  string `json:"owner"`
@@ -333,7 +333,7 @@ func TestContractsListsMoreThanEveryCap(t *testing.T) {
 		{bank, total, []string{"--page-size", "500"}},
 		{client, (total + 1) / 2, []string{"--page-size", "100"}},
 	} {
-		r := runCLI(t, "", append([]string{"contracts", "--party", c.party, "--jsonl", "--url", n.url, "--token", tok}, c.extra...)...).must(t, 0)
+		r := runCLI(t, "", append([]string{"contracts", "--party", c.party, "-o", "json", "--url", n.url, "--token", tok}, c.extra...)...).must(t, 0)
 		lines := strings.Split(strings.TrimSpace(r.out), "\n")
 		seen := map[string]bool{}
 		for _, l := range lines {
@@ -347,4 +347,21 @@ func TestContractsListsMoreThanEveryCap(t *testing.T) {
 			t.Errorf("contracts --party %s %v: %d lines, %d contracts, want %d", c.party, c.extra, len(lines), len(seen), c.want)
 		}
 	}
+}
+
+// jsonLines decodes NDJSON, what the streaming commands print with -o json.
+func jsonLines[T any](t *testing.T, out string) []T {
+	t.Helper()
+	var vs []T
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if line == "" {
+			continue
+		}
+		var v T
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("not one JSON object per line: %q: %v\n%s", line, err, out)
+		}
+		vs = append(vs, v)
+	}
+	return vs
 }

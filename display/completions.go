@@ -6,24 +6,24 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
-// CompletionHeader names the columns of CompletionLine. Completions are
-// printed one line as each arrives (a tail may run for days), so the columns
-// are fixed widths here rather than a lipgloss table, which needs every row
-// before it can size a column.
-func CompletionHeader() string {
-	return fmt.Sprintf("%-6s %-27s %-8s  %s  %s", "OFFSET", "RECORD TIME", "STATUS", "COMMAND ID", "UPDATE AND COST, OR ERROR")
+// CompletionHeader names the columns of CompletionCells. Completions are
+// printed one line as each arrives (a tail may run for days), through
+// Columns, which widens a column when a wider cell comes.
+func CompletionHeader() []string {
+	return []string{"OFFSET", "RECORD TIME", "STATUS", "COMMAND ID", "UPDATE AND COST, OR ERROR"}
 }
 
-// CompletionLine is one completion in words, what `ledger completions`
-// prints per line and `ledger execute` after a submission:
+// CompletionCells is one completion as a table row, what `ledger
+// completions` prints per line:
 //
 //	17  2026-07-24T11:59:02.512Z  OK        iou-1  update 1220f0…  cost 2560
 //	18  2026-07-24T11:59:03Z      REJECTED  iou-2  LOCAL_VERDICT_MAX_RECORD_TIME_EXCEEDED: …
-func CompletionLine(c *ledgerapi.Completion, opts TextOptions) string {
+func CompletionCells(c *ledgerapi.Completion, opts TextOptions) []string {
 	st := newStyles(opts.Color)
 	id := func(s string) string {
 		if opts.FullIDs {
@@ -35,15 +35,22 @@ func CompletionLine(c *ledgerapi.Completion, opts TextOptions) string {
 	if !c.SynchronizerTime.RecordTime.IsZero() {
 		rt = c.SynchronizerTime.RecordTime.String()
 	}
-	head := fmt.Sprintf("%-6s %-27s", strconv.FormatInt(int64(c.Offset), 10), rt)
+	off := strconv.FormatInt(int64(c.Offset), 10)
 	if c.Succeeded() {
-		return fmt.Sprintf("%s %s  %s  update %s  cost %d", head, st.ok.Render("OK      "), format.Escape(c.CommandID), id(c.UpdateID), int64(c.PaidTrafficCost))
+		return []string{off, rt, st.ok.Render("OK"), orDash(format.Escape(c.CommandID)),
+			fmt.Sprintf("update %s  cost %d", id(c.UpdateID), int64(c.PaidTrafficCost))}
 	}
 	why := "rejected"
 	if e := ledgerapi.ErrorFromStatus(c.Status); e != nil {
 		why = format.Escape(e.Code + ": " + e.Cause)
 	}
-	return fmt.Sprintf("%s %s  %s  %s", head, st.bad.Render("REJECTED"), format.Escape(c.CommandID), why)
+	return []string{off, rt, st.bad.Render("REJECTED"), orDash(format.Escape(c.CommandID)), why}
+}
+
+// CompletionLine is CompletionCells on one line, two spaces between cells,
+// what `ledger execute` prints after a submission.
+func CompletionLine(c *ledgerapi.Completion, opts TextOptions) string {
+	return strings.Join(CompletionCells(c, opts), "  ")
 }
 
 // RenderCompletion writes one completion as a block, with every field a

@@ -1,7 +1,6 @@
 package display
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -13,24 +12,29 @@ import (
 // shows.
 const contractArgumentWidth = 60
 
-// ContractHeader is the header row of ContractLine's table; views names
-// the last column VIEW, for contracts read through interfaces.
-func ContractHeader(opts TextOptions, views bool) string {
-	st := newStyles(opts.Color)
+// ContractHeader names the columns of ContractCells; views names the
+// last column VIEW, for contracts read through interfaces.
+func ContractHeader(views bool) []string {
 	last := "ARGUMENT"
 	if views {
 		last = "VIEW"
 	}
-	return st.faint.Render(fmt.Sprintf("%-24s %-16s %-30s %s", "TEMPLATE", "CONTRACT", "SIGNATORIES", last))
+	return []string{"TEMPLATE", "CONTRACT", "SIGNATORIES", last}
 }
 
-// ContractLine is one active contract in a table row, what `ledger
-// contracts` prints:
+// ContractCells is one active contract as a table row, what `ledger
+// contracts` prints through Columns, which sizes each column to its
+// content:
 //
-//	Iou:Iou                  00e7a1b2…21c5    alice::1220a1a2…bebf           {"amount":"10.0","owner":…
+//	Iou:Iou  00e7a1…21c5  alice::1220a1…bebf  {"amount":"10.0","owner":…
+func ContractCells(c *ledgerapi.CreatedEvent, opts TextOptions) []string {
+	return []string{format.Escape(templateName(c.TemplateID, opts.FullIDs)), ShortID(c.ContractID, opts),
+		PartyList(c.Signatories, opts), inlineJSON(contractShown(c), contractArgumentWidth)}
+}
+
+// ContractLine is ContractCells on one line, two spaces between cells.
 func ContractLine(c *ledgerapi.CreatedEvent, opts TextOptions) string {
-	return fmt.Sprintf("%-24s %-16s %-30s %s", format.Escape(templateName(c.TemplateID, opts.FullIDs)), ShortID(c.ContractID, opts),
-		PartyList(c.Signatories, opts), inlineJSON(contractShown(c), contractArgumentWidth))
+	return strings.Join(ContractCells(c, opts), "  ")
 }
 
 // contractShown is what a contract line shows of the contract: its first
@@ -45,10 +49,19 @@ func contractShown(c *ledgerapi.CreatedEvent) []byte {
 	return c.CreateArgument
 }
 
-// UpdateLine is one update in words, what `ledger updates` prints per line:
+// UpdateHeader names the columns of UpdateCells.
+func UpdateHeader() []string {
+	return []string{"OFFSET", "RECORD TIME", "UPDATE ID", "COMMAND ID", "EVENTS"}
+}
+
+// UpdateCells is one update as a table row, what `ledger updates` prints
+// per update through Columns:
 //
-//	17  2026-07-24T11:59:02.512Z  update 1220f0…  iou-1  created 1, archived 1
-func UpdateLine(u *ledgerapi.JsUpdate, opts TextOptions) string {
+//	17  2026-07-24T11:59:02.512Z  1220f0…  iou-1  created 1, archived 1
+//
+// A topology transaction says so in EVENTS, an offset checkpoint has no
+// update id.
+func UpdateCells(u *ledgerapi.JsUpdate, opts TextOptions) []string {
 	id := func(s string) string {
 		if opts.FullIDs {
 			return format.Escape(s)
@@ -78,22 +91,36 @@ func UpdateLine(u *ledgerapi.JsUpdate, opts TextOptions) string {
 				what = append(what, n.k+" "+strconv.Itoa(n.n))
 			}
 		}
-		cmd := t.CommandID
-		if cmd == "" {
-			cmd = "-"
+		if len(what) == 0 {
+			what = []string{"no events"}
 		}
-		return fmt.Sprintf("%-6d %-27s update %s  %s  %s", int64(t.Offset), t.RecordTime.String(), id(t.UpdateID),
-			format.Escape(cmd), strings.Join(what, ", "))
+		return []string{strconv.FormatInt(int64(t.Offset), 10), t.RecordTime.String(), id(t.UpdateID),
+			orDash(format.Escape(t.CommandID)), strings.Join(what, ", ")}
 	case u.TransactionTree != nil:
 		t := u.TransactionTree
-		return fmt.Sprintf("%-6d %-27s update %s  %d events", int64(t.Offset), t.RecordTime.String(), id(t.UpdateID), len(t.EventsByID))
+		return []string{strconv.FormatInt(int64(t.Offset), 10), t.RecordTime.String(), id(t.UpdateID),
+			orDash(format.Escape(t.CommandID)), format.Plural(len(t.EventsByID), "event")}
 	case u.OffsetCheckpoint != nil:
-		return fmt.Sprintf("%-6d checkpoint", int64(u.OffsetCheckpoint.Offset))
+		return []string{strconv.FormatInt(int64(u.OffsetCheckpoint.Offset), 10), "-", "-", "-", "offset checkpoint"}
 	case u.TopologyTransaction != nil:
 		t := u.TopologyTransaction
-		return fmt.Sprintf("%-6d %-27s topology %s  %d events", int64(t.Offset), t.RecordTime.String(), id(t.UpdateID), len(t.Events))
+		return []string{strconv.FormatInt(int64(t.Offset), 10), t.RecordTime.String(), id(t.UpdateID), "-",
+			"topology, " + format.Plural(len(t.Events), "event")}
 	}
-	return "(empty update)"
+	return []string{"-", "-", "-", "-", "(empty update)"}
+}
+
+// UpdateLine is UpdateCells on one line, two spaces between cells.
+func UpdateLine(u *ledgerapi.JsUpdate, opts TextOptions) string {
+	return strings.Join(UpdateCells(u, opts), "  ")
+}
+
+// orDash is s, or "-" for an empty cell.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // TreeOf is a ledger-effects transaction as a tree: its created and
@@ -122,7 +149,7 @@ func ShortID(s string, opts TextOptions) string {
 	return format.Escape(format.ShortHex(s, 6, 4))
 }
 
-// PartyList is parties joined by commas, each shortened unless opts asks
+// PartyList is parties joined by ", ", each shortened unless opts asks
 // for full ids.
 func PartyList(ps []string, opts TextOptions) string {
 	out := make([]string, len(ps))
@@ -133,5 +160,5 @@ func PartyList(ps []string, opts TextOptions) string {
 			out[i] = format.Escape(format.ShortParty(p, 6, 4))
 		}
 	}
-	return strings.Join(out, ",")
+	return strings.Join(out, ", ")
 }

@@ -26,7 +26,26 @@ func TestContractLineShowsTheView(t *testing.T) {
 	if got := ContractLine(&ev, TextOptions{}); !strings.HasSuffix(got, `{"arg":"1"}`) {
 		t.Errorf("failed view: %s", got)
 	}
-	if h := ContractHeader(TextOptions{}, true); !strings.HasSuffix(h, "VIEW") {
+	if h := ContractHeader(true); h[len(h)-1] != "VIEW" {
 		t.Errorf("header %q", h)
+	}
+}
+
+// TestTreeWithoutCommandIDHasNoTrailingSpace: a party that did not submit
+// sees no command id; the tree then leaves the line out rather than
+// printing a label followed by spaces (issue 25, item 12).
+func TestTreeWithoutCommandIDHasNoTrailingSpace(t *testing.T) {
+	var b strings.Builder
+	tree := ledgerapi.TransactionTree{UpdateID: "1220ab", Offset: 3}
+	if err := RenderTransactionTree(&b, &tree, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasSuffix(l, " ") {
+			t.Errorf("line ends in a space: %q", l)
+		}
+	}
+	if strings.Contains(b.String(), "command id") {
+		t.Errorf("an empty command id is shown:\n%s", b.String())
 	}
 }

@@ -61,9 +61,11 @@ func RenderTransactionTree(w io.Writer, t *ledgerapi.TransactionTree, opts TextO
 	st := newStyles(opts.Color)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s\n", st.title.Render("Transaction"), format.Escape(t.UpdateID))
-	kv := func(k, v string) { fmt.Fprintf(&b, "  %-15s %s\n", k, v) }
+	kv := func(k, v string) { fmt.Fprintf(&b, "%s\n", strings.TrimRight(fmt.Sprintf("  %-15s %s", k, v), " ")) }
 	kv("offset", strconv.FormatInt(int64(t.Offset), 10))
-	kv("command id", format.Escape(t.CommandID))
+	if t.CommandID != "" { // only the submitting parties see it
+		kv("command id", format.Escape(t.CommandID))
+	}
 	if t.WorkflowID != "" {
 		kv("workflow id", format.Escape(t.WorkflowID))
 	}

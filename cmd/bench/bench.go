@@ -80,7 +80,7 @@ Scenarios, one operation each:
                then exercises Respond on it as the responder
                (POST /v2/commands/submit-and-wait), and again; every command
                is one operation. ledger serve runs the Ping only once its DAR
-               is uploaded: --dar uploads it at setup
+               is uploaded: --upload-dar uploads it at setup
   token        token-standard transfers of my-exercise-app's token: each
                client's sender exercises TransferFactory_Transfer through the
                interface on its own fresh holding
@@ -158,7 +158,7 @@ failed (or none finished), 2 usage error.`,
   ledger bench token --duration 20s --dars ../shared/dars
 
   # Daml: 64 clients creating and responding to Pings, the DAR uploaded first
-  ledger bench ping -c 64 --duration 20s --dar daml/archive/testdata/canton-builtin-admin-workflow-ping.dar`,
+  ledger bench ping -c 64 --duration 20s --upload-dar daml/archive/testdata/canton-builtin-admin-workflow-ping.dar`,
 		Args: cmdutil.ExactArgs(1),
 	}
 	conn := cmdutil.AddConnFlags(cmd)
@@ -176,11 +176,12 @@ failed (or none finished), 2 usage error.`,
 	fl.StringVar(&opts.Synchronizer, "synchronizer", "", "synchronizer of the external parties (default: the node's only one)")
 	fl.StringVar(&opts.Scheme, "scheme", "", "hashing scheme prepare asks for: v2 or v3 (default: the node's)")
 	fl.Int64Var(&opts.Seed, "seed", 0, "submit this many creates before measuring, for completions to read (default: 1000 when there are none)")
-	fl.IntVar(&opts.PageSize, "page-size", ledgerbench.DefaultPageSize, "completions per page: the node's maximum list size (Canton's default is 200)")
+	fl.IntVar(&opts.PageSize, "page-size", ledgerbench.DefaultPageSize, "completions per request (one page): the node's maximum list size (Canton's default is 200)")
 	fl.DurationVar(&opts.PageIdle, "page-idle", ledgerbench.DefaultPageIdle, "stream_idle_timeout_ms of a completions page; a short page ends a pass")
 	fl.StringVar(&opts.Mix, "mix", "prepare=1,submit=1,execute=1,completions=1", "weights of the mixed scenario: KIND=N,…")
 	fl.Float64Var(&opts.MaxErrorRate, "max-error-rate", 0.01, "exit 1 when more than this fraction of operations failed")
-	fl.StringVar(&opts.Dar, "dar", "", "DAR to upload at setup (ping: the DAR of Canton's Ping package)")
+	fl.StringVar(&opts.Dar, "upload-dar", "", "DAR to upload to the node at setup (ping: the DAR of Canton's Ping package)")
+	cmdutil.OldFlagName(fl, "dar", "upload-dar") // --dar reads a DAR here, it sends none
 	fl.StringVar(&opts.Dars, "dars", "", "token: folder of my-exercise-app.dar and the splice-api-token-* DARs (default: $"+cmdutil.DarsEnv+", else ./dars or ../shared/dars)")
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		var err error
@@ -270,7 +271,7 @@ func (opts *Options) config() (ledgerbench.Config, error) {
 	if opts.Dar != "" {
 		dar, err := os.ReadFile(opts.Dar)
 		if err != nil {
-			return cfg, cmdutil.UsageError("--dar: %s", err)
+			return cfg, cmdutil.UsageError("--upload-dar: %s", err)
 		}
 		cfg.Dar = dar
 	}

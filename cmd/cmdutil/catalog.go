@@ -77,7 +77,7 @@ var Catalog = sortedCatalog([]CatalogEntry{
 	{"PARTICIPANT_DATA_ACCESSED_AFTER_LEDGER_END", 9, "a snapshot or lookup asks for an offset the ledger has not reached", "ask at or before the ledger end"},
 	{"PARTICIPANT_PRUNED_DATA_ACCESSED", 9, "the request reads history the participant has pruned", "start at or after the pruned offset the cause names (GET /v2/state/latest-pruned-offsets)"},
 	{"PARTICIPANT_PRUNING_IN_PROGRESS", 9, "a prune is already running on this participant", "wait for it to finish, then prune again if needed"},
-	{"JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED", 2, "a list answer would hold more elements than the JSON API returns at once", "more results than the node returns at once: give a smaller --limit"},
+	{"JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED", 2, "a list answer would hold more elements than the JSON API returns at once", "more results than the node returns at once: give a smaller --page-size"},
 	{"MAXIMUM_NUMBER_OF_STREAMS", 2, "the node serves as many streams as it allows", "close streams you no longer read, or retry in a moment"},
 	{"REQUEST_TIME_OUT", 3, "the node did not finish the request in time; it may still take effect", "look at the completions before sending a command again"},
 	{"REQUEST_ALREADY_IN_FLIGHT", 2, "the same request (same id) is still being processed", "wait for the first one's answer"},

@@ -37,6 +37,8 @@ type EvalOptions struct {
 	Dar    string
 	Value  string
 	Args   []string
+	Types  []string
+	Scales []int
 	Dev    bool
 	Steps  int64
 	Depth  int
@@ -47,7 +49,7 @@ type EvalOptions struct {
 func NewCmdDamlEval(f *cmdutil.Factory, runF func(*EvalOptions) error) *cobra.Command {
 	opts := &EvalOptions{IO: f.IO}
 	cmd := &cobra.Command{
-		Use:   "eval DAR VALUE [--arg JSON]...",
+		Use:   "eval DAR VALUE [--arg JSON]... [--type TYPE]... [--scale N]...",
 		Short: "Evaluate a top-level value of a DAR",
 		Long: `Evaluate a top-level value of a DAR, applied to the arguments given with
 --arg, and print the result.
@@ -60,6 +62,13 @@ true/false, arrays for lists, null or the value for Optional, objects by
 field for records, {"tag": "C", "value": …} for variants and the constructor's
 name for enums.
 
+A polymorphic value needs its types: --type gives the type variables in
+order (Int, Text, Decimal, Numeric 10, [Party], Optional Int, Module:Entity
+of the DAR), --scale the scale of each Numeric it takes of any scale. A
+type-class constraint (Ord a, Show a, NumericScale n) is not an --arg: once
+the type is known, the DAR's instance for it is passed (Ord Int for
+--type Int). Without them the command says which to give.
+
 Updates are not run: a value of type Update prints as a function. A Daml
 error is printed with its Canton error id, the Daml location and a
 backtrace; the exit status is then 1.`,
@@ -69,6 +78,10 @@ backtrace; the exit status is then 1.`,
   # a record argument, the result as JSON
   ledger daml eval model.dar daml-stdlib:DA.Time:convertRelTimeToMicroseconds \
       --arg '{"microseconds": 1500}' -o json
+
+  # a function with a type-class constraint, and one of any Numeric scale
+  ledger daml eval model.dar daml-stdlib:DA.List:sort --type Int --arg '[3, 1, 2]'
+  ledger daml eval model.dar daml-stdlib:DA.Numeric:mul --scale 10 --arg '"1.5"' --arg '"2.5"'
 
   # a value of the DAR's own code, with tighter step and memory budgets
   ledger daml eval model.dar Main:answer --steps 1000000 --memory 64MiB`,
@@ -86,6 +99,8 @@ backtrace; the exit status is then 1.`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&opts.Args, "arg", nil, "an argument, as JSON (repeat for each parameter)")
+	cmd.Flags().StringArrayVar(&opts.Types, "type", nil, "a type variable's type, e.g. Int, Decimal or [Text] (repeat for each, in order)")
+	cmd.Flags().IntSliceVar(&opts.Scales, "scale", nil, "the scale (0 to 37) of a Numeric of any scale the value takes (repeat for each, in order)")
 	cmd.Flags().BoolVar(&opts.Dev, "dev", false, "accept Daml-LF 2.dev packages")
 	cmd.Flags().Int64Var(&opts.Steps, "steps", 0, "step budget of the evaluation (default 100,000,000)")
 	cmd.Flags().IntVar(&opts.Depth, "depth", 0, "depth limit of the evaluation (default 250,000)")
@@ -115,8 +130,18 @@ func damlEvalRun(ctx context.Context, opts *EvalOptions) error {
 		}
 		raw[i] = json.RawMessage(a)
 	}
-	res, err := eval.Run(ctx, dar, opts.Value, raw, interp.Limits{Steps: opts.Steps, Depth: opts.Depth, Memory: int64(opts.Memory)})
+	for _, n := range opts.Scales {
+		if n < 0 || n > 37 {
+			return cmdutil.UsageError("--scale %d: a Numeric scale is 0 to 37", n)
+		}
+	}
+	res, err := eval.RunWith(ctx, dar, opts.Value, raw, eval.Instantiation{Types: opts.Types, Scales: opts.Scales},
+		interp.Limits{Steps: opts.Steps, Depth: opts.Depth, Memory: int64(opts.Memory)})
 	if err != nil {
+		var inst *eval.InstantiationError
+		if errors.As(err, &inst) {
+			return cmdutil.UsageError("%s", inst.Msg)
+		}
 		var ie *interp.Error
 		if errors.As(err, &ie) {
 			return fmt.Errorf("%s: %w", ie.ID, ie)

@@ -59,3 +59,32 @@ func TestDamlEvalMemory(t *testing.T) {
 		t.Fatalf("--memory lots: exit %d, err %q", r.Code, r.Err)
 	}
 }
+
+// `ledger daml eval` runs functions with a type-class constraint or a
+// Numeric of any scale once --type or --scale is given, and says which to
+// give (usage, exit 2) when it is not (issue 25, item 14).
+func TestDamlEvalPolymorphic(t *testing.T) {
+	cmdtest.IsolateConfig(t)
+	dar := filepath.Join("..", "..", "daml", "archive", "testdata", "canton-builtin-admin-workflow-ping.dar")
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string // in standard output (exit 0) or standard error
+	}{
+		{[]string{"daml-stdlib:DA.List:sort", "--type", "Int", "--arg", "[3, 1, 2]", "-o", "json"}, 0, `"value": [`},
+		{[]string{"daml-prim:GHC.Show:show", "--type", "Decimal", "--arg", `"1.5"`}, 0, "1.5"},
+		{[]string{"daml-stdlib:DA.Numeric:mul", "--scale", "10", "--arg", `"1.5"`, "--arg", `"2.5"`}, 0, "3.75"},
+		{[]string{"daml-stdlib:DA.List:sort", "--arg", "[3, 1, 2]"}, 2, "give its type with --type"},
+		{[]string{"daml-stdlib:DA.Numeric:mul", "--arg", `"1.5"`, "--arg", `"2.5"`}, 2, "give the scale with --scale"},
+		{[]string{"daml-stdlib:DA.Numeric:mul", "--scale", "38", "--arg", `"1.5"`, "--arg", `"2.5"`}, 2, "0 to 37"},
+	} {
+		r := cmdtest.Run(t, cmd.NewCmdRoot, "", append([]string{"daml", "eval", dar}, c.args...)...)
+		got := r.Out
+		if c.code != 0 {
+			got = r.Err
+		}
+		if r.Code != c.code || !strings.Contains(got, c.out) {
+			t.Errorf("%v: exit %d (want %d), out %q, err %q; want %q", c.args, r.Code, c.code, r.Out, r.Err, c.out)
+		}
+	}
+}

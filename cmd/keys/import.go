@@ -32,10 +32,10 @@ type KeysImportOptions struct {
 func NewCmdKeysImport(f *cmdutil.Factory, runF func(*KeysImportOptions) error) *cobra.Command {
 	opts := &KeysImportOptions{IO: f.IO}
 	cmd := &cobra.Command{
-		Use:   "import --out FILE [--from FILE|-]",
+		Use:   "import --out FILE [--in FILE|-]",
 		Short: "Put an existing ed25519 private key into a key file",
 		Long: `Read an ed25519 private key and write it to an encrypted key file, as
-"keys generate" does. The key is read from --from, or standard input
+"keys generate" does. The key is read from --in, or standard input
 ("-", the default), in any of these forms:
 
   - a 32-byte seed, in hex or base64;
@@ -52,7 +52,7 @@ The passphrase comes from --passphrase-file, LEDGER_KEY_PASSPHRASE or a
 terminal prompt, as for generate. The private key is never printed, and
 error messages never quote the input.`,
 		Example: `  openssl genpkey -algorithm ed25519 -out k.pem
-  ledger keys import --out alice.key --from k.pem
+  ledger keys import --out alice.key --in k.pem
 
   # a NaCl secret key in base64 from a wallet SDK export
   ledger keys import --out alice.key --passphrase-file pass.txt < secret.b64`,
@@ -72,7 +72,8 @@ error messages never quote the input.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Out, "out", "", "key file to write (required)")
-	cmd.Flags().StringVar(&opts.From, "from", "-", `file holding the private key, or "-" for standard input`)
+	cmd.Flags().StringVar(&opts.From, "in", "-", `file holding the private key, or "-" for standard input`)
+	cmdutil.OldFlagName(cmd.Flags(), "from", "in") // --from is an offset elsewhere
 	cmd.Flags().StringVar(&opts.PassphraseFile, "passphrase-file", "", "read the passphrase from the first line of this file")
 	cmd.Flags().BoolVar(&opts.InsecurePlaintext, "insecure-plaintext", false, "write the private key unencrypted (tests only)")
 	cmd.Flags().BoolVar(&opts.WeakPassphrase, "weak-passphrase", false, fmt.Sprintf("accept a passphrase shorter than %d characters (throwaway keys)", MinPassphrase))
@@ -94,9 +95,9 @@ func keysImportRun(opts *KeysImportOptions) error {
 	k, err := signer.ParsePrivate(text)
 	if err != nil {
 		if strings.HasPrefix(strings.TrimSpace(text), "{") {
-			return fmt.Errorf("--from %s looks like JSON (a ledger key file?); import takes a seed, a NaCl secret key or a PKCS#8 PEM", opts.From)
+			return fmt.Errorf("--in %s looks like JSON (a ledger key file?); import takes a seed, a NaCl secret key or a PKCS#8 PEM", opts.From)
 		}
-		return fmt.Errorf("--from %s: %w", opts.From, err)
+		return fmt.Errorf("--in %s: %w", opts.From, err)
 	}
 	if err := saveKey(opts.IO, k, opts.Out, opts.PassphraseFile, opts.InsecurePlaintext, opts.WeakPassphrase, opts.Force); err != nil {
 		return err
@@ -110,7 +111,7 @@ func readPrivateKeyInput(opts *KeysImportOptions) (string, error) {
 	if opts.From != "-" {
 		f, err := os.Open(opts.From)
 		if err != nil {
-			return "", fmt.Errorf("--from: %w", err)
+			return "", fmt.Errorf("--in: %w", err)
 		}
 		defer f.Close()
 		// A seed is as secret as a passphrase, whose file is refused when
@@ -118,7 +119,7 @@ func readPrivateKeyInput(opts *KeysImportOptions) (string, error) {
 		// have no readers to worry about).
 		st, err := f.Stat()
 		if err != nil {
-			return "", fmt.Errorf("--from %s: %w", opts.From, err)
+			return "", fmt.Errorf("--in %s: %w", opts.From, err)
 		}
 		if st.Mode().IsRegular() {
 			if err := secretfile.CheckMode("--from: private key file", opts.From, st.Mode()); err != nil {
@@ -131,7 +132,7 @@ func readPrivateKeyInput(opts *KeysImportOptions) (string, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(in, maxPrivateKeyInput+1))
 	if err != nil {
-		return "", fmt.Errorf("--from %s: %w", opts.From, err)
+		return "", fmt.Errorf("--in %s: %w", opts.From, err)
 	}
 	if len(b) > maxPrivateKeyInput {
 		return "", fmt.Errorf("--from %s is larger than %d bytes; not a private key", opts.From, maxPrivateKeyInput)

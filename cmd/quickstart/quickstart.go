@@ -68,10 +68,11 @@ against a real Canton node). Nothing leaves this machine: the node listens
 on 127.0.0.1 only.
 
 With --token it walks through a token of the token standard instead: it
-uploads my-exercise-app's DARs (a small token implementing the Holding,
-TransferFactory and TransferInstruction interfaces; not part of this
-repository: --dars DIR, else $LEDGER_DARS, else ./dars or ../shared/dars
-beside the working directory or the binary), creates the token's factory
+uploads my-exercise-app.dar (a small token implementing the Holding,
+TransferFactory and TransferInstruction interfaces, whose packages its DAR
+carries; the splice-api-token-* DARs beside it are uploaded first when
+present; not part of this repository: --dars DIR, else $LEDGER_DARS, else
+./dars or ../shared/dars beside the working directory or the binary), creates the token's factory
 and a holding, and moves part of it between two external parties: prepared
 through TransferFactory, signed offline by the sender, executed, then
 settled by the token's admin through TransferInstruction, with the holdings
@@ -102,7 +103,7 @@ then goes to standard error.`,
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "keep the node's database, the key and the envelopes in this directory (created if missing; a rerun starts over)")
 	cmd.Flags().BoolVar(&opts.Token, "token", false, "walk through a token-standard transfer between two external parties instead")
-	cmd.Flags().StringVar(&opts.Dars, "dars", "", "folder of my-exercise-app.dar and the splice-api-token-* DARs (default: $"+cmdutil.DarsEnv+", else ./dars or ../shared/dars)")
+	cmd.Flags().StringVar(&opts.Dars, "dars", "", "folder of my-exercise-app.dar (and optionally the splice-api-token-* DARs) (default: $"+cmdutil.DarsEnv+", else ./dars or ../shared/dars)")
 	return cmd
 }
 

@@ -171,13 +171,41 @@ func TestQuickstartTokenWithoutDars(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error without the DARs")
 	}
-	for _, want := range []string{empty + " (lacks splice-api-token-metadata-v1-1.0.0.dar", "my-exercise-app.dar is in github.com/hyperledger-labs/splice-wallet-kernel", "--dars DIR"} {
+	for _, want := range []string{"needs my-exercise-app.dar, which is in none of " + empty, "my-exercise-app.dar is in github.com/hyperledger-labs/splice-wallet-kernel", "--dars DIR"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
 	}
+	// The one DAR it needs is named once, the interface DARs it does not
+	// need not at all (issue 25, item 15).
+	if n := strings.Count(err.Error(), "needs"); n != 1 || strings.Contains(err.Error(), "splice-api-token-metadata-v1-1.0.0.dar") {
+		t.Errorf("the missing DAR is not said once (%d times), or an optional DAR is asked for: %v", n, err)
+	}
 	if out.Len() != 0 {
 		t.Errorf("the walk-through started: %s", out)
+	}
+}
+
+// TestQuickstartTokenWithOnlyTheAppDar: my-exercise-app.dar carries the
+// token standard's interface packages, so the demo runs with it alone
+// (issue 25, item 15).
+func TestQuickstartTokenWithOnlyTheAppDar(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink(filepath.Join(tokenDars(t), "my-exercise-app.dar"), filepath.Join(dir, "my-exercise-app.dar")); err != nil {
+		t.Fatal(err)
+	}
+	ios, _, out, _ := cmdutil.Test()
+	if err := quickstart.Run(context.Background(), &quickstart.Options{IO: ios, Now: time.Now, Root: cmd.NewCmdRoot, Token: true, Dars: dir}); err != nil {
+		t.Fatalf("quickstart --token with my-exercise-app.dar alone: %v\n%s", err, out)
+	}
+	text := out.String()
+	for _, want := range []string{`$ ledger dars upload "$DARS"/my-exercise-app.dar`, "its DAR carries their packages", "$BOB    40.0    TOK", "Done: 18 steps"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "splice-api-token-metadata-v1-1.0.0.dar") {
+		t.Errorf("the demo asked for an interface DAR it was not given")
 	}
 }
 

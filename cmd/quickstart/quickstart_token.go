@@ -58,10 +58,14 @@ const (
 )
 
 // tokenDemo walks through my-exercise-app's token on the started node:
-// dars are the files of splice.TokenAppDars.
+// dars are those of splice.TokenAppDars that were found, the app's last.
 func (q *quickstart) tokenDemo(dars []string) error {
 	sum := &TokenDemo{}
-	q.heading("upload the token standard's interfaces (Metadata, Holding, TransferInstruction with TransferFactory) and my-exercise-app, a token that implements them")
+	if len(dars) > 1 {
+		q.heading("upload the token standard's interfaces (Metadata, Holding, TransferInstruction with TransferFactory) and my-exercise-app, a token that implements them")
+	} else {
+		q.heading("upload my-exercise-app, a token that implements the token standard's interfaces (Metadata, Holding, TransferInstruction with TransferFactory): its DAR carries their packages")
+	}
 	q.assign("DARS", filepath.Dir(dars[0]))
 	if _, err := q.exec(true, append([]string{"dars", "upload"}, dars...)...); err != nil {
 		return err
@@ -193,8 +197,8 @@ func (q *quickstart) tokenDemo(dars []string) error {
 	if err != nil {
 		return err
 	}
-	var pending []ledgerapi.CreatedEvent
-	if err := json.Unmarshal([]byte(out), &pending); err != nil || len(pending) != 1 {
+	pending, err := createdEvents(out)
+	if err != nil || len(pending) != 1 {
 		return fmt.Errorf("quickstart: reading the pending instruction: want 1, got %d (%v)", len(pending), err)
 	}
 	sum.Instruction = pending[0].ContractID
@@ -257,6 +261,21 @@ func holdingOf(ev ledgerapi.CreatedEvent) (DemoHolding, error) {
 	return DemoHolding{Owner: h.Owner, Amount: h.Amount, Instrument: h.InstrumentID.ID, ContractID: ev.ContractID}, nil
 }
 
+// createdEvents reads what `ledger contracts -o json` prints: one created
+// event per line.
+func createdEvents(out string) ([]ledgerapi.CreatedEvent, error) {
+	var evs []ledgerapi.CreatedEvent
+	dec := json.NewDecoder(strings.NewReader(out))
+	for dec.More() {
+		var ev ledgerapi.CreatedEvent
+		if err := dec.Decode(&ev); err != nil {
+			return nil, err
+		}
+		evs = append(evs, ev)
+	}
+	return evs, nil
+}
+
 // holdings reads the parties' holdings and shows them as a table.
 func (q *quickstart) holdings(title string, parties ...string) ([]DemoHolding, error) {
 	q.heading(title)
@@ -264,8 +283,8 @@ func (q *quickstart) holdings(title string, parties ...string) ([]DemoHolding, e
 	if err != nil {
 		return nil, err
 	}
-	var events []ledgerapi.CreatedEvent
-	if err := json.Unmarshal([]byte(out), &events); err != nil {
+	events, err := createdEvents(out)
+	if err != nil {
 		return nil, fmt.Errorf("quickstart: reading the holdings: %w", err)
 	}
 	hs := []DemoHolding{}

@@ -78,8 +78,14 @@ func TestScriptAgainstStaticTimeNode(t *testing.T) {
 	var events []struct {
 		ContractID string `json:"contractId"`
 	}
-	if err := json.Unmarshal([]byte(c.Out), &events); err != nil {
-		t.Fatalf("%v: %s", err, c.Out)
+	for _, line := range strings.Split(strings.TrimSpace(c.Out), "\n") { // -o json: one contract per line
+		var ev struct {
+			ContractID string `json:"contractId"`
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("%v: %s", err, c.Out)
+		}
+		events = append(events, ev)
 	}
 	if len(events) != 1 || events[0].ContractID != requestCid {
 		t.Errorf("contracts %+v, want the request %s", events, requestCid)

@@ -39,6 +39,10 @@ var TokenAppDars = []string{
 	"my-exercise-app.dar",
 }
 
+// TokenAppDar is the DAR of my-exercise-app's token, the one the demo
+// needs: it carries the interface packages of TokenAppDars too.
+const TokenAppDar = "my-exercise-app.dar"
+
 // TokenAppDarsSource says where TokenAppDars are published.
 const TokenAppDarsSource = "my-exercise-app.dar is in github.com/hyperledger-labs/splice-wallet-kernel (canton/, commit 50309572); " +
 	"the splice-api-token-*-v1-1.0.0.dar files are in github.com/digital-asset/cn-quickstart (quickstart/daml/dars/)"
