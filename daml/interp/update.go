@@ -82,6 +82,8 @@ type updateState struct {
 	maxTime       value.Timestamp
 
 	whereStack []where
+	// command is the command being interpreted, for the exercise trace.
+	command Command
 }
 
 // where is a create, exercise or fetch being interpreted, for errors.
