@@ -39,6 +39,7 @@ func TestCommandServiceIT(t *testing.T) {
 func TestCommandServiceITTyped(t *testing.T) {
 	p := startParticipant(t, node.Config{})
 	p.upload(t, pingDar(t))
+	p.upload(t, sharedDar(t, "splice-test-token-v1-1.0.0.dar"))
 
 	t.Run("CSRefuseBadParameter", func(t *testing.T) {
 		party := p.allocate(t, "party")
@@ -57,6 +58,24 @@ func TestCommandServiceITTyped(t *testing.T) {
 			map[string]any{"CreateAndExerciseCommand": map[string]any{"templateId": pingTemplate,
 				"createArguments": map[string]any{}, "choice": "Respond", "choiceArgument": map[string]any{}}}),
 			failure{code: "COMMAND_PREPROCESSING_FAILED", cause: "Missing non-optional field", definite: true})
+	})
+
+	// The test tool's Dummy FailingClone (a choice exercising one that
+	// asserts False) is the test token's failing transfer here: one
+	// exercise deep, by interface, so the trace has the choice and the
+	// command (daml/interp's TestExerciseTrace pins a deeper chain).
+	t.Run("CSReturnStackTrace", func(t *testing.T) {
+		e := p.mustFail(t, "POST", "/v2/commands/submit-and-wait", failingTransfer(t, p),
+			failure{code: "DAML_FAILURE", cause: "AssertionFailed", definite: true})
+		if e.ErrorCategory != 9 {
+			t.Errorf("category %d, want 9 (InvalidGivenCurrentSystemStateOther)", e.ErrorCategory)
+		}
+		const choice = "[0-9a-f]{8}:Splice.Api.Token.TransferInstructionV1:TransferFactory:TransferFactory_Transfer"
+		trace := regexp.MustCompile(`^    in choice ` + choice + ` on contract 00[0-9a-f]{8} \(#0\)\n` +
+			`    in exercise command ` + choice + ` on contract 00[0-9a-f]{8}\.\n$`)
+		if got := e.Context["exercise_trace"]; !trace.MatchString(got) {
+			t.Errorf("exercise_trace %q does not match %s", got, trace)
+		}
 	})
 }
 
