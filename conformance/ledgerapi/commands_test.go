@@ -17,7 +17,8 @@ var invalidSynchronizer = failure{code: "INVALID_FIELD", definite: true,
 
 // CommandServiceIT.scala.
 func TestCommandServiceIT(t *testing.T) {
-	p := startParticipant(t, node.Config{})
+	p := startParticipant(t, node.Config{NonconsumingChoices: []string{"DummyNonConsuming"}})
+	commandServiceGeneric(t, p)
 
 	t.Run("CSsubmitAndWaitInvalidSynchronizerId", func(t *testing.T) {
 		party := p.allocate(t, "party")
