@@ -105,6 +105,78 @@ func TestCommandSubmissionCompletionIT(t *testing.T) {
 			failure{code: "MISSING_FIELD", cause: "commands", definite: true})
 	})
 
+	// submitted submits a Dummy's create as party; completions lists
+	// what the completions list answers (the test tool's firstCompletions,
+	// its timeout the list's idle timeout).
+	submitted := func(t *testing.T, party string) string {
+		t.Helper()
+		body := p.jsCommands([]string{party}, createCmd(dummy, map[string]any{"operator": party}))
+		p.ok(t, "POST", "/v2/commands/async/submit", body, nil)
+		return body["commandId"].(string)
+	}
+	completions := func(t *testing.T, user string, begin int64, party string) []ledgerapi.Completion {
+		t.Helper()
+		var els []ledgerapi.CompletionStreamResponse
+		p.ok(t, "POST", "/v2/commands/completions?stream_idle_timeout_ms=300", map[string]any{"userId": user, "parties": []string{party}, "beginExclusive": begin}, &els)
+		var out []ledgerapi.Completion
+		for _, el := range els {
+			if el.Completion != nil {
+				out = append(out, *el.Completion)
+			}
+		}
+		return out
+	}
+
+	t.Run("CSCCompletions", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		begin := p.ledgerEnd(t)
+		cmd := submitted(t, party)
+		cs := completions(t, p.user, begin, party)
+		if len(cs) != 1 {
+			t.Fatalf("Expected only one completion: %d", len(cs))
+		}
+		if cs[0].CommandID != cmd {
+			t.Errorf("Wrong command identifier on completion: %s, want %s", cs[0].CommandID, cmd)
+		}
+		if cs[0].PaidTrafficCost <= 0 {
+			t.Error("Empty traffic cost")
+		}
+	})
+
+	t.Run("CSCParticipantBeginCompletions", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		submitted(t, party)
+		if len(completions(t, p.user, 0, party)) == 0 {
+			t.Error("Completions should not have been empty")
+		}
+	})
+
+	t.Run("CSCNoCompletionsWithoutRightUserId", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		begin := p.ledgerEnd(t)
+		submitted(t, party)
+		if cs := completions(t, "invalid-user-id", begin, party); len(cs) != 0 {
+			t.Errorf("completions of another user: %v", cs)
+		}
+	})
+
+	t.Run("CSCAfterEnd", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		submitted(t, party)
+		p.mustFail(t, "POST", "/v2/commands/completions?stream_idle_timeout_ms=300", map[string]any{"userId": p.user,
+			"parties": []string{party}, "beginExclusive": p.ledgerEnd(t) + 1000},
+			failure{code: "OFFSET_AFTER_LEDGER_END", cause: "is after ledger end"})
+	})
+
+	t.Run("CSCNoCompletionsWithoutRightParty", func(t *testing.T) {
+		party, notTheSubmittingParty := p.allocate(t, "party"), p.allocate(t, "other")
+		begin := p.ledgerEnd(t)
+		submitted(t, party)
+		if cs := completions(t, p.user, begin, notTheSubmittingParty); len(cs) != 0 {
+			t.Errorf("completions of another party: %v", cs)
+		}
+	})
+
 	t.Run("CSCHandleMultiPartySubscriptions", func(t *testing.T) {
 		alice, bob := p.allocate(t, "alice"), p.allocate(t, "bob")
 		submit := func(actAs ...string) string {
