@@ -88,6 +88,98 @@ func TestPartyManagementServiceIT(t *testing.T) {
 		get(nonExisting)
 	})
 
+	allocateWith := func(t *testing.T, hint string, annotations map[string]string) ledgerapi.PartyDetails {
+		t.Helper()
+		var r ledgerapi.AllocatePartyResponse
+		body := map[string]any{"partyIdHint": hint}
+		if annotations != nil {
+			body["localMetadata"] = map[string]any{"resourceVersion": "", "annotations": annotations}
+		}
+		p.ok(t, "POST", "/v2/parties", body, &r)
+		return r.PartyDetails
+	}
+	getParties := func(t *testing.T, parties ...string) []ledgerapi.PartyDetails {
+		t.Helper()
+		q := url.Values{"parties": parties[1:]}
+		var r ledgerapi.GetPartiesResponse
+		p.ok(t, "GET", "/v2/parties/"+url.PathEscape(parties[0])+"?"+q.Encode(), nil, &r)
+		return r.PartyDetails
+	}
+	// same compares party details without their resource versions.
+	same := func(t *testing.T, what string, got ledgerapi.PartyDetails, party string, annotations map[string]string) {
+		t.Helper()
+		if got.Party != party || !got.IsLocal || got.IdentityProviderID != "" || len(got.LocalMetadata.Annotations) != len(annotations) {
+			t.Errorf("%s: %+v, want local party %s with annotations %v", what, got, party, annotations)
+		}
+		for k, v := range annotations {
+			if got.LocalMetadata.Annotations[k] != v {
+				t.Errorf("%s: annotation %s = %q, want %q", what, k, got.LocalMetadata.Annotations[k], v)
+			}
+		}
+	}
+
+	t.Run("PMAllocateWithLocalMetadataAnnotations", func(t *testing.T) {
+		annotations := map[string]string{"key1": "val1", "key2": "val2"}
+		d := allocateWith(t, "", annotations)
+		same(t, "allocated", d, d.Party, annotations)
+		got := getParties(t, d.Party)
+		if len(got) != 1 {
+			t.Fatalf("get: %d parties", len(got))
+		}
+		same(t, "read back", got[0], d.Party, annotations)
+		if got[0].LocalMetadata.ResourceVersion != d.LocalMetadata.ResourceVersion {
+			t.Errorf("resource version %q read back as %q", d.LocalMetadata.ResourceVersion, got[0].LocalMetadata.ResourceVersion)
+		}
+	})
+
+	t.Run("PMAllocateOneHundred", func(t *testing.T) {
+		seen := map[string]int{}
+		for range 100 {
+			seen[allocateWith(t, "", nil).Party]++
+		}
+		for name, n := range seen {
+			if n > 1 {
+				t.Errorf("There are non-unique party names: %s (%d)", name, n)
+			}
+		}
+	})
+
+	t.Run("PMGetPartiesDetails", func(t *testing.T) {
+		d1 := allocateWith(t, "PMGetPartiesDetails_"+alphanumeric(10), map[string]string{"k1": "v1"})
+		d2 := allocateWith(t, "PMGetPartiesDetails_"+alphanumeric(10), map[string]string{"k2": "v2"})
+		got := getParties(t, d1.Party, d2.Party, "non-existent")
+		if len(got) != 2 {
+			t.Fatalf("The allocated parties were not retrieved successfully: %+v", got)
+		}
+		byParty := map[string]ledgerapi.PartyDetails{got[0].Party: got[0], got[1].Party: got[1]}
+		same(t, "party1", byParty[d1.Party], d1.Party, map[string]string{"k1": "v1"})
+		same(t, "party2", byParty[d2.Party], d2.Party, map[string]string{"k2": "v2"})
+		if none := getParties(t, "non-existent"); len(none) != 0 {
+			t.Errorf("Retrieved some parties when the party specified did not exist: %+v", none)
+		}
+	})
+
+	t.Run("PMListKnownParties", func(t *testing.T) {
+		d1 := allocateWith(t, "PMListKnownParties_"+alphanumeric(10), map[string]string{"k1": "v1"})
+		d2 := allocateWith(t, "PMListKnownParties_"+alphanumeric(10), nil)
+		d3 := allocateWith(t, "PMListKnownParties_"+alphanumeric(10), nil)
+		known := map[string]ledgerapi.PartyDetails{}
+		token := ""
+		for {
+			var r ledgerapi.ListPartiesResponse
+			p.ok(t, "GET", "/v2/parties?pageToken="+url.QueryEscape(token), nil, &r)
+			for _, d := range r.PartyDetails {
+				known[d.Party] = d
+			}
+			if token = r.NextPageToken; token == "" {
+				break
+			}
+		}
+		same(t, "party1", known[d1.Party], d1.Party, map[string]string{"k1": "v1"})
+		same(t, "party2", known[d2.Party], d2.Party, nil)
+		same(t, "party3", known[d3.Party], d3.Party, nil)
+	})
+
 	t.Run("PMRejectLongPartyHints", func(t *testing.T) {
 		p.mustFail(t, "POST", "/v2/parties", map[string]any{"partyIdHint": alphanumeric(256)},
 			failure{code: "INVALID_ARGUMENT", cause: "Party is too long"})
