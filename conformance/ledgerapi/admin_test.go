@@ -1,6 +1,7 @@
 package ledgerapi
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"net/url"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
 // alphanumeric is the test tool's Random.alphanumeric.take(n).
@@ -208,6 +210,144 @@ func TestPartyManagementServiceIT(t *testing.T) {
 // UserManagementServiceIT.scala.
 func TestUserManagementServiceIT(t *testing.T) {
 	p := startParticipant(t, node.Config{})
+	admin := ledgerapi.Right{Kind: ledgerapi.RightParticipantAdmin}
+	type user = map[string]any
+	newUser := func(id, primaryParty string) user { return user{"id": id, "primaryParty": primaryParty} }
+	createUser := func(t *testing.T, u user, rights ...ledgerapi.Right) ledgerapi.User {
+		t.Helper()
+		var r struct{ User ledgerapi.User }
+		p.ok(t, "POST", "/v2/users", map[string]any{"user": u, "rights": append([]ledgerapi.Right{}, rights...)}, &r)
+		return r.User
+	}
+	getUser := func(t *testing.T, id string) ledgerapi.User {
+		t.Helper()
+		var r struct{ User ledgerapi.User }
+		p.ok(t, "GET", "/v2/users/"+id, nil, &r)
+		return r.User
+	}
+	rightsBody := func(id string, rights ...ledgerapi.Right) ledgerapi.GrantUserRightsRequest {
+		return ledgerapi.GrantUserRightsRequest{UserID: id, Rights: rights}
+	}
+	grant := func(t *testing.T, id string, rights ...ledgerapi.Right) []ledgerapi.Right {
+		t.Helper()
+		var r ledgerapi.GrantUserRightsResponse
+		p.ok(t, "POST", "/v2/users/"+id+"/rights", rightsBody(id, rights...), &r)
+		return r.NewlyGrantedRights
+	}
+	revoke := func(t *testing.T, id string, rights ...ledgerapi.Right) []ledgerapi.Right {
+		t.Helper()
+		var r ledgerapi.RevokeUserRightsResponse
+		p.ok(t, "PATCH", "/v2/users/"+id+"/rights", rightsBody(id, rights...), &r)
+		return r.NewlyRevokedRights
+	}
+	listRights := func(t *testing.T, id string) []ledgerapi.Right {
+		t.Helper()
+		var r ledgerapi.ListUserRightsResponse
+		p.ok(t, "GET", "/v2/users/"+id+"/rights", nil, &r)
+		return r.Rights
+	}
+	sameRights := func(t *testing.T, what string, got []ledgerapi.Right, want ...ledgerapi.Right) {
+		t.Helper()
+		g, w := map[string]int{}, map[string]int{}
+		for _, r := range got {
+			g[r.String()]++
+		}
+		for _, r := range want {
+			w[r.String()]++
+		}
+		if fmt.Sprint(g) != fmt.Sprint(w) {
+			t.Errorf("%s: rights %v, want %v", what, got, want)
+		}
+	}
+	sameUser := func(t *testing.T, what string, got ledgerapi.User, want user) {
+		t.Helper()
+		if got.ID != want["id"] || got.PrimaryParty != want["primaryParty"] || got.IsDeactivated || got.IdentityProviderID != "" ||
+			got.PrimaryPartyAuthentication || len(got.Metadata.Annotations) != 0 {
+			t.Errorf("%s: %+v, want %v", what, got, want)
+		}
+	}
+	// userRights are the test tool's getUserRights: act, read and
+	// execute as fresh parties.
+	userRights := func(t *testing.T) []ledgerapi.Right {
+		suffix := uuid.NewString()
+		return []ledgerapi.Right{
+			ledgerapi.CanActAs(p.allocate(t, "acting-party-1-"+suffix)), ledgerapi.CanActAs(p.allocate(t, "acting-party-2-"+suffix)),
+			ledgerapi.CanReadAs(p.allocate(t, "reading-party-1-"+suffix)), ledgerapi.CanReadAs(p.allocate(t, "reading-party-2-"+suffix)),
+			ledgerapi.CanExecuteAs(p.allocate(t, "executing-party-1-"+suffix)), ledgerapi.CanExecuteAs(p.allocate(t, "executing-party-2-"+suffix)),
+		}
+	}
+	userNotFound := failure{code: "USER_NOT_FOUND"}
+
+	t.Run("TestAdminExists", func(t *testing.T) {
+		sameUser(t, "admin", getUser(t, ledger.AdminUserID), user{"id": ledger.AdminUserID, "primaryParty": ""})
+		sameRights(t, "admin", listRights(t, ledger.AdminUserID), admin)
+	})
+
+	t.Run("TestCreateUser", func(t *testing.T) {
+		u1, u2 := newUser(p.next("user"), "party1"), newUser(p.next("user"), "")
+		r1 := createUser(t, u1)
+		sameUser(t, "user1", r1, u1)
+		p.mustFail(t, "POST", "/v2/users", map[string]any{"user": u1, "rights": []any{}}, failure{code: "USER_ALREADY_EXISTS"})
+		r3 := createUser(t, u2)
+		sameUser(t, "user2", r3, u2)
+		p.ok(t, "DELETE", "/v2/users/"+u2["id"].(string), nil, nil)
+		if r1.Metadata.ResourceVersion == "" || r3.Metadata.ResourceVersion == "" {
+			t.Error("New user's resource version should be non empty")
+		}
+	})
+
+	t.Run("TestGetUser", func(t *testing.T) {
+		u1 := newUser(p.next("user"), "party1")
+		createUser(t, u1)
+		sameUser(t, "get", getUser(t, u1["id"].(string)), u1)
+		p.mustFail(t, "GET", "/v2/users/"+p.next("user"), nil, userNotFound)
+	})
+
+	t.Run("TestDeleteUser", func(t *testing.T) {
+		u1 := newUser(p.next("user"), "party1")
+		createUser(t, u1)
+		p.ok(t, "DELETE", "/v2/users/"+u1["id"].(string), nil, nil)
+		p.mustFail(t, "DELETE", "/v2/users/"+p.next("user"), nil, userNotFound)
+	})
+
+	t.Run("TestGrantUserRights", func(t *testing.T) {
+		id1, id2 := p.next("user"), p.next("user")
+		rights := userRights(t)
+		before := createUser(t, newUser(id1, "party1"))
+		sameRights(t, "res1", grant(t, id1, admin), admin)
+		p.mustFail(t, "POST", "/v2/users/"+id2+"/rights", rightsBody(id2, admin), userNotFound)
+		sameRights(t, "res3", grant(t, id1, admin))
+		sameRights(t, "res4", grant(t, id1, rights...), rights...)
+		if after := getUser(t, id1); after.Metadata.ResourceVersion != before.Metadata.ResourceVersion {
+			t.Errorf("changing user rights must not change user's resource version: %s, then %s", before.Metadata.ResourceVersion, after.Metadata.ResourceVersion)
+		}
+	})
+
+	t.Run("TestRevokeUserRights", func(t *testing.T) {
+		id1, id2 := p.next("user"), p.next("user")
+		rights := userRights(t)
+		before := createUser(t, newUser(id1, "party1"), append([]ledgerapi.Right{admin}, rights...)...)
+		sameRights(t, "res1", revoke(t, id1, admin), admin)
+		p.mustFail(t, "PATCH", "/v2/users/"+id2+"/rights", rightsBody(id2, admin), userNotFound)
+		sameRights(t, "res3", revoke(t, id1, admin))
+		sameRights(t, "res4", revoke(t, id1, rights...), rights...)
+		if after := getUser(t, id1); after.Metadata.ResourceVersion != before.Metadata.ResourceVersion {
+			t.Errorf("changing user rights must not change user's resource version: %s, then %s", before.Metadata.ResourceVersion, after.Metadata.ResourceVersion)
+		}
+	})
+
+	t.Run("TestListUserRights", func(t *testing.T) {
+		id := p.next("user")
+		rights := userRights(t)
+		four := []ledgerapi.Right{admin, rights[0], rights[2], rights[4]}
+		sameUser(t, "created", createUser(t, newUser(id, "party4")), newUser(id, "party4"))
+		sameRights(t, "res2", listRights(t, id))
+		sameRights(t, "res3", grant(t, id, four...), four...)
+		sameRights(t, "res4", listRights(t, id), four...)
+		sameRights(t, "res5", revoke(t, id, admin), admin)
+		sameRights(t, "res6", listRights(t, id), four[1:]...)
+	})
+
 	t.Run("UserManagementCreateUserInvalidArguments", func(t *testing.T) {
 		userID := uuid.NewString()
 		check := func(problem string, user map[string]any, rights []map[string]any, code string) {
