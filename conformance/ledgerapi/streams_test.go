@@ -1,6 +1,7 @@
 package ledgerapi
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -174,6 +175,68 @@ func TestUpdateServiceStreamsIT(t *testing.T) {
 			t.Fatalf("Expected one transaction with one non-consuming event: %v", txs)
 		}
 		checkNoACSDelta(t, txs[0].Transaction.Events)
+	})
+
+	// createTen creates ten Dummies one by one and returns their ids.
+	createTen := func(t *testing.T, party string) []string {
+		var cids []string
+		for range 10 {
+			cids = append(cids, p.create(t, party, dummy, map[string]any{"operator": party}))
+		}
+		return cids
+	}
+	createdIDs := func(t *testing.T, txs []*ledgerapi.Transaction) []string {
+		t.Helper()
+		var out []string
+		for _, tx := range txs {
+			if len(tx.Events) != 1 || tx.Events[0].Created == nil {
+				t.Fatalf("transaction %s: events %v, want one create", tx.UpdateID, tx.Events)
+			}
+			out = append(out, tx.Events[0].Created.ContractID)
+		}
+		return out
+	}
+
+	t.Run("TXServeStreamInDescendingOrder", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		dummies := createTen(t, party)
+		// The test tool's getTransactionsRequest bounds the range at the
+		// current end, which a descending stream needs.
+		end := p.ledgerEnd(t)
+		body := updatesRequest(party, 0, &end, le)
+		body["descendingOrder"] = true
+		var els []struct {
+			Update ledgerapi.JsUpdate `json:"update"`
+		}
+		p.ok(t, "POST", "/v2/updates?stream_idle_timeout_ms=50", body, &els)
+		var txs []*ledgerapi.Transaction
+		for _, el := range els {
+			if el.Update.Transaction != nil {
+				txs = append(txs, el.Update.Transaction)
+			}
+		}
+		want := slices.Clone(dummies)
+		slices.Reverse(want)
+		if got := createdIDs(t, txs); !slices.Equal(got, want) {
+			t.Errorf("Expected contract ids in order %v, got %v", want, got)
+		}
+	})
+
+	t.Run("TXFetchFirstPageAsc", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		contracts := createTen(t, party)
+		var page ledgerapi.JsGetUpdatesPageResponse
+		p.ok(t, "POST", "/v2/updates/get-updates-page", map[string]any{"maxPageSize": 5, "updateFormat": map[string]any{
+			"includeTransactions": map[string]any{"eventFormat": ledgerapi.EventFormatOf([]string{party}, nil, nil, false), "transactionShape": le}}}, &page)
+		var txs []*ledgerapi.Transaction
+		for _, u := range page.Updates {
+			if u.Update.Transaction != nil {
+				txs = append(txs, u.Update.Transaction)
+			}
+		}
+		if got := createdIDs(t, txs); !slices.Equal(got, contracts[:5]) {
+			t.Errorf("Expected contract ids in order %v, got %v", contracts[:5], got)
+		}
 	})
 }
 
