@@ -4,18 +4,22 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ledger-cli/ledger/daml/lf"
+
 	"github.com/ledger-cli/ledger/daml/tx"
 	"github.com/ledger-cli/ledger/daml/value"
 )
 
 // TracedExercise is an exercise a failure happened inside: the template
 // (or, for an exercise by interface, the interface), the choice, the
-// contract and the exercise node's id in the transaction being built.
+// contract, the exercise node's id in the transaction being built and the
+// choice's Daml location (nil when the package has none).
 type TracedExercise struct {
 	Template   *value.Identifier
 	Choice     string
 	ContractID value.ContractID
 	Node       tx.NodeID
+	Location   *lf.Location
 }
 
 // maxTracedExercises is how many exercises the trace text names (Canton's
@@ -36,7 +40,11 @@ func (u *updateState) exerciseChain() []TracedExercise {
 		if id == nil {
 			id = ex.TemplateID
 		}
-		out = append(out, TracedExercise{Template: id, Choice: ex.Choice, ContractID: ex.ContractID, Node: c.id})
+		x := TracedExercise{Template: id, Choice: ex.Choice, ContractID: ex.ContractID, Node: c.id}
+		if c.choice != nil {
+			x.Location = c.choice.Location
+		}
+		out = append(out, x)
 	}
 	return out
 }

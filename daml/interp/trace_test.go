@@ -32,7 +32,10 @@ func TestExerciseTrace(t *testing.T) {
 		t.Errorf("trace:\n%s\nwant:\n%s", got, want)
 	}
 	if len(ie.ExerciseTrace) != 2 || ie.ExerciseTrace[0].Choice != "ThrowAfterTouch" || ie.ExerciseTrace[1].ContractID != cid {
-		t.Errorf("exercise trace %+v", ie.ExerciseTrace)
+		t.Fatalf("exercise trace %+v", ie.ExerciseTrace)
+	}
+	if loc := ie.ExerciseTrace[1].Location; loc == nil || loc.Definition != "Box:ThrowDeeper" {
+		t.Errorf("ThrowDeeper's location %v", loc)
 	}
 
 	// A create command: no exercise, only the command.
