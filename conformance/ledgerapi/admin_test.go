@@ -278,6 +278,64 @@ func TestUserManagementServiceIT(t *testing.T) {
 	}
 	userNotFound := failure{code: "USER_NOT_FOUND"}
 
+	createIDP := func(t *testing.T) string {
+		t.Helper()
+		id := p.next("idp")
+		p.ok(t, "POST", "/v2/idps", map[string]any{"identityProviderConfig": map[string]any{"identityProviderId": id,
+			"issuer": p.next("issuer"), "jwksUrl": "http://daml.com/jwks.json"}}, nil)
+		return id
+	}
+	moveIDP := func(id, source, target string) map[string]any {
+		return map[string]any{"userId": id, "sourceIdentityProviderId": source, "targetIdentityProviderId": target}
+	}
+	userIDP := func(t *testing.T, id, idp string) string {
+		t.Helper()
+		var r struct{ User ledgerapi.User }
+		p.ok(t, "GET", "/v2/users/"+id+"?identity-provider-id="+url.QueryEscape(idp), nil, &r)
+		return r.User.IdentityProviderID
+	}
+
+	t.Run("UserManagementUpdateUserIdpWithNonDefaultIdps", func(t *testing.T) {
+		id, idp1, idp2 := p.next("user"), createIDP(t), createIDP(t)
+		createUser(t, user{"id": id, "identityProviderId": idp1})
+		p.ok(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", moveIDP(id, idp1, idp2), nil)
+		if got := userIDP(t, id, idp2); got != idp2 {
+			t.Errorf("idp %q, want %q", got, idp2)
+		}
+		p.ok(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", moveIDP(id, idp2, idp1), nil)
+		if got := userIDP(t, id, idp1); got != idp1 {
+			t.Errorf("idp %q, want %q", got, idp1)
+		}
+		// The test tool reads the gRPC status PERMISSION_DENIED; over JSON
+		// the security-sensitive error is redacted (code NA) and carries
+		// the gRPC code 7 (PERMISSION_DENIED).
+		e := p.mustFail(t, "GET", "/v2/users/"+id+"?identity-provider-id="+idp2, nil, failure{code: "NA"})
+		if e.GRPCCodeValue == nil || *e.GRPCCodeValue != 7 {
+			t.Errorf("requesting with the wrong idp: gRPC code %v, want 7 (PERMISSION_DENIED)", e.GRPCCodeValue)
+		}
+		p.ok(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", moveIDP(id, idp1, ""), nil)
+	})
+
+	t.Run("UserManagementUpdateUserIdpWithDefaultIdp", func(t *testing.T) {
+		id, idp := p.next("user"), createIDP(t)
+		createUser(t, user{"id": id})
+		p.ok(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", moveIDP(id, "", idp), nil)
+		if got := userIDP(t, id, idp); got != idp {
+			t.Errorf("idp %q, want %q", got, idp)
+		}
+		p.ok(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", moveIDP(id, idp, ""), nil)
+		if got := userIDP(t, id, ""); got != "" {
+			t.Errorf("idp %q, want the default", got)
+		}
+	})
+
+	t.Run("UserManagementUpdateUserIdpNonExistentIdps", func(t *testing.T) {
+		id, missing := p.next("user"), p.next("idp")
+		createUser(t, user{"id": id})
+		p.mustFail(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", moveIDP(id, missing, ""), failure{code: "INVALID_ARGUMENT"})
+		p.mustFail(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", moveIDP(id, "", missing), failure{code: "INVALID_ARGUMENT"})
+	})
+
 	t.Run("TestAdminExists", func(t *testing.T) {
 		sameUser(t, "admin", getUser(t, ledger.AdminUserID), user{"id": ledger.AdminUserID, "primaryParty": ""})
 		sameRights(t, "admin", listRights(t, ledger.AdminUserID), admin)
