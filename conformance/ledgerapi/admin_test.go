@@ -336,6 +336,43 @@ func TestUserManagementServiceIT(t *testing.T) {
 		p.mustFail(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", moveIDP(id, "", missing), failure{code: "INVALID_ARGUMENT"})
 	})
 
+	listUsers := func(t *testing.T, size int) []ledgerapi.User {
+		t.Helper()
+		var r struct{ Users []ledgerapi.User }
+		p.ok(t, "GET", "/v2/users?pageSize="+strconv.Itoa(size), nil, &r)
+		return r.Users
+	}
+
+	t.Run("TestListUsersRequestPageSizeZero", func(t *testing.T) {
+		createUser(t, user{"id": p.next("user")})
+		createUser(t, user{"id": p.next("user")})
+		zero, one := listUsers(t, 0), listUsers(t, 1)
+		if len(one) == 0 || len(zero) == 0 {
+			t.Fatal("First page with requested pageSize zero should return some users")
+		}
+		if zero[0].ID != one[0].ID {
+			t.Errorf("page size 0 starts with %s, page size 1 with %s", zero[0].ID, one[0].ID)
+		}
+		if len(zero) < 2 {
+			t.Errorf("page size 0 is the server's default, larger than one: %d users", len(zero))
+		}
+	})
+
+	// The test tool creates maxUsersPageSize+1 users first; asking for
+	// more than the limit is what is checked: no error, at most the limit.
+	t.Run("TestMaxUsersPageSize", func(t *testing.T) {
+		if users := listUsers(t, node.MaxUsersPageSize+1); len(users) > node.MaxUsersPageSize {
+			t.Errorf("page size must be within limit. actual size: %d, server's limit: %d", len(users), node.MaxUsersPageSize)
+		}
+	})
+
+	t.Run("TestGrantingAndRevokingEmptyListOfRights", func(t *testing.T) {
+		id := p.next("user")
+		createUser(t, user{"id": id})
+		sameRights(t, "grant none", grant(t, id))
+		sameRights(t, "revoke none", revoke(t, id))
+	})
+
 	t.Run("TestAdminExists", func(t *testing.T) {
 		sameUser(t, "admin", getUser(t, ledger.AdminUserID), user{"id": ledger.AdminUserID, "primaryParty": ""})
 		sameRights(t, "admin", listRights(t, ledger.AdminUserID), admin)
