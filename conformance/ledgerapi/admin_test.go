@@ -182,6 +182,39 @@ func TestPartyManagementServiceIT(t *testing.T) {
 		same(t, "party3", known[d3.Party], d3.Party, nil)
 	})
 
+	listParties := func(t *testing.T, size int, token string) ledgerapi.ListPartiesResponse {
+		t.Helper()
+		var r ledgerapi.ListPartiesResponse
+		p.ok(t, "GET", "/v2/parties?pageSize="+strconv.Itoa(size)+"&pageToken="+url.QueryEscape(token), nil, &r)
+		return r
+	}
+
+	t.Run("PMPagedListKnownPartiesReachingTheLastPage", func(t *testing.T) {
+		size := min(10000, node.MaxPartiesPageSize)
+		token := ""
+		for pages := 0; ; pages++ {
+			page := listParties(t, size, token)
+			if token = page.NextPageToken; token == "" {
+				break
+			}
+			if pages > 10 {
+				t.Fatalf("Could not reach the last page even after fetching %d pages of size %d each", pages+1, size)
+			}
+		}
+	})
+
+	t.Run("PMPagedListKnownPartiesZeroPageSize", func(t *testing.T) {
+		p.allocate(t, "party")
+		p.allocate(t, "party")
+		zero, one := listParties(t, 0, ""), listParties(t, 1, "")
+		if len(one.PartyDetails) == 0 || len(zero.PartyDetails) == 0 {
+			t.Fatal("First page with requested pageSize zero should return some parties")
+		}
+		if zero.PartyDetails[0].Party != one.PartyDetails[0].Party {
+			t.Errorf("page size 0 starts with %s, page size 1 with %s", zero.PartyDetails[0].Party, one.PartyDetails[0].Party)
+		}
+	})
+
 	t.Run("PMRejectLongPartyHints", func(t *testing.T) {
 		p.mustFail(t, "POST", "/v2/parties", map[string]any{"partyIdHint": alphanumeric(256)},
 			failure{code: "INVALID_ARGUMENT", cause: "Party is too long"})
