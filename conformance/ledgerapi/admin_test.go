@@ -391,6 +391,56 @@ func TestUserManagementServiceIT(t *testing.T) {
 		}
 	})
 
+	listUsersPage := func(t *testing.T, size int, token string) (users []ledgerapi.User, next string) {
+		t.Helper()
+		var r struct {
+			Users         []ledgerapi.User
+			NextPageToken string
+		}
+		p.ok(t, "GET", "/v2/users?pageSize="+strconv.Itoa(size)+"&pageToken="+url.QueryEscape(token), nil, &r)
+		return r.Users, r.NextPageToken
+	}
+	hasUser := func(users []ledgerapi.User, id string) bool {
+		for _, u := range users {
+			if u.ID == id {
+				return true
+			}
+		}
+		return false
+	}
+
+	t.Run("TestListUsersVisibilityOfNewUserWhenCreatedAndThenDeleted", func(t *testing.T) {
+		before, _ := listUsersPage(t, 10, "")
+		// "!" is the smallest character of a user id.
+		id := "!" + p.next("user")
+		if len(before) > 0 {
+			id = "!" + before[0].ID
+		}
+		if hasUser(before, id) {
+			t.Fatal("new user should be absent before it's creation")
+		}
+		createUser(t, user{"id": id})
+		if after, _ := listUsersPage(t, 10, ""); !hasUser(after, id) {
+			t.Error("new users should be present after it's creation")
+		}
+		p.ok(t, "DELETE", "/v2/users/"+url.PathEscape(id), nil, nil)
+		if deleted, _ := listUsersPage(t, 10, ""); hasUser(deleted, id) {
+			t.Error("new user should be absent after it's deletion")
+		}
+	})
+
+	t.Run("TestListUsersReachingTheLastPage", func(t *testing.T) {
+		token := ""
+		for pages := 0; ; pages++ {
+			if _, token = listUsersPage(t, 10000, token); token == "" {
+				break
+			}
+			if pages > 10 {
+				t.Fatalf("Could not reach the last page even after fetching %d pages", pages+1)
+			}
+		}
+	})
+
 	// The test tool creates maxUsersPageSize+1 users first; asking for
 	// more than the limit is what is checked: no error, at most the limit.
 	t.Run("TestMaxUsersPageSize", func(t *testing.T) {
