@@ -456,6 +456,16 @@ func TestUserManagementServiceIT(t *testing.T) {
 		sameRights(t, "revoke none", revoke(t, id))
 	})
 
+	t.Run("TestAllocationTimeGrantUserRights", func(t *testing.T) {
+		id, hint := p.next("user"), "acting-party-1-"+uuid.NewString()
+		p.mustFail(t, "POST", "/v2/parties", map[string]any{"partyIdHint": hint, "userId": id}, userNotFound)
+		createUser(t, newUser(id, "party1"))
+		sameRights(t, "before", listRights(t, id))
+		var r ledgerapi.AllocatePartyResponse
+		p.ok(t, "POST", "/v2/parties", map[string]any{"partyIdHint": hint, "userId": id}, &r)
+		sameRights(t, "after", listRights(t, id), ledgerapi.CanActAs(r.PartyDetails.Party))
+	})
+
 	t.Run("TestAdminExists", func(t *testing.T) {
 		sameUser(t, "admin", getUser(t, ledger.AdminUserID), user{"id": ledger.AdminUserID, "primaryParty": ""})
 		sameRights(t, "admin", listRights(t, ledger.AdminUserID), admin)
