@@ -79,7 +79,8 @@ func commandTrace(cmd Command) string {
 //	in choice 3f2a9c1b:Test:Dummy:FailingClone on contract 00c0ffee12 (#0)
 //	in exercise command 3f2a9c1b:Test:Dummy:FailingClone on contract 00c0ffee12.
 //
-// It is empty for an error raised outside a submission's commands.
+// It is empty for an error raised outside a submission's commands, and
+// at most MaxCauseBytes (and a note of what was cut) long.
 func (e *Error) TransactionTrace() string {
 	if len(e.ExerciseTrace) == 0 && e.CommandTrace == "" {
 		return ""
@@ -96,7 +97,9 @@ func (e *Error) TransactionTrace() string {
 	if e.CommandTrace != "" {
 		line(e.CommandTrace)
 	}
-	return b.String()
+	// A command's key is printed whole, and a request may carry a key of
+	// megabytes: the trace is bounded as a cause is.
+	return boundCause(b.String())
 }
 
 // prettyTypeID is "pkg8:Module:Entity": the package id's first eight

@@ -67,3 +67,13 @@ func TestExerciseTraceCap(t *testing.T) {
 		t.Error("an error outside a submission has a trace")
 	}
 }
+
+// TestExerciseTraceBounded: a command naming a key of a megabyte makes a
+// trace of at most MaxCauseBytes and a note.
+func TestExerciseTraceBounded(t *testing.T) {
+	e := &Error{CommandTrace: "in exercise-by-key command abcdef01:M:T:C on key " + strings.Repeat("k", 1<<20) + "."}
+	got := e.TransactionTrace()
+	if len(got) > MaxCauseBytes+64 || !strings.Contains(got, "more bytes cut") {
+		t.Errorf("trace of %d bytes, ends %q", len(got), got[len(got)-40:])
+	}
+}
