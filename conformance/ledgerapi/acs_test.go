@@ -2,7 +2,9 @@ package ledgerapi
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
@@ -42,6 +44,119 @@ func TestActiveContractsServiceIT(t *testing.T) {
 	pageRequest := func(party string, size int, token string) map[string]any {
 		return map[string]any{"eventFormat": ledgerapi.EventFormatOf([]string{party}, nil, nil, false), "maxPageSize": size, "pageToken": token}
 	}
+
+	// acsOf reads the ACS at the ledger end under an event format.
+	acsOf := func(t *testing.T, ef ledgerapi.EventFormat) []ledgerapi.CreatedEvent {
+		t.Helper()
+		var els []ledgerapi.JsGetActiveContractsResponse
+		p.ok(t, "POST", "/v2/state/active-contracts", map[string]any{"eventFormat": ef, "activeAtOffset": p.ledgerEnd(t)}, &els)
+		var out []ledgerapi.CreatedEvent
+		for _, el := range els {
+			if ac := el.ContractEntry.ActiveContract; ac != nil {
+				out = append(out, ac.CreatedEvent)
+			}
+		}
+		return out
+	}
+	after := func(evs []ledgerapi.CreatedEvent, start int64) []ledgerapi.CreatedEvent {
+		var out []ledgerapi.CreatedEvent
+		for _, ev := range evs {
+			if int64(ev.Offset) > start {
+				out = append(out, ev)
+			}
+		}
+		return out
+	}
+	sameEvents := func(t *testing.T, what string, got, want []ledgerapi.CreatedEvent) {
+		t.Helper()
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		if string(g) != string(w) {
+			t.Errorf("%s are not the same as for the specific party:\n got: %s\nwant: %s", what, g, w)
+		}
+	}
+	archiveAll := func(t *testing.T, party string, cids ...string) {
+		t.Helper()
+		for i, tmpl := range []string{dummy, dummyWithParam, dummyFactory} {
+			p.exercise(t, party, tmpl, cids[i], "Archive", nil)
+		}
+	}
+
+	t.Run("ACSallContracts", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		start := p.ledgerEnd(t)
+		d, dp, df := createDummies(t, party)
+		acs := p.activeContracts(t, party)
+		wildcard := after(acsOf(t, ledgerapi.EventFormatOf(nil, nil, nil, false)), start)
+		bothFilters := ledgerapi.EventFormatOf([]string{party}, nil, nil, false)
+		bothFilters.FiltersForAnyParty = &ledgerapi.Filters{}
+		both := after(acsOf(t, bothFilters), start)
+		archiveAll(t, party, d, dp, df)
+		if len(acs) != 3 {
+			t.Fatalf("Expected 3 contracts, but received %d.", len(acs))
+		}
+		for _, cid := range []string{d, dp, df} {
+			if !slices.Contains(contractIDs(acs), cid) {
+				t.Errorf("Didn't find contract %s", cid)
+			}
+		}
+		for _, ev := range acs {
+			if !ev.ACSDelta {
+				t.Errorf("Expected acs_delta to be true for all the created events: %s", ev.ContractID)
+			}
+			if !slices.Equal(ev.Signatories, []string{party}) || len(ev.Observers) != 0 {
+				t.Errorf("contract %s: signatories %v, observers %v", ev.ContractID, ev.Signatories, ev.Observers)
+			}
+		}
+		sameEvents(t, "Active contracts read for any party", wildcard, acs)
+		sameEvents(t, "Active contracts with both filters used", both, acs)
+	})
+
+	t.Run("ACSfilterContracts", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		start := p.ledgerEnd(t)
+		d, dp, df := createDummies(t, party)
+		acs := acsOf(t, ledgerapi.EventFormatOf([]string{party}, []string{dummy}, nil, false))
+		wildcard := after(acsOf(t, ledgerapi.EventFormatOf(nil, []string{dummy}, nil, false)), start)
+		archiveAll(t, party, d, dp, df)
+		if len(acs) != 1 {
+			t.Fatalf("Expected 1 contract, but received %d.", len(acs))
+		}
+		if acs[0].ContractID != d || !strings.HasSuffix(acs[0].TemplateID, ":Test:Dummy") {
+			t.Errorf("Received %s of %s, want the Dummy %s", acs[0].ContractID, acs[0].TemplateID, d)
+		}
+		sameEvents(t, "Active contracts read for any party", wildcard, acs)
+	})
+
+	t.Run("ACSEventOffset", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		cid := p.create(t, party, dummy, map[string]any{"operator": party})
+		acs := p.activeContracts(t, party)
+		if len(acs) != 1 {
+			t.Fatalf("%d active contracts, want 1", len(acs))
+		}
+		ev := acs[0]
+		byOffset := func(shape ledgerapi.TransactionShape) ledgerapi.Transaction {
+			var resp struct {
+				Transaction ledgerapi.Transaction `json:"transaction"`
+			}
+			p.ok(t, "POST", "/v2/updates/transaction-by-offset", transactionByOffsetShape(party, int64(ev.Offset), shape), &resp)
+			return resp.Transaction
+		}
+		ad, le := byOffset(ledgerapi.TransactionShapeACSDelta), byOffset(ledgerapi.TransactionShapeLedgerEffects)
+		p.exercise(t, party, dummy, cid, "Archive", nil)
+		if ad.UpdateID != le.UpdateID {
+			t.Errorf("Offset %d did not resolve to the same acs delta transaction (%s) and ledger effects transaction (%s).", ev.Offset, ad.UpdateID, le.UpdateID)
+		}
+		if ev.Offset != ad.Offset {
+			t.Errorf("Active contract's created event %d was not equal to transaction's offset %d.", ev.Offset, ad.Offset)
+		}
+		for _, tx := range []ledgerapi.Transaction{ad, le} {
+			if len(tx.Events) != 1 || tx.Events[0].Created == nil || tx.Events[0].Created.Offset != tx.Offset {
+				t.Errorf("Expected only a single created event at the transaction's offset %d: %+v", tx.Offset, tx.Events)
+			}
+		}
+	})
 
 	t.Run("ACSemptyResponse", func(t *testing.T) {
 		party := p.allocate(t, "party")

@@ -17,7 +17,8 @@ var invalidSynchronizer = failure{code: "INVALID_FIELD", definite: true,
 
 // CommandServiceIT.scala.
 func TestCommandServiceIT(t *testing.T) {
-	p := startParticipant(t, node.Config{})
+	p := startParticipant(t, node.Config{NonconsumingChoices: []string{"DummyNonConsuming"}})
+	commandServiceGeneric(t, p)
 
 	t.Run("CSsubmitAndWaitInvalidSynchronizerId", func(t *testing.T) {
 		party := p.allocate(t, "party")
@@ -39,6 +40,7 @@ func TestCommandServiceIT(t *testing.T) {
 func TestCommandServiceITTyped(t *testing.T) {
 	p := startParticipant(t, node.Config{})
 	p.upload(t, pingDar(t))
+	p.upload(t, sharedDar(t, "splice-test-token-v1-1.0.0.dar"))
 
 	t.Run("CSRefuseBadParameter", func(t *testing.T) {
 		party := p.allocate(t, "party")
@@ -57,6 +59,24 @@ func TestCommandServiceITTyped(t *testing.T) {
 			map[string]any{"CreateAndExerciseCommand": map[string]any{"templateId": pingTemplate,
 				"createArguments": map[string]any{}, "choice": "Respond", "choiceArgument": map[string]any{}}}),
 			failure{code: "COMMAND_PREPROCESSING_FAILED", cause: "Missing non-optional field", definite: true})
+	})
+
+	// The test tool's Dummy FailingClone (a choice exercising one that
+	// asserts False) is the test token's failing transfer here: one
+	// exercise deep, by interface, so the trace has the choice and the
+	// command (daml/interp's TestExerciseTrace pins a deeper chain).
+	t.Run("CSReturnStackTrace", func(t *testing.T) {
+		e := p.mustFail(t, "POST", "/v2/commands/submit-and-wait", failingTransfer(t, p),
+			failure{code: "DAML_FAILURE", cause: "AssertionFailed", definite: true})
+		if e.ErrorCategory != 9 {
+			t.Errorf("category %d, want 9 (InvalidGivenCurrentSystemStateOther)", e.ErrorCategory)
+		}
+		const choice = "[0-9a-f]{8}:Splice.Api.Token.TransferInstructionV1:TransferFactory:TransferFactory_Transfer"
+		trace := regexp.MustCompile(`^    in choice ` + choice + ` on contract 00[0-9a-f]{8} \(#0\)\n` +
+			`    in exercise command ` + choice + ` on contract 00[0-9a-f]{8}\.\n$`)
+		if got := e.Context["exercise_trace"]; !trace.MatchString(got) {
+			t.Errorf("exercise_trace %q does not match %s", got, trace)
+		}
 	})
 }
 
@@ -83,6 +103,78 @@ func TestCommandSubmissionCompletionIT(t *testing.T) {
 		party := p.allocate(t, "party")
 		p.mustFail(t, "POST", "/v2/commands/async/submit", p.jsCommands([]string{party}),
 			failure{code: "MISSING_FIELD", cause: "commands", definite: true})
+	})
+
+	// submitted submits a Dummy's create as party; completions lists
+	// what the completions list answers (the test tool's firstCompletions,
+	// its timeout the list's idle timeout).
+	submitted := func(t *testing.T, party string) string {
+		t.Helper()
+		body := p.jsCommands([]string{party}, createCmd(dummy, map[string]any{"operator": party}))
+		p.ok(t, "POST", "/v2/commands/async/submit", body, nil)
+		return body["commandId"].(string)
+	}
+	completions := func(t *testing.T, user string, begin int64, party string) []ledgerapi.Completion {
+		t.Helper()
+		var els []ledgerapi.CompletionStreamResponse
+		p.ok(t, "POST", "/v2/commands/completions?stream_idle_timeout_ms=300", map[string]any{"userId": user, "parties": []string{party}, "beginExclusive": begin}, &els)
+		var out []ledgerapi.Completion
+		for _, el := range els {
+			if el.Completion != nil {
+				out = append(out, *el.Completion)
+			}
+		}
+		return out
+	}
+
+	t.Run("CSCCompletions", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		begin := p.ledgerEnd(t)
+		cmd := submitted(t, party)
+		cs := completions(t, p.user, begin, party)
+		if len(cs) != 1 {
+			t.Fatalf("Expected only one completion: %d", len(cs))
+		}
+		if cs[0].CommandID != cmd {
+			t.Errorf("Wrong command identifier on completion: %s, want %s", cs[0].CommandID, cmd)
+		}
+		if cs[0].PaidTrafficCost <= 0 {
+			t.Error("Empty traffic cost")
+		}
+	})
+
+	t.Run("CSCParticipantBeginCompletions", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		submitted(t, party)
+		if len(completions(t, p.user, 0, party)) == 0 {
+			t.Error("Completions should not have been empty")
+		}
+	})
+
+	t.Run("CSCNoCompletionsWithoutRightUserId", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		begin := p.ledgerEnd(t)
+		submitted(t, party)
+		if cs := completions(t, "invalid-user-id", begin, party); len(cs) != 0 {
+			t.Errorf("completions of another user: %v", cs)
+		}
+	})
+
+	t.Run("CSCAfterEnd", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		submitted(t, party)
+		p.mustFail(t, "POST", "/v2/commands/completions?stream_idle_timeout_ms=300", map[string]any{"userId": p.user,
+			"parties": []string{party}, "beginExclusive": p.ledgerEnd(t) + 1000},
+			failure{code: "OFFSET_AFTER_LEDGER_END", cause: "is after ledger end"})
+	})
+
+	t.Run("CSCNoCompletionsWithoutRightParty", func(t *testing.T) {
+		party, notTheSubmittingParty := p.allocate(t, "party"), p.allocate(t, "other")
+		begin := p.ledgerEnd(t)
+		submitted(t, party)
+		if cs := completions(t, p.user, begin, notTheSubmittingParty); len(cs) != 0 {
+			t.Errorf("completions of another party: %v", cs)
+		}
 	})
 
 	t.Run("CSCHandleMultiPartySubscriptions", func(t *testing.T) {

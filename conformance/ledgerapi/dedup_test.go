@@ -12,6 +12,7 @@ import (
 // of the Scala 2 s: the assertions hold for any duration.
 func TestCommandDeduplicationIT(t *testing.T) {
 	p := startParticipant(t, node.Config{})
+	p.upload(t, pingDar(t))
 
 	// completionOf waits for the completion of the submission subID of cmd
 	// for party after begin.
@@ -97,5 +98,41 @@ func TestCommandDeduplicationIT(t *testing.T) {
 		if d := again.SynchronizerTime.RecordTime.Time.Sub(at.SynchronizerTime.RecordTime.Time); d < duration {
 			t.Errorf("The requested deduplication duration %v was greater than the duration between the reported deduplication offset and completion record times (%v).", duration, d)
 		}
+	})
+
+	t.Run("SimpleDeduplicationBasic", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		cmdID := p.next("dedup")
+		submit := func(subID string) ledgerapi.Completion {
+			t.Helper()
+			begin := p.ledgerEnd(t)
+			body := p.jsCommands([]string{party}, createCmd("#model-tests:Test:DummyWithAnnotation", map[string]any{"operator": party, "annotation": "Duplicate command"}))
+			body["commandId"], body["submissionId"] = cmdID, subID
+			body["deduplicationPeriod"] = map[string]any{"DeduplicationDuration": map[string]any{"value": map[string]any{"seconds": 2}}}
+			p.ok(t, "POST", "/v2/commands/async/submit", body, nil)
+			return completionOf(t, party, cmdID, subID, begin)
+		}
+		first := submit(p.next("first"))
+		if !first.Succeeded() || first.CommandID != cmdID {
+			t.Fatalf("first submission: %+v", first)
+		}
+		if dup := submit(p.next("second")); dup.Succeeded() || dup.Status.Code != 6 { // ALREADY_EXISTS
+			t.Errorf("resubmission within the window: status %+v, want ALREADY_EXISTS", dup.Status)
+		}
+		if n := len(p.activeContracts(t, party)); n != 1 {
+			t.Errorf("%d active contracts, want 1", n)
+		}
+	})
+
+	// The Scala Dummy(bob) submitted by alice fails authorization; the
+	// generic model makes the submitter the signatory, so the model is
+	// Ping, whose initiator signs.
+	t.Run("StopOnSubmissionFailure", func(t *testing.T) {
+		alice, bob := p.allocate(t, "alice"), p.allocate(t, "bob")
+		body := p.jsCommands([]string{alice}, createCmd(pingTemplate, pingArgs(bob, alice)))
+		authz := failure{code: "DAML_AUTHORIZATION_ERROR", definite: true}
+		p.mustFail(t, "POST", "/v2/commands/async/submit", body, authz)
+		body["submissionId"] = p.next("fresh")
+		p.mustFail(t, "POST", "/v2/commands/async/submit", body, authz)
 	})
 }

@@ -19,22 +19,30 @@ func TestTransactionServiceExerciseIT(t *testing.T) {
 	p.upload(t, sharedDar(t, "splice-test-token-v1-1.0.0.dar"))
 
 	t.Run("TXRejectOnFailingAssertion", func(t *testing.T) {
-		owner, party := p.allocate(t, "admin"), p.allocate(t, "party")
-		cid := p.create(t, owner, testTokenRules, map[string]any{"admin": owner})
-		now := time.Now().UTC()
-		arg := map[string]any{"expectedAdmin": owner, "transfer": map[string]any{
-			"sender": party, "receiver": owner, "amount": "0.0",
-			"instrumentId":     map[string]any{"admin": owner, "id": "TOK"},
-			"requestedAt":      now.Add(-time.Minute).Format(time.RFC3339Nano),
-			"executeBefore":    now.Add(time.Hour).Format(time.RFC3339Nano),
-			"inputHoldingCids": []any{}, "meta": map[string]any{"values": map[string]any{}}},
-			"extraArgs": map[string]any{"context": map[string]any{"values": map[string]any{}}, "meta": map[string]any{"values": map[string]any{}}}}
-		body := p.jsCommands([]string{party}, exerciseCmd(transferFactory, cid, "TransferFactory_Transfer", arg))
-		body["disclosedContracts"] = []any{disclosure(t, p, owner, cid)}
-		e := p.mustFail(t, "POST", "/v2/commands/submit-and-wait", body,
+		e := p.mustFail(t, "POST", "/v2/commands/submit-and-wait", failingTransfer(t, p),
 			failure{code: "DAML_FAILURE", cause: "AssertionFailed", definite: true})
 		if e.ErrorCategory != 9 {
 			t.Errorf("category %d, want 9 (InvalidGivenCurrentSystemStateOther)", e.ErrorCategory)
 		}
 	})
+}
+
+// failingTransfer is a submission whose choice fails an assertion: the
+// test token's TransferFactory_Transfer (by interface, on a disclosed
+// TokenRules) of a zero amount, which it `require`s to be positive.
+func failingTransfer(t *testing.T, p *participant) map[string]any {
+	t.Helper()
+	owner, party := p.allocate(t, "admin"), p.allocate(t, "party")
+	cid := p.create(t, owner, testTokenRules, map[string]any{"admin": owner})
+	now := time.Now().UTC()
+	arg := map[string]any{"expectedAdmin": owner, "transfer": map[string]any{
+		"sender": party, "receiver": owner, "amount": "0.0",
+		"instrumentId":     map[string]any{"admin": owner, "id": "TOK"},
+		"requestedAt":      now.Add(-time.Minute).Format(time.RFC3339Nano),
+		"executeBefore":    now.Add(time.Hour).Format(time.RFC3339Nano),
+		"inputHoldingCids": []any{}, "meta": map[string]any{"values": map[string]any{}}},
+		"extraArgs": map[string]any{"context": map[string]any{"values": map[string]any{}}, "meta": map[string]any{"values": map[string]any{}}}}
+	body := p.jsCommands([]string{party}, exerciseCmd(transferFactory, cid, "TransferFactory_Transfer", arg))
+	body["disclosedContracts"] = []any{disclosure(t, p, owner, cid)}
+	return body
 }

@@ -1,7 +1,6 @@
 package ledgerapi
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
@@ -110,9 +109,4 @@ func contractIDs(evs []ledgerapi.CreatedEvent) []string {
 		ids[i] = ev.ContractID
 	}
 	return ids
-}
-
-func raw(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
 }

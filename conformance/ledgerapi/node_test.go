@@ -39,6 +39,16 @@ type participant struct {
 // suite's test ends.
 func startParticipant(t *testing.T, nc node.Config) *participant {
 	t.Helper()
+	return startParticipantOn(t, nc, nil)
+}
+
+// startParticipantOn starts a node as startParticipant does, on static
+// time when clock is not nil (ledger serve --static-time).
+func startParticipantOn(t *testing.T, nc node.Config, clock *node.StaticClock) *participant {
+	t.Helper()
+	if clock != nil {
+		nc.Now = clock.Now
+	}
 	n, err := local.Open(context.Background(), local.Config{DBPath: filepath.Join(t.TempDir(), "ledger.db"), Node: nc})
 	if err != nil {
 		t.Fatalf("open node: %v", err)
@@ -46,6 +56,7 @@ func startParticipant(t *testing.T, nc node.Config) *participant {
 	run, err := server.Start(context.Background(), n, server.Config{
 		Addr:   "127.0.0.1:0",
 		Auth:   auth.Config{Mode: auth.ModeNone},
+		Clock:  clock,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 	})
 	if err != nil {

@@ -238,8 +238,12 @@ func (e *Engine) Submit(ctx context.Context, s *Submission, ledger Ledger) (*Res
 	m.upd = u
 	for i, cmd := range s.Commands {
 		if err := e.runCommand(m, cmd); err != nil {
-			if ie, ok := err.(*Error); ok && ie.kind == errCommand {
-				ie.Cause = fmt.Sprintf("command %d: %s", i, ie.Cause)
+			if ie, ok := err.(*Error); ok {
+				if ie.kind == errCommand {
+					ie.Cause = fmt.Sprintf("command %d: %s", i, ie.Cause)
+				} else if u.command != nil {
+					ie.CommandTrace = commandTrace(u.command)
+				}
 			}
 			return nil, err
 		}
@@ -311,6 +315,7 @@ func (e *Engine) runCommand(m *Machine, cmd Command) error {
 	if err != nil {
 		return err
 	}
+	m.upd.command = cmd
 	switch c := cmd.(type) {
 	case *CreateCommand:
 		ref, err := e.template(m, c.Template)

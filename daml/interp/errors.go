@@ -35,6 +35,12 @@ type Error struct {
 	Location *lf.Location
 	// Backtrace lists the definitions being evaluated, innermost first.
 	Backtrace []Frame
+	// ExerciseTrace lists the exercises the failure happened inside,
+	// innermost first, and CommandTrace names the command being
+	// interpreted ("in exercise command …"); TransactionTrace renders
+	// both as Canton's exercise_trace.
+	ExerciseTrace []TracedExercise
+	CommandTrace  string
 	// Metadata is the error metadata of DAML_FAILURE (failWithStatus and
 	// unhandled exceptions): error_id and the user's entries.
 	Metadata map[string]string
@@ -214,10 +220,12 @@ type failContext struct {
 	template, choice, action string
 	loc                      *lf.Location
 	trace                    []Frame
+	exercises                []TracedExercise
 }
 
 func (c *failContext) apply(e *Error) {
 	e.Template, e.Choice, e.Action, e.Location, e.Backtrace = c.template, c.choice, c.action, c.loc, c.trace
+	e.ExerciseTrace = c.exercises
 }
 
 // context captures the machine's current context for an error.
@@ -235,6 +243,7 @@ func (m *Machine) context() *failContext {
 		if c.loc == nil {
 			c.loc = w.location()
 		}
+		c.exercises = m.upd.exerciseChain()
 	}
 	var last *frame
 	add := func(fr *frame, loc *lf.Location) {

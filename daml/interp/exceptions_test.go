@@ -70,6 +70,8 @@ func excPackage() *lf.Package {
 		// try (ThrowAfterTouch) catch _ -> 0: an exercise closed without result.
 		boxChoice("TryDeep", try(exercise("ThrowAfterTouch", self), catchAll(pure(i64(0))))),
 		boxChoice("ThrowAfterTouch", block(pure(boom("deep")), bind("_", exercise("Touch", self)))),
+		// ThrowAfterTouch, one exercise deeper: the exercise trace's chain.
+		boxChoice("ThrowDeeper", exercise("ThrowAfterTouch", self)),
 		// try (exercise a choice whose controllers throw) catch _ -> (): not caught.
 		boxChoice("TryBadController", try(exercise("BadController", self), catchAll(pure(unit())))),
 		choice("BadController", false, boom("in controllers"), pure(unit())),

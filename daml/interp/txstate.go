@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ledger-cli/ledger/daml/resolve"
 	"github.com/ledger-cli/ledger/daml/tx"
 	"github.com/ledger-cli/ledger/daml/value"
 )
@@ -45,6 +46,8 @@ type txContext struct {
 	// id is the exercise or rollback node's id.
 	id       tx.NodeID
 	exercise *tx.Exercise
+	// choice is the exercised choice, for the exercise trace.
+	choice *resolve.Choice
 	// seed is an exercise's node seed, which its children's derive from.
 	seed        tx.Hash
 	children    []tx.NodeID

@@ -82,6 +82,8 @@ type updateState struct {
 	maxTime       value.Timestamp
 
 	whereStack []where
+	// command is the command being interpreted, for the exercise trace.
+	command Command
 }
 
 // where is a create, exercise or fetch being interpreted, for errors.
@@ -450,6 +452,7 @@ func (m *Machine) beginExercise(e *exercising, controllers, observers []string) 
 	k := e.k
 	k.fr, k.loc = m.fr, m.loc
 	u.beginExercise(&k.ctx, id, node, seed, union(controllers, info.signatories))
+	k.ctx.choice = c
 	m.push(k)
 	m.enter(c.Body, nil, []value.Value{e.this, e.cid, e.arg, token})
 }

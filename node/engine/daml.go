@@ -504,7 +504,8 @@ func partyUnion(sets ...[]string) []string {
 // category and cause the interpreter gives, the error's metadata (error_id
 // of DAML_FAILURE) in the context, and where it happened — template,
 // choice, Daml location — in the context too, since Canton's cause does not
-// always say. Internal failures stay Go errors, which the server logs and
+// always say; DAML_FAILURE's context has the exercise trace
+// (exercise_trace). Internal failures stay Go errors, which the server logs and
 // answers as LEDGER_API_INTERNAL_ERROR without their text.
 func damlError(err error) error {
 	var ie *interp.Error
@@ -526,6 +527,13 @@ func damlError(err error) error {
 	}
 	if ie.Location != nil {
 		ctx["location"] = ie.Location.String()
+	}
+	// As Canton's FailureStatus: the exercise trace goes last, so no
+	// metadata of the Daml code's overrides it; other ids carry none.
+	if ie.ID == "DAML_FAILURE" {
+		if trace := ie.TransactionTrace(); trace != "" {
+			ctx["exercise_trace"] = trace
+		}
 	}
 	e := ledgerapi.NewError(ledgerapi.ErrorCode{ID: ie.ID, Category: ie.Category}, ie.Cause, ctx)
 	if cid, ok := strings.CutPrefix(ie.Cause, "Contract could not be found with id "); ok {

@@ -1,0 +1,88 @@
+package ledgerapi
+
+import (
+	"testing"
+
+	"github.com/ledger-cli/ledger/ledgerapi"
+	"github.com/ledger-cli/ledger/node"
+)
+
+// TransactionServiceVisibilityIT.scala, the cases one participant
+// expresses. The test tool's AgreementFactory (the submitter's, the
+// listener an observer) and WithObservers are Ping (the initiator's, the
+// responder an observer); MultiPartyContract is the test token's Token
+// (two signatories).
+func TestTransactionServiceVisibilityIT(t *testing.T) {
+	p := startParticipant(t, node.Config{})
+	p.upload(t, pingDar(t))
+	p.upload(t, sharedDar(t, "splice-test-token-v1-1.0.0.dar"))
+
+	byID := func(t *testing.T, id, party string, shape ledgerapi.TransactionShape) ledgerapi.Transaction {
+		t.Helper()
+		var resp struct {
+			Transaction ledgerapi.Transaction `json:"transaction"`
+		}
+		p.ok(t, "POST", "/v2/updates/transaction-by-id", map[string]any{"updateId": id, "transactionFormat": map[string]any{
+			"eventFormat": ledgerapi.EventFormatOf([]string{party}, nil, nil, false), "transactionShape": shape}}, &resp)
+		return resp.Transaction
+	}
+
+	for _, s := range []struct {
+		name  string
+		shape ledgerapi.TransactionShape
+	}{{"LedgerEffects", ledgerapi.TransactionShapeLedgerEffects}, {"AcsDelta", ledgerapi.TransactionShapeACSDelta}} {
+		t.Run("TX"+s.name+"HideCommandIdToNonSubmittingSameParticipantStakeholders", func(t *testing.T) {
+			submitter, listener := p.allocate(t, "submitter"), p.allocate(t, "listener")
+			begin := p.ledgerEnd(t)
+			first := p.transaction(t, []string{submitter}, createCmd(pingTemplate, pingArgs(submitter, listener)))
+			for range 3 {
+				p.create(t, submitter, pingTemplate, pingArgs(submitter, listener))
+			}
+			if tx := byID(t, first.UpdateID, listener, s.shape); tx.CommandID != "" {
+				t.Errorf("The command identifier for the transaction was supposed to be empty but it's `%s` instead.", tx.CommandID)
+			}
+			if tx := byID(t, first.UpdateID, submitter, s.shape); tx.CommandID == "" {
+				t.Error("The command identifier for the transaction queries by the submitter was supposed to be present but it's empty instead.")
+			}
+			txs := p.updates(t, listener, begin, nil, s.shape)
+			if len(txs) != 4 {
+				t.Fatalf("Four transactions expected but got %d instead.", len(txs))
+			}
+			if id := txs[0].Transaction.CommandID; id != "" {
+				t.Errorf("The command identifier for the transaction was supposed to be empty but it's `%s` instead.", id)
+			}
+			if own := p.updates(t, submitter, begin, nil, s.shape); len(own) != 4 || own[0].Transaction.CommandID == "" {
+				t.Errorf("the submitter's stream: %d transactions, the first without its command id", len(own))
+			}
+		})
+
+		t.Run("TX"+s.name+"ShowCommandIdToSubmittingStakeholders", func(t *testing.T) {
+			submitter, submitter2 := p.allocate(t, "submitter"), p.allocate(t, "submitter2")
+			begin := p.ledgerEnd(t)
+			tx := p.transaction(t, []string{submitter, submitter2}, createCmd(testToken, tokenArgs(submitter, submitter2)))
+			if got := byID(t, tx.UpdateID, submitter2, s.shape); got.CommandID == "" {
+				t.Error("The command identifier for the transaction was supposed to be present but it's empty instead.")
+			}
+			txs := p.updates(t, submitter2, begin, nil, s.shape)
+			if len(txs) != 1 {
+				t.Fatalf("One transaction expected but got %d instead.", len(txs))
+			}
+			if txs[0].Transaction.CommandID == "" {
+				t.Error("The command identifier for the transaction was supposed to be present but it's empty instead.")
+			}
+		})
+	}
+
+	t.Run("TXDiscloseCreateToObservers", func(t *testing.T) {
+		alice, observer := p.allocate(t, "alice"), p.allocate(t, "observer")
+		begin := p.ledgerEnd(t)
+		tx := p.transaction(t, []string{alice}, createCmd(pingTemplate, pingArgs(alice, observer)))
+		seen := false
+		for _, u := range p.updates(t, observer, begin, nil, ledgerapi.TransactionShapeACSDelta) {
+			seen = seen || u.Transaction.UpdateID == tx.UpdateID
+		}
+		if !seen {
+			t.Errorf("the observer does not see the create %s", tx.UpdateID)
+		}
+	})
+}
