@@ -35,7 +35,7 @@ func TestQuickstart(t *testing.T) {
 		"create Iou",
 		"signed as Alice::1220",
 		"Committed command quickstart-iou-1",
-		"OK        quickstart-iou-1",
+		"OK      quickstart-iou-1", // STATUS as wide as its header; columns as wide as their content (issue 25 item 12)
 		"example.com/desk=fx",
 		"$ BANK=Bank::1220",
 		"#0 create Iou:Iou",
