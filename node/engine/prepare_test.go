@@ -346,14 +346,15 @@ func TestPrepareVerboseHashingAndCost(t *testing.T) {
 }
 
 func TestPrepareTemplateIDs(t *testing.T) {
-	f := newFixture(t, func(c *Config) { c.PackageNames = map[string]string{"abc123": "named-pkg"} })
+	deadbeef, abc123 := strings.Repeat("deadbeef", 8), "abc123"+strings.Repeat("0", 58)
+	f := newFixture(t, func(c *Config) { c.PackageNames = map[string]string{abc123: "named-pkg"} })
 	cases := []struct {
 		tmpl, prefer, wantID, wantName string
 	}{
 		{"#iou-pkg:Iou:Iou", "", generic.PackageIDForName("iou-pkg"), "iou-pkg"},
-		{"deadbeef:Iou:Iou", "", "deadbeef", "deadbeef"},
-		{"abc123:Iou:Iou", "", "abc123", "named-pkg"},
-		{"#named-pkg:A.B:C", "abc123", "abc123", "named-pkg"},
+		{deadbeef + ":Iou:Iou", "", deadbeef, deadbeef},
+		{abc123 + ":Iou:Iou", "", abc123, "named-pkg"},
+		{"#named-pkg:A.B:C", abc123, abc123, "named-pkg"},
 		{"#named-pkg:A.B:C", "zzz", generic.PackageIDForName("named-pkg"), "named-pkg"},
 	}
 	for _, c := range cases {

@@ -202,6 +202,7 @@ func TestTypedCreateVectors(t *testing.T) {
 func TestTypedErrors(t *testing.T) {
 	set := PackageSetOf(pingPackages(t)...)
 	const tmpl = pingID + ":Canton.Internal.Ping:Ping"
+	feed := strings.Repeat("feed", 16) // a package never uploaded
 	cases := []struct {
 		name   string
 		strict bool
@@ -223,7 +224,11 @@ func TestTypedErrors(t *testing.T) {
 			"The submitted request has invalid arguments: Invalid template:" + tmpl + " or choice:Pong"},
 		{"missing choice field", false, exerciseCmd(tmpl, "00"+strings.Repeat("ab", 32)+"ca12"+strings.Repeat("cd", 32), "AbortPing", `null`), "COMMAND_PREPROCESSING_FAILED",
 			"Missing non-optional fields: Set(anyone) at commands[0].ExerciseCommand.choiceArgument"},
-		{"strict unknown package", true, createCmd("feed:M:T", `{}`), "TEMPLATES_OR_INTERFACES_NOT_FOUND", "Templates do not exist: [feed:M:T]."},
+		{"strict unknown package", true, createCmd(feed+":M:T", `{}`), "TEMPLATES_OR_INTERFACES_NOT_FOUND", "Templates do not exist: [" + feed + ":M:T]."},
+		// A package's name without '#' is no package id: refused, not
+		// served by the generic model (issue 25 item 1).
+		{"name without #", false, createCmd("canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping", `{}`), "INVALID_FIELD", `The submitted command has a field with invalid value: Invalid field template_id: the package reference "canton-builtin-admin-workflow-ping" is neither a package id (64 lower-case hex digits) nor a package name (#canton-builtin-admin-workflow-ping)`},
+		{"short package id", false, createCmd("feed:M:T", `{}`), "INVALID_FIELD", `The submitted command has a field with invalid value: Invalid field template_id: the package reference "feed" is neither a package id (64 lower-case hex digits) nor a package name (#feed)`},
 		{"strict unknown name", true, createCmd("#nope:M:T", `{}`), "JSON_API_PACKAGE_SELECTION_FAILED", ""},
 	}
 	for _, c := range cases {
@@ -241,7 +246,7 @@ func TestTypedErrors(t *testing.T) {
 	// Without StrictPackages a template of a package never uploaded is
 	// served by the generic model.
 	f := newFixture(t, withPackages(set))
-	if _, err := f.eng.Prepare(context.Background(), prepareReq(f.alice, createCmd("feed:M:T", `{"x":"1"}`)), "user1"); err != nil {
+	if _, err := f.eng.Prepare(context.Background(), prepareReq(f.alice, createCmd(feed+":M:T", `{"x":"1"}`)), "user1"); err != nil {
 		t.Fatal(err)
 	}
 }
