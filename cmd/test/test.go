@@ -127,7 +127,7 @@ func testRun(ctx context.Context, opts *Options) error {
 		return fmt.Errorf("reading %s: %w", opts.Dar, err)
 	}
 	newLedger := func(ctx context.Context, r *script.Runner) (script.Ledger, func(), error) {
-		return script.NewMemoryLedger(r.Engine()), func() {}, nil
+		return script.NewMemoryLedger(r), func() {}, nil
 	}
 	if opts.OnNode {
 		darBytes, err := os.ReadFile(opts.Dar)

@@ -28,9 +28,12 @@
 //
 // Ledgers: MemoryLedger is the ledger of scripts under test, as Daml's IDE
 // ledger is for daml test — one participant in memory, static time from the
-// epoch, submissions interpreted by the runner's engine with daml-script
-// 3.3's (Canton 3.4's) rollback rules; client/scriptledger is the ledger of
-// a node over the JSON Ledger API.
+// epoch, submissions interpreted by daml/engine (engine.Submit) with the
+// rollback rule of Daml's IDE ledger for the DAR's daml-script version
+// (Runner.StateMode): before 3.5 a caught exception undoes its try block
+// (Canton 3.4's rule), from 3.5 on an effectful rollback is refused
+// (Canton 3.5's, the IDE ledger's default protocol version 35);
+// client/scriptledger is the ledger of a node over the JSON Ledger API.
 //
 // Every script is bounded: each evaluation between two commands by the
 // interpreter's step, depth and memory limits; all of them together by
