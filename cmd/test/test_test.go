@@ -172,3 +172,44 @@ func TestOnNode(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 }
+
+// TestOnNodeEffectfulRollback runs the four splice scripts that catch an
+// exception after an archive on a node, which refuses that as Canton 3.5
+// does: each is reported as an expected difference from daml test (it
+// passes on the in-memory ledger, whose rule is daml-script 3.3's IDE
+// ledger's), not as a failure, and the exit status is 0.
+func TestOnNodeEffectfulRollback(t *testing.T) {
+	ios, _, out, _ := cmdutil.Test()
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	scripts := []string{
+		"Splice.Scripts.TestWallet:testBuyMemberTraffic",
+		"Splice.Scripts.TestWallet:testInsufficientFundsBatchAmuletPaymentRequests",
+		"Splice.Scripts.TestWallet:testInsufficientFundsBatchSubscriptions",
+		"Splice.Scripts.Wallet.TestTransferOffers:testTransferOffers",
+	}
+	opts := &Options{IO: ios, Format: cmdutil.FormatTable, Dar: sharedDar(t, "splice-wallet-test-0.1.8.dar"),
+		Scripts: scripts, OnNode: true, JUnit: junit, Jobs: 2}
+	if err := testRun(context.Background(), opts); err != nil {
+		t.Fatalf("testRun: %v\n%s", err, out)
+	}
+	got := out.String()
+	for _, s := range scripts {
+		if !strings.Contains(got, s+": EXPECTED DIFFERENCE (not counted as a failure)\n  expected difference from daml test: ") {
+			t.Errorf("no expected difference for %s:\n%s", s, got)
+		}
+	}
+	for _, want := range []string{
+		"Daml's IDE ledger for daml-script 3.3.0.20250214.13611.0 rolls that back",
+		"a Canton 3.5 node (protocol version 35) refuses an effectful rollback",
+		"DAML_EFFECTFUL_ROLLBACK_ERROR",
+		"\n4 scripts: 0 passed, 0 failed, 4 expected differences from daml test (",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	b, _ := os.ReadFile(junit)
+	if !strings.Contains(string(b), `skipped="4"`) || strings.Contains(string(b), "<failure") {
+		t.Errorf("junit:\n%s", b)
+	}
+}
