@@ -253,6 +253,9 @@ func (st *run) submitOne(s value.Value) (value.Value, error) {
 		return nil, &Failure{Kind: "submit", Command: "Submit", Location: st.location,
 			Message: "Expected submit to fail but it succeeded"}
 	}
+	if t, err = st.asWritten(sub.Commands, t); err != nil {
+		return nil, err
+	}
 	results, err := st.commandResults(sub.Commands, t)
 	if err != nil {
 		return nil, err
@@ -311,6 +314,9 @@ func (st *run) readSubmission(s value.Value) (*Submission, string, error) {
 			return nil, "", bad("commands", err)
 		}
 		sub.Commands = append(sub.Commands, cmd)
+		// A daml-script without the field names every package exactly.
+		explicit, ok := field(c, "explicitPackageId").(value.Bool)
+		sub.ByName = append(sub.ByName, ok && !bool(explicit))
 	}
 	return sub, behaviour, nil
 }

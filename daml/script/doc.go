@@ -35,6 +35,15 @@
 // (Canton 3.5's, the IDE ledger's default protocol version 35);
 // client/scriptledger is the ledger of a node over the JSON Ledger API.
 //
+// Package names, as in Daml's runner (IdeLedgerClient): a command made
+// with createCmd, exerciseCmd, … (explicitPackageId = False) names its
+// template by package name; the in-memory ledger runs it with its
+// preferred package of that name (the package preference's, else the
+// highest vetted version), converting its arguments by upgrade, and the
+// script sees the command's results as the version it names (asWritten).
+// queryContractId converts a contract of another version likewise; query,
+// as the IDE ledger's, matches the exact template id.
+//
 // Every script is bounded: each evaluation between two commands by the
 // interpreter's step, depth and memory limits; all of them together by
 // Options.MaxSteps; the number of commands by Options.MaxCommands; the

@@ -152,7 +152,21 @@ func (l *MemoryLedger) Submit(ctx context.Context, s *Submission) (*tx.Transacti
 	for _, p := range s.ReadAs {
 		v.parties[p] = true
 	}
-	for _, c := range s.Commands {
+	cmds := slices.Clone(s.Commands)
+	var preferred map[string]lf.PackageID
+	for i, c := range cmds {
+		if i >= len(s.ByName) || !s.ByName[i] {
+			continue
+		}
+		if preferred == nil {
+			preferred = l.preferredPackages(s.PackagePreference)
+		}
+		var err error
+		if cmds[i], err = l.byName(c, preferred); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range cmds {
 		if id := commandTemplate(c); id != nil {
 			if p := l.pkgs.Env.Package(lf.PackageID(id.PackageID)); p != nil && l.unvetted[PackageRef{p.Name, p.Version}] {
 				return nil, &SubmitFailure{ID: "PACKAGE_SELECTION_FAILED", Message: fmt.Sprintf("package %s-%s of %s is not vetted", p.Name, p.Version, id)}
@@ -173,7 +187,7 @@ func (l *MemoryLedger) Submit(ctx context.Context, s *Submission) (*tx.Transacti
 		Packages:        l.pkgs,
 		Preference:      s.PackagePreference,
 		ActAs:           s.ActAs,
-		Commands:        s.Commands,
+		Commands:        cmds,
 		Contracts:       v,
 		Disclosed:       disclosed,
 		PreparationTime: time.UnixMicro(int64(l.time)).UTC(),

@@ -69,16 +69,25 @@ func (st *run) queryContractID(p value.Value) (value.Value, error) {
 		return nil, st.commandError("QueryContractId", err)
 	}
 	cid, _ := field(p, "cid").(value.ContractID)
-	c, err := st.findContract("QueryContractId", ps, []*value.Identifier{tmpl}, cid)
+	// As Daml's runner: the contract of any version of the template's
+	// package, its argument converted to the version the script names.
+	c, err := st.findContract("QueryContractId", ps, st.versionsOf(tmpl), cid)
 	if err != nil || c == nil {
 		return value.Optional{}, err
+	}
+	arg := c.Argument
+	if *c.TemplateID != *tmpl {
+		if arg, err = st.r.engine.Translate(tcon(tmpl), c.Argument); err != nil {
+			return nil, &Failure{Kind: "command", Command: "QueryContractId", Message: fmt.Sprintf(
+				"contract %s of %s does not convert to %s, the version the script names: %v", c.ID, c.TemplateID, tmpl, err)}
+		}
 	}
 	ix := st.r.types
 	blob := ""
 	if b, ok := st.ledger.(BlobLedger); ok {
 		blob = b.ContractBlob(c.ID)
 	}
-	return value.Optional{Value: ix.triple(ix.anyTemplate(tmpl, c.Argument), ix.typeRep(c.TemplateID), value.Text(blob))}, nil
+	return value.Optional{Value: ix.triple(ix.anyTemplate(tmpl, arg), ix.typeRep(c.TemplateID), value.Text(blob))}, nil
 }
 
 // implementers returns the templates of the runner's packages that
