@@ -22,6 +22,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,6 +32,7 @@ import (
 	"github.com/ledger-cli/ledger/daml/script"
 	"github.com/ledger-cli/ledger/daml/tx"
 	"github.com/ledger-cli/ledger/daml/typed"
+	"github.com/ledger-cli/ledger/daml/upgrade"
 	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/ledgerapi"
 )
@@ -142,6 +144,32 @@ func (l *Ledger) command(c interp.Command) (ledgerapi.Command, error) {
 	return ledgerapi.Command{}, fmt.Errorf("a script command of kind %T cannot be sent over the JSON API", c)
 }
 
+// byPackageName names a command's template by package name
+// ("#name:Module:Entity"), as Daml's runner sends a command made with
+// explicitPackageId = False: the node runs it with its preferred vetted
+// package of that name. Its arguments, encoded with the script's version
+// of the types, are read by the node into that package's (the JSON API
+// reads a missing trailing optional field as None). The script's own
+// version converts the results back (script's asWritten).
+func (l *Ledger) byPackageName(c *ledgerapi.Command) {
+	rename := func(id *string) {
+		pkg, rest, ok := strings.Cut(*id, ":")
+		if p := l.env.Package(lf.PackageID(pkg)); ok && p != nil && p.Name != "" && upgrade.SupportsUpgrades(p) {
+			*id = "#" + p.Name + ":" + rest
+		}
+	}
+	switch {
+	case c.Create != nil:
+		rename(&c.Create.TemplateID)
+	case c.Exercise != nil:
+		rename(&c.Exercise.TemplateID)
+	case c.CreateAndExercise != nil:
+		rename(&c.CreateAndExercise.TemplateID)
+	case c.ExerciseByKey != nil:
+		rename(&c.ExerciseByKey.TemplateID)
+	}
+}
+
 // Submit submits the commands and waits for their transaction tree.
 func (l *Ledger) Submit(ctx context.Context, s *script.Submission) (*tx.Transaction, error) {
 	cmds := ledgerapi.Commands{ActAs: s.ActAs, ReadAs: s.ReadAs}
@@ -168,10 +196,13 @@ func (l *Ledger) Submit(ctx context.Context, s *script.Submission) (*tx.Transact
 	for _, p := range s.PackagePreference {
 		cmds.PackageIDSelectionPreference = append(cmds.PackageIDSelectionPreference, string(p))
 	}
-	for _, c := range s.Commands {
+	for i, c := range s.Commands {
 		lc, err := l.command(c)
 		if err != nil {
 			return nil, err
+		}
+		if i < len(s.ByName) && s.ByName[i] {
+			l.byPackageName(&lc)
 		}
 		cmds.Commands = append(cmds.Commands, lc)
 	}
