@@ -533,3 +533,7 @@ func (l *Ledger) Sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
+
+// SubmitsConcurrently says a script's concurrent submissions (concurrently)
+// go to the node at once, as Daml's runner sends them.
+func (l *Ledger) SubmitsConcurrently() bool { return true }
