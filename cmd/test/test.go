@@ -34,6 +34,11 @@ type Options struct {
 	Jobs    int      // scripts run at once; 0 means the number of CPUs
 	Steps   int64    // interpreter steps per evaluation, 0 for the default
 	OnNode  bool     // run each script on a fresh in-process ledger serve node
+	// IDEProtocolVersion is the protocol version whose rollback rule the
+	// in-memory ledger follows (34 or 35, as Daml's
+	// --ide-ledger-protocol-version); "" follows Daml's IDE ledger for the
+	// DAR's daml-script version.
+	IDEProtocolVersion string
 
 	// ReadDar reads the DAR file; nil means archive.ReadDarFile.
 	ReadDar func(path string) (*archive.Dar, error)
@@ -62,7 +67,9 @@ a try block that created or archived a contract
 (DAML_EFFECTFUL_ROLLBACK_ERROR); daml test for a DAR built with daml-script
 before 3.5 rolls it back. A script the node refuses for that reason, and
 which passes on the in-memory ledger, is reported as an expected difference
-(a skipped case in JUnit), not as a failure.`,
+(a skipped case in JUnit), not as a failure. --ide-ledger-protocol-version 35
+makes the in-memory ledger follow Canton 3.5's rule too, as daml test does
+for daml-script 3.5 and later (34 for the earlier rule).`,
 		Example: `  ledger test my-app-test.dar
   ledger test my-app-test.dar --script Test.Main:testTransfer --script Test.Main:testSetup
   ledger test my-app-test.dar --junit test-results.xml -o json`,
@@ -72,6 +79,14 @@ which passes on the in-memory ledger, is reported as an expected difference
 			var err error
 			if opts.Format, err = f.OutputFormat(); err != nil {
 				return err
+			}
+			if opts.IDEProtocolVersion != "" {
+				if _, err := stateMode(opts.IDEProtocolVersion); err != nil {
+					return cmdutil.UsageError("--ide-ledger-protocol-version: %v", err)
+				}
+				if opts.OnNode {
+					return cmdutil.UsageError("--ide-ledger-protocol-version sets the in-memory ledger's rule; a node (--on-node) follows Canton 3.5 (35)")
+				}
 			}
 			if opts.Jobs < 0 {
 				return cmdutil.UsageError("--jobs must be at least 1, not %d", opts.Jobs)
@@ -86,6 +101,7 @@ which passes on the in-memory ledger, is reported as an expected difference
 	cmd.Flags().StringVar(&opts.JUnit, "junit", "", "write a JUnit XML report to `FILE`")
 	cmd.Flags().IntVarP(&opts.Jobs, "jobs", "j", 0, "scripts run at once (default: the number of CPUs)")
 	cmd.Flags().BoolVar(&opts.OnNode, "on-node", false, "run each script on a fresh ledger serve node in process (SQLite in memory, static time), over the JSON Ledger API, instead of the in-memory ledger")
+	cmd.Flags().StringVar(&opts.IDEProtocolVersion, "ide-ledger-protocol-version", "", "`VERSION` whose rollback rule the in-memory ledger follows: 34 (a caught exception undoes its try block) or 35 (an effectful rollback fails, as Canton 3.5); default: as daml test for the DAR's daml-script (34 before daml-script 3.5)")
 	cmd.Flags().Int64Var(&opts.Steps, "steps", 0, "interpreter steps each evaluation of a script may take (default 100000000)")
 	return cmd
 }
@@ -142,8 +158,16 @@ func testRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", opts.Dar, err)
 	}
+	mode, err := stateMode(opts.IDEProtocolVersion)
+	if err != nil {
+		return cmdutil.UsageError("--ide-ledger-protocol-version: %v", err)
+	}
 	newLedger := func(ctx context.Context, r *script.Runner) (script.Ledger, func(), error) {
-		return script.NewMemoryLedger(r), func() {}, nil
+		l := script.NewMemoryLedger(r)
+		if opts.IDEProtocolVersion != "" {
+			l.SetStateMode(mode)
+		}
+		return l, func() {}, nil
 	}
 	if opts.OnNode {
 		darBytes, err := os.ReadFile(opts.Dar)
@@ -297,6 +321,19 @@ func runOne(ctx context.Context, r *script.Runner, name lf.ValueName, newLedger 
 		o.Failure.Location = f.Location.String()
 	}
 	return o
+}
+
+// stateMode reads a protocol version as Daml's --ide-ledger-protocol-version
+// does ("34", "v34", "35", "v35", "latest"; "" is 35 here, unused) into the
+// rollback rule Canton uses with it (EngineMode.forProtocolVersion).
+func stateMode(v string) (interp.StateMode, error) {
+	switch strings.ToLower(v) {
+	case "34", "v34":
+		return interp.StateNoKey, nil
+	case "", "35", "v35", "latest":
+		return interp.StateNUCK, nil
+	}
+	return 0, fmt.Errorf("unknown protocol version %q: want 34 or 35", v)
 }
 
 // effectfulRollback reports whether a script failed because the ledger

@@ -213,3 +213,32 @@ func TestOnNodeEffectfulRollback(t *testing.T) {
 		t.Errorf("junit:\n%s", b)
 	}
 }
+
+// --ide-ledger-protocol-version chooses the in-memory ledger's rollback
+// rule as Daml's runner's flag does: 35 refuses the effectful rollback of
+// testTransferOffers, 34 (the default for its daml-script 3.3) undoes it.
+func TestIDEProtocolVersion(t *testing.T) {
+	const offers = "Splice.Scripts.Wallet.TestTransferOffers:testTransferOffers"
+	dar := sharedDar(t, "splice-wallet-test-0.1.8.dar")
+	for _, c := range []struct {
+		version string
+		exit    int
+		want    string
+	}{
+		{"35", cmdutil.ExitFailure, "Interpretation error: Error: Tried to rollback side-effectful node(s): "},
+		{"v34", cmdutil.ExitOK, offers + ": ok, "},
+		{"", cmdutil.ExitOK, offers + ": ok, "},
+	} {
+		ios, _, out, _ := cmdutil.Test()
+		opts := &Options{IO: ios, Format: cmdutil.FormatTable, Dar: dar, Scripts: []string{offers}, IDEProtocolVersion: c.version}
+		err := testRun(context.Background(), opts)
+		if cmdutil.ExitCode(err) != c.exit || !strings.Contains(out.String(), c.want) {
+			t.Errorf("version %q: exit %d (%v), output:\n%s", c.version, cmdutil.ExitCode(err), err, out)
+		}
+	}
+	ios, _, _, _ := cmdutil.Test()
+	err := testRun(context.Background(), &Options{IO: ios, Format: cmdutil.FormatTable, Dar: dar, IDEProtocolVersion: "33"})
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), `unknown protocol version "33": want 34 or 35`) {
+		t.Errorf("version 33: %v", err)
+	}
+}
