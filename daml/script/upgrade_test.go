@@ -86,7 +86,15 @@ func TestPackageNameResolution(t *testing.T) {
 		}
 		return tr.Nodes[tr.Roots[0]].(*tx.Create), written.Nodes[written.Roots[0]].(*tx.Create)
 	}
-	pkgOf := func(v value.Value) string { return v.(*value.Record).TypeCon.PackageID }
+	pkgOf := func(v value.Value) string {
+		switch x := v.(type) {
+		case *value.Record:
+			return x.TypeCon.PackageID
+		case *value.Enum:
+			return x.TypeCon.PackageID
+		}
+		return fmt.Sprintf("(not data: %s)", v)
+	}
 
 	created, seen := create(true)
 	if created.TemplateID.PackageID != string(upgraded) || pkgOf(created.Argument) != string(upgraded) {
@@ -106,6 +114,28 @@ func TestPackageNameResolution(t *testing.T) {
 	}
 	if a := o.Value.(*value.Record).Fields[0].Value.(*value.Record).Fields[0].Value.(*value.Any); pkgOf(a.Value) != string(old) {
 		t.Errorf("queryContractId argument of package %s, want %s", pkgOf(a.Value), old)
+	}
+
+	// An exercise by name: its argument converted to 0.1.14's choice type,
+	// its result back to 0.1.8's.
+	choiceID := &value.Identifier{PackageID: string(old), ModuleName: "Splice.Amulet", EntityName: "FeaturedAppRight_Withdraw"}
+	withdraw := &interp.ExerciseCommand{Template: tmpl, ContractID: created.ContractID, Choice: "FeaturedAppRight_Withdraw",
+		Argument: decodeArg(t, r, choiceID, `{"reason": "upgrade test"}`)}
+	sub := &Submission{ActAs: []string{dso}, Commands: []interp.Command{withdraw}, ByName: []bool{true}}
+	tr, err := l.Submit(ctx, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := tr.Nodes[tr.Roots[0]].(*tx.Exercise)
+	if ran.TemplateID.PackageID != string(upgraded) || pkgOf(ran.ChosenValue) != string(upgraded) || pkgOf(ran.Result) != string(upgraded) {
+		t.Errorf("by name: exercised %s with %s, result %s; want all of 0.1.14", ran.TemplateID, ran.ChosenValue, ran.Result)
+	}
+	written, err := st.asWritten(sub.Commands, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := written.Nodes[written.Roots[0]].(*tx.Exercise); *e.TemplateID != *tmpl || pkgOf(e.ChosenValue) != string(old) || pkgOf(e.Result) != string(old) {
+		t.Errorf("the script sees %s with %s, result %s; want all of 0.1.8", e.TemplateID, e.ChosenValue, e.Result)
 	}
 
 	if created, _ := create(false); created.TemplateID.PackageID != string(old) {
