@@ -243,3 +243,41 @@ func (st *run) versionsOf(id *value.Identifier) []*value.Identifier {
 	}
 	return out
 }
+
+// PreferringLedger is a Ledger that says which package a package name
+// resolves to on it (the in-memory ledger: the highest vetted version).
+type PreferringLedger interface {
+	PreferredPackage(name string) (lf.PackageID, bool)
+}
+
+// PreferredPackage returns the package name resolves to on the ledger: its
+// highest vetted version.
+func (l *MemoryLedger) PreferredPackage(name string) (lf.PackageID, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	id, ok := l.preferredPackages(nil)[name]
+	return id, ok
+}
+
+// upgraded returns a contract as the ledger's preferred version of its
+// package sees it, as Daml's runner computes interface views
+// (IdeLedgerClient.queryInterface): the template of the same name in that
+// version, the argument converted to it. A contract that does not
+// convert, or a ledger that does not say, keeps its own.
+func (st *run) upgraded(c *tx.Contract) (*value.Identifier, value.Value) {
+	pl, ok := st.ledger.(PreferringLedger)
+	p := st.r.lfPkgs[lf.PackageID(c.TemplateID.PackageID)]
+	if !ok || p == nil || !upgrade.SupportsUpgrades(p) {
+		return c.TemplateID, c.Argument
+	}
+	pref, ok := pl.PreferredPackage(p.Name)
+	if !ok || string(pref) == c.TemplateID.PackageID {
+		return c.TemplateID, c.Argument
+	}
+	to := &value.Identifier{PackageID: string(pref), ModuleName: c.TemplateID.ModuleName, EntityName: c.TemplateID.EntityName}
+	arg, err := st.r.engine.Translate(tcon(to), c.Argument)
+	if err != nil {
+		return c.TemplateID, c.Argument
+	}
+	return to, arg
+}

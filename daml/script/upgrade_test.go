@@ -138,8 +138,30 @@ func TestPackageNameResolution(t *testing.T) {
 		t.Errorf("the script sees %s with %s, result %s; want all of 0.1.8", e.TemplateID, e.ChosenValue, e.Result)
 	}
 
-	if created, _ := create(false); created.TemplateID.PackageID != string(old) {
-		t.Errorf("exact: created %s, want %s", created.TemplateID, old)
+	exact, _ := create(false)
+	if exact.TemplateID.PackageID != string(old) {
+		t.Errorf("exact: created %s, want %s", exact.TemplateID, old)
+	}
+	// splice-amulet 0.1.8's FeaturedAppRight does not implement the
+	// featured-app API's interface, 0.1.14's does: as Daml's runner, the
+	// 0.1.8 contract is seen through the preferred 0.1.14.
+	var iface *value.Identifier
+	for _, p := range r.lfPkgs {
+		if p.Name == "splice-api-featured-app-v1" {
+			iface = &value.Identifier{PackageID: string(p.ID), ModuleName: "Splice.Api.FeaturedAppRightV1", EntityName: "FeaturedAppRight"}
+		}
+	}
+	queryView := func() value.Value {
+		t.Helper()
+		v, err := st.queryInterfaceContractID(&value.Record{Fields: []value.Field{
+			{Label: "parties", Value: value.NewList(value.Party(dso))}, {Label: "interfaceId", Value: r.types.typeRep(iface)}, {Label: "cid", Value: exact.ContractID}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if v, ok := queryView().(value.Optional); !ok || v.Value == nil {
+		t.Errorf("view of the 0.1.8 contract through 0.1.14: %v", v)
 	}
 	if created, _ := create(true, old); created.TemplateID.PackageID != string(old) {
 		t.Errorf("by name, preferring 0.1.8: created %s", created.TemplateID)
@@ -149,6 +171,9 @@ func TestPackageNameResolution(t *testing.T) {
 	}
 	if created, _ := create(true); created.TemplateID.PackageID != string(old) {
 		t.Errorf("by name, 0.1.14 unvetted: created %s", created.TemplateID)
+	}
+	if v, ok := queryView().(value.Optional); !ok || v.Value != nil {
+		t.Errorf("view of the 0.1.8 contract with 0.1.14 unvetted: %v, want None", v)
 	}
 }
 
