@@ -167,6 +167,9 @@ func (st *run) asWritten(cmds []interp.Command, t *tx.Transaction) (*tx.Transact
 // nodeAs converts a root node of another version of want's package to
 // want's version.
 func (st *run) nodeAs(node tx.Node, want *value.Identifier) (tx.Node, error) {
+	if want == nil {
+		return node, nil
+	}
 	p := st.r.lfPkgs[lf.PackageID(want.PackageID)]
 	if p == nil {
 		return node, nil
