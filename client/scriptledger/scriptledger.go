@@ -22,15 +22,18 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/ledger-cli/ledger/client"
+	"github.com/ledger-cli/ledger/daml/archive"
 	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/daml/script"
 	"github.com/ledger-cli/ledger/daml/tx"
 	"github.com/ledger-cli/ledger/daml/typed"
+	"github.com/ledger-cli/ledger/daml/upgrade"
 	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/ledgerapi"
 )
@@ -42,6 +45,7 @@ const maxBlobs = 100_000
 type Ledger struct {
 	c      *client.Client
 	env    *typed.Env
+	pkgs   []*lf.Package
 	userID string
 	// commandPrefix makes the command ids of one run unique.
 	commandPrefix string
@@ -54,7 +58,7 @@ type Ledger struct {
 // New returns a ledger over c for scripts of pkgs; userID, when set, is
 // the submissions' user id (the token's user otherwise).
 func New(c *client.Client, pkgs []*lf.Package, userID string) *Ledger {
-	return &Ledger{c: c, env: typed.NewEnv(pkgs...), userID: userID,
+	return &Ledger{c: c, env: typed.NewEnv(pkgs...), pkgs: slices.Clone(pkgs), userID: userID,
 		commandPrefix: "ledger-script-" + strconv.FormatInt(time.Now().UnixNano(), 36),
 		blobs:         map[value.ContractID][]byte{}}
 }
@@ -64,7 +68,7 @@ func typeCon(id *value.Identifier) lf.TypeConName {
 }
 
 func (l *Ledger) encode(t lf.Type, v value.Value, what string) (json.RawMessage, error) {
-	p, err := l.env.Plan(t)
+	p, err := l.types().Plan(t)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -76,7 +80,7 @@ func (l *Ledger) encode(t lf.Type, v value.Value, what string) (json.RawMessage,
 }
 
 func (l *Ledger) decode(t lf.Type, raw json.RawMessage, what string) (value.Value, error) {
-	p, err := l.env.Plan(t)
+	p, err := l.types().Plan(t)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -88,7 +92,7 @@ func (l *Ledger) decode(t lf.Type, raw json.RawMessage, what string) (value.Valu
 }
 
 func (l *Ledger) choice(id *value.Identifier, name string) (lf.ChoiceSignature, error) {
-	c, ok := l.env.Choice(typeCon(id), name)
+	c, ok := l.types().Choice(typeCon(id), name)
 	if !ok {
 		return c, fmt.Errorf("%s has no choice %s", id, name)
 	}
@@ -123,7 +127,7 @@ func (l *Ledger) command(c interp.Command) (ledgerapi.Command, error) {
 		return ledgerapi.Command{CreateAndExercise: &ledgerapi.CreateAndExerciseCommand{TemplateID: x.Template.String(),
 			CreateArguments: carg, Choice: x.Choice, ChoiceArgument: arg}}, err
 	case *interp.ExerciseByKeyCommand:
-		t, ok := l.env.Template(typeCon(x.Template))
+		t, ok := l.types().Template(typeCon(x.Template))
 		if !ok || t.Key == nil {
 			return ledgerapi.Command{}, fmt.Errorf("%s is not a template with a key", x.Template)
 		}
@@ -140,6 +144,32 @@ func (l *Ledger) command(c interp.Command) (ledgerapi.Command, error) {
 			ContractKey: key, Choice: x.Choice, ChoiceArgument: arg}}, err
 	}
 	return ledgerapi.Command{}, fmt.Errorf("a script command of kind %T cannot be sent over the JSON API", c)
+}
+
+// byPackageName names a command's template by package name
+// ("#name:Module:Entity"), as Daml's runner sends a command made with
+// explicitPackageId = False: the node runs it with its preferred vetted
+// package of that name. Its arguments, encoded with the script's version
+// of the types, are read by the node into that package's (the JSON API
+// reads a missing trailing optional field as None). The script's own
+// version converts the results back (script's asWritten).
+func (l *Ledger) byPackageName(c *ledgerapi.Command) {
+	rename := func(id *string) {
+		pkg, rest, ok := strings.Cut(*id, ":")
+		if p := l.types().Package(lf.PackageID(pkg)); ok && p != nil && p.Name != "" && upgrade.SupportsUpgrades(p) {
+			*id = "#" + p.Name + ":" + rest
+		}
+	}
+	switch {
+	case c.Create != nil:
+		rename(&c.Create.TemplateID)
+	case c.Exercise != nil:
+		rename(&c.Exercise.TemplateID)
+	case c.CreateAndExercise != nil:
+		rename(&c.CreateAndExercise.TemplateID)
+	case c.ExerciseByKey != nil:
+		rename(&c.ExerciseByKey.TemplateID)
+	}
 }
 
 // Submit submits the commands and waits for their transaction tree.
@@ -168,10 +198,13 @@ func (l *Ledger) Submit(ctx context.Context, s *script.Submission) (*tx.Transact
 	for _, p := range s.PackagePreference {
 		cmds.PackageIDSelectionPreference = append(cmds.PackageIDSelectionPreference, string(p))
 	}
-	for _, c := range s.Commands {
+	for i, c := range s.Commands {
 		lc, err := l.command(c)
 		if err != nil {
 			return nil, err
+		}
+		if i < len(s.ByName) && s.ByName[i] {
+			l.byPackageName(&lc)
 		}
 		cmds.Commands = append(cmds.Commands, lc)
 	}
@@ -183,7 +216,82 @@ func (l *Ledger) Submit(ctx context.Context, s *script.Submission) (*tx.Transact
 		}
 		return nil, err
 	}
+	if err := l.loadPackages(ctx, tree); err != nil {
+		return nil, err
+	}
 	return l.transaction(tree)
+}
+
+// maxFetchedPackages bounds the packages one run fetches from the node.
+const maxFetchedPackages = 1000
+
+// loadPackages fetches from the node the packages of the tree's templates
+// and interfaces that the script's DAR lacks, with their dependencies: a
+// command by package name may run with a newer version of a package the
+// node has (the script converts the results back to its own version).
+func (l *Ledger) loadPackages(ctx context.Context, tree *ledgerapi.TransactionTree) error {
+	var missing []lf.PackageID
+	need := func(id string) {
+		if tn, err := typed.ParseTypeConName(id); err == nil && l.types().Package(tn.Package) == nil && !slices.Contains(missing, tn.Package) {
+			missing = append(missing, tn.Package)
+		}
+	}
+	for _, ev := range tree.EventsByID {
+		switch {
+		case ev.Created != nil:
+			need(ev.Created.TemplateID)
+		case ev.Exercised != nil:
+			need(ev.Exercised.TemplateID)
+			if ev.Exercised.InterfaceID != nil {
+				need(*ev.Exercised.InterfaceID)
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	fetched := map[lf.PackageID]*lf.Package{}
+	for len(missing) > 0 {
+		id := missing[0]
+		missing = missing[1:]
+		if fetched[id] != nil || l.types().Package(id) != nil {
+			continue
+		}
+		if len(fetched) >= maxFetchedPackages {
+			return fmt.Errorf("the node's transaction needs more than %d packages the DAR lacks", maxFetchedPackages)
+		}
+		payload, err := l.c.GetPackage(ctx, string(id))
+		if err != nil {
+			return fmt.Errorf("fetching package %s, which the node's transaction uses and the DAR lacks: %w", id, err)
+		}
+		p, err := archive.DecodePayload(string(id), payload, archive.Options{})
+		if err != nil {
+			return fmt.Errorf("package %s from the node: %w", id, err)
+		}
+		fetched[id] = p
+		for _, d := range p.DirectDeps {
+			if fetched[d] == nil && l.types().Package(d) == nil {
+				missing = append(missing, d)
+			}
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, p := range fetched {
+		if l.env.Package(p.ID) == nil {
+			l.pkgs = append(l.pkgs, p)
+		}
+	}
+	l.env = typed.NewEnv(l.pkgs...)
+	return nil
+}
+
+// types is the typed environment of the script's packages and those
+// fetched from the node.
+func (l *Ledger) types() *typed.Env {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.env
 }
 
 // transaction reads a transaction tree back into the nodes of a
@@ -287,7 +395,7 @@ func (l *Ledger) contract(ev *ledgerapi.CreatedEvent) (*tx.Contract, error) {
 		Argument: arg, Signatories: slices.Sorted(slices.Values(ev.Signatories)), CreatedAt: value.Timestamp(ev.CreatedAt.UnixMicro())}
 	c.Stakeholders = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(ev.Signatories), ev.Observers...))))
 	if len(ev.ContractKey) > 0 && string(ev.ContractKey) != "null" {
-		if t, ok := l.env.Template(tn); ok && t.Key != nil {
+		if t, ok := l.types().Template(tn); ok && t.Key != nil {
 			k, err := l.decode(t.Key, ev.ContractKey, "contractKey")
 			if err != nil {
 				return nil, err
@@ -502,3 +610,7 @@ func (l *Ledger) Sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
+
+// SubmitsConcurrently says a script's concurrent submissions (concurrently)
+// go to the node at once, as Daml's runner sends them.
+func (l *Ledger) SubmitsConcurrently() bool { return true }

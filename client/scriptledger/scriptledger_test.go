@@ -2,9 +2,15 @@ package scriptledger
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ledger-cli/ledger/daml/archive"
+	"github.com/ledger-cli/ledger/daml/lf"
+	"github.com/ledger-cli/ledger/ledgerapi"
 )
 
 func TestSleep(t *testing.T) {
@@ -20,5 +26,36 @@ func TestSleep(t *testing.T) {
 	cancel()
 	if err := l.Sleep(ctx, time.Minute); err != context.Canceled {
 		t.Errorf("Sleep on a cancelled context = %v", err)
+	}
+}
+
+// A command the script made by package name (createCmd) goes to the node
+// as "#name:Module:Entity"; an exact one keeps its package id.
+func TestCommandByPackageName(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "shared", "dars", "splice-wallet-test-0.1.8.dar")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("%s not found (the shared DARs are beside the repository): %v", path, err)
+	}
+	dar, err := archive.ReadDarFile(path, archive.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var amulet lf.PackageID
+	for _, p := range dar.Packages {
+		if p.Name == "splice-amulet" {
+			amulet = p.ID
+		}
+	}
+	l := New(nil, dar.Packages, "")
+	id := string(amulet) + ":Splice.Amulet:FeaturedAppRight"
+	c := ledgerapi.Command{Exercise: &ledgerapi.ExerciseCommand{TemplateID: id}}
+	l.byPackageName(&c)
+	if c.Exercise.TemplateID != "#splice-amulet:Splice.Amulet:FeaturedAppRight" {
+		t.Errorf("by name: %s", c.Exercise.TemplateID)
+	}
+	c = ledgerapi.Command{Create: &ledgerapi.CreateCommand{TemplateID: "00ab:Unknown:T"}}
+	l.byPackageName(&c)
+	if c.Create.TemplateID != "00ab:Unknown:T" {
+		t.Errorf("a package the runner lacks: %s", c.Create.TemplateID)
 	}
 }

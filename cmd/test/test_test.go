@@ -172,3 +172,73 @@ func TestOnNode(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 }
+
+// TestOnNodeEffectfulRollback runs the four splice scripts that catch an
+// exception after an archive on a node, which refuses that as Canton 3.5
+// does: each is reported as an expected difference from daml test (it
+// passes on the in-memory ledger, whose rule is daml-script 3.3's IDE
+// ledger's), not as a failure, and the exit status is 0.
+func TestOnNodeEffectfulRollback(t *testing.T) {
+	ios, _, out, _ := cmdutil.Test()
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	scripts := []string{
+		"Splice.Scripts.TestWallet:testBuyMemberTraffic",
+		"Splice.Scripts.TestWallet:testInsufficientFundsBatchAmuletPaymentRequests",
+		"Splice.Scripts.TestWallet:testInsufficientFundsBatchSubscriptions",
+		"Splice.Scripts.Wallet.TestTransferOffers:testTransferOffers",
+	}
+	opts := &Options{IO: ios, Format: cmdutil.FormatTable, Dar: sharedDar(t, "splice-wallet-test-0.1.8.dar"),
+		Scripts: scripts, OnNode: true, JUnit: junit, Jobs: 2}
+	if err := testRun(context.Background(), opts); err != nil {
+		t.Fatalf("testRun: %v\n%s", err, out)
+	}
+	got := out.String()
+	for _, s := range scripts {
+		if !strings.Contains(got, s+": EXPECTED DIFFERENCE (not counted as a failure)\n  expected difference from daml test: ") {
+			t.Errorf("no expected difference for %s:\n%s", s, got)
+		}
+	}
+	for _, want := range []string{
+		"Daml's IDE ledger for daml-script 3.3.0.20250214.13611.0 rolls that back",
+		"a Canton 3.5 node (protocol version 35) refuses an effectful rollback",
+		"DAML_EFFECTFUL_ROLLBACK_ERROR",
+		"\n4 scripts: 0 passed, 0 failed, 4 expected differences from daml test (",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	b, _ := os.ReadFile(junit)
+	if !strings.Contains(string(b), `skipped="4"`) || strings.Contains(string(b), "<failure") {
+		t.Errorf("junit:\n%s", b)
+	}
+}
+
+// --ide-ledger-protocol-version chooses the in-memory ledger's rollback
+// rule as Daml's runner's flag does: 35 refuses the effectful rollback of
+// testTransferOffers, 34 (the default for its daml-script 3.3) undoes it.
+func TestIDEProtocolVersion(t *testing.T) {
+	const offers = "Splice.Scripts.Wallet.TestTransferOffers:testTransferOffers"
+	dar := sharedDar(t, "splice-wallet-test-0.1.8.dar")
+	for _, c := range []struct {
+		version string
+		exit    int
+		want    string
+	}{
+		{"35", cmdutil.ExitFailure, "Interpretation error: Error: Tried to rollback side-effectful node(s): "},
+		{"v34", cmdutil.ExitOK, offers + ": ok, "},
+		{"", cmdutil.ExitOK, offers + ": ok, "},
+	} {
+		ios, _, out, _ := cmdutil.Test()
+		opts := &Options{IO: ios, Format: cmdutil.FormatTable, Dar: dar, Scripts: []string{offers}, IDEProtocolVersion: c.version}
+		err := testRun(context.Background(), opts)
+		if cmdutil.ExitCode(err) != c.exit || !strings.Contains(out.String(), c.want) {
+			t.Errorf("version %q: exit %d (%v), output:\n%s", c.version, cmdutil.ExitCode(err), err, out)
+		}
+	}
+	ios, _, _, _ := cmdutil.Test()
+	err := testRun(context.Background(), &Options{IO: ios, Format: cmdutil.FormatTable, Dar: dar, IDEProtocolVersion: "33"})
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), `unknown protocol version "33": want 34 or 35`) {
+		t.Errorf("version 33: %v", err)
+	}
+}

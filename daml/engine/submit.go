@@ -61,6 +61,16 @@ type Submission struct {
 	LedgerTime time.Time
 	// Limits bound the interpretation (steps, depth, memory, lane).
 	Limits interp.Limits
+	// StateMode is what catching an exception does to the contract state
+	// of its try block (Canton's ContractStateMachine.Mode, chosen by the
+	// synchronizer's protocol version, EngineMode.forProtocolVersion). The
+	// zero value, interp.StateNUCK, is Canton 3.5's (protocol version 35):
+	// a try block that created or consumed a contract cannot be rolled
+	// back (DAML_EFFECTFUL_ROLLBACK_ERROR). interp.StateNoKey is 3.4's: the
+	// rollback undoes it. A node submits with the zero value; Daml's IDE
+	// ledger, for scripts written against daml-script before 3.5, with
+	// StateNoKey.
+	StateMode interp.StateMode
 }
 
 // Result is an interpreted submission.
@@ -79,7 +89,8 @@ type Result struct {
 }
 
 // Submit interprets commands as Canton's engine does (Engine.submit) with
-// Canton 3.5's contract state rules and returns the transaction they make.
+// the contract state rules of s.StateMode (Canton 3.5's unless set) and
+// returns the transaction they make.
 // Interpretation failures are *interp.Error; a failure of the contract
 // source is returned as the source gave it.
 func Submit(ctx context.Context, s *Submission) (*Result, error) {
@@ -100,7 +111,7 @@ func Submit(ctx context.Context, s *Submission) (*Result, error) {
 		LedgerTime:        Timestamp(s.LedgerTime),
 		Disclosed:         s.Disclosed,
 		Limits:            s.Limits,
-		StateMode:         interp.StateNUCK, // Canton 3.5 (protocol version 35)
+		StateMode:         s.StateMode,
 		PackagePreference: s.Preference,
 	}, source)
 	if err != nil {

@@ -16,7 +16,7 @@ func BenchmarkSpliceWalletScripts(b *testing.B) {
 	for b.Loop() {
 		commands := 0
 		for _, n := range names {
-			res, err := r.Run(context.Background(), n, NewMemoryLedger(r.Engine()), Options{})
+			res, err := r.Run(context.Background(), n, NewMemoryLedger(r), Options{})
 			if err != nil {
 				b.Fatal(err)
 			}

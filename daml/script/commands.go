@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ledger-cli/ledger/daml/interp"
@@ -206,12 +207,72 @@ func (st *run) tryCommands(q *questionValue) (value.Value, error) {
 	return nil, err
 }
 
-// submit performs the Submit command: each submission in turn.
+// submit performs the Submit command (submit, submitMulti, trySubmit,
+// concurrently, …). Daml's runner starts all its submissions at once
+// (ScriptF's Submit: Future.traverse) and answers in their order; its IDE
+// ledger performs them one at a time, in order. So here: on a ledger in
+// process, in order; on a ConcurrentLedger (a node), all at once — at most
+// maxConcurrentSubmissions in flight — with the answers, and the first
+// failure, in their order.
 func (st *run) submit(p value.Value) (value.Value, error) {
 	subs := list(field(p, "submissions"))
+	if cl, ok := st.ledger.(ConcurrentLedger); ok && cl.SubmitsConcurrently() && len(subs) > 1 {
+		return st.submitConcurrently(subs)
+	}
 	out := make([]value.Value, 0, len(subs))
 	for _, s := range subs {
 		v, err := st.submitOne(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return value.NewList(out...), nil
+}
+
+// ConcurrentLedger is a Ledger to which a script's concurrent submissions
+// (concurrently) are sent at once, as Daml's runner sends them to a node.
+type ConcurrentLedger interface {
+	SubmitsConcurrently() bool
+}
+
+// maxConcurrentSubmissions bounds the submissions of one Submit command in
+// flight at once on a ConcurrentLedger.
+const maxConcurrentSubmissions = 16
+
+func (st *run) submitConcurrently(subs []value.Value) (value.Value, error) {
+	type pending struct {
+		sub       *Submission
+		behaviour string
+		loc       *lf.Location
+		t         *tx.Transaction
+		err       error
+	}
+	ps := make([]pending, len(subs))
+	for i, s := range subs {
+		sub, behaviour, err := st.readSubmission(s)
+		if err != nil {
+			return nil, err
+		}
+		ps[i] = pending{sub: sub, behaviour: behaviour, loc: optionalLoc(field(s, "sLocation"))}
+	}
+	sem := make(chan struct{}, maxConcurrentSubmissions)
+	var wg sync.WaitGroup
+	for i := range ps {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(p *pending) {
+			defer func() { <-sem; wg.Done() }()
+			p.t, p.err = st.ledger.Submit(st.ctx, p.sub)
+		}(&ps[i])
+	}
+	wg.Wait()
+	out := make([]value.Value, 0, len(ps))
+	for _, p := range ps {
+		if p.loc != nil {
+			st.location = p.loc
+		}
+		v, err := st.answer(p.sub, p.behaviour, p.t, p.err)
 		if err != nil {
 			return nil, err
 		}
@@ -232,6 +293,12 @@ func (st *run) submitOne(s value.Value) (value.Value, error) {
 		st.location = loc
 	}
 	t, err := st.ledger.Submit(st.ctx, sub)
+	return st.answer(sub, behaviour, t, err)
+}
+
+// answer is the answer to a submission the ledger performed, t, or failed,
+// err.
+func (st *run) answer(sub *Submission, behaviour string, t *tx.Transaction, err error) (value.Value, error) {
 	ix := st.r.types
 	if err != nil {
 		var ie *interp.Error
@@ -252,6 +319,9 @@ func (st *run) submitOne(s value.Value) (value.Value, error) {
 	if behaviour == "MustFail" {
 		return nil, &Failure{Kind: "submit", Command: "Submit", Location: st.location,
 			Message: "Expected submit to fail but it succeeded"}
+	}
+	if t, err = st.asWritten(sub.Commands, t); err != nil {
+		return nil, err
 	}
 	results, err := st.commandResults(sub.Commands, t)
 	if err != nil {
@@ -311,6 +381,9 @@ func (st *run) readSubmission(s value.Value) (*Submission, string, error) {
 			return nil, "", bad("commands", err)
 		}
 		sub.Commands = append(sub.Commands, cmd)
+		// A daml-script without the field names every package exactly.
+		explicit, ok := field(c, "explicitPackageId").(value.Bool)
+		sub.ByName = append(sub.ByName, ok && !bool(explicit))
 	}
 	return sub, behaviour, nil
 }

@@ -28,9 +28,21 @@
 //
 // Ledgers: MemoryLedger is the ledger of scripts under test, as Daml's IDE
 // ledger is for daml test — one participant in memory, static time from the
-// epoch, submissions interpreted by the runner's engine with daml-script
-// 3.3's (Canton 3.4's) rollback rules; client/scriptledger is the ledger of
-// a node over the JSON Ledger API.
+// epoch, submissions interpreted by daml/engine (engine.Submit) with the
+// rollback rule of Daml's IDE ledger for the DAR's daml-script version
+// (Runner.StateMode): before 3.5 a caught exception undoes its try block
+// (Canton 3.4's rule), from 3.5 on an effectful rollback is refused
+// (Canton 3.5's, the IDE ledger's default protocol version 35);
+// client/scriptledger is the ledger of a node over the JSON Ledger API.
+//
+// Package names, as in Daml's runner (IdeLedgerClient): a command made
+// with createCmd, exerciseCmd, … (explicitPackageId = False) names its
+// template by package name; the in-memory ledger runs it with its
+// preferred package of that name (the package preference's, else the
+// highest vetted version), converting its arguments by upgrade, and the
+// script sees the command's results as the version it names (asWritten).
+// queryContractId converts a contract of another version likewise; query,
+// as the IDE ledger's, matches the exact template id.
 //
 // Every script is bounded: each evaluation between two commands by the
 // interpreter's step, depth and memory limits; all of them together by

@@ -36,7 +36,7 @@ func runScript(t *testing.T, dar *archive.Dar, name string, opts Options) (*Resu
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := r.Run(context.Background(), n, NewMemoryLedger(r.Engine()), opts)
+	res, err := r.Run(context.Background(), n, NewMemoryLedger(r), opts)
 	if err == nil {
 		return res, nil
 	}
@@ -122,7 +122,7 @@ func TestScriptLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, _ := r.Lookup("Splice.Scripts.Wallet.TestSubscriptions:testSetup")
-	_, err = r.Run(context.Background(), n, NewMemoryLedger(r.Engine()), Options{})
+	_, err = r.Run(context.Background(), n, NewMemoryLedger(r), Options{})
 	var f *Failure
 	if !errors.As(err, &f) || f.Kind != "limit" {
 		t.Errorf("interp step limit: %v", err)
@@ -131,7 +131,7 @@ func TestScriptLimits(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r = newRunner(t, dar)
-	_, err = r.Run(ctx, n, NewMemoryLedger(r.Engine()), Options{})
+	_, err = r.Run(ctx, n, NewMemoryLedger(r), Options{})
 	if !errors.As(err, &f) || f.Kind != "limit" {
 		t.Errorf("cancelled: %v", err)
 	}
@@ -159,7 +159,7 @@ func TestSpliceAmuletTestScripts(t *testing.T) {
 		t.Errorf("%d scripts, want 50", len(names))
 	}
 	for _, n := range names {
-		if _, err := r.Run(context.Background(), n, NewMemoryLedger(r.Engine()), Options{}); err != nil {
+		if _, err := r.Run(context.Background(), n, NewMemoryLedger(r), Options{}); err != nil {
 			t.Errorf("%s:%s: %v", n.Module, n.Name, err)
 		}
 	}
@@ -176,7 +176,7 @@ func TestMemoryLedgerBounds(t *testing.T) {
 		{func(l *MemoryLedger) { l.maxContracts = 5 }, "the script created more than 5 contracts, the bound of the in-memory ledger"},
 		{func(l *MemoryLedger) { l.maxBytes = 10_000 }, "the script's submissions built more than 10000 bytes of values, the bound of the in-memory ledger"},
 	} {
-		l := NewMemoryLedger(r.Engine())
+		l := NewMemoryLedger(r)
 		c.set(l)
 		_, err := r.Run(context.Background(), n, l, Options{})
 		var f *Failure
@@ -208,7 +208,7 @@ func TestScriptWithInput(t *testing.T) {
 	if _, err := r.Lookup("Splice.Scripts.Util:genericSetupApp"); err == nil || !strings.Contains(err.Error(), "takes an argument") {
 		t.Errorf("Lookup of a script with an argument: %v", err)
 	}
-	res, err := r.Run(context.Background(), n, NewMemoryLedger(r.Engine()), Options{Input: value.Text("the-dso")})
+	res, err := r.Run(context.Background(), n, NewMemoryLedger(r), Options{Input: value.Text("the-dso")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestDamlScriptLackingAnAnswerType(t *testing.T) {
 	r := newRunner(t, dar)
 	failed := false
 	for _, n := range r.Scripts() {
-		_, err := r.Run(context.Background(), n, NewMemoryLedger(r.Engine()), Options{})
+		_, err := r.Run(context.Background(), n, NewMemoryLedger(r), Options{})
 		var f *Failure
 		if errors.As(err, &f) && f.Command == "ListKnownParties" {
 			if f.Kind != "internal" || !strings.Contains(f.Message, "cannot perform daml-script command ListKnownParties (version 1) of daml-script 3.3.0.20250214.13611.0: daml-script: no data type "+pm+":PartyDetails") {
@@ -273,7 +273,7 @@ func TestContractNotFound(t *testing.T) {
 	dar := sharedDar(t, "splice-wallet-test-0.1.8.dar")
 	r := newRunner(t, dar)
 	n, _ := r.Lookup("Splice.Scripts.Wallet.TestSubscriptions:testSetup")
-	l := NewMemoryLedger(r.Engine())
+	l := NewMemoryLedger(r)
 	ctx := context.Background()
 	if _, err := r.Run(ctx, n, l, Options{}); err != nil {
 		t.Fatal(err)

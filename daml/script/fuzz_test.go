@@ -98,7 +98,7 @@ func FuzzCommandPayload(f *testing.F) {
 		}
 		name := commands[int(data[0])%len(commands)]
 		payload, _ := fuzzValue(data[1:], 4)
-		l := NewMemoryLedger(r.Engine())
+		l := NewMemoryLedger(r)
 		l.AllocateParty(context.Background(), "alice")
 		st := &run{r: r, ctx: context.Background(), ledger: l, opts: Options{MaxCommands: 10, MaxSteps: 1_000_000}, res: &Result{}, limits: r.limits}
 		// perform, not performSafely: a panic here is a bug to find.

@@ -19,7 +19,7 @@ func TestQueryInterface(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := NewMemoryLedger(r.Engine())
+	l := NewMemoryLedger(r)
 	if _, err := r.Run(context.Background(), n, l, Options{}); err != nil {
 		t.Fatal(err)
 	}

@@ -103,6 +103,14 @@ type Submission struct {
 	Disclosed []Disclosure
 	// PackagePreference is the submission's package preference.
 	PackagePreference []lf.PackageID
+	// ByName, when set for a command (same index), says its template or
+	// interface is named by package name (daml-script's createCmd,
+	// exerciseCmd, … : explicitPackageId = False): the ledger runs it with
+	// its preferred vetted package of that name (the highest version, or
+	// the one PackagePreference names), converting the command's arguments
+	// by upgrade. Otherwise it is named by the exact package id
+	// (createExactCmd, …).
+	ByName []bool
 }
 
 // Disclosure is a disclosed contract as daml-script carries it.

@@ -10,7 +10,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/ledger-cli/ledger/daml/engine"
 	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/daml/tx"
@@ -20,10 +22,13 @@ import (
 // MemoryLedger is a ledger in memory for running scripts under test, as
 // Daml's `daml test` runs them on its IDE ledger: one participant, static
 // time starting at the epoch (1970-01-01T00:00:00Z), submissions
-// interpreted by the runner's engine and committed at once. It is safe for
-// concurrent use, but a script uses one of its own.
+// interpreted by daml/engine (engine.Submit) with the runner's packages and
+// committed at once. It is safe for concurrent use, but a script uses one
+// of its own.
 type MemoryLedger struct {
-	engine      *interp.Engine
+	pkgs        *engine.PackageSet
+	limits      interp.Limits
+	mode        interp.StateMode
 	participant string
 	namespace   string
 
@@ -62,12 +67,16 @@ const MaxMemoryContracts = 1_000_000
 // contracts without end fails at this bound.
 const MaxMemoryBytes = 2 << 30
 
-// NewMemoryLedger returns an empty ledger whose submissions engine
-// interprets.
-func NewMemoryLedger(engine *interp.Engine) *MemoryLedger {
+// NewMemoryLedger returns an empty ledger for the scripts of r: its
+// submissions run with r's packages and limits, and with the rollback rule
+// of Daml's IDE ledger for r's daml-script version (Runner.StateMode;
+// SetStateMode changes it).
+func NewMemoryLedger(r *Runner) *MemoryLedger {
 	ns := sha256.Sum256([]byte("ledger test participant"))
 	return &MemoryLedger{
-		engine:       engine,
+		pkgs:         r.Packages(),
+		limits:       r.Limits(),
+		mode:         r.StateMode(),
 		participant:  "participant::1220" + hex.EncodeToString(ns[:]),
 		namespace:    "1220" + hex.EncodeToString(ns[:]),
 		active:       map[value.ContractID]*tx.Contract{},
@@ -77,6 +86,15 @@ func NewMemoryLedger(engine *interp.Engine) *MemoryLedger {
 		maxContracts: MaxMemoryContracts,
 		maxBytes:     MaxMemoryBytes,
 	}
+}
+
+// SetStateMode sets the contract state rule of rollbacks the ledger's
+// submissions use: interp.StateNUCK is Canton 3.5's (an effectful rollback
+// fails with DAML_EFFECTFUL_ROLLBACK_ERROR), interp.StateNoKey is 3.4's.
+func (l *MemoryLedger) SetStateMode(m interp.StateMode) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.mode = m
 }
 
 // view is the ledger as one submission sees it: the active contracts
@@ -134,9 +152,23 @@ func (l *MemoryLedger) Submit(ctx context.Context, s *Submission) (*tx.Transacti
 	for _, p := range s.ReadAs {
 		v.parties[p] = true
 	}
-	for _, c := range s.Commands {
+	cmds := slices.Clone(s.Commands)
+	var preferred map[string]lf.PackageID
+	for i, c := range cmds {
+		if i >= len(s.ByName) || !s.ByName[i] {
+			continue
+		}
+		if preferred == nil {
+			preferred = l.preferredPackages(s.PackagePreference)
+		}
+		var err error
+		if cmds[i], err = l.byName(c, preferred); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range cmds {
 		if id := commandTemplate(c); id != nil {
-			if p := l.engine.Packages().Package(lf.PackageID(id.PackageID)); p != nil && l.unvetted[PackageRef{p.Name, p.Version}] {
+			if p := l.pkgs.Env.Package(lf.PackageID(id.PackageID)); p != nil && l.unvetted[PackageRef{p.Name, p.Version}] {
 				return nil, &SubmitFailure{ID: "PACKAGE_SELECTION_FAILED", Message: fmt.Sprintf("package %s-%s of %s is not vetted", p.Name, p.Version, id)}
 			}
 		}
@@ -151,19 +183,20 @@ func (l *MemoryLedger) Submit(ctx context.Context, s *Submission) (*tx.Transacti
 	var seed tx.Hash
 	binary.BigEndian.PutUint64(seed[:], l.submitted)
 	seed = sha256.Sum256(seed[:])
-	res, err := l.engine.Submit(ctx, &interp.Submission{
-		Commands:          s.Commands,
-		ActAs:             s.ActAs,
-		SubmissionSeed:    seed,
-		ParticipantID:     l.participant,
-		PreparationTime:   l.time,
-		LedgerTime:        l.time,
-		Disclosed:         disclosed,
-		PackagePreference: s.PackagePreference,
-		// daml-script 3.3's ledger undoes what a caught exception's try
-		// block did, as Canton 3.4 does; Canton 3.5 refuses it.
-		StateMode: interp.StateNoKey,
-	}, v)
+	res, err := engine.Submit(ctx, &engine.Submission{
+		Packages:        l.pkgs,
+		Preference:      s.PackagePreference,
+		ActAs:           s.ActAs,
+		Commands:        cmds,
+		Contracts:       v,
+		Disclosed:       disclosed,
+		PreparationTime: time.UnixMicro(int64(l.time)).UTC(),
+		SubmissionSeed:  seed,
+		ParticipantID:   l.participant,
+		LedgerTime:      time.UnixMicro(int64(l.time)).UTC(),
+		Limits:          l.limits,
+		StateMode:       l.mode,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -400,7 +433,7 @@ func (l *MemoryLedger) ListPackages(_ context.Context, vetted bool) ([]PackageRe
 	defer l.mu.Unlock()
 	seen := map[PackageRef]bool{}
 	var out []PackageRef
-	for _, p := range l.engine.Packages().Packages() {
+	for _, p := range l.pkgs.Env.Packages() {
 		r := PackageRef{Name: p.Name, Version: p.Version}
 		if seen[r] || vetted && l.unvetted[r] {
 			continue

@@ -133,7 +133,7 @@ func TestSpliceWalletScriptsFailWhenMutated(t *testing.T) {
 					continue
 				}
 				r := newRunner(t, dar)
-				_, err := r.Run(context.Background(), name, NewMemoryLedger(r.Engine()), Options{})
+				_, err := r.Run(context.Background(), name, NewMemoryLedger(r), Options{})
 				var f *Failure
 				if errors.As(err, &f) {
 					t.Logf("%s (%d literals) broken: %s: %s", mu.name, changed, f.Kind, strings.SplitN(f.Message, "\n", 2)[0])

@@ -13,7 +13,7 @@ import (
 func TestPackageVetting(t *testing.T) {
 	dar := sharedDar(t, "splice-wallet-test-0.1.8.dar")
 	r := newRunner(t, dar)
-	l := NewMemoryLedger(r.Engine())
+	l := NewMemoryLedger(r)
 	ctx := context.Background()
 	st := &run{r: r, ctx: ctx, ledger: l, res: &Result{}, limits: r.limits}
 	do := func(name string, payload value.Value) (value.Value, error) {

@@ -69,16 +69,25 @@ func (st *run) queryContractID(p value.Value) (value.Value, error) {
 		return nil, st.commandError("QueryContractId", err)
 	}
 	cid, _ := field(p, "cid").(value.ContractID)
-	c, err := st.findContract("QueryContractId", ps, []*value.Identifier{tmpl}, cid)
+	// As Daml's runner: the contract of any version of the template's
+	// package, its argument converted to the version the script names.
+	c, err := st.findContract("QueryContractId", ps, st.versionsOf(tmpl), cid)
 	if err != nil || c == nil {
 		return value.Optional{}, err
+	}
+	arg := c.Argument
+	if *c.TemplateID != *tmpl {
+		if arg, err = st.r.engine.Translate(tcon(tmpl), c.Argument); err != nil {
+			return nil, &Failure{Kind: "command", Command: "QueryContractId", Message: fmt.Sprintf(
+				"contract %s of %s does not convert to %s, the version the script names: %v", c.ID, c.TemplateID, tmpl, err)}
+		}
 	}
 	ix := st.r.types
 	blob := ""
 	if b, ok := st.ledger.(BlobLedger); ok {
 		blob = b.ContractBlob(c.ID)
 	}
-	return value.Optional{Value: ix.triple(ix.anyTemplate(tmpl, c.Argument), ix.typeRep(c.TemplateID), value.Text(blob))}, nil
+	return value.Optional{Value: ix.triple(ix.anyTemplate(tmpl, arg), ix.typeRep(c.TemplateID), value.Text(blob))}, nil
 }
 
 // implementers returns the templates of the runner's packages that
@@ -100,14 +109,43 @@ func (st *run) implementers(iface *value.Identifier) []*value.Identifier {
 	return out
 }
 
-// view computes a contract's interface view, or None when it fails (as
-// Daml's runner answers a contract whose view fails).
-func (st *run) view(c *tx.Contract, iface *value.Identifier) value.Optional {
-	v, err := st.r.engine.InterfaceView(st.ctx, c.TemplateID, c.Argument, iface, st.limits)
-	if err != nil {
-		return value.Optional{}
+// candidates returns the templates whose contracts a query of iface may
+// return: those implementing it and their other versions (a contract of a
+// version that does not implement it is seen through the ledger's
+// preferred version, which may).
+func (st *run) candidates(iface *value.Identifier) []*value.Identifier {
+	var out []*value.Identifier
+	seen := map[value.Identifier]bool{}
+	for _, t := range st.implementers(iface) {
+		for _, v := range st.versionsOf(t) {
+			if !seen[*v] {
+				seen[*v] = true
+				out = append(out, v)
+			}
+		}
 	}
-	return value.Optional{Value: v}
+	return out
+}
+
+// view computes a contract's interface view, or None when it fails (as
+// Daml's runner answers a contract whose view fails); ok is false when the
+// contract, as the ledger's preferred version of its package sees it
+// (upgraded, as Daml's runner does), does not implement iface.
+func (st *run) view(c *tx.Contract, iface *value.Identifier) (view value.Optional, ok bool) {
+	tmpl, arg := st.upgraded(c)
+	rt, err := st.r.pkgs.Template(typeConOf(tmpl))
+	if err != nil || rt.Implements(typeConOf(iface)) == nil {
+		return value.Optional{}, false
+	}
+	v, err := st.r.engine.InterfaceView(st.ctx, tmpl, arg, iface, st.limits)
+	if err != nil {
+		return value.Optional{}, true
+	}
+	return value.Optional{Value: v}, true
+}
+
+func typeConOf(id *value.Identifier) lf.TypeConName {
+	return lf.TypeConName{Package: lf.PackageID(id.PackageID), Module: lf.SplitDotted(id.ModuleName), Name: lf.SplitDotted(id.EntityName)}
 }
 
 // queryInterface answers [(ContractId i, Optional v)].
@@ -120,7 +158,7 @@ func (st *run) queryInterface(p value.Value) (value.Value, error) {
 	if err != nil {
 		return nil, st.commandError("QueryInterface", err)
 	}
-	tmpls := st.implementers(iface)
+	tmpls := st.candidates(iface)
 	if len(tmpls) == 0 {
 		return value.NewList(), nil
 	}
@@ -130,7 +168,9 @@ func (st *run) queryInterface(p value.Value) (value.Value, error) {
 	}
 	out := make([]value.Value, 0, len(cs))
 	for _, c := range cs {
-		out = append(out, st.r.types.pair(c.ID, st.view(c, iface)))
+		if v, ok := st.view(c, iface); ok {
+			out = append(out, st.r.types.pair(c.ID, v))
+		}
 	}
 	return value.NewList(out...), nil
 }
@@ -145,7 +185,7 @@ func (st *run) queryInterfaceContractID(p value.Value) (value.Value, error) {
 	if err != nil {
 		return nil, st.commandError("QueryInterfaceContractId", err)
 	}
-	tmpls := st.implementers(iface)
+	tmpls := st.candidates(iface)
 	if len(tmpls) == 0 {
 		return value.Optional{}, nil
 	}
@@ -154,7 +194,8 @@ func (st *run) queryInterfaceContractID(p value.Value) (value.Value, error) {
 	if err != nil || c == nil {
 		return value.Optional{}, err
 	}
-	return st.view(c, iface), nil
+	v, _ := st.view(c, iface)
+	return v, nil
 }
 
 // queryContractKey answers Optional (ContractId (), AnyTemplate): the

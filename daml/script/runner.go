@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/ledger-cli/ledger/daml/engine"
 	"github.com/ledger-cli/ledger/daml/interp"
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/daml/resolve"
@@ -38,6 +40,7 @@ const (
 type Runner struct {
 	pkgs    *resolve.Packages
 	lfPkgs  map[lf.PackageID]*lf.Package
+	set     *engine.PackageSet
 	engine  *interp.Engine
 	limits  interp.Limits
 	main    lf.PackageID
@@ -68,8 +71,11 @@ func New(pkgs []*lf.Package, main lf.PackageID, limits interp.Limits) (*Runner, 
 	if r.lfPkgs[main] == nil {
 		return nil, fmt.Errorf("main package %s is not among the packages", main)
 	}
-	r.pkgs = resolve.NewPackages(patched...)
-	r.engine = interp.NewEngine(r.pkgs, limits)
+	// One interpreter evaluates the scripts and, through daml/engine, the
+	// in-memory ledger's submissions: its resolved code is shared.
+	r.set = engine.PackageSetOf(patched...)
+	r.engine = r.set.Interpreter()
+	r.pkgs = r.engine.Packages()
 	types, err := newTypeIndex(patched, r.script)
 	if err != nil {
 		return nil, err
@@ -78,9 +84,45 @@ func New(pkgs []*lf.Package, main lf.PackageID, limits interp.Limits) (*Runner, 
 	return r, nil
 }
 
-// Engine returns the interpreter the runner evaluates with; a Ledger that
-// interprets submissions in process uses the same one.
+// Engine returns the interpreter the runner evaluates with.
 func (r *Runner) Engine() *interp.Engine { return r.engine }
+
+// Packages returns the runner's packages (every one vetted) as daml/engine
+// holds them: a Ledger that interprets submissions in process submits
+// through engine.Submit with them, on the same interpreter.
+func (r *Runner) Packages() *engine.PackageSet { return r.set }
+
+// Limits returns the interpreter limits the runner was made with.
+func (r *Runner) Limits() interp.Limits { return r.limits }
+
+// StateMode is the contract state rule of rollbacks in Daml's IDE ledger
+// (daml test) for the runner's daml-script version: daml-script before
+// 3.5 comes with an SDK whose IDE ledger always undoes what a caught
+// exception's try block did (interp.StateNoKey, as Canton 3.4); from 3.5
+// on the IDE ledger's default protocol version is 35 (Runner.scala,
+// IdeLedgerProtocolVersion.latest), which refuses an effectful rollback
+// (interp.StateNUCK, as a Canton 3.5 node).
+func (r *Runner) StateMode() interp.StateMode {
+	if versionBefore(r.version, 3, 5) {
+		return interp.StateNoKey
+	}
+	return interp.StateNUCK
+}
+
+// versionBefore reports whether a package version "major.minor…" is before
+// major.minor; a version that does not start with two numbers is not.
+func versionBefore(v string, major, minor int) bool {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	ma, err1 := strconv.Atoi(parts[0])
+	mi, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return ma < major || ma == major && mi < minor
+}
 
 // ScriptVersion returns the version of the daml-script package.
 func (r *Runner) ScriptVersion() string { return r.version }

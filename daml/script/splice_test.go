@@ -43,7 +43,7 @@ func TestSpliceWalletScripts(t *testing.T) {
 	}
 	for _, name := range scripts {
 		start := time.Now()
-		res, err := r.Run(context.Background(), name, NewMemoryLedger(r.Engine()), Options{})
+		res, err := r.Run(context.Background(), name, NewMemoryLedger(r), Options{})
 		if err != nil {
 			t.Errorf("%s: %v", name.Module.String()+":"+name.Name.String(), err)
 			continue

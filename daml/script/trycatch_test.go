@@ -92,7 +92,7 @@ func TestTryCatchThrowAndTryCommands(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := r.Run(context.Background(), n, NewMemoryLedger(r.Engine()), Options{})
+		res, err := r.Run(context.Background(), n, NewMemoryLedger(r), Options{})
 		if err != nil {
 			return nil, err
 		}
@@ -136,7 +136,7 @@ func TestTryCatchThrowAndTryCommands(t *testing.T) {
 	}
 	// debug/trace lines are the script's trace.
 	n, _ := r.Lookup("Scripts:traced")
-	res, err := r.Run(context.Background(), n, NewMemoryLedger(r.Engine()), Options{})
+	res, err := r.Run(context.Background(), n, NewMemoryLedger(r), Options{})
 	if err != nil || len(res.Trace) != 1 || res.Trace[0].Message != "evaluating traced" {
 		t.Errorf("traced: %+v, %v", res, err)
 	}
