@@ -118,10 +118,17 @@ func FetchPackages(ctx context.Context, pt *damlpb.PreparedTransaction, get func
 // archiveOptions are the limits packages are decoded with: daml/archive's
 // defaults, Daml-LF 2.dev accepted as ledger serve accepts it (a package's
 // id authenticates its code whatever its version).
-var archiveOptions = archive.Options{AllowDev: true}
+// Values' bodies are decoded when the transaction's code first runs them
+// (most of daml-stdlib never is); one that does not decode fails the
+// re-interpretation then.
+var archiveOptions = archive.Options{AllowDev: true, LazyValues: true}
 
+// decodePayload decodes a package whole, checking all of it: its
+// dependencies (DirectDeps) are then exactly those its code names.
 func decodePayload(id string, payload []byte) (*lf.Package, error) {
-	p, err := archive.DecodePayload(id, payload, archiveOptions)
+	opts := archiveOptions
+	opts.LazyValues = false
+	p, err := archive.DecodePayload(id, payload, opts)
 	if err != nil {
 		return nil, fmt.Errorf("package %s: %w", id, err)
 	}

@@ -138,6 +138,9 @@ func decodeDarWorkers(ctx context.Context, dar []byte, opts Options, workers int
 			errs[i] = fmt.Errorf("manifest names dalf %q, which the DAR does not contain", name)
 			return buf, true
 		}
+		if opts.LazyValues {
+			buf = nil // the package keeps its bytes
+		}
 		b, err := readZipFile(f, maxSize, buf)
 		if err != nil {
 			errs[i] = fmt.Errorf("dalf %q: %w", name, err)
