@@ -118,10 +118,17 @@ func FetchPackages(ctx context.Context, pt *damlpb.PreparedTransaction, get func
 // archiveOptions are the limits packages are decoded with: daml/archive's
 // defaults, Daml-LF 2.dev accepted as ledger serve accepts it (a package's
 // id authenticates its code whatever its version).
-var archiveOptions = archive.Options{AllowDev: true}
+// Values' bodies are decoded when the transaction's code first runs them
+// (most of daml-stdlib never is); one that does not decode fails the
+// re-interpretation then.
+var archiveOptions = archive.Options{AllowDev: true, LazyValues: true}
 
+// decodePayload decodes a package whole, checking all of it: its
+// dependencies (DirectDeps) are then exactly those its code names.
 func decodePayload(id string, payload []byte) (*lf.Package, error) {
-	p, err := archive.DecodePayload(id, payload, archiveOptions)
+	opts := archiveOptions
+	opts.LazyValues = false
+	p, err := archive.DecodePayload(id, payload, opts)
 	if err != nil {
 		return nil, fmt.Errorf("package %s: %w", id, err)
 	}
@@ -144,10 +151,10 @@ type Packages struct {
 	setKey string
 }
 
-// dalf is a DAR's Archive of a package, not decoded yet.
+// dalf is a DAR's Archive of a package, not inflated yet.
 type dalf struct {
-	bytes []byte
-	from  string
+	dalf archive.DarDalf
+	from string
 }
 
 // setOf is the engine's package set of pkgs, the one built before when
@@ -262,13 +269,14 @@ func (ps *Packages) loadFile(path string) error {
 		ps.add(p, path)
 		return nil
 	}
-	archives, err := archive.ReadDarArchives(path, archiveOptions)
+	// Only the dalfs a transaction needs are inflated, when it needs them.
+	dalfs, err := archive.OpenDarArchives(path, archiveOptions)
 	if err != nil {
 		return err
 	}
-	for id, b := range archives {
+	for id, d := range dalfs {
 		if _, ok := ps.dalfs[id]; !ok {
-			ps.dalfs[id] = dalf{bytes: b, from: path}
+			ps.dalfs[id] = dalf{dalf: d, from: path}
 		}
 	}
 	return nil
@@ -296,8 +304,13 @@ func (ps *Packages) lookup(ids []lf.PackageID) ([]*lf.Package, error) {
 		// The signer's own files first: the review names them as the source.
 		if d, ok := ps.dalfs[id]; ok {
 			delete(ps.dalfs, id)
-			// Decoding checks the id the DAR states against the payload.
-			pending, dalfs, from = append(pending, i), append(dalfs, d.bytes), append(from, d.from)
+			// Reading checks the id the dalf's name states against its
+			// hash field, decoding that against the payload.
+			b, err := d.dalf.Read()
+			if err != nil {
+				return nil, &PackageError{PackageID: string(id), From: d.from, Err: err}
+			}
+			pending, dalfs, from = append(pending, i), append(dalfs, b), append(from, d.from)
 			continue
 		}
 		if payload, ok := ps.payloads[id]; ok {

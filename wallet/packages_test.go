@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -255,7 +256,8 @@ func sha256Hex(b []byte) string {
 }
 
 // TestForgedDarPackage: a DAR whose dalf states another package's id (a
-// dalf of the Ping DAR renamed to the golden's splice-amulet 0.1.6) is
+// dalf of the Ping DAR renamed to the golden's splice-amulet 0.1.6, in its
+// zip name and its hash field) is
 // refused when the transaction needs that package, naming the DAR.
 func TestForgedDarPackage(t *testing.T) {
 	pt := goldenPrepared(t)
@@ -271,6 +273,18 @@ func TestForgedDarPackage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer zr.Close()
+	// The main dalf's name states old too, as the Daml compiler names a
+	// dalf by its package id.
+	var main, renamed string
+	for _, f := range zr.File {
+		if base := path.Base(f.Name); strings.HasPrefix(base, "canton-builtin-admin-workflow-ping-") && strings.HasSuffix(base, ".dalf") {
+			main = f.Name
+			renamed = main[:len(main)-len("0123456789012345678901234567890123456789012345678901234567890123.dalf")] + old + ".dalf"
+		}
+	}
+	if main == "" {
+		t.Fatal("no main dalf in the Ping DAR")
+	}
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	for _, f := range zr.File {
@@ -283,10 +297,18 @@ func TestForgedDarPackage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.HasSuffix(f.Name, ".dalf") {
+		name := f.Name
+		switch {
+		case strings.HasSuffix(name, ".dalf"):
 			b = restateArchiveHash(t, b, old)
+			if name == main {
+				name = renamed
+			}
+		case name == "META-INF/MANIFEST.MF":
+			unwrapped := strings.NewReplacer("\r\n ", "", "\n ", "").Replace(string(b))
+			b = []byte(strings.ReplaceAll(unwrapped, main, renamed))
 		}
-		w, err := zw.Create(f.Name)
+		w, err := zw.Create(name)
 		if err != nil {
 			t.Fatal(err)
 		}

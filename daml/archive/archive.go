@@ -40,6 +40,17 @@ type Options struct {
 	// KeepArchives keeps each decoded dalf's bytes in Dar.Archives (a node
 	// stores them).
 	KeepArchives bool
+	// LazyValues leaves the bodies of top-level values undecoded until
+	// first asked for (lf.Value.Expr): a package whose values are mostly
+	// never run decodes in a third of the time. Everything else decodes
+	// as without it; a malformed body is refused when it is asked for,
+	// not when the package decodes, so a package that must be checked
+	// whole (an upload) is decoded without it. DirectDeps then also names
+	// every package the undecoded bodies may refer to: each interned
+	// string that is a package id the version allows there, and each
+	// import. The package keeps the bytes it was decoded from: the
+	// caller must not change them.
+	LazyValues bool
 }
 
 // Defaults of Options: one set of limits for the node and the CLI. The

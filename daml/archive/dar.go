@@ -138,6 +138,9 @@ func decodeDarWorkers(ctx context.Context, dar []byte, opts Options, workers int
 			errs[i] = fmt.Errorf("manifest names dalf %q, which the DAR does not contain", name)
 			return buf, true
 		}
+		if opts.LazyValues {
+			buf = nil // the package keeps its bytes
+		}
 		b, err := readZipFile(f, maxSize, buf)
 		if err != nil {
 			errs[i] = fmt.Errorf("dalf %q: %w", name, err)
@@ -256,28 +259,112 @@ func ReadDarArchives(path string, opts Options) (map[lf.PackageID][]byte, error)
 }
 
 func readDarArchives(dar []byte, opts Options) (map[lf.PackageID][]byte, error) {
+	dalfs, err := openDarArchives(dar, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[lf.PackageID][]byte, len(dalfs))
+	for id, d := range dalfs {
+		if out[id], err = d.Read(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// DarDalf is a dalf of a DAR, not inflated yet: the Archive of the package
+// its zip name ends with.
+type DarDalf struct {
+	Name string
+	id   lf.PackageID
+	f    *zip.File
+	max  int64
+	b    []byte // when read already
+}
+
+// Read inflates the dalf (within the limit it was opened with) and refuses
+// it when its hash field states another package id than its name.
+// DecodeArchive checks that id against the payload.
+func (d DarDalf) Read() ([]byte, error) {
+	b := d.b
+	if b == nil {
+		var err error
+		if b, err = readZipFile(d.f, d.max, nil); err != nil {
+			return nil, fmt.Errorf("dalf %q: %w", d.Name, err)
+		}
+	}
+	id, err := archiveHash(b)
+	if err != nil {
+		return nil, fmt.Errorf("dalf %q: %w", d.Name, err)
+	}
+	if id != d.id {
+		return nil, fmt.Errorf("dalf %q: %w: its name says package %s, its hash field %s", d.Name, ErrHashMismatch, d.id, id)
+	}
+	return b, nil
+}
+
+// OpenDarArchives opens the DAR at path within the limits of opts, as
+// DecodeDar, and returns its dalfs by package id without inflating those
+// whose zip name ends with it ("name-version-ID.dalf", as the Daml
+// compiler names every dalf): a caller that needs a few packages of a
+// large DAR inflates only those (DarDalf.Read). A dalf named otherwise is
+// read at once to learn its id from its hash field. A dalf whose name and
+// content disagree, or whose bytes do not inflate to what its header
+// declares, is refused when it is read, not before.
+func OpenDarArchives(path string, opts Options) (map[lf.PackageID]DarDalf, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("archive: %w", err)
+	}
+	out, err := openDarArchives(b, opts)
+	if err != nil {
+		return nil, fmt.Errorf("archive: %s: %w", path, err)
+	}
+	return out, nil
+}
+
+func openDarArchives(dar []byte, opts Options) (map[lf.PackageID]DarDalf, error) {
 	m, files, err := openDar(dar, opts)
 	if err != nil {
 		return nil, err
 	}
 	maxSize := opts.limit(opts.MaxDalfSize, DefaultMaxDalfSize)
-	out := make(map[lf.PackageID][]byte, len(m.Dalfs))
+	out := make(map[lf.PackageID]DarDalf, len(m.Dalfs))
 	for _, name := range m.Dalfs {
 		f, ok := files[name]
 		if !ok {
 			return nil, fmt.Errorf("manifest names dalf %q, which the DAR does not contain", name)
 		}
-		b, err := readZipFile(f, maxSize, nil)
-		if err != nil {
-			return nil, fmt.Errorf("dalf %q: %w", name, err)
+		d := DarDalf{Name: name, f: f, max: maxSize}
+		if id, ok := idInDalfName(name); ok {
+			d.id = id
+		} else {
+			if d.b, err = readZipFile(f, maxSize, nil); err != nil {
+				return nil, fmt.Errorf("dalf %q: %w", name, err)
+			}
+			if d.id, err = archiveHash(d.b); err != nil {
+				return nil, fmt.Errorf("dalf %q: %w", name, err)
+			}
 		}
-		id, err := archiveHash(b)
-		if err != nil {
-			return nil, fmt.Errorf("dalf %q: %w", name, err)
-		}
-		out[id] = b
+		out[d.id] = d
 	}
 	return out, nil
+}
+
+// idInDalfName is the package id a dalf's zip name ends with: 64 lower-case
+// hex digits between a '-' and ".dalf".
+func idInDalfName(name string) (lf.PackageID, bool) {
+	base, ok := strings.CutSuffix(name, ".dalf")
+	if !ok || len(base) < 65 || base[len(base)-65] != '-' {
+		return "", false
+	}
+	id := base[len(base)-64:]
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return "", false
+		}
+	}
+	return lf.PackageID(id), true
 }
 
 // archiveHash is the hash field of an Archive: the package id it states.

@@ -182,6 +182,25 @@ func (d *decoder) dataCons(dt *lf.DataType, consAt int, b []byte) error {
 }
 
 func (d *decoder) value(b []byte) (*lf.Value, error) {
+	v, body, err := d.valueHead(b)
+	if err != nil {
+		return nil, err
+	}
+	if d.lazy != nil {
+		lb := d.slabs.lazyBodies.one()
+		*lb = lazyBody{l: d.lazy, module: d.module, name: v.Name, typ: v.Type, b: body}
+		v.LazyBody = lb.get
+	} else if v.Body, err = d.valueBody(v.Type, body); err != nil {
+		return nil, err
+	}
+	p := d.slabs.values.one()
+	*p = v
+	return p, nil
+}
+
+// valueHead decodes a DefValue but for its body: its name, location and
+// type, and the body's bytes.
+func (d *decoder) valueHead(b []byte) (lf.Value, []byte, error) {
 	d.definition, d.defName = "", ""
 	var (
 		v                        lf.Value
@@ -192,7 +211,7 @@ func (d *decoder) value(b []byte) (*lf.Value, error) {
 	for len(b) > 0 {
 		var f field
 		if f, b, err = nextField(b); err != nil {
-			return nil, err
+			return lf.Value{}, nil, err
 		}
 		switch f.Num {
 		case 1:
@@ -208,11 +227,11 @@ func (d *decoder) value(b []byte) (*lf.Value, error) {
 			err = unknownField("DefValue", f)
 		}
 		if err != nil {
-			return nil, err
+			return lf.Value{}, nil, err
 		}
 	}
 	if !hasName {
-		return nil, fmt.Errorf("no name")
+		return lf.Value{}, nil, fmt.Errorf("no name")
 	}
 	var (
 		name    int32
@@ -222,7 +241,7 @@ func (d *decoder) value(b []byte) (*lf.Value, error) {
 	for len(nameWithType) > 0 {
 		var f field
 		if f, nameWithType, err = nextField(nameWithType); err != nil {
-			return nil, err
+			return lf.Value{}, nil, err
 		}
 		switch f.Num {
 		case 1:
@@ -234,38 +253,42 @@ func (d *decoder) value(b []byte) (*lf.Value, error) {
 			err = unknownField("DefValue.NameWithType", f)
 		}
 		if err != nil {
-			return nil, err
+			return lf.Value{}, nil, err
 		}
 	}
 	if v.Name, err = d.dotted(name); err != nil {
-		return nil, err
+		return lf.Value{}, nil, err
 	}
 	d.startDefinition(v.Name.String())
 	if hasLoc {
 		if v.Location, err = d.location(loc); err != nil {
-			return nil, err
+			return lf.Value{}, nil, err
 		}
 	}
 	if !hasType {
-		return nil, fmt.Errorf("no type")
+		return lf.Value{}, nil, fmt.Errorf("no type")
 	}
 	if v.Type, err = d.typ(typ); err != nil {
-		return nil, fmt.Errorf("type: %w", err)
+		return lf.Value{}, nil, fmt.Errorf("type: %w", err)
 	}
 	if !hasBody {
-		return nil, fmt.Errorf("no body")
+		return lf.Value{}, nil, fmt.Errorf("no body")
 	}
-	if v.Body, err = d.expr(body, false); err != nil {
+	return v, body, nil
+}
+
+// valueBody decodes a value's body, of declared type typ.
+func (d *decoder) valueBody(typ lf.Type, b []byte) (lf.Expr, error) {
+	e, err := d.expr(b, false)
+	if err != nil {
 		return nil, err
 	}
 	// Decoding does not type-check; this catches only a literal body of
 	// the wrong type, which no compiler emits (illformed.dar has one).
-	if t, ok := lf.LiteralType(v.Body); ok && !lf.HasSynonym(v.Type) && !lf.TypeEqual(t, v.Type) {
-		return nil, fmt.Errorf("declared type %s does not match its body, a literal of type %s", v.Type, t)
+	if t, ok := lf.LiteralType(e); ok && !lf.HasSynonym(typ) && !lf.TypeEqual(t, typ) {
+		return nil, fmt.Errorf("declared type %s does not match its body, a literal of type %s", typ, t)
 	}
-	p := d.slabs.values.one()
-	*p = v
-	return p, nil
+	return e, nil
 }
 
 func (d *decoder) exception(b []byte) (*lf.Exception, error) {

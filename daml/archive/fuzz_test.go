@@ -4,11 +4,13 @@ import (
 	"archive/zip"
 	"bytes"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ledger-cli/ledger/daml/archive/archivetest"
+	"github.com/ledger-cli/ledger/daml/lf"
 )
 
 // fuzzSeeds returns the dalfs of the Ping DAR in testdata, smallest first.
@@ -113,4 +115,40 @@ func buildDar(tb testing.TB, manifest string, files map[string][]byte) []byte {
 		tb.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// FuzzLazyValues checks that a package decoded with LazyValues, every
+// value's body then asked for, panics on no payload and agrees with the
+// eager decoder: both accept it, with the same bodies, or both refuse it
+// (the lazy one when the package decodes or when a body is asked for).
+func FuzzLazyValues(f *testing.F) {
+	for _, d := range fuzzSeeds(f) {
+		if len(d) < 200_000 {
+			if _, payload, err := splitArchive(d); err == nil {
+				f.Add(payload)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		const id = lf.PackageID("0000000000000000000000000000000000000000000000000000000000000000")
+		eager, eagerErr := decodePayload(id, payload, Options{AllowDev: true}, new(scratch))
+		lazy, err := decodePayload(id, bytes.Clone(payload), Options{AllowDev: true, LazyValues: true}, new(scratch))
+		if err == nil {
+			for i, m := range lazy.Modules {
+				for j, v := range m.Values {
+					body, berr := v.Expr()
+					if berr != nil {
+						err = berr
+						continue
+					}
+					if eagerErr == nil && !reflect.DeepEqual(body, eager.Modules[i].Values[j].Body) {
+						t.Fatalf("%s:%s: lazily %v, eagerly %v", m.Name, v.Name, body, eager.Modules[i].Values[j].Body)
+					}
+				}
+			}
+		}
+		if (err == nil) != (eagerErr == nil) {
+			t.Fatalf("lazily: %v; eagerly: %v", err, eagerErr)
+		}
+	})
 }

@@ -1,13 +1,16 @@
 package archive
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/ledger-cli/ledger/daml/archive/archivetest"
+	"github.com/ledger-cli/ledger/daml/lf"
 )
 
 // limitOf returns the limit a DAR's refusal names, or fails.
@@ -186,4 +189,69 @@ func TestDecodeArchives(t *testing.T) {
 			t.Errorf("dalf %d: %v %v, DecodeArchive: %v", i, pkgs[i], errs[i], want)
 		}
 	}
+}
+
+// TestOpenDarArchives: a DAR's dalfs opened without inflating are keyed
+// by the id their names end with; one whose name names another package
+// than its content is refused when read (ErrHashMismatch), and one whose
+// name carries no id is read at once and keyed by its hash field.
+func TestOpenDarArchives(t *testing.T) {
+	ping := archivetest.SharedDar(t, archivetest.PingDar)
+	want, err := readDarArchives(ping, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := archivetest.Unzip(t, ping)
+	var named []int
+	for i, e := range entries {
+		if _, ok := idInDalfName(e.Name); ok {
+			named = append(named, i)
+		}
+	}
+	if len(named) < 3 {
+		t.Fatalf("%d dalfs named with their ids", len(named))
+	}
+	a, b, c := named[0], named[1], named[2]
+	entries[a].Data, entries[b].Data = entries[b].Data, entries[a].Data
+	idA, _ := idInDalfName(entries[a].Name)
+	idC, _ := idInDalfName(entries[c].Name)
+	// c's name loses its id; the manifest names it by its new name.
+	renamed := strings.TrimSuffix(entries[c].Name, "-"+string(idC)+".dalf") + ".dalf"
+	for i := range entries {
+		if entries[i].Name == manifestPath {
+			entries[i].Data = []byte(strings.ReplaceAll(unwrap.Replace(string(entries[i].Data)), entries[c].Name, renamed))
+		}
+	}
+	entries[c].Name = renamed
+	dalfs, err := openDarArchives(archivetest.Zip(t, entries), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dalfs[idA].Read(); !errors.Is(err, ErrHashMismatch) {
+		t.Errorf("a dalf holding another package than its name says: %v", err)
+	}
+	got, err := dalfs[idC].Read()
+	if err != nil || !bytes.Equal(got, want[idC]) {
+		t.Errorf("a dalf named without its id: %v", err)
+	}
+	for id, d := range dalfs {
+		if id == idA || id == lf.PackageID(mustID(t, entries[b].Name)) {
+			continue
+		}
+		if got, err := d.Read(); err != nil || !bytes.Equal(got, want[id]) {
+			t.Errorf("%s: %v", id, err)
+		}
+	}
+}
+
+// unwrap joins a manifest's continuation lines.
+var unwrap = strings.NewReplacer("\r\n ", "", "\n ", "")
+
+func mustID(t *testing.T, name string) string {
+	t.Helper()
+	id, ok := idInDalfName(name)
+	if !ok {
+		t.Fatalf("%s has no id", name)
+	}
+	return string(id)
 }

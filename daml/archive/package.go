@@ -63,6 +63,9 @@ type decoder struct {
 	// lastLocModule is the module reference of the last location decoded.
 	sc *scratch // the tables above and the split messages are in it
 
+	// lazy, with Options.LazyValues, decodes the values' bodies later.
+	lazy *lazyValues
+
 	lastLocModule struct {
 		raw    []byte
 		pkg    lf.PackageID
@@ -91,6 +94,7 @@ type decoder struct {
 		values     slab[lf.Value]
 		locations  slab[lf.Location]
 		segments   slab[string]
+		lazyBodies slab[lazyBody]
 	}
 }
 
@@ -236,6 +240,9 @@ func decodePackage(id lf.PackageID, v lf.LanguageVersion, b []byte, opts Options
 	if d.maxDepth <= 0 {
 		d.maxDepth = DefaultMaxDepth
 	}
+	if opts.LazyValues {
+		d.lazy = new(lazyValues)
+	}
 	// The interned strings are substrings of one string holding them all:
 	// one allocation instead of one per string.
 	var (
@@ -309,6 +316,10 @@ func decodePackage(id lf.PackageID, v lf.LanguageVersion, b []byte, opts Options
 		if used && d.imports[i] != id {
 			p.DirectDeps = append(p.DirectDeps, d.imports[i])
 		}
+	}
+	if d.lazy != nil {
+		p.DirectDeps = append(p.DirectDeps, d.mayReferTo()...)
+		d.lazy.keep(d)
 	}
 	slices.Sort(p.DirectDeps)
 	p.DirectDeps = slices.Compact(p.DirectDeps)

@@ -6,9 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math/big"
 	"strings"
 
+	"github.com/ledger-cli/ledger/daml/tx"
 	"github.com/ledger-cli/ledger/daml/value"
 )
 
@@ -51,10 +51,11 @@ const (
 
 // maxNesting is Daml-LF's bound on value nesting (Value.MAXIMUM_NESTING):
 // a value nests at most 100 levels below its top.
-const maxNesting = 100
+const maxNesting = tx.MaxValueNesting
 
-// ErrNesting is returned for a value nested deeper than Daml allows.
-var ErrNesting = fmt.Errorf("value nests deeper than %d levels", maxNesting)
+// ErrNesting is returned for a value nested deeper than Daml allows, by
+// every method.
+var ErrNesting = tx.ErrValueNesting
 
 // HashUntyped hashes a contract as Canton's Hash.hashContractInstance does,
 // by the Legacy or UpgradeFriendly method, from the argument as stored (no
@@ -99,17 +100,11 @@ func HashUntyped(m Method, packageName string, template value.Identifier, arg va
 // interpreter builds values, or as Translate returns them.
 //
 //	SHA-256(0x03 ‖ 0x05 ‖ str(packageName) ‖ dotted(module) ‖ dotted(entity) ‖ typed(arg))
+//
+// The encoding is tx.HashTypedNormalForm's, which hashes contract keys too.
 func HashTyped(packageName, module, entity string, arg value.Value) (Hash, error) {
-	e := hashEncoder{buf: make([]byte, 0, 512)}
-	e.byte(versionTypedNormalForm)
-	e.byte(purposeContract)
-	e.str(packageName)
-	e.dotted(module)
-	e.dotted(entity)
-	if err := e.typed(arg, 0); err != nil {
-		return Hash{}, err
-	}
-	return sha256.Sum256(e.buf), nil
+	h, err := tx.HashTypedNormalForm([]byte{purposeContract}, packageName, module, entity, arg)
+	return Hash(h), err
 }
 
 type hashEncoder struct{ buf []byte }
@@ -120,7 +115,7 @@ func (e *hashEncoder) int64(i int64)           { e.buf = binary.BigEndian.Append
 func (e *hashEncoder) bytes(b []byte)          { e.int32(int32(len(b))); e.buf = append(e.buf, b...) }
 func (e *hashEncoder) str(s string)            { e.int32(int32(len(s))); e.buf = append(e.buf, s...) }
 func (e *hashEncoder) bool(b bool)             { e.byte(boolByte(b)) }
-func (e *hashEncoder) numeric(n value.Numeric) { e.bytes(javaBytes(n.Unscaled())) }
+func (e *hashEncoder) numeric(n value.Numeric) { e.bytes(tx.JavaBytes(n.Unscaled())) }
 
 func boolByte(b bool) byte {
 	if b {
@@ -348,165 +343,6 @@ func (e *hashEncoder) ufRecord(r *value.Record, depth int) error {
 	}
 	e.byte(0xff)
 	return nil
-}
-
-// Tags of the TypedNormalForm encoding (SValueHash).
-const (
-	tagInt64 = iota
-	tagNumeric
-	tagText
-	tagTimestamp
-	tagParty
-	tagBool
-	tagUnit
-	tagDate
-	tagRecord
-	tagVariant
-	tagEnum
-	tagList
-	tagOptional
-	tagTextMap
-	tagGenMap
-	tagContractID
-)
-
-// errUntyped is returned when HashTyped meets a value without its type.
-var errUntyped = errors.New("value has no type constructor: translate it by its type first (Translate)")
-
-// typed writes v as the TypedNormalForm method does: a tag byte, then the
-// content; records, variants and enums name their type (qualified name,
-// no package), records write their labels and leave out trailing None
-// fields, variants and enums write their constructor's rank.
-func (e *hashEncoder) typed(v value.Value, depth int) error {
-	if depth > maxNesting {
-		return ErrNesting
-	}
-	switch x := v.(type) {
-	case value.Unit:
-		e.byte(tagUnit)
-	case value.Bool:
-		e.byte(tagBool)
-		e.bool(bool(x))
-	case value.Int64:
-		e.byte(tagInt64)
-		e.int64(int64(x))
-	case value.Date:
-		e.byte(tagDate)
-		e.int32(int32(x))
-	case value.Timestamp:
-		e.byte(tagTimestamp)
-		e.int64(int64(x))
-	case value.Numeric:
-		e.byte(tagNumeric)
-		e.numeric(x)
-	case value.Party:
-		e.byte(tagParty)
-		e.str(string(x))
-	case value.Text:
-		e.byte(tagText)
-		e.str(string(x))
-	case value.ContractID:
-		e.byte(tagContractID)
-		return e.cid(x)
-	case value.Optional:
-		e.byte(tagOptional)
-		if x.Value == nil {
-			e.byte(0)
-			return nil
-		}
-		e.byte(1)
-		return e.typed(x.Value, depth+1)
-	case *value.List:
-		e.byte(tagList)
-		e.int32(int32(x.Len()))
-		for el := range x.All() {
-			if err := e.typed(el, depth+1); err != nil {
-				return err
-			}
-		}
-	case *value.TextMap:
-		e.byte(tagTextMap)
-		e.int32(int32(x.Len()))
-		for _, en := range x.Entries() {
-			e.str(en.Key)
-			if err := e.typed(en.Value, depth+1); err != nil {
-				return err
-			}
-		}
-	case *value.GenMap:
-		e.byte(tagGenMap)
-		e.int32(int32(x.Len()))
-		for _, en := range x.Entries() {
-			if err := e.typed(en.Key, depth+1); err != nil {
-				return err
-			}
-			if err := e.typed(en.Value, depth+1); err != nil {
-				return err
-			}
-		}
-	case *value.Record:
-		if x.TypeCon == nil {
-			return errUntyped
-		}
-		e.byte(tagRecord)
-		e.dotted(x.TypeCon.ModuleName)
-		e.dotted(x.TypeCon.EntityName)
-		n := len(x.Fields)
-		for n > 0 {
-			if o, ok := x.Fields[n-1].Value.(value.Optional); !ok || o.Value != nil {
-				break
-			}
-			n--
-		}
-		for _, f := range x.Fields[:n] {
-			if f.Label == "" {
-				return errUntyped
-			}
-			e.str(f.Label)
-			if err := e.typed(f.Value, depth+1); err != nil {
-				return err
-			}
-		}
-		e.byte(0xff)
-	case *value.Variant:
-		if x.TypeCon == nil {
-			return errUntyped
-		}
-		e.byte(tagVariant)
-		e.dotted(x.TypeCon.ModuleName)
-		e.dotted(x.TypeCon.EntityName)
-		e.str(x.Constructor)
-		e.int32(int32(x.Rank))
-		return e.typed(x.Value, depth+1)
-	case *value.Enum:
-		if x.TypeCon == nil {
-			return errUntyped
-		}
-		e.byte(tagEnum)
-		e.dotted(x.TypeCon.ModuleName)
-		e.dotted(x.TypeCon.EntityName)
-		e.str(x.Constructor)
-		e.int32(int32(x.Rank))
-	default:
-		return errNotSerializable(v)
-	}
-	return nil
-}
-
-// javaBytes is Java's BigInteger.toByteArray: the shortest two's-complement
-// big-endian bytes of x, at least one.
-func javaBytes(x *big.Int) []byte {
-	y := x
-	if x.Sign() < 0 {
-		y = new(big.Int).Not(x) // -x - 1
-	}
-	b := y.FillBytes(make([]byte, y.BitLen()/8+1))
-	if x.Sign() < 0 {
-		for i := range b {
-			b[i] = ^b[i]
-		}
-	}
-	return b
 }
 
 // errNotSerializable refuses a value a contract cannot hold: a function,

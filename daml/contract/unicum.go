@@ -1,12 +1,12 @@
 package contract
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"slices"
 	"strconv"
 
+	"github.com/ledger-cli/ledger/daml/tx"
 	"github.com/ledger-cli/ledger/daml/value"
 )
 
@@ -107,12 +107,16 @@ type SaltInput struct {
 //	HMAC-SHA256(view participant data salt,
 //	  int32(createIndex) ‖ viewPosition ‖ str(uuid) ‖ str(synchronizerId) ‖ str("MGR::" + group))
 func ContractSaltV1(in SaltInput) Salt {
-	b := make([]byte, 0, 128)
-	b = binary.BigEndian.AppendUint32(b, uint32(int32(in.CreateIndex)))
+	var buf [256]byte
+	b := binary.BigEndian.AppendUint32(buf[:0], uint32(int32(in.CreateIndex)))
 	b = in.ViewPosition.encode(b)
 	b = appendStr(b, in.TransactionUUID)
 	b = appendStr(b, in.SynchronizerID)
-	b = appendStr(b, mediatorGroupRecipient(in.MediatorGroup))
+	// str(mediatorGroupRecipient(group)), without building the string.
+	var group [24]byte
+	mgr := strconv.AppendInt(append(group[:0], "MGR::"...), int64(in.MediatorGroup), 10)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(mgr)))
+	b = append(b, mgr...)
 	return Salt(hmacSum(in.ViewParticipantDataSalt[:], b))
 }
 
@@ -126,13 +130,8 @@ func appendStr(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-func hmacSum(key, msg []byte) [32]byte {
-	m := hmac.New(sha256.New, key)
-	m.Write(msg)
-	var out [32]byte
-	m.Sum(out[:0])
-	return out
-}
+// hmacSum is HMAC-SHA256, without the allocations of crypto/hmac.
+func hmacSum(key, msg []byte) [32]byte { return tx.HMACSHA256(key, msg) }
 
 // Metadata is what a unicum commits to besides the salt, the creation time
 // and the contract hash: the parties and the key.

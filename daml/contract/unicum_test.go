@@ -123,3 +123,19 @@ func TestParseID(t *testing.T) {
 		})
 	}
 }
+
+// TestSaltsAllocateNothing: deriving a transaction's salts, once per
+// create at commit, allocates nothing (crypto/hmac allocated its state
+// each time).
+func TestSaltsAllocateNothing(t *testing.T) {
+	seed := make([]byte, SaltSeedLen)
+	positions := RootViewPositions(3)
+	allocs := testing.AllocsPerRun(100, func() {
+		view := ViewParticipantDataSalt(seed, 1)
+		ContractSaltV1(SaltInput{ViewParticipantDataSalt: view, CreateIndex: 2, ViewPosition: positions[1],
+			TransactionUUID: "9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d", SynchronizerID: "da::1220aa"})
+	})
+	if allocs > 0 {
+		t.Errorf("%.0f allocations per salt", allocs)
+	}
+}

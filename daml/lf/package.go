@@ -152,10 +152,26 @@ type DataType struct {
 
 // Value is a top-level value definition.
 type Value struct {
-	Name     DottedName
-	Type     Type
+	Name DottedName
+	Type Type
+	// Body is the value's expression; read it with Expr, since in a
+	// package decoded with lazy values (archive.Options.LazyValues) it is
+	// nil and LazyBody decodes it.
 	Body     Expr
 	Location *Location
+	// LazyBody, when Body is nil, decodes the body on first call and
+	// returns the same expression or error on each later one; it is safe
+	// for concurrent use.
+	LazyBody func() (Expr, error)
+}
+
+// Expr returns the value's body, decoding it first when it was decoded
+// lazily. The error is a body that does not decode.
+func (v *Value) Expr() (Expr, error) {
+	if v.Body == nil && v.LazyBody != nil {
+		return v.LazyBody()
+	}
+	return v.Body, nil
 }
 
 // Template is a contract template. Its argument type is the record data type

@@ -187,7 +187,11 @@ func (p *Packages) Value(n lf.ValueName) (*TopDef, error) {
 
 func (p *Packages) resolveTopBody(d *TopDef) (*Lambda, error) {
 	def := d.Name.Module.String() + ":" + d.Name.Name.String()
-	return p.lambda(def, d.Location, nil, d.def.Body)
+	body, err := d.def.Expr()
+	if err != nil {
+		return nil, err
+	}
+	return p.lambda(def, d.Location, nil, body)
 }
 
 // TemplateRef is a template resolved on first use.

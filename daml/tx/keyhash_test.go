@@ -130,7 +130,7 @@ func TestJavaBytes(t *testing.T) {
 		n    int64
 		want string
 	}{{0, "00"}, {1, "01"}, {127, "7f"}, {128, "0080"}, {-1, "ff"}, {-128, "80"}, {-129, "ff7f"}, {255, "00ff"}, {-256, "ff00"}} {
-		if got := hex.EncodeToString(javaBytes(big.NewInt(c.n))); got != c.want {
+		if got := hex.EncodeToString(JavaBytes(big.NewInt(c.n))); got != c.want {
 			t.Errorf("%d: %s, want %s", c.n, got, c.want)
 		}
 	}

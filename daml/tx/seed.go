@@ -63,9 +63,19 @@ func (m *mac) int64(i int64) *mac {
 
 func (m *mac) sum(key Hash) Hash { return hmacSHA256(&key, m.buf) }
 
-// hmacSHA256 is HMAC-SHA256 (RFC 2104) with a 32-byte key, written out so
-// that a derivation allocates nothing: H(key⊕opad ‖ H(key⊕ipad ‖ msg)).
-func hmacSHA256(key *Hash, msg []byte) Hash {
+// hmacSHA256 is HMAC-SHA256 with a 32-byte key.
+func hmacSHA256(key *Hash, msg []byte) Hash { return HMACSHA256(key[:], msg) }
+
+// HMACSHA256 is HMAC-SHA256 (RFC 2104), written out so that a key of at
+// most 64 bytes and a short message allocate nothing:
+// H(key⊕opad ‖ H(key⊕ipad ‖ msg)). Canton's seeds, salts and their
+// derivations all go through it. A longer key is replaced by its hash, as
+// the RFC says.
+func HMACSHA256(key, msg []byte) [32]byte {
+	if len(key) > 64 {
+		h := sha256.Sum256(key)
+		key = h[:]
+	}
 	var buf [64 + 256]byte
 	b := buf[:64]
 	if 64+len(msg) > len(buf) {

@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/ledger-cli/ledger/daml/value"
@@ -139,6 +140,29 @@ func TestHMAC(t *testing.T) {
 		h.Write(msg)
 		if got := hmacSHA256(&key, msg); !bytes.Equal(got[:], h.Sum(nil)) {
 			t.Errorf("message of %d bytes: HMAC differs", n)
+		}
+	}
+}
+
+// TestHMACSHA256AgreesWithCryptoHMAC: the allocation-free HMAC is
+// crypto/hmac's, for keys of every length up to past the block size and
+// messages shorter and longer than its stack buffer.
+func TestHMACSHA256AgreesWithCryptoHMAC(t *testing.T) {
+	r := rand.New(rand.NewPCG(22, 23))
+	for klen := 0; klen <= 80; klen++ {
+		for _, mlen := range []int{0, 1, 4, 63, 64, 65, 255, 256, 257, 1000} {
+			key, msg := make([]byte, klen), make([]byte, mlen)
+			for i := range key {
+				key[i] = byte(r.Uint32())
+			}
+			for i := range msg {
+				msg[i] = byte(r.Uint32())
+			}
+			m := hmac.New(sha256.New, key)
+			m.Write(msg)
+			if got, want := HMACSHA256(key, msg), m.Sum(nil); !bytes.Equal(got[:], want) {
+				t.Fatalf("key of %d bytes, message of %d: %x, crypto/hmac %x", klen, mlen, got, want)
+			}
 		}
 	}
 }

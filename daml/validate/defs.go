@@ -72,7 +72,11 @@ func (t *typer) checkModule(m *lf.Module) {
 	for _, v := range m.Values {
 		t.at("value " + t.qualify(m, v.Name).String())
 		t.checkType(v.Type, kStar, nil)
-		t.checkExpr(v.Body, v.Type, env{})
+		body, err := v.Expr()
+		if err != nil {
+			t.fail("EMalformedBody", "%v", err)
+		}
+		t.checkExpr(body, v.Type, env{})
 	}
 	for _, tpl := range m.Templates {
 		id := t.qualify(m, tpl.Name)
