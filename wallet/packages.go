@@ -43,37 +43,7 @@ const PayloadSuffix = ".payload"
 // NamedPackages are the ids of the packages a prepared transaction names —
 // the template and interface of every node, the template of every input
 // contract — sorted, each once.
-func NamedPackages(pt *damlpb.PreparedTransaction) []string {
-	seen := map[string]bool{}
-	note := func(id *damlpb.Identifier) {
-		if p := id.GetPackageId(); p != "" {
-			seen[p] = true
-		}
-	}
-	for _, n := range pt.GetTransaction().GetNodes() {
-		switch x := n.GetV1().GetNodeType().(type) {
-		case *damlpb.Node_Create:
-			note(x.Create.GetTemplateId())
-		case *damlpb.Node_Exercise:
-			note(x.Exercise.GetTemplateId())
-			note(x.Exercise.GetInterfaceId())
-		case *damlpb.Node_Fetch:
-			note(x.Fetch.GetTemplateId())
-			note(x.Fetch.GetInterfaceId())
-		case *damlpb.Node_QueryByKey:
-			note(x.QueryByKey.GetTemplateId())
-		}
-	}
-	for _, ic := range pt.GetMetadata().GetInputContracts() {
-		note(ic.GetV1().GetTemplateId())
-	}
-	out := make([]string, 0, len(seen))
-	for id := range seen {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
-}
+func NamedPackages(pt *damlpb.PreparedTransaction) []string { return engine.PreparedPackageIDs(pt) }
 
 // FetchPackages fetches, with get (GET /v2/packages/{id}), the packages
 // pt names and every package they depend on, each checked against its id.

@@ -317,6 +317,53 @@ func NamedPackages(set *PackageSet, t *damlpb.DamlTransaction) []lf.PackageID {
 			best[p.Name] = pkg
 		}
 	}
+	eachIdentifier(t, note)
+	out := make([]lf.PackageID, 0, len(best))
+	for _, id := range best {
+		out = append(out, id)
+	}
+	return out
+}
+
+// MissingPackages lists, sorted, the packages a prepared transaction names
+// (the templates and interfaces of its nodes and input contracts) that set
+// does not hold: re-interpreting it needs them. An offline signer asks
+// before it re-interprets, to name what to fetch.
+func MissingPackages(set *PackageSet, pt *damlpb.PreparedTransaction) []string {
+	var out []string
+	for _, id := range PreparedPackageIDs(pt) {
+		if set == nil || set.Env == nil || set.Env.Package(lf.PackageID(id)) == nil {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// PreparedPackageIDs are the ids of the packages a prepared transaction
+// names — the template and interface of every node, the template of every
+// input contract — sorted, each once.
+func PreparedPackageIDs(pt *damlpb.PreparedTransaction) []string {
+	seen := map[string]bool{}
+	note := func(id *damlpb.Identifier) {
+		if p := id.GetPackageId(); p != "" {
+			seen[p] = true
+		}
+	}
+	eachIdentifier(pt.GetTransaction(), note)
+	for _, ic := range pt.GetMetadata().GetInputContracts() {
+		note(ic.GetV1().GetTemplateId())
+	}
+	out := make([]string, 0, len(seen))
+	for id := range seen {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// eachIdentifier calls note with the template id and the interface id (nil
+// when none) of every node of t.
+func eachIdentifier(t *damlpb.DamlTransaction, note func(*damlpb.Identifier)) {
 	for _, n := range t.GetNodes() {
 		switch x := n.GetV1().GetNodeType().(type) {
 		case *damlpb.Node_Create:
@@ -331,50 +378,6 @@ func NamedPackages(set *PackageSet, t *damlpb.DamlTransaction) []lf.PackageID {
 			note(x.QueryByKey.GetTemplateId())
 		}
 	}
-	out := make([]lf.PackageID, 0, len(best))
-	for _, id := range best {
-		out = append(out, id)
-	}
-	return out
-}
-
-// MissingPackages lists, sorted, the packages a prepared transaction names
-// (the templates and interfaces of its nodes and input contracts) that set
-// does not hold: re-interpreting it needs them. An offline signer asks
-// before it re-interprets, to name what to fetch.
-func MissingPackages(set *PackageSet, pt *damlpb.PreparedTransaction) []string {
-	missing := map[string]bool{}
-	note := func(id *damlpb.Identifier) {
-		if id == nil {
-			return
-		}
-		if set == nil || set.Env == nil || set.Env.Package(lf.PackageID(id.GetPackageId())) == nil {
-			missing[id.GetPackageId()] = true
-		}
-	}
-	for _, n := range pt.GetTransaction().GetNodes() {
-		switch x := n.GetV1().GetNodeType().(type) {
-		case *damlpb.Node_Create:
-			note(x.Create.GetTemplateId())
-		case *damlpb.Node_Exercise:
-			note(x.Exercise.GetTemplateId())
-			note(x.Exercise.GetInterfaceId())
-		case *damlpb.Node_Fetch:
-			note(x.Fetch.GetTemplateId())
-			note(x.Fetch.GetInterfaceId())
-		case *damlpb.Node_QueryByKey:
-			note(x.QueryByKey.GetTemplateId())
-		}
-	}
-	for _, ic := range pt.GetMetadata().GetInputContracts() {
-		note(ic.GetV1().GetTemplateId())
-	}
-	out := make([]string, 0, len(missing))
-	for id := range missing {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // inputSource answers key lookups from a prepared transaction's input
