@@ -18,7 +18,6 @@ import (
 	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/cmd/typecheck"
-	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/wallet"
 )
@@ -58,9 +57,6 @@ func (c *commandFlags) checkTypes(cl *client.Client, cmds []ledgerapi.Command, a
 func noteGeneric(ctx context.Context, cl *client.Client, cmds []ledgerapi.Command, actAs []string, w io.Writer) {
 	typecheck.NoteGeneric(ctx, cl, cmds, actAs, w)
 }
-
-// readDars decodes DAR files into their packages (typecheck.ReadDars).
-func readDars(paths []string) ([]*lf.Package, error) { return typecheck.ReadDars(paths) }
 
 // build turns the flags into commands.
 func (c *commandFlags) build(stdin io.Reader) ([]ledgerapi.Command, error) {
