@@ -22,12 +22,15 @@ import (
 
 // Prepare prepares a transaction for external signing. userID is the
 // effective user; the caller has checked read rights for actAs and readAs.
-func (n *Node) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionRequest, userID string) (ledgerapi.PrepareSubmissionResponse, error) {
+//
+// generic lists the templates the generic contract model served (package-id
+// form), none when the commands ran as Daml code.
+func (n *Node) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionRequest, userID string) (resp ledgerapi.PrepareSubmissionResponse, generic []string, err error) {
 	prep, err := n.engine.Prepare(ctx, req, userID)
 	if err != nil {
-		return ledgerapi.PrepareSubmissionResponse{}, err
+		return ledgerapi.PrepareSubmissionResponse{}, nil, err
 	}
-	return prep.Response(), nil
+	return prep.Response(), prep.Generic, nil
 }
 
 // Submit interprets a command submission and commits its outcome. userID
@@ -109,6 +112,15 @@ type Receipt struct {
 	out         *engine.Outcome
 	cost        int64
 	traceParent string
+}
+
+// Generic lists the templates of the submission the generic contract model
+// served, none when its commands ran as Daml code.
+func (r *Receipt) Generic() []string {
+	if r.out == nil {
+		return nil
+	}
+	return r.out.Generic
 }
 
 // UpdateID is the update id of the accepted transaction.

@@ -38,7 +38,26 @@ func (s *Server) prepareSubmission(req *Request) (any, error) {
 			return nil, permissionDenied("user %q may not read as party %q", userID, p)
 		}
 	}
-	return s.Node.Prepare(req.Context(), body, userID)
+	resp, generic, err := s.Node.Prepare(req.Context(), body, userID)
+	if err != nil {
+		return nil, err
+	}
+	noteGeneric(req, generic)
+	return resp, nil
+}
+
+// GenericModelHeader is the response header by which the node says that
+// its generic contract model, not Daml code, served templates of a command
+// (no package of theirs is uploaded). Canton has no such model, so its
+// answers never carry it; the body stays Canton's.
+const GenericModelHeader = "Ledger-Generic-Model"
+
+// noteGeneric sets GenericModelHeader to the templates the generic model
+// served, if any.
+func noteGeneric(req *Request, templates []string) {
+	if len(templates) > 0 && req.W != nil {
+		req.W.Header().Set(GenericModelHeader, strings.Join(templates, ", "))
+	}
 }
 
 // waitMode says what an endpoint answers once its entry is committed.
@@ -164,6 +183,7 @@ func (s *Server) submit(req *Request, cmds ledgerapi.Commands, format *ledgerapi
 	if err != nil {
 		return nil, err
 	}
+	noteGeneric(req, r.Generic())
 	return s.answer(req, r, view, mode)
 }
 

@@ -38,6 +38,9 @@ type Prepared struct {
 	HashingDetails *string
 	// CostEstimation is nil when the request disabled it.
 	CostEstimation *ledgerapi.CostEstimation
+	// Generic are the templates the generic contract model served (no
+	// Daml code ran for them); none when the interpreter ran the commands.
+	Generic []string
 }
 
 // Response is the prepare response body.
@@ -163,7 +166,7 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 	if err != nil {
 		return nil, failedToPrepare("the transaction cannot be hashed under %s: %v", scheme, err)
 	}
-	p := &Prepared{PreparedTransaction: pt, Bytes: raw, Hash: res.Hash, Scheme: scheme}
+	p := &Prepared{PreparedTransaction: pt, Bytes: raw, Hash: res.Hash, Scheme: scheme, Generic: cmds.genericTemplates()}
 	switch {
 	case wantTrace:
 		s := res.Trace.String()

@@ -34,6 +34,9 @@ type Outcome struct {
 	// Events are the accepted transaction's events, from which the answers
 	// are made once it is committed; nil when rejected.
 	Events *events.Events
+	// Generic are the templates of a submission the generic contract model
+	// served (no Daml code ran for them).
+	Generic []string
 }
 
 // Tree is the transaction tree once committed, as the submitting parties
@@ -116,7 +119,7 @@ func (e *Engine) Submit(ctx context.Context, cmds ledgerapi.Commands, userID str
 		}
 		submissionID = id.String()
 	}
-	out := &Outcome{UserID: userID, CommandID: cmds.CommandID, SubmissionID: submissionID, ActAs: actAs, Dedup: dedup}
+	out := &Outcome{UserID: userID, CommandID: cmds.CommandID, SubmissionID: submissionID, ActAs: actAs, Dedup: dedup, Generic: parsed.genericTemplates()}
 	if dedupRejection != nil {
 		out.Rejection = dedupRejection.WithCorrelationID(submissionID)
 		return out, nil

@@ -129,6 +129,22 @@ type commands struct {
 
 func (c *commands) len() int { return len(c.daml) + len(c.generic) }
 
+// genericTemplates are the templates the generic contract model serves in
+// these commands (package-id form, sorted, each once): the node says so in
+// its answer, since no Daml code of theirs runs.
+func (c *commands) genericTemplates() []string {
+	var out []string
+	for _, g := range c.generic {
+		t := g.TemplateRef
+		if g.Template.ID != nil {
+			t = g.Template.String()
+		}
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // parseCommands checks the syntax of each command and turns its JSON
 // arguments into Daml values: by the Daml-LF types of the template's
 // package when it was uploaded (daml/engine/preprocess), else by the
