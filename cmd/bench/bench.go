@@ -170,7 +170,7 @@ failed (or none finished), 2 usage error.`,
 	fl.DurationVar(&opts.Warmup, "warmup", 0, "run this long unmeasured before measuring")
 	fl.StringVar(&opts.Template, "template", ledgerbench.DefaultTemplate, "template of the created contracts")
 	fl.StringVar(&opts.Args, "args", ledgerbench.DefaultArgs, "create arguments: JSON with {{party}}, {{seq}} and {{commandId}} filled in")
-	fl.StringArrayVar(&opts.Parties, "party", nil, "existing local party to act as (repeatable; default: allocate --parties fresh ones)")
+	fl.StringArrayVar(&opts.Parties, "party", nil, "existing local party to act as, by id or hint (repeatable; default: allocate --parties fresh ones)")
 	fl.IntVar(&opts.NewParties, "parties", ledgerbench.DefaultParties, "how many parties setup allocates (local ones, and external ones for execute)")
 	fl.StringVar(&opts.CommandIDPrefix, "command-id-prefix", "", "command ids are this prefix and a number from 1 (default: bench-<random>-)")
 	fl.StringVar(&opts.Synchronizer, "synchronizer", "", "synchronizer of the external parties (default: the node's only one)")
@@ -339,6 +339,9 @@ func benchRun(ctx context.Context, opts *Options) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 
+	if cfg.Parties, err = conn.ResolvePartyHints("--party", cfg.Parties, opts.IO.ErrOut); err != nil {
+		return err
+	}
 	cfg.Client, cfg.UserID, cfg.Log = conn.Client, conn.UserID, opts.IO.ErrOut
 	cfg.ProgressEvery = 5 * time.Second
 	if opts.ProgressTTY {

@@ -90,8 +90,13 @@ func TestBenchCountsRejectionsByErrorID(t *testing.T) {
 	first, _ := benchJSON(t, n, 0, "submit", "--count", "10", "-c", "2", "--parties", "1", "--command-id-prefix", "again-")
 	party := first["parties"].([]any)[0].(string)
 
-	// The same command ids as the same party: all duplicates, exit 1.
-	m, r := benchJSON(t, n, 1, "submit", "--count", "10", "-c", "2", "--party", party, "--command-id-prefix", "again-")
+	// The same command ids as the same party, named by its hint: all
+	// duplicates, exit 1.
+	hint, _, _ := strings.Cut(party, "::")
+	m, r := benchJSON(t, n, 1, "submit", "--count", "10", "-c", "2", "--party", hint, "--command-id-prefix", "again-")
+	if !strings.Contains(r.Err, "--party "+hint+" is "+party) {
+		t.Errorf("the hint %s was not resolved to %s:\n%s", hint, party, r.Err)
+	}
 	if num(t, m, "failed") != 10 || num(t, m, "errors", "DUPLICATE_COMMAND") != 10 || num(t, m, "throughput") != 0 {
 		t.Errorf("summary %v", m)
 	}
