@@ -1,9 +1,13 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/ledger-cli/ledger/node/ledger"
 )
 
 // TestContractLeavesEventJSON: the engine's read of a contract (Contract)
@@ -39,5 +43,36 @@ func TestContractLeavesEventJSON(t *testing.T) {
 	full.ArgumentJSON, full.CreatedJSON, full.KeyJSON = nil, nil, nil
 	if !reflect.DeepEqual(got, full) {
 		t.Errorf("Contract = %+v\nwant ContractByID's %+v", got, full)
+	}
+}
+
+// BenchmarkContractRead reads one contract shaped like a token holding
+// (a 138-character id, about 1 KiB of argument JSON, 2 KiB of created
+// event) as the engine does (Contract) and as events do (ContractByID).
+func BenchmarkContractRead(b *testing.B) {
+	ctx := context.Background()
+	s, _ := openTemp(b)
+	id := "00" + strings.Repeat("ab", 32) + "ca12" + "1220" + strings.Repeat("cd", 32)
+	e := withContracts(accepted("u", "create", "A"), []string{id})
+	c := &e.Transaction.Created[0]
+	c.Argument = bytes.Repeat([]byte{1}, 600)
+	c.ArgumentJSON = bytes.Repeat([]byte("x"), 1024)
+	c.CreatedJSON = bytes.Repeat([]byte("y"), 2048)
+	c.Salt = make([]byte, 32)
+	if _, err := s.Commit(ctx, e); err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range []struct {
+		name string
+		read func(context.Context, string) (ledger.Contract, error)
+	}{{"engine", s.Contract}, {"events", s.ContractByID}} {
+		b.Run(r.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := r.read(ctx, id); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
