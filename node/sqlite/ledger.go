@@ -624,10 +624,15 @@ func (s *Store) Updates(ctx context.Context, after int64, limit int) ([]ledger.U
 	return s.UpdateRange(ctx, ledger.UpdateQuery{After: after, Limit: limit})
 }
 
-// Contract returns a contract, active or archived, or ErrNotFound (see
-// ContractByID).
+// Contract returns a contract, active or archived, or ErrNotFound, as the
+// engine reads its inputs: ContractByID without what only events show
+// (ArgumentJSON, CreatedJSON, KeyJSON are nil). Every command reads each
+// contract it uses through here, and those columns are the row's largest,
+// copied out for nothing.
 func (s *Store) Contract(ctx context.Context, contractID string) (ledger.Contract, error) {
-	return s.ContractByID(ctx, contractID)
+	var sc contractScan
+	return queryOne(ctx, s, `SELECT `+engineContractColumns+` FROM contracts WHERE contract_id = ?`,
+		[]any{contractID}, sc.scan, "contract "+contractID)
 }
 
 // ActiveContractsByKey returns up to limit active contracts whose key has

@@ -50,6 +50,12 @@ const contractColumns = `id, contract_id, template_id, package_name, %s, argumen
 	stakeholders, created_at, created_offset, archived_offset, node_id, workflow_id, key_hash, contract_key,
 	created_json, key_json, salt`
 
+// engineContractColumns are contractColumns with the create argument and
+// NULL for the columns events alone show (Store.Contract).
+const engineContractColumns = `id, contract_id, template_id, package_name, create_argument, NULL, signatories,
+	stakeholders, created_at, created_offset, archived_offset, node_id, workflow_id, key_hash, contract_key,
+	NULL, NULL, salt`
+
 // encodedColumns are those of ACSQuery.Encoded, with and without
 // ByTemplate.
 const (
