@@ -14,14 +14,4 @@ func DecodePackagePayload(id string, payload []byte) (*lf.Package, error) {
 
 // IsPackageID reports whether s is a Daml-LF package id: 64 lower-case hex
 // digits (and so not a #name reference or a file name).
-func IsPackageID(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+func IsPackageID(s string) bool { return lf.IsHashPackageID(s) }

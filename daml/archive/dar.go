@@ -359,10 +359,8 @@ func idInDalfName(name string) (lf.PackageID, bool) {
 		return "", false
 	}
 	id := base[len(base)-64:]
-	for i := 0; i < len(id); i++ {
-		if c := id[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return "", false
-		}
+	if !lf.IsHashPackageID(id) {
+		return "", false
 	}
 	return lf.PackageID(id), true
 }

@@ -78,7 +78,7 @@ func (l *lazyValues) keep(d *decoder) {
 func (d *decoder) mayReferTo() []lf.PackageID {
 	var out []lf.PackageID
 	for i, s := range d.strings {
-		if !d.depsByString[i] && isHashID(s) && lf.PackageID(s) != d.pkgID &&
+		if !d.depsByString[i] && lf.IsHashPackageID(s) && lf.PackageID(s) != d.pkgID &&
 			(!d.version.AtLeast(2, 2) || d.version.IsDev() || stablePackages[s]) {
 			out = append(out, lf.PackageID(s))
 		}
@@ -89,18 +89,4 @@ func (d *decoder) mayReferTo() []lf.PackageID {
 		}
 	}
 	return out
-}
-
-// isHashID reports whether s is a SHA-256 in lower-case hex, as every
-// Daml-LF 2 package id is.
-func isHashID(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }

@@ -10,6 +10,21 @@ import (
 // string of at most 64 characters of [A-Za-z0-9_ -].
 type PackageID string
 
+// IsHashPackageID reports whether s is a package id as Daml-LF 2 packages
+// get them: the SHA-256 of the payload in 64 lower-case hex digits (and so
+// not a #name reference, a package name or a file name).
+func IsHashPackageID(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // DottedName is a module name or a definition name: one or more segments,
 // each an identifier, written with dots ("Canton.Internal.Ping").
 type DottedName []string

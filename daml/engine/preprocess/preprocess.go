@@ -179,27 +179,13 @@ func ParseTemplateField(s string) (ledgerapi.TemplateID, error) {
 	if err != nil {
 		return ledgerapi.TemplateID{}, ledgerapi.InvalidCommandField("template_id", "%s", reason(err))
 	}
-	if !tid.ByName() && !isPackageID(tid.PackageID) {
+	if !tid.ByName() && !lf.IsHashPackageID(tid.PackageID) {
 		// A package's name without '#' would otherwise be taken for the id
 		// of a package never uploaded and served by the generic model.
 		return ledgerapi.TemplateID{}, ledgerapi.InvalidCommandField("template_id",
 			"the package reference %q is neither a package id (64 lower-case hex digits) nor a package name (#%s)", tid.PackageID, tid.PackageID)
 	}
 	return tid, nil
-}
-
-// isPackageID reports whether s has the form of a Daml-LF package id as
-// packages get them: the lower-case hex SHA-256 of the archive payload.
-func isPackageID(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // reason is the reason of a field error without the field's name.
