@@ -196,6 +196,18 @@ type call struct {
 	header *http.Header
 }
 
+// headerSinkKey carries in a context where WithResponseHeader keeps the
+// headers of an answer.
+type headerSinkKey struct{}
+
+// WithResponseHeader returns a context under which a call of the client
+// stores in h the headers of its 200 answer (the last call's, if several
+// share the context). A node says some things only in headers, such as
+// ledger serve's Ledger-Generic-Model.
+func WithResponseHeader(ctx context.Context, h *http.Header) context.Context {
+	return context.WithValue(ctx, headerSinkKey{}, h)
+}
+
 // do sends a request, retrying it when that is safe and useful.
 func (c *Client) do(ctx context.Context, k call) error {
 	var body []byte
@@ -343,6 +355,9 @@ func (c *Client) once(ctx context.Context, k call, body []byte) error {
 	}
 	if k.header != nil {
 		*k.header = resp.Header()
+	}
+	if h, ok := ctx.Value(headerSinkKey{}).(*http.Header); ok {
+		*h = resp.Header()
 	}
 	decode := k.decode
 	if decode == nil {

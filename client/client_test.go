@@ -97,6 +97,24 @@ func TestVersionAndHeaders(t *testing.T) {
 	}
 }
 
+// TestWithResponseHeader: a caller gets the headers of the node's answer
+// through the context.
+func TestWithResponseHeader(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Ledger-Generic-Model", r.URL.Path)
+		writeJSON(w, 200, version35)
+	})
+	c := newClient(t, f.URL, nil)
+	var h http.Header
+	ctx := WithResponseHeader(context.Background(), &h)
+	if _, err := c.Version(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Get("Ledger-Generic-Model"); got != "/v2/version" {
+		t.Errorf("header = %q, want the answer's", got)
+	}
+}
+
 func TestPrepareSendsEveryField(t *testing.T) {
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, `{"preparedTransaction":"CgMyLjE=","preparedTransactionHash":"3q2+7w==","hashingSchemeVersion":"HASHING_SCHEME_VERSION_V2","hashingDetails":null,"costEstimation":null}`)

@@ -5,10 +5,10 @@ package cmd
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -53,9 +53,9 @@ func (c *commandFlags) checkTypes(cl *client.Client, cmds []ledgerapi.Command, a
 }
 
 // noteGeneric notes on w the commands the node's generic contract model
-// served (typecheck.NoteGeneric).
-func noteGeneric(ctx context.Context, cl *client.Client, cmds []ledgerapi.Command, actAs []string, w io.Writer) {
-	typecheck.NoteGeneric(ctx, cl, cmds, actAs, w)
+// served, as the headers h of its answer say (typecheck.NoteGeneric).
+func noteGeneric(h http.Header, cmds []ledgerapi.Command, w io.Writer) {
+	typecheck.NoteGeneric(h, cmds, w)
 }
 
 // build turns the flags into commands.

@@ -256,11 +256,12 @@ func prepareRun(opts *PrepareOptions) error {
 	if err := opts.Commands.checkTypes(conn.Client, req.Commands, req.ActAs, req.PackageIDSelectionPreference); err != nil {
 		return err
 	}
-	resp, err := conn.Client.Prepare(ctx, req)
+	var header http.Header // the node names what its generic model served
+	resp, err := conn.Client.Prepare(client.WithResponseHeader(ctx, &header), req)
 	if err != nil {
 		return conn.WithHint(err)
 	}
-	noteGeneric(ctx, conn.Client, req.Commands, req.ActAs, opts.IO.ErrOut)
+	noteGeneric(header, req.Commands, opts.IO.ErrOut)
 	env, err := wallet.NewEnvelope(req, resp, conn.Client.URL(), opts.Now())
 	if err != nil {
 		return err

@@ -250,7 +250,9 @@ func TestPrepareToStdoutAndShow(t *testing.T) {
 	if err != nil || env.Form != wallet.FormEnvelope {
 		t.Fatalf("stdout is not an envelope: %v\n%s", err, r.out)
 	}
-	for _, want := range []string{"Prepared command", "not estimated (--no-cost-estimate)", "Iou"} {
+	// #iou has no package on the node: its generic model served it, and
+	// the node's answer said so in a header the note is made from.
+	for _, want := range []string{"Prepared command", "not estimated (--no-cost-estimate)", "Iou", "no package for #iou:Iou:Iou"} {
 		if !strings.Contains(r.err, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.err)
 		}

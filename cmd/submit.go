@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
+	"github.com/ledger-cli/ledger/client"
 	"github.com/ledger-cli/ledger/cmd/cmdutil"
 	"github.com/ledger-cli/ledger/display"
 	"github.com/ledger-cli/ledger/ledgerapi"
@@ -208,11 +210,12 @@ func submitRun(opts *SubmitOptions) error {
 	if err := opts.Commands.checkTypes(conn.Client, req.Commands, req.ActAs, req.PackageIDSelectionPreference); err != nil {
 		return err
 	}
-	tree, err := conn.Client.SubmitAndWaitForTransactionTree(ctx, req)
+	var header http.Header // the node names what its generic model served
+	tree, err := conn.Client.SubmitAndWaitForTransactionTree(client.WithResponseHeader(ctx, &header), req)
 	if err != nil {
 		return conn.Rejection(err)
 	}
-	noteGeneric(ctx, conn.Client, req.Commands, req.ActAs, opts.IO.ErrOut)
+	noteGeneric(header, req.Commands, opts.IO.ErrOut)
 	if opts.Format != cmdutil.FormatTable {
 		return cmdutil.WriteStructured(opts.IO.Out, opts.Format, ledgerapi.SubmitAndWaitForTransactionTreeResponse{TransactionTree: *tree})
 	}

@@ -465,3 +465,10 @@ func (f *IdentifierFilter) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
+
+// GenericModelHeader is the response header by which ledger serve says
+// that its generic contract model, not Daml code, served templates of a
+// command (no package of theirs is uploaded): the templates in package-id
+// form, comma-separated. Canton has no such model, so its answers never
+// carry it; the body stays Canton's. docs/json-api.md §9.
+const GenericModelHeader = "Ledger-Generic-Model"

@@ -47,10 +47,9 @@ func (s *Server) prepareSubmission(req *Request) (any, error) {
 }
 
 // GenericModelHeader is the response header by which the node says that
-// its generic contract model, not Daml code, served templates of a command
-// (no package of theirs is uploaded). Canton has no such model, so its
-// answers never carry it; the body stays Canton's.
-const GenericModelHeader = "Ledger-Generic-Model"
+// its generic contract model served templates of a command
+// (ledgerapi.GenericModelHeader).
+const GenericModelHeader = ledgerapi.GenericModelHeader
 
 // noteGeneric sets GenericModelHeader to the templates the generic model
 // served, if any.

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -102,33 +104,50 @@ func checkResolved(pkgs []*lf.Package, cmds []ledgerapi.Command) error {
 	return nil
 }
 
-// NoteGeneric says on w which of the commands' templates the node has no
-// package for: its generic contract model served them, which keeps the
-// arguments as JSON and checks no Daml types, so a typo in a package name
-// or a template is no error. A failed look-up only loses the note.
-func NoteGeneric(ctx context.Context, cl *client.Client, cmds []ledgerapi.Command, actAs []string, w io.Writer) {
+// NoteGeneric says on w which of the commands' templates the node's
+// generic contract model served, as the node's answer named them in its
+// ledgerapi.GenericModelHeader (h: that answer's headers): the model keeps
+// the arguments as JSON and checks no Daml types, so a typo in a package
+// name or a template is no error. A node that sends no such header (Canton,
+// which has no generic model) gets no note, and no extra request is made.
+func NoteGeneric(h http.Header, cmds []ledgerapi.Command, w io.Writer) {
+	served := GenericTemplates(h)
+	if len(served) == 0 {
+		return
+	}
 	seen := map[string]bool{}
 	for _, cmd := range cmds {
 		t, err := ledgerapi.ParseTemplateID(commandTemplate(cmd))
-		if err != nil || seen[t.String()] {
+		if err != nil || seen[t.String()] || !servedGeneric(t, served) {
 			continue
 		}
 		seen[t.String()] = true
-		var apiErr *client.APIError
-		if t.ByName() {
-			if len(actAs) == 0 {
-				continue
-			}
-			_, err = cl.PreferredPackages(ctx, ledgerapi.GetPreferredPackagesRequest{PackageVettingRequirements: []ledgerapi.PackageVettingRequirement{
-				{PackageName: t.PackageName, Parties: actAs[:1]}}})
-			if !errors.As(err, &apiErr) || apiErr.StatusCode >= 500 {
-				continue
-			}
-		} else if status, err := cl.PackageStatus(ctx, t.PackageID); err != nil || status == ledgerapi.PackageStatusRegistered {
-			continue
-		}
 		fmt.Fprintf(w, "note: the node has no package for %s: its generic contract model served the command (arguments kept as JSON, no Daml types checked, no choice bodies run); upload the DAR to run the template\n", t)
 	}
+}
+
+// GenericTemplates are the templates an answer's headers say the generic
+// contract model served (package-id form), or none.
+func GenericTemplates(h http.Header) []ledgerapi.TemplateID {
+	var out []ledgerapi.TemplateID
+	for _, s := range strings.Split(h.Get(ledgerapi.GenericModelHeader), ",") {
+		if t, err := ledgerapi.ParseTemplateID(strings.TrimSpace(s)); err == nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// servedGeneric reports whether the command template t is one of served: the
+// same package id and name, or for a template named by package name (the
+// node names it by the id it derived), the same module and entity.
+func servedGeneric(t ledgerapi.TemplateID, served []ledgerapi.TemplateID) bool {
+	for _, s := range served {
+		if s.Module == t.Module && s.Entity == t.Entity && (t.ByName() || s.PackageID == t.PackageID) {
+			return true
+		}
+	}
+	return false
 }
 
 // nodePackages fetches from the node the packages the commands' templates
