@@ -292,15 +292,29 @@ func (e *Engine) conform(ctx context.Context, pt *damlpb.PreparedTransaction, ac
 	// Before anything is compared with a stored contract: a contract no
 	// actAs party is a stakeholder of is used only through an input
 	// contract the node prepared (authenticInput), as in prepare only
-	// through a disclosed one.
+	// through a disclosed one. A contract of another participant, which
+	// this node does not hold, is used as its authenticated blob
+	// describes it, as prepare used it as a disclosed contract (and as
+	// re-interpretation does, storedInputs).
 	disclosed := map[string]bool{}
+	foreign := &disclosedSet{byID: map[string]*ledger.Contract{}}
 	for _, ic := range md.GetInputContracts() {
 		stored, err := e.authenticInput(ctx, ic, actAs)
 		if err != nil {
 			return nil, err
 		}
 		if stored == nil {
-			continue
+			lc, stakeholders, err := e.foreignInput(ctx, ic)
+			if err != nil {
+				return nil, err
+			}
+			if foreign.byID[lc.ContractID] == nil {
+				foreign.ids = append(foreign.ids, lc.ContractID)
+				foreign.byID[lc.ContractID] = lc
+				foreign.notHeld = append(foreign.notHeld, lc.ContractID)
+				foreign.foreign = append(foreign.foreign, stakeholders...)
+			}
+			stored = lc
 		}
 		disclosed[stored.ContractID] = true
 	}
@@ -311,7 +325,7 @@ func (e *Engine) conform(ctx context.Context, pt *damlpb.PreparedTransaction, ac
 			return nil, nonConforming("node %d has no 32-byte seed", id)
 		}
 		return s, nil
-	}, buildOptions{visible: visible, inactive: func(cid string) error { return ContractNotActive(cid) }, packages: pkgs})
+	}, buildOptions{visible: visible, inactive: func(cid string) error { return ContractNotActive(cid) }, packages: pkgs, disclosed: foreign})
 	if err != nil {
 		var model *generic.ModelError
 		var wrong *generic.WrongTemplateError
@@ -344,7 +358,8 @@ func (e *Engine) conform(ctx context.Context, pt *damlpb.PreparedTransaction, ac
 			return nil, nonConforming("input contract %d (%s) differs from the stored contract", i, want.GetV1().GetContractId())
 		}
 	}
-	if err := e.checkCommittable(ctx, actAs, b); err != nil {
+	b.used = foreign.held(b.used)
+	if err := e.checkCommittable(ctx, actAs, b, foreign.Foreign()...); err != nil {
 		return nil, err
 	}
 	return b, nil
