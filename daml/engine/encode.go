@@ -18,6 +18,21 @@ import (
 
 // EncodeTransaction writes t as a prepared transaction carries it.
 func EncodeTransaction(t *tx.Transaction) (*damlpb.DamlTransaction, error) {
+	return encodeTransaction(t, typed.ToProto)
+}
+
+// EncodeUntypedTransaction writes t as EncodeTransaction does, but its
+// values as they are (typed.ToProtoAsIs: every record field kept): the
+// transactions of the node's generic contract model, whose values have no
+// types to say which fields are optional.
+func EncodeUntypedTransaction(t *tx.Transaction) (*damlpb.DamlTransaction, error) {
+	return encodeTransaction(t, typed.ToProtoAsIs)
+}
+
+// valueEncoding writes a value into a transaction.
+type valueEncoding func(value.Value) (*damlpb.Value, error)
+
+func encodeTransaction(t *tx.Transaction, enc valueEncoding) (*damlpb.DamlTransaction, error) {
 	out := &damlpb.DamlTransaction{Version: t.Version, Nodes: make([]*damlpb.DamlTransaction_Node, 0, len(t.Nodes))}
 	for _, r := range t.Roots {
 		out.Roots = append(out.Roots, r.String())
@@ -31,7 +46,7 @@ func EncodeTransaction(t *tx.Transaction) (*damlpb.DamlTransaction, error) {
 			return
 		}
 		var pn *damlpb.Node
-		if pn, err = EncodeNode(n); err != nil {
+		if pn, err = encodeNode(n, enc); err != nil {
 			err = fmt.Errorf("node %d: %w", id, err)
 			return
 		}
@@ -48,9 +63,13 @@ func EncodeTransaction(t *tx.Transaction) (*damlpb.DamlTransaction, error) {
 // hash and maintainers, the interface of an exercise or fetch through one.
 // An exercise a rollback cut short has no result.
 func EncodeNode(n tx.Node) (*damlpb.Node, error) {
+	return encodeNode(n, typed.ToProto)
+}
+
+func encodeNode(n tx.Node, enc valueEncoding) (*damlpb.Node, error) {
 	switch x := n.(type) {
 	case *tx.Create:
-		arg, err := typed.ToProto(x.Argument)
+		arg, err := enc(x.Argument)
 		if err != nil {
 			return nil, err
 		}
@@ -69,13 +88,13 @@ func EncodeNode(n tx.Node) (*damlpb.Node, error) {
 			Key:          key,
 		}}}, nil
 	case *tx.Exercise:
-		arg, err := typed.ToProto(x.ChosenValue)
+		arg, err := enc(x.ChosenValue)
 		if err != nil {
 			return nil, err
 		}
 		var result *damlpb.Value
 		if x.Result != nil {
-			if result, err = typed.ToProto(x.Result); err != nil {
+			if result, err = enc(x.Result); err != nil {
 				return nil, err
 			}
 		}

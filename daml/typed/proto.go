@@ -14,7 +14,15 @@ import (
 // enums their type id, and the trailing fields of a record that are None
 // are left out, at every level. Maps keep their sorted order.
 func ToProto(v value.Value) (*damlpb.Value, error) {
-	return toProto(v, 0)
+	return toProto(v, 0, false)
+}
+
+// ToProtoAsIs returns v as a transaction Value with every record field it
+// holds, trailing None fields too: the form of the generic contract model,
+// whose values have no types to say which fields are optional, and of a
+// stored value read back (FromProtoAsIs).
+func ToProtoAsIs(v value.Value) (*damlpb.Value, error) {
+	return toProto(v, 0, true)
 }
 
 func protoID(id *value.Identifier) *damlpb.Identifier {
@@ -24,7 +32,7 @@ func protoID(id *value.Identifier) *damlpb.Identifier {
 	return &damlpb.Identifier{PackageId: id.PackageID, ModuleName: id.ModuleName, EntityName: id.EntityName}
 }
 
-func toProto(v value.Value, depth int) (*damlpb.Value, error) {
+func toProto(v value.Value, depth int, asIs bool) (*damlpb.Value, error) {
 	if depth > MaxNesting+1 {
 		return nil, fmt.Errorf("value nests deeper than %d", MaxNesting)
 	}
@@ -51,7 +59,7 @@ func toProto(v value.Value, depth int) (*damlpb.Value, error) {
 	case value.Optional:
 		o := &damlpb.Optional{}
 		if x.Value != nil {
-			inner, err := toProto(x.Value, depth)
+			inner, err := toProto(x.Value, depth, asIs)
 			if err != nil {
 				return nil, err
 			}
@@ -61,7 +69,7 @@ func toProto(v value.Value, depth int) (*damlpb.Value, error) {
 	case *value.List:
 		l := &damlpb.List{Elements: make([]*damlpb.Value, 0, x.Len())}
 		for e := range x.All() {
-			pe, err := toProto(e, depth)
+			pe, err := toProto(e, depth, asIs)
 			if err != nil {
 				return nil, err
 			}
@@ -71,7 +79,7 @@ func toProto(v value.Value, depth int) (*damlpb.Value, error) {
 	case *value.TextMap:
 		m := &damlpb.TextMap{}
 		for _, e := range x.Entries() {
-			pv, err := toProto(e.Value, depth)
+			pv, err := toProto(e.Value, depth, asIs)
 			if err != nil {
 				return nil, err
 			}
@@ -81,11 +89,11 @@ func toProto(v value.Value, depth int) (*damlpb.Value, error) {
 	case *value.GenMap:
 		m := &damlpb.GenMap{}
 		for _, e := range x.Entries() {
-			pk, err := toProto(e.Key, depth)
+			pk, err := toProto(e.Key, depth, asIs)
 			if err != nil {
 				return nil, err
 			}
-			pv, err := toProto(e.Value, depth)
+			pv, err := toProto(e.Value, depth, asIs)
 			if err != nil {
 				return nil, err
 			}
@@ -94,7 +102,7 @@ func toProto(v value.Value, depth int) (*damlpb.Value, error) {
 		return &damlpb.Value{Sum: &damlpb.Value_GenMap{GenMap: m}}, nil
 	case *value.Record:
 		n := len(x.Fields)
-		for n > 0 {
+		for n > 0 && !asIs {
 			if o, ok := x.Fields[n-1].Value.(value.Optional); ok && o.Value == nil {
 				n--
 				continue
@@ -103,7 +111,7 @@ func toProto(v value.Value, depth int) (*damlpb.Value, error) {
 		}
 		r := &damlpb.Record{RecordId: protoID(x.TypeCon), Fields: make([]*damlpb.RecordField, n)}
 		for i, f := range x.Fields[:n] {
-			pv, err := toProto(f.Value, depth)
+			pv, err := toProto(f.Value, depth, asIs)
 			if err != nil {
 				return nil, err
 			}
@@ -111,7 +119,7 @@ func toProto(v value.Value, depth int) (*damlpb.Value, error) {
 		}
 		return &damlpb.Value{Sum: &damlpb.Value_Record{Record: r}}, nil
 	case *value.Variant:
-		pv, err := toProto(x.Value, depth)
+		pv, err := toProto(x.Value, depth, asIs)
 		if err != nil {
 			return nil, err
 		}

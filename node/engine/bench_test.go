@@ -13,6 +13,8 @@ func BenchmarkPrepareCreate(b *testing.B) {
 	req := prepareReq(f.alice, createCmd(iouTemplate, iouArgs(f.alice, f.bob)))
 	ctx := context.Background()
 	b.ReportAllocs()
+	cpu0 := processCPU()
+	defer func() { b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op") }()
 	for b.Loop() {
 		if _, err := f.eng.Prepare(ctx, req, "user1"); err != nil {
 			b.Fatal(err)
@@ -29,6 +31,8 @@ func BenchmarkExecuteCreate(b *testing.B) {
 	}
 	req := executeReq(p, f.alice, f.aliceK)
 	b.ReportAllocs()
+	cpu0 := processCPU()
+	defer func() { b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op") }()
 	for b.Loop() {
 		if _, err := f.eng.Execute(ctx, req, "user1", f.ledger.lookupKeys); err != nil {
 			b.Fatal(err)
@@ -41,6 +45,8 @@ func BenchmarkSubmitCreateAndTree(b *testing.B) {
 	ctx := context.Background()
 	cmds := submitCmds(f.bob, createCmd(iouTemplate, iouArgs(f.bob, f.alice)))
 	b.ReportAllocs()
+	cpu0 := processCPU()
+	defer func() { b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op") }()
 	for b.Loop() {
 		o, err := f.eng.Submit(ctx, cmds, "user1")
 		if err != nil {
@@ -75,5 +81,23 @@ func BenchmarkSubmitPingFlow(b *testing.B) {
 			b.Fatal(err)
 		}
 		f.ledger.commit(b, o, f.now)
+	}
+}
+
+// BenchmarkPrepareExercise prepares a generic-model exercise of a stored
+// contract: the input contract (its create node and blob) is written into
+// the prepared transaction.
+func BenchmarkPrepareExercise(b *testing.B) {
+	f := newFixture(b)
+	cid := f.createContract(iouTemplate, iouArgs(f.alice, f.bob))
+	req := prepareReq(f.alice, exerciseCmd(iouTemplate, cid, "Transfer", `{"newOwner":"`+f.bob+`"}`))
+	ctx := context.Background()
+	b.ReportAllocs()
+	cpu0 := processCPU()
+	defer func() { b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op") }()
+	for b.Loop() {
+		if _, err := f.eng.Prepare(ctx, req, "user1"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

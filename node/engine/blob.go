@@ -132,13 +132,9 @@ func (e *Engine) ledgerContractOf(c *contract.Contract, stored *ledger.Contract)
 		}
 		arg = typedArg
 	}
-	pv, err := typed.ToProto(arg)
+	argBytes, err := MarshalTypedValue(arg)
 	if err != nil {
 		return nil, fmt.Errorf("contract %s: %w", c.ID, err)
-	}
-	argBytes, err := MarshalValue(pv)
-	if err != nil {
-		return nil, err
 	}
 	out := &ledger.Contract{
 		ContractID:   string(c.ID),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	damlengine "github.com/ledger-cli/ledger/daml/engine"
 	"github.com/ledger-cli/ledger/daml/tx"
 	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/node/events"
@@ -17,15 +18,20 @@ import (
 // seedSource gives the 32-byte seed of a node.
 type seedSource func(nodeID int32) ([]byte, error)
 
-// built is a transaction assembled from commands.
+// built is a transaction assembled from commands, in the engine's model:
+// a daml/tx transaction and its values. It becomes a prepared transaction
+// (encodeTransaction, encodeInputs) or stored contracts (accept) only at
+// those edges.
 type built struct {
-	tx      *damlpb.DamlTransaction
-	inputs  []*damlpb.Metadata_InputContract // sorted by contract id
-	nodes   []events.Node                    // pre-order, index = node id
-	created []ledger.Contract                // CreatedAt left zero
-	// args are the typed create arguments of created (interpreted
-	// transactions; nil for the generic model), and pos where each create
-	// sits in the transaction's root views (nil: create i is root i).
+	tx *tx.Transaction
+	// inputs are the pre-existing contracts a prepared transaction lists
+	// as its input contracts, sorted by contract id.
+	inputs  []*ledger.Contract
+	nodes   []events.Node     // pre-order, index = node id
+	created []ledger.Contract // CreatedAt and Argument left zero (accept sets them)
+	// args are the create arguments of created (typed for interpreted
+	// transactions, untyped for the generic model), and pos where each
+	// create sits in the transaction's root views.
 	args     []value.Value
 	pos      []createPos
 	archived []string
@@ -53,6 +59,41 @@ type buildOptions struct {
 	e *Engine
 }
 
+// encodeTransaction is b's transaction as a prepared transaction carries
+// it: the interpreter's values as Canton writes typed values, the generic
+// model's as they are.
+func (b *built) encodeTransaction() (*damlpb.DamlTransaction, error) {
+	if b.interpreted {
+		return damlengine.EncodeTransaction(b.tx)
+	}
+	return damlengine.EncodeUntypedTransaction(b.tx)
+}
+
+// encodeInputs are b's input contracts as a prepared transaction's
+// metadata lists them.
+func (e *Engine) encodeInputs(b *built) ([]*damlpb.Metadata_InputContract, error) {
+	if len(b.inputs) == 0 {
+		return nil, nil
+	}
+	out := make([]*damlpb.Metadata_InputContract, len(b.inputs))
+	for i, c := range b.inputs {
+		ic, err := e.inputContract(c)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = ic
+	}
+	return out, nil
+}
+
+// storedArgument is the store's encoding of created contract i's argument.
+func (b *built) storedArgument(v value.Value) ([]byte, error) {
+	if b.interpreted {
+		return MarshalTypedValue(v)
+	}
+	return MarshalValue(v)
+}
+
 // createNodeOf rebuilds the create node of a stored contract. As Canton
 // encodes an input contract (SerializationVersion.assign), its lf_version is
 // "2" with its key when it has one, "2.1" otherwise.
@@ -61,7 +102,7 @@ func createNodeOf(c *ledger.Contract) (*damlpb.Create, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stored contract %s: %w", c.ContractID, err)
 	}
-	arg, err := UnmarshalValue(c.Argument)
+	arg, err := unmarshalProtoValue(c.Argument)
 	if err != nil {
 		return nil, fmt.Errorf("stored contract %s: %w", c.ContractID, err)
 	}
@@ -78,7 +119,7 @@ func createNodeOf(c *ledger.Contract) (*damlpb.Create, error) {
 		LfVersion:    version,
 		ContractId:   c.ContractID,
 		PackageName:  c.PackageName,
-		TemplateId:   tid,
+		TemplateId:   protoIdentifier(tid),
 		Argument:     arg,
 		Signatories:  c.Signatories,
 		Stakeholders: c.Stakeholders,
@@ -86,8 +127,7 @@ func createNodeOf(c *ledger.Contract) (*damlpb.Create, error) {
 }
 
 // build assembles the transaction of commands of the generic contract model
-// (generic.Build) with the node's contracts, input-contract metadata and
-// rendering of arguments.
+// (generic.Build) with the node's contracts and rendering of arguments.
 func (e *Engine) build(ctx context.Context, cmds []generic.Command, actAs []string, seed seedSource, opt buildOptions) (*built, error) {
 	opt.e = e
 	t, err := generic.Build(ctx, cmds, actAs, seed, &opt, generic.Options{
@@ -97,34 +137,28 @@ func (e *Engine) build(ctx context.Context, cmds []generic.Command, actAs []stri
 		return nil, err
 	}
 	b := &built{tx: t.Tx, inputs: t.Inputs, nodes: t.Nodes, created: t.Created, archived: t.Archived, used: t.Used,
-		pos: make([]createPos, len(t.Created))}
+		pos: make([]createPos, len(t.Created)), args: make([]value.Value, len(t.Created))}
 	for i, c := range t.Created {
 		b.pos[i] = createPos{root: int(c.NodeID)} // every node is a root
+		create, ok := t.Tx.Nodes[c.NodeID].(*tx.Create)
+		if !ok {
+			return nil, fmt.Errorf("created contract %s: node %d is not a create node", c.ContractID, c.NodeID)
+		}
+		b.args[i] = create.Argument
 	}
 	return b, nil
 }
 
-// Contract, InputContract and ArgumentJSON are what the generic model's
-// builder reads of the node (generic.Ledger).
+// Contract and ArgumentJSON are what the generic model's builder reads of
+// the node (generic.Ledger).
 
 func (o *buildOptions) Contract(ctx context.Context, id string) (*ledger.Contract, error) {
 	return o.e.lookupContract(ctx, o.disclosed, id)
 }
 
-func (o *buildOptions) InputContract(c *ledger.Contract) (*damlpb.Metadata_InputContract, error) {
-	return o.e.inputContract(c)
-}
-
-func (o *buildOptions) ArgumentJSON(tmplID *damlpb.Identifier, choice string, arg *damlpb.Value) (json.RawMessage, error) {
+func (o *buildOptions) ArgumentJSON(tmplID *value.Identifier, choice string, arg value.Value) (json.RawMessage, error) {
 	return ArgumentJSON(o.packages, tmplID, choice, arg)
 }
-
-// MarshalValue and UnmarshalValue are the encoding of Contract.Argument
-// (generic.MarshalValue), for every contract of the node.
-var (
-	MarshalValue   = generic.MarshalValue
-	UnmarshalValue = generic.UnmarshalValue
-)
 
 func sortedSet(set map[string]bool) []string {
 	out := make([]string, 0, len(set))

@@ -11,7 +11,6 @@ import (
 	"github.com/ledger-cli/ledger/daml/typed"
 	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/node/ledger"
-	"github.com/ledger-cli/ledger/proto/damlpb"
 )
 
 // Canton's contract ids at commit.
@@ -56,26 +55,22 @@ func (e *Engine) suffixCreated(b *built, createdAt time.Time, txUUID string) err
 	if b.interpreted {
 		version = contract.V12
 	}
-	positions := contract.RootViewPositions(max(len(b.tx.GetRoots()), 1))
+	positions := contract.RootViewPositions(max(len(b.tx.Roots), 1))
 	s := contract.NewSuffixer(version, nil)
 	ids := make(map[string]string, len(b.created))
 	viewSalt, viewRoot := contract.Salt{}, -1
 	for i := range b.created {
 		c := &b.created[i]
-		var typedArg value.Value
-		if i < len(b.args) {
-			typedArg = b.args[i]
+		if i >= len(b.args) || i >= len(b.pos) {
+			return fmt.Errorf("create %s: no argument or position", c.ContractID)
 		}
-		cc, err := cantonContract(c, createdAt, typedArg == nil)
+		arg, pos := b.args[i], b.pos[i]
+		// The argument with the ids of the contracts created before it
+		// suffixed: what is stored, and what a typed contract is hashed by.
+		rewritten, _ := rewriteValueIDs(arg, ids, 0)
+		cc, err := cantonContract(c, createdAt, rewritten)
 		if err != nil {
 			return err
-		}
-		if typedArg != nil {
-			cc.Argument = typedArg
-		}
-		pos := createPos{root: i}
-		if i < len(b.pos) {
-			pos = b.pos[i]
 		}
 		if pos.root >= len(positions) {
 			return fmt.Errorf("create %s: root view %d of %d", c.ContractID, pos.root, len(positions))
@@ -90,29 +85,25 @@ func (e *Engine) suffixCreated(b *built, createdAt time.Time, txUUID string) err
 			TransactionUUID:         txUUID,
 			SynchronizerID:          e.cfg.SynchronizerID,
 		})
-		hasLocal := containsLocalID(c.Argument, ids)
 		var suffixed value.ContractID
-		if typedArg != nil {
+		if b.interpreted {
 			// Suffixer.Suffix for a typed argument, without the copies
 			// of the argument it makes to rewrite and normalize it,
 			// which only the stored value needs here.
-			if hasLocal {
-				cc.Argument = rewriteValueIDs(typedArg, ids, 0)
-			}
 			if suffixed, err = suffixTyped(cc, salt); err != nil {
 				return fmt.Errorf("suffix contract %s: %w", c.ContractID, err)
 			}
 		} else {
+			// The suffixer rewrites the ids it suffixed itself.
+			cc.Argument = arg
 			out, err := s.Suffix(cc, salt)
 			if err != nil {
 				return fmt.Errorf("suffix contract %s: %w", c.ContractID, err)
 			}
 			suffixed = out.ID
 		}
-		if hasLocal {
-			if c.Argument, err = rewriteStoredValue(c.Argument, ids); err != nil {
-				return err
-			}
+		if c.Argument, err = b.storedArgument(rewritten); err != nil {
+			return fmt.Errorf("contract %s: %w", c.ContractID, err)
 		}
 		c.ArgumentJSON = rewriteJSON(c.ArgumentJSON, ids)
 		ids[c.ContractID] = string(suffixed)
@@ -190,112 +181,101 @@ func suffixTyped(c *contract.Contract, salt contract.Salt) (value.ContractID, er
 	return id.Suffixed(contract.V12, contract.ComputeUnicum(salt, c.CreatedAt, c.Metadata(), h)).ContractID(), nil
 }
 
-// containsLocalID reports whether a stored value may hold one of the local
-// ids (its bytes hold the id's text).
-func containsLocalID(b []byte, ids map[string]string) bool {
-	for local := range ids {
-		if bytes.Contains(b, []byte(local)) {
-			return true
-		}
-	}
-	return false
-}
-
 // rewriteValueIDs returns v with the local ids in ids replaced, keeping
-// type constructors, labels, ranks and map order.
-func rewriteValueIDs(v value.Value, ids map[string]string, depth int) value.Value {
-	if depth > typed.MaxNesting+1 {
-		return v
+// type constructors, labels, ranks and map order, and whether it replaced
+// any: a value without them is returned as it is, uncopied.
+func rewriteValueIDs(v value.Value, ids map[string]string, depth int) (value.Value, bool) {
+	if len(ids) == 0 || depth > typed.MaxNesting+1 {
+		return v, false
 	}
 	depth++
 	switch x := v.(type) {
 	case value.ContractID:
 		if s, ok := ids[string(x)]; ok {
-			return value.ContractID(s)
+			return value.ContractID(s), true
 		}
 	case value.Optional:
 		if x.Value != nil {
-			return value.Some(rewriteValueIDs(x.Value, ids, depth))
+			if inner, ok := rewriteValueIDs(x.Value, ids, depth); ok {
+				return value.Some(inner), true
+			}
 		}
 	case *value.List:
-		out := make([]value.Value, 0, x.Len())
+		var out []value.Value
+		i := 0
 		for el := range x.All() {
-			out = append(out, rewriteValueIDs(el, ids, depth))
+			nv, ok := rewriteValueIDs(el, ids, depth)
+			if ok && out == nil {
+				out = make([]value.Value, 0, x.Len())
+				for prev := range x.All() {
+					if len(out) == i {
+						break
+					}
+					out = append(out, prev)
+				}
+			}
+			if out != nil {
+				out = append(out, nv)
+			}
+			i++
 		}
-		return value.NewList(out...)
+		if out != nil {
+			return value.NewList(out...), true
+		}
 	case *value.TextMap:
-		out := make([]value.TextMapEntry, 0, x.Len())
-		for _, en := range x.Entries() {
-			out = append(out, value.TextMapEntry{Key: en.Key, Value: rewriteValueIDs(en.Value, ids, depth)})
+		entries := x.Entries()
+		var out []value.TextMapEntry
+		for i, en := range entries {
+			nv, ok := rewriteValueIDs(en.Value, ids, depth)
+			if ok && out == nil {
+				out = append(make([]value.TextMapEntry, 0, len(entries)), entries[:i]...)
+			}
+			if out != nil {
+				out = append(out, value.TextMapEntry{Key: en.Key, Value: nv})
+			}
 		}
-		m, _ := value.NewTextMap(out) // the keys are unchanged
-		return m
+		if out != nil {
+			m, _ := value.NewTextMap(out) // the keys are unchanged
+			return m, true
+		}
 	case *value.GenMap:
 		// A local id and its suffixed id share the discriminator, so
 		// rewriting keys keeps their order.
-		out := make([]value.GenMapEntry, 0, x.Len())
-		for _, en := range x.Entries() {
-			out = append(out, value.GenMapEntry{Key: rewriteValueIDs(en.Key, ids, depth), Value: rewriteValueIDs(en.Value, ids, depth)})
+		entries := x.Entries()
+		var out []value.GenMapEntry
+		for i, en := range entries {
+			nk, okK := rewriteValueIDs(en.Key, ids, depth)
+			nv, okV := rewriteValueIDs(en.Value, ids, depth)
+			if (okK || okV) && out == nil {
+				out = append(make([]value.GenMapEntry, 0, len(entries)), entries[:i]...)
+			}
+			if out != nil {
+				out = append(out, value.GenMapEntry{Key: nk, Value: nv})
+			}
 		}
-		return value.GenMapInOrder(out)
+		if out != nil {
+			return value.GenMapInOrder(out), true
+		}
 	case *value.Record:
-		out := make([]value.Field, len(x.Fields))
+		var out []value.Field
 		for i, f := range x.Fields {
-			out[i] = value.Field{Label: f.Label, Value: rewriteValueIDs(f.Value, ids, depth)}
+			nv, ok := rewriteValueIDs(f.Value, ids, depth)
+			if ok && out == nil {
+				out = append(make([]value.Field, 0, len(x.Fields)), x.Fields[:i]...)
+			}
+			if out != nil {
+				out = append(out, value.Field{Label: f.Label, Value: nv})
+			}
 		}
-		return &value.Record{TypeCon: x.TypeCon, Fields: out}
+		if out != nil {
+			return &value.Record{TypeCon: x.TypeCon, Fields: out}, true
+		}
 	case *value.Variant:
-		return &value.Variant{TypeCon: x.TypeCon, Constructor: x.Constructor, Rank: x.Rank, Value: rewriteValueIDs(x.Value, ids, depth)}
-	}
-	return v
-}
-
-// rewriteStoredValue replaces the local ids in a stored value (the
-// engine's encoding, MarshalValue).
-func rewriteStoredValue(b []byte, ids map[string]string) ([]byte, error) {
-	if !containsLocalID(b, ids) {
-		return b, nil
-	}
-	v, err := UnmarshalValue(b)
-	if err != nil {
-		return nil, err
-	}
-	rewriteProtoIDs(v, ids, 0)
-	return MarshalValue(v)
-}
-
-func rewriteProtoIDs(v *damlpb.Value, ids map[string]string, depth int) {
-	if v == nil || depth > typed.MaxNesting+1 {
-		return
-	}
-	depth++
-	switch x := v.GetSum().(type) {
-	case *damlpb.Value_ContractId:
-		if s, ok := ids[x.ContractId]; ok {
-			x.ContractId = s
+		if inner, ok := rewriteValueIDs(x.Value, ids, depth); ok {
+			return &value.Variant{TypeCon: x.TypeCon, Constructor: x.Constructor, Rank: x.Rank, Value: inner}, true
 		}
-	case *damlpb.Value_Optional:
-		rewriteProtoIDs(x.Optional.GetValue(), ids, depth)
-	case *damlpb.Value_List:
-		for _, el := range x.List.GetElements() {
-			rewriteProtoIDs(el, ids, depth)
-		}
-	case *damlpb.Value_TextMap:
-		for _, en := range x.TextMap.GetEntries() {
-			rewriteProtoIDs(en.GetValue(), ids, depth)
-		}
-	case *damlpb.Value_GenMap:
-		for _, en := range x.GenMap.GetEntries() {
-			rewriteProtoIDs(en.GetKey(), ids, depth)
-			rewriteProtoIDs(en.GetValue(), ids, depth)
-		}
-	case *damlpb.Value_Record:
-		for _, f := range x.Record.GetFields() {
-			rewriteProtoIDs(f.GetValue(), ids, depth)
-		}
-	case *damlpb.Value_Variant:
-		rewriteProtoIDs(x.Variant.GetValue(), ids, depth)
 	}
+	return v, false
 }
 
 // cantonContractOf returns a stored contract as Canton's
@@ -303,24 +283,18 @@ func rewriteProtoIDs(v *damlpb.Value, ids map[string]string, depth int) {
 // its salt's authentication data (none for contracts stored before
 // schema version 8). createdAt overrides c.CreatedAt when not zero.
 func cantonContractOf(c *ledger.Contract, createdAt time.Time) (*contract.Contract, error) {
-	return cantonContract(c, createdAt, true)
+	arg, err := UnmarshalValue(c.Argument)
+	if err != nil {
+		return nil, fmt.Errorf("stored contract %s: argument: %w", c.ContractID, err)
+	}
+	return cantonContract(c, createdAt, arg)
 }
 
-// cantonContract is cantonContractOf, the argument left nil unless withArg.
-func cantonContract(c *ledger.Contract, createdAt time.Time, withArg bool) (*contract.Contract, error) {
+// cantonContract is cantonContractOf with the argument arg.
+func cantonContract(c *ledger.Contract, createdAt time.Time, arg value.Value) (*contract.Contract, error) {
 	tid, err := parseIdentifier(c.TemplateID)
 	if err != nil {
 		return nil, fmt.Errorf("stored contract %s: %w", c.ContractID, err)
-	}
-	var arg value.Value
-	if withArg {
-		pv, err := UnmarshalValue(c.Argument)
-		if err != nil {
-			return nil, fmt.Errorf("stored contract %s: %w", c.ContractID, err)
-		}
-		if arg, err = untypedValue(pv, 0); err != nil {
-			return nil, fmt.Errorf("stored contract %s: argument: %w", c.ContractID, err)
-		}
 	}
 	if createdAt.IsZero() {
 		createdAt = c.CreatedAt
@@ -329,7 +303,7 @@ func cantonContract(c *ledger.Contract, createdAt time.Time, withArg bool) (*con
 		Version:      contract.SerializationV1,
 		ID:           value.ContractID(c.ContractID),
 		PackageName:  c.PackageName,
-		TemplateID:   *valueIdentifier(tid),
+		TemplateID:   *tid,
 		Argument:     arg,
 		Signatories:  c.Signatories,
 		Stakeholders: c.Stakeholders,
@@ -343,7 +317,7 @@ func cantonContract(c *ledger.Contract, createdAt time.Time, withArg bool) (*con
 		return nil, err
 	}
 	if k != nil {
-		kv, err := untypedValue(k.GetKey().GetKey(), 0)
+		kv, err := typed.FromProtoAsIs(k.GetKey().GetKey())
 		if err != nil {
 			return nil, fmt.Errorf("stored contract %s: key: %w", c.ContractID, err)
 		}
@@ -352,102 +326,4 @@ func cantonContract(c *ledger.Contract, createdAt time.Time, withArg bool) (*con
 		copy(out.Key.Hash[:], k.GetKey().GetHash())
 	}
 	return out, nil
-}
-
-// untypedValue reads a stored value as Canton stores it: records keep
-// their fields in order (labels kept, which the blob leaves out), variants
-// and enums their constructors, generic maps their order.
-func untypedValue(v *damlpb.Value, depth int) (value.Value, error) {
-	if depth > typed.MaxNesting {
-		return nil, fmt.Errorf("the value nests deeper than %d", typed.MaxNesting)
-	}
-	depth++
-	switch x := v.GetSum().(type) {
-	case *damlpb.Value_Unit:
-		return value.Unit{}, nil
-	case *damlpb.Value_Bool:
-		return value.Bool(x.Bool), nil
-	case *damlpb.Value_Int64:
-		return value.Int64(x.Int64), nil
-	case *damlpb.Value_Numeric:
-		return value.ParseNumeric(x.Numeric)
-	case *damlpb.Value_Text:
-		return value.Text(x.Text), nil
-	case *damlpb.Value_Party:
-		return value.Party(x.Party), nil
-	case *damlpb.Value_ContractId:
-		return value.ContractID(x.ContractId), nil
-	case *damlpb.Value_Timestamp:
-		return value.Timestamp(x.Timestamp), nil
-	case *damlpb.Value_Date:
-		return value.Date(x.Date), nil
-	case *damlpb.Value_Optional:
-		if x.Optional.GetValue() == nil {
-			return value.Optional{}, nil
-		}
-		inner, err := untypedValue(x.Optional.GetValue(), depth)
-		if err != nil {
-			return nil, err
-		}
-		return value.Some(inner), nil
-	case *damlpb.Value_List:
-		out := make([]value.Value, len(x.List.GetElements()))
-		for i, el := range x.List.GetElements() {
-			var err error
-			if out[i], err = untypedValue(el, depth); err != nil {
-				return nil, err
-			}
-		}
-		return value.NewList(out...), nil
-	case *damlpb.Value_TextMap:
-		out := make([]value.TextMapEntry, len(x.TextMap.GetEntries()))
-		for i, en := range x.TextMap.GetEntries() {
-			ev, err := untypedValue(en.GetValue(), depth)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = value.TextMapEntry{Key: en.GetKey(), Value: ev}
-		}
-		return value.NewTextMap(out)
-	case *damlpb.Value_GenMap:
-		out := make([]value.GenMapEntry, len(x.GenMap.GetEntries()))
-		for i, en := range x.GenMap.GetEntries() {
-			k, err := untypedValue(en.GetKey(), depth)
-			if err != nil {
-				return nil, err
-			}
-			ev, err := untypedValue(en.GetValue(), depth)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = value.GenMapEntry{Key: k, Value: ev}
-		}
-		return value.GenMapInOrder(out), nil
-	case *damlpb.Value_Record:
-		out := make([]value.Field, len(x.Record.GetFields()))
-		for i, f := range x.Record.GetFields() {
-			fv, err := untypedValue(f.GetValue(), depth)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = value.Field{Label: f.GetLabel(), Value: fv}
-		}
-		return &value.Record{TypeCon: valueIdentifierOrNil(x.Record.GetRecordId()), Fields: out}, nil
-	case *damlpb.Value_Variant:
-		inner, err := untypedValue(x.Variant.GetValue(), depth)
-		if err != nil {
-			return nil, err
-		}
-		return &value.Variant{Constructor: x.Variant.GetConstructor(), Value: inner}, nil
-	case *damlpb.Value_Enum:
-		return &value.Enum{Constructor: x.Enum.GetConstructor()}, nil
-	}
-	return nil, fmt.Errorf("a value of kind %T is not serializable", v.GetSum())
-}
-
-func valueIdentifierOrNil(id *damlpb.Identifier) *value.Identifier {
-	if id == nil {
-		return nil
-	}
-	return valueIdentifier(id)
 }

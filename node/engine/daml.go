@@ -19,7 +19,6 @@ import (
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/events"
 	"github.com/ledger-cli/ledger/node/ledger"
-	"github.com/ledger-cli/ledger/proto/damlpb"
 )
 
 // Commands on templates of uploaded packages run in the Daml-LF
@@ -106,7 +105,7 @@ func (e *Engine) interpret(ctx context.Context, cmds []interp.Command, run damlR
 		}
 		return nil, err
 	}
-	return e.builtOf(res, nil, view.read, run.set, !run.noInputContracts)
+	return e.builtOf(res, view.read, run.set, !run.noInputContracts)
 }
 
 // viewFor is the interpreter's ledger for a run and, re-interpreting, the
@@ -182,7 +181,7 @@ func (v *contractView) typedContract(c *ledger.Contract) (*tx.Contract, error) {
 	out := &tx.Contract{
 		ID:           value.ContractID(c.ContractID),
 		PackageName:  c.PackageName,
-		TemplateID:   valueIdentifier(tid),
+		TemplateID:   tid,
 		Argument:     value.Unit{},
 		Signatories:  c.Signatories,
 		Stakeholders: c.Stakeholders,
@@ -195,14 +194,14 @@ func (v *contractView) typedContract(c *ledger.Contract) (*tx.Contract, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stored contract %s: %w", c.ContractID, err)
 	}
-	pv, err := UnmarshalValue(c.Argument)
+	pv, err := unmarshalProtoValue(c.Argument)
 	if err != nil {
 		return nil, fmt.Errorf("stored contract %s: %w", c.ContractID, err)
 	}
 	if out.Argument, err = plan.FromProto(pv); err != nil {
 		return nil, ledgerapi.Errorf(ledgerapi.CodeDamlInterpretationError,
 			"Interpretation error: Error: contract %s was created by the generic contract model before package %s was uploaded, and its argument is not a value of template %s: %v",
-			c.ContractID, tid.GetPackageId(), c.TemplateID, err).WithResource("CONTRACT_ID", c.ContractID)
+			c.ContractID, tid.PackageID, c.TemplateID, err).WithResource("CONTRACT_ID", c.ContractID)
 	}
 	k, err := contractKey(c)
 	if err != nil || k == nil {
@@ -218,14 +217,11 @@ func (v *contractView) typedContract(c *ledger.Contract) (*tx.Contract, error) {
 // holds the stored contracts the interpretation read. The nodes under a
 // rollback node are in the transaction but have no effect: they create and
 // archive nothing and make no event, as Canton's indexer skips them.
-// withInputs adds the input contracts' metadata (a prepared transaction's);
-// rebuilding their create nodes and blobs was a seventh of a submit's
-// engine time. encoded, when not nil, is the transaction already encoded
-// (damlengine.EncodeTransaction, re-interpreting): its nodes are used as
-// they are.
-func (e *Engine) builtOf(res *damlengine.Result, encoded *damlpb.DamlTransaction, read map[value.ContractID]*ledger.Contract, set *PackageSet, withInputs bool) (*built, error) {
+// withInputs lists the contracts read as the input contracts of a
+// prepared transaction.
+func (e *Engine) builtOf(res *damlengine.Result, read map[value.ContractID]*ledger.Contract, set *PackageSet, withInputs bool) (*built, error) {
 	t := res.Transaction
-	b := &built{tx: &damlpb.DamlTransaction{Version: t.Version}, interpreted: true}
+	b := &built{tx: t, interpreted: true}
 	if lo := res.TimeBounds.Min; lo != nil {
 		v := uint64(*lo)
 		b.minLedgerTime = &v
@@ -233,16 +229,6 @@ func (e *Engine) builtOf(res *damlengine.Result, encoded *damlpb.DamlTransaction
 	if hi := res.TimeBounds.Max; hi != nil {
 		v := uint64(*hi)
 		b.maxLedgerTime = &v
-	}
-	if encoded != nil {
-		b.tx = &damlpb.DamlTransaction{Version: encoded.Version, Roots: encoded.Roots, NodeSeeds: encoded.NodeSeeds}
-	} else {
-		for _, r := range t.Roots {
-			b.tx.Roots = append(b.tx.Roots, r.String())
-		}
-		for _, s := range t.Seeds {
-			b.tx.NodeSeeds = append(b.tx.NodeSeeds, &damlpb.DamlTransaction_NodeSeed{NodeId: int32(s.Node), Seed: append([]byte(nil), s.Seed[:]...)})
-		}
 	}
 	plans := damlengine.NewPlans(set)
 	consumed := map[value.ContractID]bool{}
@@ -254,8 +240,6 @@ func (e *Engine) builtOf(res *damlengine.Result, encoded *damlpb.DamlTransaction
 	// root, so the current root and its count of creates suffice.
 	root, createsInRoot := -1, 0
 	b.nodes = make([]events.Node, 0, len(t.Nodes))
-	// The walk is pre-order, which is node id order: the nodes are written
-	// in that order.
 	var walkErr error
 	t.Walk(func(id tx.NodeID, n tx.Node, parent tx.NodeID) {
 		if walkErr != nil {
@@ -269,24 +253,12 @@ func (e *Engine) builtOf(res *damlengine.Result, encoded *damlpb.DamlTransaction
 			_, underRollback := t.Nodes[parent].(*tx.Rollback)
 			rolledBack[id] = rolledBack[parent] || underRollback
 		}
-		var pn *damlpb.Node
-		if encoded != nil && int(id) < len(encoded.Nodes) && encoded.Nodes[id].GetNodeId() == id.String() {
-			pn = encoded.Nodes[id].GetV1()
-		}
-		if pn == nil {
-			var err error
-			if pn, err = damlengine.EncodeNode(n); err != nil {
-				walkErr = fmt.Errorf("node %d: %w", id, err)
-				return
-			}
-		}
 		ev, err := eventOf(id, n, inherited, last[id], plans)
 		if err != nil {
 			walkErr = fmt.Errorf("node %d: %w", id, err)
 			return
 		}
 		witnesses[id] = ev.Witnesses
-		b.tx.Nodes = append(b.tx.Nodes, &damlpb.DamlTransaction_Node{NodeId: id.String(), VersionedNode: &damlpb.DamlTransaction_Node_V1{V1: pn}})
 		pos := createPos{root: root}
 		if _, ok := n.(*tx.Create); ok {
 			pos.index = createsInRoot
@@ -297,13 +269,12 @@ func (e *Engine) builtOf(res *damlengine.Result, encoded *damlpb.DamlTransaction
 		}
 		switch x := n.(type) {
 		case *tx.Create:
-			create := pn.GetCreate()
-			arg, err := MarshalValue(create.GetArgument())
+			k, err := damlengine.EncodeKey(x.Key)
 			if err != nil {
-				walkErr = err
+				walkErr = fmt.Errorf("node %d: %w", id, err)
 				return
 			}
-			keyHash, key, err := storedKey(create.GetKey())
+			keyHash, key, err := storedKey(k)
 			if err != nil {
 				walkErr = err
 				return
@@ -313,7 +284,6 @@ func (e *Engine) builtOf(res *damlengine.Result, encoded *damlpb.DamlTransaction
 				ContractID:   string(x.ContractID),
 				TemplateID:   x.TemplateID.String(),
 				PackageName:  x.PackageName,
-				Argument:     arg,
 				Signatories:  x.Signatories,
 				Stakeholders: x.Stakeholders,
 				KeyHash:      keyHash,
@@ -350,19 +320,13 @@ func (e *Engine) builtOf(res *damlengine.Result, encoded *damlpb.DamlTransaction
 			return nil, fmt.Errorf("the interpreter read contract %s, which the node did not give it", c.ID)
 		}
 		if withInputs {
-			ic, err := e.inputContract(stored)
-			if err != nil {
-				return nil, err
-			}
-			b.inputs = append(b.inputs, ic)
+			b.inputs = append(b.inputs, stored)
 		}
 		if !consumed[c.ID] {
 			b.used = append(b.used, string(c.ID))
 		}
 	}
-	sort.Slice(b.inputs, func(i, j int) bool {
-		return b.inputs[i].GetV1().GetContractId() < b.inputs[j].GetV1().GetContractId()
-	})
+	sort.Slice(b.inputs, func(i, j int) bool { return b.inputs[i].ContractID < b.inputs[j].ContractID })
 	sort.Strings(b.used)
 	return b, nil
 }

@@ -308,7 +308,7 @@ func TestDamlTimeBounds(t *testing.T) {
 			Signatories: []string{"a::1220"}, Stakeholders: []string{"a::1220", "b::1220"}, Version: "2.1"}}}}
 	lo, hi := value.Timestamp(1000), value.MaxTimestamp
 	res.DependsOnTime, res.TimeBounds = true, tx.TimeBounds{Min: &lo, Max: &hi}
-	b, err := (&Engine{}).builtOf(damlengine.ResultOf(res), nil, nil, set, true)
+	b, err := (&Engine{}).builtOf(damlengine.ResultOf(res), nil, set, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +325,7 @@ func TestDamlTimeBounds(t *testing.T) {
 		t.Errorf("ledger time after the bound moves to it, got %v", got)
 	}
 	res.DependsOnTime = false
-	if b, _ = (&Engine{}).builtOf(damlengine.ResultOf(res), nil, nil, set, true); b.minLedgerTime != nil || b.maxLedgerTime != nil {
+	if b, _ = (&Engine{}).builtOf(damlengine.ResultOf(res), nil, set, true); b.minLedgerTime != nil || b.maxLedgerTime != nil {
 		t.Error("a transaction that does not read the time has bounds")
 	}
 }

@@ -94,8 +94,14 @@
 // any such template id and applies one fixed model to it, package
 // node/generic: its rule from JSON to values and back, its commands, its
 // template ids and contract ids, and the transactions it makes
-// (generic.Build). The pipeline gives it the node's contracts and checks a
-// prepared transaction of the model at execute (execute.go):
+// (generic.Build). Its values are the engine's (daml/value) and its
+// transactions daml/tx transactions, as the interpreter's are; they become
+// protobuf only where a prepared transaction is written
+// (daml/engine.EncodeUntypedTransaction: every record field kept, trailing
+// None ones too) and where an argument is stored (stored.go). The pipeline
+// gives it the node's contracts and checks a prepared transaction of the
+// model at execute (execute.go), comparing the transaction it rebuilds, so
+// written, with the prepared one:
 //
 //   - Commands. CreateCommand, ExerciseCommand and CreateAndExerciseCommand.
 //     ExerciseByKeyCommand is refused with COMMAND_PREPROCESSING_FAILED (the
@@ -182,9 +188,10 @@
 // ids without a suffix: their blobs are taken only from a submission with
 // a stakeholder among its parties, and only when they describe the stored
 // contract exactly. Execute holds a prepared transaction's input contracts
-// to the same rule, authenticating each blob before the store is asked; on
-// the Daml path, an input contract of another participant is re-interpreted
-// as its blob describes it.
+// to the same rule, authenticating each blob before the store is asked; an
+// input contract of another participant is used as its blob describes it,
+// when re-interpreting on the Daml path as when the generic model rebuilds
+// the transaction.
 //
 // # Prepared transactions
 //

@@ -99,8 +99,9 @@ type Config struct {
 }
 
 // ContractReader finds contracts, active or archived. A contract's
-// Argument is a damlpb.Value in binary protobuf (MarshalValue), as the
-// engine writes it into the contracts a transaction creates.
+// Argument is the store's encoding of its value (stored.go: MarshalValue,
+// UnmarshalValue), as the engine writes it into the contracts a
+// transaction creates.
 type ContractReader interface {
 	// LookupContract returns the contract with this id, or nil (and no
 	// error) when the node has never seen it.

@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/ledger-cli/ledger/daml/engine/preprocess"
+	"github.com/ledger-cli/ledger/daml/typed"
+	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/generic"
@@ -290,15 +292,29 @@ func (e *Engine) conform(ctx context.Context, pt *damlpb.PreparedTransaction, ac
 	// Before anything is compared with a stored contract: a contract no
 	// actAs party is a stakeholder of is used only through an input
 	// contract the node prepared (authenticInput), as in prepare only
-	// through a disclosed one.
+	// through a disclosed one. A contract of another participant, which
+	// this node does not hold, is used as its authenticated blob
+	// describes it, as prepare used it as a disclosed contract (and as
+	// re-interpretation does, storedInputs).
 	disclosed := map[string]bool{}
+	foreign := &disclosedSet{byID: map[string]*ledger.Contract{}}
 	for _, ic := range md.GetInputContracts() {
 		stored, err := e.authenticInput(ctx, ic, actAs)
 		if err != nil {
 			return nil, err
 		}
 		if stored == nil {
-			continue
+			lc, stakeholders, err := e.foreignInput(ctx, ic)
+			if err != nil {
+				return nil, err
+			}
+			if foreign.byID[lc.ContractID] == nil {
+				foreign.ids = append(foreign.ids, lc.ContractID)
+				foreign.byID[lc.ContractID] = lc
+				foreign.notHeld = append(foreign.notHeld, lc.ContractID)
+				foreign.foreign = append(foreign.foreign, stakeholders...)
+			}
+			stored = lc
 		}
 		disclosed[stored.ContractID] = true
 	}
@@ -309,7 +325,7 @@ func (e *Engine) conform(ctx context.Context, pt *damlpb.PreparedTransaction, ac
 			return nil, nonConforming("node %d has no 32-byte seed", id)
 		}
 		return s, nil
-	}, buildOptions{visible: visible, inactive: func(cid string) error { return ContractNotActive(cid) }, packages: pkgs})
+	}, buildOptions{visible: visible, inactive: func(cid string) error { return ContractNotActive(cid) }, packages: pkgs, disclosed: foreign})
 	if err != nil {
 		var model *generic.ModelError
 		var wrong *generic.WrongTemplateError
@@ -321,18 +337,29 @@ func (e *Engine) conform(ctx context.Context, pt *damlpb.PreparedTransaction, ac
 		}
 		return nil, err
 	}
-	if d := firstTxDifference(b.tx, tx); d != "" {
+	// Compared as the prepared transaction carries them: the model's
+	// transaction and input contracts written as prepare writes them.
+	want, err := b.encodeTransaction()
+	if err != nil {
+		return nil, err
+	}
+	if d := firstTxDifference(want, tx); d != "" {
 		return nil, nonConforming("%s", d)
 	}
 	if len(b.inputs) != len(md.GetInputContracts()) {
 		return nil, nonConforming("it lists %d input contracts; the transaction uses %d", len(md.GetInputContracts()), len(b.inputs))
 	}
-	for i, want := range b.inputs {
+	inputs, err := e.encodeInputs(b)
+	if err != nil {
+		return nil, err
+	}
+	for i, want := range inputs {
 		if !sameInputContract(md.GetInputContracts()[i], want) {
 			return nil, nonConforming("input contract %d (%s) differs from the stored contract", i, want.GetV1().GetContractId())
 		}
 	}
-	if err := e.checkCommittable(ctx, actAs, b); err != nil {
+	b.used = foreign.held(b.used)
+	if err := e.checkCommittable(ctx, actAs, b, foreign.Foreign()...); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -416,7 +443,9 @@ func (e *Engine) checkKnownInformees(ctx context.Context, actAs []string, b *bui
 
 // rootCommands reads the commands behind the root nodes: a create, an
 // exercise, or a create followed by an exercise of the new contract (what a
-// CreateAndExerciseCommand makes).
+// CreateAndExerciseCommand makes). Their values are read as they are
+// written (typed.FromProtoAsIs); one the model could not have written is
+// refused.
 func (e *Engine) rootCommands(roots []string, nodes map[string]*damlpb.Node, set *PackageSet) ([]generic.Command, error) {
 	var cmds []generic.Command
 	for i := 0; i < len(roots); i++ {
@@ -430,12 +459,22 @@ func (e *Engine) rootCommands(roots []string, nodes map[string]*damlpb.Node, set
 			if !e.packageNameFits(set, c.GetTemplateId().GetPackageId(), c.GetPackageName()) {
 				return nil, nonConforming("node %s: package name %q does not belong to package id %q", roots[i], c.GetPackageName(), c.GetTemplateId().GetPackageId())
 			}
-			cmd := generic.Command{Kind: generic.Create, Template: generic.Template{ID: c.GetTemplateId(), PackageName: c.GetPackageName()}, CreateArgument: c.GetArgument()}
+			if c.GetTemplateId() == nil {
+				return nil, nonConforming("node %s has no template id", roots[i])
+			}
+			arg, err := nodeValue(roots[i], "create argument", c.GetArgument())
+			if err != nil {
+				return nil, err
+			}
+			cmd := generic.Command{Kind: generic.Create, Template: generic.Template{ID: valueIdentifier(c.GetTemplateId()), PackageName: c.GetPackageName()}, CreateArgument: arg}
 			if i+1 < len(roots) {
 				if next := nodes[roots[i+1]]; next != nil && next.GetExercise() != nil && next.GetExercise().GetContractId() == c.GetContractId() {
 					x := next.GetExercise()
 					cmd.Kind = generic.CreateAndExercise
-					cmd.Choice, cmd.ChoiceArgument = x.GetChoiceId(), x.GetChosenValue()
+					cmd.Choice = x.GetChoiceId()
+					if cmd.ChoiceArgument, err = nodeValue(roots[i+1], "chosen value", x.GetChosenValue()); err != nil {
+						return nil, err
+					}
 					i++
 				}
 			}
@@ -445,8 +484,12 @@ func (e *Engine) rootCommands(roots []string, nodes map[string]*damlpb.Node, set
 			if err := preprocess.CheckName(x.GetChoiceId()); err != nil {
 				return nil, nonConforming("node %s: choice %v", roots[i], err)
 			}
+			arg, err := nodeValue(roots[i], "chosen value", x.GetChosenValue())
+			if err != nil {
+				return nil, err
+			}
 			cmds = append(cmds, generic.Command{Kind: generic.Exercise, TemplateRef: identifierString(x.GetTemplateId()),
-				ContractID: x.GetContractId(), Choice: x.GetChoiceId(), ChoiceArgument: x.GetChosenValue()})
+				ContractID: x.GetContractId(), Choice: x.GetChoiceId(), ChoiceArgument: arg})
 		default:
 			return nil, nonConforming("root %s is neither a create nor an exercise node", roots[i])
 		}
@@ -466,6 +509,18 @@ func (e *Engine) rootCommands(roots []string, nodes map[string]*damlpb.Node, set
 	return cmds, nil
 }
 
+// nodeValue reads a value of a root node as it is written; nil stays nil.
+func nodeValue(node, what string, v *damlpb.Value) (value.Value, error) {
+	if v == nil {
+		return nil, nil
+	}
+	out, err := typed.FromProtoAsIs(v)
+	if err != nil {
+		return nil, nonConforming("node %s: the %s is not a value this node writes: %v", node, what, err)
+	}
+	return out, nil
+}
+
 // canonicalCommand replaces the arguments of a command on a typed template
 // by the values prepare makes of them, refusing a value that is not of its
 // type; build then makes the transaction prepare would have made.
@@ -473,7 +528,7 @@ func canonicalCommand(set *PackageSet, c *generic.Command) error {
 	if c.Kind != generic.Exercise {
 		arg, err := canonicalArgument(set, c.Template.ID, "", c.CreateArgument)
 		if err != nil {
-			return nonConforming("the create argument of %s is not of its type: %v", identifierString(c.Template.ID), err)
+			return nonConforming("the create argument of %s is not of its type: %v", c.Template.ID, err)
 		}
 		c.CreateArgument = arg
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ledger-cli/ledger/hashing"
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/node/generic"
 	"github.com/ledger-cli/ledger/proto/damlpb"
 	"github.com/ledger-cli/ledger/signer"
 	"google.golang.org/protobuf/proto"
@@ -62,7 +61,7 @@ func TestExecuteAcceptsSignedCreate(t *testing.T) {
 				len(tx.Archived) != 0 || len(tx.Inputs) != 0 || !tx.EffectiveAt.Equal(testNow.Truncate(time.Microsecond)) {
 				t.Fatalf("transaction %+v", tx)
 			}
-			arg, err := UnmarshalValue(tx.Created[0].Argument)
+			arg, err := unmarshalProtoValue(tx.Created[0].Argument)
 			if err != nil || !proto.Equal(arg, create.Argument) {
 				t.Fatalf("stored argument %v, %v", arg, err)
 			}
@@ -189,7 +188,7 @@ func TestExecuteRejections(t *testing.T) {
 				fields := pt.Transaction.Nodes[0].GetV1().GetCreate().Argument.GetRecord().Fields
 				for _, fl := range fields {
 					if fl.Label == "count" {
-						fl.Value = generic.Int64(4)
+						fl.Value = &damlpb.Value{Sum: &damlpb.Value_Int64{Int64: 4}}
 					}
 				}
 			})

@@ -134,13 +134,23 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 	if err != nil {
 		return nil, err
 	}
+	// The prepared transaction is written here, once: the transaction and
+	// its input contracts in the form a PreparedTransaction carries.
+	encoded, err := b.encodeTransaction()
+	if err != nil {
+		return nil, err
+	}
+	inputs, err := e.encodeInputs(b)
+	if err != nil {
+		return nil, err
+	}
 	md := &damlpb.Metadata{
 		SubmitterInfo:   &damlpb.Metadata_SubmitterInfo{ActAs: actAs, CommandId: req.CommandID},
 		SynchronizerId:  e.cfg.SynchronizerID,
 		MediatorGroup:   0,
 		TransactionUuid: txUUID.String(),
 		PreparationTime: uint64(now.UnixMicro()),
-		InputContracts:  b.inputs,
+		InputContracts:  inputs,
 	}
 	if minLET != nil {
 		v := uint64(minLET.UnixMicro())
@@ -153,12 +163,12 @@ func (e *Engine) Prepare(ctx context.Context, req ledgerapi.PrepareSubmissionReq
 		v := uint64(req.MaxRecordTime.Time.UnixMicro())
 		md.MaxRecordTime = &v
 	}
-	pt := &damlpb.PreparedTransaction{Transaction: b.tx, Metadata: md}
+	pt := &damlpb.PreparedTransaction{Transaction: encoded, Metadata: md}
 	raw, err := proto.MarshalOptions{Deterministic: true}.Marshal(pt)
 	if err != nil {
 		return nil, err
 	}
-	if msg := unhashable(scheme, b.tx); msg != "" {
+	if msg := unhashable(scheme, encoded); msg != "" {
 		return nil, failedToPrepare("%s", msg)
 	}
 	wantTrace := req.VerboseHashing && !e.cfg.DisableVerboseHashing

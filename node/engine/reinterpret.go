@@ -109,7 +109,7 @@ func (e *Engine) reinterpret(ctx context.Context, pt *damlpb.PreparedTransaction
 	case r.Difference != nil:
 		return nil, notConformant("%s", r.Difference.Reason())
 	}
-	b, err := e.builtOf(r.Result, r.Transaction, view.read, set, true)
+	b, err := e.builtOf(r.Result, view.read, set, true)
 	if err != nil {
 		return nil, err
 	}

@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"errors"
 
+	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/proto/damlpb"
-	"google.golang.org/protobuf/proto"
 )
 
 // CreateArgument converts create arguments: a JSON object, which becomes a
 // record whose type id is the template.
-func CreateArgument(raw []byte, path string, check PartyCheck, budget *int, tmpl *damlpb.Identifier) (*damlpb.Value, error) {
+func CreateArgument(raw []byte, path string, check PartyCheck, budget *int, tmpl *value.Identifier) (value.Value, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return nil, ledgerapi.MissingCommandField("create_arguments")
 	}
@@ -19,18 +18,19 @@ func CreateArgument(raw []byte, path string, check PartyCheck, budget *int, tmpl
 	if err != nil {
 		return nil, ArgumentError(err)
 	}
-	r, ok := v.Sum.(*damlpb.Value_Record)
+	r, ok := v.(*value.Record)
 	if !ok {
 		return nil, ledgerapi.PreprocessingFailed("%s: the create arguments must be a JSON object (a record)", path)
 	}
-	r.Record.RecordId = proto.Clone(tmpl).(*damlpb.Identifier)
-	return v, nil
+	id := *tmpl
+	r.TypeCon = &id
+	return r, nil
 }
 
 // ChoiceArgument converts a choice argument. A JSON object becomes a record
 // whose type id is the choice (Module:Choice of the template's package) when
 // the template is known here (createAndExercise); null is an empty optional.
-func ChoiceArgument(raw []byte, path string, check PartyCheck, budget *int, tmpl *damlpb.Identifier, choice string) (*damlpb.Value, error) {
+func ChoiceArgument(raw []byte, path string, check PartyCheck, budget *int, tmpl *value.Identifier, choice string) (value.Value, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, ledgerapi.MissingCommandField("choice_argument")
 	}
@@ -38,8 +38,8 @@ func ChoiceArgument(raw []byte, path string, check PartyCheck, budget *int, tmpl
 	if err != nil {
 		return nil, ArgumentError(err)
 	}
-	if r, ok := v.Sum.(*damlpb.Value_Record); ok && tmpl != nil {
-		r.Record.RecordId = &damlpb.Identifier{PackageId: tmpl.PackageId, ModuleName: tmpl.ModuleName, EntityName: choice}
+	if r, ok := v.(*value.Record); ok && tmpl != nil {
+		r.TypeCon = &value.Identifier{PackageID: tmpl.PackageID, ModuleName: tmpl.ModuleName, EntityName: choice}
 	}
 	return v, nil
 }

@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strconv"
 
+	"github.com/ledger-cli/ledger/daml/tx"
+	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/node/events"
 	"github.com/ledger-cli/ledger/node/ledger"
-	"github.com/ledger-cli/ledger/proto/damlpb"
-	"google.golang.org/protobuf/proto"
 )
 
 // LFVersion is the Daml-LF serialization version of every node of the
@@ -28,16 +27,16 @@ const (
 	CreateAndExercise
 )
 
-// Command is a validated command of the model, its arguments the protobuf
-// values the model writes into its transactions.
+// Command is a validated command of the model, its arguments the values
+// the model writes into its transactions.
 type Command struct {
 	Kind           Kind
 	Template       Template // Create, CreateAndExercise
 	TemplateRef    string   // Exercise: the template id as the command wrote it
 	ContractID     string   // Exercise
 	Choice         string
-	CreateArgument *damlpb.Value
-	ChoiceArgument *damlpb.Value
+	CreateArgument value.Value
+	ChoiceArgument value.Value
 }
 
 // Ledger is what the builder reads beside the commands.
@@ -45,12 +44,9 @@ type Ledger interface {
 	// Contract is the contract a command exercises, nil when there is
 	// none (a disclosed contract's authenticated copy before the store's).
 	Contract(ctx context.Context, id string) (*ledger.Contract, error)
-	// InputContract is the prepared transaction's metadata entry of a
-	// contract the transaction uses.
-	InputContract(c *ledger.Contract) (*damlpb.Metadata_InputContract, error)
 	// ArgumentJSON renders a create argument (choice "") or a choice
 	// argument as events show it.
-	ArgumentJSON(tmplID *damlpb.Identifier, choice string, arg *damlpb.Value) (json.RawMessage, error)
+	ArgumentJSON(tmplID *value.Identifier, choice string, arg value.Value) (json.RawMessage, error)
 }
 
 // Options say how the builder treats existing contracts.
@@ -66,10 +62,15 @@ type Options struct {
 
 // Transaction is the transaction the commands make.
 type Transaction struct {
-	Tx      *damlpb.DamlTransaction
-	Inputs  []*damlpb.Metadata_InputContract // sorted by contract id
-	Nodes   []events.Node                    // pre-order, index = node id
-	Created []ledger.Contract                // CreatedAt left zero; create i is root Created[i].NodeID
+	Tx *tx.Transaction
+	// Inputs are the pre-existing contracts it exercises, sorted by
+	// contract id.
+	Inputs []*ledger.Contract
+	Nodes  []events.Node // pre-order, index = node id
+	// Created are the contracts it creates, CreatedAt and Argument left
+	// zero: create i is root Created[i].NodeID, whose node holds its
+	// argument (the store's encoding of it is the node's to make).
+	Created []ledger.Contract
 	// Archived are the contracts it archives; Used the pre-existing
 	// contracts it exercises without archiving them.
 	Archived []string
@@ -92,10 +93,10 @@ func modelErrorf(format string, args ...any) error {
 // seed gives the 32-byte seed of a node.
 func Build(ctx context.Context, cmds []Command, actAs []string, seed func(nodeID int32) ([]byte, error), l Ledger, opt Options) (Transaction, error) {
 	// b stays on the stack: Build returns a copy.
-	b := &Transaction{Tx: &damlpb.DamlTransaction{Version: LFVersion}}
+	b := &Transaction{Tx: &tx.Transaction{Version: LFVersion}}
 	local := map[string]*ledger.Contract{} // created in this transaction
 	consumed := map[string]bool{}
-	inputs := map[string]*damlpb.Metadata_InputContract{}
+	inputs := map[string]*ledger.Contract{}
 	usedSet := map[string]bool{}
 	for _, cmd := range cmds {
 		switch cmd.Kind {
@@ -176,19 +177,19 @@ func (e *WrongTemplateError) Error() string {
 
 func (b *Transaction) nextID() int32 { return int32(len(b.Nodes)) }
 
-func (b *Transaction) addNode(id int32, n *damlpb.Node, seed []byte) {
-	sid := strconv.Itoa(int(id))
-	b.Tx.Roots = append(b.Tx.Roots, sid)
-	b.Tx.Nodes = append(b.Tx.Nodes, &damlpb.DamlTransaction_Node{
-		NodeId:        sid,
-		VersionedNode: &damlpb.DamlTransaction_Node_V1{V1: n},
-	})
-	b.Tx.NodeSeeds = append(b.Tx.NodeSeeds, &damlpb.DamlTransaction_NodeSeed{NodeId: id, Seed: seed})
+func (b *Transaction) addNode(id int32, n tx.Node, seed []byte) error {
+	if len(seed) != len(tx.Hash{}) {
+		return fmt.Errorf("node %d: a seed has %d bytes, not %d", id, len(seed), len(tx.Hash{}))
+	}
+	b.Tx.Roots = append(b.Tx.Roots, tx.NodeID(id))
+	b.Tx.Nodes = append(b.Tx.Nodes, n)
+	b.Tx.Seeds = append(b.Tx.Seeds, tx.NodeSeed{Node: tx.NodeID(id), Seed: tx.Hash(seed)})
+	return nil
 }
 
 // create adds a create node and returns the new contract id.
-func (b *Transaction) create(t Template, arg *damlpb.Value, actAs []string, seed func(int32) ([]byte, error), local map[string]*ledger.Contract, l Ledger) (string, error) {
-	if _, ok := arg.GetSum().(*damlpb.Value_Record); !ok {
+func (b *Transaction) create(t Template, arg value.Value, actAs []string, seed func(int32) ([]byte, error), local map[string]*ledger.Contract, l Ledger) (string, error) {
+	if _, ok := arg.(*value.Record); !ok {
 		return "", modelErrorf("the create argument of %s must be a record (a JSON object)", t)
 	}
 	id := b.nextID()
@@ -207,18 +208,16 @@ func (b *Transaction) create(t Template, arg *damlpb.Value, actAs []string, seed
 	}
 	PartiesIn(arg, set)
 	stakeholders := sortedSet(set)
-	node := &damlpb.Node{NodeType: &damlpb.Node_Create{Create: &damlpb.Create{
-		LfVersion:    LFVersion,
-		ContractId:   cid,
+	node := &tx.Create{
+		Version:      LFVersion,
+		ContractID:   value.ContractID(cid),
 		PackageName:  t.PackageName,
-		TemplateId:   t.ID,
+		TemplateID:   t.ID,
 		Argument:     arg,
 		Signatories:  signatories,
 		Stakeholders: stakeholders,
-	}}}
-	b.addNode(id, node, s)
-	argBytes, err := MarshalValue(arg)
-	if err != nil {
+	}
+	if err := b.addNode(id, node, s); err != nil {
 		return "", err
 	}
 	argJSON, err := l.ArgumentJSON(t.ID, "", arg)
@@ -229,7 +228,6 @@ func (b *Transaction) create(t Template, arg *damlpb.Value, actAs []string, seed
 		ContractID:   cid,
 		TemplateID:   t.String(),
 		PackageName:  t.PackageName,
-		Argument:     argBytes,
 		Signatories:  signatories,
 		Stakeholders: stakeholders,
 		NodeID:       id,
@@ -247,7 +245,7 @@ func (b *Transaction) create(t Template, arg *damlpb.Value, actAs []string, seed
 
 // exercise adds an exercise node on contract c (no children, unit result).
 func (b *Transaction) exercise(ctx context.Context, c *ledger.Contract, tmplRef string, cmd Command, actAs []string, seed func(int32) ([]byte, error),
-	consumed map[string]bool, inputs map[string]*damlpb.Metadata_InputContract, used map[string]bool, isLocal bool, l Ledger, opt Options) error {
+	consumed map[string]bool, inputs map[string]*ledger.Contract, used map[string]bool, isLocal bool, l Ledger, opt Options) error {
 	if consumed[c.ContractID] {
 		return opt.Inactive(c.ContractID)
 	}
@@ -262,23 +260,22 @@ func (b *Transaction) exercise(ctx context.Context, c *ledger.Contract, tmplRef 
 	}
 	consuming := !opt.Nonconsuming[cmd.Choice]
 	acting := append([]string(nil), actAs...)
-	result := Unit()
-	node := &damlpb.Node{NodeType: &damlpb.Node_Exercise{Exercise: &damlpb.Exercise{
-		LfVersion:       LFVersion,
-		ContractId:      c.ContractID,
-		PackageName:     c.PackageName,
-		TemplateId:      tid,
-		Signatories:     c.Signatories,
-		Stakeholders:    c.Stakeholders,
-		ActingParties:   acting,
-		ChoiceId:        cmd.Choice,
-		ChosenValue:     cmd.ChoiceArgument,
-		Consuming:       consuming,
-		ExerciseResult:  result,
-		Children:        nil,
-		ChoiceObservers: nil,
-	}}}
-	b.addNode(id, node, s)
+	node := &tx.Exercise{
+		Version:       LFVersion,
+		ContractID:    value.ContractID(c.ContractID),
+		PackageName:   c.PackageName,
+		TemplateID:    tid,
+		Signatories:   c.Signatories,
+		Stakeholders:  c.Stakeholders,
+		ActingParties: acting,
+		Choice:        cmd.Choice,
+		ChosenValue:   cmd.ChoiceArgument,
+		Consuming:     consuming,
+		Result:        Unit(),
+	}
+	if err := b.addNode(id, node, s); err != nil {
+		return err
+	}
 	argJSON, err := l.ArgumentJSON(tid, cmd.Choice, cmd.ChoiceArgument)
 	if err != nil {
 		return modelErrorf("choice argument: %v", err)
@@ -296,13 +293,7 @@ func (b *Transaction) exercise(ctx context.Context, c *ledger.Contract, tmplRef 
 	}
 	if !isLocal {
 		used[c.ContractID] = true
-		if inputs[c.ContractID] == nil {
-			ic, err := l.InputContract(c)
-			if err != nil {
-				return err
-			}
-			inputs[c.ContractID] = ic
-		}
+		inputs[c.ContractID] = c
 	}
 	return nil
 }
@@ -314,19 +305,4 @@ func sortedSet(set map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// MarshalValue encodes a Daml value as deterministic binary protobuf, the
-// form Contract.Argument holds.
-func MarshalValue(v *damlpb.Value) ([]byte, error) {
-	return proto.MarshalOptions{Deterministic: true}.Marshal(v)
-}
-
-// UnmarshalValue decodes Contract.Argument.
-func UnmarshalValue(b []byte) (*damlpb.Value, error) {
-	v := &damlpb.Value{}
-	if err := proto.Unmarshal(b, v); err != nil {
-		return nil, fmt.Errorf("create argument does not decode: %w", err)
-	}
-	return v, nil
 }

@@ -8,10 +8,11 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ledger-cli/ledger/daml/tx"
+	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/events"
 	"github.com/ledger-cli/ledger/node/ledger"
-	"github.com/ledger-cli/ledger/proto/damlpb"
 )
 
 // testLedger holds contracts by id; it renders arguments by the generic rule.
@@ -21,11 +22,7 @@ func (l testLedger) Contract(_ context.Context, id string) (*ledger.Contract, er
 	return l[id], nil
 }
 
-func (l testLedger) InputContract(c *ledger.Contract) (*damlpb.Metadata_InputContract, error) {
-	return &damlpb.Metadata_InputContract{Contract: &damlpb.Metadata_InputContract_V1{V1: &damlpb.Create{ContractId: c.ContractID}}}, nil
-}
-
-func (testLedger) ArgumentJSON(_ *damlpb.Identifier, _ string, arg *damlpb.Value) (json.RawMessage, error) {
+func (testLedger) ArgumentJSON(_ *value.Identifier, _ string, arg value.Value) (json.RawMessage, error) {
 	return ValueToJSON(arg)
 }
 
@@ -68,13 +65,14 @@ func TestBuildCreateAndExercise(t *testing.T) {
 		readCommand(t, ledgerapi.Command{Create: &ledgerapi.CreateCommand{TemplateID: "#p:M:T", CreateArguments: []byte(`{"owner":"bob::1220","n":1}`)}}),
 		readCommand(t, ledgerapi.Command{Exercise: &ledgerapi.ExerciseCommand{TemplateID: "#p:M:T", ContractID: stored.ContractID, Choice: "Look", ChoiceArgument: []byte(`{}`)}}),
 	}
-	tx, err := Build(context.Background(), cmds, []string{"alice::1220"}, seedOf, l, Options{Nonconsuming: map[string]bool{"Look": true}})
+	tr, err := Build(context.Background(), cmds, []string{"alice::1220"}, seedOf, l, Options{Nonconsuming: map[string]bool{"Look": true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := tx.Tx.GetRoots(); !slices.Equal(got, []string{"0", "1"}) || tx.Tx.GetVersion() != LFVersion {
-		t.Fatalf("roots %v, version %q", got, tx.Tx.GetVersion())
+	if got := tr.Tx.Roots; !slices.Equal(got, []tx.NodeID{0, 1}) || tr.Tx.Version != LFVersion || len(tr.Tx.Seeds) != 2 {
+		t.Fatalf("roots %v, version %q, seeds %v", got, tr.Tx.Version, tr.Tx.Seeds)
 	}
+	tx := tr
 	c := tx.Created[0]
 	if !slices.Equal(c.Signatories, []string{"alice::1220"}) || !slices.Equal(c.Stakeholders, []string{"alice::1220", "bob::1220"}) || c.NodeID != 0 {
 		t.Errorf("created %+v", c)
@@ -82,7 +80,7 @@ func TestBuildCreateAndExercise(t *testing.T) {
 	if len(tx.Nodes) != 2 || tx.Nodes[1].Kind != events.KindExercise || tx.Nodes[1].Consuming {
 		t.Errorf("nodes %+v", tx.Nodes)
 	}
-	if !slices.Equal(tx.Used, []string{stored.ContractID}) || len(tx.Archived) != 0 || len(tx.Inputs) != 1 {
+	if !slices.Equal(tx.Used, []string{stored.ContractID}) || len(tx.Archived) != 0 || len(tx.Inputs) != 1 || tx.Inputs[0] != stored {
 		t.Errorf("used %v, archived %v, inputs %d", tx.Used, tx.Archived, len(tx.Inputs))
 	}
 

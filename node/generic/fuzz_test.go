@@ -3,6 +3,7 @@ package generic
 import (
 	"testing"
 
+	"github.com/ledger-cli/ledger/daml/typed"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -29,8 +30,22 @@ func FuzzValueFromJSON(f *testing.F) {
 		if _, err := ValueFromJSON(out, "arg", testPartyCheck); err != nil {
 			t.Fatalf("rendered JSON %s does not convert: %v", out, err)
 		}
-		if _, err := (proto.MarshalOptions{Deterministic: true}).Marshal(v); err != nil {
+		pv, err := typed.ToProtoAsIs(v)
+		if err != nil {
 			t.Fatal(err)
+		}
+		if _, err := (proto.MarshalOptions{Deterministic: true}).Marshal(pv); err != nil {
+			t.Fatal(err)
+		}
+		// What execute reads back from a prepared transaction is what
+		// prepare wrote.
+		back, err := typed.FromProtoAsIs(pv)
+		if err != nil {
+			t.Fatalf("written value does not read back: %v", err)
+		}
+		again, err := typed.ToProtoAsIs(back)
+		if err != nil || !proto.Equal(again, pv) {
+			t.Fatalf("value read back writes %v, not %v (%v)", again, pv, err)
 		}
 	})
 }

@@ -5,20 +5,20 @@ import (
 	"encoding/hex"
 	"fmt"
 
+	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node/ledger"
-	"github.com/ledger-cli/ledger/proto/damlpb"
 )
 
 // Template is a template identifier the model resolved.
 type Template struct {
-	ID          *damlpb.Identifier // package id form
+	ID          *value.Identifier // package id form
 	PackageName string
 }
 
 // String prints pkg:Module:Entity.
 func (t Template) String() string {
-	return t.ID.GetPackageId() + ":" + t.ID.GetModuleName() + ":" + t.ID.GetEntityName()
+	return t.ID.String()
 }
 
 // PackageIDForName is the package id the node gives a package named by name
@@ -44,7 +44,7 @@ func ResolveTemplate(t ledgerapi.TemplateID, preference []string, names map[stri
 			}
 		}
 		return Template{
-			ID:          &damlpb.Identifier{PackageId: pkgID, ModuleName: t.Module, EntityName: t.Entity},
+			ID:          &value.Identifier{PackageID: pkgID, ModuleName: t.Module, EntityName: t.Entity},
 			PackageName: t.PackageName,
 		}
 	}
@@ -53,7 +53,7 @@ func ResolveTemplate(t ledgerapi.TemplateID, preference []string, names map[stri
 		name = n
 	}
 	return Template{
-		ID:          &damlpb.Identifier{PackageId: t.PackageID, ModuleName: t.Module, EntityName: t.Entity},
+		ID:          &value.Identifier{PackageID: t.PackageID, ModuleName: t.Module, EntityName: t.Entity},
 		PackageName: name,
 	}
 }
@@ -87,7 +87,7 @@ func ContractIDFromSeed(seed []byte) string {
 }
 
 // ParseIdentifier reads "pkg:Module:Entity" (package id form only).
-func ParseIdentifier(s string) (*damlpb.Identifier, error) {
+func ParseIdentifier(s string) (*value.Identifier, error) {
 	t, err := ledgerapi.ParseTemplateID(s)
 	if err != nil {
 		return nil, err
@@ -95,5 +95,5 @@ func ParseIdentifier(s string) (*damlpb.Identifier, error) {
 	if t.ByName() {
 		return nil, fmt.Errorf("template id %q names its package by name; stored ids use the package id", s)
 	}
-	return &damlpb.Identifier{PackageId: t.PackageID, ModuleName: t.Module, EntityName: t.Entity}, nil
+	return &value.Identifier{PackageID: t.PackageID, ModuleName: t.Module, EntityName: t.Entity}, nil
 }

@@ -4,10 +4,12 @@
 // and their arguments (commands.go, arguments.go), template ids and
 // contract ids (templates.go), and the transactions the commands make
 // (build.go); the model is documented in full in node/engine's package
-// documentation ("The generic contract model"). Its values are protobuf
-// values (damlpb), the form the model writes into its prepared
-// transactions and the store keeps; the node gives it contracts through
-// Ledger.
+// documentation ("The generic contract model"). Its values are the
+// engine's (daml/value) and its transactions daml/tx transactions, as the
+// interpreter makes them; they carry no types, so the node writes them
+// as they are (typed.ToProtoAsIs: every record field kept) where a
+// prepared transaction or a stored argument is made. The node gives it
+// contracts through Ledger.
 package generic
 
 import (
@@ -23,9 +25,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/ledger-cli/ledger/daml/engine/preprocess"
+	"github.com/ledger-cli/ledger/daml/value"
 	"github.com/ledger-cli/ledger/ledgerapi"
-	"github.com/ledger-cli/ledger/proto/damlpb"
-	"google.golang.org/protobuf/types/known/emptypb"
 )
 
 // MaxValueNesting is Daml's limit on nested values; deeper JSON is refused.
@@ -59,14 +60,14 @@ type PartyCheck func(party string) (bool, error)
 // sorted, arrays lists, strings parties (when check knows them) or text,
 // numbers int64 or numeric, booleans bool, null an empty optional. path names
 // the value in errors. check may be nil (no string is a party).
-func ValueFromJSON(raw []byte, path string, check PartyCheck) (*damlpb.Value, error) {
+func ValueFromJSON(raw []byte, path string, check PartyCheck) (value.Value, error) {
 	budget := preprocess.DefaultMaxValueNodes
 	return valueFromJSON(raw, path, check, &budget)
 }
 
 // valueFromJSON is ValueFromJSON drawing on budget, the number of values the
 // request may still hold; it fails once the budget is spent.
-func valueFromJSON(raw []byte, path string, check PartyCheck, budget *int) (*damlpb.Value, error) {
+func valueFromJSON(raw []byte, path string, check PartyCheck, budget *int) (value.Value, error) {
 	c := converter{check: check, budget: budget}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -85,7 +86,7 @@ type converter struct {
 	budget *int
 }
 
-func (c *converter) value(dec *json.Decoder, path string, depth int) (*damlpb.Value, error) {
+func (c *converter) value(dec *json.Decoder, path string, depth int) (value.Value, error) {
 	if depth > MaxValueNesting {
 		return nil, &ValueError{Path: path, Reason: fmt.Sprintf("value nested deeper than Daml's limit of %d", MaxValueNesting)}
 	}
@@ -102,7 +103,7 @@ func (c *converter) value(dec *json.Decoder, path string, depth int) (*damlpb.Va
 		case '{':
 			return c.record(dec, path, depth)
 		case '[':
-			var elems []*damlpb.Value
+			var elems []value.Value
 			for i := 0; dec.More(); i++ {
 				e, err := c.value(dec, fmt.Sprintf("%s[%d]", path, i), depth+1)
 				if err != nil {
@@ -113,13 +114,13 @@ func (c *converter) value(dec *json.Decoder, path string, depth int) (*damlpb.Va
 			if _, err := dec.Token(); err != nil {
 				return nil, &ValueError{Path: path, Reason: "malformed JSON: " + jsonReason(err)}
 			}
-			return &damlpb.Value{Sum: &damlpb.Value_List{List: &damlpb.List{Elements: elems}}}, nil
+			return value.NewList(elems...), nil
 		}
 		return nil, &ValueError{Path: path, Reason: fmt.Sprintf("unexpected %q", t)}
 	case nil:
-		return &damlpb.Value{Sum: &damlpb.Value_Optional{Optional: &damlpb.Optional{}}}, nil
+		return value.None, nil
 	case bool:
-		return &damlpb.Value{Sum: &damlpb.Value_Bool{Bool: t}}, nil
+		return value.Bool(t), nil
 	case json.Number:
 		return numberValue(string(t), path)
 	case string:
@@ -130,8 +131,8 @@ func (c *converter) value(dec *json.Decoder, path string, depth int) (*damlpb.Va
 
 // record reads the members of an object (after its '{') into a record whose
 // fields are sorted by label, so that the same JSON gives the same value.
-func (c *converter) record(dec *json.Decoder, path string, depth int) (*damlpb.Value, error) {
-	var fields []*damlpb.RecordField
+func (c *converter) record(dec *json.Decoder, path string, depth int) (value.Value, error) {
+	var fields []value.Field
 	seen := map[string]bool{}
 	for dec.More() {
 		tok, err := dec.Token()
@@ -151,16 +152,16 @@ func (c *converter) record(dec *json.Decoder, path string, depth int) (*damlpb.V
 		if err != nil {
 			return nil, err
 		}
-		fields = append(fields, &damlpb.RecordField{Label: key, Value: v})
+		fields = append(fields, value.Field{Label: key, Value: v})
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, &ValueError{Path: path, Reason: "malformed JSON: " + jsonReason(err)}
 	}
 	sort.Slice(fields, func(i, j int) bool { return fields[i].Label < fields[j].Label })
-	return &damlpb.Value{Sum: &damlpb.Value_Record{Record: &damlpb.Record{Fields: fields}}}, nil
+	return &value.Record{Fields: fields}, nil
 }
 
-func (c *converter) stringValue(s, path string) (*damlpb.Value, error) {
+func (c *converter) stringValue(s, path string) (value.Value, error) {
 	if !utf8.ValidString(s) {
 		return nil, &ValueError{Path: path, Reason: "text is not valid UTF-8"}
 	}
@@ -170,10 +171,10 @@ func (c *converter) stringValue(s, path string) (*damlpb.Value, error) {
 			return nil, err
 		}
 		if known {
-			return &damlpb.Value{Sum: &damlpb.Value_Party{Party: s}}, nil
+			return value.Party(s), nil
 		}
 	}
-	return &damlpb.Value{Sum: &damlpb.Value_Text{Text: s}}, nil
+	return value.Text(s), nil
 }
 
 // looksLikeParty is a cheap filter before asking the party directory:
@@ -192,7 +193,7 @@ var checkName = preprocess.CheckName
 // numberValue converts JSON number text. Integers that fit int64 become
 // int64; everything else becomes a numeric in canonical form, with the scale
 // the text has after any exponent moved the point.
-func numberValue(text, path string) (*damlpb.Value, error) {
+func numberValue(text, path string) (value.Value, error) {
 	neg, intPart, frac, exp, ok := splitNumber(text)
 	if !ok {
 		return nil, &ValueError{Path: path, Reason: fmt.Sprintf("number %q is malformed", clip(text))}
@@ -206,7 +207,7 @@ func numberValue(text, path string) (*damlpb.Value, error) {
 		if scale > numericMaxScale {
 			return nil, &ValueError{Path: path, Reason: fmt.Sprintf("number %q has scale %d, above Daml's maximum of %d", clip(text), scale, numericMaxScale)}
 		}
-		return numeric("0." + strings.Repeat("0", int(scale))), nil
+		return numeric("0." + strings.Repeat("0", int(scale)))
 	}
 	if scale > numericMaxScale {
 		return nil, &ValueError{Path: path, Reason: fmt.Sprintf("number %q has scale %d, above Daml's maximum of %d", clip(text), scale, numericMaxScale)}
@@ -224,7 +225,7 @@ func numberValue(text, path string) (*damlpb.Value, error) {
 		if n, err := strconv.ParseInt(sign+whole, 10, 64); err == nil {
 			return Int64(n), nil
 		}
-		return numeric(sign + whole + "."), nil
+		return numeric(sign + whole + ".")
 	}
 	// A fraction remains: integer digits, point, scale digits.
 	all := intPart + frac
@@ -248,7 +249,7 @@ func numberValue(text, path string) (*damlpb.Value, error) {
 	if neg {
 		sign = "-" // digits != "" so this is not negative zero
 	}
-	return numeric(sign + whole + "." + fraction), nil
+	return numeric(sign + whole + "." + fraction)
 }
 
 // splitNumber parses JSON number syntax: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
@@ -306,18 +307,13 @@ func splitNumber(s string) (neg bool, intPart, frac string, exp int64, ok bool) 
 }
 
 // Int64 is the Daml int64 n.
-func Int64(n int64) *damlpb.Value {
-	return &damlpb.Value{Sum: &damlpb.Value_Int64{Int64: n}}
-}
+func Int64(n int64) value.Value { return value.Int64(n) }
 
-func numeric(s string) *damlpb.Value {
-	return &damlpb.Value{Sum: &damlpb.Value_Numeric{Numeric: s}}
-}
+// numeric reads the canonical numeric text the converter makes.
+func numeric(s string) (value.Value, error) { return value.ParseNumeric(s) }
 
 // Unit is the Daml unit value, the result of every choice of the model.
-func Unit() *damlpb.Value {
-	return &damlpb.Value{Sum: &damlpb.Value_Unit{Unit: &emptypb.Empty{}}}
-}
+func Unit() value.Value { return value.Unit{} }
 
 // ValueToJSON renders a Daml value as Daml-LF JSON, the way the JSON API
 // shows create arguments, choice arguments and results: records as objects
@@ -328,7 +324,7 @@ func Unit() *damlpb.Value {
 // as {"tag","value"}, enums as their constructor, an empty optional as null
 // and nested optionals as Daml-LF JSON nests them (Some None is [],
 // Some (Some x) is [x]).
-func ValueToJSON(v *damlpb.Value) (json.RawMessage, error) {
+func ValueToJSON(v value.Value) (json.RawMessage, error) {
 	var b bytes.Buffer
 	if err := writeValue(&b, v, 0); err != nil {
 		return nil, err
@@ -336,97 +332,96 @@ func ValueToJSON(v *damlpb.Value) (json.RawMessage, error) {
 	return b.Bytes(), nil
 }
 
-func writeValue(b *bytes.Buffer, v *damlpb.Value, depth int) error {
+func writeValue(b *bytes.Buffer, v value.Value, depth int) error {
 	if depth > MaxValueNesting {
 		return fmt.Errorf("value nested deeper than %d", MaxValueNesting)
 	}
-	if v == nil {
-		return errors.New("value is not set")
-	}
-	switch s := v.Sum.(type) {
-	case *damlpb.Value_Unit:
+	switch s := v.(type) {
+	case value.Unit:
 		b.WriteString("{}")
-	case *damlpb.Value_Bool:
-		b.WriteString(strconv.FormatBool(s.Bool))
-	case *damlpb.Value_Int64:
-		writeString(b, strconv.FormatInt(s.Int64, 10))
-	case *damlpb.Value_Numeric:
-		writeString(b, strings.TrimSuffix(s.Numeric, "."))
-	case *damlpb.Value_Date:
-		writeString(b, time.Unix(int64(s.Date)*86400, 0).UTC().Format("2006-01-02"))
-	case *damlpb.Value_Timestamp:
-		writeString(b, time.UnixMicro(s.Timestamp).UTC().Format("2006-01-02T15:04:05.999999Z"))
-	case *damlpb.Value_Party:
-		writeString(b, s.Party)
-	case *damlpb.Value_Text:
-		writeString(b, s.Text)
-	case *damlpb.Value_ContractId:
-		writeString(b, s.ContractId)
-	case *damlpb.Value_Optional:
-		return writeOptional(b, s.Optional, depth)
-	case *damlpb.Value_List:
+	case value.Bool:
+		b.WriteString(strconv.FormatBool(bool(s)))
+	case value.Int64:
+		writeString(b, strconv.FormatInt(int64(s), 10))
+	case value.Numeric:
+		writeString(b, strings.TrimSuffix(s.String(), "."))
+	case value.Date:
+		writeString(b, time.Unix(int64(s)*86400, 0).UTC().Format("2006-01-02"))
+	case value.Timestamp:
+		writeString(b, time.UnixMicro(int64(s)).UTC().Format("2006-01-02T15:04:05.999999Z"))
+	case value.Party:
+		writeString(b, string(s))
+	case value.Text:
+		writeString(b, string(s))
+	case value.ContractID:
+		writeString(b, string(s))
+	case value.Optional:
+		return writeOptional(b, s, depth)
+	case *value.List:
 		b.WriteByte('[')
-		for i, e := range s.List.GetElements() {
+		i := 0
+		for e := range s.All() {
 			if i > 0 {
 				b.WriteByte(',')
 			}
+			i++
 			if err := writeValue(b, e, depth+1); err != nil {
 				return err
 			}
 		}
 		b.WriteByte(']')
-	case *damlpb.Value_TextMap:
+	case *value.TextMap:
 		b.WriteByte('{')
-		for i, e := range s.TextMap.GetEntries() {
+		for i, e := range s.Entries() {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			writeString(b, e.GetKey())
+			writeString(b, e.Key)
 			b.WriteByte(':')
-			if err := writeValue(b, e.GetValue(), depth+1); err != nil {
+			if err := writeValue(b, e.Value, depth+1); err != nil {
 				return err
 			}
 		}
 		b.WriteByte('}')
-	case *damlpb.Value_GenMap:
+	case *value.GenMap:
 		b.WriteByte('[')
-		for i, e := range s.GenMap.GetEntries() {
+		for i, e := range s.Entries() {
 			if i > 0 {
 				b.WriteByte(',')
 			}
 			b.WriteByte('[')
-			if err := writeValue(b, e.GetKey(), depth+1); err != nil {
+			if err := writeValue(b, e.Key, depth+1); err != nil {
 				return err
 			}
 			b.WriteByte(',')
-			if err := writeValue(b, e.GetValue(), depth+1); err != nil {
+			if err := writeValue(b, e.Value, depth+1); err != nil {
 				return err
 			}
 			b.WriteByte(']')
 		}
 		b.WriteByte(']')
-	case *damlpb.Value_Record:
-		return writeRecord(b, s.Record, depth)
-	case *damlpb.Value_Variant:
+	case *value.Record:
+		return writeRecord(b, s, depth)
+	case *value.Variant:
 		b.WriteString(`{"tag":`)
-		writeString(b, s.Variant.GetConstructor())
+		writeString(b, s.Constructor)
 		b.WriteString(`,"value":`)
-		if err := writeValue(b, s.Variant.GetValue(), depth+1); err != nil {
+		if err := writeValue(b, s.Value, depth+1); err != nil {
 			return err
 		}
 		b.WriteByte('}')
-	case *damlpb.Value_Enum:
-		writeString(b, s.Enum.GetConstructor())
+	case *value.Enum:
+		writeString(b, s.Constructor)
 	default:
 		return errors.New("value is not set")
 	}
 	return nil
 }
 
-func writeRecord(b *bytes.Buffer, r *damlpb.Record, depth int) error {
+func writeRecord(b *bytes.Buffer, r *value.Record, depth int) error {
 	labelled := true
-	for _, f := range r.GetFields() {
-		if f.GetLabel() == "" {
+	for _, f := range r.Fields {
+		if f.Label == "" {
 			labelled = false
 		}
 	}
@@ -435,15 +430,15 @@ func writeRecord(b *bytes.Buffer, r *damlpb.Record, depth int) error {
 		open, closing = '[', ']'
 	}
 	b.WriteByte(open)
-	for i, f := range r.GetFields() {
+	for i, f := range r.Fields {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		if labelled {
-			writeString(b, f.GetLabel())
+			writeString(b, f.Label)
 			b.WriteByte(':')
 		}
-		if err := writeValue(b, f.GetValue(), depth+1); err != nil {
+		if err := writeValue(b, f.Value, depth+1); err != nil {
 			return err
 		}
 	}
@@ -451,19 +446,19 @@ func writeRecord(b *bytes.Buffer, r *damlpb.Record, depth int) error {
 	return nil
 }
 
-func writeOptional(b *bytes.Buffer, o *damlpb.Optional, depth int) error {
-	inner := o.GetValue()
+func writeOptional(b *bytes.Buffer, o value.Optional, depth int) error {
+	inner := o.Value
 	if inner == nil {
 		b.WriteString("null")
 		return nil
 	}
-	if io, nested := inner.Sum.(*damlpb.Value_Optional); nested {
-		if io.Optional.GetValue() == nil {
+	if io, nested := inner.(value.Optional); nested {
+		if io.Value == nil {
 			b.WriteString("[]")
 			return nil
 		}
 		b.WriteByte('[')
-		if err := writeOptional(b, io.Optional, depth+1); err != nil {
+		if err := writeOptional(b, io, depth+1); err != nil {
 			return err
 		}
 		b.WriteByte(']')
@@ -478,33 +473,33 @@ func writeString(b *bytes.Buffer, s string) {
 }
 
 // PartiesIn adds every party value inside v to set.
-func PartiesIn(v *damlpb.Value, set map[string]bool) {
-	switch s := v.GetSum().(type) {
-	case *damlpb.Value_Party:
-		set[s.Party] = true
-	case *damlpb.Value_Optional:
-		if s.Optional.GetValue() != nil {
-			PartiesIn(s.Optional.GetValue(), set)
+func PartiesIn(v value.Value, set map[string]bool) {
+	switch s := v.(type) {
+	case value.Party:
+		set[string(s)] = true
+	case value.Optional:
+		if s.Value != nil {
+			PartiesIn(s.Value, set)
 		}
-	case *damlpb.Value_List:
-		for _, e := range s.List.GetElements() {
+	case *value.List:
+		for e := range s.All() {
 			PartiesIn(e, set)
 		}
-	case *damlpb.Value_TextMap:
-		for _, e := range s.TextMap.GetEntries() {
-			PartiesIn(e.GetValue(), set)
+	case *value.TextMap:
+		for _, e := range s.Entries() {
+			PartiesIn(e.Value, set)
 		}
-	case *damlpb.Value_GenMap:
-		for _, e := range s.GenMap.GetEntries() {
-			PartiesIn(e.GetKey(), set)
-			PartiesIn(e.GetValue(), set)
+	case *value.GenMap:
+		for _, e := range s.Entries() {
+			PartiesIn(e.Key, set)
+			PartiesIn(e.Value, set)
 		}
-	case *damlpb.Value_Record:
-		for _, f := range s.Record.GetFields() {
-			PartiesIn(f.GetValue(), set)
+	case *value.Record:
+		for _, f := range s.Fields {
+			PartiesIn(f.Value, set)
 		}
-	case *damlpb.Value_Variant:
-		PartiesIn(s.Variant.GetValue(), set)
+	case *value.Variant:
+		PartiesIn(s.Value, set)
 	}
 }
 
