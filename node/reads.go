@@ -517,7 +517,9 @@ func (r *UpdateReader) Next(ctx context.Context, max int) (us []Update, changed 
 		if r.desc {
 			q = ledger.UpdateQuery{After: r.begin, Through: r.cursor - 1, Descending: true, Limit: q.Limit, ForView: true}
 		}
-		if q.Through == 0 || q.Through > end {
+		// Through 0 is the open end of an ascending read; a descending
+		// one that has walked down to offset 0 has nothing left.
+		if q.Through == 0 && !r.desc || q.Through > end {
 			q.Through = end
 		}
 		if !r.desc && q.After >= q.Through || r.desc && q.Through <= q.After {
