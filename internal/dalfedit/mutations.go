@@ -153,3 +153,30 @@ func (p *Package) DropInstanceMethod(mod, tpl string) error {
 		return tm, nil
 	})
 }
+
+// Fields of PackageMetadata (FORMAT.md): interned string indexes.
+const (
+	pkgMetadata     = 4
+	metadataVersion = 2
+)
+
+// SetVersion gives the package another version: the same code under a new
+// package id, a valid upgrade of the original when version is higher.
+func (p *Package) SetVersion(version string) error {
+	str := p.String(version) // first: interning it moves the fields after the table
+	i := p.Msg.First(pkgMetadata)
+	if i < 0 {
+		return fmt.Errorf("the package has no metadata")
+	}
+	md, err := Parse(p.Msg[i].Val)
+	if err != nil {
+		return fmt.Errorf("package metadata: %w", err)
+	}
+	v := md.First(metadataVersion)
+	if v < 0 {
+		return fmt.Errorf("the package metadata has no version")
+	}
+	md[v] = Varint(metadataVersion, uint64(str))
+	p.Msg[i].Val = md.Bytes()
+	return nil
+}

@@ -1,0 +1,34 @@
+package dalfedit_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/ledger-cli/ledger/daml/archive"
+	"github.com/ledger-cli/ledger/internal/dalfedit"
+)
+
+// TestSetVersion: Ping 3.4.0 made 3.4.1 decodes as the same package name
+// at the new version, under a new package id.
+func TestSetVersion(t *testing.T) {
+	dar, err := os.ReadFile("../../daml/archive/testdata/canton-builtin-admin-workflow-ping.dar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited, err := dalfedit.EditMainDalf(dar, func(p *dalfedit.Package) error { return p.SetVersion("3.4.1") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := archive.DecodeDar(dar, archive.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := archive.DecodeDar(edited, archive.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, a := before.MainPackage(), after.MainPackage()
+	if a.Version != "3.4.1" || a.Name != b.Name || after.Main == before.Main {
+		t.Errorf("edited: %s %s %s, original %s %s %s", a.Name, a.Version, after.Main, b.Name, b.Version, before.Main)
+	}
+}
