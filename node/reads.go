@@ -89,7 +89,7 @@ func (n *Node) ReadActiveContracts(filter *EventFilter, at, afterSeq int64) (*AC
 	if err := n.checkOffset("", "active_at_offset", at); err != nil && at < 0 {
 		return nil, err
 	}
-	if err := filter.resolve(n.Packages()); err != nil {
+	if err := n.resolveFilter(filter); err != nil {
 		return nil, err
 	}
 	// After the filter's identifiers, as Canton's IndexServiceImpl checks
@@ -475,7 +475,7 @@ func (n *Node) ReadUpdates(format *UpdateFormat, begin, end int64, desc bool) (*
 	if err := n.checkRange(begin, end); err != nil {
 		return nil, err
 	}
-	if err := format.resolve(n.Packages()); err != nil {
+	if err := n.resolveFormat(format); err != nil {
 		return nil, err
 	}
 	r := &UpdateReader{n: n, format: format, cursor: begin, through: end, begin: begin, desc: desc}
@@ -630,7 +630,7 @@ func (n *Node) UpdateByOffset(ctx context.Context, offset int64, f *UpdateFormat
 	if offset <= 0 {
 		return Update{}, NonPositiveOffset("offset", offset, "the offset has to be a positive integer (>0)")
 	}
-	if err := f.resolve(n.Packages()); err != nil {
+	if err := n.resolveFormat(f); err != nil {
 		return Update{}, err
 	}
 	if offset <= n.store.PrunedUpTo() {
@@ -649,7 +649,7 @@ func (n *Node) UpdateByOffset(ctx context.Context, offset int64, f *UpdateFormat
 
 // UpdateByID is the update with this id in format.
 func (n *Node) UpdateByID(ctx context.Context, updateID string, f *UpdateFormat) (Update, error) {
-	if err := f.resolve(n.Packages()); err != nil {
+	if err := n.resolveFormat(f); err != nil {
 		return Update{}, err
 	}
 	u, err := n.store.UpdateWithID(ctx, updateID)
@@ -720,7 +720,7 @@ type ContractEvents struct {
 func (n *Node) EventsByContractID(ctx context.Context, contractID string, filter *EventFilter) (ContractEvents, error) {
 	notFound := ledgerapi.Errorf(CodeContractEventsNotFound, "Contract events not found, or not visible.").
 		WithResource("CONTRACT_ID", contractID)
-	if err := filter.resolve(n.Packages()); err != nil {
+	if err := n.resolveFilter(filter); err != nil {
 		return ContractEvents{}, err
 	}
 	c, err := n.store.ContractByID(ctx, contractID)
