@@ -32,3 +32,41 @@ func TestSetVersion(t *testing.T) {
 		t.Errorf("edited: %s %s %s, original %s %s %s", a.Name, a.Version, after.Main, b.Name, b.Version, before.Main)
 	}
 }
+
+// TestDropChoice: Ping 3.5.0 without AbortPing is a valid package that no
+// longer has the choice.
+func TestDropChoice(t *testing.T) {
+	dar, err := os.ReadFile("../../daml/archive/testdata/canton-builtin-admin-workflow-ping.dar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited, err := dalfedit.EditMainDalf(dar, func(p *dalfedit.Package) error {
+		if err := p.SetVersion("3.5.0"); err != nil {
+			return err
+		}
+		return p.DropChoice("Canton.Internal.Ping", "Ping", "AbortPing")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := archive.DecodeDar(edited, archive.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range d.MainPackage().Modules {
+		if m.Name.String() != "Canton.Internal.Ping" {
+			continue
+		}
+		for _, tpl := range m.Templates {
+			if tpl.Name.String() == "Ping" {
+				for _, c := range tpl.Choices {
+					if c.Name == "AbortPing" {
+						t.Fatal("AbortPing is still there")
+					}
+				}
+				return
+			}
+		}
+	}
+	t.Fatal("no template Ping")
+}
