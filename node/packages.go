@@ -573,12 +573,12 @@ func (n *Node) updateVetting(ctx context.Context, req ledgerapi.UpdateVettedPack
 			}
 		case c.Unvet != nil:
 			for _, r := range c.Unvet.Packages {
+				// A reference that matches nothing unvets nothing: Canton is
+				// lenient here (PackageService.resolveTargetVettingReferences),
+				// so that a script may unvet a package "just in case".
 				ids := n.matchRefLocked(r)
 				if r.PackageID == "" && r.PackageName == "" {
 					errOut = ledgerapi.InvalidArgument("a vetted package reference needs a package id or a package name")
-				} else if len(ids) == 0 {
-					errOut = ledgerapi.Errorf(ledgerapi.CodeUnresolvedVettingReference,
-						"The vetted package reference %s does not match any package in the package store. Reason: no package matches", refString(r))
 				}
 				for _, id := range ids {
 					next[id] = ledger.Vetting{}
