@@ -9,7 +9,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/ledger-cli/ledger/daml/archive"
+	"github.com/ledger-cli/ledger/internal/dalfedit"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/proto/damlpb"
@@ -104,7 +104,7 @@ func (p *participant) executeRequest(party externalParty, prepared ledgerapi.Pre
 func (p *participant) firstCompletion(t *testing.T, party string, after int64) ledgerapi.Completion {
 	t.Helper()
 	var els []ledgerapi.CompletionStreamResponse
-	p.ok(t, "POST", "/v2/commands/completions?stream_idle_timeout_ms=200", map[string]any{"userId": p.user, "parties": []string{party}, "beginExclusive": after}, &els)
+	p.ok(t, "POST", "/v2/commands/completions?limit=1&stream_idle_timeout_ms=2000", map[string]any{"userId": p.user, "parties": []string{party}, "beginExclusive": after}, &els)
 	for _, el := range els {
 		if el.Completion != nil {
 			if !el.Completion.Succeeded() {
@@ -143,11 +143,11 @@ func editPrepared(t *testing.T, req map[string]any, edit func(*damlpb.PreparedTr
 // mainPackage is the main package id of a DAR.
 func mainPackage(t *testing.T, dar []byte) string {
 	t.Helper()
-	d, err := archive.DecodeDar(dar, archive.Options{})
+	id, err := dalfedit.MainPackageID(dar)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(d.Main)
+	return id
 }
 
 // transactionFormat is the test tool's transactionFormat(parties, shape,

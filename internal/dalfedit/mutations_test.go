@@ -70,3 +70,29 @@ func TestDropChoice(t *testing.T) {
 	}
 	t.Fatal("no template Ping")
 }
+
+// TestMainPackageID: the id read from the archive's hash field is the one
+// decoding finds, for a real DAR and an edited one.
+func TestMainPackageID(t *testing.T) {
+	dar, err := os.ReadFile("../../daml/archive/testdata/canton-builtin-admin-workflow-ping.dar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited, err := dalfedit.EditMainDalf(dar, func(p *dalfedit.Package) error { return p.SetVersion("3.4.1") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range [][]byte{dar, edited} {
+		id, err := dalfedit.MainPackageID(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := archive.DecodeDar(b, archive.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id != string(d.Main) {
+			t.Errorf("MainPackageID %s, decoded %s", id, d.Main)
+		}
+	}
+}
