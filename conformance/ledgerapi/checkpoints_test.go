@@ -2,6 +2,7 @@ package ledgerapi
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -113,6 +114,17 @@ func assertCheckpointsFrom(t *testing.T, els []element, begin int64) {
 // (stream_idle_timeout_ms is the Scala `within`, limit its `take`).
 func TestCheckpointInTailingStreamsIT(t *testing.T) {
 	p := startParticipantWith(t, node.Config{}, nil, func(c *server.Config) { c.CheckpointDelay = checkpointDelay })
+	// The cases mostly wait; they run at once, each in a goroutine of its
+	// own (t.Parallel would hold them to GOMAXPROCS at a time).
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	case_ := func(name string, f func(t *testing.T)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(name, f)
+		}()
+	}
 	const transactionsToSubmit = 10
 	createDummies := func(t *testing.T, party string, n int) {
 		t.Helper()
@@ -121,8 +133,7 @@ func TestCheckpointInTailingStreamsIT(t *testing.T) {
 		}
 	}
 
-	t.Run("TXServeTailingStreamCheckpointAtTheEnd", func(t *testing.T) {
-		t.Parallel()
+	case_("TXServeTailingStreamCheckpointAtTheEnd", func(t *testing.T) {
 		party := p.allocate(t, "party")
 		createDummies(t, party, transactionsToSubmit)
 		time.Sleep(emissionDelay)
@@ -140,8 +151,7 @@ func TestCheckpointInTailingStreamsIT(t *testing.T) {
 		assertInOrder(t, updates)
 	})
 
-	t.Run("TXServeTailingStreamCheckpointTimeout", func(t *testing.T) {
-		t.Parallel()
+	case_("TXServeTailingStreamCheckpointTimeout", func(t *testing.T) {
 		party, party2 := p.allocate(t, "party"), p.allocate(t, "party")
 		createDummies(t, party, transactionsToSubmit)
 		updates := p.tailUpdates(t, party2, 0, ledgerapi.TransactionShapeLedgerEffects, 2*emissionDelay, 0)
@@ -152,8 +162,7 @@ func TestCheckpointInTailingStreamsIT(t *testing.T) {
 		assertInOrder(t, updates)
 	})
 
-	t.Run("TXServeTailingStreamCheckpointEmptyAtLedgerEnd", func(t *testing.T) {
-		t.Parallel()
+	case_("TXServeTailingStreamCheckpointEmptyAtLedgerEnd", func(t *testing.T) {
 		party, party2 := p.allocate(t, "party"), p.allocate(t, "party")
 		createDummies(t, party, 1)
 		time.Sleep(emissionDelay)
@@ -167,8 +176,7 @@ func TestCheckpointInTailingStreamsIT(t *testing.T) {
 		assertCheckpointsFrom(t, updates, end)
 	})
 
-	t.Run("TXServeTailingStreamCheckpointEmptyImmediatelyAtLedgerEnd", func(t *testing.T) {
-		t.Parallel()
+	case_("TXServeTailingStreamCheckpointEmptyImmediatelyAtLedgerEnd", func(t *testing.T) {
 		party, party2 := p.allocate(t, "party"), p.allocate(t, "party")
 		createDummies(t, party, 1)
 		time.Sleep(2 * emissionDelay)
@@ -186,8 +194,7 @@ func TestCheckpointInTailingStreamsIT(t *testing.T) {
 		assertCheckpointsFrom(t, updates, end)
 	})
 
-	t.Run("TXServeTailingStreamCheckpointEmpty", func(t *testing.T) {
-		t.Parallel()
+	case_("TXServeTailingStreamCheckpointEmpty", func(t *testing.T) {
 		party, party2 := p.allocate(t, "party"), p.allocate(t, "party")
 		createDummies(t, party, transactionsToSubmit)
 		time.Sleep(emissionDelay)
@@ -199,8 +206,7 @@ func TestCheckpointInTailingStreamsIT(t *testing.T) {
 		assertInOrder(t, updates)
 	})
 
-	t.Run("CompletionsStreamCheckpointAtTheEnd", func(t *testing.T) {
-		t.Parallel()
+	case_("CompletionsStreamCheckpointAtTheEnd", func(t *testing.T) {
 		party := p.allocate(t, "party")
 		begin := p.ledgerEnd(t)
 		createDummies(t, party, transactionsToSubmit)
@@ -219,8 +225,7 @@ func TestCheckpointInTailingStreamsIT(t *testing.T) {
 		assertInOrder(t, responses)
 	})
 
-	t.Run("CompletionsStreamCheckpointTimeout", func(t *testing.T) {
-		t.Parallel()
+	case_("CompletionsStreamCheckpointTimeout", func(t *testing.T) {
 		party, party2 := p.allocate(t, "party"), p.allocate(t, "party")
 		begin := p.ledgerEnd(t)
 		createDummies(t, party, transactionsToSubmit)
@@ -232,8 +237,7 @@ func TestCheckpointInTailingStreamsIT(t *testing.T) {
 		assertInOrder(t, responses)
 	})
 
-	t.Run("CompletionsStreamCheckpointNotBeforeStartExclusiveTimeout", func(t *testing.T) {
-		t.Parallel()
+	case_("CompletionsStreamCheckpointNotBeforeStartExclusiveTimeout", func(t *testing.T) {
 		party, party2 := p.allocate(t, "party"), p.allocate(t, "party")
 		createDummies(t, party, 1)
 		time.Sleep(emissionDelay)
@@ -247,8 +251,7 @@ func TestCheckpointInTailingStreamsIT(t *testing.T) {
 		assertCheckpointsFrom(t, responses, end)
 	})
 
-	t.Run("CompletionsStreamCheckpointEmptyImmediatelyAtLedgerEnd", func(t *testing.T) {
-		t.Parallel()
+	case_("CompletionsStreamCheckpointEmptyImmediatelyAtLedgerEnd", func(t *testing.T) {
 		party, party2 := p.allocate(t, "party"), p.allocate(t, "party")
 		createDummies(t, party, 1)
 		time.Sleep(2 * emissionDelay)
@@ -266,8 +269,7 @@ func TestCheckpointInTailingStreamsIT(t *testing.T) {
 		assertCheckpointsFrom(t, responses, end)
 	})
 
-	t.Run("CompletionsStreamCheckpointEmpty", func(t *testing.T) {
-		t.Parallel()
+	case_("CompletionsStreamCheckpointEmpty", func(t *testing.T) {
 		party, party2 := p.allocate(t, "party"), p.allocate(t, "party")
 		begin := p.ledgerEnd(t)
 		createDummies(t, party, transactionsToSubmit)
