@@ -66,8 +66,8 @@ func TestUpgradingIT(t *testing.T) {
 	})
 
 	t.Run("UDynamicSubscriptions", func(t *testing.T) {
-		// A node of its own: the test token's versions are uploaded here.
-		q := startParticipant(t, node.Config{StrictPackages: true})
+		// The test token is uploaded for this case only.
+		q := p
 		v1 := sharedDar(t, "splice-test-token-v1-1.0.0.dar")
 		v2 := upgradedDar(t, v1, "1.0.1")
 		v1ID, v2ID := mainPackage(t, v1), mainPackage(t, v2)
@@ -233,10 +233,10 @@ func TestUpgradingIT(t *testing.T) {
 	})
 
 	t.Run("UChoicePackageId", func(t *testing.T) {
-		// A node of its own: Ping 3.4.1 becomes the preferred Ping there.
-		q := startParticipant(t, node.Config{StrictPackages: true})
+		// The last case: Ping 3.4.1, uploaded here, becomes the preferred
+		// Ping of the node; until then 3.4.0 is its only Ping.
+		q := p
 		v2 := upgradedDar(t, ping, "3.4.1")
-		q.upload(t, ping)
 		party := q.allocate(t, "party")
 		begin := q.ledgerEnd(t)
 		// Scala exercises one Fetcher twice, with a nonconsuming choice;
