@@ -329,3 +329,22 @@ func DamlLFPartyReason(s string) string {
 	}
 	return ""
 }
+
+// DamlLFPackageNameReason is why s is not a Daml-LF package name, in
+// Canton's words (Ref.PackageName.fromString: 1–255 of [A-Za-z0-9-_]), or
+// "" when it is one.
+func DamlLFPackageNameReason(s string) string {
+	units := utf16.Encode([]rune(s))
+	switch {
+	case len(units) == 0:
+		return "Daml-LF Package Name is empty"
+	case len(units) > 255:
+		return "Daml-LF Package Name is too long (max: 255)"
+	}
+	for _, u := range units {
+		if u > 0x7f || !isAlnum(rune(u)) && !strings.ContainsRune(packageNameExtra, rune(u)) {
+			return fmt.Sprintf("non expected character 0x%x in Daml-LF Package Name %q", u, s)
+		}
+	}
+	return ""
+}

@@ -214,10 +214,61 @@ func (f *EventFilter) hasInterfaces() bool {
 
 // ResolveFilter checks a filter's interface filters against the uploaded
 // packages, with the errors a read answers for an unknown interface.
-func (n *Node) ResolveFilter(f *EventFilter) error { return f.resolve(n.Packages()) }
+func (n *Node) ResolveFilter(f *EventFilter) error { return n.resolveFilter(f) }
 
 // ResolveUpdateFormat is ResolveFilter for the filters of an update format.
-func (n *Node) ResolveUpdateFormat(f *UpdateFormat) error { return f.resolve(n.Packages()) }
+func (n *Node) ResolveUpdateFormat(f *UpdateFormat) error { return n.resolveFormat(f) }
+
+// resolveFilter resolves f against the node's packages, after the check of
+// strictNames.
+func (n *Node) resolveFilter(f *EventFilter) error {
+	set := n.Packages()
+	if err := n.strictNames(set, f); err != nil {
+		return err
+	}
+	return f.resolve(set)
+}
+
+// resolveFormat resolves the filters of f as resolveFilter does.
+func (n *Node) resolveFormat(f *UpdateFormat) error {
+	set := n.Packages()
+	if f != nil {
+		if err := n.strictNames(set, f.Transactions, f.Reassignments); err != nil {
+			return err
+		}
+	}
+	return f.resolve(set)
+}
+
+// strictNames refuses, on a node with StrictPackages, a template filter
+// "#name:Module:Entity" whose package name no uploaded package has, with
+// Canton's PACKAGE_NAMES_NOT_FOUND (IndexServiceImpl.checkUnknownIdentifiers
+// checks names first); without it such names are the generic model's.
+func (n *Node) strictNames(set *engine.PackageSet, fs ...*EventFilter) error {
+	if !n.cfg.StrictPackages {
+		return nil
+	}
+	var unknown []string
+	for _, f := range fs {
+		if f == nil {
+			continue
+		}
+		f.sets(func(t *TemplateSet) {
+			for tmpl := range t.Templates {
+				id, err := ledgerapi.ParseTemplateID(tmpl)
+				if err == nil && id.PackageName != "" && !set.HasName(id.PackageName) && !slices.Contains(unknown, id.PackageName) {
+					unknown = append(unknown, id.PackageName)
+				}
+			}
+		})
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	return ledgerapi.Errorf(ledgerapi.CodePackageNamesNotFound,
+		"The following package names do not match upgradable packages uploaded on this participant: [%s].", strings.Join(unknown, ", "))
+}
 
 // resolve finds the templates of the interface filters in the package set
 // set, once per set: a stream resolves again when packages are uploaded

@@ -573,12 +573,12 @@ func (n *Node) updateVetting(ctx context.Context, req ledgerapi.UpdateVettedPack
 			}
 		case c.Unvet != nil:
 			for _, r := range c.Unvet.Packages {
+				// A reference that matches nothing unvets nothing: Canton is
+				// lenient here (PackageService.resolveTargetVettingReferences),
+				// so that a script may unvet a package "just in case".
 				ids := n.matchRefLocked(r)
 				if r.PackageID == "" && r.PackageName == "" {
 					errOut = ledgerapi.InvalidArgument("a vetted package reference needs a package id or a package name")
-				} else if len(ids) == 0 {
-					errOut = ledgerapi.Errorf(ledgerapi.CodeUnresolvedVettingReference,
-						"The vetted package reference %s does not match any package in the package store. Reason: no package matches", refString(r))
 				}
 				for _, id := range ids {
 					next[id] = ledger.Vetting{}
@@ -699,10 +699,7 @@ func sameVetting(a, b ledger.Vetting) bool {
 // (NO_PREFERRED_PACKAGES_FOUND otherwise).
 func (n *Node) PreferredPackages(ctx context.Context, req ledgerapi.GetPreferredPackagesRequest) (ledgerapi.GetPreferredPackagesResponse, error) {
 	resp := ledgerapi.GetPreferredPackagesResponse{SynchronizerID: n.identity.SynchronizerID, PackageReferences: ledgerapi.List[ledgerapi.PackageReference]{}}
-	if len(req.PackageVettingRequirements) == 0 {
-		return resp, ledgerapi.MissingField("package_vetting_requirements")
-	}
-	if err := n.checkPreferenceSynchronizer(req.SynchronizerID); err != nil {
+	if err := n.checkPreferenceRequest(ctx, req.PackageVettingRequirements, req.SynchronizerID); err != nil {
 		return resp, err
 	}
 	at := n.now()
@@ -711,19 +708,6 @@ func (n *Node) PreferredPackages(ctx context.Context, req ledgerapi.GetPreferred
 	}
 	set := n.Packages()
 	for _, r := range req.PackageVettingRequirements {
-		if r.PackageName == "" {
-			return resp, ledgerapi.MissingField("package_name")
-		}
-		if len(r.Parties) == 0 {
-			return resp, ledgerapi.MissingField("parties")
-		}
-		unknown, err := n.unknownParty(ctx, r.Parties)
-		if err != nil {
-			return resp, err
-		}
-		if unknown != "" {
-			return resp, noPreference(n.identity.SynchronizerID, fmt.Sprintf("No package is consistently vetted by all hosting participants of %s.", unknown))
-		}
 		v, ok := set.Preferred(r.PackageName, at, nil)
 		if !ok {
 			return resp, noPreference(n.identity.SynchronizerID, fmt.Sprintf("No package with package-name '%s' is consistently vetted by all hosting participants of party %s.", r.PackageName, r.Parties[0]))
@@ -733,19 +717,65 @@ func (n *Node) PreferredPackages(ctx context.Context, req ledgerapi.GetPreferred
 	return resp, nil
 }
 
-// unknownParty checks the syntax of parties and returns the first one this
-// participant does not host ("" when it hosts them all).
-func (n *Node) unknownParty(ctx context.Context, parties []string) (string, error) {
-	for _, p := range parties {
-		if err := ledgerapi.ValidatePartyID("parties", p); err != nil {
-			return "", ledgerapi.InvalidArgument("%v", err)
+// checkPreferenceRequest checks a preference request in Canton's order
+// (GetPreferredPackagesRequestValidator, then PackagePreferenceBackend):
+// the requirements' package names and parties as Daml-LF strings, the
+// synchronizer id as a unique identifier, every package name uploaded
+// (PACKAGE_NAMES_NOT_FOUND), the synchronizer the node's
+// (INVALID_PRESCRIBED_SYNCHRONIZER_ID) and every party hosted here
+// (UNKNOWN_INFORMEES).
+func (n *Node) checkPreferenceRequest(ctx context.Context, reqs []ledgerapi.PackageVettingRequirement, sync string) error {
+	if len(reqs) == 0 {
+		return ledgerapi.MissingField("package_vetting_requirements/packageVettingRequirements")
+	}
+	for _, r := range reqs {
+		if r.PackageName == "" {
+			return ledgerapi.MissingField("package_name/packageName")
 		}
-		known, err := n.parties.IsKnownParty(ctx, p)
-		if err != nil || !known {
-			return p, err
+		if why := ledgerapi.DamlLFPackageNameReason(r.PackageName); why != "" {
+			return ledgerapi.InvalidField("package_name/packageName", why)
+		}
+		if len(r.Parties) == 0 {
+			return ledgerapi.MissingField("parties")
+		}
+		for _, p := range r.Parties {
+			if why := ledgerapi.DamlLFPartyReason(p); why != "" {
+				return ledgerapi.InvalidArgument("%s", why)
+			}
 		}
 	}
-	return "", nil
+	if err := n.checkPreferenceSynchronizer(sync); err != nil {
+		return err
+	}
+	set := n.Packages()
+	var unknownNames []string
+	for _, r := range reqs {
+		if !set.HasName(r.PackageName) && !slices.Contains(unknownNames, r.PackageName) {
+			unknownNames = append(unknownNames, r.PackageName)
+		}
+	}
+	if len(unknownNames) > 0 {
+		return ledgerapi.Errorf(ledgerapi.CodePackageNamesNotFound,
+			"The following package names do not match upgradable packages uploaded on this participant: [%s].", strings.Join(unknownNames, ", "))
+	}
+	var unknown []string
+	for _, r := range reqs {
+		for _, p := range r.Parties {
+			known, err := n.parties.IsKnownParty(ctx, p)
+			if err != nil {
+				return err
+			}
+			if !known && !slices.Contains(unknown, p) {
+				unknown = append(unknown, p)
+			}
+		}
+	}
+	if len(unknown) > 0 {
+		return ledgerapi.NewError(engine.CodeUnknownInformees,
+			"The participant is not connected to any synchronizer where the given informees are known.",
+			map[string]string{"unknownInformees": strings.Join(unknown, ",")})
+	}
+	return nil
 }
 
 func noPreference(sync, reason string) error {
@@ -753,11 +783,24 @@ func noPreference(sync, reason string) error {
 		"Failed to compute package preferences. Reason: No synchronizer satisfies the vetting requirements. Discarded synchronizers: %s: %s", sync, reason)
 }
 
+// checkPreferenceSynchronizer reads a prescribed synchronizer as Canton's
+// FieldValidator.optionalSynchronizerId (a unique identifier, or
+// INVALID_FIELD), then as routing does (this node's, or
+// INVALID_PRESCRIBED_SYNCHRONIZER_ID).
 func (n *Node) checkPreferenceSynchronizer(s string) error {
+	const field = "synchronizer_id/synchronizerId"
 	if s == "" || s == n.identity.SynchronizerID {
 		return nil
 	}
-	return ledgerapi.InvalidField("synchronizer_id", fmt.Sprintf("this participant is connected to synchronizer %s only", n.identity.SynchronizerID))
+	switch pos := strings.Index(s, "::"); {
+	case pos < 0:
+		return ledgerapi.InvalidField(field, fmt.Sprintf("Invalid unique identifier `%s` with missing namespace.", s))
+	case pos == 0:
+		return ledgerapi.InvalidField(field, fmt.Sprintf("Invalid unique identifier `%s` with empty identifier.", s))
+	}
+	return ledgerapi.NewError(engine.CodeInvalidPrescribedSynchronizerID,
+		fmt.Sprintf("Cannot submit transaction to prescribed synchronizer `%s` because: cannot resolve %s to a physical synchronizer id", s, s),
+		map[string]string{"synchronizer_id": s})
 }
 
 // PreferredPackageVersion answers GET
@@ -765,13 +808,10 @@ func (n *Node) checkPreferenceSynchronizer(s string) error {
 // package of a name for parties, or nil when there is none.
 func (n *Node) PreferredPackageVersion(ctx context.Context, packageName string, parties []string, validAt *time.Time, synchronizerID string) (ledgerapi.GetPreferredPackageVersionResponse, error) {
 	var resp ledgerapi.GetPreferredPackageVersionResponse
-	if packageName == "" {
-		return resp, ledgerapi.MissingField("package_name")
-	}
-	if err := n.checkPreferenceSynchronizer(synchronizerID); err != nil {
-		return resp, err
-	}
-	if unknown, err := n.unknownParty(ctx, parties); err != nil || unknown != "" {
+	// Canton asks the same question as preferred-packages with one
+	// requirement, and answers no preference where that finds none.
+	reqs := []ledgerapi.PackageVettingRequirement{{Parties: parties, PackageName: packageName}}
+	if err := n.checkPreferenceRequest(ctx, reqs, synchronizerID); err != nil {
 		return resp, err
 	}
 	at := n.now()

@@ -89,7 +89,7 @@ func (n *Node) ReadActiveContracts(filter *EventFilter, at, afterSeq int64) (*AC
 	if err := n.checkOffset("", "active_at_offset", at); err != nil && at < 0 {
 		return nil, err
 	}
-	if err := filter.resolve(n.Packages()); err != nil {
+	if err := n.resolveFilter(filter); err != nil {
 		return nil, err
 	}
 	// After the filter's identifiers, as Canton's IndexServiceImpl checks
@@ -475,7 +475,7 @@ func (n *Node) ReadUpdates(format *UpdateFormat, begin, end int64, desc bool) (*
 	if err := n.checkRange(begin, end); err != nil {
 		return nil, err
 	}
-	if err := format.resolve(n.Packages()); err != nil {
+	if err := n.resolveFormat(format); err != nil {
 		return nil, err
 	}
 	r := &UpdateReader{n: n, format: format, cursor: begin, through: end, begin: begin, desc: desc}
@@ -517,7 +517,9 @@ func (r *UpdateReader) Next(ctx context.Context, max int) (us []Update, changed 
 		if r.desc {
 			q = ledger.UpdateQuery{After: r.begin, Through: r.cursor - 1, Descending: true, Limit: q.Limit, ForView: true}
 		}
-		if q.Through == 0 || q.Through > end {
+		// Through 0 is the open end of an ascending read; a descending
+		// one that has walked down to offset 0 has nothing left.
+		if q.Through == 0 && !r.desc || q.Through > end {
 			q.Through = end
 		}
 		if !r.desc && q.After >= q.Through || r.desc && q.Through <= q.After {
@@ -628,7 +630,7 @@ func (n *Node) UpdateByOffset(ctx context.Context, offset int64, f *UpdateFormat
 	if offset <= 0 {
 		return Update{}, NonPositiveOffset("offset", offset, "the offset has to be a positive integer (>0)")
 	}
-	if err := f.resolve(n.Packages()); err != nil {
+	if err := n.resolveFormat(f); err != nil {
 		return Update{}, err
 	}
 	if offset <= n.store.PrunedUpTo() {
@@ -647,7 +649,7 @@ func (n *Node) UpdateByOffset(ctx context.Context, offset int64, f *UpdateFormat
 
 // UpdateByID is the update with this id in format.
 func (n *Node) UpdateByID(ctx context.Context, updateID string, f *UpdateFormat) (Update, error) {
-	if err := f.resolve(n.Packages()); err != nil {
+	if err := n.resolveFormat(f); err != nil {
 		return Update{}, err
 	}
 	u, err := n.store.UpdateWithID(ctx, updateID)
@@ -718,7 +720,7 @@ type ContractEvents struct {
 func (n *Node) EventsByContractID(ctx context.Context, contractID string, filter *EventFilter) (ContractEvents, error) {
 	notFound := ledgerapi.Errorf(CodeContractEventsNotFound, "Contract events not found, or not visible.").
 		WithResource("CONTRACT_ID", contractID)
-	if err := filter.resolve(n.Packages()); err != nil {
+	if err := n.resolveFilter(filter); err != nil {
 		return ContractEvents{}, err
 	}
 	c, err := n.store.ContractByID(ctx, contractID)

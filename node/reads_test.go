@@ -453,3 +453,31 @@ func TestActiveContractsEncodedAhead(t *testing.T) {
 		t.Errorf("%d contracts spliced for a reader of blobs", spliced)
 	}
 }
+
+// TestDescendingReadEndsAtOffsetZero: a descending read that walks down
+// one update at a time past everything its party sees ends at offset 0; it
+// once read offset 0 as "to the ledger end" and started over from the top.
+func TestDescendingReadEndsAtOffsetZero(t *testing.T) {
+	l := newReadLedger(t)
+	bob := &node.UpdateFormat{Transactions: node.WildcardFilter(l.bob), Shape: ledgerapi.TransactionShapeACSDelta}
+	r, err := l.n.ReadUpdates(bob, 0, 3, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var offsets []int64
+	for range 10 {
+		us, _, done, err := r.Next(context.Background(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range us {
+			offsets = append(offsets, u.Offset)
+		}
+		if done {
+			break
+		}
+	}
+	if len(offsets) != 1 || offsets[0] != 2 {
+		t.Errorf("bob's updates, descending one at a time: offsets %v, want [2]", offsets)
+	}
+}

@@ -491,7 +491,7 @@ func appendUpdate(b []byte, u *node.Update) ([]byte, error) {
 // run from beginOffsetExclusive (the pruning offset when absent) to
 // endOffsetInclusive (the ledger end when absent; then the next-page token
 // is always given, so a client can tail the ledger with it); descending
-// pages run down from the end.
+// pages run down from the end, to the pruning offset when no begin is given.
 func (s *Server) updatesPage(req *Request) (any, error) {
 	var body ledgerapi.GetUpdatesPageRequest
 	if err := decodeBody(req.Request, &body); err != nil {
@@ -528,6 +528,14 @@ func (s *Server) updatesPage(req *Request) (any, error) {
 		}
 		begin, end = b, e
 	}
+	if body.DescendingOrder && (body.BeginOffsetExclusive == nil || *body.BeginOffsetExclusive == 0) {
+		// A descending read with no begin of its own stops at the pruning
+		// offset as it is when each page is read: pruning between pages
+		// ends it there (TXPagedDynamicPruning*Descending).
+		if pruned := s.Node.PrunedUpTo(); pruned > begin {
+			begin = pruned
+		}
+	}
 	updatesToken := func(begin, end int64) string { return tokenWith(s.tokenPrefix(tokenUpdates, sum), begin, end) }
 	if end == 0 {
 		end = s.Node.LedgerEnd()
@@ -552,9 +560,12 @@ func (s *Server) updatesPage(req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// One update past the page tells whether the page ends the range: a
+	// page with nothing after it covers the range to its bound, as
+	// Canton's (TXPagedFetchDynamicEnd).
 	var got []node.Update
-	for len(got) < size {
-		us, _, done, err := r.Next(req.Context(), size-len(got))
+	for len(got) <= size {
+		us, _, done, err := r.Next(req.Context(), size+1-len(got))
 		if err != nil {
 			return nil, err
 		}
@@ -563,10 +574,13 @@ func (s *Server) updatesPage(req *Request) (any, error) {
 			break
 		}
 	}
+	full := len(got) > size
+	if full {
+		got = got[:size]
+	}
 	for i := range got {
 		resp.Updates = append(resp.Updates, jsUpdate(&got[i]))
 	}
-	full := len(got) == size
 	switch {
 	case body.DescendingOrder && full:
 		low := got[len(got)-1].Offset - 1

@@ -46,6 +46,13 @@ func startParticipant(t *testing.T, nc node.Config) *participant {
 // time when clock is not nil (ledger serve --static-time).
 func startParticipantOn(t *testing.T, nc node.Config, clock *node.StaticClock) *participant {
 	t.Helper()
+	return startParticipantWith(t, nc, clock, nil)
+}
+
+// startParticipantWith starts a node as startParticipantOn does, with
+// edit applied to the server's configuration (when not nil).
+func startParticipantWith(t *testing.T, nc node.Config, clock *node.StaticClock, edit func(*server.Config)) *participant {
+	t.Helper()
 	if clock != nil {
 		nc.Now = clock.Now
 	}
@@ -53,12 +60,16 @@ func startParticipantOn(t *testing.T, nc node.Config, clock *node.StaticClock) *
 	if err != nil {
 		t.Fatalf("open node: %v", err)
 	}
-	run, err := server.Start(context.Background(), n, server.Config{
+	sc := server.Config{
 		Addr:   "127.0.0.1:0",
 		Auth:   auth.Config{Mode: auth.ModeNone},
 		Clock:  clock,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
-	})
+	}
+	if edit != nil {
+		edit(&sc)
+	}
+	run, err := server.Start(context.Background(), n, sc)
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}

@@ -442,3 +442,40 @@ func Wrap(pkg []byte, minor string) []byte {
 	sum := sha256.Sum256(payload)
 	return Msg{Varint(1, 0), Bytes(3, payload), Bytes(4, []byte(hex.EncodeToString(sum[:])))}.Bytes()
 }
+
+// MainPackageID is the package id of a DAR's main dalf, read from its
+// archive's hash field without decoding any package.
+func MainPackageID(dar []byte) (string, error) {
+	zr, err := zip.NewReader(bytes.NewReader(dar), int64(len(dar)))
+	if err != nil {
+		return "", err
+	}
+	files := map[string]*zip.File{}
+	for _, f := range zr.File {
+		files[f.Name] = f
+	}
+	mf, ok := files["META-INF/MANIFEST.MF"]
+	if !ok {
+		return "", errors.New("the DAR has no manifest")
+	}
+	b, err := readEntry(mf)
+	if err != nil {
+		return "", err
+	}
+	main, ok := files[manifestMain(string(b))]
+	if !ok {
+		return "", errors.New("the DAR's manifest names no Main-Dalf it holds")
+	}
+	if b, err = readEntry(main); err != nil {
+		return "", err
+	}
+	archive, err := Parse(b)
+	if err != nil {
+		return "", fmt.Errorf("archive: %w", err)
+	}
+	hi := archive.First(4)
+	if hi < 0 {
+		return "", errors.New("the main archive has no hash")
+	}
+	return string(archive[hi].Val), nil
+}

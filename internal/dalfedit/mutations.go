@@ -10,9 +10,11 @@ import (
 const (
 	modSynonyms  = 3
 	modDataTypes = 4
+	modValues    = 5
 	modTemplates = 6
 
-	defName = 2 // DefTypeSyn, DefDataType
+	defName           = 2 // DefTypeSyn, DefDataType
+	valueNameWithType = 2 // DefValue: { 1: name, 2: type }
 
 	tplTycon      = 1
 	tplChoices    = 6
@@ -152,4 +154,65 @@ func (p *Package) DropInstanceMethod(mod, tpl string) error {
 		tm[is[0]].Val = impl.Bytes()
 		return tm, nil
 	})
+}
+
+// Fields of PackageMetadata (FORMAT.md): interned string indexes.
+const (
+	pkgMetadata     = 4
+	metadataVersion = 2
+)
+
+// SetVersion gives the package another version: the same code under a new
+// package id, a valid upgrade of the original when version is higher.
+func (p *Package) SetVersion(version string) error {
+	str := p.String(version) // first: interning it moves the fields after the table
+	i := p.Msg.First(pkgMetadata)
+	if i < 0 {
+		return fmt.Errorf("the package has no metadata")
+	}
+	md, err := Parse(p.Msg[i].Val)
+	if err != nil {
+		return fmt.Errorf("package metadata: %w", err)
+	}
+	v := md.First(metadataVersion)
+	if v < 0 {
+		return fmt.Errorf("the package metadata has no version")
+	}
+	md[v] = Varint(metadataVersion, uint64(str))
+	p.Msg[i].Val = md.Bytes()
+	return nil
+}
+
+// DropChoice removes a choice from a template: still a valid package, but
+// not a valid upgrade of one that has the choice.
+func (p *Package) DropChoice(mod, tpl, choice string) error {
+	return p.editTemplate(mod, tpl, func(tm Msg) (Msg, error) {
+		for _, i := range tm.All(tplChoices) {
+			if p.StringOf(int(MustParse(tm[i].Val).Varint(choiceName))) == choice {
+				return append(tm[:i:i], tm[i+1:]...), nil
+			}
+		}
+		return nil, fmt.Errorf("template %s has no choice %s", tpl, choice)
+	})
+}
+
+// DropValue removes a top-level value (a definition nothing else may use).
+func (p *Package) DropValue(mod, name string) error {
+	m, err := p.Module(mod)
+	if err != nil {
+		return err
+	}
+	for _, i := range m.Msg.All(modValues) {
+		d := MustParse(m.Msg[i].Val)
+		nt := d.First(valueNameWithType)
+		if nt < 0 {
+			continue
+		}
+		if p.DottedNameOf(int(MustParse(d[nt].Val).Varint(1))) == name {
+			m.Msg = append(m.Msg[:i:i], m.Msg[i+1:]...)
+			p.SetModule(m)
+			return nil
+		}
+	}
+	return fmt.Errorf("no value %s in module %s", name, mod)
 }

@@ -200,6 +200,13 @@ func TestExecuteInputContractNoOracle(t *testing.T) {
 					id = string(otherDiscriminator(value.ContractID(cid)))
 					ic.EventBlob = blobVariant(t, ic.EventBlob, func(c *contract.Contract) { c.ID = value.ContractID(id) })
 					ic.GetV1().ContractId = id
+					// the nodes use the same id, so that the request is
+					// consistent and only the store could tell them apart
+					for _, n := range pt.GetTransaction().GetNodes() {
+						if ex := n.GetV1().GetExercise(); ex != nil && ex.ContractId == cid {
+							ex.ContractId = id
+						}
+					}
 				}
 				_, err := f.eng.Execute(context.Background(), f.resign(p, pt), "user1", f.ledger.lookupKeys)
 				if errorID(err) != "DISCLOSED_CONTRACT_AUTHENTICATION_FAILED" {

@@ -76,6 +76,9 @@ func (e *Engine) Execute(ctx context.Context, req ledgerapi.ExecuteSubmissionReq
 	if md.GetSynchronizerId() == "" {
 		return nil, missingField("synchronizer_id")
 	}
+	if err := checkPreparedSynchronizer(md.GetSynchronizerId()); err != nil {
+		return nil, err
+	}
 	if err := e.checkSynchronizer("synchronizer_id", md.GetSynchronizerId()); err != nil {
 		return nil, err
 	}
@@ -104,6 +107,9 @@ func (e *Engine) Execute(ctx context.Context, req ledgerapi.ExecuteSubmissionReq
 	commandID := md.GetSubmitterInfo().GetCommandId()
 	if err := ledgerapi.ValidateLedgerString("command_id", commandID); err != nil {
 		return nil, failedToExecute("metadata command_id: %s", reason(err))
+	}
+	if err := checkInputContracts(tx, md); err != nil {
+		return nil, err
 	}
 	if err := e.verifySignatures(ctx, res.Hash, actAs, sigs, keys); err != nil {
 		return nil, err

@@ -93,7 +93,7 @@ func TestPackages(t *testing.T) {
 	}
 	n.fail("POST", "/v2/interactive-submission/preferred-packages", n.admin, map[string]any{
 		"packageVettingRequirements": []map[string]any{{"packageName": "nope", "parties": []string{alice.Party}}},
-	}, http.StatusBadRequest, "NO_PREFERRED_PACKAGES_FOUND")
+	}, http.StatusNotFound, "PACKAGE_NAMES_NOT_FOUND") // a name never uploaded, as Canton's PackagePreferenceBackend
 	var version ledgerapi.GetPreferredPackageVersionResponse
 	n.ok("GET", "/v2/interactive-submission/preferred-package-version?package-name=canton-builtin-admin-workflow-ping&parties="+urlPathEscape(alice.Party), n.admin, nil, &version)
 	if version.PackagePreference == nil || version.PackagePreference.PackageReference.PackageVersion != "3.4.0" {
@@ -110,7 +110,7 @@ func TestPackages(t *testing.T) {
 	if upd.NewVettedPackages.TopologySerial != 2 || upd.PastVettedPackages == nil || len(upd.NewVettedPackages.Packages) != len(upd.PastVettedPackages.Packages)-1 {
 		t.Fatalf("unvet: %+v", upd)
 	}
-	n.ok("GET", "/v2/interactive-submission/preferred-package-version?package-name=canton-builtin-admin-workflow-ping", n.admin, nil, &version)
+	n.ok("GET", "/v2/interactive-submission/preferred-package-version?package-name=canton-builtin-admin-workflow-ping&parties="+urlPathEscape(alice.Party), n.admin, nil, &version)
 	if version.PackagePreference != nil {
 		t.Fatalf("preferred version of an unvetted package: %+v", version)
 	}
