@@ -34,7 +34,13 @@ const (
 	Int64ToText         BuiltinFn = 22
 	PartyToText         BuiltinFn = 27
 	AppendText          BuiltinFn = 34
+	Foldl               BuiltinFn = 43
+	Foldr               BuiltinFn = 44
 	AnyExceptionMessage BuiltinFn = 59
+	TextMapEmpty        BuiltinFn = 60
+	TextMapInsert       BuiltinFn = 61
+	TextMapLookup       BuiltinFn = 62
+	TextMapToList       BuiltinFn = 64
 )
 
 // Builtin is the builtin function fn.
@@ -101,6 +107,11 @@ func Variant(name, ctor string, arg Expr) Expr {
 // Enum is constructor ctor of enum type name.
 func Enum(name, ctor string) Expr {
 	return sort(11, func(w *writer) msg { return msg{}.bytes(1, w.tyCon(name)).varint(2, w.str(ctor)) })
+}
+
+// StructProj is field of the struct e.
+func StructProj(field string, e Expr) Expr {
+	return sort(13, func(w *writer) msg { return msg{}.varint(1, w.str(field)).bytes(2, e.encode(w)) })
 }
 
 // App applies f to args.

@@ -166,6 +166,17 @@ func TCon(name string, args ...Type) Type {
 	}}
 }
 
+// TStruct is the structural record of fields (as TEXTMAP_TO_LIST returns).
+func TStruct(fields ...Field) Type {
+	return Type{func(w *writer) uint64 {
+		var b msg
+		for _, f := range fields {
+			b = b.bytes(1, f.encode(w))
+		}
+		return w.typ(msg{}.bytes(5, b))
+	}}
+}
+
 // TVar is the type variable name.
 func TVar(name string) Type {
 	return Type{func(w *writer) uint64 { return w.typ(msg{}.bytes(1, msg{}.varint(3, w.str(name)))) }}

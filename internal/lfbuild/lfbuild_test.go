@@ -15,7 +15,7 @@ import (
 	"github.com/ledger-cli/ledger/daml/archive"
 	"github.com/ledger-cli/ledger/daml/lf"
 	"github.com/ledger-cli/ledger/daml/validate"
-	. "github.com/ledger-cli/ledger/internal/lfbuild"
+	lb "github.com/ledger-cli/ledger/internal/lfbuild"
 	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/node/ledger"
 	"github.com/ledger-cli/ledger/node/local"
@@ -26,39 +26,39 @@ import (
 // tester is a template with a choice that throws and catches, one that
 // throws uncaught, a recursive type and an enum: most of what the builder
 // writes.
-func tester() *Package {
-	p := New("lfbuild-test", "1.0.0", "LfBuild.Test")
-	this := Var("this")
-	party := Proj("Tester", "p", this)
-	sigs := List(TParty, party)
-	p.Record("Tester", F("p", TParty), F("color", TCon("Color")))
+func tester() *lb.Package {
+	p := lb.New("lfbuild-test", "1.0.0", "LfBuild.Test")
+	this := lb.Var("this")
+	party := lb.Proj("Tester", "p", this)
+	sigs := lb.List(lb.TParty, party)
+	p.Record("Tester", lb.F("p", lb.TParty), lb.F("color", lb.TCon("Color")))
 	p.Enum("Color", "Red", "Green")
-	p.Variant("Nat", F("Z", TUnit), F("S", TCon("Nat")))
-	p.Record("E", F("t", TText))
-	p.Exception("E", Lam([]Field{F("e", TCon("E"))}, Proj("E", "t", Var("e"))))
+	p.Variant("Nat", lb.F("Z", lb.TUnit), lb.F("S", lb.TCon("Nat")))
+	p.Record("E", lb.F("t", lb.TText))
+	p.Exception("E", lb.Lam([]lb.Field{lb.F("e", lb.TCon("E"))}, lb.Proj("E", "t", lb.Var("e"))))
 	p.Record("Archive")
 	p.Record("ThrowCaught")
 	p.Record("ThrowUncaught")
-	p.Record("Count", F("n", TCon("Nat")))
+	p.Record("Count", lb.F("n", lb.TCon("Nat")))
 	// toInt : Nat -> Int64, recursive through the top-level value.
-	p.Value("toInt", TArrow(TCon("Nat"), TInt64), Lam([]Field{F("n", TCon("Nat"))},
-		Case(Var("n"),
-			VariantAlt("Nat", "Z", "u", Int(0)),
-			VariantAlt("Nat", "S", "m", App(Builtin(AddInt64), Int(1), App(Val("toInt"), Var("m")))))))
-	throwE := func(ret Type, text string) Expr {
-		return Throw(ret, TCon("E"), Record("E", FE("t", Text(text))))
+	p.Value("toInt", lb.TArrow(lb.TCon("Nat"), lb.TInt64), lb.Lam([]lb.Field{lb.F("n", lb.TCon("Nat"))},
+		lb.Case(lb.Var("n"),
+			lb.VariantAlt("Nat", "Z", "u", lb.Int(0)),
+			lb.VariantAlt("Nat", "S", "m", lb.App(lb.Builtin(lb.AddInt64), lb.Int(1), lb.App(lb.Val("toInt"), lb.Var("m")))))))
+	throwE := func(ret lb.Type, text string) lb.Expr {
+		return lb.Throw(ret, lb.TCon("E"), lb.Record("E", lb.FE("t", lb.Text(text))))
 	}
-	p.Template(Template{Name: "Tester", Param: "this", Signatories: sigs, Choices: []Choice{
-		Archive("Archive", sigs),
-		{Name: "ThrowCaught", Controllers: sigs, ArgName: "arg", ArgType: TCon("ThrowCaught"), ReturnType: TText,
-			Update: TryCatch(TText, throwE(TUpdate(TText), "caught"), "x",
-				Case(FromAnyException(TCon("E"), Var("x")),
-					SomeAlt("e", Some(TUpdate(TText), Pure(TText, Proj("E", "t", Var("e"))))),
-					NoneAlt(None(TUpdate(TText)))))},
-		{Name: "ThrowUncaught", Controllers: sigs, ArgName: "arg", ArgType: TCon("ThrowUncaught"), ReturnType: TUnit,
-			Update: throwE(TUpdate(TUnit), "uncaught message")},
-		{Name: "Count", Controllers: sigs, ArgName: "arg", ArgType: TCon("Count"), ReturnType: TInt64,
-			Update: Pure(TInt64, App(Val("toInt"), Proj("Count", "n", Var("arg"))))},
+	p.Template(lb.Template{Name: "Tester", Param: "this", Signatories: sigs, Choices: []lb.Choice{
+		lb.Archive("Archive", sigs),
+		{Name: "ThrowCaught", Controllers: sigs, ArgName: "arg", ArgType: lb.TCon("ThrowCaught"), ReturnType: lb.TText,
+			Update: lb.TryCatch(lb.TText, throwE(lb.TUpdate(lb.TText), "caught"), "x",
+				lb.Case(lb.FromAnyException(lb.TCon("E"), lb.Var("x")),
+					lb.SomeAlt("e", lb.Some(lb.TUpdate(lb.TText), lb.Pure(lb.TText, lb.Proj("E", "t", lb.Var("e"))))),
+					lb.NoneAlt(lb.None(lb.TUpdate(lb.TText)))))},
+		{Name: "ThrowUncaught", Controllers: sigs, ArgName: "arg", ArgType: lb.TCon("ThrowUncaught"), ReturnType: lb.TUnit,
+			Update: throwE(lb.TUpdate(lb.TUnit), "uncaught message")},
+		{Name: "Count", Controllers: sigs, ArgName: "arg", ArgType: lb.TCon("Count"), ReturnType: lb.TInt64,
+			Update: lb.Pure(lb.TInt64, lb.App(lb.Val("toInt"), lb.Proj("Count", "n", lb.Var("arg"))))},
 	}})
 	return p
 }

@@ -1,0 +1,97 @@
+package ledgerapi
+
+import (
+	lb "github.com/ledger-cli/ledger/internal/lfbuild"
+)
+
+// testModel is the part of the test tool's model Test.daml (ledger-common-dars
+// model/) whose Daml code the suites read back: Dummy's WrapWithAddress,
+// ParameterShowcase's Choice1, NothingArgument, Witnesses; and
+// DamlValues.daml's WithTextMap (semantic/), in the same module for
+// brevity. Its package name differs from "model-tests", which the other
+// suites use as the generic model's never-uploaded package.
+func testModel() *lb.Package {
+	pkg := lb.New("model-tests-built", "1.0.0", "Test")
+	pkg.Record("Archive")
+	simple := func(name, signatory string, fields []lb.Field, observers lb.Expr, choices ...lb.Choice) {
+		pkg.Record(name, fields...)
+		sigs := parties(field(name, signatory))
+		pkg.Template(lb.Template{Name: name, Param: "this", Signatories: sigs, Observers: observers,
+			Choices: append([]lb.Choice{lb.Archive("Archive", sigs)}, choices...)})
+	}
+	// copyWith is `this with {changes}` on template tpl's record of fields.
+	copyWith := func(tpl string, fields []lb.Field, changes map[string]lb.Expr) lb.Expr {
+		var fes []lb.FieldExpr
+		for _, f := range fields {
+			v, ok := changes[f.Name]
+			if !ok {
+				v = field(tpl, f.Name)
+			}
+			fes = append(fes, lb.FE(f.Name, v))
+		}
+		return lb.Record(tpl, fes...)
+	}
+	unit := lb.Pure(lb.TUnit, lb.Unit)
+
+	address := []lb.Field{lb.F("street", lb.TText), lb.F("city", lb.TText), lb.F("state", lb.TText), lb.F("zip", lb.TText)}
+	pkg.Record("Address", address...)
+	simple("AddressWrapper", "operator", []lb.Field{lb.F("operator", lb.TParty), lb.F("address", lb.TCon("Address"))}, lb.Expr{})
+	pkg.Record("WrapWithAddress", lb.F("address", lb.TCon("Address")))
+	pkg.Record("DummyChoice1")
+	simple("Dummy", "operator", []lb.Field{lb.F("operator", lb.TParty)}, lb.Expr{},
+		choice("DummyChoice1", true, parties(field("Dummy", "operator")), lb.TUnit, unit),
+		choice("WrapWithAddress", true, parties(field("Dummy", "operator")), lb.TContractID(lb.TCon("AddressWrapper")),
+			lb.Create("AddressWrapper", lb.Record("AddressWrapper", lb.FE("operator", field("Dummy", "operator")), lb.FE("address", argField("WrapWithAddress", "address"))))))
+
+	pkg.Variant("OptionalInteger", lb.F("SomeInteger", lb.TInt64), lb.F("NoInteger", lb.TUnit))
+	pkg.Record("NestedOptionalInteger", lb.F("value", lb.TCon("OptionalInteger")))
+	showcase := []lb.Field{lb.F("operator", lb.TParty), lb.F("integer", lb.TInt64), lb.F("decimal", lb.TNumeric(10)),
+		lb.F("text", lb.TText), lb.F("bool", lb.TBool), lb.F("time", lb.TTimestamp),
+		lb.F("nestedOptionalInteger", lb.TCon("NestedOptionalInteger")), lb.F("integerList", lb.TList(lb.TInt64)),
+		lb.F("optionalText", lb.TOptional(lb.TText))}
+	var choice1 []lb.Field
+	changes := map[string]lb.Expr{}
+	for _, f := range showcase[1:] {
+		name := "new" + string(f.Name[0]-'a'+'A') + f.Name[1:]
+		choice1 = append(choice1, lb.F(name, f.Type))
+		changes[f.Name] = argField("Choice1", name)
+	}
+	pkg.Record("Choice1", choice1...)
+	simple("ParameterShowcase", "operator", showcase, lb.Expr{},
+		choice("Choice1", true, parties(field("ParameterShowcase", "operator")), lb.TContractID(lb.TCon("ParameterShowcase")),
+			lb.Create("ParameterShowcase", copyWith("ParameterShowcase", showcase, changes))))
+
+	pkg.Record("Choose")
+	simple("NothingArgument", "operator", []lb.Field{lb.F("operator", lb.TParty), lb.F("arg1", lb.TOptional(lb.TText))}, lb.Expr{},
+		choice("Choose", true, parties(field("NothingArgument", "operator")), lb.TUnit, unit))
+
+	pkg.Record("WitnessesChoice")
+	pkg.Record("WitnessesNonConsumingChoice")
+	actor := parties(field("Witnesses", "p_actor"))
+	simple("Witnesses", "p_signatory", []lb.Field{lb.F("p_signatory", lb.TParty), lb.F("p_observer", lb.TParty), lb.F("p_actor", lb.TParty)},
+		parties(field("Witnesses", "p_observer")),
+		choice("WitnessesChoice", true, actor, lb.TUnit, unit),
+		choice("WitnessesNonConsumingChoice", false, actor, lb.TUnit, unit))
+
+	// WithTextMap_Expand: let updated = TM.union items newItems in
+	// create this with items = updated; return updated. union is
+	// left-biased: items' entries are inserted into newItems.
+	tMap := lb.TTextMap(lb.TText)
+	kv := lb.TStruct(lb.F("key", lb.TText), lb.F("value", lb.TText))
+	insert := lb.Lam([]lb.Field{lb.F("acc", tMap), lb.F("kv", kv)}, lb.App(lb.TyApp(lb.Builtin(lb.TextMapInsert), lb.TText),
+		lb.StructProj("key", lb.Var("kv")), lb.StructProj("value", lb.Var("kv")), lb.Var("acc")))
+	union := lb.App(lb.TyApp(lb.Builtin(lb.Foldl), kv, tMap), insert, argField("WithTextMap_Expand", "newItems"),
+		lb.App(lb.TyApp(lb.Builtin(lb.TextMapToList), lb.TText), field("WithTextMap", "items")))
+	textMapFields := []lb.Field{lb.F("owner", lb.TParty), lb.F("items", tMap)}
+	pkg.Record("WithTextMap_Expand", lb.F("newItems", tMap))
+	simple("WithTextMap", "owner", textMapFields, lb.Expr{},
+		choice("WithTextMap_Expand", true, parties(field("WithTextMap", "owner")), tMap,
+			lb.Let([]lb.Binding{{Name: "updated", Type: tMap, Bound: union}},
+				then(lb.TContractID(lb.TCon("WithTextMap")),
+					lb.Create("WithTextMap", copyWith("WithTextMap", textMapFields, map[string]lb.Expr{"items": lb.Var("updated")})),
+					lb.Pure(tMap, lb.Var("updated"))))))
+	return pkg
+}
+
+// builtTemplate is template name of testModel by package name.
+func builtTemplate(name string) string { return "#model-tests-built:Test:" + name }
