@@ -7,7 +7,7 @@ import (
 // testModel is the part of the test tool's model Test.daml (ledger-common-dars
 // model/) whose Daml code the suites read back: Dummy's WrapWithAddress,
 // ParameterShowcase's Choice1, NothingArgument, Witnesses; and
-// DamlValues.daml's WithTextMap (semantic/), in the same module for
+// DamlValues.daml's WithTextMap (semantic/) and TrailingNones.daml, in the same module for
 // brevity. Its package name differs from "model-tests", which the other
 // suites use as the generic model's never-uploaded package.
 func testModel() *lb.Package {
@@ -90,6 +90,19 @@ func testModel() *lb.Package {
 				then(lb.TContractID(lb.TCon("WithTextMap")),
 					lb.Create("WithTextMap", copyWith("WithTextMap", textMapFields, map[string]lb.Expr{"items": lb.Var("updated")})),
 					lb.Pure(tMap, lb.Var("updated"))))))
+	// TrailingNones.daml and its interface (model/, model_iface/).
+	pkg.Record("RecordWithOptional", lb.F("field1", lb.TText), lb.F("field2", lb.TOptional(lb.TText)))
+	pkg.Record("TrailingNonesView", lb.F("nonOpt", lb.TText), lb.F("opt", lb.TOptional(lb.TText)))
+	pkg.Interface("TrailingNonesIface", "this", lb.TCon("TrailingNonesView"))
+	pkg.Record("TrailingNones", lb.F("owner", lb.TParty), lb.F("nonOpt", lb.TText), lb.F("opt", lb.TOptional(lb.TText)))
+	pkg.Record("ExerciseChoice", lb.F("nonOptArg", lb.TText), lb.F("optArg", lb.TOptional(lb.TText)))
+	owner := parties(field("TrailingNones", "owner"))
+	pkg.Template(lb.Template{Name: "TrailingNones", Param: "this", Signatories: owner,
+		Implements: []lb.Implementation{{Interface: "TrailingNonesIface", View: lb.Record("TrailingNonesView",
+			lb.FE("nonOpt", field("TrailingNones", "nonOpt")), lb.FE("opt", field("TrailingNones", "opt")))}},
+		Choices: []lb.Choice{lb.Archive("Archive", owner),
+			choice("ExerciseChoice", true, owner, lb.TCon("RecordWithOptional"), lb.Pure(lb.TCon("RecordWithOptional"),
+				lb.Record("RecordWithOptional", lb.FE("field1", argField("ExerciseChoice", "nonOptArg")), lb.FE("field2", argField("ExerciseChoice", "optArg")))))}})
 	return pkg
 }
 

@@ -40,6 +40,8 @@ func tester() *lb.Package {
 	p.Record("ThrowCaught")
 	p.Record("ThrowUncaught")
 	p.Record("Count", lb.F("n", lb.TCon("Nat")))
+	p.Record("TesterView", lb.F("p", lb.TParty))
+	p.Interface("TesterIface", "i", lb.TCon("TesterView"))
 	// toInt : Nat -> Int64, recursive through the top-level value.
 	p.Value("toInt", lb.TArrow(lb.TCon("Nat"), lb.TInt64), lb.Lam([]lb.Field{lb.F("n", lb.TCon("Nat"))},
 		lb.Case(lb.Var("n"),
@@ -48,18 +50,19 @@ func tester() *lb.Package {
 	throwE := func(ret lb.Type, text string) lb.Expr {
 		return lb.Throw(ret, lb.TCon("E"), lb.Record("E", lb.FE("t", lb.Text(text))))
 	}
-	p.Template(lb.Template{Name: "Tester", Param: "this", Signatories: sigs, Choices: []lb.Choice{
-		lb.Archive("Archive", sigs),
-		{Name: "ThrowCaught", Controllers: sigs, ArgName: "arg", ArgType: lb.TCon("ThrowCaught"), ReturnType: lb.TText,
-			Update: lb.TryCatch(lb.TText, throwE(lb.TUpdate(lb.TText), "caught"), "x",
-				lb.Case(lb.FromAnyException(lb.TCon("E"), lb.Var("x")),
-					lb.SomeAlt("e", lb.Some(lb.TUpdate(lb.TText), lb.Pure(lb.TText, lb.Proj("E", "t", lb.Var("e"))))),
-					lb.NoneAlt(lb.None(lb.TUpdate(lb.TText)))))},
-		{Name: "ThrowUncaught", Controllers: sigs, ArgName: "arg", ArgType: lb.TCon("ThrowUncaught"), ReturnType: lb.TUnit,
-			Update: throwE(lb.TUpdate(lb.TUnit), "uncaught message")},
-		{Name: "Count", Controllers: sigs, ArgName: "arg", ArgType: lb.TCon("Count"), ReturnType: lb.TInt64,
-			Update: lb.Pure(lb.TInt64, lb.App(lb.Val("toInt"), lb.Proj("Count", "n", lb.Var("arg"))))},
-	}})
+	p.Template(lb.Template{Name: "Tester", Param: "this", Signatories: sigs,
+		Implements: []lb.Implementation{{Interface: "TesterIface", View: lb.Record("TesterView", lb.FE("p", party))}}, Choices: []lb.Choice{
+			lb.Archive("Archive", sigs),
+			{Name: "ThrowCaught", Controllers: sigs, ArgName: "arg", ArgType: lb.TCon("ThrowCaught"), ReturnType: lb.TText,
+				Update: lb.TryCatch(lb.TText, throwE(lb.TUpdate(lb.TText), "caught"), "x",
+					lb.Case(lb.FromAnyException(lb.TCon("E"), lb.Var("x")),
+						lb.SomeAlt("e", lb.Some(lb.TUpdate(lb.TText), lb.Pure(lb.TText, lb.Proj("E", "t", lb.Var("e"))))),
+						lb.NoneAlt(lb.None(lb.TUpdate(lb.TText)))))},
+			{Name: "ThrowUncaught", Controllers: sigs, ArgName: "arg", ArgType: lb.TCon("ThrowUncaught"), ReturnType: lb.TUnit,
+				Update: throwE(lb.TUpdate(lb.TUnit), "uncaught message")},
+			{Name: "Count", Controllers: sigs, ArgName: "arg", ArgType: lb.TCon("Count"), ReturnType: lb.TInt64,
+				Update: lb.Pure(lb.TInt64, lb.App(lb.Val("toInt"), lb.Proj("Count", "n", lb.Var("arg"))))},
+		}})
 	return p
 }
 

@@ -34,8 +34,26 @@ func (p *Package) dataType(name string, params []string, kind int, body func(w *
 		for _, v := range params {
 			b = b.bytes(3, msg{}.varint(3, w.str(v)).bytes(2, msg{}.unit(1)))
 		}
-		return b.boolean(4, true).bytes(protoNum(kind), body(w))
+		return b.boolean(4, kind != kindInterface).bytes(protoNum(kind), body(w))
 	})
+}
+
+const kindInterface = 8
+
+// Interface declares an interface with no methods and no choices whose
+// view is of type view; templates implement it with Template.Implements.
+func (p *Package) Interface(name, param string, view Type) {
+	p.dataType(name, nil, kindInterface, func(*writer) msg { return nil })
+	p.add(8, func(w *writer) msg {
+		return msg{}.varint(2, w.dname(name)).varint(4, w.str(param)).bytes(6, view.ref(w))
+	})
+}
+
+// Implementation is a template's instance of an interface: its view, an
+// expression over the template's Param.
+type Implementation struct {
+	Interface string
+	View      Expr
 }
 
 func fieldList(fields []Field) func(w *writer) msg {
@@ -96,6 +114,7 @@ type Template struct {
 	Signatories Expr
 	Observers   Expr // none: no observers
 	Choices     []Choice
+	Implements  []Implementation
 }
 
 // Choice is a choice of a template. In Controllers, Observers and Update
@@ -128,7 +147,11 @@ func (p *Package) Template(t Template) {
 		for _, c := range t.Choices {
 			b = b.bytes(6, c.encode(w))
 		}
-		return b.bytes(7, obs.encode(w))
+		b = b.bytes(7, obs.encode(w))
+		for _, i := range t.Implements {
+			b = b.bytes(10, msg{}.bytes(1, w.tyCon(i.Interface)).bytes(2, msg{}.bytes(2, i.View.encode(w))))
+		}
+		return b
 	})
 }
 
