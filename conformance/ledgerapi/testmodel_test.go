@@ -90,6 +90,19 @@ func testModel() *lb.Package {
 				then(lb.TContractID(lb.TCon("WithTextMap")),
 					lb.Create("WithTextMap", copyWith("WithTextMap", textMapFields, map[string]lb.Expr{"items": lb.Var("updated")})),
 					lb.Pure(tMap, lb.Var("updated"))))))
+	// Divulgence1 and Divulgence2: a contract to divulge out of band.
+	simple("Divulgence1", "div1Party", []lb.Field{lb.F("div1Party", lb.TParty)}, lb.Expr{})
+	tDiv1 := lb.TContractID(lb.TCon("Divulgence1"))
+	pkg.Record("Divulgence2Fetch", lb.F("div1ToFetch", tDiv1))
+	pkg.Record("Divulgence2Archive", lb.F("div1ToArchive", tDiv1))
+	pkg.Record("Divulgence2ImmediateDivulge")
+	fetcher := field("Divulgence2", "div2Fetcher")
+	simple("Divulgence2", "div2Signatory", []lb.Field{lb.F("div2Signatory", lb.TParty), lb.F("div2Fetcher", lb.TParty)}, parties(fetcher),
+		choice("Divulgence2Fetch", false, parties(fetcher), lb.TUnit,
+			then(lb.TCon("Divulgence1"), lb.Fetch("Divulgence1", argField("Divulgence2Fetch", "div1ToFetch")), unit)),
+		choice("Divulgence2Archive", false, parties(fetcher), lb.TUnit, archiveOf("Divulgence1", argField("Divulgence2Archive", "div1ToArchive"))),
+		choice("Divulgence2ImmediateDivulge", false, parties(fetcher), tDiv1, lb.Create("Divulgence1", lb.Record("Divulgence1", lb.FE("div1Party", fetcher)))))
+
 	// TrailingNones.daml and its interface (model/, model_iface/).
 	pkg.Record("RecordWithOptional", lb.F("field1", lb.TText), lb.F("field2", lb.TOptional(lb.TText)))
 	pkg.Record("TrailingNonesView", lb.F("nonOpt", lb.TText), lb.F("opt", lb.TOptional(lb.TText)))
