@@ -103,6 +103,57 @@ func testModel() *lb.Package {
 		choice("Divulgence2Archive", false, parties(fetcher), lb.TUnit, archiveOf("Divulgence1", argField("Divulgence2Archive", "div1ToArchive"))),
 		choice("Divulgence2ImmediateDivulge", false, parties(fetcher), tDiv1, lb.Create("Divulgence1", lb.Record("Divulgence1", lb.FE("div1Party", fetcher)))))
 
+	// BranchingSignatories, and the multi-actor Agreement, AgreementFactory,
+	// TriProposal, TriAgreement. Daml's assert throws the standard
+	// library's AssertionFailed "Assertion failed"; this package has no
+	// standard library, so it throws its own exception of that name and
+	// message.
+	pkg.Record("AssertionFailed", lb.F("message", lb.TText))
+	pkg.Exception("AssertionFailed", lb.Lam([]lb.Field{lb.F("e", lb.TCon("AssertionFailed"))}, lb.Proj("AssertionFailed", "message", lb.Var("e"))))
+	assert := func(cond lb.Expr) lb.Expr {
+		return lb.Case(cond, lb.TrueAlt(unit), lb.FalseAlt(lb.Throw(lb.TUpdate(lb.TUnit), lb.TCon("AssertionFailed"),
+			lb.Record("AssertionFailed", lb.FE("message", lb.Text("Assertion failed"))))))
+	}
+	and := func(a, b lb.Expr) lb.Expr { return lb.Case(a, lb.TrueAlt(b), lb.FalseAlt(lb.False)) }
+	equalParty := func(a, b lb.Expr) lb.Expr { return lb.App(lb.TyApp(lb.Builtin(lb.Equal), lb.TParty), a, b) }
+
+	pkg.Record("BranchingSignatories", lb.F("whichSign", lb.TBool), lb.F("signTrue", lb.TParty), lb.F("signFalse", lb.TParty))
+	branching := parties(lb.Case(field("BranchingSignatories", "whichSign"),
+		lb.TrueAlt(field("BranchingSignatories", "signTrue")), lb.FalseAlt(field("BranchingSignatories", "signFalse"))))
+	pkg.Template(lb.Template{Name: "BranchingSignatories", Param: "this", Signatories: branching, Choices: []lb.Choice{lb.Archive("Archive", branching)}})
+
+	tri := []lb.Field{lb.F("operator", lb.TParty), lb.F("receiver", lb.TParty), lb.F("giver", lb.TParty)}
+	triOf := func(tpl string) lb.Expr {
+		return lb.Record("TriAgreement", lb.FE("operator", field(tpl, "operator")), lb.FE("receiver", field(tpl, "receiver")), lb.FE("giver", field(tpl, "giver")))
+	}
+	pkg.Record("TriAgreement", tri...)
+	triSigs := parties(field("TriAgreement", "operator"), field("TriAgreement", "receiver"), field("TriAgreement", "giver"))
+	pkg.Template(lb.Template{Name: "TriAgreement", Param: "this", Signatories: triSigs, Choices: []lb.Choice{lb.Archive("Archive", triSigs)}})
+	pkg.Record("TriProposalAccept")
+	tTriAgreement := lb.TContractID(lb.TCon("TriAgreement"))
+	simple("TriProposal", "operator", tri, parties(field("TriProposal", "receiver"), field("TriProposal", "giver")),
+		choice("TriProposalAccept", true, parties(field("TriProposal", "receiver"), field("TriProposal", "giver")), tTriAgreement,
+			lb.Create("TriAgreement", triOf("TriProposal"))))
+	pkg.Record("AcceptTriProposal", lb.F("cid", lb.TContractID(lb.TCon("TriProposal"))))
+	agreement := []lb.Field{lb.F("receiver", lb.TParty), lb.F("giver", lb.TParty)}
+	giver := parties(field("Agreement", "giver"))
+	agreementSigs := parties(field("Agreement", "receiver"), field("Agreement", "giver"))
+	cid := argField("AcceptTriProposal", "cid")
+	pkg.Record("Agreement", agreement...)
+	pkg.Template(lb.Template{Name: "Agreement", Param: "this", Signatories: agreementSigs, Choices: []lb.Choice{
+		lb.Archive("Archive", agreementSigs),
+		choice("AcceptTriProposal", true, giver, tTriAgreement, lb.Do([]lb.Binding{
+			{Name: "prop", Type: lb.TCon("TriProposal"), Bound: lb.Fetch("TriProposal", cid)},
+			{Name: "_assert", Type: lb.TUnit, Bound: assert(and(
+				equalParty(lb.Proj("TriProposal", "receiver", lb.Var("prop")), field("Agreement", "receiver")),
+				equalParty(lb.Proj("TriProposal", "giver", lb.Var("prop")), field("Agreement", "giver"))))},
+		}, lb.Exercise("TriProposal", "TriProposalAccept", cid, lb.Record("TriProposalAccept")))),
+	}})
+	pkg.Record("AgreementFactoryAccept")
+	simple("AgreementFactory", "giver", agreement, parties(field("AgreementFactory", "receiver")),
+		choice("AgreementFactoryAccept", false, parties(field("AgreementFactory", "receiver")), lb.TContractID(lb.TCon("Agreement")),
+			lb.Create("Agreement", lb.Record("Agreement", lb.FE("receiver", field("AgreementFactory", "receiver")), lb.FE("giver", field("AgreementFactory", "giver"))))))
+
 	// TrailingNones.daml and its interface (model/, model_iface/).
 	pkg.Record("RecordWithOptional", lb.F("field1", lb.TText), lb.F("field2", lb.TOptional(lb.TText)))
 	pkg.Record("TrailingNonesView", lb.F("nonOpt", lb.TText), lb.F("opt", lb.TOptional(lb.TText)))
