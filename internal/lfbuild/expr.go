@@ -36,6 +36,10 @@ const (
 	AppendText          BuiltinFn = 34
 	Foldl               BuiltinFn = 43
 	Foldr               BuiltinFn = 44
+	GenMapEmpty         BuiltinFn = 52
+	GenMapInsert        BuiltinFn = 53
+	GenMapLookup        BuiltinFn = 54
+	GenMapKeys          BuiltinFn = 56
 	AnyExceptionMessage BuiltinFn = 59
 	TextMapEmpty        BuiltinFn = 60
 	TextMapInsert       BuiltinFn = 61
