@@ -71,8 +71,14 @@ func Text(s string) Expr { return lit(func(w *writer) msg { return msg{}.varint(
 // Numeric is a Numeric literal, e.g. "1.0000000000" (its scale is its type's).
 func Numeric(s string) Expr { return lit(func(w *writer) msg { return msg{}.varint(3, w.str(s)) }) }
 
-// conType is the Type.Con message of data type name (no arguments).
-func conType(w *writer, name string) msg { return msg{}.bytes(1, w.tyCon(name)) }
+// conType is the Type.Con message of data type name applied to args.
+func conType(w *writer, name string, args ...Type) msg {
+	b := msg{}.bytes(1, w.tyCon(name))
+	for _, a := range args {
+		b = b.bytes(2, a.ref(w))
+	}
+	return b
+}
 
 // FieldExpr is a record field and its value.
 type FieldExpr struct {
@@ -84,9 +90,12 @@ type FieldExpr struct {
 func FE(name string, v Expr) FieldExpr { return FieldExpr{name, v} }
 
 // Record constructs the record type name of this module.
-func Record(name string, fields ...FieldExpr) Expr {
+func Record(name string, fields ...FieldExpr) Expr { return RecordOf(name, nil, fields...) }
+
+// RecordOf constructs the record type name applied to the type arguments args.
+func RecordOf(name string, args []Type, fields ...FieldExpr) Expr {
 	return sort(7, func(w *writer) msg {
-		b := msg{}.bytes(1, conType(w, name))
+		b := msg{}.bytes(1, conType(w, name, args...))
 		for _, f := range fields {
 			b = b.bytes(2, msg{}.varint(3, w.str(f.Name)).bytes(2, f.Value.encode(w)))
 		}
