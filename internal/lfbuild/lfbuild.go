@@ -1,8 +1,18 @@
 // Package lfbuild writes small Daml-LF 2.1 packages for tests: a module of
-// records, variants, enums (recursive ones too), exceptions, top-level
-// values and templates with choices, as a DAR whose package id is the
+// records, variants and enums (recursive and parameterised ones too),
+// exceptions, interfaces with a view, top-level values and templates with
+// choices and interface instances, as a DAR whose package id is the
 // SHA-256 of the archive payload. Tests use it to build the models of
-// Canton's Ledger API test tool that no real DAR provides.
+// Canton's Ledger API test tool that no real DAR provides
+// (conformance/ledgerapi). Only _test files may import it.
+//
+// Expressions cover what those models need: variables, top-level values,
+// builtin functions (a few listed as BuiltinFn; any other by its number),
+// literals, records (construction, projection), variants, enums, structs
+// (projection), lists, optionals, lambdas, application, type application,
+// let, case, exceptions (throw, to/from AnyException) and updates (pure,
+// blocks, create, exercise, fetch, embedded expressions, try/catch).
+// Contract keys are Daml-LF 2.3 and are not written.
 //
 // The field numbers are those of daml/archive/FORMAT.md. A package has one
 // module and no dependencies: every reference (type constructor, template,
