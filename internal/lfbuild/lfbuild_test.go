@@ -41,7 +41,12 @@ func tester() *lb.Package {
 	p.Record("ThrowUncaught")
 	p.Record("Count", lb.F("n", lb.TCon("Nat")))
 	p.Record("TesterView", lb.F("p", lb.TParty))
-	p.Interface("TesterIface", "i", lb.TCon("TesterView"))
+	p.Record("Ping")
+	owner := lb.List(lb.TParty, lb.CallInterface("TesterIface", "getOwner", lb.Var("i")))
+	p.InterfaceOf(lb.InterfaceDef{Name: "TesterIface", Param: "i", View: lb.TCon("TesterView"),
+		Methods: []lb.Field{lb.F("getOwner", lb.TParty)},
+		Choices: []lb.Choice{{Name: "Ping", Controllers: owner, ArgName: "arg", ArgType: lb.TCon("Ping"), ReturnType: lb.TText,
+			Update: lb.Pure(lb.TText, lb.Text("pong"))}}})
 	// toInt : Nat -> Int64, recursive through the top-level value.
 	p.Value("toInt", lb.TArrow(lb.TCon("Nat"), lb.TInt64), lb.Lam([]lb.Field{lb.F("n", lb.TCon("Nat"))},
 		lb.Case(lb.Var("n"),
@@ -51,7 +56,8 @@ func tester() *lb.Package {
 		return lb.Throw(ret, lb.TCon("E"), lb.Record("E", lb.FE("t", lb.Text(text))))
 	}
 	p.Template(lb.Template{Name: "Tester", Param: "this", Signatories: sigs,
-		Implements: []lb.Implementation{{Interface: "TesterIface", View: lb.Record("TesterView", lb.FE("p", party))}}, Choices: []lb.Choice{
+		Implements: []lb.Implementation{{Interface: "TesterIface", View: lb.Record("TesterView", lb.FE("p", party)),
+			Methods: []lb.FieldExpr{lb.FE("getOwner", party)}}}, Choices: []lb.Choice{
 			lb.Archive("Archive", sigs),
 			{Name: "ThrowCaught", Controllers: sigs, ArgName: "arg", ArgType: lb.TCon("ThrowCaught"), ReturnType: lb.TText,
 				Update: lb.TryCatch(lb.TText, throwE(lb.TUpdate(lb.TText), "caught"), "x",
@@ -167,6 +173,11 @@ func TestBuiltPackageRunsOnANode(t *testing.T) {
 	}
 	if st, b := exercise("ThrowUncaught", map[string]any{}); st == 200 || !strings.Contains(string(b), "uncaught message") || !strings.Contains(string(b), "UNHANDLED_EXCEPTION") {
 		t.Errorf("ThrowUncaught: %d %s, want an unhandled exception with its message", st, b)
+	}
+	// The interface's choice, through the interface, controlled by its method.
+	if st, b := submit(map[string]any{"ExerciseCommand": map[string]any{"templateId": "#lfbuild-test:LfBuild.Test:TesterIface",
+		"contractId": cid, "choice": "Ping", "choiceArgument": map[string]any{}}}); st != 200 || result(b) != `"pong"` {
+		t.Errorf("Ping through the interface: %d %s", st, b)
 	}
 	three := map[string]any{"tag": "S", "value": map[string]any{"tag": "S", "value": map[string]any{"tag": "S", "value": map[string]any{"tag": "Z", "value": map[string]any{}}}}}
 	if st, b := exercise("Count", map[string]any{"n": three}); st != 200 || result(b) != `"3"` {

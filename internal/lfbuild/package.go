@@ -43,17 +43,40 @@ const kindInterface = 8
 // Interface declares an interface with no methods and no choices whose
 // view is of type view; templates implement it with Template.Implements.
 func (p *Package) Interface(name, param string, view Type) {
-	p.dataType(name, nil, kindInterface, func(*writer) msg { return nil })
+	p.InterfaceOf(InterfaceDef{Name: name, Param: param, View: view})
+}
+
+// InterfaceDef is an interface: its view type, its methods (name and
+// type) and its choices, in whose expressions Param is the interface value.
+type InterfaceDef struct {
+	Name, Param string
+	View        Type
+	Methods     []Field
+	Choices     []Choice
+}
+
+// InterfaceOf declares the interface i.
+func (p *Package) InterfaceOf(i InterfaceDef) {
+	p.dataType(i.Name, nil, kindInterface, func(*writer) msg { return nil })
 	p.add(8, func(w *writer) msg {
-		return msg{}.varint(2, w.dname(name)).varint(4, w.str(param)).bytes(6, view.ref(w))
+		b := msg{}.varint(2, w.dname(i.Name))
+		for _, m := range i.Methods {
+			b = b.bytes(3, msg{}.varint(2, w.str(m.Name)).bytes(3, m.Type.ref(w)))
+		}
+		b = b.varint(4, w.str(i.Param))
+		for _, c := range i.Choices {
+			b = b.bytes(5, c.encode(w))
+		}
+		return b.bytes(6, i.View.ref(w))
 	})
 }
 
-// Implementation is a template's instance of an interface: its view, an
-// expression over the template's Param.
+// Implementation is a template's instance of an interface: its view and
+// its methods, expressions over the template's Param.
 type Implementation struct {
 	Interface string
 	View      Expr
+	Methods   []FieldExpr
 }
 
 func fieldList(fields []Field) func(w *writer) msg {
@@ -149,7 +172,11 @@ func (p *Package) Template(t Template) {
 		}
 		b = b.bytes(7, obs.encode(w))
 		for _, i := range t.Implements {
-			b = b.bytes(10, msg{}.bytes(1, w.tyCon(i.Interface)).bytes(2, msg{}.bytes(2, i.View.encode(w))))
+			var body msg
+			for _, m := range i.Methods {
+				body = body.bytes(1, msg{}.varint(1, w.str(m.Name)).bytes(2, m.Value.encode(w)))
+			}
+			b = b.bytes(10, msg{}.bytes(1, w.tyCon(i.Interface)).bytes(2, body.bytes(2, i.View.encode(w))))
 		}
 		return b
 	})
