@@ -10,22 +10,26 @@ import (
 )
 
 // interfaceViewsModel is the test tool's InterfaceViews.daml (ledger-common-dars
-// semantic/) without I's method and choice, which the filter cases never
-// use, plus Test.daml's Dummy and DummyWithParam for the exercised-event
-// case.
+// semantic/), plus Test.daml's Dummy and DummyWithParam for the
+// exercised-event case.
 func interfaceViewsModel() *lb.Package {
 	pkg := lb.New("interface-views-tests", "1.0.0", "InterfaceViews")
 	pkg.Record("Archive")
 	pkg.Record("View", lb.F("a", lb.TInt64), lb.F("b", lb.TBool))
 	pkg.Record("View2", lb.F("c", lb.TInt64))
-	pkg.Interface("I", "this", lb.TCon("View"))
+	pkg.Record("EmptyInterfaceView")
+	pkg.Record("ChoiceI")
+	pkg.InterfaceOf(lb.InterfaceDef{Name: "I", Param: "this", View: lb.TCon("View"), Methods: []lb.Field{lb.F("getOwner", lb.TParty)},
+		Choices: []lb.Choice{choice("ChoiceI", false, parties(lb.CallInterface("I", "getOwner", this)), lb.TUnit, lb.Pure(lb.TUnit, lb.Unit))}})
 	pkg.Interface("I2", "this", lb.TCon("View2"))
-	view := func(a lb.Expr, b bool) lb.Implementation {
+	pkg.Interface("INoTemplate", "this", lb.TCon("EmptyInterfaceView"))
+	owner := func(tpl, p string) []lb.FieldExpr { return []lb.FieldExpr{lb.FE("getOwner", field(tpl, p))} }
+	view := func(tpl, p string, a lb.Expr, b bool) lb.Implementation {
 		bv := lb.False
 		if b {
 			bv = lb.True
 		}
-		return lb.Implementation{Interface: "I", View: lb.Record("View", lb.FE("a", a), lb.FE("b", bv))}
+		return lb.Implementation{Interface: "I", View: lb.Record("View", lb.FE("a", a), lb.FE("b", bv)), Methods: owner(tpl, p)}
 	}
 	view2 := func(c int64) lb.Implementation {
 		return lb.Implementation{Interface: "I2", View: lb.Record("View2", lb.FE("c", lb.Int(c)))}
@@ -37,14 +41,18 @@ func interfaceViewsModel() *lb.Package {
 			Choices: append([]lb.Choice{lb.Archive("Archive", sigs)}, choices...)})
 	}
 	pa := []lb.Field{lb.F("p", lb.TParty), lb.F("a", lb.TInt64)}
-	crashed := lb.Implementation{Interface: "I", View: lb.App(lb.TyApp(lb.Builtin(lb.Error), lb.TCon("View")), lb.Text("view crashed"))}
+	unit := lb.Pure(lb.TUnit, lb.Unit)
+	crashed := lb.Implementation{Interface: "I", View: lb.App(lb.TyApp(lb.Builtin(lb.Error), lb.TCon("View")), lb.Text("view crashed")), Methods: owner("T3", "p")}
+	declare("T1", pa, "p", lb.Expr{}, []lb.Implementation{view("T1", "p", field("T1", "a"), true)})
+	pkg.Record("ChoiceT2")
+	declare("T2", pa, "p", lb.Expr{}, []lb.Implementation{view("T2", "p", field("T2", "a"), false)},
+		choice("ChoiceT2", false, parties(field("T2", "p")), lb.TUnit, unit))
 	declare("T3", pa, "p", lb.Expr{}, []lb.Implementation{crashed})
 	declare("T4", pa, "p", lb.Expr{}, nil)
-	declare("T5", pa, "p", lb.Expr{}, []lb.Implementation{view(field("T5", "a"), true), view2(1)})
+	declare("T5", pa, "p", lb.Expr{}, []lb.Implementation{view("T5", "p", field("T5", "a"), true), view2(1)})
 	declare("T6", []lb.Field{lb.F("p1", lb.TParty), lb.F("p2", lb.TParty)}, "p1", parties(field("T6", "p1"), field("T6", "p2")),
-		[]lb.Implementation{view(lb.Int(6), true), view2(7)})
+		[]lb.Implementation{view("T6", "p1", lb.Int(6), true), view2(7)})
 
-	unit := lb.Pure(lb.TUnit, lb.Unit)
 	pkg.Record("DummyNonConsuming")
 	pkg.Record("DummyChoice2", lb.F("paramString", lb.TText))
 	declare("Dummy", []lb.Field{lb.F("operator", lb.TParty)}, "operator", lb.Expr{}, nil,
