@@ -38,10 +38,37 @@ func testModel() *lb.Package {
 	simple("AddressWrapper", "operator", []lb.Field{lb.F("operator", lb.TParty), lb.F("address", lb.TCon("Address"))}, lb.Expr{})
 	pkg.Record("WrapWithAddress", lb.F("address", lb.TCon("Address")))
 	pkg.Record("DummyChoice1")
+	pkg.Record("DummyNonConsuming")
+	pkg.Record("Clone")
+	dummyOf := func(operator lb.Expr) lb.Expr { return lb.Record("Dummy", lb.FE("operator", operator)) }
+	tDummy := lb.TContractID(lb.TCon("Dummy"))
 	simple("Dummy", "operator", []lb.Field{lb.F("operator", lb.TParty)}, lb.Expr{},
 		choice("DummyChoice1", true, parties(field("Dummy", "operator")), lb.TUnit, unit),
+		choice("DummyNonConsuming", false, parties(field("Dummy", "operator")), lb.TUnit, unit),
+		choice("Clone", false, parties(field("Dummy", "operator")), tDummy, lb.Create("Dummy", dummyOf(field("Dummy", "operator")))),
 		choice("WrapWithAddress", true, parties(field("Dummy", "operator")), lb.TContractID(lb.TCon("AddressWrapper")),
 			lb.Create("AddressWrapper", lb.Record("AddressWrapper", lb.FE("operator", field("Dummy", "operator")), lb.FE("address", argField("WrapWithAddress", "address"))))))
+
+	// DummyWithParam and DummyFactory.
+	simple("DummyWithParam", "operator", []lb.Field{lb.F("operator", lb.TParty)}, lb.Expr{})
+	pkg.Record("DummyFactoryCall")
+	pkg.Record("DummyFactoryCallWithExercise")
+	op := field("DummyFactory", "operator")
+	tParam := lb.TContractID(lb.TCon("DummyWithParam"))
+	createParam := lb.Create("DummyWithParam", lb.Record("DummyWithParam", lb.FE("operator", op)))
+	simple("DummyFactory", "operator", []lb.Field{lb.F("operator", lb.TParty)}, lb.Expr{},
+		choice("DummyFactoryCall", true, parties(op), lb.TUnit, lb.Do([]lb.Binding{
+			{Name: "split", Type: tDummy, Bound: lb.Create("Dummy", dummyOf(op))},
+			{Name: "rest", Type: tParam, Bound: createParam}}, unit)),
+		choice("DummyFactoryCallWithExercise", true, parties(op), lb.TUnit, lb.Do([]lb.Binding{
+			{Name: "dummy1", Type: tDummy, Bound: lb.Create("Dummy", dummyOf(op))},
+			{Name: "dummy2", Type: tDummy, Bound: lb.Create("Dummy", dummyOf(op))},
+			{Name: "dummy3", Type: tDummy, Bound: lb.Create("Dummy", dummyOf(op))},
+			{Name: "rest", Type: tParam, Bound: createParam},
+			{Name: "_clone", Type: tDummy, Bound: lb.Exercise("Dummy", "Clone", lb.Var("dummy1"), lb.Record("Clone"))},
+			{Name: "_choice1", Type: lb.TUnit, Bound: lb.Exercise("Dummy", "DummyChoice1", lb.Var("dummy2"), lb.Record("DummyChoice1"))},
+			{Name: "_nonConsuming", Type: lb.TUnit, Bound: lb.Exercise("Dummy", "DummyNonConsuming", lb.Var("dummy3"), lb.Record("DummyNonConsuming"))},
+		}, unit)))
 
 	pkg.Variant("OptionalInteger", lb.F("SomeInteger", lb.TInt64), lb.F("NoInteger", lb.TUnit))
 	pkg.Record("NestedOptionalInteger", lb.F("value", lb.TCon("OptionalInteger")))
