@@ -1,6 +1,10 @@
 package ledgerapi
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
 	"testing"
 
 	lb "github.com/ledger-cli/ledger/internal/lfbuild"
@@ -51,4 +55,29 @@ func (p *participant) uploadModel(t *testing.T, pkg *lb.Package) {
 	t.Helper()
 	dar, _ := pkg.DAR()
 	p.upload(t, dar)
+}
+
+// submitStatus submits commands and returns the HTTP status (0 when the
+// request could not be sent): safe to call from goroutines other than the
+// test's, where p.do's t.Fatal is not.
+func (p *participant) submitStatus(actAs []string, cmd map[string]any) int {
+	raw, err := json.Marshal(p.jsCommands(actAs, cmd))
+	if err != nil {
+		return 0
+	}
+	req, err := http.NewRequest("POST", p.url+"/v2/commands/submit-and-wait", bytes.NewReader(raw))
+	if err != nil {
+		return 0
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if p.admin != "" {
+		req.Header.Set("Authorization", "Bearer "+p.admin)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode
 }

@@ -99,9 +99,6 @@ func TestSemanticTestsBuilt(t *testing.T) {
 	tpl := func(name string) string { return "#semantic-tests-built:SemanticTests:" + name }
 	notFound := failure{code: "CONTRACT_NOT_FOUND", cause: "Contract could not be found", definite: true}
 	onePound := map[string]any{"value": "1", "currency": "GBP"}
-	submit := func(party string, cmd map[string]any) answer {
-		return p.do(t, "POST", "/v2/commands/submit-and-wait", p.admin, p.jsCommands([]string{party}, cmd))
-	}
 	mustFail := func(t *testing.T, party string, cmd map[string]any, f failure) {
 		t.Helper()
 		p.mustFail(t, "POST", "/v2/commands/submit-and-wait", p.jsCommands([]string{party}, cmd), f)
@@ -122,7 +119,7 @@ func TestSemanticTestsBuilt(t *testing.T) {
 					if i%2 == 0 {
 						owner, choice = owner1, "SharedContract_Consume1"
 					}
-					statuses[i] = submit(owner, exerciseCmd(tpl("SharedContract"), shared, choice, nil)).status
+					statuses[i] = p.submitStatus([]string{owner}, exerciseCmd(tpl("SharedContract"), shared, choice, nil))
 				}()
 			}
 			wg.Wait()
