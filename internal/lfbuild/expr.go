@@ -275,13 +275,6 @@ func Throw(ret, exc Type, e Expr) Expr {
 	})
 }
 
-// ToInterface is the contract e of template tpl as a value of interface iface.
-func ToInterface(iface, tpl string, e Expr) Expr {
-	return sort(33, func(w *writer) msg {
-		return msg{}.bytes(1, w.tyCon(iface)).bytes(2, w.tyCon(tpl)).bytes(3, e.encode(w))
-	})
-}
-
 // CallInterface calls method of interface iface on the interface value e.
 func CallInterface(iface, method string, e Expr) Expr {
 	return sort(35, func(w *writer) msg {
@@ -313,13 +306,6 @@ func Create(tpl string, arg Expr) Expr {
 func Exercise(tpl, choice string, cid, arg Expr) Expr {
 	return update(4, func(w *writer) msg {
 		return msg{}.bytes(1, w.tyCon(tpl)).varint(6, w.str(choice)).bytes(3, cid.encode(w)).bytes(5, arg.encode(w))
-	})
-}
-
-// ExerciseInterface exercises choice of interface iface on cid with argument arg.
-func ExerciseInterface(iface, choice string, cid, arg Expr) Expr {
-	return update(13, func(w *writer) msg {
-		return msg{}.bytes(1, w.tyCon(iface)).varint(2, w.str(choice)).bytes(3, cid.encode(w)).bytes(4, arg.encode(w))
 	})
 }
 

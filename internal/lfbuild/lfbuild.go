@@ -10,8 +10,9 @@
 // builtin functions (a few listed as BuiltinFn; any other by its number),
 // literals, records (construction, projection), variants, enums, structs
 // (projection), lists, optionals, lambdas, application, type application,
-// let, case, exceptions (throw, to/from AnyException) and updates (pure,
-// blocks, create, exercise, fetch, embedded expressions, try/catch).
+// let, case, interface method calls, exceptions (throw, to/from
+// AnyException) and updates (pure, blocks, create, exercise, fetch,
+// embedded expressions, try/catch).
 // Contract keys are Daml-LF 2.3 and are not written.
 //
 // The field numbers are those of daml/archive/FORMAT.md. A package has one
