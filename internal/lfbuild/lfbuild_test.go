@@ -52,6 +52,13 @@ func tester() *lb.Package {
 		lb.Case(lb.Var("n"),
 			lb.VariantAlt("Nat", "Z", "u", lb.Int(0)),
 			lb.VariantAlt("Nat", "S", "m", lb.App(lb.Builtin(lb.AddInt64), lb.Int(1), lb.App(lb.Val("toInt"), lb.Var("m")))))))
+	// The other case alternatives and an embedded update, checked by the
+	// type checker.
+	p.Value("firstOr", lb.TArrow(lb.TList(lb.TInt64), lb.TInt64), lb.Lam([]lb.Field{lb.F("xs", lb.TList(lb.TInt64))},
+		lb.Case(lb.Var("xs"), lb.NilAlt(lb.Int(0)), lb.ConsAlt("h", "t", lb.Var("h")))))
+	p.Value("colorCode", lb.TArrow(lb.TCon("Color"), lb.TInt64), lb.Lam([]lb.Field{lb.F("c", lb.TCon("Color"))},
+		lb.Case(lb.Var("c"), lb.EnumAlt("Color", "Red", lb.Int(1)), lb.Default(lb.Int(2)))))
+	p.Value("later", lb.TUpdate(lb.TInt64), lb.Embed(lb.TInt64, lb.Pure(lb.TInt64, lb.App(lb.Val("colorCode"), lb.Enum("Color", "Green")))))
 	throwE := func(ret lb.Type, text string) lb.Expr {
 		return lb.Throw(ret, lb.TCon("E"), lb.Record("E", lb.FE("t", lb.Text(text))))
 	}
