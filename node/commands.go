@@ -154,7 +154,7 @@ func (r *Receipt) Transaction(shape ledgerapi.TransactionShape, parties []string
 // fallback lookup for any party). Resolving f is a no-op when ResolveFilter
 // did it against the same packages, and picks up packages uploaded since.
 func (n *Node) TransactionFor(ctx context.Context, r *Receipt, f *EventFilter, shape ledgerapi.TransactionShape) (ledgerapi.Transaction, error) {
-	if err := n.resolveFilter(f); err != nil {
+	if err := f.resolve(n.Packages(), n.cfg.StrictPackages); err != nil {
 		return ledgerapi.Transaction{}, err
 	}
 	t := r.out.Events.TransactionMatching(r.At, shape, f.Match())

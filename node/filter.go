@@ -214,60 +214,13 @@ func (f *EventFilter) hasInterfaces() bool {
 
 // ResolveFilter checks a filter's interface filters against the uploaded
 // packages, with the errors a read answers for an unknown interface.
-func (n *Node) ResolveFilter(f *EventFilter) error { return n.resolveFilter(f) }
+func (n *Node) ResolveFilter(f *EventFilter) error {
+	return f.resolve(n.Packages(), n.cfg.StrictPackages)
+}
 
 // ResolveUpdateFormat is ResolveFilter for the filters of an update format.
-func (n *Node) ResolveUpdateFormat(f *UpdateFormat) error { return n.resolveFormat(f) }
-
-// resolveFilter resolves f against the node's packages, after the check of
-// strictNames.
-func (n *Node) resolveFilter(f *EventFilter) error {
-	set := n.Packages()
-	if err := n.strictNames(set, f); err != nil {
-		return err
-	}
-	return f.resolve(set)
-}
-
-// resolveFormat resolves the filters of f as resolveFilter does.
-func (n *Node) resolveFormat(f *UpdateFormat) error {
-	set := n.Packages()
-	if f != nil {
-		if err := n.strictNames(set, f.Transactions, f.Reassignments); err != nil {
-			return err
-		}
-	}
-	return f.resolve(set)
-}
-
-// strictNames refuses, on a node with StrictPackages, a template filter
-// "#name:Module:Entity" whose package name no uploaded package has, with
-// Canton's PACKAGE_NAMES_NOT_FOUND (IndexServiceImpl.checkUnknownIdentifiers
-// checks names first); without it such names are the generic model's.
-func (n *Node) strictNames(set *engine.PackageSet, fs ...*EventFilter) error {
-	if !n.cfg.StrictPackages {
-		return nil
-	}
-	var unknown []string
-	for _, f := range fs {
-		if f == nil {
-			continue
-		}
-		f.sets(func(t *TemplateSet) {
-			for tmpl := range t.Templates {
-				id, err := ledgerapi.ParseTemplateID(tmpl)
-				if err == nil && id.PackageName != "" && !set.HasName(id.PackageName) && !slices.Contains(unknown, id.PackageName) {
-					unknown = append(unknown, id.PackageName)
-				}
-			}
-		})
-	}
-	if len(unknown) == 0 {
-		return nil
-	}
-	slices.Sort(unknown)
-	return ledgerapi.Errorf(ledgerapi.CodePackageNamesNotFound,
-		"The following package names do not match upgradable packages uploaded on this participant: [%s].", strings.Join(unknown, ", "))
+func (n *Node) ResolveUpdateFormat(f *UpdateFormat) error {
+	return f.resolve(n.Packages(), n.cfg.StrictPackages)
 }
 
 // resolve finds the templates of the interface filters in the package set
@@ -280,11 +233,11 @@ func (n *Node) strictNames(set *engine.PackageSet, fs ...*EventFilter) error {
 // (which Canton 3.5 refuses with INVALID_FIELD, while this node accepts it
 // as it does for template filters) TEMPLATES_OR_INTERFACES_NOT_FOUND, as
 // Canton 3.3 answered it. On an error the filter is left as it was.
-func (f *EventFilter) resolve(set *engine.PackageSet) error {
+func (f *EventFilter) resolve(set *engine.PackageSet, strict bool) error {
 	if f.packages == set && set != nil {
 		return nil
 	}
-	if err := f.checkTemplates(set); err != nil {
+	if err := f.checkTemplates(set, strict); err != nil {
 		return err
 	}
 	if !f.hasInterfaces() {
@@ -353,14 +306,21 @@ func (f *EventFilter) resolve(set *engine.PackageSet) error {
 // package name is uploaded but none of whose packages defines the template:
 // Canton's NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME
 // (IndexServiceImpl.checkUnknownIdentifiers). A package name never
-// uploaded stays accepted, for the generic model's templates, where Canton
-// answers PACKAGE_NAMES_NOT_FOUND.
-func (f *EventFilter) checkTemplates(set *engine.PackageSet) error {
-	var missing []string
+// uploaded stays accepted, for the generic model's templates, unless the
+// node is strict about packages (--strict-packages: no generic model); then
+// it is Canton's PACKAGE_NAMES_NOT_FOUND.
+func (f *EventFilter) checkTemplates(set *engine.PackageSet, strict bool) error {
+	var missing, unknownNames []string
 	f.sets(func(t *TemplateSet) {
 		for tmpl := range t.Templates {
 			id, err := ledgerapi.ParseTemplateID(tmpl)
-			if err != nil || id.PackageName == "" || !set.HasName(id.PackageName) {
+			if err != nil || id.PackageName == "" {
+				continue
+			}
+			if !set.HasName(id.PackageName) {
+				if strict {
+					unknownNames = append(unknownNames, id.PackageName)
+				}
 				continue
 			}
 			if !set.HasTemplate(id.PackageName, id.Module, id.Entity) {
@@ -368,6 +328,12 @@ func (f *EventFilter) checkTemplates(set *engine.PackageSet) error {
 			}
 		}
 	})
+	if len(unknownNames) > 0 {
+		slices.Sort(unknownNames)
+		return ledgerapi.Errorf(ledgerapi.CodePackageNamesNotFound,
+			"The following package names do not match upgradable packages uploaded on this participant: [%s].",
+			strings.Join(slices.Compact(unknownNames), ", "))
+	}
 	if len(missing) == 0 {
 		return nil
 	}
@@ -433,13 +399,13 @@ func (f *EventFilter) wantsViews() bool {
 
 // resolve resolves the interface filters of the format's transactions and
 // reassignments.
-func (f *UpdateFormat) resolve(set *engine.PackageSet) error {
+func (f *UpdateFormat) resolve(set *engine.PackageSet, strict bool) error {
 	if f == nil {
 		return nil
 	}
 	for _, ef := range []*EventFilter{f.Transactions, f.Reassignments} {
 		if ef != nil {
-			if err := ef.resolve(set); err != nil {
+			if err := ef.resolve(set, strict); err != nil {
 				return err
 			}
 		}

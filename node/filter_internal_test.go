@@ -99,7 +99,7 @@ func TestInterfaceFilterResolution(t *testing.T) {
 		{circle1, "TEMPLATES_OR_INTERFACES_NOT_FOUND", "Interfaces do not exist: [" + circle1 + "]."},
 	} {
 		f := &EventFilter{ByParty: map[string]*TemplateSet{"alice": ifaceFilter(true, "#api:Api:Shape", c.id)}}
-		err := f.resolve(v1)
+		err := f.resolve(v1, false)
 		var je *ledgerapi.JsCantonError
 		if !errors.As(err, &je) || je.Code != c.code || je.Cause != c.cause || je.HTTPStatus() != 404 {
 			t.Errorf("%s: %v", c.id, err)
@@ -115,7 +115,7 @@ func TestInterfaceFilterResolution(t *testing.T) {
 		"alice": ifaceFilter(true, "#api:Api:Shape"),
 		"bob":   ifaceFilter(false, shape, "#api:Api:Colour"),
 	}}
-	if err := f.resolve(v1); err != nil {
+	if err := f.resolve(v1, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -141,7 +141,7 @@ func TestInterfaceFilterResolution(t *testing.T) {
 
 	// Version 2 uploaded: the filter resolves again; every version of an
 	// implementor is selected, Plain still not.
-	if err := f.resolve(both); err != nil {
+	if err := f.resolve(both, false); err != nil {
 		t.Fatal(err)
 	}
 	if got := sorted(f.templatePushdown()); !slices.Equal(got, []string{circle1, circle2, square2}) {
@@ -158,7 +158,7 @@ func TestInterfaceFilterResolution(t *testing.T) {
 	// template filter by package name beside them (no pushdown).
 	f = &EventFilter{AnyParty: ifaceFilter(true, "#api:Api:Colour"), ByParty: map[string]*TemplateSet{"alice": ifaceFilter(true, shape)}}
 	f.AnyParty.Interfaces[0].Blob = true
-	if err := f.resolve(both); err != nil {
+	if err := f.resolve(both, false); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.interfaces([]string{"alice"}, square2); !slices.Equal(got, sorted([]string{shape, colour})) {
@@ -179,7 +179,7 @@ func TestInterfaceFilterResolution(t *testing.T) {
 	// (an empty list would read everything).
 	colourOnly := engine.PackageSetOf(filterAPIPackage(), filterAppPackage(appV1, 1))
 	f = &EventFilter{ByParty: map[string]*TemplateSet{"alice": ifaceFilter(false, colour)}}
-	if err := f.resolve(colourOnly); err != nil || f.templatePushdown() != nil {
+	if err := f.resolve(colourOnly, false); err != nil || f.templatePushdown() != nil {
 		t.Errorf("colour on version 1: %v %v", err, f.templatePushdown())
 	}
 	if ok, _ := f.matches("alice", circle1, "app"); ok {
@@ -191,4 +191,24 @@ func sorted(xs []string) []string {
 	out := slices.Clone(xs)
 	slices.Sort(out)
 	return out
+}
+
+// A template filter of a package name never uploaded is the generic
+// model's on an ordinary node; on a strict one (--strict-packages) it is
+// Canton's PACKAGE_NAMES_NOT_FOUND (UpgradingIT
+// USubscriptionsUnknownPackageNames).
+func TestTemplateFilterOfUnknownPackageName(t *testing.T) {
+	v1 := engine.PackageSetOf(filterAPIPackage(), filterAppPackage(appV1, 1))
+	filter := func() *EventFilter {
+		return &EventFilter{ByParty: map[string]*TemplateSet{"alice": {Templates: map[string]bool{"#nope:M:T": true, "#app:App:Circle": true}}}}
+	}
+	if err := filter().resolve(v1, false); err != nil {
+		t.Errorf("not strict: %v", err)
+	}
+	err := filter().resolve(v1, true)
+	var je *ledgerapi.JsCantonError
+	if !errors.As(err, &je) || je.Code != "PACKAGE_NAMES_NOT_FOUND" ||
+		je.Cause != "The following package names do not match upgradable packages uploaded on this participant: [nope]." {
+		t.Errorf("strict: %v", err)
+	}
 }

@@ -89,7 +89,7 @@ func (n *Node) ReadActiveContracts(filter *EventFilter, at, afterSeq int64) (*AC
 	if err := n.checkOffset("", "active_at_offset", at); err != nil && at < 0 {
 		return nil, err
 	}
-	if err := n.resolveFilter(filter); err != nil {
+	if err := filter.resolve(n.Packages(), n.cfg.StrictPackages); err != nil {
 		return nil, err
 	}
 	// After the filter's identifiers, as Canton's IndexServiceImpl checks
@@ -193,7 +193,7 @@ func (r *ACSReader) Next(ctx context.Context, max int) ([]ActiveContract, error)
 // refresh resolves the interface filters again when packages were uploaded
 // since the last read.
 func (r *ACSReader) refresh() {
-	if set := r.n.Packages(); r.filter.packages != set && r.filter.hasInterfaces() && r.filter.resolve(set) == nil {
+	if set := r.n.Packages(); r.filter.packages != set && r.filter.hasInterfaces() && r.filter.resolve(set, r.n.cfg.StrictPackages) == nil {
 		r.q.TemplateIDs = r.filter.templatePushdown()
 	}
 }
@@ -475,7 +475,7 @@ func (n *Node) ReadUpdates(format *UpdateFormat, begin, end int64, desc bool) (*
 	if err := n.checkRange(begin, end); err != nil {
 		return nil, err
 	}
-	if err := n.resolveFormat(format); err != nil {
+	if err := format.resolve(n.Packages(), n.cfg.StrictPackages); err != nil {
 		return nil, err
 	}
 	r := &UpdateReader{n: n, format: format, cursor: begin, through: end, begin: begin, desc: desc}
@@ -511,7 +511,7 @@ func (r *UpdateReader) Next(ctx context.Context, max int) (us []Update, changed 
 	st := r.n.store
 	changed = st.Changed()
 	end := st.LedgerEnd()
-	_ = r.format.resolve(r.n.Packages()) // packages uploaded since: checked at the start, cannot fail now
+	_ = r.format.resolve(r.n.Packages(), r.n.cfg.StrictPackages) // packages uploaded since: checked at the start, cannot fail now
 	for len(us) == 0 {
 		q := ledger.UpdateQuery{After: r.cursor, Through: r.through, Limit: min(max-len(us), ReadsPerBatch), ForView: true}
 		if r.desc {
@@ -630,7 +630,7 @@ func (n *Node) UpdateByOffset(ctx context.Context, offset int64, f *UpdateFormat
 	if offset <= 0 {
 		return Update{}, NonPositiveOffset("offset", offset, "the offset has to be a positive integer (>0)")
 	}
-	if err := n.resolveFormat(f); err != nil {
+	if err := f.resolve(n.Packages(), n.cfg.StrictPackages); err != nil {
 		return Update{}, err
 	}
 	if offset <= n.store.PrunedUpTo() {
@@ -649,7 +649,7 @@ func (n *Node) UpdateByOffset(ctx context.Context, offset int64, f *UpdateFormat
 
 // UpdateByID is the update with this id in format.
 func (n *Node) UpdateByID(ctx context.Context, updateID string, f *UpdateFormat) (Update, error) {
-	if err := n.resolveFormat(f); err != nil {
+	if err := f.resolve(n.Packages(), n.cfg.StrictPackages); err != nil {
 		return Update{}, err
 	}
 	u, err := n.store.UpdateWithID(ctx, updateID)
@@ -720,7 +720,7 @@ type ContractEvents struct {
 func (n *Node) EventsByContractID(ctx context.Context, contractID string, filter *EventFilter) (ContractEvents, error) {
 	notFound := ledgerapi.Errorf(CodeContractEventsNotFound, "Contract events not found, or not visible.").
 		WithResource("CONTRACT_ID", contractID)
-	if err := n.resolveFilter(filter); err != nil {
+	if err := filter.resolve(n.Packages(), n.cfg.StrictPackages); err != nil {
 		return ContractEvents{}, err
 	}
 	c, err := n.store.ContractByID(ctx, contractID)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ledger-cli/ledger/internal/dalfedit"
+	lb "github.com/ledger-cli/ledger/internal/lfbuild"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
 )
@@ -233,33 +234,25 @@ func TestUpgradingIT(t *testing.T) {
 	})
 
 	t.Run("UChoicePackageId", func(t *testing.T) {
-		// The last case: Ping 3.4.1, uploaded here, becomes the preferred
-		// Ping of the node; until then 3.4.0 is its only Ping.
-		q := p
-		v2 := upgradedDar(t, ping, "3.4.1")
-		party := q.allocate(t, "party")
-		begin := q.ledgerEnd(t)
-		// Scala exercises one Fetcher twice, with a nonconsuming choice;
-		// Ping's choices consume, so two Pings created under v1.
-		c1 := q.create(t, party, pingTemplate, pingArgs(party, party))
-		c2 := q.create(t, party, pingTemplate, pingArgs(party, party))
-		q.exercise(t, party, pingTemplate, c1, "AbortPing", map[string]any{"anyone": party})
-		q.upload(t, v2)
-		q.exercise(t, party, pingTemplate, c2, "AbortPing", map[string]any{"anyone": party})
-		var exercised []ledgerapi.ExercisedEvent
-		for _, tx := range q.transactionsWith(t, ledgerapi.EventFormatOf([]string{party}, nil, nil, false), le, begin) {
-			for _, ev := range tx.Events {
-				if ev.Exercised != nil {
-					exercised = append(exercised, *ev.Exercised)
-				}
-			}
-		}
+		party := p.allocate(t, "party")
+		const fetcher = "#upgrade-fetch-tests:UpgradeFetch:Fetcher"
+		v1, v1ID := upgradeFetchModel(false).DAR()
+		v2, v2ID := upgradeFetchModel(true).DAR()
+		p.upload(t, v1)
+		cid := p.create(t, party, fetcher, map[string]any{"owner": party})
+		var exercised []*ledgerapi.ExercisedEvent
+		exercised = append(exercised, exercisedEvents(p.exercise(t, party, fetcher, cid, "Fetch", map[string]any{"cid": cid}))...)
+		p.upload(t, v2) // v2 becomes the default package for Fetcher
+		exercised = append(exercised, exercisedEvents(p.exercise(t, party, fetcher, cid, "Fetch", map[string]any{"cid": cid}))...)
 		if len(exercised) != 2 {
-			t.Fatalf("exercised events: %d, want 2", len(exercised))
+			t.Fatalf("%d exercises, want 2", len(exercised))
 		}
-		if v1ID, v2ID := mainPackage(t, ping), mainPackage(t, v2); !strings.HasPrefix(exercised[0].TemplateID, v1ID+":") ||
-			!strings.HasPrefix(exercised[1].TemplateID, v2ID+":") {
-			t.Errorf("exercised template ids %s, %s; want v1 %s then v2 %s", exercised[0].TemplateID, exercised[1].TemplateID, v1ID, v2ID)
+		for i, want := range []string{v1ID, v2ID} {
+			if !strings.HasPrefix(exercised[i].TemplateID, want+":") {
+				t.Errorf("exercise %d reports template %s, want the one of package %s", i+1, exercised[i].TemplateID, want)
+			}
+			// v2's result has i = None, a trailing None the JSON leaves out.
+			sameJSON(t, "exercise result", exercised[i].ExerciseResult, map[string]any{"owner": party})
 		}
 	})
 }
@@ -267,4 +260,23 @@ func TestUpgradingIT(t *testing.T) {
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// upgradeFetchModel is UpgradeFetch.daml of upgrade_fetch/1.0.0 or, with
+// v2, 2.0.0: Fetcher gains an optional field i.
+func upgradeFetchModel(v2 bool) *lb.Package {
+	version, fields := "1.0.0", []lb.Field{lb.F("owner", lb.TParty)}
+	if v2 {
+		version, fields = "2.0.0", append(fields, lb.F("i", lb.TOptional(lb.TInt64)))
+	}
+	pkg := lb.New("upgrade-fetch-tests", version, "UpgradeFetch")
+	pkg.Record("Archive")
+	pkg.Record("Fetcher", fields...)
+	pkg.Record("Fetch", lb.F("cid", lb.TContractID(lb.TCon("Fetcher"))))
+	sigs := parties(field("Fetcher", "owner"))
+	pkg.Template(lb.Template{Name: "Fetcher", Param: "this", Signatories: sigs, Choices: []lb.Choice{
+		lb.Archive("Archive", sigs),
+		choice("Fetch", false, sigs, lb.TCon("Fetcher"), lb.Fetch("Fetcher", argField("Fetch", "cid"))),
+	}})
+	return pkg
 }

@@ -186,7 +186,13 @@ func (d *decoder) value(p *Plan) (value.Value, error) {
 	switch p.Kind {
 	case KindUnit:
 		// Canton's codec reads nothing of a unit value; any JSON will do.
-		if _, err := d.skip(); err != nil {
+		// The unit is counted at its level already: the {} written for it
+		// is not one more (Z {} in a Nat of nesting 100 is accepted), what
+		// it holds still counts.
+		d.depth--
+		_, err := d.skip()
+		d.depth++
+		if err != nil {
 			return nil, err
 		}
 		return value.Unit{}, nil

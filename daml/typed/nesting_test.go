@@ -27,6 +27,22 @@ func TestNestingBoundary(t *testing.T) {
 			t.Errorf("%d lists: err = %v, want accepted %v", tt.lists, err, tt.ok)
 		}
 	}
+	// A unit written {} is at its own level, not one deeper: Canton counts
+	// the value, not its JSON (DeeplyNestedValueIT's Nat ends in Z {}).
+	for _, tt := range []struct {
+		lists int
+		ok    bool
+	}{{99, true}, {100, true}, {101, false}} {
+		typ := tUnit
+		for range tt.lists {
+			typ = tList(typ)
+		}
+		p := plan(t, testEnv(t), typ)
+		_, err := p.DecodeJSON([]byte(strings.Repeat("[", tt.lists)+`{}`+strings.Repeat("]", tt.lists)), DecodeOptions{Path: "arg"})
+		if (err == nil) != tt.ok {
+			t.Errorf("%d lists around a unit: err = %v, want accepted %v", tt.lists, err, tt.ok)
+		}
+	}
 }
 
 // TestRefuseLocalIDs: with RefuseLocalIDs a V1 contract id without suffix

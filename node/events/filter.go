@@ -43,6 +43,16 @@ func matching(candidates []string, n *Node, m Match) []string {
 	return out
 }
 
+// anyMatching reports whether m keeps one of candidates for node n.
+func anyMatching(candidates []string, n *Node, m Match) bool {
+	for _, p := range candidates {
+		if m(p, n.TemplateID, n.PackageName) {
+			return true
+		}
+	}
+	return false
+}
+
 // TreeMatching is the transaction tree as readers selected by m see it:
 // eventsById keyed by node id, each event witnessed by the informees m
 // keeps; events with no such witness are left out. CommandID is always
@@ -92,10 +102,19 @@ func (e *Events) TransactionMatching(at ledger.Committed, shape ledgerapi.Transa
 			if w == nil {
 				continue
 			}
+			// acsDelta: the ACS-delta shape shows the node to these
+			// readers, which needs one of them to be a stakeholder (a
+			// contract divulged to a reader is in neither its ACS delta
+			// nor its active contracts).
+			inDelta := anyMatching(n.Stakeholders, n, m)
 			if n.Kind == KindCreate {
-				events = append(events, ledgerapi.Event{Created: e.createdEvent(n, at.Offset, w)})
+				ev := e.createdEvent(n, at.Offset, w)
+				ev.ACSDelta = ev.ACSDelta && inDelta
+				events = append(events, ledgerapi.Event{Created: ev})
 			} else {
-				events = append(events, ledgerapi.Event{Exercised: e.exercisedEvent(n, at.Offset, w)})
+				ev := e.exercisedEvent(n, at.Offset, w)
+				ev.ACSDelta = ev.ACSDelta && inDelta
+				events = append(events, ledgerapi.Event{Exercised: ev})
 			}
 			continue
 		}
