@@ -270,6 +270,25 @@ func TestContractByIDNotVisible(t *testing.T) {
 	}
 }
 
+// TestNonHexContractIDsNotFound: a contract id that is not lower-case hex
+// names no contract (ids are compared as written); the reads answer for it
+// as for any absent contract, the iou's own id in upper case too.
+func TestNonHexContractIDsNotFound(t *testing.T) {
+	l := newReadLedger(t)
+	ctx := context.Background()
+	for _, id := range []string{strings.ToUpper(l.iou), l.iou + "0", "not-a-contract-id", "#1:0"} {
+		if _, err := l.n.ContractByID(ctx, id, []string{l.alice}); code(err) != "CONTRACT_PAYLOAD_NOT_FOUND" {
+			t.Errorf("contract %q: %v", id, err)
+		}
+		if _, err := l.n.EventsByContractID(ctx, id, node.WildcardFilter(l.alice)); code(err) != "CONTRACT_EVENTS_NOT_FOUND" {
+			t.Errorf("events of %q: %v", id, err)
+		}
+	}
+	if _, err := l.n.ContractByID(ctx, l.iou, []string{l.alice}); err != nil {
+		t.Errorf("the iou by its id: %v", err)
+	}
+}
+
 func TestTopologyEventsOfPartyAllocations(t *testing.T) {
 	ctx := context.Background()
 	n := open(t, local.Config{Node: node.Config{TopologyEvents: true}})
