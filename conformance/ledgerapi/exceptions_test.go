@@ -10,8 +10,10 @@ import (
 )
 
 // exceptionsModel is the test tool's Exceptions.daml (ledger-common-dars
-// experimental/) without contract keys, which Daml-LF 2.1 has not:
-// WithSimpleKey keeps its template and choice, not its key.
+// experimental/) as Daml-LF 2.3, its single-participant part: WithSimpleKey
+// with its key (the party), ExceptionTester with the keyed choices. WithKey,
+// WithKeyDelegate and the projection helpers, used only by the
+// three-participant projection cases, are left out.
 func exceptionsModel() *lb.Package {
 	pkg := lb.New("exceptions-tests", "1.0.0", "Exceptions")
 	const tester = "ExceptionTester"
@@ -160,8 +162,8 @@ func createdEvents(tx ledgerapi.Transaction) []*ledgerapi.CreatedEvent {
 
 // ExceptionsIT.scala (v2_dev in Canton 3.5): exceptions thrown and caught
 // in Daml code, and what rolled-back parts of a transaction may and may
-// not do. The cases on contract keys (Daml-LF 2.3) and the three-party
-// projection cases are not ported: docs/conformance.md.
+// not do, contract keys included. The three-participant projection cases
+// are not ported: docs/conformance.md.
 func TestExceptionsIT(t *testing.T) {
 	p := startParticipant(t, node.Config{})
 	p.uploadModel(t, withTuple2(t, exceptionsModel()))
