@@ -16,6 +16,7 @@ func TestTransactionServiceVisibilityIT(t *testing.T) {
 	p := startParticipant(t, node.Config{})
 	p.upload(t, pingDar(t))
 	p.upload(t, sharedDar(t, "splice-test-token-v1-1.0.0.dar"))
+	p.uploadModel(t, testModel())
 
 	byID := func(t *testing.T, id, party string, shape ledgerapi.TransactionShape) ledgerapi.Transaction {
 		t.Helper()
@@ -73,6 +74,24 @@ func TestTransactionServiceVisibilityIT(t *testing.T) {
 		})
 	}
 
+	// Scala has bob on another participant than alice; here both are on
+	// this one, which must still not show alice a create she does not sign.
+	t.Run("TXNotDiscloseCreateToNonSignatory", func(t *testing.T) {
+		alice, bob := p.allocate(t, "alice"), p.allocate(t, "bob")
+		tx := p.transaction(t, []string{bob}, createCmd(builtTemplate("BranchingSignatories"),
+			map[string]any{"whichSign": false, "signTrue": alice, "signFalse": bob}))
+		if len(createdEvents(tx)) != 1 {
+			t.Fatalf("Expected single create event: %+v", tx)
+		}
+		cid := createdEvents(tx)[0].ContractID
+		for _, seen := range p.transactionsOf(t, ledgerapi.TransactionShapeACSDelta, alice) {
+			for _, c := range createdEvents(seen) {
+				if c.ContractID == cid {
+					t.Errorf("The transaction %s should not have been disclosed to alice", tx.UpdateID)
+				}
+			}
+		}
+	})
 	t.Run("TXDiscloseCreateToObservers", func(t *testing.T) {
 		alice, observer := p.allocate(t, "alice"), p.allocate(t, "observer")
 		begin := p.ledgerEnd(t)
