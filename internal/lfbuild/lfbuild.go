@@ -16,11 +16,13 @@
 // A template with a key (Template.Key) makes the package Daml-LF 2.3, and
 // fetch_by_key and query_n_by_key are written; their results use the stable
 // daml-prim type DA.Types:Tuple2 (TTuple2), whose package must be on the
-// node (every real DAR carries it).
+// node or in the DAR (Package.Dependency; every real DAR carries it). Type
+// arguments are then written as type applications, as 2.2 on requires.
 //
 // The field numbers are those of daml/archive/FORMAT.md. A package has one
 // module and no dependencies: every reference (type constructor, template,
-// value) is to the module itself ("self"). Strings and dotted names are
+// value) is to the module itself ("self"), but for TTuple2, which names the
+// stable daml-prim package by its id. Strings and dotted names are
 // interned, and every type outside the type table is a reference into it,
 // each entry referring only to entries before it, as Daml-LF 2.1 requires.
 //
