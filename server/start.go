@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -78,6 +79,10 @@ type Config struct {
 	// Clock, when set, is the node's static clock (give its Now to the
 	// node's Config.Now too): /v2/testing/time reads and sets it.
 	Clock *node.StaticClock
+	// TLS, when set, makes the node serve HTTPS with its certificates. A
+	// MinVersion below TLS 1.2 (or none) is taken as TLS 1.2, Canton's
+	// minimum server protocol version; set TLS 1.3 to refuse 1.2 too.
+	TLS *tls.Config
 
 	loopbackOnly bool // set by Start: the listener is on loopback
 }
@@ -108,6 +113,7 @@ type Running struct {
 
 	srv      *http.Server
 	ln       net.Listener
+	tls      bool // ln serves TLS
 	v        *auth.Verifier
 	timeout  time.Duration
 	done     chan struct{}
@@ -164,6 +170,11 @@ func Start(ctx context.Context, n *node.Node, cfg Config) (*Running, error) {
 		return fail(fmt.Errorf("listen on %s: %w", cfg.Addr, err))
 	}
 	cfg.loopbackOnly = ln.Addr().(*net.TCPAddr).IP.IsLoopback()
+	if cfg.TLS != nil {
+		tc := cfg.TLS.Clone()
+		tc.MinVersion = max(tc.MinVersion, tls.VersionTLS12)
+		ln = tls.NewListener(ln, tc)
+	}
 	if !cfg.loopbackOnly && authCfg.Mode == auth.ModeNone && !cfg.InsecureNoAuth {
 		_ = ln.Close()
 		v.Close()
@@ -173,6 +184,7 @@ func Start(ctx context.Context, n *node.Node, cfg Config) (*Running, error) {
 	r := &Running{
 		Server:  srv,
 		ln:      ln,
+		tls:     cfg.TLS != nil,
 		v:       v,
 		timeout: cfg.ShutdownTimeout,
 		done:    make(chan struct{}),
@@ -233,7 +245,11 @@ func (r *Running) URL() string {
 	if ip.IsUnspecified() {
 		ip = net.IPv4(127, 0, 0, 1)
 	}
-	return "http://" + net.JoinHostPort(ip.String(), strconv.Itoa(a.Port))
+	scheme := "http://"
+	if r.tls {
+		scheme = "https://"
+	}
+	return scheme + net.JoinHostPort(ip.String(), strconv.Itoa(a.Port))
 }
 
 // Addr is the bound address.

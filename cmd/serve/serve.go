@@ -5,6 +5,7 @@ package serve
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -51,6 +52,11 @@ type Options struct {
 	AuthJWKS       string
 	AuthAudience   string
 	AuthScope      string
+
+	// TLSCert and TLSKey are PEM files: the node serves HTTPS with them.
+	TLSCert       string
+	TLSKey        string
+	TLSMinVersion string // "1.2" (default) or "1.3"
 
 	NonconsumingChoices []string
 	CompletionsMax      int
@@ -216,6 +222,9 @@ The node stops cleanly on SIGINT or SIGTERM.`,
 	fl.StringVar(&opts.AuthJWKS, "auth-jwks", "", "JWK set URL or file (--auth jwks)")
 	fl.StringVar(&opts.AuthAudience, "auth-audience", "", "accept tokens whose aud contains this (Canton's target-audience)")
 	fl.StringVar(&opts.AuthScope, "auth-scope", "", "accept tokens whose scopes contain this (Canton's target-scope)")
+	fl.StringVar(&opts.TLSCert, "tls-cert", "", "PEM certificate chain: serve HTTPS (with --tls-key)")
+	fl.StringVar(&opts.TLSKey, "tls-key", "", "PEM private key of --tls-cert")
+	fl.StringVar(&opts.TLSMinVersion, "tls-min-version", "1.2", "oldest TLS version accepted: 1.2 or 1.3 (Canton's minimum-server-protocol-version)")
 	fl.StringSliceVar(&opts.NonconsumingChoices, "nonconsuming-choices", nil, "comma-separated choice names that do not archive their contract")
 	fl.IntVar(&opts.CompletionsMax, "completions-max", server.DefaultCompletionsMax, "most elements a completions list returns (more is 413)")
 	fl.DurationVar(&maxDedup, "max-deduplication", ledger.DefaultMaxDeduplication, "maximum (and default) deduplication period; stored in the database")
@@ -260,6 +269,10 @@ func (o *Options) validate() error {
 		return cmdutil.UsageError("--auth %s needs --auth-public-key: a PEM file with the public key or certificate", o.AuthMode)
 	case o.AuthMode == auth.ModeJWKS && o.AuthJWKS == "":
 		return cmdutil.UsageError("--auth jwks needs --auth-jwks: the URL or file of the JWK set")
+	case (o.TLSCert == "") != (o.TLSKey == ""):
+		return cmdutil.UsageError("--tls-cert and --tls-key go together: give both PEM files to serve HTTPS, or neither")
+	case o.TLSMinVersion != "" && o.TLSMinVersion != "1.2" && o.TLSMinVersion != "1.3":
+		return cmdutil.UsageError("--tls-min-version %q: use 1.2 or 1.3", o.TLSMinVersion)
 	case slices.ContainsFunc(o.NonconsumingChoices, func(c string) bool { return strings.TrimSpace(c) == "" }):
 		return cmdutil.UsageError("--nonconsuming-choices has an empty name; give choice names separated by commas")
 	case o.CompletionsMax <= 0:
@@ -394,6 +407,16 @@ func serveConfig(o *Options) (Setup, error) {
 			return cfg, fmt.Errorf("--auth-public-key: %w", err)
 		}
 		cfg.Server.Auth.PublicKeyPEM = pem
+	}
+	if o.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
+		if err != nil {
+			return cfg, fmt.Errorf("--tls-cert/--tls-key: %w", err)
+		}
+		cfg.Server.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		if o.TLSMinVersion == "1.3" {
+			cfg.Server.TLS.MinVersion = tls.VersionTLS13
+		}
 	}
 	return cfg, nil
 }

@@ -81,6 +81,47 @@ func TestCommandServiceITTyped(t *testing.T) {
 }
 
 // CommandSubmissionCompletionIT.scala.
+// The CommandServiceIT cases on built WithObservers: a giver and two
+// observers, the second on another participant in Scala, all on this node
+// here.
+func TestCommandServiceITBuilt(t *testing.T) {
+	p := startParticipant(t, node.Config{})
+	p.uploadModel(t, testModel())
+	withObservers := func(t *testing.T) (giver, o1, o2 string, args map[string]any, cid string) {
+		giver, o1, o2 = p.allocate(t, "giver"), p.allocate(t, "observer1"), p.allocate(t, "observer2")
+		args = map[string]any{"giver": giver, "observers": []string{o1, o2}}
+		return giver, o1, o2, args, p.create(t, giver, builtTemplate("WithObservers"), args)
+	}
+	view := func(t *testing.T, party string) (creates []*ledgerapi.CreatedEvent, exercises []*ledgerapi.ExercisedEvent) {
+		for _, tx := range p.transactionsOf(t, ledgerapi.TransactionShapeLedgerEffects, party) {
+			creates, exercises = append(creates, createdEvents(tx)...), append(exercises, exercisedEvents(tx)...)
+		}
+		return creates, exercises
+	}
+	t.Run("CSDiscloseCreateToObservers", func(t *testing.T) {
+		_, o1, o2, args, _ := withObservers(t)
+		c1, _ := view(t, o1)
+		c2, _ := view(t, o2)
+		if len(c1) != 1 || len(c2) != 1 {
+			t.Fatalf("The observers should see exactly one creation each: %d and %d", len(c1), len(c2))
+		}
+		sameJSON(t, "The two observers should see the same creation", c1[0].CreateArgument, c2[0].CreateArgument)
+		sameJSON(t, "The observers should see the created contract", c1[0].CreateArgument, args)
+	})
+	t.Run("CSDiscloseExerciseToObservers", func(t *testing.T) {
+		giver, o1, o2, _, cid := withObservers(t)
+		p.exercise(t, giver, builtTemplate("WithObservers"), cid, "Ping", nil)
+		_, x1 := view(t, o1)
+		_, x2 := view(t, o2)
+		if len(x1) != 1 || len(x2) != 1 {
+			t.Fatalf("The observers should see exactly one exercise each: %d and %d", len(x1), len(x2))
+		}
+		if x1[0].Choice != "Ping" || x1[0].ContractID != cid || x2[0].Choice != x1[0].Choice || x2[0].ContractID != x1[0].ContractID {
+			t.Errorf("The two observers should see the same exercise: %+v and %+v", x1[0], x2[0])
+		}
+	})
+}
+
 func TestCommandSubmissionCompletionIT(t *testing.T) {
 	p := startParticipant(t, node.Config{})
 

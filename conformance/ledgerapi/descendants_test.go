@@ -19,7 +19,7 @@ func isDescendant(who int32, of *ledgerapi.ExercisedEvent) bool {
 func TestEventsDescendantsIT(t *testing.T) {
 	p := startParticipant(t, node.Config{})
 	p.uploadModel(t, testModel())
-	p.uploadModel(t, exceptionsModel())
+	p.uploadModel(t, withTuple2(t, exceptionsModel()))
 	tpl := builtTemplate
 	// allUnder checks every event of tx descends from of.
 	allUnder := func(t *testing.T, tx ledgerapi.Transaction, of *ledgerapi.ExercisedEvent) {

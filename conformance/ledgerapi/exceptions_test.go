@@ -1,6 +1,7 @@
 package ledgerapi
 
 import (
+	"strings"
 	"testing"
 
 	lb "github.com/ledger-cli/ledger/internal/lfbuild"
@@ -9,8 +10,10 @@ import (
 )
 
 // exceptionsModel is the test tool's Exceptions.daml (ledger-common-dars
-// experimental/) without contract keys, which Daml-LF 2.1 has not:
-// WithSimpleKey keeps its template and choice, not its key.
+// experimental/) as Daml-LF 2.3, its single-participant part: WithSimpleKey
+// with its key (the party), ExceptionTester with the keyed choices. WithKey,
+// WithKeyDelegate and the projection helpers, used only by the
+// three-participant projection cases, are left out.
 func exceptionsModel() *lb.Package {
 	pkg := lb.New("exceptions-tests", "1.0.0", "Exceptions")
 	const tester = "ExceptionTester"
@@ -38,7 +41,8 @@ func exceptionsModel() *lb.Package {
 	pkg.Template(lb.Template{Name: "WithSimpleKey", Param: "this", Signatories: kSigs, Choices: []lb.Choice{
 		lb.Archive("Archive", kSigs),
 		choice("WithKey_Noop", false, kSigs, lb.TUnit, pure),
-	}})
+	}, Key: &lb.Key{Type: lb.TParty, Body: field("WithSimpleKey", "p"),
+		Maintainers: lb.Lam([]lb.Field{lb.F("k", lb.TParty)}, parties(lb.Var("k")))}})
 
 	pkg.Record(tester, lb.F("p", lb.TParty))
 	p := parties(field(tester, "p"))
@@ -50,6 +54,25 @@ func exceptionsModel() *lb.Package {
 	// try (first >> throw (E "")) catch E _ -> handler
 	rollback := func(ft lb.Type, first, handler lb.Expr) lb.Expr {
 		return catching(lb.TUnit, then(ft, first, throwE(unitU)), "E", "_e", handler)
+	}
+	// the keyed updates on the key p of WithSimpleKey
+	myKey := field(tester, "p")
+	tFound := lb.TTuple2(lb.TContractID(tSimple), tSimple)
+	createKeyed := lb.Create("WithSimpleKey", lb.Record("WithSimpleKey", lb.FE("p", myKey)))
+	// lookup runs `lookupByKey @WithSimpleKey p` (query_n_by_key 1), then
+	// none or found as it finds no contract or one.
+	lookup := func(none, found lb.Expr) lb.Expr {
+		r := lb.Var("r")
+		return lb.Do([]lb.Binding{{Name: "r", Type: lb.TOptional(lb.TList(tFound)), Bound: lb.App(lb.QueryNByKey("WithSimpleKey"), lb.Int(1), myKey)}},
+			lb.Case(r, lb.NoneAlt(none), lb.SomeAlt("l", lb.Case(lb.Var("l"), lb.NilAlt(none), lb.ConsAlt("_h", "_t", found)))))
+	}
+	// `None <- lookupByKey @WithSimpleKey p`: a contract found fails (E2,
+	// which no handler here catches), as the pattern match would.
+	found := lb.Throw(unitU, tE2, lb.Record("E2", lb.FE("t", lb.Text("lookupByKey found a contract"))))
+	// archive cid; try (None <- lookupByKey p; throw E) catch E -> pure (); then
+	globalArchived := func(choice string, then_ lb.Expr) lb.Expr {
+		return lb.Do([]lb.Binding{{Name: "_a", Type: lb.TUnit, Bound: archiveOf("WithSimpleKey", cid(choice, "cid"))},
+			{Name: "_l", Type: lb.TUnit, Bound: catching(lb.TUnit, lookup(throwE(unitU), found), "E", "_e", pure)}}, then_)
 	}
 	choices := []struct {
 		name   string
@@ -82,6 +105,20 @@ func exceptionsModel() *lb.Package {
 		{"RolledbackArchiveNonConsuming", []lb.Field{lb.F("cid", lb.TContractID(tSimple))}, lb.TUnit,
 			rollback(lb.TUnit, archiveOf("WithSimpleKey", cid("RolledbackArchiveNonConsuming", "cid")),
 				lb.Exercise("WithSimpleKey", "WithKey_Noop", cid("RolledbackArchiveNonConsuming", "cid"), lb.Record("WithKey_Noop")))},
+		{"DuplicateKey", nil, lb.TUnit, rollback(lb.TContractID(tSimple), createKeyed, pure)},
+		{"FetchKey", nil, lb.TUnit, rollback(tFound, lb.App(lb.FetchByKey("WithSimpleKey"), myKey), pure)},
+		{"RolledbackDuplicateKey", nil, lb.TUnit, rollback(lb.TContractID(tSimple), createKeyed, then(lb.TContractID(tSimple), createKeyed, pure))},
+		{"RollbackGlobalArchivedLookup", []lb.Field{lb.F("cid", lb.TContractID(tSimple))}, lb.TUnit,
+			globalArchived("RollbackGlobalArchivedLookup", lookup(pure, found))},
+		{"RollbackGlobalArchivedCreate", []lb.Field{lb.F("cid", lb.TContractID(tSimple))}, lb.TUnit,
+			globalArchived("RollbackGlobalArchivedCreate", then(lb.TContractID(tSimple), createKeyed, pure))},
+		// try (archive cid; create (WithSimpleKey p); throw E) catch E -> pure ();
+		// then lookupByKey p must find a contract (Scala: cid itself)
+		{"RollbackExerciseCreateLookup", []lb.Field{lb.F("cid", lb.TContractID(tSimple))}, lb.TUnit, lb.Do([]lb.Binding{
+			{Name: "_r", Type: lb.TUnit, Bound: catching(lb.TUnit, lb.Do([]lb.Binding{
+				{Name: "_a", Type: lb.TUnit, Bound: archiveOf("WithSimpleKey", cid("RollbackExerciseCreateLookup", "cid"))},
+				{Name: "_c", Type: lb.TContractID(tSimple), Bound: createKeyed}}, throwE(unitU)), "E", "_e", pure)}},
+			lookup(lb.Throw(unitU, tE2, lb.Record("E2", lb.FE("t", lb.Text("lookupByKey found nothing")))), pure))},
 		// try do cid <- create (T p); throw (Ecid cid) catch Ecid cid -> archive cid
 		{"RollbackCreateBecomesInactive", nil, lb.TUnit, catching(lb.TUnit,
 			lb.Do([]lb.Binding{{Name: "cid", Type: lb.TContractID(lb.TCon("T")), Bound: lb.Create("T", lb.Record("T", lb.FE("p", field(tester, "p"))))}},
@@ -125,11 +162,11 @@ func createdEvents(tx ledgerapi.Transaction) []*ledgerapi.CreatedEvent {
 
 // ExceptionsIT.scala (v2_dev in Canton 3.5): exceptions thrown and caught
 // in Daml code, and what rolled-back parts of a transaction may and may
-// not do. The cases on contract keys (Daml-LF 2.3) and the three-party
-// projection cases are not ported: docs/conformance.md.
+// not do, contract keys included. The three-participant projection cases
+// are not ported: docs/conformance.md.
 func TestExceptionsIT(t *testing.T) {
 	p := startParticipant(t, node.Config{})
-	p.uploadModel(t, exceptionsModel())
+	p.uploadModel(t, withTuple2(t, exceptionsModel()))
 	tester := func(t *testing.T, party string) string {
 		return p.create(t, party, exceptionTester, map[string]any{"p": party})
 	}
@@ -200,5 +237,73 @@ func TestExceptionsIT(t *testing.T) {
 	t.Run("ExRollbackCreate", func(t *testing.T) {
 		party := p.allocate(t, "party")
 		exerciseFails(t, party, tester(t, party), "RollbackCreateBecomesInactive", nil, effectful)
+	})
+
+	// The contract-key cases (WithSimpleKey's key is its party; Daml-LF
+	// 2.3). Canton 3.5 runs keys in NUCK mode on protocol version 35: a
+	// rolled-back create of a keyed contract is an effectful rollback, and
+	// no key is unique, so DuplicateContractKey cannot arise there.
+	keyNotFound := failure{code: "CONTRACT_KEY_NOT_FOUND", cause: "couldn't find key", definite: true}
+	keyed := func(t *testing.T, party string) string {
+		return p.create(t, party, withSimpleKey, map[string]any{"p": party})
+	}
+	onlyRoot := func(t *testing.T, tx ledgerapi.Transaction, choice string) {
+		t.Helper()
+		if ex := exercisedEvents(tx); len(ex) < 1 || ex[0].Choice != choice || len(createdEvents(tx)) != 0 {
+			t.Errorf("exercises %+v and %d creates, want the root %s and no create", ex, len(createdEvents(tx)), choice)
+		}
+	}
+	t.Run("ExRolledbackKeyCreation", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		exerciseFails(t, party, tester(t, party), "RolledbackDuplicateKey", nil, effectful)
+	})
+	t.Run("ExRollbackDuplicateKeyCreated", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		tc := tester(t, party)
+		exerciseFails(t, party, tc, "DuplicateKey", nil, effectful)
+		keyed(t, party)
+		exerciseFails(t, party, tc, "DuplicateKey", nil, effectful)
+	})
+	t.Run("ExRollbackDuplicateKeyArchived", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		tc, withKey := tester(t, party), keyed(t, party)
+		exerciseFails(t, party, tc, "DuplicateKey", nil, effectful)
+		p.exercise(t, party, withSimpleKey, withKey, "Archive", nil)
+		exerciseFails(t, party, tc, "DuplicateKey", nil, effectful)
+	})
+	t.Run("ExRollbackKeyFetchCreated", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		tc, withKey := tester(t, party), keyed(t, party)
+		onlyRoot(t, p.exercise(t, party, exceptionTester, tc, "FetchKey", nil), "FetchKey")
+		p.exercise(t, party, withSimpleKey, withKey, "Archive", nil)
+		exerciseFails(t, party, tc, "FetchKey", nil, keyNotFound)
+	})
+	t.Run("ExRollbackKeyFetchArchived", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		tc := tester(t, party)
+		exerciseFails(t, party, tc, "FetchKey", nil, keyNotFound)
+		keyed(t, party)
+		onlyRoot(t, p.exercise(t, party, exceptionTester, tc, "FetchKey", nil), "FetchKey")
+	})
+	t.Run("ExCKRollbackGlobalArchivedLookup", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		tc, withKey := tester(t, party), keyed(t, party)
+		tx := p.exercise(t, party, exceptionTester, tc, "RollbackGlobalArchivedLookup", map[string]any{"cid": withKey})
+		if ex := exercisedEvents(tx); len(ex) != 2 || ex[1].Choice != "Archive" || ex[1].ContractID != withKey {
+			t.Errorf("exercises %+v, want the root and the archive of %s", ex, withKey)
+		}
+	})
+	t.Run("ExCKRollbackGlobalArchivedCreate", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		tc, withKey := tester(t, party), keyed(t, party)
+		tx := p.exercise(t, party, exceptionTester, tc, "RollbackGlobalArchivedCreate", map[string]any{"cid": withKey})
+		if c := createdEvents(tx); len(c) != 1 || !strings.HasSuffix(c[0].TemplateID, ":Exceptions:WithSimpleKey") {
+			t.Errorf("creates %+v, want the new WithSimpleKey", c)
+		}
+	})
+	t.Run("ExRollbackExerciseCreateLookup", func(t *testing.T) {
+		party := p.allocate(t, "party")
+		tc, withKey := tester(t, party), keyed(t, party)
+		exerciseFails(t, party, tc, "RollbackExerciseCreateLookup", map[string]any{"cid": withKey}, effectful)
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledger-cli/ledger/daml/contract"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
 )
@@ -22,6 +23,19 @@ func TestInterfaceSubscriptionsITBuilt(t *testing.T) {
 	p.uploadModel(t, interfaceViewsModel())
 	tpl := func(name string) string { return "#interface-views-tests:InterfaceViews:" + name }
 	is := func(id, name string) bool { return strings.HasSuffix(id, ":InterfaceViews:"+name) }
+	interfaceSubscriptionCases(t, p, tpl, is, "IS", false)
+	// InterfaceSubscriptionsWithEventBlobsIT: in 3.5 the same cases under
+	// the prefix ISWP; here every filter also asks for the created event
+	// blob, and each blob must decode to its event's contract.
+	interfaceSubscriptionCases(t, p, tpl, is, "ISWP", true)
+}
+
+// interfaceSubscriptionCases runs the built-model cases named prefix+case
+// on p's InterfaceViews package; with blobs every filter asks for the
+// created event blob and every created event read must carry one that
+// decodes (contract.DecodeBlob) to that event's contract id and template,
+// without blobs none may carry one.
+func interfaceSubscriptionCases(t *testing.T, p *participant, tpl func(string) string, is func(id, name string) bool, prefix string, blobs bool) {
 
 	type iface struct {
 		name string
@@ -31,11 +45,11 @@ func TestInterfaceSubscriptionsITBuilt(t *testing.T) {
 		var f ledgerapi.Filters
 		for _, name := range templates {
 			f.Cumulative = append(f.Cumulative, ledgerapi.CumulativeFilter{IdentifierFilter: ledgerapi.IdentifierFilter{
-				Template: &ledgerapi.TemplateFilter{TemplateID: tpl(name)}}})
+				Template: &ledgerapi.TemplateFilter{TemplateID: tpl(name), IncludeCreatedEventBlob: blobs}}})
 		}
 		for _, i := range ifaces {
 			f.Cumulative = append(f.Cumulative, ledgerapi.CumulativeFilter{IdentifierFilter: ledgerapi.IdentifierFilter{
-				Interface: &ledgerapi.InterfaceFilter{InterfaceID: tpl(i.name), IncludeInterfaceView: i.view}}})
+				Interface: &ledgerapi.InterfaceFilter{InterfaceID: tpl(i.name), IncludeInterfaceView: i.view, IncludeCreatedEventBlob: blobs}}})
 		}
 		return f
 	}
@@ -54,6 +68,9 @@ func TestInterfaceSubscriptionsITBuilt(t *testing.T) {
 		for _, el := range els {
 			if el.Update.Transaction != nil {
 				out = append(out, *el.Update.Transaction)
+				for _, ev := range createdEvents(*el.Update.Transaction) {
+					checkBlob(t, ev, blobs)
+				}
 			}
 		}
 		return out
@@ -117,7 +134,7 @@ func TestInterfaceSubscriptionsITBuilt(t *testing.T) {
 		}
 	}
 
-	t.Run("ISTransactionLedgerEffectsBasic", func(t *testing.T) {
+	t.Run(prefix+"TransactionLedgerEffectsBasic", func(t *testing.T) {
 		party := p.allocate(t, "party")
 		cids := four(t, party)
 		p.exercise(t, party, tpl("T2"), cids[1], "ChoiceT2", nil)
@@ -159,7 +176,7 @@ func TestInterfaceSubscriptionsITBuilt(t *testing.T) {
 		}
 	})
 
-	t.Run("ISMultipleWitness", func(t *testing.T) {
+	t.Run(prefix+"MultipleWitness", func(t *testing.T) {
 		party1, party2 := p.allocate(t, "party1"), p.allocate(t, "party2")
 		c := p.create(t, party1, tpl("T6"), map[string]any{"p1": party1, "p2": party2})
 		merged := read(t, ledgerapi.TransactionShapeACSDelta, map[string]ledgerapi.Filters{
@@ -178,7 +195,7 @@ func TestInterfaceSubscriptionsITBuilt(t *testing.T) {
 		p.exercise(t, party1, tpl("T6"), c, "Archive", nil)
 	})
 
-	t.Run("ISMultipleViews", func(t *testing.T) {
+	t.Run(prefix+"MultipleViews", func(t *testing.T) {
 		party := p.allocate(t, "party")
 		c := p.create(t, party, tpl("T5"), map[string]any{"p": party, "a": 31337})
 		p.exercise(t, party, tpl("T5"), c, "Archive", nil)
@@ -195,7 +212,7 @@ func TestInterfaceSubscriptionsITBuilt(t *testing.T) {
 		}
 	})
 
-	t.Run("ISTransactionsIrrelevantTransactions", func(t *testing.T) {
+	t.Run(prefix+"TransactionsIrrelevantTransactions", func(t *testing.T) {
 		party := p.allocate(t, "party")
 		p.create(t, party, tpl("T4"), map[string]any{"p": party, "a": 4})
 		if txs := read(t, ledgerapi.TransactionShapeACSDelta, map[string]ledgerapi.Filters{party: filtersOf(nil, []iface{{"INoTemplate", true}})}); len(txs) != 0 {
@@ -203,7 +220,7 @@ func TestInterfaceSubscriptionsITBuilt(t *testing.T) {
 		}
 	})
 
-	t.Run("ISTransactionsDuplicateTemplateFilters", func(t *testing.T) {
+	t.Run(prefix+"TransactionsDuplicateTemplateFilters", func(t *testing.T) {
 		party := p.allocate(t, "party")
 		cids := four(t, party)
 		evs := created(read(t, ledgerapi.TransactionShapeACSDelta, map[string]ledgerapi.Filters{party: filtersOf([]string{"T1", "T1"}, []iface{{"I", true}})}))
@@ -222,7 +239,7 @@ func TestInterfaceSubscriptionsITBuilt(t *testing.T) {
 		viewOf(t, "T2", evs[1], "I", map[string]any{"a": "2", "b": false})
 	})
 
-	t.Run("ISTransactionsNoIncludedView", func(t *testing.T) {
+	t.Run(prefix+"TransactionsNoIncludedView", func(t *testing.T) {
 		party := p.allocate(t, "party")
 		cids := four(t, party)
 		txs := read(t, ledgerapi.TransactionShapeACSDelta, map[string]ledgerapi.Filters{party: filtersOf([]string{"T1"}, []iface{{"I", false}})})
@@ -281,7 +298,7 @@ func TestInterfaceSubscriptionsITBuilt(t *testing.T) {
 		}
 	}
 
-	t.Run("ISTransactionsEquivalentFilters", func(t *testing.T) {
+	t.Run(prefix+"TransactionsEquivalentFilters", func(t *testing.T) {
 		party := p.allocate(t, "party")
 		cids := four(t, party)
 		all := []string{"T1", "T2", "T3"}
@@ -306,7 +323,7 @@ func TestInterfaceSubscriptionsITBuilt(t *testing.T) {
 		sameTxs(t, "by interface and by both", strip(byIface, false, false), strip(byBoth, false, false))
 	})
 
-	t.Run("ISTransactionsMultipleParties", func(t *testing.T) {
+	t.Run(prefix+"TransactionsMultipleParties", func(t *testing.T) {
 		party1, party2 := p.allocate(t, "party1"), p.allocate(t, "party2")
 		c := p.create(t, party1, tpl("T6"), map[string]any{"p1": party1, "p2": party2})
 		get := func(party string, view bool) []ledgerapi.Transaction {
@@ -321,4 +338,28 @@ func TestInterfaceSubscriptionsITBuilt(t *testing.T) {
 		sameTxs(t, "without views, party1 and party2", strip(without1, false, true), strip(without2, false, true))
 		sameTxs(t, "party1 with views stripped and party2 without", strip(with1, true, true), strip(without2, false, true))
 	})
+}
+
+// checkBlob checks ev carries a created event blob if and only if want,
+// and that a blob decodes to ev's contract id and template.
+func checkBlob(t *testing.T, ev *ledgerapi.CreatedEvent, want bool) {
+	t.Helper()
+	if !want {
+		if len(ev.CreatedEventBlob) != 0 {
+			t.Errorf("%s has a created event blob, none asked", ev.ContractID)
+		}
+		return
+	}
+	if len(ev.CreatedEventBlob) == 0 {
+		t.Errorf("%s %s has no created event blob", ev.TemplateID, ev.ContractID)
+		return
+	}
+	c, err := contract.DecodeBlob(ev.CreatedEventBlob)
+	if err != nil {
+		t.Errorf("the blob of %s does not decode: %v", ev.ContractID, err)
+		return
+	}
+	if c.ID.String() != ev.ContractID || !strings.HasSuffix(ev.TemplateID, ":"+c.TemplateID.ModuleName+":"+c.TemplateID.EntityName) {
+		t.Errorf("the blob of %s %s holds %s %s", ev.TemplateID, ev.ContractID, c.TemplateID.String(), c.ID)
+	}
 }

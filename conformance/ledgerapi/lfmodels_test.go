@@ -1,10 +1,12 @@
 package ledgerapi
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	lb "github.com/ledger-cli/ledger/internal/lfbuild"
@@ -48,6 +50,33 @@ func catching(ret lb.Type, body lb.Expr, exc, v string, handler lb.Expr) lb.Expr
 // archiveOf is `archive cid` on a contract of template tpl.
 func archiveOf(tpl string, cid lb.Expr) lb.Expr {
 	return lb.Exercise(tpl, "Archive", cid, lb.Record("Archive"))
+}
+
+// withTuple2 adds daml-prim's DA.Types (lb.Tuple2Package, which the by-key
+// updates return) to a keyed model's DAR, taken from Canton's Ping DAR.
+func withTuple2(t *testing.T, pkg *lb.Package) *lb.Package {
+	t.Helper()
+	dar := sharedDar(t, "canton-builtin-admin-workflow-ping.dar")
+	z, err := zip.NewReader(bytes.NewReader(dar), int64(len(dar)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range z.File {
+		if strings.HasSuffix(f.Name, lb.Tuple2Package+".dalf") {
+			r, err := f.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			dalf, err := io.ReadAll(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pkg.Dependency(f.Name, dalf)
+			return pkg
+		}
+	}
+	t.Fatalf("the Ping DAR has no dalf of package %s", lb.Tuple2Package)
+	return nil
 }
 
 // uploadModel uploads a built package.

@@ -149,6 +149,21 @@ func testModel() *lb.Package {
 		lb.TrueAlt(field("BranchingSignatories", "signTrue")), lb.FalseAlt(field("BranchingSignatories", "signFalse"))))
 	pkg.Template(lb.Template{Name: "BranchingSignatories", Param: "this", Signatories: branching, Choices: []lb.Choice{lb.Archive("Archive", branching)}})
 
+	// WithObservers (Ping by the giver) and BranchingControllers (the
+	// chosen controller an observer), of the visibility cases.
+	pkg.Record("WithObservers", lb.F("giver", lb.TParty), lb.F("observers", lb.TList(lb.TParty)))
+	pkg.Record("Ping")
+	woGiver := parties(field("WithObservers", "giver"))
+	pkg.Template(lb.Template{Name: "WithObservers", Param: "this", Signatories: woGiver, Observers: field("WithObservers", "observers"),
+		Choices: []lb.Choice{lb.Archive("Archive", woGiver), choice("Ping", true, woGiver, lb.TUnit, unit)}})
+	pkg.Record("BranchingControllers", lb.F("giver", lb.TParty), lb.F("whichCtrl", lb.TBool), lb.F("ctrlTrue", lb.TParty), lb.F("ctrlFalse", lb.TParty))
+	pkg.Record("Delete")
+	ctrl := parties(lb.Case(field("BranchingControllers", "whichCtrl"),
+		lb.TrueAlt(field("BranchingControllers", "ctrlTrue")), lb.FalseAlt(field("BranchingControllers", "ctrlFalse"))))
+	bcGiver := parties(field("BranchingControllers", "giver"))
+	pkg.Template(lb.Template{Name: "BranchingControllers", Param: "this", Signatories: bcGiver, Observers: ctrl,
+		Choices: []lb.Choice{lb.Archive("Archive", bcGiver), choice("Delete", true, ctrl, lb.TUnit, unit)}})
+
 	tri := []lb.Field{lb.F("operator", lb.TParty), lb.F("receiver", lb.TParty), lb.F("giver", lb.TParty)}
 	triOf := func(tpl string) lb.Expr {
 		return lb.Record("TriAgreement", lb.FE("operator", field(tpl, "operator")), lb.FE("receiver", field(tpl, "receiver")), lb.FE("giver", field(tpl, "giver")))

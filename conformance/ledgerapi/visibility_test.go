@@ -16,6 +16,7 @@ func TestTransactionServiceVisibilityIT(t *testing.T) {
 	p := startParticipant(t, node.Config{})
 	p.upload(t, pingDar(t))
 	p.upload(t, sharedDar(t, "splice-test-token-v1-1.0.0.dar"))
+	p.uploadModel(t, testModel())
 
 	byID := func(t *testing.T, id, party string, shape ledgerapi.TransactionShape) ledgerapi.Transaction {
 		t.Helper()
@@ -73,6 +74,59 @@ func TestTransactionServiceVisibilityIT(t *testing.T) {
 		})
 	}
 
+	// Scala has bob on another participant than alice; here both are on
+	// this one, which must still not show alice a create she does not sign.
+	t.Run("TXNotDiscloseCreateToNonSignatory", func(t *testing.T) {
+		alice, bob := p.allocate(t, "alice"), p.allocate(t, "bob")
+		tx := p.transaction(t, []string{bob}, createCmd(builtTemplate("BranchingSignatories"),
+			map[string]any{"whichSign": false, "signTrue": alice, "signFalse": bob}))
+		if len(createdEvents(tx)) != 1 {
+			t.Fatalf("Expected single create event: %+v", tx)
+		}
+		cid := createdEvents(tx)[0].ContractID
+		for _, seen := range p.transactionsOf(t, ledgerapi.TransactionShapeACSDelta, alice) {
+			for _, c := range createdEvents(seen) {
+				if c.ContractID == cid {
+					t.Errorf("The transaction %s should not have been disclosed to alice", tx.UpdateID)
+				}
+			}
+		}
+	})
+	// Scala has alice on one participant and bob, eve on another; here
+	// all three are on this one.
+	branching := func(t *testing.T, which bool) (alice, bob, eve string, tx ledgerapi.Transaction, args map[string]any) {
+		alice, bob, eve = p.allocate(t, "alice"), p.allocate(t, "bob"), p.allocate(t, "eve")
+		args = map[string]any{"giver": alice, "whichCtrl": which, "ctrlTrue": bob, "ctrlFalse": eve}
+		return alice, bob, eve, p.transaction(t, []string{alice}, createCmd(builtTemplate("BranchingControllers"), args)), args
+	}
+	creates := func(t *testing.T, party string) []*ledgerapi.CreatedEvent {
+		var out []*ledgerapi.CreatedEvent
+		for _, tx := range p.transactionsOf(t, ledgerapi.TransactionShapeACSDelta, party) {
+			out = append(out, createdEvents(tx)...)
+		}
+		return out
+	}
+	t.Run("TXDiscloseCreateToSignatory", func(t *testing.T) {
+		alice, bob, eve, _, args := branching(t, true)
+		for _, c := range []struct{ who, party string }{{"Alice", alice}, {"Bob", bob}} {
+			seen := creates(t, c.party)
+			if len(seen) != 1 {
+				t.Fatalf("%s should see one transaction: %d creates", c.who, len(seen))
+			}
+			sameJSON(t, c.who+" arguments", seen[0].CreateArgument, args)
+		}
+		if seen := creates(t, eve); len(seen) != 0 {
+			t.Errorf("Eve should not see any contract: %+v", seen)
+		}
+	})
+	t.Run("TXNotDiscloseCreateToNonChosenBranchingController", func(t *testing.T) {
+		_, bob, _, tx, _ := branching(t, false)
+		for _, seen := range p.transactionsOf(t, ledgerapi.TransactionShapeACSDelta, bob) {
+			if seen.UpdateID == tx.UpdateID {
+				t.Errorf("The transaction %s should not have been disclosed.", tx.UpdateID)
+			}
+		}
+	})
 	t.Run("TXDiscloseCreateToObservers", func(t *testing.T) {
 		alice, observer := p.allocate(t, "alice"), p.allocate(t, "observer")
 		begin := p.ledgerEnd(t)

@@ -60,5 +60,5 @@ func TestJSONAPIKeys(t *testing.T) {
 		t.Errorf("lookup of a missing key: %+v", q)
 	}
 	_, err = w.try([]string{alice}, &interp.ExerciseByKeyCommand{Template: foo, Key: value.Party(alice), Choice: "SourceTemplate_Args_RetRecord", Argument: choiceArg})
-	wantError(t, err, "CONTRACT_KEY_NOT_FOUND", "did not find a contract with key '"+alice+"' (ExternalDep:TemplateFoo@8647afd5)")
+	wantError(t, err, "CONTRACT_KEY_NOT_FOUND", "dependency error: couldn't find key: GlobalKey("+foo.String()+", ")
 }

@@ -326,8 +326,13 @@ func (m *Machine) keyUpdate(op resolve.Op, args []value.Value) {
 			return
 		}
 		if (kind == keyFetch || kind == keyExercise) && len(cids) == 0 {
-			m.fail(m.newError(errContractKeyNotFound, fmt.Sprintf("%sUpdate failed due to fetch-by-key or exercise-by-key which did not find a contract with key %s (%s)",
-				interpretationError, value.Terse(kwm.Key), prettyID(t.ID))))
+			// Canton's engine words this error apart from other
+			// interpretation errors (Error.Interpretation.DamlException):
+			// "dependency error: couldn't find key: " and the GlobalKey
+			// (template id, package name, key, hash); the key is written
+			// here in Daml's terse form, not Scala's.
+			m.fail(m.newError(errContractKeyNotFound, fmt.Sprintf("dependency error: couldn't find key: GlobalKey(%s, %s, %s, %s)",
+				t.ID, kwm.PackageName, value.Terse(kwm.Key), kwm.Hash)))
 			return
 		}
 		m.withContracts(t, cids, nil, func(m *Machine, infos []*contractInfo) {

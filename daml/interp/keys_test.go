@@ -142,7 +142,7 @@ func TestContractKeys(t *testing.T) {
 	_, err = submit(bob, &LookupByKeyCommand{Template: kid("Account"), Key: accountKey(alice, "main")})
 	wantError(t, err, "DAML_AUTHORIZATION_ERROR", "node NodeId(0) ("+kid("Account").String()+") requires authorizers "+alice+" for lookup by key, but it only has "+bob)
 	_, err = submit(alice, &FetchByKeyCommand{Template: kid("Account"), Key: accountKey(alice, "nope")})
-	wantError(t, err, "CONTRACT_KEY_NOT_FOUND", `Interpretation error: Error: Update failed due to fetch-by-key or exercise-by-key which did not find a contract with key { owner = '`+alice+`', label = "nope" } (Keys:Account@00000000)`)
+	wantError(t, err, "CONTRACT_KEY_NOT_FOUND", `dependency error: couldn't find key: GlobalKey(`+kid("Account").String()+`, keys, { owner = '`+alice+`', label = "nope" }, `)
 
 	// Keys are not unique: two more with the same key in one transaction;
 	// a query lists the new ones, most recent first, then the ledger's.

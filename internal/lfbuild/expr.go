@@ -314,6 +314,20 @@ func Fetch(tpl string, cid Expr) Expr {
 	return update(5, func(w *writer) msg { return msg{}.bytes(1, w.tyCon(tpl)).bytes(2, cid.encode(w)) })
 }
 
+// FetchByKey is fetch_by_key of template tpl (Daml-LF 2.3): a function
+// from a key to the update fetching the contract with it, returning the
+// (ContractId, argument) pair of daml-prim's DA.Types:Tuple2 (TTuple2).
+func FetchByKey(tpl string) Expr {
+	return update(9, func(w *writer) msg { return msg{}.bytes(1, w.tyCon(tpl)) })
+}
+
+// QueryNByKey is query_n_by_key of template tpl (Daml-LF 2.3): a function
+// from a count n and a key to the update listing up to n contracts with
+// it, as Optional [Tuple2 (ContractId tpl) tpl].
+func QueryNByKey(tpl string) Expr {
+	return update(16, func(w *writer) msg { return msg{}.bytes(1, w.tyCon(tpl)) })
+}
+
 // Embed is the update the expression e of type Update t evaluates to.
 func Embed(t Type, e Expr) Expr {
 	return update(7, func(w *writer) msg { return msg{}.bytes(1, t.ref(w)).bytes(2, e.encode(w)) })

@@ -13,11 +13,16 @@
 // let, case, interface method calls, exceptions (throw, to/from
 // AnyException) and updates (pure, blocks, create, exercise, fetch,
 // embedded expressions, try/catch).
-// Contract keys are Daml-LF 2.3 and are not written.
+// A template with a key (Template.Key) makes the package Daml-LF 2.3, and
+// fetch_by_key and query_n_by_key are written; their results use the stable
+// daml-prim type DA.Types:Tuple2 (TTuple2), whose package must be on the
+// node or in the DAR (Package.Dependency; every real DAR carries it). Type
+// arguments are then written as type applications, as 2.2 on requires.
 //
 // The field numbers are those of daml/archive/FORMAT.md. A package has one
 // module and no dependencies: every reference (type constructor, template,
-// value) is to the module itself ("self"). Strings and dotted names are
+// value) is to the module itself ("self"), but for TTuple2, which names the
+// stable daml-prim package by its id. Strings and dotted names are
 // interned, and every type outside the type table is a reference into it,
 // each entry referring only to entries before it, as Daml-LF 2.1 requires.
 //
@@ -63,6 +68,8 @@ type writer struct {
 	dotIdx  map[string]uint64
 	types   [][]byte
 	typeIdx map[string]uint64
+	// tapp writes type arguments as type applications (Daml-LF 2.2 on).
+	tapp bool
 }
 
 func (w *writer) str(s string) uint64 {
@@ -123,14 +130,26 @@ const (
 	bTextMap                                                                      = 19
 )
 
-func builtinType(tag uint64, args ...Type) Type {
-	return Type{func(w *writer) uint64 {
-		b := msg{}.varint(1, tag)
+// applied interns the type head of sort (builtin, con) applied to args:
+// in place (field 2 of head) in Daml-LF 2.1, as a chain of type
+// applications of the bare head from 2.2 on, which forbids the former.
+func (w *writer) applied(sort protowire.Number, head msg, args []Type) uint64 {
+	if !w.tapp {
 		for _, a := range args {
-			b = b.bytes(2, a.ref(w))
+			head = head.bytes(2, a.ref(w))
 		}
-		return w.typ(msg{}.bytes(3, b))
-	}}
+		return w.typ(msg{}.bytes(sort, head))
+	}
+	t := w.typ(msg{}.bytes(sort, head))
+	for _, a := range args {
+		arg := a.ref(w)
+		t = w.typ(msg{}.bytes(9, msg{}.bytes(1, msg{}.varint(8, t)).bytes(2, arg)))
+	}
+	return t
+}
+
+func builtinType(tag uint64, args ...Type) Type {
+	return Type{func(w *writer) uint64 { return w.applied(3, msg{}.varint(1, tag), args) }}
 }
 
 var (
@@ -168,12 +187,20 @@ func TArrows(ts ...Type) Type {
 
 // TCon is the data type name of this module applied to args.
 func TCon(name string, args ...Type) Type {
+	return Type{func(w *writer) uint64 { return w.applied(2, msg{}.bytes(1, w.tyCon(name)), args) }}
+}
+
+// Tuple2Package is the stable daml-prim package of DA.Types, whose Tuple2
+// the by-key updates return.
+const Tuple2Package = "5aee9b21b8e9a4c4975b5f4c4198e6e6e8469df49e2010820e792f393db870f4"
+
+// TTuple2 is daml-prim's DA.Types:Tuple2 a b (fields _1, _2), referred to
+// by its package id as Daml-LF 2.3 allows for stable packages.
+func TTuple2(a, b Type) Type {
 	return Type{func(w *writer) uint64 {
-		b := msg{}.bytes(1, w.tyCon(name))
-		for _, a := range args {
-			b = b.bytes(2, a.ref(w))
-		}
-		return w.typ(msg{}.bytes(2, b))
+		mod := msg{}.bytes(1, msg{}.varint(3, w.str(Tuple2Package))).varint(2, w.dname("DA.Types"))
+		con := msg{}.bytes(1, mod).varint(2, w.dname("Tuple2"))
+		return w.applied(2, msg{}.bytes(1, con), []Type{a, b})
 	}}
 }
 

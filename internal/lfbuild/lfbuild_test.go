@@ -191,3 +191,55 @@ func TestBuiltPackageRunsOnANode(t *testing.T) {
 		t.Errorf("Count: %d %s", st, b)
 	}
 }
+
+// A template with a key makes a Daml-LF 2.3 package: the key, fetch_by_key
+// and query_n_by_key decode, type arguments are written as type
+// applications (2.3 refuses them in place), and with daml-prim's DA.Types
+// (TTuple2) carried beside it, taken from a real DAR, the package type
+// checks.
+func TestKeyedPackageDecodesAndValidates(t *testing.T) {
+	ping, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "dars", "canton-builtin-admin-workflow-ping.dar"))
+	if err != nil {
+		t.Skip("canton-builtin-admin-workflow-ping.dar not found in ../shared/dars beside the repository; skipping")
+	}
+	pd, err := archive.DecodeDar(ping, archive.Options{KeepArchives: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dalf := pd.Archives[lf.PackageID(lb.Tuple2Package)]
+	if dalf == nil {
+		t.Fatalf("the Ping DAR has no %s", lb.Tuple2Package)
+	}
+	p := lb.New("lfbuild-keys", "1.0.0", "Keys")
+	owner := lb.Proj("Account", "owner", lb.Var("this"))
+	sigs := lb.List(lb.TParty, owner)
+	found := lb.TTuple2(lb.TContractID(lb.TCon("Account")), lb.TCon("Account"))
+	p.Record("Account", lb.F("owner", lb.TParty))
+	p.Record("Archive")
+	p.Record("Find")
+	p.Record("Query")
+	p.Template(lb.Template{Name: "Account", Param: "this", Signatories: sigs,
+		Key: &lb.Key{Type: lb.TParty, Body: owner, Maintainers: lb.Lam([]lb.Field{lb.F("k", lb.TParty)}, lb.List(lb.TParty, lb.Var("k")))},
+		Choices: []lb.Choice{lb.Archive("Archive", sigs),
+			{Name: "Find", Controllers: sigs, ArgName: "arg", ArgType: lb.TCon("Find"), ReturnType: found,
+				Update: lb.App(lb.FetchByKey("Account"), owner)},
+			{Name: "Query", Controllers: sigs, ArgName: "arg", ArgType: lb.TCon("Query"), ReturnType: lb.TOptional(lb.TList(found)),
+				Update: lb.App(lb.QueryNByKey("Account"), lb.Int(2), owner)}}})
+	p.Dependency("daml-prim/"+lb.Tuple2Package+".dalf", dalf)
+	dar, id := p.DAR()
+	d, err := archive.DecodeDar(dar, archive.Options{})
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	pkg := d.MainPackage()
+	if string(d.Main) != id || pkg.LanguageVersion.Minor != 3 {
+		t.Fatalf("main package %s at LF %v, want %s at 2.3", d.Main, pkg.LanguageVersion, id)
+	}
+	if tpl := pkg.Modules[0].Template("Account"); tpl == nil || tpl.Key == nil {
+		t.Fatalf("template Account has no key: %+v", tpl)
+	}
+	lookup := func(id lf.PackageID) *lf.Package { return d.Package(id) }
+	if err := validate.Packages(context.Background(), []*lf.Package{pkg}, lookup, validate.Options{}); err != nil {
+		t.Fatalf("validate: %v", err)
+	}
+}

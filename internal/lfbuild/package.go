@@ -17,6 +17,22 @@ func protoNum(n int) protowire.Number { return protowire.Number(n) }
 type Package struct {
 	Name, Version, Module string
 	defs                  []func(w *writer) (num int, def msg)
+	// keys is set by a template with a key: the package is then
+	// Daml-LF 2.3, the first stable version with contract keys.
+	keys bool
+	// deps are dalfs the DAR carries beside the package, by path.
+	deps []dep
+}
+
+type dep struct {
+	path string
+	dalf []byte
+}
+
+// Dependency adds a dalf (e.g. the stable daml-prim package of TTuple2,
+// taken from a real DAR) to the DAR, at path inside it.
+func (p *Package) Dependency(path string, dalf []byte) {
+	p.deps = append(p.deps, dep{path, dalf})
 }
 
 // New declares package name at version with one module.
@@ -138,6 +154,16 @@ type Template struct {
 	Observers   Expr // none: no observers
 	Choices     []Choice
 	Implements  []Implementation
+	// Key, when set, makes the package Daml-LF 2.3 (contract keys).
+	Key *Key
+}
+
+// Key is a template's contract key: Body (of type Type, over the template's
+// Param) and Maintainers, a function from the key to its maintainers.
+type Key struct {
+	Type        Type
+	Body        Expr
+	Maintainers Expr
 }
 
 // Choice is a choice of a template. In Controllers, Observers and Update
@@ -156,6 +182,9 @@ type Choice struct {
 
 // Template declares a template.
 func (p *Package) Template(t Template) {
+	if t.Key != nil {
+		p.keys = true
+	}
 	p.add(6, func(w *writer) msg {
 		pre := t.Precond
 		if pre.encode == nil {
@@ -177,6 +206,9 @@ func (p *Package) Template(t Template) {
 				body = body.bytes(1, msg{}.varint(1, w.str(m.Name)).bytes(2, m.Value.encode(w)))
 			}
 			b = b.bytes(10, msg{}.bytes(1, w.tyCon(i.Interface)).bytes(2, body.bytes(2, i.View.encode(w))))
+		}
+		if k := t.Key; k != nil {
+			b = b.bytes(9, msg{}.bytes(1, k.Type.ref(w)).bytes(3, k.Maintainers.encode(w)).bytes(4, k.Body.encode(w)))
 		}
 		return b
 	})
@@ -206,7 +238,7 @@ func Archive(archiveArg string, signatories Expr) Choice {
 
 // Archive returns the package's dalf (an Archive message) and its id.
 func (p *Package) Archive() (dalf []byte, id string) {
-	w := &writer{module: p.Module, strIdx: map[string]uint64{}, dotIdx: map[string]uint64{}, typeIdx: map[string]uint64{}}
+	w := &writer{module: p.Module, strIdx: map[string]uint64{}, dotIdx: map[string]uint64{}, typeIdx: map[string]uint64{}, tapp: p.keys}
 	mod := msg{}.varint(1, w.dname(p.Module)).bytes(2, msg{}.boolean(1, true).boolean(2, true).boolean(3, true))
 	for _, d := range p.defs {
 		num, def := d(w)
@@ -228,7 +260,11 @@ func (p *Package) Archive() (dalf []byte, id string) {
 	for _, t := range w.types {
 		pkg = pkg.bytes(5, t)
 	}
-	payload := msg{}.bytes(3, []byte("1")).bytes(4, pkg)
+	minor := "1"
+	if p.keys {
+		minor = "3"
+	}
+	payload := msg{}.bytes(3, []byte(minor)).bytes(4, pkg)
 	sum := sha256.Sum256(payload)
 	id = hex.EncodeToString(sum[:])
 	return msg{}.bytes(3, payload).bytes(4, []byte(id)), id
@@ -249,10 +285,17 @@ func (p *Package) DAR() (dar []byte, id string) {
 			panic(fmt.Sprintf("lfbuild: writing %s to memory: %v", path, err)) // bytes.Buffer does not fail
 		}
 	}
+	dalfs := []string{name}
+	for _, d := range p.deps {
+		dalfs = append(dalfs, d.path)
+	}
 	write("META-INF/MANIFEST.MF", manifest(
-		"Manifest-Version: 1.0", "Created-By: lfbuild", "Main-Dalf: "+name, "Dalfs: "+name,
+		"Manifest-Version: 1.0", "Created-By: lfbuild", "Main-Dalf: "+name, "Dalfs: "+strings.Join(dalfs, ", "),
 		"Format: daml-lf", "Encryption: non-encrypted"))
 	write(name, dalf)
+	for _, d := range p.deps {
+		write(d.path, d.dalf)
+	}
 	if err := z.Close(); err != nil {
 		panic(fmt.Sprintf("lfbuild: closing the zip: %v", err))
 	}

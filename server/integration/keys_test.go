@@ -105,7 +105,7 @@ func TestContractKeysOnNode(t *testing.T) {
 	}
 	e := n.fail("POST", "/v2/commands/submit-and-wait-for-transaction-tree", tok,
 		commands("by-key-none", []string{alice}, []map[string]any{fooByKey(alice)}, map[string]any{}), 404, "CONTRACT_KEY_NOT_FOUND")
-	if !strings.Contains(e.Cause, "did not find a contract with key '"+alice+"'") {
+	if !strings.Contains(e.Cause, "dependency error: couldn't find key: GlobalKey(") || !strings.Contains(e.Cause, ", '"+alice+"', ") {
 		t.Errorf("exercise by a missing key: %s", e.Cause)
 	}
 
