@@ -302,6 +302,9 @@ func (n *Node) createdEvent(c *ledger.Contract, w []string, blob bool, obs *obse
 // createdJSONFormat is the first byte of a Contract.CreatedJSON the node
 // writes: the version of createdEventOf it encodes, so that contracts
 // encoded by an earlier one are read whole and shown as it shows them now.
+// Contracts stored without argument_json (ledger.Contract.ArgumentInCreated)
+// have their argument only here: a new format must keep it readable for
+// argumentOfCreated in the contracts stored with this one.
 const createdJSONFormat = '1'
 
 // encodeCreated is c's element of the active contract set encoded ahead,
