@@ -255,6 +255,9 @@ func TestPruneKeepsActiveContracts(t *testing.T) {
 	ev, err := l.n.EventsByContractID(ctx, l.note, node.WildcardFilter(l.alice))
 	if err != nil || ev.Created == nil || int64(ev.Created.Offset) != 2 {
 		t.Errorf("events of an active contract created before the pruning offset: %+v %v", ev, err)
+	} else if want := `{"owner":"` + l.alice + `","reader":"` + l.bob + `"}`; string(ev.Created.CreateArgument) != want {
+		// Stored without argument_json, read from its created event.
+		t.Errorf("argument of the note after pruning its transaction: %s, want %s", ev.Created.CreateArgument, want)
 	}
 	// A new commit after pruning continues the offsets.
 	if r, err := l.n.Submit(ctx, createIou("c-5", l.alice), "alice", ""); err != nil || r.At.Offset != 5 {
