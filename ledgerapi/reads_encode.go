@@ -113,6 +113,66 @@ func EncodeActiveContractParts(workflowID string, ev *CreatedEvent) ([]byte, err
 	return append(parts, tail...), nil
 }
 
+// ActiveContractPartsArgument returns the create argument held in an
+// element encoded ahead (EncodeActiveContractParts) of a contract without
+// a key: the bytes the event shows after "createArgument", so that a store
+// keeping the parts need not keep the argument's JSON a second time. It
+// reports false for the parts of a keyed contract and for anything
+// EncodeActiveContractParts does not write.
+//
+// The head of an unkeyed contract's parts is
+// "nodeId":N,"contractId":S,"templateId":S,"contractKey":null,"contractKeyHash":"","createArgument":A
+// and is read field by field up to A: nothing before A is a raw value, so
+// no byte of the argument is mistaken for a field name.
+func ActiveContractPartsArgument(parts []byte) (json.RawMessage, bool) {
+	first, cut := bytes.IndexByte(parts, 0), bytes.LastIndexByte(parts, 0)
+	if first < 0 || cut == first {
+		return nil, false
+	}
+	head := parts[first+1 : cut]
+	rest, ok := bytes.CutPrefix(head, []byte(`"nodeId":`))
+	if !ok {
+		return nil, false
+	}
+	digits := 0
+	for digits < len(rest) && rest[digits] >= '0' && rest[digits] <= '9' {
+		digits++
+	}
+	if digits == 0 {
+		return nil, false
+	}
+	rest = rest[digits:]
+	for _, name := range []string{`,"contractId":`, `,"templateId":`} {
+		if rest, ok = bytes.CutPrefix(rest, []byte(name)); !ok {
+			return nil, false
+		}
+		if rest, ok = skipJSONString(rest); !ok {
+			return nil, false
+		}
+	}
+	arg, ok := bytes.CutPrefix(rest, []byte(`,"contractKey":null,"contractKeyHash":"","createArgument":`))
+	if !ok || len(arg) == 0 {
+		return nil, false
+	}
+	return arg, true
+}
+
+// skipJSONString returns b after the JSON string it starts with.
+func skipJSONString(b []byte) ([]byte, bool) {
+	if len(b) == 0 || b[0] != '"' {
+		return nil, false
+	}
+	for i := 1; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return b[i+1:], true
+		}
+	}
+	return nil, false
+}
+
 // AppendActiveContractParts appends an element of the active contract set
 // as AppendActiveContract writes it, for one encoded ahead (parts) created
 // at offset, read by witnesses, with no blob. It reports false when parts

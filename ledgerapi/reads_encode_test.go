@@ -2,6 +2,7 @@ package ledgerapi
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -142,4 +143,86 @@ func TestActiveContractPartsMatch(t *testing.T) {
 			t.Errorf("parts %q without their cuts were spliced", parts)
 		}
 	}
+}
+
+// TestActiveContractPartsArgument: the argument read back from an unkeyed
+// contract's parts is byte for byte what the event shows after
+// "createArgument", whatever the ids and the argument hold; a keyed
+// contract's parts, and bytes not made by EncodeActiveContractParts, give
+// none.
+func TestActiveContractPartsArgument(t *testing.T) {
+	marker := `,"contractKey":null,"contractKeyHash":"","createArgument":{"x":1}`
+	for i, tc := range []struct {
+		ev   CreatedEvent
+		want string // "" when none
+	}{
+		{CreatedEvent{NodeID: 3, ContractID: "00ab", TemplateID: "pkg:Iou:Iou", ContractKeyHash: Bytes{},
+			CreateArgument: json.RawMessage(`{"owner":"Alice::1220","note":"x"}`), Signatories: List[string]{"Alice::1220"}},
+			`{"owner":"Alice::1220","note":"x"}`},
+		{CreatedEvent{NodeID: 12, ContractID: "00cd", TemplateID: `p:M:T` + marker,
+			CreateArgument: json.RawMessage(`{"a":"` + strings.ReplaceAll(marker, `"`, `\"`) + `","b":{"contractKey":null,"createArgument":2}}`)},
+			`{"a":"` + strings.ReplaceAll(marker, `"`, `\"`) + `","b":{"contractKey":null,"createArgument":2}}`},
+		{CreatedEvent{ContractID: `0\"0`, TemplateID: "a\\", CreateArgument: json.RawMessage("{ \"spaced\" : [1, 2], \"html\": \"<&>\" }")},
+			`{"spaced":[1,2],"html":"\u003c\u0026\u003e"}`},
+		{CreatedEvent{ContractID: "00ef", TemplateID: "p:M:T", ContractKey: json.RawMessage(`null`),
+			CreateArgument: json.RawMessage(`"a\u0000b"`)}, `"a\u0000b"`},
+		// Keyed: the key could hold anything, so the parts are not read.
+		{CreatedEvent{ContractID: "00ef", TemplateID: "p:M:T", ContractKey: json.RawMessage(`{"k":"v"}`), ContractKeyHash: Bytes{1},
+			CreateArgument: json.RawMessage(`{"x":1}`)}, ""},
+		{CreatedEvent{ContractID: "00ef", TemplateID: "p:M:T", ContractKeyHash: Bytes{1}, CreateArgument: json.RawMessage(`{"x":1}`)}, ""},
+	} {
+		parts, err := EncodeActiveContractParts("wf\x00"+marker, &tc.ev)
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		got, ok := ActiveContractPartsArgument(parts)
+		if tc.want == "" {
+			if ok {
+				t.Errorf("case %d: argument %s read from the parts of a keyed contract", i, got)
+			}
+			continue
+		}
+		if !ok || string(got) != tc.want {
+			t.Errorf("case %d: argument %s, %v; want %s", i, got, ok, tc.want)
+		}
+	}
+	for _, parts := range []string{"", "\x00", "\x00\x00", "\"\"\x00\"nodeId\":\x00", "\"\"\x00\"nodeId\":1,\"contractId\":\"ab\x00",
+		"\"\"\x00\"nodeId\":1,\"contractId\":\"a\",\"templateId\":\"t\",\"contractKey\":null,\"contractKeyHash\":\"\",\"createArgument\":\x00[]",
+		"\"\"\x00\"nodeId\":1,\"contractId\":\"a\",\"templateId\":\"t\",\"contractKey\":{},\"contractKeyHash\":\"\",\"createArgument\":1\x00[]"} {
+		if got, ok := ActiveContractPartsArgument([]byte(parts)); ok {
+			t.Errorf("parts %q: argument %q read", parts, got)
+		}
+	}
+}
+
+// FuzzActiveContractPartsArgument: whatever the ids, key and argument, an
+// argument read back from the parts is the one the event shows.
+func FuzzActiveContractPartsArgument(f *testing.F) {
+	f.Add("00ab", "pkg:Iou:Iou", []byte(`{"owner":"Alice"}`), []byte(nil))
+	f.Add(`0"0`, `t","contractKey":null`, []byte(`{"k":"\"createArgument\":"}`), []byte(`{"k":1}`))
+	f.Fuzz(func(t *testing.T, id, tmpl string, arg, key []byte) {
+		if !json.Valid(arg) || len(key) > 0 && !json.Valid(key) {
+			return
+		}
+		ev := CreatedEvent{ContractID: id, TemplateID: tmpl, CreateArgument: arg, ContractKey: key}
+		parts, err := EncodeActiveContractParts("wf", &ev)
+		if err != nil {
+			return
+		}
+		got, ok := ActiveContractPartsArgument(parts)
+		if !ok {
+			return
+		}
+		want, err := appendRaw(nil, arg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keyJSON, err := appendRaw(nil, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) || string(keyJSON) != "null" {
+			t.Errorf("argument %q read from the parts of %+v, want %q and no key", got, ev, want)
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
@@ -325,7 +326,10 @@ func (n *Node) commit(ctx context.Context, out *engine.Outcome, traffic trafficB
 	}
 	entry.PaidTrafficCost = int64(engine.EstimateCost(traffic.size, traffic.signatures, time.Now()).TotalTrafficCostEstimation)
 	for i := range tx.Created {
-		tx.Created[i].CreatedJSON = encodeCreated(&tx.Created[i], tx.WorkflowID)
+		c := &tx.Created[i]
+		c.CreatedJSON = encodeCreated(c, tx.WorkflowID)
+		arg, ok := argumentOfCreated(c)
+		c.ArgumentInCreated = ok && bytes.Equal(arg, c.ArgumentJSON)
 	}
 	entry.Transaction = tx
 	at, err := n.store.Commit(ctx, entry)

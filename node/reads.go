@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -273,6 +274,9 @@ func (o *observerCache) of(sigs, stks []string) []string {
 // and node, witnessed by w, with its blob when asked.
 func (n *Node) createdEvent(c *ledger.Contract, w []string, blob bool, obs *observerCache) (ledgerapi.CreatedEvent, error) {
 	arg := c.ArgumentJSON
+	if arg == nil {
+		arg, _ = argumentOfCreated(c)
+	}
 	nodeID, key := c.NodeID, c.KeyJSON
 	if arg == nil || len(c.KeyHash) > 0 && key == nil { // stored before schema version 2, or 7 for a key
 		cn, err := n.createdNodeOf(c)
@@ -298,6 +302,9 @@ func (n *Node) createdEvent(c *ledger.Contract, w []string, blob bool, obs *obse
 // createdJSONFormat is the first byte of a Contract.CreatedJSON the node
 // writes: the version of createdEventOf it encodes, so that contracts
 // encoded by an earlier one are read whole and shown as it shows them now.
+// Contracts stored without argument_json (ledger.Contract.ArgumentInCreated)
+// have their argument only here: a new format must keep it readable for
+// argumentOfCreated in the contracts stored with this one.
 const createdJSONFormat = '1'
 
 // encodeCreated is c's element of the active contract set encoded ahead,
@@ -321,6 +328,16 @@ func encodeCreated(c *ledger.Contract, workflowID string) []byte {
 		return nil
 	}
 	return append([]byte{createdJSONFormat}, parts...)
+}
+
+// argumentOfCreated is the JSON argument held in c.CreatedJSON, for a
+// contract stored without its own (ledger.Contract.ArgumentInCreated);
+// false when c has no key-less created event of the current format.
+func argumentOfCreated(c *ledger.Contract) (json.RawMessage, bool) {
+	if len(c.KeyHash) > 0 || len(c.CreatedJSON) == 0 || c.CreatedJSON[0] != createdJSONFormat {
+		return nil, false
+	}
+	return ledgerapi.ActiveContractPartsArgument(c.CreatedJSON[1:])
 }
 
 // createdEventOf is createdEvent without the blob, for a contract whose

@@ -3,11 +3,13 @@ package node_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ledger-cli/ledger/daml/archive/archivetest"
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
 	"github.com/ledger-cli/ledger/node/ledger"
@@ -253,6 +255,9 @@ func TestPruneKeepsActiveContracts(t *testing.T) {
 	ev, err := l.n.EventsByContractID(ctx, l.note, node.WildcardFilter(l.alice))
 	if err != nil || ev.Created == nil || int64(ev.Created.Offset) != 2 {
 		t.Errorf("events of an active contract created before the pruning offset: %+v %v", ev, err)
+	} else if want := `{"owner":"` + l.alice + `","reader":"` + l.bob + `"}`; string(ev.Created.CreateArgument) != want {
+		// Stored without argument_json, read from its created event.
+		t.Errorf("argument of the note after pruning its transaction: %s, want %s", ev.Created.CreateArgument, want)
 	}
 	// A new commit after pruning continues the offsets.
 	if r, err := l.n.Submit(ctx, createIou("c-5", l.alice), "alice", ""); err != nil || r.At.Offset != 5 {
@@ -498,5 +503,125 @@ func TestDescendingReadEndsAtOffsetZero(t *testing.T) {
 	}
 	if len(offsets) != 1 || offsets[0] != 2 {
 		t.Errorf("bob's updates, descending one at a time: offsets %v, want [2]", offsets)
+	}
+}
+
+func ping(commandID, id, initiator, responder string) ledgerapi.Commands {
+	user := "alice"
+	raw, _ := json.Marshal(map[string]string{"id": id, "initiator": initiator, "responder": responder})
+	return ledgerapi.Commands{CommandID: commandID, ActAs: []string{initiator}, UserID: &user,
+		Commands: []ledgerapi.Command{{Create: &ledgerapi.CreateCommand{
+			TemplateID: "#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping", CreateArguments: raw}}}}
+}
+
+// TestArgumentReadFromCreatedJSON: contracts committed without their JSON
+// argument in the store (read from their created event encoded ahead: a
+// Ping of the real DAR and the generic model's) answer every read byte for
+// byte as when the store keeps it, as databases written before schema
+// version 10 do.
+func TestArgumentReadFromCreatedJSON(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "ledger.db")
+	n := open(t, local.Config{DBPath: db})
+	if _, err := n.UploadDar(ctx, archivetest.SharedDar(t, archivetest.PingDar), true); err != nil {
+		t.Fatal(err)
+	}
+	alice, err := n.AllocateParty(ctx, "Alice", nil, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob, err := n.AllocateParty(ctx, "Bob", nil, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := "alice"
+	var ids []string
+	args := map[string][]byte{} // contract id → its argument as the transaction shows it
+	for i, cmd := range []ledgerapi.Commands{
+		createIou("c-iou", alice.ID),
+		{CommandID: "c-note", ActAs: []string{alice.ID}, UserID: &user, Commands: []ledgerapi.Command{{Create: &ledgerapi.CreateCommand{
+			TemplateID: "#iou:Iou:Note", CreateArguments: []byte(`{"owner":"` + alice.ID + `","reader":"` + bob.ID + `"}`)}}}},
+		ping("c-ping", "ping 1", alice.ID, bob.ID),
+		// encoding/json shows this argument escaped: the store keeps it.
+		ping("c-ping-escaped", `ping <1> \"é\"`, alice.ID, bob.ID),
+	} {
+		r, err := n.Submit(ctx, cmd, "alice", "")
+		if err != nil || r.Rejection != nil {
+			t.Fatalf("submit %d: %v %v", i, err, r)
+		}
+		c := r.Transaction(ledgerapi.TransactionShapeACSDelta, nil).Events[0].Created
+		ids, args[c.ContractID] = append(ids, c.ContractID), c.CreateArgument
+	}
+	raw, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var kept string
+	if err := raw.QueryRow(`SELECT group_concat(argument_json) FROM contracts`).Scan(&kept); err != nil || !strings.HasPrefix(kept, `{"id":"ping <1>`) {
+		t.Fatalf("contracts keep argument_json %s (%v), want only the escaped Ping's: the created event holds the others", kept, err)
+	}
+
+	end := n.LedgerEnd()
+	both := node.WildcardFilter(alice.ID, bob.ID)
+	blobs := &node.EventFilter{ByParty: map[string]*node.TemplateSet{alice.ID: {Wildcard: true, WildcardBlob: true}}}
+	answers := func() string {
+		var out []string
+		add := func(v any, err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, string(b))
+		}
+		for _, id := range ids {
+			add(n.EventsByContractID(ctx, id, both))
+			add(n.ContractByID(ctx, id, []string{bob.ID, alice.ID}))
+		}
+		for _, f := range []*node.EventFilter{both, blobs} {
+			for _, encoded := range []bool{false, true} {
+				r, err := n.ReadActiveContracts(f, end, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if encoded {
+					r.PreferEncoded()
+				}
+				cs, err := r.Next(ctx, 100)
+				if err != nil || len(cs) != len(args) {
+					t.Fatalf("active contracts: %d, %v; want %d", len(cs), err, len(args))
+				}
+				for _, c := range cs {
+					if c.Encoded != nil {
+						b, _ := ledgerapi.AppendActiveContractParts(nil, c.Offset, c.Encoded, c.Witnesses, "sync", "tok")
+						out = append(out, string(b))
+						continue
+					}
+					b, err := ledgerapi.AppendActiveContract(nil, c.WorkflowID, &c.Event, "sync", "tok")
+					if err != nil {
+						t.Fatal(err)
+					}
+					out = append(out, string(b))
+				}
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	got := answers()
+	for id, arg := range args {
+		shown, _ := json.Marshal(json.RawMessage(arg))
+		if !strings.Contains(got, string(shown)) {
+			t.Errorf("the answers do not show %s's argument %s", id, arg)
+		}
+		if _, err := raw.Exec(`UPDATE contracts SET argument_json = ? WHERE contract_id = ?`, []byte(arg), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := answers(); got != want {
+		t.Errorf("answers with the argument read from the created event:\n%s\nwith it stored:\n%s", got, want)
 	}
 }

@@ -47,6 +47,12 @@ type Contract struct {
 	// splicing rather than encoding (opaque to the store; nil for contracts
 	// stored before schema version 6).
 	CreatedJSON []byte
+	// ArgumentInCreated says that CreatedJSON holds ArgumentJSON byte for
+	// byte, so the store need not keep it twice (set by the node when it
+	// commits the contract, from schema version 10 on). A contract stored
+	// so reads back with ArgumentJSON nil and ArgumentInCreated false: its
+	// reader takes the argument from CreatedJSON.
+	ArgumentInCreated bool
 	// Salt is the contract salt (32 bytes) from which the unicum of the
 	// contract's suffixed id was made (daml/contract); nil for contracts
 	// stored before schema version 8, whose ids have no suffix.

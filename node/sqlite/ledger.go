@@ -414,7 +414,7 @@ func (s *Store) write(ctx context.Context, st *batchStmts, e *ledger.Entry, t *l
 		}
 		if _, err := st.insContract.ExecContext(ctx, c.ContractID, c.TemplateID, c.PackageName, c.Argument,
 			encodeList(c.Signatories), encodeList(c.Stakeholders), micros(c.CreatedAt), offset, archived,
-			c.NodeID, c.ArgumentJSON, t.WorkflowID, nullBytes(c.KeyHash), nullBytes(c.Key), nullBytes(c.CreatedJSON),
+			c.NodeID, argumentJSONColumn(&c), t.WorkflowID, nullBytes(c.KeyHash), nullBytes(c.Key), nullBytes(c.CreatedJSON),
 			nullBytes(c.KeyJSON), nullBytes(c.Salt)); err != nil {
 			return fmt.Errorf("write contract %s: %w", c.ContractID, err)
 		}
@@ -655,6 +655,16 @@ func (s *Store) ActiveContractsByKey(ctx context.Context, keyHash []byte, before
 		return nil, fmt.Errorf("read contracts by key: %w", err)
 	}
 	return out, nil
+}
+
+// argumentJSONColumn is what the contracts table keeps of c.ArgumentJSON:
+// nothing when c.CreatedJSON holds it (a Ping's row then fits twice in a
+// page, and a commit writes half the pages of contracts).
+func argumentJSONColumn(c *ledger.Contract) any {
+	if c.ArgumentInCreated && len(c.CreatedJSON) > 0 {
+		return nil
+	}
+	return c.ArgumentJSON
 }
 
 // nullBytes stores an empty byte slice as NULL.

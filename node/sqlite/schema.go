@@ -187,6 +187,15 @@ ALTER TABLE contracts ADD COLUMN salt BLOB;
 	`
 ALTER TABLE users ADD COLUMN primary_party_authentication INTEGER NOT NULL DEFAULT 0;
 `,
+	// 10: a contract whose created event encoded ahead holds its JSON
+	// argument (ledger.Contract.ArgumentInCreated) is stored without
+	// argument_json, read from created_json instead. The tables do not
+	// change and rows stored before keep their argument_json; the step is
+	// there so that a build that would not know where to find the
+	// argument refuses the database.
+	`
+SELECT 1;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

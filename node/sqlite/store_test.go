@@ -259,3 +259,86 @@ func TestSchema8KeepsOldContracts(t *testing.T) {
 		t.Errorf("salt of a new contract = %q, want it kept", n.Salt)
 	}
 }
+
+// TestArgumentInCreatedStoredOnce: a contract whose created event encoded
+// ahead holds its JSON argument is stored without argument_json and reads
+// back with the created event whole; one without the flag, or with the
+// flag but no created event, keeps its argument as it was given.
+func TestArgumentInCreatedStoredOnce(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	ids := []string{"00" + strings.Repeat("a1", 32), "00" + strings.Repeat("b2", 32), "00" + strings.Repeat("c3", 32)}
+	e := withContracts(accepted("u", "c1", "Alice"), ids)
+	for i := range e.Transaction.Created {
+		c := &e.Transaction.Created[i]
+		c.ArgumentJSON = []byte(`{"owner":"Alice"}`)
+		c.CreatedJSON = []byte("1created " + c.ContractID)
+	}
+	e.Transaction.Created[0].ArgumentInCreated = true
+	e.Transaction.Created[2].ArgumentInCreated, e.Transaction.Created[2].CreatedJSON = true, nil
+	if _, err := s.Commit(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"", `{"owner":"Alice"}`, `{"owner":"Alice"}`} {
+		var stored []byte
+		if err := s.r.QueryRowContext(ctx, `SELECT argument_json FROM contracts WHERE contract_id = ?`, ids[i]).Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		c, err := s.ContractByID(ctx, ids[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(stored) != want || string(c.ArgumentJSON) != want || (stored == nil) != (want == "") || c.ArgumentInCreated {
+			t.Errorf("contract %d: argument_json %q, read back %q (flag %v), want %q", i, stored, c.ArgumentJSON, c.ArgumentInCreated, want)
+		}
+		if wantCreated := string(e.Transaction.Created[i].CreatedJSON); string(c.CreatedJSON) != wantCreated {
+			t.Errorf("contract %d: created_json %q, want %q", i, c.CreatedJSON, wantCreated)
+		}
+	}
+}
+
+// TestSchema10KeepsStoredArguments opens a database written at schema
+// version 9, whose contracts all keep argument_json: the upgrade leaves
+// them as they are, and a build at version 9 refuses the upgraded file.
+func TestSchema10KeepsStoredArguments(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (9)`); err != nil {
+		t.Fatal(err)
+	}
+	for v := 0; v < 9; v++ {
+		if _, err := db.Exec(migrations[v]); err != nil {
+			t.Fatalf("schema step %d: %v", v+1, err)
+		}
+	}
+	id := "00" + strings.Repeat("ab", 32)
+	if _, err := db.Exec(`INSERT INTO contracts (contract_id, template_id, package_name, create_argument,
+		signatories, stakeholders, created_at, created_offset, argument_json, created_json)
+		VALUES (?, 'pkg:Iou:Iou', 'iou', x'01', '["Alice"]', '["Alice"]', 1, 0, '{"owner":"Alice"}', '1ahead')`, id); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("open a schema 9 database: %v", err)
+	}
+	c, err := s.ContractByID(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(c.ArgumentJSON) != `{"owner":"Alice"}` || string(c.CreatedJSON) != "1ahead" {
+		t.Errorf("contract after the upgrade: argument %q, created %q; want both as stored", c.ArgumentJSON, c.CreatedJSON)
+	}
+	s.Close()
+	saved := migrations
+	migrations = migrations[:9]
+	_, err = Open(path, Options{})
+	migrations = saved
+	if !errors.Is(err, ErrSchemaTooNew) {
+		t.Errorf("a schema 9 build opened the upgraded database: %v", err)
+	}
+}
