@@ -192,9 +192,19 @@ func testModel() *lb.Package {
 		}, lb.Exercise("TriProposal", "TriProposalAccept", cid, lb.Record("TriProposalAccept")))),
 	}})
 	pkg.Record("AgreementFactoryAccept")
+	pkg.Record("CreateAgreement")
+	newAgreement := lb.Create("Agreement", lb.Record("Agreement", lb.FE("receiver", field("AgreementFactory", "receiver")), lb.FE("giver", field("AgreementFactory", "giver"))))
 	simple("AgreementFactory", "giver", agreement, parties(field("AgreementFactory", "receiver")),
-		choice("AgreementFactoryAccept", false, parties(field("AgreementFactory", "receiver")), lb.TContractID(lb.TCon("Agreement")),
-			lb.Create("Agreement", lb.Record("Agreement", lb.FE("receiver", field("AgreementFactory", "receiver")), lb.FE("giver", field("AgreementFactory", "giver"))))))
+		choice("AgreementFactoryAccept", false, parties(field("AgreementFactory", "receiver")), lb.TContractID(lb.TCon("Agreement")), newAgreement),
+		choice("CreateAgreement", false, parties(field("AgreementFactory", "receiver")), lb.TContractID(lb.TCon("Agreement")), newAgreement))
+
+	// CreateAndFetch: its consuming choice creates a copy and fetches it.
+	pkg.Record("CreateAndFetch_Run")
+	tCreateAndFetch := lb.TContractID(lb.TCon("CreateAndFetch"))
+	simple("CreateAndFetch", "p", []lb.Field{lb.F("p", lb.TParty)}, lb.Expr{},
+		choice("CreateAndFetch_Run", true, parties(field("CreateAndFetch", "p")), lb.TUnit, lb.Do([]lb.Binding{
+			{Name: "cid", Type: tCreateAndFetch, Bound: lb.Create("CreateAndFetch", lb.Record("CreateAndFetch", lb.FE("p", field("CreateAndFetch", "p"))))},
+			{Name: "_fetched", Type: lb.TCon("CreateAndFetch"), Bound: lb.Fetch("CreateAndFetch", lb.Var("cid"))}}, unit)))
 
 	// TrailingNones.daml and its interface (model/, model_iface/).
 	pkg.Record("RecordWithOptional", lb.F("field1", lb.TText), lb.F("field2", lb.TOptional(lb.TText)))
