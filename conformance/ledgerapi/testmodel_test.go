@@ -94,11 +94,15 @@ func testModel() *lb.Package {
 
 	pkg.Record("WitnessesChoice")
 	pkg.Record("WitnessesNonConsumingChoice")
+	pkg.Record("WitnessesCreateNewWitnesses")
 	actor := parties(field("Witnesses", "p_actor"))
-	simple("Witnesses", "p_signatory", []lb.Field{lb.F("p_signatory", lb.TParty), lb.F("p_observer", lb.TParty), lb.F("p_actor", lb.TParty)},
+	witnessFields := []lb.Field{lb.F("p_signatory", lb.TParty), lb.F("p_observer", lb.TParty), lb.F("p_actor", lb.TParty)}
+	simple("Witnesses", "p_signatory", witnessFields,
 		parties(field("Witnesses", "p_observer")),
 		choice("WitnessesChoice", true, actor, lb.TUnit, unit),
-		choice("WitnessesNonConsumingChoice", false, actor, lb.TUnit, unit))
+		choice("WitnessesNonConsumingChoice", false, actor, lb.TUnit, unit),
+		choice("WitnessesCreateNewWitnesses", false, actor, lb.TContractID(lb.TCon("Witnesses")),
+			lb.Create("Witnesses", copyWith("Witnesses", witnessFields, map[string]lb.Expr{"p_signatory": field("Witnesses", "p_actor")}))))
 
 	// WithTextMap_Expand: let updated = TM.union items newItems in
 	// create this with items = updated; return updated. union is
