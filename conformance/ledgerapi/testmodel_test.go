@@ -210,6 +210,25 @@ func testModel() *lb.Package {
 			{Name: "cid", Type: tCreateAndFetch, Bound: lb.Create("CreateAndFetch", lb.Record("CreateAndFetch", lb.FE("p", field("CreateAndFetch", "p"))))},
 			{Name: "_fetched", Type: lb.TCon("CreateAndFetch"), Bound: lb.Fetch("CreateAndFetch", lb.Var("cid"))}}, unit)))
 
+	// MultiPartyContract: signed by its parties; MPAddSignatories creates
+	// it again with more, MPFetchOther fetches another as the actors.
+	tParties := lb.TList(lb.TParty)
+	mpFields := []lb.Field{lb.F("parties", tParties), lb.F("value", lb.TText)}
+	mpParties := field("MultiPartyContract", "parties")
+	consParty := lb.Lam([]lb.Field{lb.F("x", lb.TParty), lb.F("acc", tParties)}, lb.Cons(lb.TParty, []lb.Expr{lb.Var("x")}, lb.Var("acc")))
+	allParties := lb.App(lb.TyApp(lb.Builtin(lb.Foldr), lb.TParty, tParties), consParty, argField("MPAddSignatories", "newParties"), mpParties)
+	tMP := lb.TContractID(lb.TCon("MultiPartyContract"))
+	pkg.Record("MPAddSignatories", lb.F("newParties", tParties))
+	pkg.Record("MPFetchOther", lb.F("cid", tMP), lb.F("actors", tParties))
+	pkg.Record("MultiPartyContract", mpFields...)
+	pkg.Template(lb.Template{Name: "MultiPartyContract", Param: "this", Signatories: mpParties, Choices: []lb.Choice{
+		lb.Archive("Archive", mpParties),
+		choice("MPAddSignatories", true, lb.App(lb.TyApp(lb.Builtin(lb.Foldr), lb.TParty, tParties), consParty, argField("MPAddSignatories", "newParties"), mpParties), tMP,
+			lb.Create("MultiPartyContract", copyWith("MultiPartyContract", mpFields, map[string]lb.Expr{"parties": allParties}))),
+		choice("MPFetchOther", false, argField("MPFetchOther", "actors"), lb.TUnit,
+			then(lb.TCon("MultiPartyContract"), lb.Fetch("MultiPartyContract", argField("MPFetchOther", "cid")), unit)),
+	}})
+
 	// TrailingNones.daml and its interface (model/, model_iface/).
 	pkg.Record("RecordWithOptional", lb.F("field1", lb.TText), lb.F("field2", lb.TOptional(lb.TText)))
 	pkg.Record("TrailingNonesView", lb.F("nonOpt", lb.TText), lb.F("opt", lb.TOptional(lb.TText)))
