@@ -375,10 +375,10 @@ var userUpdatePaths = []string{
 }
 
 func (s *Server) updateUser(req *Request) (any, error) {
-	id, err := pathUserID(req)
-	if err != nil {
-		return nil, err
-	}
+	// Canton's JSON layer passes the path's user id on unparsed when it is
+	// the body's, so the user service's check of user.id answers a
+	// malformed one (INVALID_FIELD), not the path's INVALID_ARGUMENT.
+	id := req.PathValue("userID")
 	var body ledgerapi.UpdateUserRequest
 	if err := decodeBody(req.Request, &body); err != nil {
 		return nil, err
@@ -391,6 +391,9 @@ func (s *Server) updateUser(req *Request) (any, error) {
 		return nil, ledgerapi.InvalidArgument("user.id %q does not match the user id %q in the path", got, id)
 	}
 	u := body.User
+	if err := ledgerapi.ValidateUserID("user.id", u.ID); err != nil {
+		return nil, ledgerapi.InvalidField("user.id", fieldReason(err))
+	}
 	c := req.Caller
 	idp := c.impliedIDP(u.IdentityProviderID)
 	if err := c.RequireAdminOf(idp); err != nil {
