@@ -15,7 +15,7 @@ import (
 // ObjectMeta: parties (local_metadata) or users (metadata).
 type metaResource struct {
 	idPath, versionPath, annotationsPath, shortPath string
-	concurrentCode, invalidUpdateCode             string
+	concurrentCode, invalidUpdateCode               string
 	// create makes a resource with annotations and answers its id and
 	// metadata, or the error answer.
 	create func(t *testing.T, annotations map[string]string) (string, answer)
