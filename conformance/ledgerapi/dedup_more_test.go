@@ -55,7 +55,7 @@ func (c dedupClient) completion(subID string, begin int64) (ledgerapi.Completion
 }
 
 // submit submits as subID (sync: submit-and-wait) and answers the
-// completion, or for a refused submit-and-wait its error.
+// completion, or for a refused request its error.
 func (c dedupClient) submit(sync bool, subID string, dedup map[string]any) (ledgerapi.Completion, *ledgerapi.JsCantonError, error) {
 	if dedup == nil {
 		dedup = c.dedup
@@ -68,7 +68,7 @@ func (c dedupClient) submit(sync bool, subID string, dedup map[string]any) (ledg
 	a := c.p.do(c.t, "POST", path, c.p.admin, c.body(subID, dedup))
 	if a.status != 200 {
 		e, err := ledgerapi.DecodeError(a.body)
-		if err != nil || !sync {
+		if err != nil {
 			return ledgerapi.Completion{}, nil, fmt.Errorf("%s: %d %s", path, a.status, a.body)
 		}
 		return ledgerapi.Completion{}, e, nil
