@@ -210,6 +210,9 @@ func testModel() *lb.Package {
 			{Name: "cid", Type: tCreateAndFetch, Bound: lb.Create("CreateAndFetch", lb.Record("CreateAndFetch", lb.FE("p", field("CreateAndFetch", "p"))))},
 			{Name: "_fetched", Type: lb.TCon("CreateAndFetch"), Bound: lb.Fetch("CreateAndFetch", lb.Var("cid"))}}, unit)))
 
+	// DecimalRounding: a Decimal (Numeric 10) field to round.
+	simple("DecimalRounding", "party", []lb.Field{lb.F("party", lb.TParty), lb.F("number", lb.TNumeric(10))}, lb.Expr{})
+
 	// MultiPartyContract: signed by its parties; MPAddSignatories creates
 	// it again with more, MPFetchOther fetches another as the actors.
 	tParties := lb.TList(lb.TParty)
