@@ -40,12 +40,14 @@ func testModel() *lb.Package {
 	pkg.Record("DummyChoice1")
 	pkg.Record("DummyNonConsuming")
 	pkg.Record("Clone")
+	pkg.Record("PublicChoice", lb.F("anyParty", lb.TParty))
 	dummyOf := func(operator lb.Expr) lb.Expr { return lb.Record("Dummy", lb.FE("operator", operator)) }
 	tDummy := lb.TContractID(lb.TCon("Dummy"))
 	simple("Dummy", "operator", []lb.Field{lb.F("operator", lb.TParty)}, lb.Expr{},
 		choice("DummyChoice1", true, parties(field("Dummy", "operator")), lb.TUnit, unit),
 		choice("DummyNonConsuming", false, parties(field("Dummy", "operator")), lb.TUnit, unit),
 		choice("Clone", false, parties(field("Dummy", "operator")), tDummy, lb.Create("Dummy", dummyOf(field("Dummy", "operator")))),
+		choice("PublicChoice", true, parties(argField("PublicChoice", "anyParty")), lb.TUnit, unit),
 		choice("WrapWithAddress", true, parties(field("Dummy", "operator")), lb.TContractID(lb.TCon("AddressWrapper")),
 			lb.Create("AddressWrapper", lb.Record("AddressWrapper", lb.FE("operator", field("Dummy", "operator")), lb.FE("address", argField("WrapWithAddress", "address"))))))
 
@@ -209,6 +211,18 @@ func testModel() *lb.Package {
 		choice("CreateAndFetch_Run", true, parties(field("CreateAndFetch", "p")), lb.TUnit, lb.Do([]lb.Binding{
 			{Name: "cid", Type: tCreateAndFetch, Bound: lb.Create("CreateAndFetch", lb.Record("CreateAndFetch", lb.FE("p", field("CreateAndFetch", "p"))))},
 			{Name: "_fetched", Type: lb.TCon("CreateAndFetch"), Bound: lb.Fetch("CreateAndFetch", lb.Var("cid"))}}, unit)))
+
+	// DiscloseCreate: DiscloseCreate_To creates a Dummy of the owner with
+	// the disclosee as choice observer, who so witnesses the create.
+	pkg.Record("DiscloseCreate_To", lb.F("disclosee", lb.TParty))
+	dcOwner := parties(field("DiscloseCreate", "owner"))
+	pkg.Record("DiscloseCreate", lb.F("owner", lb.TParty))
+	pkg.Template(lb.Template{Name: "DiscloseCreate", Param: "this", Signatories: dcOwner, Choices: []lb.Choice{
+		lb.Archive("Archive", dcOwner),
+		{Name: "DiscloseCreate_To", Consuming: true, Controllers: dcOwner, Observers: parties(argField("DiscloseCreate_To", "disclosee")),
+			ArgName: "arg", ArgType: lb.TCon("DiscloseCreate_To"), ReturnType: lb.TUnit,
+			Update: then(tDummy, lb.Create("Dummy", dummyOf(field("DiscloseCreate", "owner"))), unit)},
+	}})
 
 	// DecimalRounding: a Decimal (Numeric 10) field to round.
 	simple("DecimalRounding", "party", []lb.Field{lb.F("party", lb.TParty), lb.F("number", lb.TNumeric(10))}, lb.Expr{})
