@@ -2,6 +2,7 @@ package ledgerapi
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"testing"
 
 	"github.com/ledger-cli/ledger/ledgerapi"
@@ -92,5 +93,56 @@ func TestExplicitDisclosureITBuilt(t *testing.T) {
 		}
 		d := disclosedOfParty(t, witness, created[0].ContractID)
 		p.ok(t, "POST", "/v2/commands/submit-and-wait", publicChoice(witness, d), nil)
+	})
+}
+
+// CommandServiceIT.scala's CSSubmitAndWaitForTransactionExplicitDisclosure
+// on the built DummyFlexibleController: the stranger consumes the owner's
+// contract, disclosed; its ACS-delta transaction has no event of the
+// stranger's and otherwise equals the ledger-effects one read by id.
+func TestCommandServiceITExplicitDisclosure(t *testing.T) {
+	p := startParticipant(t, node.Config{})
+	p.uploadModel(t, testModel())
+	flexible := builtTemplate("DummyFlexibleController")
+	t.Run("CSSubmitAndWaitForTransactionExplicitDisclosure", func(t *testing.T) {
+		owner, stranger := p.allocate(t, "owner"), p.allocate(t, "stranger")
+		cid := p.create(t, owner, flexible, map[string]any{"holder": owner})
+		var els []struct {
+			Update ledgerapi.JsUpdate `json:"update"`
+		}
+		p.ok(t, "POST", "/v2/updates?stream_idle_timeout_ms=50", map[string]any{"beginExclusive": 0, "endInclusive": p.ledgerEnd(t),
+			"updateFormat": map[string]any{"includeTransactions": map[string]any{
+				"eventFormat": ledgerapi.EventFormatOf([]string{owner}, []string{flexible}, nil, true), "transactionShape": ledgerapi.TransactionShapeLedgerEffects}}}, &els)
+		if len(els) != 1 || els[0].Update.Transaction == nil {
+			t.Fatalf("Owners' transactions: %+v", els)
+		}
+		created := createdEvents(*els[0].Update.Transaction)
+		if len(created) != 1 {
+			t.Fatalf("The create: %d events", len(created))
+		}
+		body := p.jsCommands([]string{stranger}, exerciseCmd(flexible, cid, "FlexibleConsume", map[string]any{"actor": stranger}))
+		body["disclosedContracts"] = []any{map[string]any{"templateId": created[0].TemplateID, "contractId": cid,
+			"createdEventBlob": base64.StdEncoding.EncodeToString(created[0].CreatedEventBlob), "synchronizerId": ""}}
+		var resp struct {
+			Transaction ledgerapi.Transaction `json:"transaction"`
+		}
+		p.ok(t, "POST", "/v2/commands/submit-and-wait-for-transaction", map[string]any{"commands": body,
+			"transactionFormat": map[string]any{"eventFormat": ledgerapi.EventFormatOf([]string{stranger}, nil, nil, false),
+				"transactionShape": ledgerapi.TransactionShapeACSDelta}}, &resp)
+		var le struct {
+			Transaction ledgerapi.Transaction `json:"transaction"`
+		}
+		p.ok(t, "POST", "/v2/updates/transaction-by-id", map[string]any{"updateId": resp.Transaction.UpdateID, "transactionFormat": map[string]any{
+			"eventFormat": ledgerapi.EventFormatOf([]string{stranger}, nil, nil, false), "transactionShape": ledgerapi.TransactionShapeLedgerEffects}}, &le)
+		if len(resp.Transaction.Events) != 0 {
+			t.Errorf("the stranger's ACS-delta transaction has events: %+v", resp.Transaction.Events)
+		}
+		want := le.Transaction
+		want.Events = resp.Transaction.Events
+		a, _ := json.Marshal(resp.Transaction)
+		b, _ := json.Marshal(want)
+		if string(a) != string(b) {
+			t.Errorf("The transaction should contain the same details (except events) as the ledger effects transaction:\n%s\n%s", a, b)
+		}
 	})
 }

@@ -224,6 +224,11 @@ func testModel() *lb.Package {
 			Update: then(tDummy, lb.Create("Dummy", dummyOf(field("DiscloseCreate", "owner"))), unit)},
 	}})
 
+	// DummyFlexibleController (DivulgenceTests.daml): any actor may consume it.
+	pkg.Record("FlexibleConsume", lb.F("actor", lb.TParty))
+	simple("DummyFlexibleController", "holder", []lb.Field{lb.F("holder", lb.TParty)}, lb.Expr{},
+		choice("FlexibleConsume", true, parties(argField("FlexibleConsume", "actor")), lb.TUnit, unit))
+
 	// DecimalRounding: a Decimal (Numeric 10) field to round.
 	simple("DecimalRounding", "party", []lb.Field{lb.F("party", lb.TParty), lb.F("number", lb.TNumeric(10))}, lb.Expr{})
 
