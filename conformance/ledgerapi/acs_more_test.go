@@ -113,4 +113,124 @@ func TestActiveContractsServiceITBuilt(t *testing.T) {
 			}
 		}
 	})
+
+	t.Run("ACSFilterCombinations", func(t *testing.T) {
+		templates := []string{builtTemplate("TriAgreement"), builtTemplate("TriProposal"), withObservers}
+		ps := []string{p.allocate(t, "p1"), p.allocate(t, "p2"), p.allocate(t, "p3")}
+		combinations := [][]int{{0}, {1}, {2}, {0, 1}, {1, 2}, {0, 2}, {0, 1, 2}}
+		type coord struct{ template, combination int }
+		start := p.ledgerEnd(t)
+		// three contracts per template and party combination, created by
+		// (and signed by) the parties of the combination
+		all := map[coord][]string{}
+		for ci, comb := range combinations {
+			var set []string
+			for _, i := range comb {
+				set = append(set, ps[i])
+			}
+			three := []string{set[0], set[min(1, len(set)-1)], set[len(set)-1]}
+			args := []map[string]any{
+				{"operator": three[0], "receiver": three[1], "giver": three[2]},
+				{"operator": three[0], "receiver": three[1], "giver": three[2]},
+				{"giver": set[0], "observers": set},
+			}
+			for ti, tpl := range templates {
+				for range 3 {
+					body := p.jsCommands(set, createCmd(tpl, args[ti]))
+					body["readAs"] = set
+					var resp struct {
+						Transaction ledgerapi.Transaction `json:"transaction"`
+					}
+					p.ok(t, "POST", "/v2/commands/submit-and-wait-for-transaction", map[string]any{"commands": body,
+						"transactionFormat": map[string]any{"eventFormat": ledgerapi.EventFormatOf(set, nil, nil, false),
+							"transactionShape": ledgerapi.TransactionShapeACSDelta}}, &resp)
+					created := createdEvents(resp.Transaction)
+					if len(created) != 1 {
+						t.Fatalf("create %s for %v: %d created events", tpl, set, len(created))
+					}
+					all[coord{ti, ci}] = append(all[coord{ti, ci}], created[0].ContractID)
+				}
+			}
+		}
+		// A filter maps a party index (-1: any party) to template indices
+		// (none: every template).
+		const w = -1
+		type filter map[int][]int
+		filters := []filter{
+			{0: nil}, {0: {0}}, {0: {1}}, {0: {2}}, {0: {0, 1}}, {0: {0, 2}}, {0: {1, 2}}, {0: {0, 1, 2}},
+			{0: nil, 1: nil}, {0: nil, 2: nil}, {0: nil, 1: nil, 2: nil}, {0: {0}, 1: {1}}, {0: {0}, 1: {1}, 2: {2}},
+			{0: {0, 1}, 1: {0, 2}}, {0: {0, 1}, 1: {0, 2}, 2: {1, 2}}, {0: nil, 1: {0}}, {0: nil, 1: {0}, 2: {1, 2}}, {0: nil},
+			{w: {0}}, {w: {1}}, {w: {2}}, {w: {0, 1}}, {w: {0, 2}}, {w: {1, 2}}, {w: {0, 1, 2}},
+			{w: nil, 1: nil}, {0: nil, w: nil}, {0: nil, w: nil, 2: nil}, {w: {0}, 1: {1}}, {0: {0}, w: {1}},
+			{0: {0}, 1: {1}, w: {2}}, {0: {0, 1}, w: {0, 2}}, {w: {0, 1}, 1: {0, 2}, 2: {1, 2}}, {w: nil, 1: {0}},
+			{0: nil, w: {0}}, {w: nil, 1: {0}, 2: {1, 2}}, {0: nil, w: {0}, 2: {1, 2}}, {0: nil, 1: {0}, w: {1, 2}},
+			{0: nil, w: {0}, 2: {1, 2}},
+		}
+		filtersOf := func(tis []int) ledgerapi.Filters {
+			if len(tis) == 0 {
+				return ledgerapi.Filters{Cumulative: ledgerapi.List[ledgerapi.CumulativeFilter]{}}
+			}
+			f := ledgerapi.Filters{}
+			for _, ti := range tis {
+				f.Cumulative = append(f.Cumulative, ledgerapi.CumulativeFilter{IdentifierFilter: ledgerapi.IdentifierFilter{
+					Template: &ledgerapi.TemplateFilter{TemplateID: templates[ti]}}})
+			}
+			return f
+		}
+		for _, f := range filters {
+			ef := ledgerapi.EventFormat{FiltersByParty: ledgerapi.Map[ledgerapi.Filters]{}, Verbose: true}
+			expected := map[coord]bool{}
+			for party, tis := range f {
+				if party == w {
+					anyParty := filtersOf(tis)
+					if len(tis) == 0 {
+						anyParty.Cumulative = append(anyParty.Cumulative, ledgerapi.CumulativeFilter{IdentifierFilter: ledgerapi.IdentifierFilter{
+							Wildcard: &ledgerapi.WildcardFilter{}}})
+					}
+					ef.FiltersForAnyParty = &anyParty
+				} else {
+					ef.FiltersByParty[ps[party]] = filtersOf(tis)
+				}
+				forTemplates := tis
+				if len(forTemplates) == 0 {
+					forTemplates = []int{0, 1, 2}
+				}
+				for _, ti := range forTemplates {
+					for ci, comb := range combinations {
+						if party == w || slices.Contains(comb, party) {
+							expected[coord{ti, ci}] = true
+						}
+					}
+				}
+			}
+			var els []ledgerapi.JsGetActiveContractsResponse
+			p.ok(t, "POST", "/v2/state/active-contracts", map[string]any{"eventFormat": ef, "activeAtOffset": p.ledgerEnd(t)}, &els)
+			got := map[string]int{}
+			for _, el := range els {
+				if ac := el.ContractEntry.ActiveContract; ac != nil && int64(ac.CreatedEvent.Offset) > start {
+					got[ac.CreatedEvent.ContractID]++
+				}
+			}
+			want := 0
+			for c, ids := range all {
+				for _, id := range ids {
+					if got[id] > 1 {
+						t.Errorf("Filter %v: ACS returned redundant entries %s", f, id)
+					}
+					if expected[c] && got[id] == 0 {
+						t.Errorf("Filter %v: %+v is missing from result", f, c)
+					}
+					if !expected[c] && got[id] > 0 {
+						t.Errorf("Filter %v: %+v is present (too many contracts in result)", f, c)
+					}
+				}
+				if expected[c] {
+					want += len(ids)
+				}
+			}
+			if len(got) != want {
+				t.Errorf("Filter %v: %d contracts, want %d", f, len(got), want)
+			}
+		}
+	})
 }
