@@ -147,31 +147,42 @@ func ValidateFingerprint(field, s string) error {
 // [A-Za-z0-9-] that start and end alphanumeric) and "/", then a name of 1–63
 // characters of [A-Za-z0-9._-] that starts and ends alphanumeric.
 func ValidateAnnotationKey(key string) error {
+	// The reasons are Canton's (ResourceAnnotationValidator), which the JSON
+	// API answers as they are.
 	field := "annotation key"
 	prefix, name, hasPrefix := strings.Cut(key, "/")
 	if !hasPrefix {
 		name = key
 	}
 	if strings.Contains(name, "/") {
-		return &FieldError{field, key, `may contain at most one "/"`}
+		return &FieldError{field, key, fmt.Sprintf("Key '%s' contains more than one forward slash ('/') character", shortenKey(key))}
 	}
 	if hasPrefix {
-		if prefix == "" || len(prefix) > maxAnnotationPrefixLength {
-			return &FieldError{field, key, fmt.Sprintf("prefix must be 1–%d characters", maxAnnotationPrefixLength)}
+		if len(prefix) > maxAnnotationPrefixLength {
+			return &FieldError{field, key, fmt.Sprintf("Key prefix segment '%s' exceeds maximum length of %d characters", shortenKey(prefix), maxAnnotationPrefixLength)}
 		}
 		for _, label := range strings.Split(prefix, ".") {
 			if !validLabel(label, "-") {
-				return &FieldError{field, key, "prefix must be dot-separated labels of letters, digits and '-', each starting and ending with a letter or digit"}
+				return &FieldError{field, key, fmt.Sprintf("Key prefix segment '%s' has invalid syntax", shortenKey(prefix))}
 			}
 		}
 	}
-	if name == "" || len(name) > maxAnnotationNameLength {
-		return &FieldError{field, key, fmt.Sprintf("name must be 1–%d characters", maxAnnotationNameLength)}
+	if len(name) > maxAnnotationNameLength {
+		return &FieldError{field, key, fmt.Sprintf("Key name segment '%s' exceeds maximum length of %d characters", shortenKey(name), maxAnnotationNameLength)}
 	}
 	if !validLabel(name, "._-") {
-		return &FieldError{field, key, "name must be letters, digits, '.', '_' and '-', starting and ending with a letter or digit"}
+		return &FieldError{field, key, fmt.Sprintf("Key name segment '%s' has invalid syntax", shortenKey(name))}
 	}
 	return nil
+}
+
+// shortenKey is a key or segment as Canton quotes it in its reasons: at
+// most 53 characters, else its first 50 and "...".
+func shortenKey(s string) string {
+	if len(s) > 53 {
+		return s[:50] + "..."
+	}
+	return s
 }
 
 func validLabel(s, extra string) bool {
@@ -206,6 +217,10 @@ func AnnotationsSize(m map[string]string) int {
 // otherwise (allocate party, create user) they are refused. The caller
 // checks the limit again after merging an update.
 func ValidateAnnotations(m map[string]string, forUpdate bool) error {
+	// Canton's order: the size, then the keys, then empty values.
+	if n := AnnotationsSize(m); n > MaxAnnotationsSize {
+		return &FieldError{"annotations", "", fmt.Sprintf("total size %d bytes exceeds the limit of %d bytes (256 KiB)", n, MaxAnnotationsSize)}
+	}
 	for k, v := range m {
 		if err := ValidateAnnotationKey(k); err != nil {
 			return err
@@ -213,12 +228,13 @@ func ValidateAnnotations(m map[string]string, forUpdate bool) error {
 		if !utf8.ValidString(v) {
 			return &FieldError{"annotations[" + k + "]", "", "value is not valid UTF-8"}
 		}
-		if v == "" && !forUpdate {
-			return &FieldError{"annotations[" + k + "]", v, "value must not be empty"}
-		}
 	}
-	if n := AnnotationsSize(m); n > MaxAnnotationsSize {
-		return &FieldError{"annotations", "", fmt.Sprintf("total size %d bytes exceeds the limit of %d bytes (256 KiB)", n, MaxAnnotationsSize)}
+	if !forUpdate {
+		for k, v := range m {
+			if v == "" {
+				return &FieldError{"annotations[" + k + "]", v, fmt.Sprintf("The value of an annotation is empty for key: '%s'", shortenKey(k))}
+			}
+		}
 	}
 	return nil
 }

@@ -14,6 +14,10 @@ import (
 var (
 	// CodeDarParseError: the DAR or one of its dalfs does not decode.
 	CodeDarParseError = ErrorCode{"DAR_PARSE_ERROR", 8}
+	// CodeInvalidDar: the DAR is no zip file or has no readable manifest
+	// (Canton's PackageServiceErrors.Reading.InvalidDar, "Dar file is
+	// corrupt").
+	CodeInvalidDar = ErrorCode{"INVALID_DAR", 8}
 	// CodeZipBomb: an entry of the DAR inflates far more than real DARs
 	// do (Canton's PackageServiceErrors.Reading.ZipBomb).
 	CodeZipBomb = ErrorCode{"ZIP_BOMB", 8}

@@ -118,6 +118,9 @@ func darError(ctx context.Context, err error) error {
 		return ledgerapi.NewError(ledgerapi.CodeZipBomb, "Dar zip file seems to be a zip bomb.",
 			map[string]string{"msg": err.Error(), "limit": le.Limit})
 	}
+	if errors.Is(err, archive.ErrInvalidDar) {
+		return ledgerapi.NewError(ledgerapi.CodeInvalidDar, "Dar file is corrupt", map[string]string{"reason": err.Error()})
+	}
 	ctxFields := map[string]string{"reason": err.Error()}
 	if le != nil {
 		ctxFields["limit"] = le.Limit

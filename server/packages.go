@@ -53,9 +53,8 @@ func readDar(r *http.Request) ([]byte, error) {
 		}
 		return nil, &DecodeError{What: "body", Detail: "reading the body failed: " + err.Error()}
 	}
-	if len(b) == 0 {
-		return nil, &DecodeError{What: "body", Detail: "the body is empty; send the DAR file's bytes"}
-	}
+	// An empty body is an empty DAR: the node refuses it as Canton does
+	// (INVALID_DAR).
 	return b, nil
 }
 

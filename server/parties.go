@@ -111,7 +111,7 @@ func (s *Server) allocateParty(req *Request) (any, error) {
 	if body.LocalMetadata != nil {
 		ann = body.LocalMetadata.Annotations
 		if err := ledgerapi.ValidateAnnotations(ann, false); err != nil {
-			return nil, annotationsError(err, ann, ledgerapi.CodeMaxPartyDetailsAnnotationsSize, "party", hint)
+			return nil, annotationsError(err, ann, "local_metadata.annotations")
 		}
 	}
 	if err := s.checkSynchronizer("synchronizer_id", body.SynchronizerID); err != nil {

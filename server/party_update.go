@@ -85,7 +85,7 @@ func (s *Server) updatePartyDetails(req *Request) (any, error) {
 		return nil, err
 	}
 	if err := ledgerapi.ValidateAnnotations(pd.LocalMetadata.Annotations, true); err != nil {
-		return nil, annotationsError(err, pd.LocalMetadata.Annotations, ledgerapi.CodeMaxPartyDetailsAnnotationsSize, "party", party)
+		return nil, annotationsError(err, pd.LocalMetadata.Annotations, "party_details.local_metadata.annotations")
 	}
 	if body.UpdateMask == nil {
 		return nil, ledgerapi.MissingField("update_mask")

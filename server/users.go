@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -233,7 +234,7 @@ func (s *Server) createUser(req *Request) (any, error) {
 		return nil, ledgerapi.InvalidArgument("field user.metadata.resource_version must be not set")
 	}
 	if err := ledgerapi.ValidateAnnotations(u.Metadata.Annotations, false); err != nil {
-		return nil, annotationsError(err, u.Metadata.Annotations, ledgerapi.CodeMaxUserAnnotationsSize, "user", u.ID)
+		return nil, annotationsError(err, u.Metadata.Annotations, "user.metadata.annotations")
 	}
 	if u.PrimaryParty != "" {
 		if reason := ledgerapi.DamlLFPartyReason(u.PrimaryParty); reason != "" {
@@ -332,11 +333,20 @@ func (c *Caller) requireGrantable(rights []ledger.Right) error {
 
 // annotationsError maps a ValidateAnnotations failure: the size limit has its
 // own error id, anything else is INVALID_ARGUMENT.
-func annotationsError(err error, m map[string]string, sizeCode ledgerapi.ErrorCode, kind, id string) error {
+// annotationsError is Canton's refusal of a request's annotations
+// (FieldValidator.verifyMetadataAnnotations): INVALID_ARGUMENT with the
+// validator's reason, or for too large annotations one naming field. The
+// limit checked again after an update's merge is the node's
+// MAX_*_ANNOTATIONS_SIZE_EXCEEDED.
+func annotationsError(err error, m map[string]string, field string) error {
 	if ledgerapi.AnnotationsSize(m) > ledgerapi.MaxAnnotationsSize {
-		return ledgerapi.Errorf(sizeCode, "Maximum annotations size for %s '%s' has been exceeded", kind, id)
+		return ledgerapi.InvalidArgument("annotations from field '%s' are larger than the limit of 256kb", field)
 	}
-	return ledgerapi.InvalidArgument("Invalid annotations: %s", fieldReason(err))
+	var fe *ledgerapi.FieldError
+	if errors.As(err, &fe) {
+		return ledgerapi.InvalidArgument("%s", fe.Reason)
+	}
+	return ledgerapi.InvalidArgument("%s", err.Error())
 }
 
 func (s *Server) deleteUser(req *Request) (any, error) {
@@ -375,10 +385,10 @@ var userUpdatePaths = []string{
 }
 
 func (s *Server) updateUser(req *Request) (any, error) {
-	id, err := pathUserID(req)
-	if err != nil {
-		return nil, err
-	}
+	// Canton's JSON layer passes the path's user id on unparsed when it is
+	// the body's, so the user service's check of user.id answers a
+	// malformed one (INVALID_FIELD), not the path's INVALID_ARGUMENT.
+	id := req.PathValue("userID")
 	var body ledgerapi.UpdateUserRequest
 	if err := decodeBody(req.Request, &body); err != nil {
 		return nil, err
@@ -391,6 +401,9 @@ func (s *Server) updateUser(req *Request) (any, error) {
 		return nil, ledgerapi.InvalidArgument("user.id %q does not match the user id %q in the path", got, id)
 	}
 	u := body.User
+	if err := ledgerapi.ValidateUserID("user.id", u.ID); err != nil {
+		return nil, ledgerapi.InvalidField("user.id", fieldReason(err))
+	}
 	c := req.Caller
 	idp := c.impliedIDP(u.IdentityProviderID)
 	if err := c.RequireAdminOf(idp); err != nil {
@@ -406,7 +419,7 @@ func (s *Server) updateUser(req *Request) (any, error) {
 		}
 	}
 	if err := ledgerapi.ValidateAnnotations(u.Metadata.Annotations, true); err != nil {
-		return nil, annotationsError(err, u.Metadata.Annotations, ledgerapi.CodeMaxUserAnnotationsSize, "user", id)
+		return nil, annotationsError(err, u.Metadata.Annotations, "user.metadata.annotations")
 	}
 	if body.UpdateMask == nil {
 		return nil, ledgerapi.MissingField("update_mask")

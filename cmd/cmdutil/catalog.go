@@ -153,6 +153,7 @@ var Catalog = sortedCatalog([]CatalogEntry{
 	{"NO_VETTED_INTERFACE_IMPLEMENTATION_PACKAGE", 9, "no vetted package implements the interface for the contract's template, so its view cannot be computed", "vet a package of the template's package name that implements the interface"},
 	{"JSON_API_PACKAGE_SELECTION_FAILED", 9, "the JSON API could not choose package versions for the command", "check the package preferences and that the packages are vetted"},
 	{"NO_PREFERRED_PACKAGES_FOUND", 9, "no vetted package version satisfies every party of the request", "vet a common version of the package for the parties' participants"},
+	{"INVALID_DAR", 8, "the uploaded bytes are no zip file or have no readable META-INF/MANIFEST.MF", "upload the .dar file the Daml build made, unchanged (ledger dars inspect FILE shows what is wrong)"},
 	{"DAR_PARSE_ERROR", 8, "the uploaded bytes are not a valid DAR or Daml-LF archive", "upload the .dar file the Daml build made, unchanged (ledger dars inspect FILE shows what is wrong)"},
 	{"DAR_VALIDATION_ERROR", 8, "a package of the DAR is not well typed or not well formed (Daml-LF validation)", "rebuild the DAR with the Daml compiler; ledger dars validate --offline FILE shows the error without a node"},
 	{"ZIP_BOMB", 8, "an entry of the uploaded DAR inflates far more than any real DAR's (more than 100 times)", "upload the .dar file the Daml build made, unchanged"},

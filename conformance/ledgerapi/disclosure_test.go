@@ -81,6 +81,39 @@ func TestExplicitDisclosureIT(t *testing.T) {
 		}
 	})
 
+	t.Run("EDSuperfluousDisclosure", func(t *testing.T) {
+		// The superfluous contract is another TokenRules of the owner (a
+		// Dummy in Scala), archived before the last submission.
+		owner, delegate := p.allocate(t, "owner"), p.allocate(t, "delegate")
+		d := initialize(t, owner)
+		extraCid := p.create(t, owner, testTokenRules, map[string]any{"admin": owner})
+		extra := disclosure(t, p, owner, extraCid)
+		p.ok(t, "POST", "/v2/commands/submit-and-wait", fetch(owner, delegate, d), nil)
+		p.ok(t, "POST", "/v2/commands/submit-and-wait", fetch(owner, delegate, d, extra), nil)
+		p.exercise(t, owner, testTokenRules, extraCid, "Archive", nil)
+		p.ok(t, "POST", "/v2/commands/submit-and-wait", fetch(owner, delegate, d, extra), nil)
+	})
+
+	t.Run("EDArchivedDisclosedContracts", func(t *testing.T) {
+		owner, delegate := p.allocate(t, "owner"), p.allocate(t, "delegate")
+		d := initialize(t, owner)
+		p.exercise(t, owner, testTokenRules, d["contractId"].(string), "Archive", nil)
+		a := p.do(t, "POST", "/v2/commands/submit-and-wait", p.admin, fetch(owner, delegate, d))
+		if a.status == 200 {
+			t.Errorf("an archived disclosed contract was used: %s", a.body)
+		}
+	})
+
+	t.Run("EDDuplicates", func(t *testing.T) {
+		// The same disclosed contract twice, with the same payload, is
+		// accepted (a create of the generic model's Dummy in Scala, the
+		// fetch here).
+		owner, delegate := p.allocate(t, "owner"), p.allocate(t, "delegate")
+		d := initialize(t, owner)
+		p.ok(t, "POST", "/v2/commands/submit-and-wait", fetch(owner, delegate, d), nil)
+		p.ok(t, "POST", "/v2/commands/submit-and-wait", fetch(owner, delegate, d, d), nil)
+	})
+
 	t.Run("EDRejectOnCreatedEventBlobNotSet", func(t *testing.T) {
 		owner, delegate := p.allocate(t, "owner"), p.allocate(t, "delegate")
 		d := initialize(t, owner)

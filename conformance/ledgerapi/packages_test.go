@@ -28,6 +28,12 @@ func TestPackageServiceIT(t *testing.T) {
 		return resp.PackageIDs
 	}
 
+	t.Run("PackagesList", func(t *testing.T) {
+		if n := len(packageIDs(t)); n < 3 {
+			t.Errorf("List of packages was expected to contain at least 3 packages, got %d instead.", n)
+		}
+	})
+
 	t.Run("PackagesGetKnown", func(t *testing.T) {
 		id := packageIDs(t)[0]
 		resp, err := http.Get(p.url + "/v2/packages/" + id)

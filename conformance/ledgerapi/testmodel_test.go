@@ -40,12 +40,14 @@ func testModel() *lb.Package {
 	pkg.Record("DummyChoice1")
 	pkg.Record("DummyNonConsuming")
 	pkg.Record("Clone")
+	pkg.Record("PublicChoice", lb.F("anyParty", lb.TParty))
 	dummyOf := func(operator lb.Expr) lb.Expr { return lb.Record("Dummy", lb.FE("operator", operator)) }
 	tDummy := lb.TContractID(lb.TCon("Dummy"))
 	simple("Dummy", "operator", []lb.Field{lb.F("operator", lb.TParty)}, lb.Expr{},
 		choice("DummyChoice1", true, parties(field("Dummy", "operator")), lb.TUnit, unit),
 		choice("DummyNonConsuming", false, parties(field("Dummy", "operator")), lb.TUnit, unit),
 		choice("Clone", false, parties(field("Dummy", "operator")), tDummy, lb.Create("Dummy", dummyOf(field("Dummy", "operator")))),
+		choice("PublicChoice", true, parties(argField("PublicChoice", "anyParty")), lb.TUnit, unit),
 		choice("WrapWithAddress", true, parties(field("Dummy", "operator")), lb.TContractID(lb.TCon("AddressWrapper")),
 			lb.Create("AddressWrapper", lb.Record("AddressWrapper", lb.FE("operator", field("Dummy", "operator")), lb.FE("address", argField("WrapWithAddress", "address"))))))
 
@@ -94,11 +96,15 @@ func testModel() *lb.Package {
 
 	pkg.Record("WitnessesChoice")
 	pkg.Record("WitnessesNonConsumingChoice")
+	pkg.Record("WitnessesCreateNewWitnesses")
 	actor := parties(field("Witnesses", "p_actor"))
-	simple("Witnesses", "p_signatory", []lb.Field{lb.F("p_signatory", lb.TParty), lb.F("p_observer", lb.TParty), lb.F("p_actor", lb.TParty)},
+	witnessFields := []lb.Field{lb.F("p_signatory", lb.TParty), lb.F("p_observer", lb.TParty), lb.F("p_actor", lb.TParty)}
+	simple("Witnesses", "p_signatory", witnessFields,
 		parties(field("Witnesses", "p_observer")),
 		choice("WitnessesChoice", true, actor, lb.TUnit, unit),
-		choice("WitnessesNonConsumingChoice", false, actor, lb.TUnit, unit))
+		choice("WitnessesNonConsumingChoice", false, actor, lb.TUnit, unit),
+		choice("WitnessesCreateNewWitnesses", false, actor, lb.TContractID(lb.TCon("Witnesses")),
+			lb.Create("Witnesses", copyWith("Witnesses", witnessFields, map[string]lb.Expr{"p_signatory": field("Witnesses", "p_actor")}))))
 
 	// WithTextMap_Expand: let updated = TM.union items newItems in
 	// create this with items = updated; return updated. union is
@@ -192,9 +198,58 @@ func testModel() *lb.Package {
 		}, lb.Exercise("TriProposal", "TriProposalAccept", cid, lb.Record("TriProposalAccept")))),
 	}})
 	pkg.Record("AgreementFactoryAccept")
+	pkg.Record("CreateAgreement")
+	newAgreement := lb.Create("Agreement", lb.Record("Agreement", lb.FE("receiver", field("AgreementFactory", "receiver")), lb.FE("giver", field("AgreementFactory", "giver"))))
 	simple("AgreementFactory", "giver", agreement, parties(field("AgreementFactory", "receiver")),
-		choice("AgreementFactoryAccept", false, parties(field("AgreementFactory", "receiver")), lb.TContractID(lb.TCon("Agreement")),
-			lb.Create("Agreement", lb.Record("Agreement", lb.FE("receiver", field("AgreementFactory", "receiver")), lb.FE("giver", field("AgreementFactory", "giver"))))))
+		choice("AgreementFactoryAccept", false, parties(field("AgreementFactory", "receiver")), lb.TContractID(lb.TCon("Agreement")), newAgreement),
+		choice("CreateAgreement", false, parties(field("AgreementFactory", "receiver")), lb.TContractID(lb.TCon("Agreement")), newAgreement))
+
+	// CreateAndFetch: its consuming choice creates a copy and fetches it.
+	pkg.Record("CreateAndFetch_Run")
+	tCreateAndFetch := lb.TContractID(lb.TCon("CreateAndFetch"))
+	simple("CreateAndFetch", "p", []lb.Field{lb.F("p", lb.TParty)}, lb.Expr{},
+		choice("CreateAndFetch_Run", true, parties(field("CreateAndFetch", "p")), lb.TUnit, lb.Do([]lb.Binding{
+			{Name: "cid", Type: tCreateAndFetch, Bound: lb.Create("CreateAndFetch", lb.Record("CreateAndFetch", lb.FE("p", field("CreateAndFetch", "p"))))},
+			{Name: "_fetched", Type: lb.TCon("CreateAndFetch"), Bound: lb.Fetch("CreateAndFetch", lb.Var("cid"))}}, unit)))
+
+	// DiscloseCreate: DiscloseCreate_To creates a Dummy of the owner with
+	// the disclosee as choice observer, who so witnesses the create.
+	pkg.Record("DiscloseCreate_To", lb.F("disclosee", lb.TParty))
+	dcOwner := parties(field("DiscloseCreate", "owner"))
+	pkg.Record("DiscloseCreate", lb.F("owner", lb.TParty))
+	pkg.Template(lb.Template{Name: "DiscloseCreate", Param: "this", Signatories: dcOwner, Choices: []lb.Choice{
+		lb.Archive("Archive", dcOwner),
+		{Name: "DiscloseCreate_To", Consuming: true, Controllers: dcOwner, Observers: parties(argField("DiscloseCreate_To", "disclosee")),
+			ArgName: "arg", ArgType: lb.TCon("DiscloseCreate_To"), ReturnType: lb.TUnit,
+			Update: then(tDummy, lb.Create("Dummy", dummyOf(field("DiscloseCreate", "owner"))), unit)},
+	}})
+
+	// DummyFlexibleController (DivulgenceTests.daml): any actor may consume it.
+	pkg.Record("FlexibleConsume", lb.F("actor", lb.TParty))
+	simple("DummyFlexibleController", "holder", []lb.Field{lb.F("holder", lb.TParty)}, lb.Expr{},
+		choice("FlexibleConsume", true, parties(argField("FlexibleConsume", "actor")), lb.TUnit, unit))
+
+	// DecimalRounding: a Decimal (Numeric 10) field to round.
+	simple("DecimalRounding", "party", []lb.Field{lb.F("party", lb.TParty), lb.F("number", lb.TNumeric(10))}, lb.Expr{})
+
+	// MultiPartyContract: signed by its parties; MPAddSignatories creates
+	// it again with more, MPFetchOther fetches another as the actors.
+	tParties := lb.TList(lb.TParty)
+	mpFields := []lb.Field{lb.F("parties", tParties), lb.F("value", lb.TText)}
+	mpParties := field("MultiPartyContract", "parties")
+	consParty := lb.Lam([]lb.Field{lb.F("x", lb.TParty), lb.F("acc", tParties)}, lb.Cons(lb.TParty, []lb.Expr{lb.Var("x")}, lb.Var("acc")))
+	allParties := lb.App(lb.TyApp(lb.Builtin(lb.Foldr), lb.TParty, tParties), consParty, argField("MPAddSignatories", "newParties"), mpParties)
+	tMP := lb.TContractID(lb.TCon("MultiPartyContract"))
+	pkg.Record("MPAddSignatories", lb.F("newParties", tParties))
+	pkg.Record("MPFetchOther", lb.F("cid", tMP), lb.F("actors", tParties))
+	pkg.Record("MultiPartyContract", mpFields...)
+	pkg.Template(lb.Template{Name: "MultiPartyContract", Param: "this", Signatories: mpParties, Choices: []lb.Choice{
+		lb.Archive("Archive", mpParties),
+		choice("MPAddSignatories", true, lb.App(lb.TyApp(lb.Builtin(lb.Foldr), lb.TParty, tParties), consParty, argField("MPAddSignatories", "newParties"), mpParties), tMP,
+			lb.Create("MultiPartyContract", copyWith("MultiPartyContract", mpFields, map[string]lb.Expr{"parties": allParties}))),
+		choice("MPFetchOther", false, argField("MPFetchOther", "actors"), lb.TUnit,
+			then(lb.TCon("MultiPartyContract"), lb.Fetch("MultiPartyContract", argField("MPFetchOther", "cid")), unit)),
+	}})
 
 	// TrailingNones.daml and its interface (model/, model_iface/).
 	pkg.Record("RecordWithOptional", lb.F("field1", lb.TText), lb.F("field2", lb.TOptional(lb.TText)))

@@ -12,7 +12,7 @@ import (
 // UpdateServiceQueryIT.scala: lookups of transactions by update id and by
 // offset, in both shapes.
 func TestUpdateServiceQueryIT(t *testing.T) {
-	p := startParticipant(t, node.Config{})
+	p := startParticipant(t, node.Config{NonconsumingChoices: []string{"DummyNonConsuming"}})
 	notFound := failure{code: "UPDATE_NOT_FOUND", cause: "Update not found, or not visible."}
 	format := func(party string, templates []string, shape ledgerapi.TransactionShape) map[string]any {
 		return map[string]any{"eventFormat": ledgerapi.EventFormatOf([]string{party}, templates, nil, false), "transactionShape": shape}
@@ -103,4 +103,86 @@ func TestUpdateServiceQueryIT(t *testing.T) {
 			p.mustFail(t, "POST", "/v2/updates/transaction-by-offset", byOffset(p.ledgerEnd(t)+100, party, nil, s.shape), notFound)
 		})
 	}
+
+	// submitted submits cmd as party and answers its transaction in shape.
+	submitted := func(t *testing.T, party string, cmd map[string]any, shape ledgerapi.TransactionShape) ledgerapi.Transaction {
+		t.Helper()
+		var resp struct {
+			Transaction ledgerapi.Transaction `json:"transaction"`
+		}
+		p.ok(t, "POST", "/v2/commands/submit-and-wait-for-transaction", map[string]any{
+			"commands": p.jsCommands([]string{party}, cmd), "transactionFormat": format(party, nil, shape)}, &resp)
+		return resp.Transaction
+	}
+	// argumentsNonEmpty reads the created Dummy's transaction at path and
+	// checks its create arguments, then archives the Dummy (as Scala does,
+	// "to not pollute the ledger").
+	argumentsNonEmpty := func(t *testing.T, path string, body func(tx ledgerapi.Transaction, party string) map[string]any) {
+		party := p.allocate(t, "party")
+		tx := submitted(t, party, createCmd(dummy, map[string]any{"operator": party}), ledgerapi.TransactionShapeACSDelta)
+		var got struct {
+			Transaction ledgerapi.Transaction `json:"transaction"`
+		}
+		p.ok(t, "POST", path, body(tx, party), &got)
+		if len(got.Transaction.Events) == 0 || got.Transaction.Events[0].Created == nil {
+			t.Fatalf("no created event first: %+v", got.Transaction)
+		}
+		c := got.Transaction.Events[0].Created
+		if args := strings.TrimSpace(string(c.CreateArgument)); args == "" || args == "null" || args == "{}" {
+			t.Errorf("Create event %s createArguments must NOT be empty: %s", c.ContractID, args)
+		}
+		p.exercise(t, party, dummy, c.ContractID, "Archive", nil)
+	}
+	t.Run("TXAcsDeltaUpdateByIdCreateArgumentsNonEmpty", func(t *testing.T) {
+		argumentsNonEmpty(t, "/v2/updates/transaction-by-id", func(tx ledgerapi.Transaction, party string) map[string]any {
+			return byID(tx.UpdateID, party, nil, ledgerapi.TransactionShapeACSDelta)
+		})
+	})
+	t.Run("TXAcsDeltaUpdateByOffsetCreateArgumentsNonEmpty", func(t *testing.T) {
+		argumentsNonEmpty(t, "/v2/updates/transaction-by-offset", func(tx ledgerapi.Transaction, party string) map[string]any {
+			return byOffset(int64(tx.Offset), party, nil, ledgerapi.TransactionShapeACSDelta)
+		})
+	})
+
+	// A transaction with nothing in its ACS delta (a transient contract,
+	// a nonconsuming choice alone) is not found in that shape.
+	transient := func(party string) map[string]any {
+		return createAndExerciseCmd(dummy, map[string]any{"operator": party}, "Archive")
+	}
+	t.Run("TXUpdateByIdTransientContract", func(t *testing.T) {
+		owner := p.allocate(t, "owner")
+		tx := submitted(t, owner, transient(owner), ledgerapi.TransactionShapeLedgerEffects)
+		p.mustFail(t, "POST", "/v2/updates/transaction-by-id", byID(tx.UpdateID, owner, nil, ledgerapi.TransactionShapeACSDelta), notFound)
+		var le struct {
+			Transaction ledgerapi.Transaction `json:"transaction"`
+		}
+		p.ok(t, "POST", "/v2/updates/transaction-by-id", byID(tx.UpdateID, owner, nil, ledgerapi.TransactionShapeLedgerEffects), &le)
+		if len(le.Transaction.Events) == 0 {
+			t.Error("ledgerEffectsResult should not be empty")
+		}
+	})
+	t.Run("TXUpdateByOffsetTransientContract", func(t *testing.T) {
+		owner := p.allocate(t, "owner")
+		tx := submitted(t, owner, transient(owner), ledgerapi.TransactionShapeLedgerEffects)
+		p.mustFail(t, "POST", "/v2/updates/transaction-by-offset", byOffset(int64(tx.Offset), owner, nil, ledgerapi.TransactionShapeACSDelta), notFound)
+		var le struct {
+			Transaction ledgerapi.Transaction `json:"transaction"`
+		}
+		p.ok(t, "POST", "/v2/updates/transaction-by-offset", byOffset(int64(tx.Offset), owner, nil, ledgerapi.TransactionShapeLedgerEffects), &le)
+		if len(le.Transaction.Events) == 0 {
+			t.Error("ledgerEffectsResult should not be empty")
+		}
+	})
+	t.Run("TXUpdateByIdNonConsumingChoice", func(t *testing.T) {
+		owner := p.allocate(t, "owner")
+		d := p.create(t, owner, dummy, map[string]any{"operator": owner})
+		tx := submitted(t, owner, exerciseCmd(dummy, d, "DummyNonConsuming", nil), ledgerapi.TransactionShapeLedgerEffects)
+		p.mustFail(t, "POST", "/v2/updates/transaction-by-id", byID(tx.UpdateID, owner, nil, ledgerapi.TransactionShapeACSDelta), notFound)
+	})
+	t.Run("TXUpdateByOffsetNonConsumingChoice", func(t *testing.T) {
+		owner := p.allocate(t, "owner")
+		d := p.create(t, owner, dummy, map[string]any{"operator": owner})
+		tx := submitted(t, owner, exerciseCmd(dummy, d, "DummyNonConsuming", nil), ledgerapi.TransactionShapeLedgerEffects)
+		p.mustFail(t, "POST", "/v2/updates/transaction-by-offset", byOffset(int64(tx.Offset), owner, nil, ledgerapi.TransactionShapeACSDelta), notFound)
+	})
 }

@@ -126,6 +126,10 @@ var (
 	// ErrZipBomb: a DAR entry inflates far more than real DARs do
 	// (Options.MaxCompressionRatio); a *LimitError says which.
 	ErrZipBomb = errors.New("the DAR seems to be a zip bomb")
+	// ErrInvalidDar: the DAR is no zip file, has no manifest, or its
+	// manifest does not parse — what Canton's DAR reader calls an invalid
+	// DAR, as opposed to a dalf that does not decode.
+	ErrInvalidDar = errors.New("invalid DAR")
 )
 
 // DecodeArchive decodes one dalf: an Archive message whose payload is an

@@ -192,12 +192,19 @@ func decodeDarWorkers(ctx context.Context, dar []byte, opts Options, workers int
 	return d, nil
 }
 
+// invalidDar is ErrInvalidDar with the reason the DAR's structure is
+// wrong; its text is the reason's.
+type invalidDar struct{ reason error }
+
+func (e invalidDar) Error() string   { return e.reason.Error() }
+func (e invalidDar) Unwrap() []error { return []error{e.reason, ErrInvalidDar} }
+
 // openDar opens a DAR's zip directory and reads its manifest, refusing,
 // before any dalf is inflated, a DAR that exceeds the limits of opts.
 func openDar(dar []byte, opts Options) (Manifest, map[string]*zip.File, error) {
 	zr, err := zip.NewReader(bytes.NewReader(dar), int64(len(dar)))
 	if err != nil {
-		return Manifest{}, nil, fmt.Errorf("DAR is not a zip file: %w", err)
+		return Manifest{}, nil, invalidDar{fmt.Errorf("DAR is not a zip file: %w", err)}
 	}
 	files := make(map[string]*zip.File, len(zr.File))
 	for _, f := range zr.File {
@@ -205,7 +212,7 @@ func openDar(dar []byte, opts Options) (Manifest, map[string]*zip.File, error) {
 	}
 	mf, ok := files[manifestPath]
 	if !ok {
-		return Manifest{}, nil, fmt.Errorf("DAR has no %s", manifestPath)
+		return Manifest{}, nil, invalidDar{fmt.Errorf("DAR has no %s", manifestPath)}
 	}
 	ratio := opts.limit(opts.MaxCompressionRatio, DefaultMaxCompressionRatio)
 	maxManifest := opts.limit(opts.MaxManifestSize, DefaultMaxManifestSize)
@@ -218,7 +225,7 @@ func openDar(dar []byte, opts Options) (Manifest, map[string]*zip.File, error) {
 	}
 	m, err := ParseManifest(text)
 	if err != nil {
-		return Manifest{}, nil, fmt.Errorf("%s: %w", manifestPath, err)
+		return Manifest{}, nil, invalidDar{fmt.Errorf("%s: %w", manifestPath, err)}
 	}
 	if maxDalfs := int(opts.limit(int64(opts.MaxDalfs), DefaultMaxDalfs)); len(m.Dalfs) > maxDalfs {
 		return Manifest{}, nil, &LimitError{Limit: "MaxDalfs", Value: int64(len(m.Dalfs)), Max: int64(maxDalfs)}

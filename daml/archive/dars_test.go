@@ -207,18 +207,22 @@ func TestParseManifest(t *testing.T) {
 func TestDarErrors(t *testing.T) {
 	good := testPackage{values: []pb{value(0, exprTrue)}}.dalf()
 	manifest := "Main-Dalf: a.dalf\nDalfs: a.dalf, b.dalf\nFormat: daml-lf\n"
+	// invalid: the error is ErrInvalidDar, what Canton's DAR reader calls
+	// an invalid DAR (INVALID_DAR on upload) rather than a parse error.
 	tests := []struct {
-		name string
-		dar  []byte
-		err  string
+		name    string
+		dar     []byte
+		err     string
+		invalid bool
 	}{
-		{"not a zip", []byte("PK nonsense"), "archive: DAR is not a zip file: zip: not a valid zip file"},
-		{"no manifest", buildDar(t, "", nil)[:0], "archive: DAR is not a zip file"},
+		{"not a zip", []byte("PK nonsense"), "archive: DAR is not a zip file: zip: not a valid zip file", true},
+		{"no manifest", buildDar(t, "", nil)[:0], "archive: DAR is not a zip file", true},
+		{"bad manifest", buildDar(t, "Main-Dalf: a.dalf\n", map[string][]byte{"a.dalf": good}), "archive: META-INF/MANIFEST.MF: ", true},
 		{"missing dalf", buildDar(t, manifest, map[string][]byte{"a.dalf": good}),
-			`archive: manifest names dalf "b.dalf", which the DAR does not contain`},
+			`archive: manifest names dalf "b.dalf", which the DAR does not contain`, false},
 		{"broken dalf", buildDar(t, manifest, map[string][]byte{"a.dalf": good, "b.dalf": good[:10]}),
-			`archive: dalf "b.dalf": Archive: field 3: malformed value: unexpected EOF`},
-		{"good", buildDar(t, manifest, map[string][]byte{"a.dalf": good, "b.dalf": good}), ""},
+			`archive: dalf "b.dalf": Archive: field 3: malformed value: unexpected EOF`, false},
+		{"good", buildDar(t, manifest, map[string][]byte{"a.dalf": good, "b.dalf": good}), "", false},
 	}
 	for _, tt := range tests {
 		d, err := DecodeDar(tt.dar, Options{})
@@ -230,6 +234,9 @@ func TestDarErrors(t *testing.T) {
 		}
 		if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
 			t.Errorf("%s: error %v, want %q", tt.name, err, tt.err)
+		}
+		if errors.Is(err, ErrInvalidDar) != tt.invalid {
+			t.Errorf("%s: errors.Is(%v, ErrInvalidDar) = %v, want %v", tt.name, err, !tt.invalid, tt.invalid)
 		}
 	}
 }

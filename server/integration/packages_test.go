@@ -134,7 +134,7 @@ func TestPackages(t *testing.T) {
 	// Bad DARs are refused with Canton's ids and nothing is stored.
 	n.fail("POST", "/v2/dars", n.admin, archiveTestdata(t, "dummy-1.15.dar"), http.StatusBadRequest, "DAR_PARSE_ERROR")
 	n.fail("POST", "/v2/dars/validate", n.admin, archiveTestdata(t, "illformed.dar"), http.StatusBadRequest, "DAR_PARSE_ERROR")
-	n.fail("POST", "/v2/dars", n.admin, []byte("not a zip"), http.StatusBadRequest, "DAR_PARSE_ERROR")
+	n.fail("POST", "/v2/dars", n.admin, []byte("not a zip"), http.StatusBadRequest, "INVALID_DAR")
 	n.ok("POST", "/v2/dars/validate", n.admin, dar, nil)
 
 	// The packages and their vetting survive a restart.
