@@ -506,11 +506,14 @@ func refString(r ledgerapi.VettedPackagesRef) string {
 // UpdateVettedPackages applies vetting changes in order (POST
 // /v2/package-vetting/update): Vet sets the bounds of the one package each
 // reference matches, Unvet removes every package a reference matches. The
-// result must not leave a vetted package's dependency unvetted
-// (TOPOLOGY_DEPENDENCIES_NOT_VETTED) nor vet a package that does not
-// upgrade the vetted one before it (NOT_VALID_UPGRADE_PACKAGE), unless the
-// request's force flags allow it. dryRun computes the answer without
-// applying it.
+// result must not vet a package that does not upgrade the vetted one before
+// it (NOT_VALID_UPGRADE_PACKAGE), unless the request's force flags allow it.
+// A vetted package's dependencies may stay unvetted: from protocol version
+// 35, the version this node runs, Canton supports unvetting dependencies
+// (its conformance run on 35 drops the TOPOLOGY_DEPENDENCIES_NOT_VETTED
+// case, VettingIT PVCheckUnvettedPackagesExceptWithForceFlag), so
+// UPDATE_VETTED_PACKAGES_FORCE_FLAG_ALLOW_UNVETTED_DEPENDENCIES changes
+// nothing. dryRun computes the answer without applying it.
 func (n *Node) UpdateVettedPackages(ctx context.Context, req ledgerapi.UpdateVettedPackagesRequest) (ledgerapi.UpdateVettedPackagesResponse, error) {
 	var resp ledgerapi.UpdateVettedPackagesResponse
 	if len(req.Changes) == 0 {
@@ -629,25 +632,6 @@ func (n *Node) updateVetting(ctx context.Context, req ledgerapi.UpdateVettedPack
 		}
 	}
 	sort.Slice(changes, func(i, j int) bool { return changes[i].PackageID < changes[j].PackageID })
-	if !force[ledgerapi.ForceAllowUnvettedDependencies] {
-		var unvetted []string
-		for id, v := range vettedNow {
-			if !v {
-				continue
-			}
-			for _, dep := range all[id].DirectDeps {
-				if _, stored := all[string(dep)]; stored && !vettedNow[string(dep)] && !slices.Contains(unvetted, string(dep)) {
-					unvetted = append(unvetted, string(dep))
-				}
-			}
-		}
-		if len(unvetted) > 0 {
-			sort.Strings(unvetted)
-			return resp, false, ledgerapi.NewError(ledgerapi.CodeTopologyDependenciesNotVetted,
-				"Package vetting failed due to dependencies not being vetted",
-				map[string]string{"unvetted": "Set(" + strings.Join(unvetted, ", ") + ")"})
-		}
-	}
 	if !force[ledgerapi.ForceAllowVetIncompatibleUpgrades] {
 		if err := checkLineages(ctx, names, all, vettedNow); err != nil {
 			return resp, false, err

@@ -452,29 +452,30 @@ func TestVettingIT(t *testing.T) {
 		}
 	})
 
-	run("PVCheckUnvettedPackagesExceptWithForceFlag", func(t *testing.T, n node_) {
+	// Canton 3.5 on protocol version 35 runs this case and drops
+	// PVCheckUnvettedPackagesExceptWithForceFlag (the protocol-34 rule):
+	// a package is vetted without its dependencies, or while they are
+	// unvetted, with no force flag, dry run or not.
+	run("PVUnvettedDependenciesSupported", func(t *testing.T, n node_) {
 		upload(t, n, d.mainV2, false)
-		force := []string{"UPDATE_VETTED_PACKAGES_FORCE_FLAG_ALLOW_UNVETTED_DEPENDENCIES"}
-		mainOnly := func(dryRun bool, flags []string) ledgerapi.UpdateVettedPackagesRequest {
+		mainOnly := func(dryRun bool) ledgerapi.UpdateVettedPackagesRequest {
 			r := request(n, vet(refs(d.mainV2ID), nil, nil))
-			r.DryRun, r.UpdateVettedPackagesForceFlags = dryRun, flags
+			r.DryRun = dryRun
 			return r
 		}
-		updateFails(t, n, mainOnly(true, nil), "TOPOLOGY_DEPENDENCIES_NOT_VETTED")
-		updateFails(t, n, mainOnly(false, nil), "TOPOLOGY_DEPENDENCIES_NOT_VETTED")
-		update(t, n, mainOnly(true, force))
-		update(t, n, mainOnly(false, force))
+		update(t, n, mainOnly(true))
+		vetted := update(t, n, mainOnly(false))
+		has(t, "main without its dependencies", n, vetted.NewVettedPackages, []string{d.mainV2ID}, nil)
 		update(t, n, request(n, unvet(refs(d.mainV2ID))))
 		vetAllInDep(t, n)
-		whileUnvetting := func(dryRun bool, flags []string) ledgerapi.UpdateVettedPackagesRequest {
+		whileUnvetting := func(dryRun bool) ledgerapi.UpdateVettedPackagesRequest {
 			r := request(n, vet(refs(d.mainV2ID), nil, nil), unvet(refs(d.depID)))
-			r.DryRun, r.UpdateVettedPackagesForceFlags = dryRun, flags
+			r.DryRun = dryRun
 			return r
 		}
-		updateFails(t, n, whileUnvetting(true, nil), "TOPOLOGY_DEPENDENCIES_NOT_VETTED")
-		updateFails(t, n, whileUnvetting(false, nil), "TOPOLOGY_DEPENDENCIES_NOT_VETTED")
-		update(t, n, whileUnvetting(true, force))
-		update(t, n, whileUnvetting(false, force))
+		update(t, n, whileUnvetting(true))
+		update(t, n, whileUnvetting(false))
+		update(t, n, request(n, unvet(refs(d.mainV2ID))))
 	})
 
 	run("PVCheckUpgradeInvariantsExceptWithForceFlag", func(t *testing.T, n node_) {
