@@ -311,32 +311,15 @@ func TestUserManagementServiceIT(t *testing.T) {
 	}
 	userNotFound := failure{code: "USER_NOT_FOUND"}
 
-	createIDP := func(t *testing.T) string {
-		t.Helper()
-		id := p.next("idp")
-		p.ok(t, "POST", "/v2/idps", map[string]any{"identityProviderConfig": map[string]any{"identityProviderId": id,
-			"issuer": p.next("issuer"), "jwksUrl": "http://daml.com/jwks.json"}}, nil)
-		return id
-	}
-	moveIDP := func(id, source, target string) map[string]any {
-		return map[string]any{"userId": id, "sourceIdentityProviderId": source, "targetIdentityProviderId": target}
-	}
-	userIDP := func(t *testing.T, id, idp string) string {
-		t.Helper()
-		var r struct{ User ledgerapi.User }
-		p.ok(t, "GET", "/v2/users/"+id+"?identity-provider-id="+url.QueryEscape(idp), nil, &r)
-		return r.User.IdentityProviderID
-	}
-
 	t.Run("UserManagementUpdateUserIdpWithNonDefaultIdps", func(t *testing.T) {
-		id, idp1, idp2 := p.next("user"), createIDP(t), createIDP(t)
+		id, idp1, idp2 := p.next("user"), p.createIDP(t), p.createIDP(t)
 		createUser(t, user{"id": id, "identityProviderId": idp1})
-		p.ok(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", moveIDP(id, idp1, idp2), nil)
-		if got := userIDP(t, id, idp2); got != idp2 {
+		p.ok(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", p.moveIDP(id, idp1, idp2), nil)
+		if got := p.userIDP(t, id, idp2); got != idp2 {
 			t.Errorf("idp %q, want %q", got, idp2)
 		}
-		p.ok(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", moveIDP(id, idp2, idp1), nil)
-		if got := userIDP(t, id, idp1); got != idp1 {
+		p.ok(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", p.moveIDP(id, idp2, idp1), nil)
+		if got := p.userIDP(t, id, idp1); got != idp1 {
 			t.Errorf("idp %q, want %q", got, idp1)
 		}
 		// The test tool reads the gRPC status PERMISSION_DENIED; over JSON
@@ -346,18 +329,18 @@ func TestUserManagementServiceIT(t *testing.T) {
 		if e.GRPCCodeValue == nil || *e.GRPCCodeValue != 7 {
 			t.Errorf("requesting with the wrong idp: gRPC code %v, want 7 (PERMISSION_DENIED)", e.GRPCCodeValue)
 		}
-		p.ok(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", moveIDP(id, idp1, ""), nil)
+		p.ok(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", p.moveIDP(id, idp1, ""), nil)
 	})
 
 	t.Run("UserManagementUpdateUserIdpWithDefaultIdp", func(t *testing.T) {
-		id, idp := p.next("user"), createIDP(t)
+		id, idp := p.next("user"), p.createIDP(t)
 		createUser(t, user{"id": id})
-		p.ok(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", moveIDP(id, "", idp), nil)
-		if got := userIDP(t, id, idp); got != idp {
+		p.ok(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", p.moveIDP(id, "", idp), nil)
+		if got := p.userIDP(t, id, idp); got != idp {
 			t.Errorf("idp %q, want %q", got, idp)
 		}
-		p.ok(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", moveIDP(id, idp, ""), nil)
-		if got := userIDP(t, id, ""); got != "" {
+		p.ok(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", p.moveIDP(id, idp, ""), nil)
+		if got := p.userIDP(t, id, ""); got != "" {
 			t.Errorf("idp %q, want the default", got)
 		}
 	})
@@ -365,8 +348,8 @@ func TestUserManagementServiceIT(t *testing.T) {
 	t.Run("UserManagementUpdateUserIdpNonExistentIdps", func(t *testing.T) {
 		id, missing := p.next("user"), p.next("idp")
 		createUser(t, user{"id": id})
-		p.mustFail(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", moveIDP(id, missing, ""), failure{code: "INVALID_ARGUMENT"})
-		p.mustFail(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", moveIDP(id, "", missing), failure{code: "INVALID_ARGUMENT"})
+		p.mustFail(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", p.moveIDP(id, missing, ""), failure{code: "INVALID_ARGUMENT"})
+		p.mustFail(t, "PATCH", "/v2/users/"+id+"/identity-provider-id", p.moveIDP(id, "", missing), failure{code: "INVALID_ARGUMENT"})
 	})
 
 	listUsers := func(t *testing.T, size int) []ledgerapi.User {
@@ -597,4 +580,27 @@ func TestUserManagementServiceIT(t *testing.T) {
 			}
 		}
 	})
+}
+
+// createIDP creates an identity provider of a fresh id and issuer.
+func (p *participant) createIDP(t *testing.T) string {
+	t.Helper()
+	id := p.next("idp")
+	p.ok(t, "POST", "/v2/idps", map[string]any{"identityProviderConfig": map[string]any{"identityProviderId": id,
+		"issuer": p.next("issuer"), "jwksUrl": "http://daml.com/jwks.json"}}, nil)
+	return id
+}
+
+// moveIDP is the body of a user's move from identity provider source to
+// target.
+func (p *participant) moveIDP(id, source, target string) map[string]any {
+	return map[string]any{"userId": id, "sourceIdentityProviderId": source, "targetIdentityProviderId": target}
+}
+
+// userIDP is the identity provider of user id, read under idp.
+func (p *participant) userIDP(t *testing.T, id, idp string) string {
+	t.Helper()
+	var r struct{ User ledgerapi.User }
+	p.ok(t, "GET", "/v2/users/"+id+"?identity-provider-id="+url.QueryEscape(idp), nil, &r)
+	return r.User.IdentityProviderID
 }

@@ -20,22 +20,7 @@ func TestTransactionServiceCorrectnessITMore(t *testing.T) {
 	// (begin, end] (end 0: the ledger end).
 	between := func(t *testing.T, shape ledgerapi.TransactionShape, begin, end int64, parties ...string) []ledgerapi.Transaction {
 		t.Helper()
-		if end == 0 {
-			end = p.ledgerEnd(t)
-		}
-		var els []struct {
-			Update ledgerapi.JsUpdate `json:"update"`
-		}
-		p.ok(t, "POST", "/v2/updates?stream_idle_timeout_ms=50", map[string]any{"beginExclusive": begin, "endInclusive": end,
-			"updateFormat": map[string]any{"includeTransactions": map[string]any{
-				"eventFormat": ledgerapi.EventFormatOf(parties, nil, nil, true), "transactionShape": shape}}}, &els)
-		var out []ledgerapi.Transaction
-		for _, el := range els {
-			if el.Update.Transaction != nil {
-				out = append(out, *el.Update.Transaction)
-			}
-		}
-		return out
+		return p.transactionsIn(t, ledgerapi.EventFormatOf(parties, nil, nil, true), shape, begin, end)
 	}
 	same := func(t *testing.T, what string, a, b any) {
 		t.Helper()

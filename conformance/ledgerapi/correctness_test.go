@@ -18,28 +18,10 @@ func TestTransactionServiceCorrectnessIT(t *testing.T) {
 	p.upload(t, pingDar(t))
 	ad, le := ledgerapi.TransactionShapeACSDelta, ledgerapi.TransactionShapeLedgerEffects
 
-	// transactions reads the transactions of parties from the begin.
-	transactions := func(t *testing.T, shape ledgerapi.TransactionShape, parties ...string) []ledgerapi.Transaction {
-		t.Helper()
-		var els []struct {
-			Update ledgerapi.JsUpdate `json:"update"`
-		}
-		p.ok(t, "POST", "/v2/updates?stream_idle_timeout_ms=50", map[string]any{"beginExclusive": 0, "endInclusive": p.ledgerEnd(t),
-			"updateFormat": map[string]any{"includeTransactions": map[string]any{
-				"eventFormat": ledgerapi.EventFormatOf(parties, nil, nil, false), "transactionShape": shape}}}, &els)
-		var out []ledgerapi.Transaction
-		for _, el := range els {
-			if el.Update.Transaction != nil {
-				out = append(out, *el.Update.Transaction)
-			}
-		}
-		return out
-	}
-
 	t.Run("TXExposesPaidTrafficCost", func(t *testing.T) {
 		alice, bob := p.allocate(t, "alice"), p.allocate(t, "bob")
 		p.create(t, alice, pingTemplate, pingArgs(alice, bob))
-		aliceView, bobView := transactions(t, ad, alice), transactions(t, ad, bob)
+		aliceView, bobView := p.transactionsOf(t, ad, alice), p.transactionsOf(t, ad, bob)
 		if len(aliceView) == 0 || aliceView[0].PaidTrafficCost <= 0 {
 			t.Errorf("Submitting node for a submitting party should have a positive paid traffic cost: %+v", aliceView)
 		}
@@ -55,7 +37,7 @@ func TestTransactionServiceCorrectnessIT(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			submitter, listener := p.allocate(t, "submitter"), p.allocate(t, "listener")
 			p.create(t, submitter, pingTemplate, pingArgs(submitter, listener))
-			stream := transactions(t, s.shape, listener, submitter)
+			stream := p.transactionsOf(t, s.shape, listener, submitter)
 			if len(stream) == 0 {
 				t.Fatal("no transactions")
 			}
@@ -143,7 +125,7 @@ func TestTransactionServiceCorrectnessIT(t *testing.T) {
 	t.Run("TXSingleSubscriptionInOrder", func(t *testing.T) {
 		party := p.allocate(t, "party")
 		createAndChoose(t, func(int) string { return party }, 50)
-		inOrder(t, transactions(t, ad, party), 50)
+		inOrder(t, p.transactionsOf(t, ad, party), 50)
 	})
 
 	t.Run("TXMultiSubscriptionInOrder", func(t *testing.T) {
@@ -154,6 +136,6 @@ func TestTransactionServiceCorrectnessIT(t *testing.T) {
 			}
 			return bob
 		}, 50)
-		inOrder(t, transactions(t, ad, alice, bob), 50)
+		inOrder(t, p.transactionsOf(t, ad, alice, bob), 50)
 	})
 }

@@ -12,19 +12,7 @@ import (
 // start of the ledger.
 func (p *participant) transactionsOf(t *testing.T, shape ledgerapi.TransactionShape, parties ...string) []ledgerapi.Transaction {
 	t.Helper()
-	var els []struct {
-		Update ledgerapi.JsUpdate `json:"update"`
-	}
-	p.ok(t, "POST", "/v2/updates?stream_idle_timeout_ms=50", map[string]any{"beginExclusive": 0, "endInclusive": p.ledgerEnd(t),
-		"updateFormat": map[string]any{"includeTransactions": map[string]any{
-			"eventFormat": ledgerapi.EventFormatOf(parties, nil, nil, false), "transactionShape": shape}}}, &els)
-	var out []ledgerapi.Transaction
-	for _, el := range els {
-		if el.Update.Transaction != nil {
-			out = append(out, *el.Update.Transaction)
-		}
-	}
-	return out
+	return p.transactionsIn(t, ledgerapi.EventFormatOf(parties, nil, nil, false), shape, 0, 0)
 }
 
 // nodeID is the node id of an event of a transaction.

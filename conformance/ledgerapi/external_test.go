@@ -38,6 +38,17 @@ func (p *participant) synchronizer(t *testing.T) string {
 // fresh ed25519 key, generate-topology, the multi-hash signed, allocate.
 func (p *participant) allocateExternal(t *testing.T, hint string) externalParty {
 	t.Helper()
+	key, allocate := p.externalAllocation(t, hint, "")
+	var alloc ledgerapi.AllocateExternalPartyResponse
+	p.ok(t, "POST", "/v2/parties/external/allocate", allocate, &alloc)
+	return externalParty{id: alloc.PartyID, key: key}
+}
+
+// externalAllocation makes a fresh ed25519 key, generates the party's
+// topology for hint and signs its multi-hash: the key and the body of
+// /v2/parties/external/allocate, granting user (if not "") the party.
+func (p *participant) externalAllocation(t *testing.T, hint, user string) (*signer.Key, map[string]any) {
+	t.Helper()
 	key, err := signer.Generate(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -57,12 +68,12 @@ func (p *participant) allocateExternal(t *testing.T, hint string) externalParty 
 	for i, tx := range gen.TopologyTransactions {
 		onboarding[i] = map[string]any{"transaction": tx, "signatures": []any{}}
 	}
-	var alloc ledgerapi.AllocateExternalPartyResponse
-	p.ok(t, "POST", "/v2/parties/external/allocate", map[string]any{
-		"synchronizer": sync, "onboardingTransactions": onboarding,
-		"multiHashSignatures": []any{sig}, "identityProviderId": "",
-	}, &alloc)
-	return externalParty{id: alloc.PartyID, key: key}
+	allocate := map[string]any{"synchronizer": sync, "onboardingTransactions": onboarding,
+		"multiHashSignatures": []any{sig}, "identityProviderId": ""}
+	if user != "" {
+		allocate["userId"] = user
+	}
+	return key, allocate
 }
 
 // prepareRequest is the test tool's prepareSubmissionRequest: one

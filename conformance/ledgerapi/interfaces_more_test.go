@@ -40,10 +40,20 @@ func filtersOf(templates []string, interfaces [][2]any, blob bool) ledgerapi.Fil
 // under format, of shape.
 func (p *participant) transactionsWith(t *testing.T, format ledgerapi.EventFormat, shape ledgerapi.TransactionShape, begin int64) []ledgerapi.Transaction {
 	t.Helper()
+	return p.transactionsIn(t, format, shape, begin, 0)
+}
+
+// transactionsIn reads the transactions in (begin, end] (end 0: the ledger
+// end) under format, of shape.
+func (p *participant) transactionsIn(t *testing.T, format ledgerapi.EventFormat, shape ledgerapi.TransactionShape, begin, end int64) []ledgerapi.Transaction {
+	t.Helper()
+	if end == 0 {
+		end = p.ledgerEnd(t)
+	}
 	var els []struct {
 		Update ledgerapi.JsUpdate `json:"update"`
 	}
-	p.ok(t, "POST", "/v2/updates?stream_idle_timeout_ms=50", map[string]any{"beginExclusive": begin, "endInclusive": p.ledgerEnd(t),
+	p.ok(t, "POST", "/v2/updates?stream_idle_timeout_ms=50", map[string]any{"beginExclusive": begin, "endInclusive": end,
 		"updateFormat": map[string]any{"includeTransactions": map[string]any{"eventFormat": format, "transactionShape": shape}}}, &els)
 	var out []ledgerapi.Transaction
 	for _, el := range els {

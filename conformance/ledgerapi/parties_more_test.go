@@ -92,13 +92,6 @@ func (n namePicker) lowerConstrained(high, low string) (string, bool) {
 func TestPartyManagementServiceITMore(t *testing.T) {
 	p := startParticipant(t, node.Config{})
 	picker := newNamePicker("-_ 0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-	createIDP := func(t *testing.T) string {
-		t.Helper()
-		id := p.next("idp")
-		p.ok(t, "POST", "/v2/idps", map[string]any{"identityProviderConfig": map[string]any{"identityProviderId": id,
-			"issuer": p.next("issuer"), "jwksUrl": "http://daml.com/jwks.json"}}, nil)
-		return id
-	}
 	allocateIn := func(t *testing.T, hint, idp string) string {
 		t.Helper()
 		var r ledgerapi.AllocatePartyResponse
@@ -133,7 +126,7 @@ func TestPartyManagementServiceITMore(t *testing.T) {
 	}
 
 	t.Run("PMGetPartiesUsingDifferentIdps", func(t *testing.T) {
-		idp1, idp2 := createIDP(t), createIDP(t)
+		idp1, idp2 := p.createIDP(t), p.createIDP(t)
 		partyDefault := allocateIn(t, p.next("party"), "")
 		partyNonDefault := allocateIn(t, p.next("party"), idp1)
 		partyOther := allocateIn(t, p.next("party"), idp2)

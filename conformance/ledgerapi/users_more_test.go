@@ -1,7 +1,6 @@
 package ledgerapi
 
 import (
-	"crypto/rand"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/ledger-cli/ledger/ledgerapi"
 	"github.com/ledger-cli/ledger/node"
-	"github.com/ledger-cli/ledger/signer"
 )
 
 // The rest of UserManagementServiceIT.scala: the IDP reassignment cases
@@ -26,22 +24,6 @@ func TestUserManagementServiceITMore(t *testing.T) {
 	createUser := func(t *testing.T, u map[string]any, rights ...ledgerapi.Right) {
 		t.Helper()
 		p.ok(t, "POST", "/v2/users", map[string]any{"user": u, "rights": append([]ledgerapi.Right{}, rights...)}, nil)
-	}
-	createIDP := func(t *testing.T) string {
-		t.Helper()
-		id := p.next("idp")
-		p.ok(t, "POST", "/v2/idps", map[string]any{"identityProviderConfig": map[string]any{"identityProviderId": id,
-			"issuer": p.next("issuer"), "jwksUrl": "http://daml.com/jwks.json"}}, nil)
-		return id
-	}
-	moveIDP := func(id, source, target string) map[string]any {
-		return map[string]any{"userId": id, "sourceIdentityProviderId": source, "targetIdentityProviderId": target}
-	}
-	userIDP := func(t *testing.T, id, idp string) string {
-		t.Helper()
-		var r struct{ User ledgerapi.User }
-		p.ok(t, "GET", "/v2/users/"+id+"?identity-provider-id="+url.QueryEscape(idp), nil, &r)
-		return r.User.IdentityProviderID
 	}
 	// permissionDenied is the gRPC PERMISSION_DENIED the test tool reads:
 	// over JSON, the redacted security-sensitive body with gRPC code 7.
@@ -121,27 +103,27 @@ func TestUserManagementServiceITMore(t *testing.T) {
 
 	t.Run("UserManagementUpdateUserIdpMismatchedSourceIdp", func(t *testing.T) {
 		userDefault, userNonDefault := p.next("user"), p.next("user")
-		mismatched, nonDefault, target := createIDP(t), createIDP(t), createIDP(t)
+		mismatched, nonDefault, target := p.createIDP(t), p.createIDP(t), p.createIDP(t)
 		createUser(t, map[string]any{"id": userDefault})
 		createUser(t, map[string]any{"id": userNonDefault, "identityProviderId": nonDefault})
-		permissionDenied(t, "PATCH", "/v2/users/"+userDefault+"/identity-provider-id", moveIDP(userDefault, mismatched, target))
-		permissionDenied(t, "PATCH", "/v2/users/"+userNonDefault+"/identity-provider-id", moveIDP(userNonDefault, mismatched, target))
-		p.ok(t, "PATCH", "/v2/users/"+userNonDefault+"/identity-provider-id", moveIDP(userNonDefault, nonDefault, ""), nil)
+		permissionDenied(t, "PATCH", "/v2/users/"+userDefault+"/identity-provider-id", p.moveIDP(userDefault, mismatched, target))
+		permissionDenied(t, "PATCH", "/v2/users/"+userNonDefault+"/identity-provider-id", p.moveIDP(userNonDefault, mismatched, target))
+		p.ok(t, "PATCH", "/v2/users/"+userNonDefault+"/identity-provider-id", p.moveIDP(userNonDefault, nonDefault, ""), nil)
 	})
 
 	t.Run("UserManagementUpdateUserIdpSourceAndTargetIdpTheSame", func(t *testing.T) {
-		userDefault, userNonDefault, idp := p.next("user"), p.next("user"), createIDP(t)
+		userDefault, userNonDefault, idp := p.next("user"), p.next("user"), p.createIDP(t)
 		createUser(t, map[string]any{"id": userDefault})
 		createUser(t, map[string]any{"id": userNonDefault, "identityProviderId": idp})
-		p.ok(t, "PATCH", "/v2/users/"+userDefault+"/identity-provider-id", moveIDP(userDefault, "", ""), nil)
-		if got := userIDP(t, userDefault, ""); got != "" {
+		p.ok(t, "PATCH", "/v2/users/"+userDefault+"/identity-provider-id", p.moveIDP(userDefault, "", ""), nil)
+		if got := p.userIDP(t, userDefault, ""); got != "" {
 			t.Errorf("default idp: %q", got)
 		}
-		p.ok(t, "PATCH", "/v2/users/"+userNonDefault+"/identity-provider-id", moveIDP(userNonDefault, idp, idp), nil)
-		if got := userIDP(t, userNonDefault, idp); got != idp {
+		p.ok(t, "PATCH", "/v2/users/"+userNonDefault+"/identity-provider-id", p.moveIDP(userNonDefault, idp, idp), nil)
+		if got := p.userIDP(t, userNonDefault, idp); got != idp {
 			t.Errorf("non default idp: %q, want %q", got, idp)
 		}
-		p.ok(t, "PATCH", "/v2/users/"+userNonDefault+"/identity-provider-id", moveIDP(userNonDefault, idp, ""), nil)
+		p.ok(t, "PATCH", "/v2/users/"+userNonDefault+"/identity-provider-id", p.moveIDP(userNonDefault, idp, ""), nil)
 	})
 
 	t.Run("RaceConditionCreateUsers", func(t *testing.T) {
@@ -237,27 +219,7 @@ func TestUserManagementServiceITMore(t *testing.T) {
 
 	t.Run("TestExternalAllocationTimeGrantUserRights", func(t *testing.T) {
 		id := p.next("user")
-		key, err := signer.Generate(rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sync := p.synchronizer(t)
-		var gen ledgerapi.GenerateExternalPartyTopologyResponse
-		p.ok(t, "POST", "/v2/parties/external/generate-topology", map[string]any{
-			"synchronizer": sync, "partyHint": p.next("party"),
-			"publicKey": map[string]any{"format": "CRYPTO_KEY_FORMAT_DER_X509_SUBJECT_PUBLIC_KEY_INFO",
-				"keyData": key.Public().SPKIDER(), "keySpec": "SIGNING_KEY_SPEC_EC_CURVE25519"},
-		}, &gen)
-		sig, err := key.SignMultiHash(gen.MultiHash)
-		if err != nil {
-			t.Fatal(err)
-		}
-		onboarding := make([]map[string]any, len(gen.TopologyTransactions))
-		for i, tx := range gen.TopologyTransactions {
-			onboarding[i] = map[string]any{"transaction": tx, "signatures": []any{}}
-		}
-		allocate := map[string]any{"synchronizer": sync, "onboardingTransactions": onboarding,
-			"multiHashSignatures": []any{sig}, "identityProviderId": "", "userId": id}
+		_, allocate := p.externalAllocation(t, p.next("party"), id)
 		p.mustFail(t, "POST", "/v2/parties/external/allocate", allocate, failure{code: "USER_NOT_FOUND"})
 		createUser(t, map[string]any{"id": id, "primaryParty": "party1"})
 		var before ledgerapi.ListUserRightsResponse
