@@ -108,7 +108,81 @@ func keysModel() *lb.Package {
 		choice(wkca+"_DiscloseCreate", false, p2, lb.TContractID(lb.TCon("WithKey")),
 			lb.Create("WithKey", lb.Record("WithKey", lb.FE("p", field(wkca, "p1"))))),
 	}})
+	keysModelMore(pkg, tPair, fetchByKey)
 	return pkg
+}
+
+// keysModelMore adds the templates of the other v2_3 suites to keysModel:
+// TextKeyOperations, MultiPartyContract, Proposal and Asset, and the
+// AssertionFailed exception their assertMsg throws.
+func keysModelMore(pkg *lb.Package, tPair lb.Type, fetchByKey func(tpl string, key lb.Expr) lb.Expr) {
+	unit := lb.Pure(lb.TUnit, lb.Unit)
+	tAssert := lb.TCon("AssertionFailed")
+	pkg.Record("AssertionFailed", lb.F("message", lb.TText))
+	pkg.Exception("AssertionFailed", lb.Lam([]lb.Field{lb.F("e", tAssert)}, lb.Proj("AssertionFailed", "message", lb.Var("e"))))
+	// assertMsg msg cond, which throws AssertionFailed msg when cond is False.
+	assertMsg := func(msg string, cond lb.Expr) lb.Expr {
+		return lb.Case(cond, lb.TrueAlt(unit), lb.FalseAlt(lb.Throw(lb.TUpdate(lb.TUnit), tAssert, lb.Record("AssertionFailed", lb.FE("message", lb.Text(msg))))))
+	}
+	// lookupByKey @tpl key >>= \actual -> assertMsg msg (expected == actual)
+	lookupMatches := func(tpl, msg string, key, expected lb.Expr) lb.Expr {
+		tCid, tTpl := lb.TContractID(lb.TCon(tpl)), lb.TCon(tpl)
+		none := lb.None(tCid)
+		actual := lb.Case(lb.Var("r"), lb.NoneAlt(none), lb.SomeAlt("l", lb.Case(lb.Var("l"), lb.NilAlt(none),
+			lb.ConsAlt("h", "_t", lb.Some(tCid, lb.Tuple2Proj("_1", tCid, tTpl, lb.Var("h")))))))
+		return lb.Do([]lb.Binding{{Name: "r", Type: lb.TOptional(lb.TList(lb.TTuple2(tCid, tTpl))), Bound: lb.App(lb.QueryNByKey(tpl), lb.Int(1), key)}},
+			assertMsg(msg, lb.App(lb.TyApp(lb.Builtin(lb.Equal), lb.TOptional(tCid)), expected, actual)))
+	}
+
+	const tko = "TextKeyOperations"
+	tTextKey, tTextKeyCid := lb.TCon("TextKey"), lb.TContractID(lb.TCon("TextKey"))
+	pkg.Record(tko, lb.F("tkoParty", lb.TParty))
+	pkg.Record("TKOLookup", lb.F("keyToLookup", tPair), lb.F("expected", lb.TOptional(tTextKeyCid)))
+	pkg.Record("TKOFetchAndRecreate", lb.F("keyToFetch", tPair))
+	oSigs := parties(field(tko, "tkoParty"))
+	found := func(f string) lb.Expr { return lb.Tuple2Proj(f, tTextKeyCid, tTextKey, lb.Var("found")) }
+	pkg.Template(lb.Template{Name: tko, Param: "this", Signatories: oSigs, Choices: []lb.Choice{
+		lb.Archive("Archive", oSigs),
+		choice("TKOLookup", false, oSigs, lb.TUnit, lookupMatches("TextKey", "lookup matches", argField("TKOLookup", "keyToLookup"), argField("TKOLookup", "expected"))),
+		// (cid, contract) <- fetchByKey k; exercise cid TextKeyChoice; create contract
+		choice("TKOFetchAndRecreate", false, oSigs, lb.TUnit, lb.Do([]lb.Binding{
+			{Name: "found", Type: lb.TTuple2(tTextKeyCid, tTextKey), Bound: lb.App(lb.FetchByKey("TextKey"), argField("TKOFetchAndRecreate", "keyToFetch"))},
+			{Name: "_e", Type: lb.TUnit, Bound: lb.Exercise("TextKey", "TextKeyChoice", found("_1"), lb.Record("TextKeyChoice"))},
+			{Name: "_c", Type: tTextKeyCid, Bound: lb.Create("TextKey", found("_2"))}}, unit)),
+	}})
+
+	const mpc = "MultiPartyContract"
+	tMpc := lb.TCon(mpc)
+	pkg.Record(mpc, lb.F("parties", lb.TList(lb.TParty)), lb.F("value", lb.TText))
+	pkg.Record("MPFetchOtherByKey", lb.F("keyToFetch", tMpc), lb.F("actors", lb.TList(lb.TParty)))
+	pkg.Record("MPLookupOtherByKey", lb.F("keyToFetch", tMpc), lb.F("actors", lb.TList(lb.TParty)), lb.F("expectedCid", lb.TOptional(lb.TContractID(tMpc))))
+	mSigs := field(mpc, "parties")
+	pkg.Template(lb.Template{Name: mpc, Param: "this", Signatories: mSigs, Choices: []lb.Choice{
+		lb.Archive("Archive", mSigs),
+		choice("MPFetchOtherByKey", false, argField("MPFetchOtherByKey", "actors"), lb.TUnit, fetchByKey(mpc, argField("MPFetchOtherByKey", "keyToFetch"))),
+		choice("MPLookupOtherByKey", false, argField("MPLookupOtherByKey", "actors"), lb.TUnit,
+			lookupMatches(mpc, "LookupOtherByKey value matches", argField("MPLookupOtherByKey", "keyToFetch"), argField("MPLookupOtherByKey", "expectedCid"))),
+	}, Key: &lb.Key{Type: tMpc, Body: lb.Var("this"), Maintainers: lb.Lam([]lb.Field{lb.F("k", tMpc)}, lb.Proj(mpc, "parties", lb.Var("k")))}})
+
+	tAssetCid := lb.TContractID(lb.TCon("Asset"))
+	pkg.Record("Asset", lb.F("issuer", lb.TParty), lb.F("owner", lb.TParty))
+	pkg.Record("AssetTransfer", lb.F("newOwner", lb.TParty))
+	issuer := field("Asset", "issuer")
+	pkg.Template(lb.Template{Name: "Asset", Param: "this", Signatories: parties(issuer), Observers: parties(field("Asset", "owner")), Choices: []lb.Choice{
+		lb.Archive("Archive", parties(issuer)),
+		choice("AssetTransfer", true, parties(field("Asset", "owner")), tAssetCid,
+			lb.Create("Asset", lb.Record("Asset", lb.FE("issuer", issuer), lb.FE("owner", argField("AssetTransfer", "newOwner"))))),
+	}, Key: &lb.Key{Type: lb.TParty, Body: issuer, Maintainers: lb.Lam([]lb.Field{lb.F("k", lb.TParty)}, parties(lb.Var("k")))}})
+	pkg.Record("Proposal", lb.F("from", lb.TParty), lb.F("to", lb.TParty))
+	pkg.Record("ProposalAccept", lb.F("asset", tAssetCid))
+	from, to := parties(field("Proposal", "from")), parties(field("Proposal", "to"))
+	asset := argField("ProposalAccept", "asset")
+	pkg.Template(lb.Template{Name: "Proposal", Param: "this", Signatories: from, Observers: to, Choices: []lb.Choice{
+		lb.Archive("Archive", from),
+		// fetch asset; exercise asset AssetTransfer with newOwner = from
+		choice("ProposalAccept", true, to, tAssetCid, then(lb.TCon("Asset"), lb.Fetch("Asset", asset),
+			lb.Exercise("Asset", "AssetTransfer", asset, lb.Record("AssetTransfer", lb.FE("newOwner", field("Proposal", "from")))))),
+	}})
 }
 
 const (
