@@ -110,6 +110,15 @@ func Proj(name, field string, e Expr) Expr {
 	})
 }
 
+// Tuple2Proj is field (_1 or _2) of e, a daml-prim Tuple2 a b (TTuple2),
+// as the by-key updates return.
+func Tuple2Proj(field string, a, b Type, e Expr) Expr {
+	return sort(8, func(w *writer) msg {
+		con := msg{}.bytes(1, tuple2Con(w)).bytes(2, a.ref(w)).bytes(2, b.ref(w))
+		return msg{}.bytes(1, con).varint(4, w.str(field)).bytes(3, e.encode(w))
+	})
+}
+
 // Variant is constructor ctor of variant type name applied to arg.
 func Variant(name, ctor string, arg Expr) Expr {
 	return sort(10, func(w *writer) msg {

@@ -198,10 +198,14 @@ const Tuple2Package = "5aee9b21b8e9a4c4975b5f4c4198e6e6e8469df49e2010820e792f393
 // by its package id as Daml-LF 2.3 allows for stable packages.
 func TTuple2(a, b Type) Type {
 	return Type{func(w *writer) uint64 {
-		mod := msg{}.bytes(1, msg{}.varint(3, w.str(Tuple2Package))).varint(2, w.dname("DA.Types"))
-		con := msg{}.bytes(1, mod).varint(2, w.dname("Tuple2"))
-		return w.applied(2, msg{}.bytes(1, con), []Type{a, b})
+		return w.applied(2, msg{}.bytes(1, tuple2Con(w)), []Type{a, b})
 	}}
+}
+
+// tuple2Con is the TypeConId of daml-prim's DA.Types:Tuple2.
+func tuple2Con(w *writer) msg {
+	mod := msg{}.bytes(1, msg{}.varint(3, w.str(Tuple2Package))).varint(2, w.dname("DA.Types"))
+	return msg{}.bytes(1, mod).varint(2, w.dname("Tuple2"))
 }
 
 // TStruct is the structural record of fields (as TEXTMAP_TO_LIST returns).

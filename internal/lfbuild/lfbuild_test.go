@@ -196,7 +196,7 @@ func TestBuiltPackageRunsOnANode(t *testing.T) {
 // and query_n_by_key decode, type arguments are written as type
 // applications (2.3 refuses them in place), and with daml-prim's DA.Types
 // (TTuple2) carried beside it, taken from a real DAR, the package type
-// checks.
+// checks, a projection of the pair (Tuple2Proj) included.
 func TestKeyedPackageDecodesAndValidates(t *testing.T) {
 	ping, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "dars", "canton-builtin-admin-workflow-ping.dar"))
 	if err != nil {
@@ -218,13 +218,19 @@ func TestKeyedPackageDecodesAndValidates(t *testing.T) {
 	p.Record("Archive")
 	p.Record("Find")
 	p.Record("Query")
+	p.Record("FindID")
+	tCid := lb.TContractID(lb.TCon("Account"))
 	p.Template(lb.Template{Name: "Account", Param: "this", Signatories: sigs,
 		Key: &lb.Key{Type: lb.TParty, Body: owner, Maintainers: lb.Lam([]lb.Field{lb.F("k", lb.TParty)}, lb.List(lb.TParty, lb.Var("k")))},
 		Choices: []lb.Choice{lb.Archive("Archive", sigs),
 			{Name: "Find", Controllers: sigs, ArgName: "arg", ArgType: lb.TCon("Find"), ReturnType: found,
 				Update: lb.App(lb.FetchByKey("Account"), owner)},
 			{Name: "Query", Controllers: sigs, ArgName: "arg", ArgType: lb.TCon("Query"), ReturnType: lb.TOptional(lb.TList(found)),
-				Update: lb.App(lb.QueryNByKey("Account"), lb.Int(2), owner)}}})
+				Update: lb.App(lb.QueryNByKey("Account"), lb.Int(2), owner)},
+			// the contract id of the pair fetch_by_key returns (Tuple2Proj)
+			{Name: "FindID", Controllers: sigs, ArgName: "arg", ArgType: lb.TCon("FindID"), ReturnType: tCid,
+				Update: lb.Do([]lb.Binding{{Name: "found", Type: found, Bound: lb.App(lb.FetchByKey("Account"), owner)}},
+					lb.Pure(tCid, lb.Tuple2Proj("_1", tCid, lb.TCon("Account"), lb.Var("found"))))}}})
 	p.Dependency("daml-prim/"+lb.Tuple2Package+".dalf", dalf)
 	dar, id := p.DAR()
 	d, err := archive.DecodeDar(dar, archive.Options{})
