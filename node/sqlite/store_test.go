@@ -42,6 +42,9 @@ func TestOpenSetsDurablePragmas(t *testing.T) {
 		{"synchronous", "2"}, // FULL
 		{"foreign_keys", "1"},
 		{"busy_timeout", "5000"},
+		// A group commit's savepoint sub-journals stay in memory instead
+		// of a temporary file created per batch (issue 22).
+		{"temp_store", "2"}, // MEMORY
 	} {
 		var got string
 		if err := s.w.QueryRowContext(ctx, "PRAGMA "+tc.pragma).Scan(&got); err != nil {
