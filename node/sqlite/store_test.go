@@ -45,6 +45,8 @@ func TestOpenSetsDurablePragmas(t *testing.T) {
 		// A group commit's savepoint sub-journals stay in memory instead
 		// of a temporary file created per batch (issue 22).
 		{"temp_store", "2"}, // MEMORY
+		// Checkpoints every 16 MiB of WAL, not SQLite's 4 MiB (issue 22).
+		{"wal_autocheckpoint", "4000"},
 	} {
 		var got string
 		if err := s.w.QueryRowContext(ctx, "PRAGMA "+tc.pragma).Scan(&got); err != nil {
