@@ -42,6 +42,11 @@ func TestOpenSetsDurablePragmas(t *testing.T) {
 		{"synchronous", "2"}, // FULL
 		{"foreign_keys", "1"},
 		{"busy_timeout", "5000"},
+		// A group commit's savepoint sub-journals stay in memory instead
+		// of a temporary file created per batch (issue 22).
+		{"temp_store", "2"}, // MEMORY
+		// Checkpoints every 16 MiB of WAL, not SQLite's 4 MiB (issue 22).
+		{"wal_autocheckpoint", "4000"},
 	} {
 		var got string
 		if err := s.w.QueryRowContext(ctx, "PRAGMA "+tc.pragma).Scan(&got); err != nil {
