@@ -57,15 +57,7 @@ func TestContractIdIT(t *testing.T) {
 	}{{"RejectNonSuffixedV1Cid", nonSuffixedV1Cid, false}, {"AcceptSuffixedV1Cid", suffixedV1Cid, true}} {
 		check := func(t *testing.T, party string, cmd map[string]any) {
 			t.Helper()
-			body := p.jsCommands([]string{party}, cmd)
-			if !c.accepted {
-				p.mustFail(t, "POST", "/v2/commands/submit-and-wait", body,
-					failure{code: "COMMAND_PREPROCESSING_FAILED", cause: fmt.Sprintf("Illegal Contract ID %q", c.example), definite: true})
-				return
-			}
-			if a := p.do(t, "POST", "/v2/commands/submit-and-wait", p.admin, body); a.status != 200 {
-				t.Errorf("refused: %d %s", a.status, a.body)
-			}
+			p.submitContractID(t, party, cmd, c.example, c.accepted)
 		}
 		change := func(newID string) map[string]any { return map[string]any{"newId": newID} }
 		createAndExercise := func(party, ref, newID string) map[string]any {
@@ -102,5 +94,21 @@ func TestContractIdIT(t *testing.T) {
 			cid := p.create(t, party, contract, map[string]any{"party": party})
 			check(t, party, createAndExercise(party, cid, c.example))
 		})
+	}
+}
+
+// submitContractID submits cmd as party, naming the contract id example:
+// accepted, or refused with COMMAND_PREPROCESSING_FAILED "Illegal Contract
+// ID" (a V1 id without suffix).
+func (p *participant) submitContractID(t *testing.T, party string, cmd map[string]any, example string, accepted bool) {
+	t.Helper()
+	body := p.jsCommands([]string{party}, cmd)
+	if !accepted {
+		p.mustFail(t, "POST", "/v2/commands/submit-and-wait", body,
+			failure{code: "COMMAND_PREPROCESSING_FAILED", cause: fmt.Sprintf("Illegal Contract ID %q", example), definite: true})
+		return
+	}
+	if a := p.do(t, "POST", "/v2/commands/submit-and-wait", p.admin, body); a.status != 200 {
+		t.Errorf("refused: %d %s", a.status, a.body)
 	}
 }

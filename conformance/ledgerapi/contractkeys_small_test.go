@@ -120,15 +120,7 @@ func TestContractKeysContractIdIT(t *testing.T) {
 	}{{"RejectNonSuffixedV1", nonSuffixedV1Cid, false}, {"AcceptSuffixedV1", suffixedV1Cid, true}} {
 		check := func(t *testing.T, party string, cmd map[string]any) {
 			t.Helper()
-			body := p.jsCommands([]string{party}, cmd)
-			if !c.accepted {
-				p.mustFail(t, "POST", "/v2/commands/submit-and-wait", body,
-					failure{code: "COMMAND_PREPROCESSING_FAILED", cause: fmt.Sprintf("Illegal Contract ID %q", c.example), definite: true})
-				return
-			}
-			if a := p.do(t, "POST", "/v2/commands/submit-and-wait", p.admin, body); a.status != 200 {
-				t.Errorf("refused: %d %s", a.status, a.body)
-			}
+			p.submitContractID(t, party, cmd, c.example, c.accepted)
 		}
 		change := func(newID string) map[string]any { return map[string]any{"newId": newID} }
 		createAndExercise := func(party, ref, newID string) map[string]any {
