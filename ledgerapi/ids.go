@@ -327,39 +327,34 @@ func validDottedName(s string) bool {
 }
 
 // DamlLFPartyReason is why s is not a Daml-LF Party string, in Canton's
-// words (Ref.Party.fromString), or "" when it is one. Canton counts and
-// reports in UTF-16 units, so a character outside the BMP is reported by
-// its high surrogate, as Canton does.
+// words (Ref.Party.fromString), or "" when it is one.
 func DamlLFPartyReason(s string) string {
-	units := utf16.Encode([]rune(s))
-	switch {
-	case len(units) == 0:
-		return "Daml-LF Party is empty"
-	case len(units) > MaxPartyIDLength:
-		return fmt.Sprintf("Daml-LF Party is too long (max: %d)", MaxPartyIDLength)
-	}
-	for _, u := range units {
-		if u > 0x7f || !isAlnum(rune(u)) && !strings.ContainsRune(partyIDExtra, rune(u)) {
-			return fmt.Sprintf("non expected character 0x%x in Daml-LF Party %q", u, s)
-		}
-	}
-	return ""
+	return damlLFStringReason("Party", s, MaxPartyIDLength, partyIDExtra)
 }
 
 // DamlLFPackageNameReason is why s is not a Daml-LF package name, in
 // Canton's words (Ref.PackageName.fromString: 1–255 of [A-Za-z0-9-_]), or
 // "" when it is one.
 func DamlLFPackageNameReason(s string) string {
+	return damlLFStringReason("Package Name", s, 255, packageNameExtra)
+}
+
+// damlLFStringReason is why s is not a Daml-LF string of kind what (at
+// most max characters, ASCII letters and digits and those of extra), in
+// Canton's words, or "". Canton counts and reports in UTF-16 units, so a
+// character outside the BMP is reported by its high surrogate, as Canton
+// does.
+func damlLFStringReason(what, s string, max int, extra string) string {
 	units := utf16.Encode([]rune(s))
 	switch {
 	case len(units) == 0:
-		return "Daml-LF Package Name is empty"
-	case len(units) > 255:
-		return "Daml-LF Package Name is too long (max: 255)"
+		return "Daml-LF " + what + " is empty"
+	case len(units) > max:
+		return fmt.Sprintf("Daml-LF %s is too long (max: %d)", what, max)
 	}
 	for _, u := range units {
-		if u > 0x7f || !isAlnum(rune(u)) && !strings.ContainsRune(packageNameExtra, rune(u)) {
-			return fmt.Sprintf("non expected character 0x%x in Daml-LF Package Name %q", u, s)
+		if u > 0x7f || !isAlnum(rune(u)) && !strings.ContainsRune(extra, rune(u)) {
+			return fmt.Sprintf("non expected character 0x%x in Daml-LF %s %q", u, what, s)
 		}
 	}
 	return ""
